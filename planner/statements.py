@@ -1,0 +1,122 @@
+"""Parsed statements: what `planner.parse.parse_script` returns and the rest consumes.
+
+Query bodies and expressions stay sqlglot expressions (flink dialect); the binder resolves
+them. Every statement keeps its own text and where it starts in the script, so errors
+point at the right line and column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from runtime.types import DataType
+
+
+@dataclass(frozen=True)
+class Statement:
+    # The statement's text (no trailing ';'), and its 1-based start line/column in the script.
+    sql: str = field(default="", kw_only=True)
+    line: int = field(default=1, kw_only=True)
+    column: int = field(default=1, kw_only=True)
+
+
+@dataclass(frozen=True)
+class ColumnDef:
+    name: str
+    kind: str  # "physical" | "computed" | "metadata"
+    type: DataType | None = None  # None for computed columns (inferred by the binder)
+    expr: exp.Expression | None = None  # computed columns
+    metadata_key: str | None = None  # METADATA FROM 'key' (None: the column name)
+    virtual: bool = False
+    comment: str | None = None
+
+
+@dataclass(frozen=True)
+class WatermarkDef:
+    column: str
+    expr: exp.Expression
+
+
+@dataclass(frozen=True)
+class LikeClause:
+    source: tuple[str, ...]
+    # e.g. (("INCLUDING", "ALL"), ("EXCLUDING", "OPTIONS"), ("OVERWRITING", "WATERMARKS"))
+    options: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class CreateTable(Statement):
+    name: tuple[str, ...]  # identifier path, e.g. ("orders",) or ("cat", "db", "orders")
+    columns: tuple[ColumnDef, ...]
+    watermark: WatermarkDef | None = None
+    primary_key: tuple[str, ...] | None = None
+    options: dict[str, str] = field(default_factory=dict, hash=False)
+    like: LikeClause | None = None
+    temporary: bool = False
+    if_not_exists: bool = False
+    comment: str | None = None
+    partitioned_by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CreateView(Statement):
+    name: tuple[str, ...]
+    query: exp.Expression
+    column_names: tuple[str, ...] | None = None
+    temporary: bool = False
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class Drop(Statement):
+    kind: str  # "TABLE" | "VIEW"
+    name: tuple[str, ...]
+    if_exists: bool = False
+    temporary: bool = False
+
+
+@dataclass(frozen=True)
+class SetOption(Statement):
+    key: str | None = None  # None: `SET;` lists the options
+    value: str | None = None
+
+
+@dataclass(frozen=True)
+class ResetOption(Statement):
+    key: str | None = None  # None: reset all
+
+
+@dataclass(frozen=True)
+class Query(Statement):
+    query: exp.Expression  # exp.Select / exp.Union / exp.Values / ... (flink dialect)
+
+
+@dataclass(frozen=True)
+class InsertInto(Statement):
+    table: tuple[str, ...]
+    query: exp.Expression
+    columns: tuple[str, ...] | None = None
+    overwrite: bool = False
+
+
+@dataclass(frozen=True)
+class StatementSet(Statement):
+    inserts: tuple[InsertInto, ...]
+
+
+@dataclass(frozen=True)
+class Show(Statement):
+    what: str  # "TABLES" | "VIEWS" | "FUNCTIONS" | "CATALOGS" | "DATABASES" | "JOBS" | ...
+
+
+@dataclass(frozen=True)
+class Describe(Statement):
+    name: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Explain(Statement):
+    statement: Query | InsertInto | StatementSet
+    details: tuple[str, ...] = ()  # e.g. ("CHANGELOG_MODE",), ("ESTIMATED_COST",)

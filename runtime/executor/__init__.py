@@ -1,0 +1,1 @@
+"""Executors that run a JobGraph: `local` (embedded, default)."""

@@ -1,0 +1,1 @@
+"""Expressions over Arrow batches: the IR (`ir`) and its vectorized evaluation (`evaluator`)."""

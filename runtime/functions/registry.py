@@ -1,0 +1,102 @@
+"""The scalar function registry: one entry per canonical function name, holding both its
+type inference (used by the planner's binder) and its vectorized kernel (used by the
+runtime's evaluator). Keeping both together means a function cannot be typed one way and
+computed another.
+
+Kernel contract: `kernel(args, arg_types, result_type, ctx)` where each arg is a
+`pa.Array` of length `ctx.num_rows`, or a `pa.Scalar` when the argument is a literal
+(kernels that need a constant parameter, such as a format string, read `.as_py()`).
+It returns a `pa.Array` of `result_type.to_arrow()` with `ctx.num_rows` rows, or a
+`pa.Scalar` which the evaluator broadcasts. Kernels are vectorized: no Python loop per row
+on the common path (a loop over *distinct* values, e.g. a format string, is fine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Union
+
+import pyarrow as pa
+
+from runtime.types import DataType
+
+ArgValue = Union[pa.Array, pa.Scalar]
+
+
+class FunctionTypeError(Exception):
+    """The arguments' types do not fit the function. The binder turns this into a
+    validation error with the call's line and column."""
+
+
+@dataclass(frozen=True)
+class EvalContext:
+    num_rows: int
+    time_zone: str = "UTC"
+    # Epoch ms of the statement start, for CURRENT_TIMESTAMP & co. (same value for every row).
+    now_ms: int = 0
+
+
+Infer = Callable[[list[DataType]], DataType]
+Kernel = Callable[[list[ArgValue], list[DataType], DataType, EvalContext], ArgValue]
+
+
+@dataclass(frozen=True)
+class ScalarFunction:
+    name: str
+    infer: Infer
+    kernel: Kernel
+    # False for functions like CURRENT_TIMESTAMP/RAND: not constant-folded.
+    deterministic: bool = True
+    # Literal-only arguments (by position) the kernel requires to be constants.
+    aliases: tuple[str, ...] = field(default=())
+
+
+_REGISTRY: dict[str, ScalarFunction] = {}
+
+
+def register(fn: ScalarFunction) -> ScalarFunction:
+    for n in (fn.name, *fn.aliases):
+        _REGISTRY[n.lower()] = fn
+    return fn
+
+
+def scalar(
+    name: str, infer: Infer, *aliases: str, deterministic: bool = True
+) -> Callable[[Kernel], Kernel]:
+    """Decorator: register `kernel` under `name` (and aliases) with its type inference."""
+
+    def deco(kernel: Kernel) -> Kernel:
+        register(ScalarFunction(name, infer, kernel, deterministic, tuple(aliases)))
+        return kernel
+
+    return deco
+
+
+def lookup(name: str) -> ScalarFunction | None:
+    _ensure_loaded()
+    return _REGISTRY.get(name.lower())
+
+
+def function_names() -> list[str]:
+    _ensure_loaded()
+    return sorted(_REGISTRY)
+
+
+_loaded = False
+
+
+def _ensure_loaded() -> None:
+    """Import the modules that define functions (they register themselves on import)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    import importlib
+    import pkgutil
+
+    import runtime.functions as pkg
+
+    for mod in pkgutil.iter_modules(pkg.__path__):
+        if mod.name != "registry" and not mod.name.startswith("_"):
+            importlib.import_module(f"runtime.functions.{mod.name}")

@@ -1,0 +1,1 @@
+"""streamsql: Flink SQL in Python, with no JVM."""
