@@ -21,6 +21,7 @@ class SqlError(Exception):
         line: int | None = None,
         column: int | None = None,
         hint: str | None = None,
+        statement_line: int | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -28,6 +29,9 @@ class SqlError(Exception):
         self.line = line
         self.column = column
         self.hint = hint
+        # 1-based line of the script at which the failing statement starts (line/column
+        # above are relative to the statement, as Flink reports them).
+        self.statement_line = statement_line
 
     def with_source(self, sql: str, line_offset: int = 0) -> SqlError:
         """Attach the statement text (when the raiser only knew positions)."""

@@ -45,7 +45,7 @@ def data_columns(batch: pa.RecordBatch) -> pa.RecordBatch:
     n = data_width(batch)
     if n == batch.num_columns:
         return batch
-    return pa.RecordBatch.from_arrays(batch.columns[:n], schema=pa.schema(batch.schema[:n]))
+    return pa.RecordBatch.from_arrays(batch.columns[:n], schema=pa.schema(list(batch.schema)[:n]))
 
 
 def row_kinds(batch: pa.RecordBatch) -> np.ndarray:

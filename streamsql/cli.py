@@ -1,0 +1,200 @@
+"""The `streamsql` command: run SQL files (-f) or strings (-e), or read a script from stdin.
+
+Errors are printed as the Flink SQL client prints them (with line, column and a caret for
+bad SQL), never as a Python traceback; set STREAMSQL_DEBUG=1 to see one anyway.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TextIO
+
+EXIT_OK = 0
+EXIT_SQL_ERROR = 1
+EXIT_JOB_ERROR = 1
+EXIT_INTERNAL = 2
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="streamsql",
+        description="Flink SQL in Python, with no JVM. Runs SQL scripts in streaming or batch mode.",
+    )
+    p.add_argument("-f", "--file", action="append", default=[], help="run the statements of a .sql file (repeatable)")
+    p.add_argument("-e", "--execute", action="append", default=[], help="run a SQL string (repeatable)")
+    p.add_argument("-i", "--init", help="run a .sql file first (e.g. CREATE TABLEs), then the rest")
+    p.add_argument("--mode", choices=["streaming", "batch"], help="runtime mode (default: streaming)")
+    p.add_argument(
+        "--format",
+        choices=["tableau", "jsonl"],
+        default="tableau",
+        help="result format: tableau (like the Flink SQL client) or jsonl ({\"op\": \"+I\", \"row\": [...]} per line)",
+    )
+    p.add_argument("-D", "--set", dest="options", action="append", default=[], metavar="KEY=VALUE", help="a configuration option")
+    p.add_argument("--parallelism", type=int, help="parallelism.default")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    return p
+
+
+class Runner:
+    """Runs scripts in one TableEnvironment and prints results and errors."""
+
+    def __init__(self, args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
+        from streamsql.environment import EnvironmentSettings, TableEnvironment
+
+        conf: dict[str, str] = {}
+        for opt in args.options:
+            key, _, value = opt.partition("=")
+            conf[key.strip()] = value.strip()
+        if args.mode:
+            conf["execution.runtime-mode"] = args.mode
+        if args.parallelism:
+            conf["parallelism.default"] = str(args.parallelism)
+        settings = EnvironmentSettings.new_instance().with_configuration(conf).build()
+        self.env = TableEnvironment.create(settings)
+        self.format = args.format
+        self.out = out
+        self.err = err
+        # Informational lines go to stderr when stdout carries machine-readable rows.
+        self.info = err if self.format == "jsonl" else out
+
+    def run_script(self, text: str, source: str) -> int:
+        from planner.errors import SqlError
+        from runtime.errors import JobError
+
+        try:
+            statements = self.env.parse(text)
+        except SqlError as e:
+            return self._sql_error(e, source)
+        for stmt in statements:
+            try:
+                code = self._run_statement(stmt)
+            except SqlError as e:
+                return self._sql_error(e, source)
+            except JobError as e:
+                self.err.write(f"[ERROR] Could not execute SQL statement. Reason:\n{type(e).__name__}: {e}\n")
+                return EXIT_JOB_ERROR
+            except KeyboardInterrupt:
+                self.err.write("[INFO] Interrupted: the job was stopped.\n")
+                return EXIT_INTERRUPTED
+            if code != EXIT_OK:
+                return code
+        return EXIT_OK
+
+    def _run_statement(self, stmt: object) -> int:
+        from planner.statements import Explain, InsertInto, Query, SetOption, Show, StatementSet, Describe
+
+        result = self.env.execute_statement(stmt)  # type: ignore[arg-type]
+        if isinstance(stmt, Query):
+            self._print_result(result)
+        elif isinstance(stmt, (InsertInto, StatementSet)):
+            job = result.get_job_client()
+            self.info.write("[INFO] Submitting SQL update statement to the cluster...\n")
+            self.info.write(f"[INFO] SQL update statement has been successfully submitted to the cluster:\nJob ID: {job.get_job_id() if job else ''}\n")
+            self.info.flush()
+            try:
+                result.wait()
+            except KeyboardInterrupt:
+                result.cancel()
+                if job is not None:
+                    job.wait()
+                self.info.write("[INFO] Job stopped.\n")
+        elif isinstance(stmt, Explain):
+            for row in result.collect():
+                self.out.write(str(row[0]) + "\n")
+        elif isinstance(stmt, (Show, Describe)) or (isinstance(stmt, SetOption) and stmt.key is None):
+            self._print_result(result, force_batch=True)
+        else:
+            self.info.write("[INFO] Execute statement succeeded.\n")
+        return EXIT_OK
+
+    def _print_result(self, result: object, force_batch: bool = False) -> None:
+        from streamsql.printing import TableauPrinter, jsonl_lines
+        from streamsql.result import TableResult
+
+        assert isinstance(result, TableResult)
+        max_width = int(self.env.get_config().get("table.display.max-column-width") or 30)
+        try:
+            if self.format == "jsonl" and not force_batch:
+                for line in jsonl_lines(result.batches(), result.fields, result.time_zone):
+                    self.out.write(line + "\n")
+                self.out.flush()
+            else:
+                streaming = result.streaming and not force_batch
+                TableauPrinter(result.fields, self.out, streaming, max_width).print_all(result.batches(), result.time_zone)
+        except KeyboardInterrupt:
+            result.cancel()
+            self.info.write("\n[INFO] Query canceled.\n")
+
+    def _sql_error(self, e: object, source: str) -> int:
+        from planner.errors import SqlError
+
+        assert isinstance(e, SqlError)
+        where = ""
+        if e.statement_line is not None:
+            where = f" (in the statement starting at line {e.statement_line} of {source})"
+        self.err.write(f"[ERROR] Could not execute SQL statement{where}. Reason:\n{e.render()}\n")
+        return EXIT_SQL_ERROR
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.version:
+        from importlib.metadata import version
+
+        print(f"streamsql {version('streamsql')}")
+        return EXIT_OK
+    try:
+        return _main(args)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception as e:  # noqa: BLE001 - the last line of defence against tracebacks
+        if os.environ.get("STREAMSQL_DEBUG"):
+            raise
+        sys.stderr.write(
+            f"[ERROR] Internal error: {type(e).__name__}: {e}\n"
+            "This is a bug in streamsql; rerun with STREAMSQL_DEBUG=1 for details and please report it.\n"
+        )
+        return EXIT_INTERNAL
+
+
+def _main(args: argparse.Namespace) -> int:
+    runner = Runner(args, sys.stdout, sys.stderr)
+    scripts: list[tuple[str, str]] = []
+    try:
+        if args.init:
+            scripts.append((_read(args.init), args.init))
+        for path in args.file:
+            scripts.append((_read(path), path))
+    except OSError as e:
+        sys.stderr.write(f"[ERROR] Could not read {e.filename}: {e.strerror}\n")
+        return EXIT_SQL_ERROR
+    for i, text in enumerate(args.execute):
+        scripts.append((text, f"-e #{i + 1}"))
+    if not args.file and not args.execute:
+        if sys.stdin.isatty():
+            from streamsql.shell import run_shell
+
+            for text, source in scripts:
+                code = runner.run_script(text, source)
+                if code != EXIT_OK:
+                    return code
+            return run_shell(runner)
+        scripts.append((sys.stdin.read(), "<stdin>"))
+    for text, source in scripts:
+        code = runner.run_script(text, source)
+        if code != EXIT_OK:
+            return code
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,280 @@
+"""TableEnvironment and EnvironmentSettings: the embedded entry point, shaped like PyFlink's.
+
+One environment serves both modes; statements go parse → plan (planner) → run (runtime).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from planner.errors import SqlError, UnsupportedSqlError
+from planner.statements import (
+    CreateTable,
+    CreateView,
+    Describe,
+    Drop,
+    Explain,
+    InsertInto,
+    Query,
+    ResetOption,
+    SetOption,
+    Show,
+    Statement,
+    StatementSet,
+)
+from runtime.types import STRING, Field
+from streamsql.config import TableConfig
+from streamsql.result import JobHandle, ResultKind, TableResult
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from streamsql.table import Table
+
+_job_ids = itertools.count(1)
+
+
+class EnvironmentSettings:
+    """Runtime mode and initial configuration of a TableEnvironment."""
+
+    def __init__(self, mode: str = "streaming", configuration: dict[str, str] | None = None) -> None:
+        self.mode = mode
+        self.configuration = dict(configuration or {})
+
+    @staticmethod
+    def in_streaming_mode() -> EnvironmentSettings:
+        return EnvironmentSettings("streaming")
+
+    @staticmethod
+    def in_batch_mode() -> EnvironmentSettings:
+        return EnvironmentSettings("batch")
+
+    @staticmethod
+    def new_instance() -> EnvironmentSettings.Builder:
+        return EnvironmentSettings.Builder()
+
+    def is_streaming_mode(self) -> bool:
+        return self.mode == "streaming"
+
+    def to_configuration(self) -> dict[str, str]:
+        return {**self.configuration, "execution.runtime-mode": self.mode}
+
+    class Builder:
+        def __init__(self) -> None:
+            self._mode = "streaming"
+            self._conf: dict[str, str] = {}
+
+        def in_streaming_mode(self) -> EnvironmentSettings.Builder:
+            self._mode = "streaming"
+            return self
+
+        def in_batch_mode(self) -> EnvironmentSettings.Builder:
+            self._mode = "batch"
+            return self
+
+        def with_configuration(self, conf: dict[str, str]) -> EnvironmentSettings.Builder:
+            self._conf.update(conf)
+            mode = conf.get("execution.runtime-mode")
+            if mode:
+                self._mode = mode.lower()
+            return self
+
+        def build(self) -> EnvironmentSettings:
+            return EnvironmentSettings(self._mode, self._conf)
+
+
+class TableEnvironment:
+    """Runs Flink SQL in this process."""
+
+    def __init__(self, settings: EnvironmentSettings | None = None) -> None:
+        from planner.catalog import Catalog
+        from streamsql.plugins import load_connector_plugins
+
+        load_connector_plugins()
+        settings = settings or EnvironmentSettings.in_streaming_mode()
+        self._config = TableConfig(settings.to_configuration())
+        self._catalog = Catalog()
+        self.jobs: dict[str, JobHandle] = {}
+
+    @staticmethod
+    def create(settings: EnvironmentSettings | dict[str, str] | None = None) -> TableEnvironment:
+        if isinstance(settings, dict):
+            settings = EnvironmentSettings.new_instance().with_configuration(settings).build()
+        return TableEnvironment(settings)
+
+    # ------------------------------------------------------------------ config
+    def get_config(self) -> TableConfig:
+        return self._config
+
+    @property
+    def is_streaming(self) -> bool:
+        return self._config.get("execution.runtime-mode") != "batch"
+
+    @property
+    def catalog(self) -> Any:
+        return self._catalog
+
+    def _planner(self) -> Any:
+        from planner.api import Planner
+
+        return Planner(self._catalog, self._config.to_dict())
+
+    # ------------------------------------------------------------------ SQL
+    def parse(self, sql: str) -> list[Statement]:
+        from planner.parse import parse_script
+
+        return parse_script(sql)
+
+    def execute_sql(self, sql: str) -> TableResult:
+        """Run one statement (or a script: each in order; the last one's result returns)."""
+        statements = self.parse(sql)
+        if not statements:
+            return TableResult.ok()
+        result = TableResult.ok()
+        for stmt in statements:
+            result = self.execute_statement(stmt)
+            if stmt is not statements[-1] and result.job is not None:
+                result.wait()
+        return result
+
+    def sql_query(self, sql: str) -> Table:
+        from streamsql.table import Table
+
+        statements = self.parse(sql)
+        if len(statements) != 1 or not isinstance(statements[0], Query):
+            raise UnsupportedSqlError("sql_query() takes exactly one SELECT query", sql=sql, line=1, column=1)
+        return Table(self, statements[0])
+
+    def explain_sql(self, sql: str, *details: str) -> str:
+        statements = self.parse(sql)
+        if len(statements) != 1:
+            raise UnsupportedSqlError("explain_sql() takes exactly one statement", sql=sql, line=1, column=1)
+        stmt = statements[0]
+        if not isinstance(stmt, Explain):
+            if not isinstance(stmt, (Query, InsertInto, StatementSet)):
+                raise UnsupportedSqlError("only queries and INSERT statements can be explained", sql=sql, line=1, column=1)
+            stmt = Explain(stmt, tuple(d.upper() for d in details), sql=stmt.sql, line=stmt.line, column=stmt.column)
+        return self._with_source(stmt, lambda: self._planner().explain(stmt))
+
+    def execute_statement(self, stmt: Statement) -> TableResult:
+        return self._with_source(stmt, lambda: self._execute(stmt))
+
+    def _with_source(self, stmt: Statement, fn: Any) -> Any:
+        try:
+            return fn()
+        except SqlError as e:
+            if e.sql is None:
+                e.sql = stmt.sql
+            if e.statement_line is None:
+                e.statement_line = stmt.line
+            raise
+
+    def _execute(self, stmt: Statement) -> TableResult:
+        if isinstance(stmt, CreateTable):
+            self._catalog.create_table(stmt)
+            return TableResult.ok()
+        if isinstance(stmt, CreateView):
+            self._catalog.create_view(stmt)
+            return TableResult.ok()
+        if isinstance(stmt, Drop):
+            self._catalog.drop(stmt)
+            return TableResult.ok()
+        if isinstance(stmt, SetOption):
+            if stmt.key is None:
+                rows = [(k, v) for k, v in self._config]
+                return TableResult.of_rows((Field("key", STRING()), Field("value", STRING())), rows)
+            self._config.set(stmt.key, stmt.value or "")
+            return TableResult.ok()
+        if isinstance(stmt, ResetOption):
+            self._config.reset(stmt.key)
+            return TableResult.ok()
+        if isinstance(stmt, Query):
+            return self._run_query(stmt)
+        if isinstance(stmt, InsertInto):
+            return self._run_inserts([stmt])
+        if isinstance(stmt, StatementSet):
+            return self._run_inserts(list(stmt.inserts))
+        if isinstance(stmt, Explain):
+            text = self._planner().explain(stmt)
+            return TableResult.of_rows((Field("result", STRING()),), [(text,)])
+        if isinstance(stmt, Show):
+            return self._show(stmt)
+        if isinstance(stmt, Describe):
+            return self._describe(stmt)
+        raise UnsupportedSqlError(f"statement not supported yet: {type(stmt).__name__}", sql=stmt.sql, line=1, column=1)
+
+    # ------------------------------------------------------------------ running
+    def _run_query(self, stmt: Query) -> TableResult:
+        planned = self._planner().plan_query(stmt)
+        stop = threading.Event()
+
+        def batches() -> Iterator[pa.RecordBatch]:
+            from runtime.executor.local import LocalExecutor
+
+            yield from LocalExecutor(planned.graph, stop_event=stop).run()
+
+        return TableResult(
+            tuple(planned.schema),
+            batches,
+            streaming=self.is_streaming,
+            time_zone=self._config.get_local_timezone(),
+            changelog_mode=planned.changelog_mode,
+            stop_event=stop,
+        )
+
+    def _run_inserts(self, inserts: list[InsertInto]) -> TableResult:
+        graph = self._planner().plan_inserts(inserts)
+        job_id = f"{next(_job_ids):032x}"
+
+        def run(stop: threading.Event) -> None:
+            from runtime.executor.local import LocalExecutor
+
+            for _ in LocalExecutor(graph, stop_event=stop).run():
+                pass
+
+        handle = JobHandle(job_id, run)
+        self.jobs[job_id] = handle
+        return TableResult(
+            (Field("job id", STRING()),),
+            lambda: iter(()),
+            kind=ResultKind.SUCCESS_WITH_CONTENT,
+            job=handle,
+            stop_event=handle.stop_event,
+        )
+
+    def _show(self, stmt: Show) -> TableResult:
+        what = stmt.what.upper()
+        if what == "TABLES":
+            rows = [(n,) for n in self.list_tables()]
+            return TableResult.of_rows((Field("table name", STRING()),), rows)
+        if what == "VIEWS":
+            return TableResult.of_rows((Field("view name", STRING()),), [(n,) for n in self.list_views()])
+        if what == "FUNCTIONS":
+            from runtime.functions.registry import function_names
+
+            return TableResult.of_rows((Field("function name", STRING()),), [(n,) for n in function_names()])
+        if what == "JOBS":
+            rows = [(jid, "job", h.get_job_status()) for jid, h in self.jobs.items()]
+            fields = (Field("job id", STRING()), Field("job name", STRING()), Field("status", STRING()))
+            return TableResult.of_rows(fields, rows)
+        if what in ("CATALOGS", "CURRENT CATALOG"):
+            return TableResult.of_rows((Field("catalog name", STRING()),), [("default_catalog",)])
+        if what in ("DATABASES", "CURRENT DATABASE"):
+            return TableResult.of_rows((Field("database name", STRING()),), [("default_database",)])
+        raise UnsupportedSqlError(f"SHOW {stmt.what} is not supported", sql=stmt.sql, line=1, column=1)
+
+    def _describe(self, stmt: Describe) -> TableResult:
+        fields = tuple(
+            Field(n, STRING()) for n in ("name", "type", "null", "key", "extras", "watermark")
+        )
+        return TableResult.of_rows(fields, [tuple(r) for r in self._catalog.describe(stmt.name)])
+
+    # ------------------------------------------------------------------ catalog helpers
+    def list_tables(self) -> list[str]:
+        return list(self._catalog.list_tables())
+
+    def list_views(self) -> list[str]:
+        return list(self._catalog.list_views())

@@ -1,0 +1,175 @@
+"""TableResult: what `execute_sql` / `Table.execute()` return (PyFlink-shaped).
+
+A query's result is a lazy iterator of changelog batches straight from the executor, so
+`collect()` and `print()` show rows as they are produced, even for an unbounded job.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from enum import Enum
+from typing import Any, TextIO
+
+import pyarrow as pa
+
+from runtime.batch import ROW_KIND, data_columns, row_kinds
+from runtime.types import Field, arrow_schema
+from streamsql.row import Row, RowKind
+
+
+class ResultKind(Enum):
+    SUCCESS = "SUCCESS"
+    SUCCESS_WITH_CONTENT = "SUCCESS_WITH_CONTENT"
+
+
+class JobHandle:
+    """A running INSERT job: wait for it, or cancel it."""
+
+    def __init__(self, job_id: str, run: Callable[[threading.Event], None]) -> None:
+        self.job_id = job_id
+        self.stop_event = threading.Event()
+        self.error: BaseException | None = None
+        self.status = "RUNNING"
+        self._thread = threading.Thread(target=self._main, args=(run,), name=f"job-{job_id}", daemon=True)
+        self._thread.start()
+
+    def _main(self, run: Callable[[threading.Event], None]) -> None:
+        try:
+            run(self.stop_event)
+            self.status = "CANCELED" if self.stop_event.is_set() else "FINISHED"
+        except BaseException as e:  # noqa: BLE001 - re-raised in wait()
+            self.error = e
+            self.status = "FAILED"
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Block until the job ends (Ctrl-C stops it cleanly); re-raise its failure."""
+        try:
+            while self._thread.is_alive():
+                self._thread.join(timeout=0.1 if timeout is None else timeout)
+                if timeout is not None:
+                    break
+        except KeyboardInterrupt:
+            self.cancel()
+            self._thread.join()
+        if self.error is not None:
+            raise self.error
+
+    def cancel(self) -> None:
+        self.stop_event.set()
+
+    def get_job_id(self) -> str:
+        return self.job_id
+
+    def get_job_status(self) -> str:
+        return self.status
+
+
+class TableResult:
+    def __init__(
+        self,
+        fields: tuple[Field, ...],
+        batches: Callable[[], Iterator[pa.RecordBatch]] | None = None,
+        *,
+        kind: ResultKind = ResultKind.SUCCESS_WITH_CONTENT,
+        streaming: bool = False,
+        time_zone: str = "UTC",
+        changelog_mode: str = "I",
+        job: JobHandle | None = None,
+        stop_event: threading.Event | None = None,
+    ) -> None:
+        self.fields = fields
+        self._batches = batches
+        self.kind = kind
+        self.streaming = streaming
+        self.time_zone = time_zone
+        self.changelog_mode = changelog_mode
+        self.job = job
+        self.stop_event = stop_event
+        self._consumed = False
+
+    # ------------------------------------------------------------------ construction
+    @staticmethod
+    def ok() -> TableResult:
+        from runtime.types import STRING
+
+        return TableResult.of_rows((Field("result", STRING()),), [("OK",)], kind=ResultKind.SUCCESS)
+
+    @staticmethod
+    def of_rows(fields: tuple[Field, ...], rows: list[tuple[Any, ...]], kind: ResultKind = ResultKind.SUCCESS_WITH_CONTENT) -> TableResult:
+        schema = arrow_schema(fields)
+        table = pa.Table.from_pylist([dict(zip(schema.names, r, strict=True)) for r in rows], schema=schema)
+
+        def gen() -> Iterator[pa.RecordBatch]:
+            yield from table.to_batches()
+
+        return TableResult(fields, gen, kind=kind)
+
+    # ------------------------------------------------------------------ PyFlink API
+    def get_result_kind(self) -> ResultKind:
+        return self.kind
+
+    def get_table_schema(self) -> tuple[Field, ...]:
+        return self.fields
+
+    def get_job_client(self) -> JobHandle | None:
+        return self.job
+
+    def wait(self, timeout_ms: int | None = None) -> None:
+        if self.job is not None:
+            self.job.wait(None if timeout_ms is None else timeout_ms / 1000)
+
+    def batches(self) -> Iterator[pa.RecordBatch]:
+        """The raw changelog batches (data columns + `__op`). A result can be read once."""
+        if self._batches is None:
+            return iter(())
+        if self._consumed:
+            raise RuntimeError("this result was already consumed; execute the query again")
+        self._consumed = True
+        return self._batches()
+
+    def collect(self) -> Iterator[Row]:
+        names = tuple(f.name for f in self.fields)
+        for batch in self.batches():
+            kinds = row_kinds(batch)
+            cols = data_columns(batch).to_pylist()
+            for kind, rec in zip(kinds, cols, strict=True):
+                yield Row.of(tuple(rec.values()), names, RowKind(int(kind)))
+
+    def print(self, out: TextIO | None = None, max_width: int = 30) -> None:
+        from streamsql.printing import TableauPrinter
+
+        TableauPrinter(self.fields, out or sys.stdout, self.streaming, max_width).print_all(self.batches(), self.time_zone)
+
+    def to_arrow(self) -> pa.Table:
+        """The final table: the changelog applied (updates and deletes folded in)."""
+        schema = arrow_schema(self.fields)
+        batches = list(self.batches())
+        if not batches:
+            return schema.empty_table()
+        if all(b.schema.get_field_index(ROW_KIND) < 0 or not row_kinds(b).any() for b in batches):
+            return pa.Table.from_batches([data_columns(b) for b in batches], schema=schema)
+        counts: Counter[tuple[Any, ...]] = Counter()
+        order: dict[tuple[Any, ...], None] = {}
+        for b in batches:
+            kinds = row_kinds(b)
+            for kind, rec in zip(kinds, data_columns(b).to_pylist(), strict=True):
+                key = tuple(rec.values())
+                if kind in (0, 2):
+                    counts[key] += 1
+                    order.setdefault(key, None)
+                else:
+                    counts[key] -= 1
+        rows = [k for k in order for _ in range(max(counts[k], 0))]
+        return pa.Table.from_pylist([dict(zip(schema.names, r, strict=True)) for r in rows], schema=schema)
+
+    def to_pandas(self) -> Any:
+        return self.to_arrow().to_pandas()
+
+    def cancel(self) -> None:
+        if self.stop_event is not None:
+            self.stop_event.set()
+        if self.job is not None:
+            self.job.cancel()
