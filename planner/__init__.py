@@ -3,3 +3,5 @@
 parse (sqlglot "flink" dialect) → bind (catalog, types, time attributes) → optimize
 (named phases of rule functions) → lower (JobGraph). Imports `runtime`, never `streamsql`.
 """
+
+from planner import dialect as dialect  # noqa: E402 - registers the sqlglot "flink" dialect

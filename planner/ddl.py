@@ -1,0 +1,216 @@
+"""DDL statements: CREATE TABLE, CREATE VIEW, DROP TABLE/VIEW.
+
+Hand-written over the statement's tokens (`parse_cursor.Cursor`); column types, computed
+columns and watermark expressions are parsed by the flink dialect.
+"""
+
+from __future__ import annotations
+
+from sqlglot.tokens import TokenType
+
+from planner.dialect.types import UnknownTypeError, to_data_type
+from planner.parse_cursor import Cursor
+from planner.statements import ColumnDef, CreateTable, CreateView, Drop, LikeClause, WatermarkDef
+
+__all__ = ["parse_create_table", "parse_create_view", "parse_drop"]
+
+_LIKE_OPTIONS = ("ALL", "CONSTRAINTS", "PARTITIONS", "GENERATED", "METADATA", "OPTIONS", "WATERMARKS")
+
+
+def parse_create_table(cur: Cursor, temporary: bool, pos: dict) -> CreateTable:
+    """After `CREATE [TEMPORARY] TABLE`."""
+    if_not_exists = cur.match("IF", "NOT", "EXISTS")
+    name = cur.path()
+    columns: list[ColumnDef] = []
+    watermark: WatermarkDef | None = None
+    primary_key: tuple[str, ...] | None = None
+    if cur.match_type(TokenType.L_PAREN):
+        while True:
+            if cur.match("WATERMARK"):
+                if watermark is not None:
+                    cur.error("Multiple WATERMARK statements is not supported yet.")
+                cur.expect("FOR")
+                col = ".".join(cur.path())
+                cur.expect("AS")
+                watermark = WatermarkDef(col, cur.expression())
+            elif cur.peek_word().split()[:1] in (["PRIMARY"], ["CONSTRAINT"]):
+                if cur.match("CONSTRAINT"):
+                    cur.name()
+                cur.expect("PRIMARY", "KEY")
+                if primary_key is not None:
+                    cur.error("Duplicate primary key definition")
+                primary_key = cur.name_list()
+                _not_enforced(cur)
+            else:
+                col_def, inline_pk = _column(cur)
+                if inline_pk:
+                    if primary_key is not None:
+                        cur.error("Duplicate primary key definition")
+                    primary_key = (col_def.name,)
+                columns.append(col_def)
+            if cur.match_type(TokenType.COMMA):
+                continue
+            cur.expect_type(TokenType.R_PAREN, '")" or ","')
+            break
+    comment = None
+    partitioned_by: tuple[str, ...] = ()
+    options: dict[str, str] = {}
+    like: LikeClause | None = None
+    while not cur.at_end:
+        if cur.match("COMMENT"):
+            comment = cur.string()
+        elif cur.match("PARTITIONED", "BY"):
+            partitioned_by = cur.name_list()
+        elif cur.match("WITH"):
+            options = parse_options(cur)
+        elif cur.match("LIKE"):
+            like = _like(cur)
+        elif cur.match("AS"):
+            cur.error("CREATE TABLE ... AS SELECT is not supported", cur.parser._prev)
+        else:
+            cur.unexpected('"COMMENT", "PARTITIONED BY", "WITH" or "LIKE"')
+    names = [c.name for c in columns]
+    dupes = {n for n in names if names.count(n) > 1}
+    if dupes:
+        cur.error(f"A column named '{sorted(dupes)[0]}' already exists in the table.")
+    return CreateTable(
+        name=name,
+        columns=tuple(columns),
+        watermark=watermark,
+        primary_key=primary_key,
+        options=options,
+        like=like,
+        temporary=temporary,
+        if_not_exists=if_not_exists,
+        comment=comment,
+        partitioned_by=partitioned_by,
+        **pos,
+    )
+
+
+def _not_enforced(cur: Cursor) -> None:
+    if not cur.match("NOT", "ENFORCED"):
+        if cur.match("ENFORCED"):
+            cur.error(
+                "Flink doesn't support ENFORCED mode for PRIMARY KEY constraint. "
+                "ENFORCED/NOT ENFORCED controls if the constraint checks are performed on the "
+                "incoming/outgoing data. Flink does not own the data therefore the only "
+                "supported mode is the NOT ENFORCED mode",
+                cur.parser._prev,
+            )
+        cur.unexpected('"NOT ENFORCED"')
+
+
+def _column(cur: Cursor) -> tuple[ColumnDef, bool]:
+    """One column: physical `c TYPE`, computed `c AS expr`, metadata `c TYPE METADATA ...`;
+    returns it and whether it carried an inline PRIMARY KEY."""
+    name = cur.name("a column name")
+    if cur.match("AS"):
+        expr = cur.expression()
+        comment = cur.string() if cur.match("COMMENT") else None
+        return ColumnDef(name, "computed", expr=expr, comment=comment), False
+    type_token = cur.curr
+    dt = cur.data_type()
+    try:
+        dtype = to_data_type(dt)
+    except UnknownTypeError as e:
+        cur.error(str(e), type_token)
+    kind = "physical"
+    metadata_key = None
+    virtual = False
+    comment = None
+    inline_pk = False
+    while True:
+        if cur.match("METADATA"):
+            kind = "metadata"
+            if cur.match("FROM"):
+                metadata_key = cur.string()
+            if cur.match("VIRTUAL"):
+                virtual = True
+        elif cur.match("NOT", "NULL"):
+            dtype = dtype.not_null()
+        elif cur.match("NULL"):
+            dtype = dtype.with_nullable(True)
+        elif cur.peek_word().split()[:1] in (["PRIMARY"], ["CONSTRAINT"]):
+            if cur.match("CONSTRAINT"):
+                cur.name()
+            cur.expect("PRIMARY", "KEY")
+            _not_enforced(cur)
+            inline_pk = True
+        elif cur.match("COMMENT"):
+            comment = cur.string()
+        else:
+            break
+    if inline_pk:
+        dtype = dtype.not_null()
+    col = ColumnDef(name, kind, type=dtype, metadata_key=metadata_key, virtual=virtual, comment=comment)
+    return col, inline_pk
+
+
+def parse_options(cur: Cursor) -> dict[str, str]:
+    """`('k' = 'v', ...)`: keys and values are string literals."""
+    cur.expect_type(TokenType.L_PAREN, '"("')
+    options: dict[str, str] = {}
+    if cur.match_type(TokenType.R_PAREN):
+        return options
+    while True:
+        key = cur.string("an option key string")
+        cur.expect_type(TokenType.EQ, '"="')
+        options[key] = cur.string("an option value string")
+        if cur.match_type(TokenType.COMMA):
+            continue
+        cur.expect_type(TokenType.R_PAREN, '")" or ","')
+        return options
+
+
+def _like(cur: Cursor) -> LikeClause:
+    source = cur.path()
+    opts: list[tuple[str, str]] = []
+    if cur.match_type(TokenType.L_PAREN):
+        while not cur.match_type(TokenType.R_PAREN):
+            word = cur.peek_word()
+            if word not in ("INCLUDING", "EXCLUDING", "OVERWRITING"):
+                cur.unexpected('"INCLUDING", "EXCLUDING" or "OVERWRITING"')
+            cur.parser._advance()
+            what = cur.peek_word()
+            if what not in _LIKE_OPTIONS:
+                cur.unexpected(" or ".join(f'"{o}"' for o in _LIKE_OPTIONS))
+            cur.parser._advance()
+            opts.append((word, what))
+            cur.match_type(TokenType.COMMA)
+    return LikeClause(source, tuple(opts))
+
+
+def parse_create_view(cur: Cursor, temporary: bool, pos: dict) -> CreateView:
+    """After `CREATE [TEMPORARY] VIEW`."""
+    if_not_exists = cur.match("IF", "NOT", "EXISTS")
+    name = cur.path()
+    column_names = None
+    if cur.curr and cur.curr.token_type == TokenType.L_PAREN:
+        column_names = cur.name_list()
+    if cur.match("COMMENT"):
+        cur.string()
+    cur.expect("AS")
+    query = cur.query()
+    return CreateView(
+        name=name,
+        query=query,
+        column_names=column_names,
+        temporary=temporary,
+        if_not_exists=if_not_exists,
+        **pos,
+    )
+
+
+def parse_drop(cur: Cursor, pos: dict) -> Drop:
+    """After `DROP`."""
+    temporary = cur.match("TEMPORARY")
+    kind = cur.peek_word()
+    if kind not in ("TABLE", "VIEW"):
+        cur.unexpected('"TABLE" or "VIEW"')
+    cur.parser._advance()
+    if_exists = cur.match("IF", "EXISTS")
+    name = cur.path()
+    if not cur.at_end:
+        cur.unexpected("<EOF>")
+    return Drop(kind=kind, name=name, if_exists=if_exists, temporary=temporary, **pos)

@@ -1,0 +1,486 @@
+"""The sqlglot dialect for Flink SQL (registered as "flink" by sqlglot's metaclass).
+
+What differs from sqlglot's defaults, and why:
+
+- Backquoted identifiers, '' as the only string escape, case-sensitive identifiers
+  (Flink resolves names case-sensitively), X'..' binary literals.
+- `TABLE(f(...))` in FROM/JOIN parses to `ast.TableFunction` (window TVFs), with
+  `TABLE t [PARTITION BY ...]`, `DESCRIPTOR(...)` and `name => value` arguments.
+- `LATERAL TABLE(f(x))` parses to `exp.Lateral(this=<function call>)`.
+- Flink's types: `ROW<a INT>` / `ROW(a INT)`, `MULTISET<T>`, `NOT NULL` inside nested
+  types, `TIMESTAMP_LTZ(p)`, `BYTES`, `STRING`.
+- Interval units are normalized to Flink's singular names (`SECONDS` → `SECOND`) and a
+  range unit is one Var (`HOUR TO MINUTE`).
+- `JSON_ARRAY(... [NULL|ABSENT] ON NULL)`, `JSON_VALUE(... RETURNING T ... ON EMPTY/ERROR)`,
+  `JSON_QUERY(... WITH [ARRAY] WRAPPER)`, `MAP[k, v, ...]`, `TIMESTAMPADD/TIMESTAMPDIFF`
+  with a unit first argument.
+- Every function call node records where its name starts (`meta["line"]/["col"]`).
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from sqlglot import exp, tokens
+from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
+from sqlglot.generator import Generator
+from sqlglot.parsers.base import BaseParser
+from sqlglot.tokens import Token, TokenType
+
+from planner.dialect.ast import Descriptor, TableArgument, TableFunction
+
+# Flink's interval units (singular), accepted also in plural.
+INTERVAL_UNITS = ("YEAR", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND")
+_UNIT_NORMALIZE = {u + "S": u for u in INTERVAL_UNITS} | {u: u for u in INTERVAL_UNITS}
+
+# Type keywords this module parses itself (nested types with NOT NULL, ROW, MULTISET).
+_NESTED_TYPE_NAMES = {"ROW", "MULTISET", "ARRAY", "MAP"}
+
+
+def _unwrap_call(node: exp.Expression) -> exp.Expression:
+    """The function node under OVER/FILTER/IGNORE NULLS wrappers."""
+    while isinstance(node, (exp.Window, exp.Filter, exp.IgnoreNulls, exp.RespectNulls, exp.WithinGroup)):
+        inner = node.this
+        if not isinstance(inner, exp.Expression):
+            break
+        node = inner
+    return node
+
+
+class FlinkParser(BaseParser):
+    """sqlglot's parser plus Flink's table functions, types, JSON and interval forms."""
+
+    # SESSION(...) is the legacy session group window; DESCRIPTOR/TABLE handled separately.
+    FUNC_TOKENS = BaseParser.FUNC_TOKENS | {TokenType.SESSION}
+
+    FUNCTION_PARSERS = {
+        **BaseParser.FUNCTION_PARSERS,
+        "JSON_ARRAY": lambda self: self._parse_flink_json_array(),
+        "JSON_VALUE": lambda self: self._parse_flink_json_value(),
+        "JSON_QUERY": lambda self: self._parse_flink_json_query(),
+        "TIMESTAMPADD": lambda self: self._parse_flink_timestamp_unit_fn("TIMESTAMPADD"),
+        "TIMESTAMPDIFF": lambda self: self._parse_flink_timestamp_unit_fn("TIMESTAMPDIFF"),
+    }
+
+    # sqlglot maps some names to other functions; Flink means its own.
+    FUNCTIONS = {
+        k: v
+        for k, v in BaseParser.FUNCTIONS.items()
+        if k not in ("LOG", "CHAR_LENGTH", "CHARACTER_LENGTH", "NOW", "JSON_EXISTS", "LOCATE", "INSTR")
+    }
+
+    # Token where the most recent error was raised: parse.py turns it into line/column.
+    error_token: Token | None = None
+
+    def raise_error(self, message: str, token: Token | None = None) -> None:
+        # None: the error is at the end of the input.
+        self.error_token = token or (self._curr if self._curr else None)
+        super().raise_error(message, token)
+
+    def _parse_csv(self, parse_method: t.Callable[[], t.Any], sep: TokenType = TokenType.COMMA) -> list:
+        """sqlglot skips an empty item after a separator (`SELECT a, FROM t`); Flink rejects
+        it, so do we, pointing at the token where the item should be."""
+        parse_result = parse_method()
+        items = [parse_result] if parse_result is not None else []
+        while self._match(sep):
+            if isinstance(parse_result, exp.Expr):
+                self._add_comments(parse_result)
+            parse_result = parse_method()
+            if parse_result is None and sep == TokenType.COMMA:
+                self.raise_error("Missing expression after ','")
+            if parse_result is not None:
+                items.append(parse_result)
+        return items
+
+    # ------------------------------------------------------------------ positions
+    def _parse_function_call(
+        self,
+        functions: dict[str, t.Callable] | None = None,
+        anonymous: bool = False,
+        optional_parens: bool = True,
+        any_token: bool = False,
+    ) -> exp.Expr | None:
+        token = self._curr
+        result = super()._parse_function_call(functions, anonymous, optional_parens, any_token)
+        if isinstance(result, exp.Expression) and token is not None:
+            node = _unwrap_call(result)
+            if isinstance(node, exp.Func) or isinstance(node, exp.Anonymous):
+                node.update_positions(token)
+        return result
+
+    # ------------------------------------------------------------------ MAP[...] constructor
+    def _parse_column(self) -> exp.Expr | None:
+        if (
+            self._curr
+            and self._curr.text.upper() == "MAP"
+            and self._next
+            and self._next.token_type == TokenType.L_BRACKET
+        ):
+            token = self._curr
+            self._advance(2)
+            items = self._parse_csv(self._parse_assignment)
+            if not self._match(TokenType.R_BRACKET):
+                self.raise_error("Expecting ]")
+            node = exp.VarMap(
+                keys=exp.Array(expressions=items[0::2]),
+                values=exp.Array(expressions=items[1::2]),
+            )
+            node.update_positions(token)
+            return self._parse_column_ops(node)
+        return super()._parse_column()
+
+    # ------------------------------------------------------------------ intervals
+    def _parse_interval(self, match_interval: bool = True) -> exp.Add | exp.Interval | None:
+        node = super()._parse_interval(match_interval)
+        if isinstance(node, exp.Interval):
+            _normalize_interval(node)
+        return node
+
+    # ------------------------------------------------------------------ FROM items
+    def _parse_table(  # type: ignore[override]
+        self,
+        schema: bool = False,
+        joins: bool = False,
+        alias_tokens: t.Collection[TokenType] | None = None,
+        parse_bracket: bool = False,
+        is_db_reference: bool = False,
+        parse_partition: bool = False,
+        consume_pipe: bool = False,
+    ) -> exp.Expr | None:
+        if (
+            not schema
+            and self._curr
+            and self._curr.token_type == TokenType.TABLE
+            and self._next
+            and self._next.token_type == TokenType.L_PAREN
+        ):
+            node = self._parse_table_function()
+            if joins:
+                for join in self._parse_joins(alias_tokens=alias_tokens):
+                    node.append("joins", join)
+            return node
+        return super()._parse_table(
+            schema=schema,
+            joins=joins,
+            alias_tokens=alias_tokens,
+            parse_bracket=parse_bracket,
+            is_db_reference=is_db_reference,
+            parse_partition=parse_partition,
+            consume_pipe=consume_pipe,
+        )
+
+    def _parse_table_function(self) -> TableFunction:
+        """`TABLE(name(arg, ...)) [AS] alias [(cols)]`; the current token is TABLE."""
+        table_token = self._curr
+        self._advance(2)  # TABLE (
+        name_token = self._curr
+        if not name_token or name_token.token_type in (TokenType.R_PAREN, TokenType.COMMA):
+            self.raise_error("Expected a table function name")
+        self._advance()
+        name = exp.Identifier(this=name_token.text, quoted=name_token.token_type == TokenType.IDENTIFIER)
+        name.update_positions(name_token)
+        if not self._match(TokenType.L_PAREN):
+            self.raise_error("Expected ( after the table function name")
+        args: list[exp.Expression] = []
+        if not self._match(TokenType.R_PAREN, advance=False):
+            args = self._parse_csv(self._parse_table_function_arg)
+        self._match_r_paren()
+        self._match_r_paren()
+        node = TableFunction(this=name, expressions=args)
+        node.update_positions(table_token)
+        alias = self._parse_table_alias(alias_tokens=self.TABLE_ALIAS_TOKENS)
+        if alias:
+            node.set("alias", alias)
+        return node
+
+    def _parse_table_function_arg(self) -> exp.Expression | None:
+        curr, nxt = self._curr, self._next
+        if not curr:
+            return None
+        if nxt.token_type == TokenType.FARROW and curr.token_type != TokenType.STRING:
+            self._advance(2)
+            key = exp.Identifier(this=curr.text, quoted=curr.token_type == TokenType.IDENTIFIER)
+            key.update_positions(curr)
+            value = self._parse_table_function_arg()
+            return exp.Kwarg(this=key, expression=value)
+        if curr.token_type == TokenType.TABLE:
+            self._advance()
+            if self._match(TokenType.L_PAREN, advance=False):
+                this: exp.Expression | None = self._parse_select(table=True)
+            else:
+                this = self._parse_table_parts()
+            if this is None:
+                self.raise_error("Expected a table after TABLE")
+            node = TableArgument(this=this)
+            node.update_positions(curr)
+            if self._match(TokenType.PARTITION_BY) or self._match_text_seq("PARTITION", "BY"):
+                # Several keys need parentheses: `PARTITION BY (a, b)`.
+                if self._match(TokenType.L_PAREN):
+                    cols = self._parse_csv(self._parse_column)
+                    self._match_r_paren()
+                else:
+                    cols = [self._parse_column()]
+                node.set("partition_by", cols)
+            return node
+        if curr.text.upper() == "DESCRIPTOR" and nxt.token_type == TokenType.L_PAREN:
+            self._advance(2)
+            cols = self._parse_csv(self._parse_column)
+            self._match_r_paren()
+            node = Descriptor(expressions=cols)
+            node.update_positions(curr)
+            return node
+        return self._parse_assignment()
+
+    def _parse_match_recognize(self) -> exp.MatchRecognize | None:
+        """sqlglot's MATCH_RECOGNIZE plus Flink's `PATTERN (...) WITHIN INTERVAL ...`, which
+        comes out as `args["within"]` (an exp.Interval)."""
+        if not self._match(TokenType.MATCH_RECOGNIZE, advance=False):
+            return None
+        # Cut `WITHIN <interval>` (right after PATTERN's parentheses) out of the token list,
+        # let sqlglot parse the rest, then parse the interval on its own.
+        toks = self._tokens
+        within_tokens: list[Token] = []
+        depth = 0
+        i = self._index
+        while i < len(toks):
+            tt = toks[i].token_type
+            if tt == TokenType.L_PAREN:
+                depth += 1
+            elif tt == TokenType.R_PAREN:
+                depth -= 1
+                if depth == 0:
+                    break
+            elif depth == 1 and toks[i].text.upper() == "WITHIN" and toks[i - 1].token_type == TokenType.R_PAREN:
+                j = i + 1
+                while j < len(toks) and toks[j].text.upper() != "DEFINE" and toks[j].token_type != TokenType.R_PAREN:
+                    j += 1
+                within_tokens = toks[i + 1 : j]
+                self._tokens = toks[:i] + toks[j:]
+                self._tokens_size = len(self._tokens)
+                self._advance(0)
+                break
+            i += 1
+        node = super()._parse_match_recognize()
+        if node is not None and within_tokens:
+            sub = FlinkParser(error_level=self.error_level, dialect=self.dialect)
+            sub.sql = self.sql
+            interval = sub.parse(within_tokens, self.sql)[0]
+            node.set("within", interval)
+        return node
+
+    def _parse_lateral(self) -> exp.Lateral | None:
+        if (
+            self._curr
+            and self._curr.token_type == TokenType.LATERAL
+            and self._next
+            and self._next.token_type == TokenType.TABLE
+        ):
+            token = self._curr
+            self._advance(2)
+            self._match_l_paren()
+            func = self._parse_function()
+            if func is None:
+                self.raise_error("Expected a function call in LATERAL TABLE(...)")
+            self._match_r_paren()
+            alias = self._parse_table_alias()
+            node = exp.Lateral(this=func, alias=alias)
+            node.update_positions(token)
+            return node
+        return super()._parse_lateral()
+
+    # ------------------------------------------------------------------ types
+    def _parse_types(
+        self,
+        check_func: bool = False,
+        schema: bool = False,
+        allow_identifiers: bool = True,
+        with_collation: bool = False,
+    ) -> exp.Expr | None:
+        curr, nxt = self._curr, self._next
+        if curr and curr.token_type != TokenType.IDENTIFIER:
+            upper = curr.text.upper()
+            nxt_type = nxt.token_type
+            if upper in _NESTED_TYPE_NAMES and nxt_type == TokenType.LT:
+                return self._parse_flink_nested_type()
+            if upper == "ROW" and nxt_type == TokenType.L_PAREN and not check_func:
+                return self._parse_flink_nested_type()
+            if upper == "TIMESTAMP_LTZ":
+                self._advance()
+                params = self._parse_flink_type_params()
+                return exp.DataType(this=exp.DataType.Type.TIMESTAMPLTZ, expressions=params)
+        return super()._parse_types(check_func, schema, allow_identifiers, with_collation)
+
+    def _parse_flink_type_params(self) -> list[exp.Expression]:
+        if not self._match(TokenType.L_PAREN):
+            return []
+        params = self._parse_csv(lambda: self._parse_primary())
+        self._match_r_paren()
+        return [exp.DataTypeParam(this=p) for p in params if p is not None]
+
+    def parse_flink_type(self) -> exp.DataType:
+        """A full Flink type with an optional trailing `NOT NULL`/`NULL` (nested elements,
+        DDL columns). NOT NULL sets `nullable=False` on the DataType."""
+        token = self._curr
+        dt = self._parse_types(check_func=False, schema=True, allow_identifiers=True)
+        if not isinstance(dt, exp.DataType):
+            self.raise_error("Expected a data type", token)
+        dt = t.cast(exp.DataType, dt)
+        if self._match_text_seq("NOT", "NULL"):
+            dt.set("nullable", False)
+        elif self._match(TokenType.NULL):
+            dt.set("nullable", True)
+        return dt
+
+    def _parse_flink_nested_type(self) -> exp.DataType:
+        name_token = self._curr
+        upper = name_token.text.upper()
+        self._advance()
+        close = TokenType.GT if self._curr.token_type == TokenType.LT else TokenType.R_PAREN
+        self._advance()
+        if upper == "ROW":
+            fields: list[exp.Expression] = []
+            if not self._match(close):
+                while True:
+                    fname_tok = self._curr
+                    if not fname_tok:
+                        self.raise_error("Expected a ROW field name")
+                    self._advance()
+                    fname = exp.Identifier(this=fname_tok.text, quoted=fname_tok.token_type == TokenType.IDENTIFIER)
+                    fname.update_positions(fname_tok)
+                    ftype = self.parse_flink_type()
+                    if self._match(TokenType.STRING):  # field description
+                        pass
+                    fields.append(exp.ColumnDef(this=fname, kind=ftype))
+                    if not self._match(TokenType.COMMA):
+                        break
+                if not self._match(close):
+                    self.raise_error(f"Expecting {'>' if close == TokenType.GT else ')'}")
+            return exp.DataType(this=exp.DataType.Type.STRUCT, expressions=fields, nested=True)
+        elems = [self.parse_flink_type()]
+        while self._match(TokenType.COMMA):
+            elems.append(self.parse_flink_type())
+        if not self._match(close):
+            self.raise_error("Expecting >")
+        if upper == "ARRAY":
+            return exp.DataType(this=exp.DataType.Type.ARRAY, expressions=elems[:1], nested=True)
+        if upper == "MAP":
+            if len(elems) != 2:
+                self.raise_error("MAP needs a key and a value type", name_token)
+            return exp.DataType(this=exp.DataType.Type.MAP, expressions=elems, nested=True)
+        return exp.DataType(this=exp.DataType.Type.USERDEFINED, kind="MULTISET", expressions=elems[:1], nested=True)
+
+    # ------------------------------------------------------------------ functions
+    def _parse_flink_json_array(self) -> exp.JSONArray:
+        values: list[exp.Expression] = []
+        null_handling = None
+        while self._curr and self._curr.token_type != TokenType.R_PAREN:
+            null_handling = self._parse_on_handling("NULL", "NULL", "ABSENT")
+            if null_handling:
+                break
+            values.append(self._parse_assignment())
+            if not self._match(TokenType.COMMA):
+                null_handling = self._parse_on_handling("NULL", "NULL", "ABSENT")
+                break
+        return exp.JSONArray(expressions=values, null_handling=null_handling)
+
+    def _parse_flink_json_value(self) -> exp.JSONValue:
+        this = self._parse_assignment()
+        self._match(TokenType.COMMA)
+        path = self._parse_assignment()
+        returning = self._match(TokenType.RETURNING) and self._parse_types()
+        on_condition = self._parse_on_condition()
+        return exp.JSONValue(this=this, path=path, returning=returning or None, on_condition=on_condition)
+
+    def _parse_flink_json_query(self) -> exp.JSONExtract:
+        this = self._parse_assignment()
+        self._match(TokenType.COMMA)
+        path = self._parse_assignment()
+        returning = self._match(TokenType.RETURNING) and self._parse_types()
+        words: list[str] = []
+        for first in ("WITHOUT", "WITH"):
+            if self._match_text_seq(first):
+                words.append(first)
+                while self._curr and self._curr.text.upper() in ("ARRAY", "CONDITIONAL", "UNCONDITIONAL", "WRAPPER"):
+                    words.append(self._curr.text.upper())
+                    self._advance()
+                break
+        node = exp.JSONExtract(
+            this=this,
+            expression=path,
+            option=exp.var(" ".join(words)) if words else None,
+            json_query=True,
+            on_condition=self._parse_on_condition(),
+        )
+        if returning:
+            node.meta["returning"] = returning
+        return node
+
+    def _parse_flink_timestamp_unit_fn(self, name: str) -> exp.Anonymous:
+        unit_tok = self._curr
+        self._advance()
+        unit = exp.var(_UNIT_NORMALIZE.get(unit_tok.text.upper(), unit_tok.text.upper()))
+        args: list[exp.Expression] = [unit]
+        while self._match(TokenType.COMMA):
+            args.append(self._parse_assignment())
+        return exp.Anonymous(this=name, expressions=args)
+
+
+def _normalize_interval(node: exp.Interval) -> None:
+    unit = node.args.get("unit")
+    if isinstance(unit, exp.IntervalSpan):
+        start = _UNIT_NORMALIZE.get(unit.this.name.upper(), unit.this.name.upper())
+        end = _UNIT_NORMALIZE.get(unit.expression.name.upper(), unit.expression.name.upper())
+        node.set("unit", exp.var(f"{start} TO {end}"))
+    elif isinstance(unit, exp.Var):
+        text = unit.name.upper()
+        node.set("unit", exp.var(_UNIT_NORMALIZE.get(text, text)))
+
+
+class Flink(Dialect):
+    """Flink SQL as sqlglot reads it: `sqlglot.parse(sql, read="flink")`."""
+
+    NORMALIZATION_STRATEGY = NormalizationStrategy.CASE_SENSITIVE
+    # Keep the function name as written (e.g. CHAR_LENGTH vs LENGTH) for the binder.
+    ORIGINAL_NAME_META_KEY = "original_name"
+
+    class Tokenizer(tokens.Tokenizer):
+        IDENTIFIERS = ["`"]
+        QUOTES = ["'"]
+        STRING_ESCAPES = ["'"]
+        IDENTIFIER_ESCAPES = ["`"]
+        HEX_STRINGS = [("X'", "'"), ("x'", "'")]
+        # No statement is swallowed as an opaque command: planner.parse parses them all.
+        COMMANDS: set = set()
+        KEYWORDS = {
+            **tokens.Tokenizer.KEYWORDS,
+            "STRING": TokenType.TEXT,
+            "BYTES": TokenType.VARBINARY,
+            "MATCH_RECOGNIZE": TokenType.MATCH_RECOGNIZE,
+        }
+
+    Parser = FlinkParser
+
+    class Generator(Generator):
+        """Enough SQL generation for messages and EXPLAIN text (not a full Flink printer)."""
+
+        TRANSFORMS = {
+            **Generator.TRANSFORMS,
+            TableFunction: lambda self, e: self.tablefunction_sql(e),
+            TableArgument: lambda self, e: self.tableargument_sql(e),
+            Descriptor: lambda self, e: self.descriptor_sql(e),
+        }
+
+        def tablefunction_sql(self, expression: TableFunction) -> str:
+            args = ", ".join(self.sql(a) for a in expression.expressions)
+            alias = self.sql(expression, "alias")
+            return f"TABLE({self.sql(expression, 'this')}({args}))" + (f" AS {alias}" if alias else "")
+
+        def tableargument_sql(self, expression: TableArgument) -> str:
+            parts = expression.args.get("partition_by") or []
+            out = f"TABLE {self.sql(expression, 'this')}"
+            if parts:
+                out += " PARTITION BY (" + ", ".join(self.sql(p) for p in parts) + ")"
+            return out
+
+        def descriptor_sql(self, expression: Descriptor) -> str:
+            return "DESCRIPTOR(" + ", ".join(self.sql(c) for c in expression.expressions) + ")"

@@ -1,0 +1,111 @@
+"""sqlglot DataType (as the flink dialect parses it) → `runtime.types.DataType`.
+
+The binder uses this for CAST targets, the DDL parser for column types. Flink's defaults
+apply: DECIMAL = DECIMAL(10, 0), TIMESTAMP = TIMESTAMP(6), TIME = TIME(0), CHAR/VARCHAR
+without length = length 1, STRING = VARCHAR(MAX), BYTES = VARBINARY(MAX).
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from runtime import types as rt
+from runtime.types import DataType
+
+__all__ = ["to_data_type", "UnknownTypeError"]
+
+T = exp.DataType.Type
+
+
+class UnknownTypeError(ValueError):
+    """A type Flink does not have (the caller turns it into a SqlError with a position)."""
+
+
+_SIMPLE: dict[object, str] = {
+    T.TINYINT: "TINYINT",
+    T.SMALLINT: "SMALLINT",
+    T.INT: "INT",
+    T.BIGINT: "BIGINT",
+    T.FLOAT: "FLOAT",
+    T.DOUBLE: "DOUBLE",
+    T.BOOLEAN: "BOOLEAN",
+    T.DATE: "DATE",
+}
+
+
+def _params(dt: exp.DataType) -> list[int]:
+    out: list[int] = []
+    for p in dt.expressions:
+        node = p.this if isinstance(p, exp.DataTypeParam) else p
+        try:
+            out.append(int(node.name))
+        except (TypeError, ValueError) as e:
+            raise UnknownTypeError(f"Invalid type parameter '{node.sql()}'") from e
+    return out
+
+
+def to_data_type(dt: exp.DataType) -> DataType:
+    """Convert one parsed type (nested types recursively). `nullable=False` on the sqlglot
+    node (set by `NOT NULL`) gives a NOT NULL type."""
+    result = _convert(dt)
+    if dt.args.get("nullable") is False:
+        result = result.not_null()
+    return result
+
+
+def _convert(dt: exp.DataType) -> DataType:  # noqa: C901 - one branch per type family
+    kind = dt.this
+    if kind in _SIMPLE:
+        return DataType(_SIMPLE[kind])
+    params = _params(dt) if not dt.args.get("nested") else []
+    if kind in (T.DECIMAL, T.BIGDECIMAL):
+        p = params[0] if params else 10
+        s = params[1] if len(params) > 1 else 0
+        return rt.DECIMAL(p, s)
+    if kind == T.TEXT:
+        return rt.STRING()
+    if kind in (T.VARCHAR, T.NVARCHAR):
+        return rt.VARCHAR(params[0] if params else 1)
+    if kind in (T.CHAR, T.NCHAR):
+        return rt.CHAR(params[0] if params else 1)
+    if kind == T.VARBINARY:
+        return DataType("VARBINARY", precision=params[0] if params else rt.MAX_VARCHAR)
+    if kind == T.BINARY:
+        return DataType("BINARY", precision=params[0] if params else 1)
+    if kind == T.TIME:
+        return rt.TIME(params[0] if params else 0)
+    if kind in (T.TIMESTAMP, T.DATETIME, T.TIMESTAMPNTZ):
+        return rt.TIMESTAMP(params[0] if params else 6)
+    if kind == T.TIMESTAMPLTZ:
+        return rt.TIMESTAMP_LTZ(params[0] if params else 6)
+    if kind == T.ARRAY:
+        return rt.ARRAY(_element(dt, 0))
+    if kind == T.MAP:
+        return rt.MAP(_element(dt, 0), _element(dt, 1))
+    if kind == T.STRUCT:
+        fields: list[tuple[str, DataType]] = []
+        for f in dt.expressions:
+            if isinstance(f, exp.ColumnDef):
+                fields.append((f.name, to_data_type(f.args["kind"])))
+            else:
+                raise UnknownTypeError(f"Invalid ROW field '{f.sql()}'")
+        return rt.ROW(fields)
+    if kind == T.USERDEFINED:
+        name = str(dt.args.get("kind") or "").upper()
+        if name == "MULTISET":
+            return DataType("MULTISET", children=(_element(dt, 0),))
+        if name == "BYTES":
+            return rt.BYTES()
+        if name == "STRING":
+            return rt.STRING()
+        raise UnknownTypeError(f"Unknown type '{dt.args.get('kind')}'")
+    if kind == T.NULL:
+        return rt.NULL()
+    raise UnknownTypeError(f"Unsupported type '{dt.sql()}'")
+
+
+def _element(dt: exp.DataType, i: int) -> DataType:
+    elems = dt.expressions
+    if len(elems) <= i or not isinstance(elems[i], exp.DataType):
+        raise UnknownTypeError(f"Incomplete type '{dt.sql()}'")
+    return to_data_type(elems[i])

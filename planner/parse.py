@@ -1,0 +1,259 @@
+"""Flink SQL script → `planner.statements` dataclasses.
+
+`parse_script(text)` splits the script (`parse_split`), then parses each statement on its
+own tokens: statement-level grammar by hand (`parse_cursor.Cursor`, `ddl`), queries and
+expressions by the sqlglot flink dialect. Every failure is a `SqlParseError` whose
+line/column are relative to the failing statement (line 1 = the line of its first
+keyword, as Flink reports) and whose `statement_line` is where it starts in the script.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from sqlglot.tokens import Token, TokenType
+
+import planner.dialect  # noqa: F401 - registers the "flink" dialect
+from planner.ddl import parse_create_table, parse_create_view, parse_drop
+from planner.errors import SqlParseError
+from planner.parse_cursor import Cursor
+from planner.parse_split import is_complete, split_script
+from planner.statements import (
+    Describe,
+    Explain,
+    InsertInto,
+    Query,
+    ResetOption,
+    SetOption,
+    Show,
+    Statement,
+    StatementSet,
+)
+
+__all__ = ["parse_script", "parse_statement", "split_script", "is_complete"]
+
+_EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "JSON_EXECUTION_PLAN", "PLAN_ADVICE")
+_STATEMENT_KEYWORDS = (
+    "SELECT",
+    "WITH",
+    "VALUES",
+    "INSERT",
+    "CREATE",
+    "DROP",
+    "SET",
+    "RESET",
+    "SHOW",
+    "DESCRIBE",
+    "DESC",
+    "EXPLAIN",
+    "EXECUTE",
+    "BEGIN",
+)
+
+
+def parse_script(text: str) -> list[Statement]:
+    """Parse every statement of a script, in order."""
+    out: list[Statement] = []
+    for sql, line, column in split_script(text):
+        try:
+            out.append(parse_statement(sql, line=line, column=column))
+        except SqlParseError as e:
+            e.statement_line = line
+            raise
+    return out
+
+
+def parse_statement(sql: str, line: int = 1, column: int = 1) -> Statement:
+    """Parse one statement's text (no trailing ';'); `line`/`column` say where it starts in
+    its script (recorded on the Statement)."""
+    try:
+        cur = Cursor(sql)
+        return _statement(cur, {"sql": sql, "line": line, "column": column})
+    except SqlParseError as e:
+        if e.sql is None:
+            e.sql = sql
+        e.statement_line = line
+        raise
+    except Exception as e:  # noqa: BLE001 - never let a sqlglot/internal error escape
+        raise SqlParseError(f"SQL parse failed: {e}", sql=sql, line=1, column=1, statement_line=line) from None
+
+
+def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch table
+    word = cur.peek_word()
+    if not cur.tokens:
+        cur.error("Empty statement")
+    if word in ("SELECT", "WITH", "VALUES") or cur.curr.token_type == TokenType.L_PAREN:
+        return Query(query=cur.query(), **pos)
+    if word == "INSERT":
+        return _insert(cur, pos)
+    if word == "CREATE":
+        cur.match("CREATE")
+        temporary = cur.match("TEMPORARY")
+        if cur.match("TABLE"):
+            return parse_create_table(cur, temporary, pos)
+        if cur.match("VIEW"):
+            return parse_create_view(cur, temporary, pos)
+        what = cur.peek_word() or cur.curr.text
+        cur.error(f"Unsupported statement: CREATE {what}", cur.curr)
+    if word == "DROP":
+        cur.match("DROP")
+        return parse_drop(cur, pos)
+    if word == "SET":
+        return _set(cur, pos)
+    if word == "RESET":
+        cur.match("RESET")
+        key = None if cur.at_end else cur.string("a quoted option key")
+        _end(cur)
+        return ResetOption(key=key, **pos)
+    if word == "SHOW":
+        cur.match("SHOW")
+        words = []
+        while not cur.at_end:
+            words.append(cur.curr.text if cur.curr.token_type == TokenType.STRING else cur.curr.text.upper())
+            cur.parser._advance()
+        if not words:
+            cur.unexpected('"TABLES", "VIEWS", "FUNCTIONS", ...')
+        return Show(what=" ".join(words), **pos)
+    if word in ("DESCRIBE", "DESC"):
+        cur.parser._advance()
+        cur.match("EXTENDED")
+        name = cur.path()
+        _end(cur)
+        return Describe(name=name, **pos)
+    if word == "EXPLAIN":
+        return _explain(cur, pos)
+    if word == "EXECUTE" or word == "BEGIN":
+        if cur.match("EXECUTE"):
+            if cur.peek_word() == "INSERT":
+                return _insert(cur, pos)
+            if cur.peek_word() in ("SELECT", "WITH", "VALUES"):
+                return Query(query=cur.query(), **pos)
+        return _statement_set(cur, pos)
+    _unknown(cur)
+
+
+def _unknown(cur: Cursor) -> None:
+    first = cur.tokens[0]
+    guess = difflib.get_close_matches(first.text.upper(), _STATEMENT_KEYWORDS, n=1, cutoff=0.6)
+    hint = f"Unknown statement starting with '{first.text}'."
+    if guess:
+        hint += f" Did you mean '{guess[0]}'?"
+    # Calcite parses an unknown leading word as an expression, then rejects it as a query.
+    cur.error("Non-query expression encountered in illegal context", first, hint=hint)
+
+
+def _end(cur: Cursor) -> None:
+    if not cur.at_end:
+        cur.unexpected("<EOF>")
+
+
+def _set(cur: Cursor, pos: dict) -> SetOption:
+    cur.match("SET")
+    if cur.at_end:
+        return SetOption(**pos)
+    tok = cur.curr
+    if tok.token_type == TokenType.STRING:
+        key = cur.string()
+    else:  # SET a.b.c = 'v' (unquoted key, as the SQL client accepts)
+        parts = [cur.name("a quoted option key")]
+        while cur.match_type(TokenType.DOT) or cur.match_type(TokenType.DASH):
+            parts.append(cur.name())
+        key = ".".join(parts)
+    cur.expect_type(TokenType.EQ, '"="')
+    vtok = cur.curr
+    if vtok and vtok.token_type == TokenType.STRING:
+        value = cur.string()
+    elif vtok:
+        value = vtok.text
+        cur.parser._advance()
+    else:
+        cur.unexpected("a quoted option value")
+    _end(cur)
+    return SetOption(key=key, value=value, **pos)
+
+
+def _insert(cur: Cursor, pos: dict, tokens: list[Token] | None = None) -> InsertInto:
+    """`INSERT INTO|OVERWRITE [TABLE] t [PARTITION (...)] [(cols)] query`."""
+    cur.expect("INSERT")
+    if cur.match("OVERWRITE"):
+        overwrite = True
+    else:
+        cur.expect("INTO")
+        overwrite = False
+    cur.match("TABLE")
+    table = cur.path()
+    if cur.match("PARTITION"):
+        cur.error("INSERT ... PARTITION is not supported", cur.parser._prev)
+    columns = None
+    if cur.curr and cur.curr.token_type == TokenType.L_PAREN and cur.peek_word(1) not in ("SELECT", "WITH", "VALUES"):
+        columns = cur.name_list()
+    query = cur.query()
+    return InsertInto(table=table, query=query, columns=columns, overwrite=overwrite, **pos)
+
+
+def _sub_pos(cur: Cursor, tokens: list[Token], pos: dict) -> dict:
+    """Position dict for a sub-statement of a statement set (its own text)."""
+    start, end = tokens[0].start, tokens[-1].end + 1
+    line, col = cur.line_col(start)
+    script_line = pos["line"] + line - 1
+    script_col = (pos["column"] + col - 1) if line == 1 else col
+    return {"sql": cur.sql[start:end], "line": script_line, "column": script_col}
+
+
+def _statement_set(cur: Cursor, pos: dict) -> StatementSet:
+    """`[EXECUTE] STATEMENT SET BEGIN ins; ...; END` or `BEGIN STATEMENT SET; ins; ...; END`."""
+    if cur.match("BEGIN"):
+        cur.expect("STATEMENT", "SET")
+        cur.match_type(TokenType.SEMICOLON)
+    else:
+        cur.expect("STATEMENT", "SET", "BEGIN")
+    # Split the remaining tokens at top-level ';' and parse each INSERT on its own.
+    rest = cur.parser._tokens[cur.parser._index :]
+    groups: list[list[Token]] = [[]]
+    for tok in rest:
+        if tok.token_type == TokenType.SEMICOLON:
+            groups.append([])
+        else:
+            groups[-1].append(tok)
+    groups = [g for g in groups if g]
+    if not groups or groups[-1][0].text.upper() != "END" or len(groups[-1]) != 1:
+        last = groups[-1][-1] if groups and groups[-1] else None
+        cur.error('Encountered "<EOF>": a statement set must end with END', last)
+    inserts: list[InsertInto] = []
+    for group in groups[:-1]:
+        cur.start(group)
+        if cur.peek_word() != "INSERT":
+            cur.error(
+                f"Only INSERT statements are allowed in a statement set, got '{group[0].text}'",
+                group[0],
+            )
+        inserts.append(_insert(cur, _sub_pos(cur, group, pos)))
+    return StatementSet(inserts=tuple(inserts), **pos)
+
+
+def _explain(cur: Cursor, pos: dict) -> Explain:
+    cur.expect("EXPLAIN")
+    details: list[str] = []
+    if cur.match("PLAN", "FOR"):
+        pass
+    else:
+        while cur.peek_word() in _EXPLAIN_DETAILS:
+            details.append(cur.peek_word())
+            cur.parser._advance()
+            if not cur.match_type(TokenType.COMMA):
+                break
+    word = cur.peek_word()
+    inner: Query | InsertInto | StatementSet
+    if word in ("SELECT", "WITH", "VALUES") or (cur.curr and cur.curr.token_type == TokenType.L_PAREN):
+        inner = Query(query=cur.query(), **pos)
+    elif word == "INSERT":
+        inner = _insert(cur, pos)
+    elif word in ("EXECUTE", "STATEMENT", "BEGIN"):
+        cur.match("EXECUTE")
+        if cur.peek_word() == "INSERT":
+            inner = _insert(cur, pos)
+        else:
+            inner = _statement_set(cur, pos)
+    else:
+        cur.unexpected("a query, INSERT or STATEMENT SET")
+    return Explain(statement=inner, details=tuple(details), **pos)
