@@ -1,0 +1,481 @@
+"""CAST and TRY_CAST with Flink 2.x semantics (legacy cast behaviour disabled).
+
+The target type is the Call's type. CAST of a malformed value (CAST('abc' AS INT)) fails
+the job with `EvaluationError`; TRY_CAST gives NULL. Numeric narrowing follows Java:
+integers wrap (CAST(300 AS TINYINT) = 44), DOUBLE → INT truncates toward zero and
+saturates, DECIMAL rounds HALF_UP and overflows to NULL. Anything → STRING uses the SQL
+client's rendering (`runtime.render`). TIMESTAMP ↔ TIMESTAMP_LTZ go through the session
+time zone. ARRAY/MAP/ROW cast element-, entry- and field-wise.
+"""
+
+from __future__ import annotations
+
+import decimal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.errors import EvaluationError
+from runtime.functions._common import (
+    HALF_UP,
+    decimal_type,
+    java_int_from_double,
+    null_mask,
+    round_decimal,
+    to_array,
+    to_numpy,
+)
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.render import local_time, render_array
+from runtime.types import MAX_VARCHAR, DataType
+
+_INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
+_INT_RANGE = {b: (-(2 ** (b - 1)), 2 ** (b - 1) - 1) for b in (8, 16, 32, 64)}
+
+_NUMBER_RE = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
+_INTEGER_RE = r"^[+-]?\d+(\.\d*)?$"
+_DATE_RE = r"^(?P<y>[+-]?\d{1,4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})$"
+_TS_RE = (
+    r"^(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})"
+    r"(?:[ T](?P<h>\d{1,2}):(?P<mi>\d{1,2})(?::(?P<s>\d{1,2})(?:\.(?P<f>\d{0,9}))?)?)?$"
+)
+_TIME_RE = r"^(?P<h>\d{1,2}):(?P<mi>\d{1,2})(?::(?P<s>\d{1,2})(?:\.(?P<f>\d{0,9}))?)?$"
+_TRUE_WORDS = ["t", "true", "y", "yes", "1"]
+_FALSE_WORDS = ["f", "false", "n", "no", "0"]
+
+
+# ---------------------------------------------------------------------- support matrix
+def cast_supported(src: DataType, dst: DataType) -> bool:
+    """Whether Flink accepts CAST(src AS dst) (for the binder's validation)."""
+    s, d = src.name, dst.name
+    if s == "NULL" or s == d or d in ("CHAR", "VARCHAR"):
+        return True
+    if s in ("CHAR", "VARCHAR"):
+        return d not in ("ARRAY", "MAP", "ROW", "MULTISET")
+    numeric = src.is_numeric or s == "BOOLEAN"
+    if dst.is_numeric or d == "BOOLEAN":
+        return numeric or (s in ("TIMESTAMP", "TIMESTAMP_LTZ") and d in ("BIGINT", "INT"))
+    if d in ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ"):
+        return s in ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ", "TIME") or (d == "TIMESTAMP_LTZ" and src.is_integer)
+    if d in ("BINARY", "VARBINARY"):
+        return s in ("BINARY", "VARBINARY")
+    if d in ("ARRAY", "MULTISET") and s in ("ARRAY", "MULTISET"):
+        return cast_supported(src.children[0], dst.children[0])
+    if d == "MAP" and s == "MAP":
+        return all(cast_supported(a, b) for a, b in zip(src.children, dst.children, strict=True))
+    if d == "ROW" and s == "ROW":
+        return len(src.children) == len(dst.children) and all(
+            cast_supported(a, b) for a, b in zip(src.children, dst.children, strict=True)
+        )
+    return s in ("INTERVAL_DAY_TIME", "INTERVAL_YEAR_MONTH") and d == s
+
+
+def _infer_cast(types: list[DataType]) -> DataType:
+    """CAST's result type is the Call's own type (set by the binder); the argument type is
+    all this can see, so it is returned unchanged."""
+    if len(types) != 1:
+        raise FunctionTypeError("CAST takes one argument")
+    return types[0]
+
+
+# ---------------------------------------------------------------------- entry points
+@scalar("cast", _infer_cast)
+def _cast(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+    return cast_value(args[0], types[0], rt, ctx, strict=True)
+
+
+@scalar("try_cast", _infer_cast)
+def _try_cast(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+    return cast_value(args[0], types[0], rt, ctx, strict=False)
+
+
+def cast_value(v: ArgValue, src: DataType, dst: DataType, ctx: EvalContext, strict: bool = True) -> pa.Array:
+    """`v` (of type `src`) converted to `dst`. strict: raise on malformed input (CAST),
+    otherwise give NULL (TRY_CAST)."""
+    n = ctx.num_rows if isinstance(v, pa.Scalar) else len(v)
+    arr = to_array(v, n)
+    target = dst.to_arrow()
+    if src.name == "NULL" or arr.type == pa.null():
+        return pa.nulls(len(arr), target)
+    if len(arr) == 0:
+        return pa.array([], target)
+    fn = _TARGETS.get(dst.name)
+    if fn is None:
+        raise EvaluationError(f"Unsupported cast from {src} to {dst}")
+    out = fn(arr, src, dst, ctx, strict)
+    if out.type != target:
+        out = out.cast(target, safe=False)
+    return out
+
+
+def _fail(strict: bool, bad: np.ndarray, arr: pa.Array, dst: DataType, kind: str = "number") -> None:
+    """Raise for the first malformed value when strict (CAST)."""
+    if strict and bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        value = arr[i].as_py()
+        if kind == "number":
+            raise EvaluationError(f"java.lang.NumberFormatException: For input string: '{value}'")
+        raise EvaluationError(f"Cannot cast '{value}' to {dst}")
+
+
+def _strings(arr: pa.Array) -> pa.Array:
+    return pc.utf8_trim_whitespace(arr.cast(pa.string()))
+
+
+# ---------------------------------------------------------------------- to integers
+def _to_integer(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    bits = _INT_BITS[dst.name]
+    target = dst.to_arrow()
+    nulls = null_mask(arr)
+    s = src.name
+    if src.is_integer:
+        return pc.cast(arr, target, safe=False)
+    if s in ("DOUBLE", "FLOAT"):
+        vals = java_int_from_double(to_numpy(arr, 0.0), bits)
+        return pa.array(vals, target, mask=nulls)
+    if s == "DECIMAL":
+        t = pc.round(arr, ndigits=0, round_mode="towards_zero")
+        as_long = _decimal_to_int64(t)
+        return pc.cast(as_long, target, safe=False)
+    if s == "BOOLEAN":
+        return pc.cast(arr, target)
+    if s in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        ms = pc.cast(arr.cast(pa.timestamp("ms", tz=arr.type.tz), safe=False), pa.int64())
+        return pc.cast(pc.divide(ms, 1000), target, safe=False)
+    if src.is_string:
+        text = _strings(arr)
+        ok = pc.fill_null(pc.match_substring_regex(text, _INTEGER_RE), True).to_numpy(zero_copy_only=False)
+        int_part = pc.replace_substring_regex(text, r"\..*$", "")
+        int_part = pc.if_else(pa.array(ok), int_part, pa.scalar(None, pa.string()))
+        parsed, overflow = _parse_int64(int_part, bits)
+        bad = (~ok | overflow) & ~nulls
+        _fail(strict, bad, arr, dst)
+        return pa.array(parsed, target, mask=nulls | bad)
+    raise EvaluationError(f"Unsupported cast from {src} to {dst}")
+
+
+def _decimal_to_int64(arr: pa.Array) -> pa.Array:
+    """Integral decimals to int64 with Java's long wrap-around for huge values."""
+    try:
+        return pc.cast(arr, pa.int64())
+    except pa.ArrowInvalid:
+        vals = [None if x is None else ((int(x) + 2**63) % 2**64) - 2**63 for x in arr.to_pylist()]
+        return pa.array(vals, pa.int64())
+
+
+def _parse_int64(text: pa.Array, bits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Digits strings → int64 values and an overflow mask for the target width."""
+    lo, hi = _INT_RANGE[bits]
+    lengths = pc.fill_null(pc.utf8_length(pc.replace_substring_regex(text, r"^[+-]?0*", "")), 0)
+    too_long = pc.greater(lengths, 19).to_numpy(zero_copy_only=False)
+    safe_text = pc.if_else(pa.array(too_long), pa.scalar(None, pa.string()), text)
+    as_dec = pc.cast(safe_text, pa.decimal128(20, 0))
+    big = pc.fill_null(pc.cast(as_dec, pa.float64()), 0.0).to_numpy(zero_copy_only=False)
+    out_of_range = too_long | (big > float(hi) + 1.0) | (big < float(lo) - 1.0)
+    exact = pc.if_else(pa.array(out_of_range), pa.scalar(None, pa.decimal128(20, 0)), as_dec)
+    dec_lo = pa.scalar(decimal.Decimal(lo), pa.decimal128(20, 0))
+    dec_hi = pa.scalar(decimal.Decimal(hi), pa.decimal128(20, 0))
+    over = pc.fill_null(pc.or_(pc.less(exact, dec_lo), pc.greater(exact, dec_hi)), False).to_numpy(zero_copy_only=False)
+    overflow = out_of_range | over
+    exact = pc.if_else(pa.array(overflow), pa.scalar(None, pa.decimal128(20, 0)), exact)
+    vals = pc.fill_null(pc.cast(exact, pa.int64()), 0).to_numpy(zero_copy_only=False)
+    return vals, overflow & text.is_valid().to_numpy(zero_copy_only=False)
+
+
+# ---------------------------------------------------------------------- to floating point
+def _to_floating(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    target = dst.to_arrow()
+    s = src.name
+    if src.is_integer or s in ("DOUBLE", "FLOAT", "BOOLEAN"):
+        return pc.cast(arr, target, safe=False)
+    if s == "DECIMAL":
+        # via the exact decimal text: correctly rounded, unlike a binary conversion
+        return pc.cast(pc.cast(arr, pa.string()), target)
+    if src.is_string:
+        text = _strings(arr)
+        norm = pc.replace_substring_regex(text, r"^([+-]?)Infinity$", r"\1inf")
+        norm = pc.replace_substring_regex(norm, r"[dDfF]$", "")
+        ok_num = pc.match_substring_regex(norm, _NUMBER_RE)
+        ok_special = pc.match_substring_regex(norm, r"^([+-]?inf|NaN)$")
+        ok = pc.fill_null(pc.or_(ok_num, ok_special), True).to_numpy(zero_copy_only=False)
+        nulls = null_mask(arr)
+        bad = ~ok & ~nulls
+        _fail(strict, bad, arr, dst)
+        clean = pc.if_else(pa.array(ok), norm, pa.scalar(None, pa.string()))
+        return pc.cast(clean, target)
+    raise EvaluationError(f"Unsupported cast from {src} to {dst}")
+
+
+# ---------------------------------------------------------------------- to DECIMAL
+def _to_decimal(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    p, s = dst.precision or 10, dst.scale or 0
+    name = src.name
+    if src.is_integer or name == "DECIMAL":
+        return round_decimal(arr, p, s)
+    if name == "BOOLEAN":
+        return round_decimal(pc.cast(arr, pa.int8()), p, s)
+    if name in ("DOUBLE", "FLOAT"):
+        # Flink: BigDecimal.valueOf(double), i.e. the shortest decimal text of the double
+        vals = to_numpy(arr, 0.0)
+        finite = np.isfinite(vals)
+        text = pc.cast(arr, pa.string())
+        text = pc.if_else(pa.array(finite), text, pa.scalar(None, pa.string()))
+        return _decimal_from_text(text, p, s)
+    if src.is_string:
+        text = _strings(arr)
+        ok = pc.fill_null(pc.match_substring_regex(text, _NUMBER_RE), True).to_numpy(zero_copy_only=False)
+        bad = ~ok & ~null_mask(arr)
+        _fail(strict, bad, arr, dst)
+        text = pc.if_else(pa.array(ok), text, pa.scalar(None, pa.string()))
+        return _decimal_from_text(text, p, s)
+    raise EvaluationError(f"Unsupported cast from {src} to {dst}")
+
+
+def _decimal_from_text(text: pa.Array, p: int, s: int) -> pa.Array:
+    """Validated numeric strings → DECIMAL(p, s), HALF_UP, overflow → NULL."""
+    try:
+        wide = pc.cast(text, pa.decimal256(76, max(s + 1, 20)))
+        return round_decimal(wide, p, s)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        out: list[decimal.Decimal | None] = []
+        q = decimal.Decimal(1).scaleb(-s)
+        limit = decimal.Decimal(10) ** (p - s)
+        for t in text.to_pylist():
+            if t is None:
+                out.append(None)
+                continue
+            d = decimal.Decimal(t).quantize(q, rounding=decimal.ROUND_HALF_UP, context=decimal.Context(prec=200))
+            out.append(d if abs(d) < limit else None)
+        return pa.array(out, pa.decimal128(p, s))
+
+
+# ---------------------------------------------------------------------- to BOOLEAN
+def _to_boolean(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    if src.is_numeric:
+        zero = pa.scalar(decimal.Decimal(0), arr.type) if src.name == "DECIMAL" else pa.scalar(0, arr.type)
+        return pc.not_equal(arr, zero)
+    if src.is_string:
+        text = pc.utf8_lower(_strings(arr))
+        is_true = pc.is_in(text, value_set=pa.array(_TRUE_WORDS))
+        is_false = pc.is_in(text, value_set=pa.array(_FALSE_WORDS))
+        bad = ~(is_true.to_numpy(zero_copy_only=False) | is_false.to_numpy(zero_copy_only=False)) & ~null_mask(arr)
+        _fail(strict, bad, arr, dst, kind="value")
+        return pa.array(is_true.to_numpy(zero_copy_only=False), pa.bool_(), mask=null_mask(arr) | bad)
+    if src.name == "BOOLEAN":
+        return arr
+    raise EvaluationError(f"Unsupported cast from {src} to {dst}")
+
+
+# ---------------------------------------------------------------------- to STRING / BYTES
+def _to_string(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    if src.name in ("BINARY", "VARBINARY"):
+        text = pc.cast(arr, pa.string()) if strict else _try_utf8(arr)
+    else:
+        text = render_array(arr, src, ctx.time_zone)
+    n = dst.precision or MAX_VARCHAR
+    if n < MAX_VARCHAR:
+        text = pc.utf8_slice_codeunits(text, 0, n)
+        if dst.name == "CHAR":
+            text = pc.utf8_rpad(text, width=n, padding=" ")
+    return text
+
+
+def _try_utf8(arr: pa.Array) -> pa.Array:
+    out = []
+    for b in arr.to_pylist():
+        try:
+            out.append(None if b is None else b.decode("utf-8"))
+        except UnicodeDecodeError:
+            out.append(None)
+    return pa.array(out, pa.string())
+
+
+def _to_binary(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    if src.is_string or src.name in ("BINARY", "VARBINARY"):
+        return pc.cast(arr, pa.binary())
+    raise EvaluationError(f"Unsupported cast from {src} to {dst}")
+
+
+# ---------------------------------------------------------------------- temporal
+def ltz_to_timestamp(v: ArgValue, time_zone: str, target: pa.DataType) -> ArgValue:
+    """TIMESTAMP_LTZ instant → the wall-clock TIMESTAMP in the session zone."""
+    if isinstance(v, pa.Scalar):
+        return ltz_to_timestamp(pa.array([v.as_py()], v.type), time_zone, target)[0]
+    return local_time(v, time_zone).cast(target, safe=False)
+
+
+def timestamp_to_ltz(v: ArgValue, time_zone: str, target: pa.DataType) -> ArgValue:
+    """Wall-clock TIMESTAMP in the session zone → the TIMESTAMP_LTZ instant (a time that
+    falls into a DST gap moves forward, an ambiguous one takes the earlier offset)."""
+    if isinstance(v, pa.Scalar):
+        return timestamp_to_ltz(pa.array([v.as_py()], v.type), time_zone, target)[0]
+    zoned = pc.assume_timezone(v, timezone=time_zone, ambiguous="earliest", nonexistent="latest")
+    return zoned.cast(target, safe=False)
+
+
+def _parse_timestamp(arr: pa.Array, dst: DataType, strict: bool, regex: str = _TS_RE) -> tuple[np.ndarray, np.ndarray]:
+    """Strings 'yyyy-MM-dd[ HH:mm[:ss[.fffffffff]]]' → (nanoseconds since epoch, bad mask)."""
+    text = _strings(arr)
+    nulls = null_mask(arr)
+    parts = pc.extract_regex(text, regex)
+    ok = parts.is_valid().to_numpy(zero_copy_only=False)
+    bad = ~ok & ~nulls
+
+    def num(name: str) -> np.ndarray:
+        col = pc.fill_null(parts.field(name), "0")
+        col = pc.if_else(pc.equal(col, ""), "0", col)
+        return to_numpy(pc.cast(col, pa.int64()), 0).astype(np.int64)
+
+    names = parts.type.names if hasattr(parts.type, "names") else [f.name for f in parts.type]
+    y = num("y")
+    mo = num("mo") if "mo" in names else num("m")
+    d = num("d")
+    h = num("h") if "h" in names else np.zeros(len(arr), np.int64)
+    mi = num("mi") if "mi" in names else np.zeros(len(arr), np.int64)
+    s = num("s") if "s" in names else np.zeros(len(arr), np.int64)
+    if "f" in names:
+        f_text = pc.fill_null(parts.field("f"), "")
+        f_text = pc.utf8_rpad(f_text, width=9, padding="0")
+        frac = to_numpy(pc.cast(f_text, pa.int64()), 0).astype(np.int64)
+    else:
+        frac = np.zeros(len(arr), np.int64)
+    valid = ok & (mo >= 1) & (mo <= 12) & (d >= 1) & (h < 24) & (mi < 60) & (s < 60)
+    month_start = (np.clip(y, 1, 9999) - 1970) * 12 + np.clip(mo, 1, 12) - 1
+    ms = month_start.astype("datetime64[M]")
+    days_in_month = ((ms + 1).astype("datetime64[D]") - ms.astype("datetime64[D]")).astype(np.int64)
+    valid &= d <= days_in_month
+    bad |= ~valid & ok & ~nulls
+    kind = "value"
+    _fail(strict, bad, arr, dst, kind)
+    days = ms.astype("datetime64[D]").astype(np.int64) + d - 1
+    ns = days * 86_400_000_000_000 + ((h * 60 + mi) * 60 + s) * 1_000_000_000 + frac
+    return ns, nulls | bad
+
+
+def _to_timestamp(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    target = dst.to_arrow()
+    naive = pa.timestamp(target.unit)
+    name = src.name
+    if src.is_string:
+        ns, mask = _parse_timestamp(arr, dst, strict)
+        per = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}[target.unit]
+        local = pa.array(np.floor_divide(ns, per), pa.int64(), mask=mask).cast(naive)
+    elif name == "DATE":
+        local = pc.cast(arr, pa.timestamp("ms")).cast(naive)
+    elif name == "TIMESTAMP":
+        local = arr.cast(naive, safe=False)
+    elif name == "TIMESTAMP_LTZ":
+        if dst.name == "TIMESTAMP_LTZ":
+            return arr.cast(target, safe=False)
+        return ltz_to_timestamp(arr, ctx.time_zone, naive)
+    elif src.is_integer and dst.name == "TIMESTAMP_LTZ":
+        ms = pc.multiply(pc.cast(arr, pa.int64()), 1000)
+        return pc.cast(ms, pa.timestamp("ms", tz="UTC")).cast(target)
+    else:
+        raise EvaluationError(f"Unsupported cast from {src} to {dst}")
+    if dst.name == "TIMESTAMP_LTZ":
+        return timestamp_to_ltz(local, ctx.time_zone, target)
+    return local
+
+
+def _to_date(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    name = src.name
+    if src.is_string:
+        ns, mask = _parse_timestamp(arr, dst, strict, _DATE_RE)
+        days = np.floor_divide(ns, 86_400_000_000_000)
+        return pa.array(days.astype(np.int32), pa.date32(), mask=mask)
+    if name == "TIMESTAMP_LTZ":
+        arr = local_time(arr, ctx.time_zone)
+        name = "TIMESTAMP"
+    if name == "TIMESTAMP":
+        ts = arr.cast(pa.timestamp("ms"), safe=False)
+        ms = to_numpy(pc.cast(ts, pa.int64()), 0)
+        days = np.floor_divide(ms, 86_400_000).astype(np.int32)
+        return pa.array(days, pa.date32(), mask=null_mask(arr))
+    if name == "DATE":
+        return arr
+    raise EvaluationError(f"Unsupported cast from {src} to {dst}")
+
+
+def _to_time(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    name = src.name
+    if src.is_string:
+        text = pc.binary_join_element_wise(pa.scalar("1970-01-01 "), _strings(arr), "")
+        ns, mask = _parse_timestamp(text, dst, strict)
+        return pa.array((ns // 1_000_000).astype(np.int32), pa.time32("ms"), mask=mask | null_mask(arr))
+    if name == "TIMESTAMP_LTZ":
+        arr = local_time(arr, ctx.time_zone)
+        name = "TIMESTAMP"
+    if name == "TIMESTAMP":
+        ms = to_numpy(pc.cast(arr.cast(pa.timestamp("ms"), safe=False), pa.int64()), 0)
+        return pa.array(np.mod(ms, 86_400_000).astype(np.int32), pa.time32("ms"), mask=null_mask(arr))
+    if name == "TIME":
+        return arr
+    raise EvaluationError(f"Unsupported cast from {src} to {dst}")
+
+
+# ---------------------------------------------------------------------- nested
+def _to_array(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    if src.name not in ("ARRAY", "MULTISET"):
+        raise EvaluationError(f"Unsupported cast from {src} to {dst}")
+    values = arr.flatten()
+    inner = cast_value(values, src.children[0], dst.children[0], ctx, strict)
+    offsets = pc.subtract(arr.offsets, arr.offsets[0])
+    return pa.ListArray.from_arrays(offsets, inner, type=dst.to_arrow(), mask=arr.is_null())
+
+
+def _to_map(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    if src.name != "MAP":
+        raise EvaluationError(f"Unsupported cast from {src} to {dst}")
+    raw = arr.offsets
+    lo = raw[0].as_py()
+    hi = raw[-1].as_py()
+    keys = cast_value(arr.keys.slice(lo, hi - lo), src.children[0], dst.children[0], ctx, strict)
+    items = cast_value(arr.items.slice(lo, hi - lo), src.children[1], dst.children[1], ctx, strict)
+    offsets = pc.subtract(raw, lo)
+    return pa.MapArray.from_arrays(offsets, keys, items, type=dst.to_arrow(), mask=arr.is_null())
+
+
+def _to_row(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    if src.name != "ROW":
+        raise EvaluationError(f"Unsupported cast from {src} to {dst}")
+    children = arr.flatten()
+    fields = [
+        cast_value(c, st, dt, ctx, strict) for c, st, dt in zip(children, src.children, dst.children, strict=True)
+    ]
+    return pa.StructArray.from_arrays(fields, fields=list(dst.to_arrow()), mask=arr.is_null())
+
+
+def _identity(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    if src.name != dst.name:
+        raise EvaluationError(f"Unsupported cast from {src} to {dst}")
+    return arr
+
+
+_TARGETS = {
+    "TINYINT": _to_integer,
+    "SMALLINT": _to_integer,
+    "INT": _to_integer,
+    "BIGINT": _to_integer,
+    "FLOAT": _to_floating,
+    "DOUBLE": _to_floating,
+    "DECIMAL": _to_decimal,
+    "BOOLEAN": _to_boolean,
+    "CHAR": _to_string,
+    "VARCHAR": _to_string,
+    "BINARY": _to_binary,
+    "VARBINARY": _to_binary,
+    "TIMESTAMP": _to_timestamp,
+    "TIMESTAMP_LTZ": _to_timestamp,
+    "DATE": _to_date,
+    "TIME": _to_time,
+    "ARRAY": _to_array,
+    "MULTISET": _to_array,
+    "MAP": _to_map,
+    "ROW": _to_row,
+    "INTERVAL_DAY_TIME": _identity,
+    "INTERVAL_YEAR_MONTH": _identity,
+}
+
+__all__ = ["cast_value", "cast_supported", "ltz_to_timestamp", "timestamp_to_ltz", "HALF_UP", "decimal_type"]

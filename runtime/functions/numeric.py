@@ -1,0 +1,269 @@
+"""Numeric functions: ABS, SIGN, POWER, SQRT, EXP, LN, LOG10, LOG2, LOG, ROUND, TRUNCATE,
+FLOOR, CEIL, PI, E, RAND.
+
+Result types follow Flink: ABS/SIGN/FLOOR/CEIL keep an integer or approximate type, the
+math functions return DOUBLE, ROUND/TRUNCATE of a DECIMAL narrow the scale to the number
+of digits (LogicalTypeMerging.findRoundDecimalType). ROUND/TRUNCATE of a DOUBLE round the
+value's shortest decimal text (BigDecimal.valueOf), so ROUND(2.675, 2) = 2.68, not the
+binary 2.67.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.functions._common import HALF_UP, calcite_name, decimal_ps, null_mask, round_decimal, to_array, to_numpy
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.types import DECIMAL, DOUBLE, DataType
+
+
+def _numeric_arg(name: str, types: list[DataType], count: tuple[int, ...]) -> None:
+    if len(types) not in count:
+        raise FunctionTypeError(f"Invalid number of arguments to function '{name}'. Was expecting {count[0]} arguments")
+    for t in types:
+        if not (t.is_numeric or t.name == "NULL"):
+            sig = f"{name}(" + ", ".join(f"<{calcite_name(x)}>" for x in types) + ")"
+            form = f"{name}(<NUMERIC>" + ", <NUMERIC>" * (len(types) - 1) + ")"
+            raise FunctionTypeError(f"Cannot apply '{name}' to arguments of type '{sig}'. Supported form(s): '{form}'")
+
+
+def as_double(v: ArgValue, t: DataType, n: int) -> np.ndarray:
+    """Values as float64 numpy (nulls → NaN); DECIMAL goes through its exact text so the
+    conversion is correctly rounded, as Java's BigDecimal.doubleValue is."""
+    arr = to_array(v, n)
+    if t.name == "NULL" or arr.type == pa.null():
+        return np.full(n, np.nan)
+    if pa.types.is_decimal(arr.type):
+        arr = pc.cast(pc.cast(arr, pa.string()), pa.float64())
+    elif arr.type != pa.float64():
+        arr = pc.cast(arr, pa.float64())
+    return to_numpy(arr, np.nan).astype(np.float64)
+
+
+def _nulls(args: list[ArgValue], n: int) -> np.ndarray:
+    m = np.zeros(n, dtype=bool)
+    for a in args:
+        m |= null_mask(to_array(a, n))
+    return m
+
+
+# ---------------------------------------------------------------------- DOUBLE functions
+def _double_fn(name: str, arity: tuple[int, ...], fn):
+    def infer(types: list[DataType]) -> DataType:
+        _numeric_arg(name.upper(), types, arity)
+        return DOUBLE(any(t.nullable for t in types))
+
+    def kernel(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+        n = ctx.num_rows
+        xs = [as_double(a, t, n) for a, t in zip(args, types, strict=True)]
+        with np.errstate(all="ignore"):
+            res = fn(*xs)
+        return pa.array(np.asarray(res, dtype=np.float64), pa.float64(), mask=_nulls(args, n))
+
+    scalar(name, infer)(kernel)
+
+
+_LN2 = math.log(2.0)
+_double_fn("power", (2,), np.power)
+_double_fn("sqrt", (1,), np.sqrt)
+_double_fn("exp", (1,), np.exp)
+_double_fn("ln", (1,), np.log)
+_double_fn("log10", (1,), np.log10)
+_double_fn("log2", (1,), lambda x: np.log(x) / _LN2)  # Flink: Math.log(x) / Math.log(2)
+_double_fn("log", (1, 2), lambda *a: np.log(a[0]) if len(a) == 1 else np.log(a[1]) / np.log(a[0]))
+_double_fn("cot", (1,), lambda x: 1.0 / np.tan(x))
+_double_fn("degrees", (1,), np.degrees)
+_double_fn("radians", (1,), np.radians)
+for _trig in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh"):
+    _double_fn(_trig, (1,), getattr(np, {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}.get(_trig, _trig)))
+_double_fn("atan2", (2,), np.arctan2)
+
+
+def _infer_const(types: list[DataType]) -> DataType:
+    if types:
+        raise FunctionTypeError("Function takes no arguments")
+    return DOUBLE(False)
+
+
+@scalar("pi", _infer_const)
+def _pi(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+    return pa.scalar(math.pi, pa.float64())
+
+
+@scalar("e", _infer_const)
+def _e(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+    return pa.scalar(math.e, pa.float64())
+
+
+def _infer_rand(types: list[DataType]) -> DataType:
+    if len(types) > 1 or (types and not types[0].is_integer):
+        raise FunctionTypeError("RAND takes an optional INT seed")
+    return DOUBLE(False)
+
+
+@scalar("rand", _infer_rand, deterministic=False)
+def _rand(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+    seed = args[0].as_py() if args and isinstance(args[0], pa.Scalar) else None
+    return pa.array(np.random.default_rng(seed).random(ctx.num_rows), pa.float64())
+
+
+# ---------------------------------------------------------------------- ABS / SIGN
+def _infer_same(name: str):
+    def infer(types: list[DataType]) -> DataType:
+        _numeric_arg(name, types, (1,))
+        return types[0]
+
+    return infer
+
+
+@scalar("abs", _infer_same("ABS"))
+def _abs(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+    a = args[0]
+    if types[0].is_integer:  # Java: Math.abs(MIN_VALUE) == MIN_VALUE
+        return pc.abs(a)
+    return pc.abs(a)
+
+
+@scalar("sign", _infer_same("SIGN"))
+def _sign(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+    t = types[0]
+    a = args[0]
+    if t.name == "DECIMAL":
+        s = pc.sign(pc.cast(pc.cast(a, pa.string()), pa.float64()))
+        return round_decimal(pc.cast(to_array(s, ctx.num_rows), pa.int8()), t.precision or 10, t.scale or 0)
+    if t.name in ("DOUBLE", "FLOAT"):
+        res = pc.sign(a)  # keeps NaN; sign(-0.0) = -0.0 as Math.signum
+        return res
+    return pc.cast(pc.sign(a), rt.to_arrow())
+
+
+# ---------------------------------------------------------------------- ROUND / TRUNCATE
+def _digits_literal(types: list[DataType]) -> None:
+    if len(types) == 2 and not (types[1].is_integer or types[1].name == "NULL"):
+        raise FunctionTypeError(
+            f"The second argument of ROUND/TRUNCATE must be an integer, got {calcite_name(types[1])}"
+        )
+
+
+def round_type(t: DataType, r: int) -> DataType:
+    """Flink's LogicalTypeMerging.findRoundDecimalType for DECIMAL; other types unchanged."""
+    if t.name != "DECIMAL":
+        return t
+    p, s = decimal_ps(t)
+    if r >= s:
+        return DECIMAL(p, s, t.nullable)
+    if r < 0:
+        return DECIMAL(min(38, 1 + p - s), 0, t.nullable)
+    return DECIMAL(1 + p - s + r, r, t.nullable)
+
+
+def _infer_round(name: str):
+    def infer(types: list[DataType]) -> DataType:
+        _numeric_arg(name, types, (1, 2))
+        _digits_literal(types)
+        # The digit count is a literal in practice; the binder re-types ROUND(d, n) with
+        # `round_type(arg, n)` when it knows n. Without it, assume 0 digits.
+        t = round_type(types[0], 0)
+        return t.with_nullable(any(x.nullable for x in types))
+
+    return infer
+
+
+def _digits(args: list[ArgValue], rt: DataType) -> int:
+    if len(args) < 2:
+        return 0
+    d = args[1]
+    if isinstance(d, pa.Scalar):
+        return int(d.as_py() or 0)
+    if rt.name == "DECIMAL":
+        return rt.scale or 0
+    vals = pc.unique(d).to_pylist()
+    if len([v for v in vals if v is not None]) > 1:
+        raise FunctionTypeError("ROUND/TRUNCATE digits must be constant")
+    return int(next((v for v in vals if v is not None), 0))
+
+
+def _round_kernel(mode: str):
+    def kernel(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+        n = ctx.num_rows
+        t = types[0]
+        r = _digits(args, rt)
+        a = to_array(args[0], n)
+        if t.name == "NULL":
+            return pa.nulls(n, rt.to_arrow())
+        if t.is_integer:
+            if r >= 0:
+                return a
+            wide = pc.cast(a, pa.decimal128(20, 0))
+            rounded = pc.round(wide, ndigits=r, round_mode=mode)
+            return pc.cast(rounded, a.type, safe=False)
+        if t.name == "DECIMAL":
+            p, s = rt.precision or 10, rt.scale or 0
+            src = a.type
+            wide = pc.cast(a, pa.decimal256(min(src.precision + 2, 76), src.scale))
+            rounded = pc.round(wide, ndigits=r, round_mode=mode) if r < src.scale else wide
+            return round_decimal(rounded, p, s)
+        # DOUBLE/FLOAT: round the shortest decimal text (BigDecimal.valueOf(d))
+        vals = to_numpy(a, 0.0).astype(np.float64)
+        finite = np.isfinite(vals)
+        text = pc.if_else(pa.array(finite), pc.cast(pc.cast(a, pa.float64()), pa.string()), pa.scalar("0"))
+        dec = pc.cast(text, pa.decimal256(76, 30))
+        rounded = pc.round(dec, ndigits=r, round_mode=mode)
+        back = to_numpy(pc.cast(pc.cast(rounded, pa.string()), pa.float64()), 0.0)
+        res = np.where(finite, back, vals)
+        return pa.array(res, pa.float64(), mask=null_mask(a)).cast(rt.to_arrow())
+
+    return kernel
+
+
+scalar("round", _infer_round("ROUND"))(_round_kernel(HALF_UP))
+scalar("truncate", _infer_round("TRUNCATE"))(_round_kernel("towards_zero"))
+
+
+# ---------------------------------------------------------------------- FLOOR / CEIL
+def _infer_floor(name: str):
+    def infer(types: list[DataType]) -> DataType:
+        _numeric_arg(name, types, (1,))
+        t = types[0]
+        if t.name == "DECIMAL":
+            p, s = decimal_ps(t)
+            return DECIMAL(min(38, p - s + 1) if s > 0 else p, 0, t.nullable)
+        return t
+
+    return infer
+
+
+def _floor_kernel(up: bool):
+    def kernel(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+        t = types[0]
+        a = args[0]
+        if t.is_integer or t.name == "NULL":
+            return a
+        if t.name == "DECIMAL":
+            arr = to_array(a, ctx.num_rows)
+            wide = pc.cast(arr, pa.decimal256(min(arr.type.precision + 1, 76), arr.type.scale))
+            rounded = pc.ceil(wide) if up else pc.floor(wide)
+            return round_decimal(rounded, rt.precision or 10, 0)
+        return pc.ceil(a) if up else pc.floor(a)
+
+    return kernel
+
+
+scalar("floor", _infer_floor("FLOOR"))(_floor_kernel(False))
+scalar("ceil", _infer_floor("CEIL"), "ceiling")(_floor_kernel(True))
+
+
+def infer_with_literals(name: str, types: list[DataType], literals: list[object]) -> DataType:
+    """Result type when some arguments are literals (None where not): ROUND/TRUNCATE of a
+    DECIMAL depend on the digit count, which `infer(types)` cannot see. The binder should
+    call this for `round`/`truncate` with a literal second argument."""
+    fn_infer = _infer_round(name.upper())
+    base = fn_infer(types)
+    if types and types[0].name == "DECIMAL":
+        r = int(literals[1]) if len(literals) > 1 and literals[1] is not None else 0
+        return round_type(types[0], r).with_nullable(base.nullable)
+    return base

@@ -1,0 +1,156 @@
+"""CAST / TRY_CAST: the matrix of case 008 and failure behaviour."""
+
+from __future__ import annotations
+
+import decimal
+import json
+from pathlib import Path
+
+import pytest
+
+from runtime.errors import EvaluationError
+from runtime.functions._testing import call, lit, refs, run
+from runtime.functions.cast import cast_supported
+from runtime.types import (
+    ARRAY,
+    BIGINT,
+    BOOLEAN,
+    CHAR,
+    DATE,
+    DECIMAL,
+    DOUBLE,
+    INT,
+    STRING,
+    TIMESTAMP,
+    TIMESTAMP_LTZ,
+    TINYINT,
+    VARCHAR,
+)
+
+CASES = Path(__file__).parents[3] / "conformance" / "cases"
+
+
+def expected(case: str) -> list[list[str | None]]:
+    path = CASES / case / "expected" / "batch.jsonl"
+    return sorted(json.loads(line)["row"] for line in path.read_text().splitlines() if line.strip())
+
+
+def test_case_008_cast_matrix() -> None:
+    s = STRING()
+    cols = [
+        (["42", "-7", "0", "2147483647"], s),
+        (["3.14159", "-2.5", "1e3", "0.005"], s),
+        (["true", "FALSE", "TRUE", "false"], s),
+        (["2024-02-29", "1999-12-31", "1970-01-01", "2000-01-01"], s),
+        (["2024-02-29 12:34:56.789", "1999-12-31 23:59:59", "1970-01-01 00:00:00.000", "2000-01-01 00:00:00.1"], s),
+        ([3.7, -3.7, 0.5, -0.5], DOUBLE()),
+        ([300, -129, 0, 127], INT()),
+    ]
+    s_int, s_dbl, s_bool, s_date, s_ts, d, i = refs(cols)
+
+    def c(e, t):
+        return call("cast", e, type=t)
+
+    exprs = [
+        c(s_int, INT()),
+        call("plus", c(s_int, BIGINT()), lit(1, INT(False))),
+        c(s_dbl, DOUBLE()),
+        c(s_dbl, DECIMAL(10, 2)),
+        c(s_bool, BOOLEAN()),
+        c(s_date, DATE()),
+        c(s_ts, TIMESTAMP(3)),
+        c(d, INT()),
+        c(d, BIGINT()),
+        c(d, STRING()),
+        c(i, TINYINT()),
+        c(i, DOUBLE()),
+        c(i, STRING()),
+        c(c(s_ts, TIMESTAMP(3)), DATE()),
+        c(c(s_ts, TIMESTAMP(3)), STRING()),
+        c(c(s_date, DATE()), TIMESTAMP(3)),
+        c(c(s_bool, BOOLEAN()), STRING()),
+        c(i, BOOLEAN()),
+    ]
+    got = sorted(list(r) for r in zip(*(run(e, cols) for e in exprs), strict=True))
+    assert got == expected("008_cast_matrix")
+
+
+def test_bad_string_fails_cast_but_not_try_cast() -> None:
+    cols = [([" 12 ", "abc", None, "3000000000", "1.9"], STRING())]
+    (s,) = refs(cols)
+    with pytest.raises(EvaluationError, match="abc"):
+        run(call("cast", s, type=INT()), cols)
+    assert run(call("try_cast", s, type=INT()), cols) == ["12", None, None, None, "1"]
+    assert run(call("try_cast", s, type=BIGINT()), cols) == ["12", None, None, "3000000000", "1"]
+    assert run(call("try_cast", s, type=DOUBLE()), cols) == ["12.0", None, None, "3.0E9", "1.9"]
+    assert run(call("try_cast", s, type=BOOLEAN()), cols) == [None, None, None, None, None]
+    assert run(call("try_cast", s, type=DATE()), cols) == [None, None, None, None, None]
+    with pytest.raises(EvaluationError):
+        run(call("cast", s, type=DATE()), cols)
+
+
+def test_double_to_int_saturates_and_decimal_overflow_is_null() -> None:
+    cols = [([1e20, -1e20, float("nan"), 2.675], DOUBLE())]
+    (d,) = refs(cols)
+    assert run(call("cast", d, type=INT()), cols) == ["2147483647", "-2147483648", "0", "2"]
+    assert run(call("cast", d, type=DECIMAL(5, 2)), cols) == [None, None, None, "2.68"]
+
+
+def test_string_to_decimal_rounds_half_up() -> None:
+    cols = [(["0.005", "-0.005", "1.2345", "999.999"], STRING())]
+    (s,) = refs(cols)
+    assert run(call("cast", s, type=DECIMAL(5, 2)), cols) == ["0.01", "-0.01", "1.23", None]
+
+
+def test_boolean_words_and_numbers() -> None:
+    cols = [(["yes", "0", " TrUe ", "n"], STRING())]
+    (s,) = refs(cols)
+    assert run(call("cast", s, type=BOOLEAN()), cols) == ["TRUE", "FALSE", "TRUE", "FALSE"]
+    nums = [([decimal.Decimal("0.00"), decimal.Decimal("-1.50")], DECIMAL(5, 2))]
+    (x,) = refs(nums)
+    assert run(call("cast", x, type=BOOLEAN()), nums) == ["FALSE", "TRUE"]
+
+
+def test_timestamp_ltz_conversions_use_session_zone() -> None:
+    cols = [([0, 1706745599999], TIMESTAMP_LTZ(3))]
+    (t,) = refs(cols)
+    got = run(call("cast", t, type=TIMESTAMP(3)), cols, time_zone="Asia/Shanghai")
+    assert got == ["1970-01-01 08:00:00.000", "2024-02-01 07:59:59.999"]
+    assert run(call("cast", t, type=STRING()), cols, time_zone="Asia/Shanghai")[0] == "1970-01-01 08:00:00.000"
+    back = call("cast", call("cast", t, type=TIMESTAMP(3)), type=TIMESTAMP_LTZ(3))
+    assert run(call("cast", back, type=BIGINT()), cols, time_zone="Asia/Shanghai") == ["0", "1706745599"]
+    s = [(["2024-01-01 08:00:00"], STRING())]
+    (x,) = refs(s)
+    assert run(call("cast", call("cast", x, type=TIMESTAMP_LTZ(3)), type=BIGINT()), s, time_zone="Asia/Shanghai") == [
+        "1704067200"
+    ]
+
+
+def test_timestamp_precision_and_iso_t() -> None:
+    cols = [(["2024-01-02T03:04:05.123456789", "2024-01-02 03:04"], STRING())]
+    (s,) = refs(cols)
+    assert run(call("cast", s, type=TIMESTAMP(9)), cols) == [
+        "2024-01-02 03:04:05.123456789",
+        "2024-01-02 03:04:00.000000000",
+    ]
+    assert run(call("cast", s, type=TIMESTAMP(0)), cols) == ["2024-01-02 03:04:05", "2024-01-02 03:04:00"]
+
+
+def test_to_varchar_and_char_length() -> None:
+    cols = [(["abcdef", "ab"], STRING())]
+    (s,) = refs(cols)
+    assert run(call("cast", s, type=VARCHAR(3)), cols) == ["abc", "ab"]
+    assert run(call("cast", s, type=CHAR(3)), cols) == ["abc", "ab "]
+
+
+def test_array_cast_elementwise() -> None:
+    cols = [([["1", "2"], None, ["x"]], ARRAY(STRING()))]
+    (a,) = refs(cols)
+    assert run(call("try_cast", a, type=ARRAY(INT())), cols) == ["[1, 2]", None, "[NULL]"]
+
+
+def test_cast_supported_matrix() -> None:
+    assert cast_supported(STRING(), INT())
+    assert cast_supported(INT(), STRING())
+    assert cast_supported(DATE(), TIMESTAMP(3))
+    assert not cast_supported(BOOLEAN(), DATE())
