@@ -1,0 +1,458 @@
+"""Vectorized accumulators: one object per aggregate call, holding that aggregate's
+state for *all* keys in arrays indexed by slot (see runtime.state).
+
+`update(slots, signs, args)` folds a batch: `slots[i]` is row i's key slot, `signs[i]`
++1 for an insert (+I/+U) and -1 for a retraction (-U/-D), `args` the argument columns
+(already restricted to the rows that pass the FILTER clause). Folding is a scatter
+(`np.add.at`) or an Arrow hash aggregation of the batch followed by an element-wise
+combine with the stored values of the touched slots: work is per row in C, and per
+distinct touched key at most in Python.
+"""
+
+from __future__ import annotations
+
+import decimal
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.errors import JobError
+from runtime.types import DataType
+
+
+def _grow(arr: np.ndarray, n: int, fill: Any) -> np.ndarray:
+    if len(arr) >= n:
+        return arr
+    size = max(n, 2 * len(arr), 16)
+    out = np.empty(size, dtype=arr.dtype)
+    out[: len(arr)] = arr
+    out[len(arr) :] = fill
+    return out
+
+
+def _valid_mask(args: list[pa.Array]) -> np.ndarray | None:
+    """Rows where every argument is non-NULL (None when all are)."""
+    mask = None
+    for a in args:
+        if a.null_count:
+            m = pc.is_valid(a).to_numpy(zero_copy_only=False)
+            mask = m if mask is None else mask & m
+    return mask
+
+
+def utf16_key(s: str) -> bytes:
+    """Java's String.compareTo orders by UTF-16 code units."""
+    return s.encode("utf-16-be")
+
+
+class Accumulator:
+    """Base class: per-slot state of one aggregate call."""
+
+    retractable = True
+
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType) -> None:
+        self.arg_types = arg_types
+        self.result_type = result_type
+        self.arrow_type = result_type.to_arrow()
+        self.capacity = 0
+
+    def grow(self, n: int) -> None:
+        self.capacity = max(self.capacity, n)
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        raise NotImplementedError
+
+    def results(self, slots: np.ndarray) -> pa.Array:
+        raise NotImplementedError
+
+    def reset(self, slots: np.ndarray) -> None:
+        """Clear the state of removed keys (their slots will be reused)."""
+
+    def _no_retraction(self, signs: np.ndarray, name: str) -> None:
+        if len(signs) and (signs < 0).any():
+            raise JobError(f"The aggregate function {name.upper()} does not support retraction in this runtime yet")
+
+
+class CountAcc(Accumulator):
+    """COUNT(*) (no args) and COUNT(x, ...) (rows where all args are non-NULL)."""
+
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType) -> None:
+        super().__init__(arg_types, result_type)
+        self.counts = np.zeros(0, dtype=np.int64)
+
+    def grow(self, n: int) -> None:
+        self.counts = _grow(self.counts, n, 0)
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        m = _valid_mask(args)
+        if m is not None:
+            slots, signs = slots[m], signs[m]
+        np.add.at(self.counts, slots, signs)
+
+    def results(self, slots: np.ndarray) -> pa.Array:
+        return pa.array(self.counts[slots], type=self.arrow_type)
+
+    def reset(self, slots: np.ndarray) -> None:
+        self.counts[slots] = 0
+
+
+class SumAcc(Accumulator):
+    """SUM, SUM0 and AVG: a running sum and a count of non-NULL values per slot.
+
+    Integers sum in int64 (wrapping to the result width like Java), floats in float64,
+    DECIMALs as Python Decimals in an object array (np.add.at works on objects)."""
+
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType, kind: str) -> None:
+        super().__init__(arg_types, result_type)
+        self.kind = kind
+        t = arg_types[0]
+        if pa.types.is_decimal(t):
+            self.num = "decimal"
+            self.sums = np.zeros(0, dtype=object)
+            self.zero: Any = decimal.Decimal(0)
+        elif pa.types.is_floating(t):
+            self.num = "float"
+            self.sums = np.zeros(0, dtype=np.float64)
+            self.zero = 0.0
+        else:
+            self.num = "int"
+            self.sums = np.zeros(0, dtype=np.int64)
+            self.zero = 0
+        self.counts = np.zeros(0, dtype=np.int64)
+
+    def grow(self, n: int) -> None:
+        self.sums = _grow(self.sums, n, self.zero)
+        self.counts = _grow(self.counts, n, 0)
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        a = args[0]
+        m = _valid_mask(args)
+        if m is not None:
+            slots, signs, a = slots[m], signs[m], a.filter(pa.array(m))
+        if self.num == "decimal":
+            vals = np.array(a.to_pylist(), dtype=object)
+            neg = signs < 0
+            if neg.any():
+                vals[neg] = -vals[neg]
+        elif self.num == "float":
+            vals = a.to_numpy(zero_copy_only=False).astype(np.float64) * signs
+        else:
+            vals = a.to_numpy(zero_copy_only=False).astype(np.int64) * signs
+        np.add.at(self.sums, slots, vals)
+        np.add.at(self.counts, slots, signs)
+
+    def results(self, slots: np.ndarray) -> pa.Array:
+        sums, counts = self.sums[slots], self.counts[slots]
+        empty = counts <= 0
+        if self.kind == "avg":
+            return self._avg(sums, counts, empty)
+        if self.kind == "sum0":
+            empty = np.zeros(len(slots), dtype=bool)
+        if self.num == "decimal":
+            return pa.array(
+                [None if e else v for v, e in zip(sums.tolist(), empty.tolist(), strict=True)], type=self.arrow_type
+            )
+        if self.num == "int":
+            return pa.array(sums, mask=empty).cast(self.arrow_type, safe=False)
+        return pa.array(sums, mask=empty).cast(self.arrow_type)
+
+    def _avg(self, sums: np.ndarray, counts: np.ndarray, empty: np.ndarray) -> pa.Array:
+        safe = np.where(empty, 1, counts)
+        if self.num == "int":
+            # Java long division truncates toward zero: avg(-2, -3, -2) = -7 / 3 = -2.
+            q = np.abs(sums) // safe * np.sign(sums)
+            return pa.array(q, mask=empty).cast(self.arrow_type, safe=False)
+        if self.num == "float":
+            return pa.array(sums / safe, mask=empty).cast(self.arrow_type)
+        scale = self.result_type.scale or 0
+        quantum = decimal.Decimal(1).scaleb(-scale)
+        ctx = decimal.Context(prec=76, rounding=decimal.ROUND_HALF_UP)
+        out = [
+            None if e else (s / decimal.Decimal(c)).quantize(quantum, context=ctx)
+            for s, c, e in zip(sums.tolist(), counts.tolist(), empty.tolist(), strict=True)
+        ]
+        return pa.array(out, type=self.arrow_type)
+
+    def reset(self, slots: np.ndarray) -> None:
+        self.sums[slots] = self.zero
+        self.counts[slots] = 0
+
+
+class _ObjectAcc(Accumulator):
+    """Base for accumulators that keep one Python value per slot (None = no value)."""
+
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType) -> None:
+        super().__init__(arg_types, result_type)
+        self.values = np.empty(0, dtype=object)
+
+    def grow(self, n: int) -> None:
+        self.values = _grow(self.values, n, None)
+
+    def results(self, slots: np.ndarray) -> pa.Array:
+        return pa.array(self.values[slots].tolist(), type=self.arrow_type)
+
+    def reset(self, slots: np.ndarray) -> None:
+        self.values[slots] = None
+
+    def _store(self, slots: np.ndarray, arr: pa.Array) -> None:
+        vals = np.empty(len(arr), dtype=object)
+        vals[:] = arr.to_pylist()
+        self.values[slots] = vals
+
+
+def _per_slot(
+    slots: np.ndarray, value: pa.Array, agg: str, extra: list[tuple[str, pa.Array]] | None = None
+) -> pa.Table:
+    """Hash-aggregate `value` by slot in arrival order (use_threads=False keeps order)."""
+    cols = {"s": pa.array(slots, type=pa.int64()), "v": value}
+    for name, arr in extra or []:
+        cols[name] = arr
+    return pa.table(cols).group_by("s", use_threads=False).aggregate([("v", agg)])
+
+
+def _has_supplementary(arr: pa.Array) -> bool:
+    if not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)) or len(arr) == 0:
+        return False
+    return bool(pc.any(pc.match_substring_regex(arr, "[\U00010000-\U0010ffff]")).as_py())
+
+
+class MinMaxAcc(_ObjectAcc):
+    """MIN / MAX without retraction: per-batch Arrow hash min/max, then an element-wise
+    combine with the stored values of the touched slots."""
+
+    retractable = False
+
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType, kind: str) -> None:
+        super().__init__(arg_types, result_type)
+        self.kind = kind
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        self._no_retraction(signs, self.kind)
+        a = args[0]
+        m = _valid_mask(args)
+        if m is not None:
+            slots, a = slots[m], a.filter(pa.array(m))
+        if len(slots) == 0:
+            return
+        if _has_supplementary(a):  # Java orders strings by UTF-16 code units
+            self._update_py(slots, a)
+            return
+        part = _per_slot(slots, a, self.kind)
+        touched = part.column("s").to_numpy()
+        new = part.column(f"v_{self.kind}").combine_chunks()
+        old = pa.array(self.values[touched].tolist(), type=a.type)
+        fn = pc.min_element_wise if self.kind == "min" else pc.max_element_wise
+        try:
+            merged = fn(old, new, skip_nulls=True)
+        except pa.ArrowNotImplementedError:
+            self._update_py(slots, a)
+            return
+        self._store(touched, merged)
+
+    def _update_py(self, slots: np.ndarray, a: pa.Array) -> None:
+        pick = min if self.kind == "min" else max
+        key = utf16_key if pa.types.is_string(a.type) else None
+        for s, v in zip(slots.tolist(), a.to_pylist(), strict=True):  # rare fallback path
+            cur = self.values[s]
+            self.values[s] = v if cur is None else pick(cur, v, key=key)
+
+
+class RetractMinMaxAcc(_ObjectAcc):
+    """MIN / MAX over a changelog: a multiset {value: count} per slot. The batch is
+    reduced to net counts per distinct (slot, value) first; the dict updates loop over
+    those distinct pairs, the result over the touched slots."""
+
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType, kind: str) -> None:
+        super().__init__(arg_types, result_type)
+        self.kind = kind
+        self.bags = np.empty(0, dtype=object)
+        self.key = utf16_key if pa.types.is_string(arg_types[0]) else None
+
+    def grow(self, n: int) -> None:
+        super().grow(n)
+        self.bags = _grow(self.bags, n, None)
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        a = args[0]
+        m = _valid_mask(args)
+        if m is not None:
+            slots, signs, a = slots[m], signs[m], a.filter(pa.array(m))
+        if len(slots) == 0:
+            return
+        t = pa.table({"s": pa.array(slots, type=pa.int64()), "v": a, "n": pa.array(signs, type=pa.int64())})
+        part = t.group_by(["s", "v"], use_threads=False).aggregate([("n", "sum")])
+        for s, v, n in zip(  # loop over distinct (key, value) pairs of the batch
+            part.column("s").to_pylist(), part.column("v").to_pylist(), part.column("n_sum").to_pylist(), strict=True
+        ):
+            bag = self.bags[s]
+            if bag is None:
+                bag = self.bags[s] = {}
+            c = bag.get(v, 0) + n
+            if c > 0:
+                bag[v] = c
+            else:
+                bag.pop(v, None)
+        pick = min if self.kind == "min" else max
+        for s in np.unique(slots).tolist():  # loop over touched keys
+            bag = self.bags[s]
+            self.values[s] = pick(bag, key=self.key) if bag else None
+
+    def reset(self, slots: np.ndarray) -> None:
+        super().reset(slots)
+        self.bags[slots] = None
+
+
+class ListAggAcc(_ObjectAcc):
+    """LISTAGG(x [, sep]): values in arrival order, NULLs skipped."""
+
+    retractable = False
+
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType, separator: str) -> None:
+        super().__init__(arg_types, result_type)
+        self.sep = separator
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        self._no_retraction(signs, "listagg")
+        a = args[0]
+        m = _valid_mask(args[:1])
+        if m is not None:
+            slots, a = slots[m], a.filter(pa.array(m))
+        if len(slots) == 0:
+            return
+        if not pa.types.is_string(a.type):
+            a = a.cast(pa.string())
+        part = _per_slot(slots, a, "list")
+        touched = part.column("s").to_numpy()
+        new = pc.binary_join(part.column("v_list").combine_chunks(), self.sep)
+        old = pa.array(self.values[touched].tolist(), type=pa.string())
+        merged = pc.binary_join_element_wise(old, new, self.sep, null_handling="skip")
+        self._store(touched, merged)
+
+
+class FirstLastAcc(_ObjectAcc):
+    """FIRST_VALUE / LAST_VALUE: the first / last non-NULL value in arrival order."""
+
+    retractable = False
+
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType, kind: str) -> None:
+        super().__init__(arg_types, result_type)
+        self.kind = kind
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        self._no_retraction(signs, self.kind)
+        a = args[0]
+        m = _valid_mask(args[:1])
+        if m is not None:
+            slots, a = slots[m], a.filter(pa.array(m))
+        if len(slots) == 0:
+            return
+        idx = pa.array(np.arange(len(slots), dtype=np.int64))
+        part = _per_slot(slots, idx, "min" if self.kind == "first_value" else "max")
+        touched = part.column("s").to_numpy()
+        rows = part.column(part.column_names[1]).combine_chunks()
+        vals = a.take(rows)
+        if self.kind == "first_value":
+            empty = np.array([v is None for v in self.values[touched].tolist()], dtype=bool)
+            touched, vals = touched[empty], vals.filter(pa.array(empty))
+        self._store(touched, vals)
+
+
+class DistinctAcc(Accumulator):
+    """The DISTINCT flag: counts each (slot, value) and forwards a value to the inner
+    accumulator only when its count goes 0 -> positive (+1) or positive -> 0 (-1)."""
+
+    def __init__(self, inner: Accumulator) -> None:
+        super().__init__(inner.arg_types, inner.result_type)
+        self.inner = inner
+        self.retractable = inner.retractable
+        self.seen: dict[tuple[Any, ...], int] = {}
+
+    def grow(self, n: int) -> None:
+        self.inner.grow(n)
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        m = _valid_mask(args)
+        if m is not None:
+            mm = pa.array(m)
+            slots, signs, args = slots[m], signs[m], [a.filter(mm) for a in args]
+        if len(slots) == 0:
+            return
+        cols = {"s": pa.array(slots, type=pa.int64()), "n": pa.array(signs, type=pa.int64())}
+        names = [f"a{i}" for i in range(len(args))]
+        cols.update(zip(names, args, strict=True))
+        part = pa.table(cols).group_by(["s", *names], use_threads=False).aggregate([("n", "sum")])
+        ps = part.column("s").to_numpy()
+        pn = part.column("n_sum").to_numpy()
+        pv = [part.column(n).to_pylist() for n in names]
+        out_rows, out_signs = [], []
+        for i, key in enumerate(zip(ps.tolist(), *pv, strict=True)):  # distinct (key, value) pairs
+            old = self.seen.get(key, 0)
+            new = old + int(pn[i])
+            if new > 0:
+                self.seen[key] = new
+            else:
+                self.seen.pop(key, None)
+            if old <= 0 < new:
+                out_rows.append(i)
+                out_signs.append(1)
+            elif new <= 0 < old:
+                out_rows.append(i)
+                out_signs.append(-1)
+        if not out_rows:
+            return
+        take = pa.array(out_rows, type=pa.int64())
+        self.inner.update(
+            ps[out_rows],
+            np.array(out_signs, dtype=np.int64),
+            [part.column(n).combine_chunks().take(take) for n in names],
+        )
+
+    def results(self, slots: np.ndarray) -> pa.Array:
+        return self.inner.results(slots)
+
+    def reset(self, slots: np.ndarray) -> None:
+        self.inner.reset(slots)
+        gone = set(np.asarray(slots).tolist())
+        if gone:
+            self.seen = {k: v for k, v in self.seen.items() if k[0] not in gone}
+
+
+def create_accumulator(call: dict[str, Any], arg_types: list[pa.DataType], retract: bool) -> Accumulator:
+    """The accumulator for one AggCall (docs/architecture.md). `retract`: the input may
+    carry retractions, so MIN/MAX keep value multisets."""
+    name = call["name"].lower()
+    rtype: DataType = call["type"]
+    params = call.get("params") or {}
+    acc: Accumulator
+    if name == "count":
+        acc = CountAcc(arg_types, rtype)
+    elif name in ("sum", "sum0", "avg"):
+        acc = SumAcc(arg_types, rtype, name)
+    elif name in ("min", "max"):
+        acc = RetractMinMaxAcc(arg_types, rtype, name) if retract else MinMaxAcc(arg_types, rtype, name)
+    elif name == "listagg":
+        sep = params.get("separator", ",")
+        acc = ListAggAcc(arg_types, rtype, "," if sep is None else str(sep))
+    elif name in ("first_value", "last_value"):
+        acc = FirstLastAcc(arg_types, rtype, name)
+    else:
+        raise JobError(f"The runtime has no aggregate function named {name.upper()}")
+    if call.get("distinct"):
+        acc = DistinctAcc(acc)
+    return acc
+
+
+__all__ = [
+    "Accumulator",
+    "CountAcc",
+    "DistinctAcc",
+    "FirstLastAcc",
+    "ListAggAcc",
+    "MinMaxAcc",
+    "RetractMinMaxAcc",
+    "SumAcc",
+    "create_accumulator",
+    "utf16_key",
+]

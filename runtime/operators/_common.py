@@ -1,0 +1,69 @@
+"""Helpers shared by the operator modules (not an operator: the loader skips `_` modules)."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyarrow as pa
+
+from runtime.batch import ROW_KIND, ROW_WATERMARK
+from runtime.functions.registry import EvalContext
+from runtime.graph import Node
+from runtime.operators.base import OperatorContext
+
+
+def eval_context(ctx: OperatorContext, num_rows: int) -> EvalContext:
+    """The expression context for a batch: session time zone and the statement start
+    (config `table.exec.statement-start-ms` when the caller fixed it, else now)."""
+    now = ctx.config.get("table.exec.statement-start-ms") if ctx.config else None
+    now_ms = int(now) if now else int(time.time() * 1000)
+    return EvalContext(num_rows=num_rows, time_zone=ctx.time_zone, now_ms=now_ms)
+
+
+def conform(array: pa.Array | pa.ChunkedArray, target: pa.DataType) -> pa.Array:
+    """`array` as `target` when the layouts differ (e.g. a CHAR literal column typed
+    by the node as VARCHAR); left as is when the cast is not possible."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if array.type == target:
+        return array
+    try:
+        return array.cast(target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return array
+
+
+def make_batch(
+    node: Node,
+    arrays: list[pa.Array],
+    kinds: np.ndarray | pa.Array | None = None,
+    watermarks: np.ndarray | pa.Array | None = None,
+) -> pa.RecordBatch:
+    """A batch with the node's output column names and Arrow types, plus system columns."""
+    fields: list[pa.Field] = []
+    cols: list[pa.Array] = []
+    for i, a in enumerate(arrays):
+        if i < len(node.schema):
+            f = node.schema[i]
+            a = conform(a, f.type.to_arrow())
+            fields.append(pa.field(f.name, a.type))
+        else:
+            fields.append(pa.field(f"f{i}", a.type))
+        cols.append(a)
+    if kinds is not None:
+        cols.append(kinds if isinstance(kinds, pa.Array) else pa.array(kinds, type=pa.int8()))
+        fields.append(pa.field(ROW_KIND, pa.int8(), False))
+    if watermarks is not None:
+        cols.append(watermarks if isinstance(watermarks, pa.Array) else pa.array(watermarks, type=pa.int64()))
+        fields.append(pa.field(ROW_WATERMARK, pa.int64(), False))
+    return pa.RecordBatch.from_arrays(cols, schema=pa.schema(fields))
+
+
+def system_column(batch: pa.RecordBatch, name: str) -> pa.Array | None:
+    idx = batch.schema.get_field_index(name)
+    return batch.column(idx) if idx >= 0 else None
+
+
+def empty_batch(node: Node) -> pa.RecordBatch:
+    return make_batch(node, [pa.array([], type=f.type.to_arrow()) for f in node.schema])

@@ -1,0 +1,113 @@
+"""WatermarkAssigner: per-row watermarks from the table's WATERMARK expression."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.batch import MAX_WATERMARK, MIN_WATERMARK, ROW_KIND, data_columns
+from runtime.graph import Node
+from runtime.operators._common import eval_context, make_batch, system_column
+from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+
+
+def to_epoch_ms(array: pa.Array) -> np.ndarray:
+    """Timestamps (any unit, with or without zone: both hold the instant / wall clock as
+    epoch-based integers) as float64 epoch milliseconds, NaN for NULL."""
+    if pa.types.is_timestamp(array.type):
+        unit = array.type.unit
+        ints = array.cast(pa.timestamp(unit)).cast(pa.int64())
+        div = {"s": 1e-3, "ms": 1, "us": 1e3, "ns": 1e6}[unit]
+        vals = ints.to_numpy(zero_copy_only=False).astype(np.float64)
+        vals = np.floor(vals / div) if div != 1 else vals
+    else:
+        vals = array.cast(pa.int64()).to_numpy(zero_copy_only=False).astype(np.float64)
+    if array.null_count:
+        vals[~pc.is_valid(array).to_numpy(zero_copy_only=False)] = np.nan
+    return vals
+
+
+def _duration_ms(text: str | None) -> int | None:
+    """'10 s', '500 ms', '1 min', '2000' (ms) as milliseconds; None / '0' -> None."""
+    if not text:
+        return None
+    t = str(text).strip().lower().replace(" ", "")
+    units = (
+        ("ms", 1),
+        ("milliseconds", 1),
+        ("min", 60_000),
+        ("minutes", 60_000),
+        ("s", 1000),
+        ("seconds", 1000),
+        ("h", 3_600_000),
+    )
+    for suffix, mult in sorted(units, key=lambda u: -len(u[0])):
+        if t.endswith(suffix) and t[: -len(suffix)].replace(".", "", 1).isdigit():
+            v = int(float(t[: -len(suffix)]) * mult)
+            return v or None
+    return int(t) if t.isdigit() and int(t) else None
+
+
+@register_operator("WatermarkAssigner")
+class WatermarkAssignerOperator(Operator):
+    """Adds `__wm` = the watermark before each row (running maximum of the watermark
+    expression, NULL rowtimes ignored) and emits the batch's last watermark when it
+    advanced. This is Flink with `pipeline.auto-watermark-interval` = 0 (a watermark after
+    every record), computed for the whole batch with one `np.maximum.accumulate`.
+
+    Upstream watermarks are ignored except MAX_WATERMARK (end of input), like Flink's
+    WatermarkAssignerOperator. `idle_timeout_ms`: when no row arrived for that long (wall
+    clock; default `table.exec.source.idle-timeout`), `is_idle()` says so and the local
+    executor stops letting this input hold back the minimum of a multi-input operator.
+    In BATCH mode rows get no `__wm` and no watermark is emitted.
+    """
+
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        self.expr = node.params["watermark"]
+        self.idle_timeout_ms = node.params.get("idle_timeout_ms") or _duration_ms(
+            ctx.config.get("table.exec.source.idle-timeout") if ctx.config else None
+        )
+        self.current = MIN_WATERMARK
+        self.last_row_time = time.monotonic()
+        self.idle = False
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        from runtime.expr.evaluator import evaluate
+
+        data = data_columns(batch)
+        kinds = system_column(batch, ROW_KIND)
+        if self.ctx.is_batch:
+            out.emit(make_batch(self.node, data.columns, kinds))
+            return
+        self.last_row_time = time.monotonic()
+        self.idle = False
+        cand = to_epoch_ms(evaluate(self.expr, data, eval_context(self.ctx, data.num_rows)))
+        cand = np.where(np.isnan(cand), -np.inf, cand)
+        running = np.maximum.accumulate(np.concatenate([[float(self.current)], cand]))
+        before = running[:-1]
+        wms = np.where(np.isinf(before), MIN_WATERMARK, before).astype(np.int64)
+        wms[0] = self.current
+        if not np.isinf(running[-1]):
+            last = int(running[-1])
+            if last > self.current:
+                self.current = last
+                out.emit(make_batch(self.node, data.columns, kinds, wms))
+                out.emit_watermark(last)
+                return
+        out.emit(make_batch(self.node, data.columns, kinds, wms))
+
+    def on_watermark(self, watermark: int, out: Output) -> None:
+        if watermark == MAX_WATERMARK and self.current < MAX_WATERMARK:
+            self.current = MAX_WATERMARK
+            out.emit_watermark(MAX_WATERMARK)
+
+    def is_idle(self) -> bool:
+        """Whether this input has been idle longer than `idle_timeout_ms` (never after it
+        ended: MAX_WATERMARK already released every window)."""
+        if not self.idle_timeout_ms or self.current == MAX_WATERMARK:
+            return False
+        return (time.monotonic() - self.last_row_time) * 1000 >= int(self.idle_timeout_ms)

@@ -1,0 +1,153 @@
+"""WindowAggregate: TUMBLE / HOP / CUMULATE (incremental, keyed accumulators) and
+SESSION (see session.py) over insert-only input."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from runtime.aggregates.aggset import AggregateSet
+from runtime.batch import INSERT, MAX_WATERMARK, data_columns, row_kinds, row_watermarks
+from runtime.errors import JobError
+from runtime.graph import Node
+from runtime.operators._common import make_batch
+from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.session import SessionWindows
+from runtime.operators.window_assign import assign_windows, is_ltz, rowtime_ms, wall_to_instant, window_prop_arrays
+from runtime.state import KeyedStateBackend, create_backend
+
+
+def _grow(arr: np.ndarray, n: int) -> np.ndarray:
+    if len(arr) >= n:
+        return arr
+    out = np.zeros(max(n, 2 * len(arr), 16), dtype=arr.dtype)
+    out[: len(arr)] = arr
+    return out
+
+
+@register_operator("WindowAggregate")
+class WindowAggregateOperator(Operator):
+    """Aggregates per (window, grouping keys) and emits each window once, when it fires.
+
+    Streaming: a (row, window) pair is dropped as late when the window's timer
+    (`window_end - 1`, as an instant) is <= the row's `__wm`; a row dropped from all its
+    windows counts in `metrics.late_rows_dropped`. Windows fire in `on_watermark` when
+    their timer <= the watermark, in timer order, emitting +I rows. Batch: no lateness,
+    everything is emitted at `end_input`. Output: grouping columns, aggregate values, the
+    requested window properties.
+    """
+
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        p = node.params
+        self.spec: dict[str, Any] = p["window"]
+        self.kind = str(self.spec["kind"]).upper()
+        self.time_index = int(p["time_index"])
+        self.grouping: list[int] = list(p.get("grouping") or [])
+        self.calls: list[dict[str, Any]] = list(p.get("aggs") or [])
+        self.props: list[str] = list(p.get("window_props") or [])
+        self.prop_types = [f.type.to_arrow() for f in node.schema[len(node.schema) - len(self.props) :]]
+        self.key_types = [f.type.to_arrow() for f in node.schema[: len(self.grouping)]]
+        self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
+        self.aggset: AggregateSet | None = None
+        self.ltz = False
+        self.timers = np.zeros(0, dtype=np.int64)
+        self.sessions: SessionWindows | None = None
+        if self.kind == "SESSION":
+            self.sessions = SessionWindows(self, int(self.spec["gap_ms"]))
+
+    # ------------------------------------------------------------------ input
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        data = data_columns(batch)
+        if data.num_rows == 0:
+            return
+        if (row_kinds(batch) != INSERT).any():
+            raise JobError("WindowAggregate doesn't support consuming update and delete changes")
+        tcol = data.column(self.time_index)
+        self.ltz = is_ltz(tcol)
+        ts, valid = rowtime_ms(tcol, self.ctx.time_zone)
+        wms = None if self.ctx.is_batch else row_watermarks(batch)
+        if not valid.all():  # rows without a rowtime belong to no window
+            keep = pa.array(valid)
+            data, ts = data.filter(keep), ts[valid]
+            wms = None if wms is None else wms[valid]
+        if self.sessions is not None:
+            self.sessions.process(data, ts, wms, out)
+            return
+        rows, start, end = assign_windows(self.spec, ts)
+        timer = self.timer_of(end)
+        if wms is not None:
+            ok = timer > wms[rows]
+            kept_rows = np.zeros(data.num_rows, dtype=bool)
+            kept_rows[rows[ok]] = True
+            self.ctx.metrics.late_rows_dropped += int(data.num_rows - kept_rows.sum())
+            rows, start, end, timer = rows[ok], start[ok], end[ok], timer[ok]
+        if len(rows) == 0:
+            return
+        take = pa.array(rows, type=pa.int64())
+        pairs = pa.RecordBatch.from_arrays([c.take(take) for c in data.columns], schema=data.schema)
+        keys = [pa.array(start), pa.array(end)] + [pairs.column(g) for g in self.grouping]
+        slots = self.state.lookup(keys, len(rows))
+        if self.aggset is None:
+            self.aggset = AggregateSet(self.calls, [f.type for f in data.schema], retract=False)
+        self.aggset.grow(self.state.capacity)
+        self.timers = _grow(self.timers, self.state.capacity)
+        self.timers[slots] = timer
+        self.aggset.fold(slots, np.ones(len(rows), dtype=np.int64), pairs)
+
+    def timer_of(self, end: np.ndarray) -> np.ndarray:
+        """The instant at which windows ending (wall clock) at `end` fire."""
+        return wall_to_instant(end - 1, self.ctx.time_zone) if self.ltz else end - 1
+
+    # ------------------------------------------------------------------ firing
+    def on_watermark(self, watermark: int, out: Output) -> None:
+        self.fire(watermark, out)
+        out.emit_watermark(watermark)
+
+    def end_input(self, input_index: int, out: Output) -> None:
+        self.fire(MAX_WATERMARK, out)
+
+    def fire(self, watermark: int, out: Output) -> None:
+        if self.sessions is not None:
+            self.sessions.fire(watermark, out)
+            return
+        if self.aggset is None:
+            return
+        live = self.state.live_slots()
+        due = live[self.timers[live] <= watermark]
+        if len(due) == 0:
+            return
+        due = due[np.argsort(self.timers[due], kind="stable")]
+        keys = self.state.keys_of(due)
+        start = np.array([k[0] for k in keys], dtype=np.int64)
+        end = np.array([k[1] for k in keys], dtype=np.int64)
+        cols = [pa.array([k[2 + j] for k in keys], type=t) for j, t in enumerate(self.key_types)]
+        cols += self.aggset.results(due)
+        cols += window_prop_arrays(start, end, self.props, self.prop_types, self.ctx.time_zone, self.ltz)
+        out.emit(make_batch(self.node, cols, np.zeros(len(due), dtype=np.int8)))
+        self.aggset.reset(due)
+        self.state.remove(due)
+
+    def emit_windows(
+        self, key_cols: list[pa.Array], aggs: list[pa.Array], start: np.ndarray, end: np.ndarray, out: Output
+    ) -> None:
+        """Emit fired windows (used by the session implementation)."""
+        cols = list(key_cols) + list(aggs)
+        cols += window_prop_arrays(start, end, self.props, self.prop_types, self.ctx.time_zone, self.ltz)
+        out.emit(make_batch(self.node, cols, np.zeros(len(start), dtype=np.int8)))
+
+    # ------------------------------------------------------------------ checkpoints
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        return pickle.dumps(
+            {"keys": self.state.snapshot(), "aggs": self.aggset, "timers": self.timers, "sessions": self.sessions}
+        )
+
+    def restore_state(self, handles: Any) -> None:
+        d = pickle.loads(handles)
+        self.state.restore(d["keys"])
+        self.aggset, self.timers, self.sessions = d["aggs"], d["timers"], d["sessions"]
+        if self.sessions is not None:
+            self.sessions.op = self

@@ -1,0 +1,51 @@
+"""WindowTableFunction: TUMBLE / HOP / CUMULATE as a table (no aggregation)."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from runtime.batch import ROW_KIND, ROW_WATERMARK, data_columns
+from runtime.errors import JobError
+from runtime.graph import Node
+from runtime.operators._common import make_batch, system_column
+from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.window_assign import assign_windows, is_ltz, rowtime_ms, window_prop_arrays
+
+_PROPS = ["window_start", "window_end", "window_time"]
+
+
+@register_operator("WindowTableFunction")
+class WindowTableFunctionOperator(Operator):
+    """Appends window_start, window_end, window_time to every row (one output row per
+    window for HOP / CUMULATE). Rows are never dropped as late here (case 059): lateness is
+    decided by the operator that consumes the windows. Rows with a NULL time are dropped."""
+
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        self.spec = node.params["window"]
+        if str(self.spec["kind"]).upper() == "SESSION":
+            raise JobError("A SESSION window table function must be followed by a window aggregation")
+        self.time_index = int(node.params["time_index"])
+        self.prop_types = [f.type.to_arrow() for f in node.schema[-3:]]
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        data = data_columns(batch)
+        tcol = data.column(self.time_index)
+        ts, valid = rowtime_ms(tcol, self.ctx.time_zone)
+        if not valid.all():
+            keep = pa.array(valid)
+            batch, data, ts = batch.filter(keep), data.filter(keep), ts[valid]
+        rows, start, end = assign_windows(self.spec, ts)
+        take = pa.array(rows, type=pa.int64())
+        cols = [c.take(take) for c in data.columns]
+        cols += window_prop_arrays(start, end, _PROPS, self.prop_types, self.ctx.time_zone, is_ltz(tcol))
+        kinds = system_column(batch, ROW_KIND)
+        wms = system_column(batch, ROW_WATERMARK)
+        out.emit(
+            make_batch(
+                self.node,
+                cols,
+                None if kinds is None else kinds.take(take),
+                None if wms is None else wms.take(take),
+            )
+        )
