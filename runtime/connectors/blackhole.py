@@ -1,0 +1,35 @@
+"""The 'blackhole' connector: a sink that swallows every row (for benchmarks); it only
+counts what it received."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from runtime.connectors.base import ConfigOption, ConnectorFactory, Sink, SourceContext, register_connector
+from runtime.types import Field
+
+OPTIONS: tuple[ConfigOption, ...] = ()
+
+
+class BlackholeSink(Sink):
+    def __init__(self, options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> None:
+        self.rows_written = 0
+        self.batches_written = 0
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        self.rows_written += batch.num_rows
+        self.batches_written += 1
+
+
+def _create_sink(options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> Sink:
+    return BlackholeSink(options, schema, ctx)
+
+
+FACTORY = register_connector(
+    ConnectorFactory(
+        name="blackhole",
+        description="Discards every row; useful to measure a query without the cost of writing results.",
+        options=OPTIONS,
+        create_sink=_create_sink,
+    )
+)

@@ -1,0 +1,408 @@
+"""The 'csv' format: Flink's CSV (Jackson CsvMapper) semantics over pyarrow.csv.
+
+Reading: pyarrow parses the file (quotes, doubled quotes, escapes, quoted newlines) with
+every column as a string; `convert.convert_strings` then types whole columns with Java's
+parsing rules. `csv.null-literal` maps that exact text (quoted or not) to NULL; without it
+no field is NULL, so an empty numeric field fails the job (naming file and line), an
+empty BOOLEAN is FALSE and an empty STRING ''. With `csv.ignore-parse-errors` a field that
+does not parse becomes NULL (as in Flink) and a malformed row is skipped and counted.
+
+Offsets are `{"records": n}`: the number of CSV records already consumed from the file.
+"""
+
+from __future__ import annotations
+
+import csv as pycsv
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from runtime.connectors.base import ConfigOption, SourceContext
+from runtime.connectors.formats import FileFormat, FileReader, FileWriter, opt_bool, opt_char, register_format
+from runtime.connectors.formats.convert import CSV, convert_strings, first_bad
+from runtime.connectors.formats.text import format_text_column
+from runtime.errors import ConnectorError, DataError
+from runtime.types import DataType, Field
+
+OPTIONS = (
+    ConfigOption(
+        "csv.field-delimiter",
+        default=",",
+        description="Field delimiter character (a single character; Java escapes such as '\\t' are allowed).",
+    ),
+    ConfigOption("csv.quote-character", default='"', description="Quote character enclosing field values."),
+    ConfigOption(
+        "csv.disable-quote-character",
+        type="boolean",
+        default="false",
+        description="Disable the quote character: fields are never quoted.",
+    ),
+    ConfigOption("csv.allow-comments", type="boolean", default="false", description="Skip lines that start with '#'."),
+    ConfigOption(
+        "csv.ignore-parse-errors",
+        type="boolean",
+        default="false",
+        description="Instead of failing, read a field that cannot be parsed as NULL and skip malformed rows.",
+    ),
+    ConfigOption(
+        "csv.array-element-delimiter", default=";", description="Delimiter between the elements of an ARRAY field."
+    ),
+    ConfigOption(
+        "csv.escape-character", description="Escape character for quoting inside fields (disabled by default)."
+    ),
+    ConfigOption(
+        "csv.null-literal",
+        description="Text read as (and written for) NULL, e.g. '' or 'NULL'. Without it no field is NULL.",
+    ),
+    ConfigOption(
+        "csv.write-bigdecimal-in-scientific-notation",
+        type="boolean",
+        default="true",
+        description="Accepted for compatibility; DECIMAL values are always written in plain notation.",
+    ),
+)
+
+
+class CsvDialect:
+    """The parse settings shared by the Arrow reader, the writer and the line locator."""
+
+    def __init__(self, options: dict[str, str]) -> None:
+        self.delimiter = opt_char(options, "csv.field-delimiter", ",") or ","
+        self.quote: str | None = opt_char(options, "csv.quote-character", '"')
+        if opt_bool(options, "csv.disable-quote-character"):
+            self.quote = None
+        self.escape = opt_char(options, "csv.escape-character", None)
+        self.comments = opt_bool(options, "csv.allow-comments")
+        self.ignore_errors = opt_bool(options, "csv.ignore-parse-errors")
+        self.array_delimiter = options.get("csv.array-element-delimiter", ";")
+        self.null_literal = options.get("csv.null-literal")
+
+
+def _strip_comment_lines(data: bytes) -> bytes:
+    """Drop lines starting with '#' (Jackson's allow-comments), vectorized over the bytes."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    if len(buf) == 0:
+        return data
+    newline = buf == 10
+    line_id = np.concatenate(([0], np.cumsum(newline)[:-1]))
+    starts = np.concatenate(([0], np.flatnonzero(newline) + 1))
+    starts = starts[starts < len(buf)]
+    is_comment = np.zeros(int(line_id[-1]) + 1, dtype=bool)
+    is_comment[line_id[starts]] = buf[starts] == ord("#")
+    return buf[~is_comment[line_id]].tobytes()
+
+
+class CsvFileReader(FileReader):
+    def __init__(
+        self,
+        path: str,
+        fields: tuple[Field, ...],
+        projection: list[int] | None,
+        options: dict[str, str],
+        ctx: SourceContext,
+    ) -> None:
+        self.path = path
+        self.fields = fields
+        self.projection = list(range(len(fields))) if projection is None else list(projection)
+        self.dialect = CsvDialect(options)
+        for i in self.projection:
+            _check_supported(fields[i])
+        self.skipped_rows = 0
+        self._records = 0  # valid records consumed (what `offset` reports)
+        self._pending: list[pa.RecordBatch] = []
+        self._invalid: list[tuple[int | None, int]] = []  # (record number, actual columns) of the first bad row
+        self._reader: Any = None
+        self._done = False
+        self._open()
+
+    # ------------------------------------------------------------------ arrow reader
+    def _open(self) -> None:
+        d = self.dialect
+        names = [f"f{i}" for i in range(len(self.fields))]
+        read_opts = pacsv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 22)
+        parse_opts = pacsv.ParseOptions(
+            delimiter=d.delimiter,
+            quote_char=d.quote if d.quote is not None else False,
+            double_quote=d.quote is not None,
+            escape_char=d.escape if d.escape is not None else False,
+            newlines_in_values=True,
+            ignore_empty_lines=True,
+            invalid_row_handler=self._on_invalid_row,
+        )
+        nulls = [d.null_literal] if d.null_literal is not None else []
+        convert_opts = pacsv.ConvertOptions(
+            column_types={n: pa.string() for n in names},
+            include_columns=[names[i] for i in self.projection],
+            null_values=nulls,
+            strings_can_be_null=d.null_literal is not None,
+            quoted_strings_can_be_null=d.null_literal is not None,
+        )
+        source: Any = self.path
+        if d.comments:
+            with open(self.path, "rb") as f:
+                source = pa.BufferReader(_strip_comment_lines(f.read()))
+        try:
+            self._reader = pacsv.open_csv(
+                source, read_options=read_opts, parse_options=parse_opts, convert_options=convert_opts
+            )
+        except StopIteration:  # pragma: no cover - empty input
+            self._reader = None
+        except pa.ArrowInvalid as e:
+            if "Empty CSV file" in str(e):
+                self._reader = None
+            else:
+                self._raise_invalid(e)
+
+    def _on_invalid_row(self, row: Any) -> str:
+        if self.dialect.ignore_errors:
+            self.skipped_rows += 1
+            return "skip"
+        self._invalid.append((row.number, row.actual_columns))
+        return "error"
+
+    def _raise_invalid(self, error: Exception) -> None:
+        if self._invalid:
+            number, actual = self._invalid[0]
+            line = self._line_of_record(number - 1) if number is not None else None
+            raise DataError(
+                f"Failed to deserialize CSV row: Row length mismatch. {len(self.fields)} fields expected but was {actual}.",
+                self.path,
+                line,
+            ) from None
+        raise DataError(f"Failed to deserialize CSV: {error}", self.path) from None
+
+    def _next_raw(self) -> pa.RecordBatch | None:
+        if self._reader is None:
+            return None
+        try:
+            return self._reader.read_next_batch()
+        except StopIteration:
+            return None
+        except pa.ArrowInvalid as e:
+            self._raise_invalid(e)
+            return None
+
+    # ------------------------------------------------------------------ reading
+    def read(self, max_rows: int) -> pa.RecordBatch | None:
+        if self._done:
+            return None
+        pieces: list[pa.RecordBatch] = []
+        have = 0
+        while have < max_rows:
+            if not self._pending:
+                raw = self._next_raw()
+                if raw is None:
+                    break
+                if raw.num_rows:
+                    self._pending.append(raw)
+                continue
+            head = self._pending[0]
+            take = min(max_rows - have, head.num_rows)
+            pieces.append(head.slice(0, take))
+            if take == head.num_rows:
+                self._pending.pop(0)
+            else:
+                self._pending[0] = head.slice(take)
+            have += take
+        if not pieces:
+            self._done = True
+            return None
+        raw = pa.Table.from_batches(pieces).combine_chunks().to_batches()[0] if len(pieces) > 1 else pieces[0]
+        batch = self._convert(raw)
+        self._records += raw.num_rows
+        return batch
+
+    def _convert(self, raw: pa.RecordBatch) -> pa.RecordBatch:
+        arrays = []
+        for pos, i in enumerate(self.projection):
+            field = self.fields[i]
+            col = raw.column(pos)
+            values, bad = self._convert_column(col, field.type)
+            row = first_bad(bad)
+            if row is not None and not self.dialect.ignore_errors:
+                text = col[row].as_py()
+                raise DataError(
+                    f"Failed to deserialize CSV row: cannot read field '{field.name}' of type {field.type} "
+                    f"from {_java_quote(text)}: {_java_reason(field.type, text)}",
+                    self.path,
+                    self._line_of_record(self._records + row),
+                )
+            arrays.append(values)
+        schema = pa.schema([pa.field(self.fields[i].name, self.fields[i].type.to_arrow()) for i in self.projection])
+        return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+    def _convert_column(self, col: pa.Array, dtype: DataType) -> tuple[pa.Array, np.ndarray]:
+        if dtype.name not in ("ARRAY", "MULTISET"):
+            return convert_strings(col, dtype, CSV)
+        # ARRAY: elements split by the array delimiter, each converted like a field.
+        parts = pc.split_pattern(col, self.dialect.array_delimiter)
+        flat = pc.list_flatten(parts)
+        elem_type = dtype.children[0]
+        if self.dialect.null_literal is not None:
+            flat = pc.if_else(pc.equal(flat, self.dialect.null_literal), pa.nulls(len(flat), pa.string()), flat)
+        values, bad_elems = convert_strings(flat, elem_type, CSV)
+        bad = np.zeros(len(col), dtype=bool)
+        if bad_elems.any():
+            parent = pc.list_parent_indices(parts).to_numpy(zero_copy_only=False)
+            bad[parent[bad_elems]] = True
+        offsets = parts.offsets
+        out = pa.ListArray.from_arrays(offsets, values, type=dtype.to_arrow(), mask=parts.is_null())
+        return out, bad
+
+    # ------------------------------------------------------------------ positions
+    def offset(self) -> Any:
+        return {"records": self._records}
+
+    def seek(self, offset: Any) -> None:
+        target = int(offset.get("records", 0)) if isinstance(offset, dict) else int(offset)
+        self.close()
+        self._records = 0
+        self._pending = []
+        self._done = False
+        self.skipped_rows = 0
+        self._open()
+        skip = target
+        while skip > 0:
+            raw = self._next_raw()
+            if raw is None:
+                break
+            if raw.num_rows > skip:
+                self._pending.append(raw.slice(skip))
+                skip = 0
+            else:
+                skip -= raw.num_rows
+        self._records = target
+
+    def close(self) -> None:
+        self._reader = None
+
+    def _line_of_record(self, record: int) -> int | None:
+        """Physical line (1-based) where CSV record number `record` (0-based, blank and
+        comment lines not counted) starts. Only used to report errors, so it re-reads the
+        file with Python's csv module."""
+        d = self.dialect
+        kwargs: dict[str, Any] = {"delimiter": d.delimiter, "strict": False}
+        if d.quote is None:
+            kwargs["quoting"] = pycsv.QUOTE_NONE
+        else:
+            kwargs["quotechar"] = d.quote
+            kwargs["doublequote"] = True
+        if d.escape is not None:
+            kwargs["escapechar"] = d.escape
+        with open(self.path, encoding="utf-8", errors="replace", newline="") as f:
+            reader = pycsv.reader(f, **kwargs)
+            count = 0
+            start = 1
+            for row in reader:
+                line = start
+                start = reader.line_num + 1
+                if not row or (len(row) == 1 and row[0] == ""):
+                    continue
+                if d.comments and row[0].startswith("#"):
+                    continue
+                if count == record:
+                    return line
+                count += 1
+        return None
+
+
+def _java_quote(text: str | None) -> str:
+    return '""' if text is None else '"' + text + '"'
+
+
+def _java_reason(dtype: DataType, text: str | None) -> str:
+    if dtype.is_integer or dtype.name == "DECIMAL":
+        return f'NumberFormatException: For input string: "{text}"'
+    if dtype.name in ("FLOAT", "DOUBLE"):
+        return (
+            "NumberFormatException: empty String"
+            if not (text or "").strip()
+            else f'NumberFormatException: For input string: "{text}"'
+        )
+    if dtype.is_timestamp:
+        return "IllegalArgumentException: Timestamp format must be yyyy-mm-dd hh:mm:ss[.fffffffff]"
+    return f"IllegalArgumentException: invalid {dtype.name} value"
+
+
+def _check_supported(field: Field) -> None:
+    name = field.type.name
+    if name in ("MAP", "ROW", "MULTISET") or (
+        name == "ARRAY" and field.type.children[0].name in ("ARRAY", "MAP", "ROW")
+    ):
+        raise ConnectorError(f"The 'csv' format does not support the type {field.type} (column '{field.name}').")
+
+
+# ---------------------------------------------------------------------- writer
+class CsvFileWriter(FileWriter):
+    """Writes rows as Flink's CSV serializer does: no header, '\\n' line ends, booleans
+    'true'/'false', timestamps 'yyyy-MM-dd HH:mm:ss[.fraction]', NULL as the null literal
+    (default: empty), fields quoted only when they contain the delimiter, a quote or a newline."""
+
+    def __init__(self, path: str, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
+        self.fields = fields
+        self.dialect = CsvDialect(options)
+        for f in fields:
+            _check_supported(f)
+        self.time_zone = ctx.time_zone
+        self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
+        self.bytes_written = 0
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        d = self.dialect
+        null_text = d.null_literal if d.null_literal is not None else ""
+        cols = []
+        for i, field in enumerate(self.fields):
+            if field.type.name == "ARRAY":
+                elem = format_text_column(pc.list_flatten(batch.column(i)), field.type.children[0], "csv")
+                elem = pc.fill_null(elem, null_text)
+                lists = pa.ListArray.from_arrays(batch.column(i).offsets, elem)
+                text = pc.binary_join(lists, d.array_delimiter)
+            else:
+                text = format_text_column(batch.column(i), field.type, "csv")
+            if d.quote is not None:
+                needs = pc.match_substring_regex(text, "[" + _re_escape(d.delimiter + d.quote) + "\r\n]")
+                quoted = pc.binary_join_element_wise(
+                    d.quote, pc.replace_substring(text, d.quote, d.quote * 2), d.quote, ""
+                )
+                text = pc.if_else(pc.fill_null(needs, False), quoted, text)
+            cols.append(pc.fill_null(text, null_text))
+        line = pc.binary_join_element_wise(*cols, d.delimiter) if len(cols) > 1 else cols[0]
+        whole = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(line)], pa.int32()), line), "\n")
+        payload = whole[0].as_py().encode("utf-8") + b"\n"
+        self._file.write(payload)
+        self.bytes_written += len(payload)
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+
+
+def _re_escape(chars: str) -> str:
+    return "".join("\\" + c if c in "\\^]-[" else c for c in chars)
+
+
+def _open_reader(
+    path: str, fields: tuple[Field, ...], projection: list[int] | None, options: dict[str, str], ctx: SourceContext
+) -> FileReader:
+    return CsvFileReader(path, fields, projection, options, ctx)
+
+
+def _open_writer(path: str, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> FileWriter:
+    return CsvFileWriter(path, fields, options, ctx)
+
+
+register_format(
+    FileFormat(
+        name="csv",
+        extension="csv",
+        description="Comma-separated values, one row per line, no header (RFC 4180 quoting).",
+        options=OPTIONS,
+        open_reader=_open_reader,
+        open_writer=_open_writer,
+    )
+)

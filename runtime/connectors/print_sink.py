@@ -1,0 +1,87 @@
+"""The 'print' connector: writes every row to stdout (or stderr) as Flink's print sink
+does, `+I[1, apple, 2024-01-01 00:00:00.000]`, with an optional 'print-identifier'
+prefix (`id> +I[...]`). Values use the SQL client's text (`runtime.render`), NULL as
+`NULL`; the row kind comes from the `__op` column (absent = +I).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TextIO
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.batch import ROW_KIND_NAMES, data_columns, row_kinds
+from runtime.connectors.base import ConfigOption, ConnectorFactory, Sink, SourceContext, register_connector
+from runtime.connectors.formats import opt_bool
+from runtime.types import Field
+
+OPTIONS = (
+    ConfigOption("print-identifier", description="Prefix of every printed line: '<identifier>> +I[...]'."),
+    ConfigOption(
+        "standard-error",
+        type="boolean",
+        default="false",
+        description="Print to standard error instead of standard output.",
+    ),
+    ConfigOption("sink.parallelism", type="int", description="Parallelism of the sink (accepted for compatibility)."),
+)
+
+
+class PrintSink(Sink):
+    def __init__(
+        self, options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext, stream: TextIO | None = None
+    ) -> None:
+        self.schema = tuple(schema)
+        self.time_zone = ctx.time_zone
+        ident = options.get("print-identifier")
+        self.prefix = f"{ident}> " if ident else ""
+        self.to_stderr = opt_bool(options, "standard-error")
+        self._stream = stream
+        self.rows_written = 0
+
+    @property
+    def stream(self) -> TextIO:
+        if self._stream is not None:
+            return self._stream
+        return sys.stderr if self.to_stderr else sys.stdout
+
+    def lines(self, batch: pa.RecordBatch) -> list[str]:
+        """The printed text of each row of `batch`."""
+        from runtime.render import render_array
+
+        data = data_columns(batch)
+        kinds = pa.array(row_kinds(batch)).cast(pa.int32())
+        labels = pc.take(pa.array([f"{self.prefix}{k}[" for k in ROW_KIND_NAMES]), kinds)
+        cols = [
+            pc.fill_null(render_array(data.column(i), f.type, self.time_zone), "NULL")
+            for i, f in enumerate(self.schema)
+        ]
+        if cols:
+            body = pc.binary_join_element_wise(*cols, ", ") if len(cols) > 1 else cols[0]
+        else:
+            body = pa.array([""] * data.num_rows)
+        return pc.binary_join_element_wise(labels, body, "]", "").to_pylist()
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        out = self.stream
+        out.write("\n".join(self.lines(batch)) + "\n")
+        out.flush()
+        self.rows_written += batch.num_rows
+
+
+def _create_sink(options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> Sink:
+    return PrintSink(options, schema, ctx)
+
+
+FACTORY = register_connector(
+    ConnectorFactory(
+        name="print",
+        description="Prints every row, with its row kind, to standard output (or standard error).",
+        options=OPTIONS,
+        create_sink=_create_sink,
+    )
+)
