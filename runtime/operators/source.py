@@ -6,6 +6,7 @@ from collections import deque
 
 import pyarrow as pa
 
+from runtime.batch import ROW_KIND
 from runtime.connectors.base import SourceContext, SplitReader, get_connector
 from runtime.errors import ConnectorError
 from runtime.graph import Node
@@ -63,7 +64,10 @@ class TableSourceScanOperator(Operator):
                 return self._empty()
             if batch.num_rows == 0:
                 continue
-            return make_batch(self.node, list(batch.columns[: len(self.node.schema)]))
+            # A changelog format (e.g. debezium-json) adds the `__op` row kinds: keep them.
+            kind_idx = batch.schema.get_field_index(ROW_KIND)
+            kinds = batch.column(kind_idx) if kind_idx >= 0 else None
+            return make_batch(self.node, list(batch.columns[: len(self.node.schema)]), kinds=kinds)
 
     def _empty(self) -> pa.RecordBatch:
         return make_batch(self.node, [pa.array([], type=f.type.to_arrow()) for f in self.node.schema])
