@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from runtime.aggregates.aggset import AggregateSet
@@ -78,6 +77,8 @@ class SessionWindows:
         (a single row late on its own) the row is dropped if the merged session is late."""
         rk, rt = keys[rows], ts[rows]
         touched = np.isin(self.s_key, rk)
+        import pandas as pd  # deferred: pandas is only needed once sessions fire
+
         cand = pd.DataFrame(
             {
                 "k": np.concatenate([self.s_key[touched], rk]),
@@ -122,6 +123,8 @@ class SessionWindows:
         bt = np.concatenate(self.buf_ts) if self.buf_ts else np.zeros(0, dtype=np.int64)
         # session index of every buffered row (-1: still open): interval join by key
         sid = np.full(len(bk), -1, dtype=np.int64)
+        import pandas as pd
+
         sess = pd.DataFrame({"k": fk, "s": fs, "e": fe, "i": np.arange(len(fk))})
         buf = pd.DataFrame({"k": bk, "t": bt, "r": np.arange(len(bk))})
         j = buf.merge(sess, on="k")

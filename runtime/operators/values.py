@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 
 from runtime.expr.ir import Literal
@@ -29,7 +30,8 @@ class ValuesOperator(Operator):
 
         rows = self.node.params.get("rows") or []
         width = len(self.node.schema)
-        unit = pa.RecordBatch.from_arrays([pa.array([0])], names=["_"])
+        # From numpy, not a list: pyarrow imports pandas to inspect Python lists (slow start-up).
+        unit = pa.RecordBatch.from_arrays([pa.array(np.zeros(1, dtype=np.int8))], names=["_"])
         columns: list[list[object]] = [[] for _ in range(width)]
         for row in rows:
             for j, e in enumerate(row):

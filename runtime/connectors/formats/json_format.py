@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -113,6 +112,8 @@ class _Converter:
     def __init__(self, style: str, ignore_errors: bool) -> None:
         self.style = style
         self.ignore_errors = ignore_errors
+        import duckdb  # deferred: keeps start-up fast for jobs that read no JSON
+
         self.con = duckdb.connect()
         self.con.execute("SET threads TO 1")
 
