@@ -193,14 +193,12 @@ class Cursor:
             line, col = self.line_col(tok.start)
             word = tok.text.upper()
             if prev is not None and prev.token_type == TokenType.COMMA and word in _CLAUSE_KEYWORDS:
-                # Flink (Calcite) reports a trailing comma before a clause keyword this way,
-                # with the column just past the keyword.
-                col_after = col + len(tok.text)
+                # Flink (Calcite) words a trailing comma before a clause keyword this way.
                 raise SqlParseError(
-                    f"Incorrect syntax near the keyword '{word}' at line {line}, column {col_after}.",
+                    f"Incorrect syntax near the keyword '{word}' at line {line}, column {col}.",
                     sql=self.sql,
                     line=line,
-                    column=col_after,
+                    column=col,
                     hint=detail,
                 )
             msg = f'Encountered "{token_text(tok)}" at line {line}, column {col}.'

@@ -152,10 +152,10 @@ def test_err_trailing_comma_case_902() -> None:
     with pytest.raises(SqlParseError) as ei:
         parse_script("SELECT 1;\nSELECT k,\n       v,\nFROM t;")
     e = ei.value
-    assert e.message == "Incorrect syntax near the keyword 'FROM' at line 3, column 5."
-    assert (e.line, e.column, e.statement_line) == (3, 5, 2)
+    assert e.message == "Incorrect syntax near the keyword 'FROM' at line 3, column 1."
+    assert (e.line, e.column, e.statement_line) == (3, 1, 2)
     rendered = e.render().splitlines()
-    assert rendered[1] == "  FROM t" and rendered[2] == "      ^"
+    assert rendered[1] == "  FROM t" and rendered[2] == "  ^"
 
 
 @pytest.mark.parametrize(

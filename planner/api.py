@@ -1,0 +1,100 @@
+"""The planner's entry points (used by streamsql): plan a query, plan INSERTs, EXPLAIN.
+
+    Planner(catalog, config).plan_query(Query) -> PlannedQuery(graph, schema, changelog_mode)
+    Planner(catalog, config).plan_inserts([InsertInto, ...]) -> JobGraph
+    Planner(catalog, config).explain(Explain) -> str
+
+Pipeline: bind → logical phases (planner.optimizer.phases) → physical → changelog-mode
+inference → lower. The runtime mode comes from `execution.runtime-mode`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planner.binder import bind_insert, bind_query
+from planner.catalog import Catalog
+from planner.changelog import infer_changelog_modes
+from planner.errors import SqlError, UnsupportedSqlError
+from planner.explain import explain_text
+from planner.logical import LogicalNode
+from planner.lower import lower
+from planner.optimizer import optimize_logical
+from planner.physical import PhysicalNode, to_physical
+from planner.statements import Explain, InsertInto, Query, StatementSet
+from runtime.graph import BATCH, STREAMING, JobGraph
+from runtime.types import Field
+
+
+@dataclass(frozen=True)
+class PlannedQuery:
+    graph: JobGraph
+    schema: tuple[Field, ...]
+    changelog_mode: str
+
+
+class Planner:
+    def __init__(self, catalog: Catalog, config: dict[str, str] | None = None) -> None:
+        self.catalog = catalog
+        self.config = dict(config or {})
+
+    @property
+    def mode(self) -> str:
+        raw = str(self.config.get("execution.runtime-mode", "streaming")).strip().lower()
+        if raw not in ("streaming", "batch"):
+            raise UnsupportedSqlError(f"Unknown execution.runtime-mode '{raw}' (streaming or batch)")
+        return BATCH if raw == "batch" else STREAMING
+
+    # ------------------------------------------------------------------ stages
+    def bind(self, stmt: Query | InsertInto) -> LogicalNode:
+        """The logical plan as bound (EXPLAIN's abstract syntax tree)."""
+        try:
+            if isinstance(stmt, InsertInto):
+                return bind_insert(stmt, self.catalog, self.mode)
+            return bind_query(stmt.query, self.catalog, stmt.sql, self.mode)
+        except SqlError as e:
+            if e.sql is None:
+                e.with_source(stmt.sql)
+            raise
+
+    def optimize(self, plan: LogicalNode, sql: str | None = None) -> PhysicalNode:
+        """Logical phases, then physical, then changelog-mode inference."""
+        try:
+            logical = optimize_logical(plan, self.config, self.mode)
+            physical = to_physical(logical, self.mode, self.config)
+            return infer_changelog_modes(physical, self.mode)
+        except SqlError as e:
+            if e.sql is None and sql:
+                e.with_source(sql)
+            raise
+
+    # ------------------------------------------------------------------ API
+    def validate(self, stmt: Query | InsertInto) -> tuple[Field, ...]:
+        """Bind and optimize without lowering: raises the statement's SqlError, if any, and
+        returns the result schema (empty for an INSERT)."""
+        plan = self.bind(stmt)
+        self.optimize(plan, stmt.sql)
+        return tuple(plan.fields)
+
+    def plan_query(self, stmt: Query) -> PlannedQuery:
+        plan = self.bind(stmt)
+        physical = self.optimize(plan, stmt.sql)
+        graph = lower([physical], self.mode, self.config, result_root=physical, name="query")
+        return PlannedQuery(graph, tuple(plan.fields), physical.changelog_mode)
+
+    def plan_inserts(self, inserts: list[InsertInto] | tuple[InsertInto, ...]) -> JobGraph:
+        roots = [self.optimize(self.bind(i), i.sql) for i in inserts]
+        tables = ",".join(i.table[-1] for i in inserts)
+        return lower(roots, self.mode, self.config, name=f"insert-into_{tables}")
+
+    def explain(self, stmt: Explain) -> str:
+        inner = stmt.statement
+        stmts: list[Query | InsertInto]
+        if isinstance(inner, StatementSet):
+            stmts = list(inner.inserts)
+        else:
+            stmts = [inner]
+        logical = [self.bind(s) for s in stmts]
+        physical = [self.optimize(p, s.sql) for p, s in zip(logical, stmts, strict=True)]
+        changelog = any(d.upper() == "CHANGELOG_MODE" for d in stmt.details)
+        return explain_text(logical, physical, changelog=changelog)

@@ -1,0 +1,245 @@
+"""GROUP BY binding, Calcite-style: the aggregate's input is a pre-projection (group keys,
+then aggregate arguments and FILTER conditions), its output is the keys followed by one
+column per aggregate call (then, for windows, the window properties); SELECT and HAVING are
+bound over that output. A sub-expression of SELECT/HAVING that equals a group key becomes a
+reference to that key; any other column reference is "not being grouped".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from planner.binder.expressions import ExprBinder, interval_ms
+from planner.binder.scope import Scope, error, uniquify
+from planner.binder.types import plain
+from planner.errors import SqlError, SqlValidationError, UnsupportedSqlError
+from planner.logical import AggCall, LogicalAggregate, LogicalNode, LogicalProject, LogicalWindowAggregate, WindowSpec
+from runtime.aggregates.types import infer_aggregate, is_aggregate
+from runtime.expr.ir import Expr, InputRef, Literal, remap_refs
+from runtime.functions.registry import FunctionTypeError
+from runtime.types import DataType, Field
+
+WINDOW_PROPS = ("window_start", "window_end", "window_time")
+
+
+@dataclass
+class LegacyWindow:
+    """`GROUP BY TUMBLE(ts, size)` & co: the window, its time column (over the FROM scope)."""
+
+    kind: str
+    spec: WindowSpec
+    time_expr: InputRef
+    intervals: tuple[Literal, ...]
+    node: exp.Expression
+
+
+class AggregateScope:
+    """Collects group keys and aggregate calls while SELECT/HAVING are bound."""
+
+    def __init__(
+        self,
+        from_scope: Scope,
+        sql: str | None,
+        keys: list[Expr],
+        key_types: list[DataType],
+        window: LegacyWindow | None = None,
+    ) -> None:
+        self.from_scope = from_scope
+        self.sql = sql
+        self.keys = keys
+        self.key_types = key_types
+        self.window = window
+        self.pre: list[Expr] = list(keys)
+        if window is not None:
+            self.pre.append(window.time_expr)
+        self.aggs: list[AggCall] = []
+
+    # ------------------------------------------------------------------ AggHandler
+    def _pre_bind(self, node: exp.Expression) -> Expr | None:
+        try:
+            return ExprBinder(self.from_scope, self.sql, clause="GROUP BY").bind(node)
+        except SqlError:
+            return None
+
+    def match_group(self, node: exp.Expression) -> Expr | None:
+        if not self.keys:
+            return None
+        bound = self._pre_bind(node)
+        if bound is None:
+            return None
+        for i, k in enumerate(self.keys):
+            if bound == k:
+                return InputRef(i, self.key_types[i])
+        return None
+
+    def ungrouped(self, node: exp.Expression) -> Exception:
+        return error(SqlValidationError, f"Expression '{node.sql()}' is not being grouped", node, self.sql)
+
+    def _pre_index(self, e: Expr) -> int:
+        for i, p in enumerate(self.pre):
+            if p == e and p.type.nullable == e.type.nullable:
+                return i
+        self.pre.append(e)
+        return len(self.pre) - 1
+
+    def aggregate(
+        self,
+        name: str,
+        node: exp.Expression,
+        call: exp.Expression,
+        distinct: bool,
+        filter_node: exp.Expression | None,
+        args: list[exp.Expression],
+    ) -> Expr:
+        inner = ExprBinder(self.from_scope, self.sql, clause="aggregate argument")
+        params: tuple[tuple[str, object], ...] = ()
+        if name == "listagg" and len(args) == 2:
+            sep = inner.bind(args[1])
+            if not isinstance(sep, Literal) or not isinstance(sep.value, str):
+                raise error(SqlValidationError, "LISTAGG's separator must be a string literal", args[1], self.sql)
+            params = (("separator", sep.value),)
+            args = args[:1]
+        arg_exprs = [inner.bind(a) for a in args]
+        if not is_aggregate(name):
+            raise error(UnsupportedSqlError, f"Aggregate function {name.upper()} is not supported yet", node, self.sql)
+        try:
+            t = infer_aggregate(name, [plain(a.type) for a in arg_exprs])
+        except FunctionTypeError as e:
+            raise error(SqlValidationError, str(e), node, self.sql) from None
+        filter_idx = None
+        if filter_node is not None:
+            f = inner.bind(filter_node)
+            if f.type.name != "BOOLEAN":
+                raise error(SqlValidationError, "FILTER expression must be of type BOOLEAN", filter_node, self.sql)
+            filter_idx = self._pre_index(f)
+        agg = AggCall(
+            name=name,
+            args=tuple(self._pre_index(a) for a in arg_exprs),
+            type=t,
+            distinct=distinct,
+            filter=filter_idx,
+            params=params,
+        )
+        if agg in self.aggs:
+            idx = self.aggs.index(agg)
+        else:
+            self.aggs.append(agg)
+            idx = len(self.aggs) - 1
+        return InputRef(len(self.keys) + idx, t)
+
+    def window_property(self, name: str, node: exp.Expression, args: list[exp.Expression]) -> Expr:
+        kind, prop = name.split("_", 1)
+        w = self.window
+        if w is None or w.kind != kind.upper():
+            raise error(
+                SqlValidationError,
+                f"Call to auxiliary group function '{name.upper()}' must have matching call to group function "
+                f"'{kind.upper()}' in GROUP BY clause",
+                node,
+                self.sql,
+            )
+        if prop == "proctime":
+            raise error(UnsupportedSqlError, f"{name.upper()} is not supported yet", node, self.sql)
+        time_t = w.time_expr.type
+        if prop == "rowtime":
+            t = plain(time_t).with_nullable(False).as_time_attr("ROWTIME")
+            pidx = 2
+        else:
+            # Like the window TVF: start/end are wall-clock TIMESTAMP(3) (in the session time
+            # zone for a TIMESTAMP_LTZ time column), only the rowtime keeps the LTZ type.
+            t = DataType("TIMESTAMP", False, precision=3)
+            pidx = 0 if prop == "start" else 1
+        return InputRef(-1 - pidx, t)
+
+    # ------------------------------------------------------------------ plan
+    def build(
+        self, input_plan: LogicalNode, key_names: list[str], out_names: dict[int, str] | None = None
+    ) -> LogicalNode:
+        """The pre-projection and the aggregate node. `out_names` names aggregate output
+        columns after the SELECT aliases that refer to them (as Calcite does)."""
+        out_names = out_names or {}
+        pre_names = []
+        for i, e in enumerate(self.pre):
+            if i < len(key_names):
+                pre_names.append(key_names[i])
+            elif isinstance(e, InputRef) and 0 <= e.index < len(self.from_scope.columns):
+                pre_names.append(self.from_scope.columns[e.index].name)
+            else:
+                pre_names.append(f"$f{i}")
+        pre_names = uniquify(pre_names)
+        pre_fields = tuple(Field(n, e.type) for n, e in zip(pre_names, self.pre, strict=True))
+        pre = LogicalProject(fields=pre_fields, input=input_plan, exprs=tuple(self.pre))
+        names = [out_names.get(i, key_names[i]) for i in range(len(self.keys))]
+        names += [out_names.get(len(self.keys) + i, f"$f{len(self.keys) + i}") for i in range(len(self.aggs))]
+        names = uniquify(names)
+        out = [Field(names[i], self.key_types[i]) for i in range(len(self.keys))]
+        out += [Field(names[len(self.keys) + i], a.type) for i, a in enumerate(self.aggs)]
+        grouping = tuple(range(len(self.keys)))
+        if self.window is None:
+            return LogicalAggregate(fields=tuple(out), input=pre, grouping=grouping, aggs=tuple(self.aggs))
+        time_t = self.window.time_expr.type
+        out += [
+            Field("window_start", DataType("TIMESTAMP", False, precision=3)),
+            Field("window_end", DataType("TIMESTAMP", False, precision=3)),
+            Field("window_time", plain(time_t).with_nullable(False).as_time_attr("ROWTIME")),
+        ]
+        return LogicalWindowAggregate(
+            fields=tuple(out),
+            input=pre,
+            window=self.window.spec,
+            time_index=len(self.keys),
+            grouping=grouping,
+            aggs=tuple(self.aggs),
+            window_props=WINDOW_PROPS,
+            legacy=True,
+        )
+
+    def finalize(self, e: Expr) -> Expr:
+        """Replace window-property placeholders by their final output positions."""
+        n = len(self.keys) + len(self.aggs)
+        mapping = {i: i for i in range(n)}
+        mapping.update({-1: n, -2: n + 1, -3: n + 2})
+        return remap_refs(e, mapping)
+
+
+def legacy_window(
+    node: exp.Expression, name: str, args: list[exp.Expression], scope: Scope, sql: str | None, mode: str
+) -> LegacyWindow:
+    """Bind `TUMBLE(ts, size)`, `HOP(ts, slide, size)`, `SESSION(ts, gap)` in GROUP BY."""
+    kind = name.upper()
+    binder = ExprBinder(scope, sql, clause="GROUP BY")
+    if not args:
+        raise error(SqlValidationError, f"Invalid number of arguments to function '{kind}'", node, sql)
+    time_expr = binder.bind(args[0])
+    if not isinstance(time_expr, InputRef) or time_expr.type.name not in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        raise error(SqlValidationError, "Window can only be defined over a time attribute column.", args[0], sql)
+    if mode == "STREAMING" and time_expr.type.time_attr is None:
+        raise error(SqlValidationError, "Window can only be defined over a time attribute column.", args[0], sql)
+    intervals = []
+    for a in args[1:]:
+        if not isinstance(a, exp.Interval):
+            raise error(UnsupportedSqlError, f"{kind} window parameters must be interval literals", a, sql)
+        intervals.append(interval_ms(a, sql))
+    ms = [int(i.value) for i in intervals]
+    if kind == "TUMBLE" and len(ms) in (1, 2):
+        spec = WindowSpec("TUMBLE", size_ms=ms[0], offset_ms=ms[1] if len(ms) > 1 else None)
+    elif kind == "HOP" and len(ms) in (2, 3):
+        spec = WindowSpec("HOP", size_ms=ms[1], slide_ms=ms[0], offset_ms=ms[2] if len(ms) > 2 else None)
+    elif kind == "SESSION" and len(ms) == 1:
+        spec = WindowSpec("SESSION", gap_ms=ms[0])
+    else:
+        raise error(SqlValidationError, f"Invalid number of arguments to function '{kind}'", node, sql)
+    if mode == "BATCH":
+        if kind == "SESSION":
+            raise error(
+                UnsupportedSqlError,
+                "Sql optimization: Cannot generate a valid execution plan for the given query: "
+                f"Window SessionGroupWindow('w$, {args[0].sql()}, {ms[0]}) is not supported right now.",
+                node,
+                sql,
+            )
+        if time_expr.type.name == "TIMESTAMP_LTZ":
+            raise error(UnsupportedSqlError, "Unknown window type encountered. Please report this bug.", node, sql)
+    return LegacyWindow(kind, spec, time_expr, tuple(intervals), node)

@@ -1,0 +1,519 @@
+"""Scalar expressions: a sqlglot expression over a scope → typed runtime IR.
+
+SQL syntax maps to the canonical function names of docs/architecture.md; every call's
+result type comes from the function registry (`lookup(name).infer`), so typing and
+computing cannot disagree. Aggregates and legacy window properties are delegated to an
+`agg` handler (see `planner.binder.aggregates`), which is absent where they are illegal.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from sqlglot import exp
+
+from planner.binder.datatypes import to_data_type
+from planner.binder.scope import Scope, error
+from planner.binder.types import common_type, negate_literal, number_literal, plain
+from planner.errors import SqlValidationError, UnsupportedSqlError
+from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.functions.registry import FunctionTypeError, lookup
+from runtime.types import (
+    BOOLEAN,
+    CHAR,
+    INTERVAL_DAY_TIME,
+    INTERVAL_YEAR_MONTH,
+    NULL,
+    TIMESTAMP_LTZ,
+    DataType,
+)
+
+# Flink aggregate function names (lower case) the binder recognizes as aggregates.
+AGGREGATE_FUNCTIONS = {
+    "count",
+    "sum",
+    "sum0",
+    "avg",
+    "min",
+    "max",
+    "listagg",
+    "first_value",
+    "last_value",
+    "collect",
+    "stddev_pop",
+    "stddev_samp",
+    "var_pop",
+    "var_samp",
+    "stddev",
+    "variance",
+    "array_agg",
+    "json_objectagg",
+    "json_arrayagg",
+    "bit_and",
+    "bit_or",
+    "bit_xor",
+}
+
+# Legacy group-window auxiliary functions: name → (window kind, property).
+WINDOW_PROPERTY_FUNCTIONS = {
+    f"{kind.lower()}_{prop}": (kind, out)
+    for kind in ("TUMBLE", "HOP", "SESSION")
+    for prop, out in (
+        ("start", "window_start"),
+        ("end", "window_end"),
+        ("rowtime", "window_time"),
+        ("proctime", "window_proctime"),
+    )
+}
+
+_BINARY = {
+    exp.Add: "plus",
+    exp.Sub: "minus",
+    exp.Mul: "times",
+    exp.Div: "divide",
+    exp.Mod: "mod",
+    exp.DPipe: "concat",
+    exp.EQ: "equals",
+    exp.NEQ: "not_equals",
+    exp.LT: "less_than",
+    exp.LTE: "less_than_or_equal",
+    exp.GT: "greater_than",
+    exp.GTE: "greater_than_or_equal",
+    exp.NullSafeEQ: "is_not_distinct_from",
+    exp.NullSafeNEQ: "is_distinct_from",
+}
+
+# sqlglot function classes whose Flink name differs from sqlglot's `sql_name()`.
+_FUNC_NAMES = {
+    "Length": "char_length",
+    "Pow": "power",
+    "Trunc": "truncate",
+    "Variance": "var_samp",
+    "VariancePop": "var_pop",
+    "StddevPop": "stddev_pop",
+    "StddevSamp": "stddev_samp",
+    "Stddev": "stddev",
+    "GroupConcat": "listagg",
+    "ArrayAgg": "array_agg",
+    "CurrentTimestamp": "current_timestamp",
+    "CurrentDate": "current_date",
+    "CurrentTime": "current_time",
+    "Localtimestamp": "localtimestamp",
+    "Localtime": "localtime",
+    "FirstValue": "first_value",
+    "LastValue": "last_value",
+    "ConcatWs": "concat_ws",
+    "RegexpReplace": "regexp_replace",
+    "RegexpExtract": "regexp_extract",
+    "RegexpLike": "regexp",
+    "StrPosition": "position",
+    "Nullif": "nullif",
+    "Coalesce": "coalesce",
+    "Count": "count",
+}
+
+_DAY_TIME_MS = {
+    "MILLISECOND": 1,
+    "SECOND": 1000,
+    "MINUTE": 60_000,
+    "HOUR": 3_600_000,
+    "DAY": 86_400_000,
+    "WEEK": 7 * 86_400_000,
+}
+_YEAR_MONTH = {"MONTH": 1, "YEAR": 12, "QUARTER": 3}
+
+
+class AggHandler(Protocol):
+    """What the binder calls for aggregates, grouped sub-expressions and window props."""
+
+    def match_group(self, node: exp.Expression) -> Expr | None: ...
+
+    def aggregate(
+        self,
+        name: str,
+        node: exp.Expression,
+        call: exp.Expression,
+        distinct: bool,
+        filter_node: exp.Expression | None,
+        args: list[exp.Expression],
+    ) -> Expr: ...
+
+    def window_property(self, name: str, node: exp.Expression, args: list[exp.Expression]) -> Expr: ...
+
+    def ungrouped(self, node: exp.Expression) -> Exception: ...
+
+
+def function_name(node: exp.Expression) -> str:
+    """The lower-case Flink name of a function call node."""
+    if isinstance(node, exp.Anonymous):
+        return str(node.this).lower()
+    meta = node._meta  # noqa: SLF001 - the flink dialect records the name as written
+    if meta and meta.get("original_name"):
+        return str(meta["original_name"]).lower()
+    cls = type(node).__name__
+    if cls in _FUNC_NAMES:
+        return _FUNC_NAMES[cls]
+    if isinstance(node, exp.Func):
+        return node.sql_name().lower()
+    return node.key.lower()
+
+
+def function_args(node: exp.Expression) -> list[exp.Expression]:
+    """A function node's argument expressions, in SQL order."""
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    if isinstance(node, exp.Log) and function_name(node) in ("log10", "log2") and node.expression is not None:
+        return [node.expression]
+    out: list[exp.Expression] = []
+    for key in node.arg_types:
+        v = node.args.get(key)
+        if isinstance(v, exp.Expression):
+            out.append(v)
+        elif isinstance(v, list):
+            out.extend(x for x in v if isinstance(x, exp.Expression))
+    return out
+
+
+def interval_ms(node: exp.Interval, sql: str | None) -> Literal:
+    """`INTERVAL '10' SECOND` → Literal(10000, INTERVAL_DAY_TIME); months for YEAR/MONTH."""
+    unit_node = node.args.get("unit")
+    unit = (unit_node.name if unit_node is not None else "").upper()
+    unit = unit[:-1] if unit.endswith("S") and unit[:-1] in (_DAY_TIME_MS.keys() | _YEAR_MONTH.keys()) else unit
+    raw = node.this
+    text = raw.name if isinstance(raw, exp.Literal) else (raw.sql() if raw is not None else "")
+    text = text.strip()
+    if unit in _DAY_TIME_MS:
+        try:
+            value = float(text)
+        except ValueError:
+            raise error(UnsupportedSqlError, f"Unsupported interval literal '{text}' {unit}", node, sql) from None
+        return Literal(int(round(value * _DAY_TIME_MS[unit])), INTERVAL_DAY_TIME(nullable=False))
+    if unit in _YEAR_MONTH:
+        m = re.fullmatch(r"([+-]?\d+)(?:-(\d+))?", text)
+        if m is None:
+            raise error(UnsupportedSqlError, f"Unsupported interval literal '{text}' {unit}", node, sql)
+        months = int(m.group(1)) * _YEAR_MONTH[unit] + (int(m.group(2)) if m.group(2) else 0)
+        return Literal(months, INTERVAL_YEAR_MONTH(nullable=False))
+    raise error(UnsupportedSqlError, f"Unsupported interval unit '{unit}'", node, sql)
+
+
+class ExprBinder:
+    """Binds expressions over one scope. `clause` names the clause for error messages
+    ("WHERE", "GROUP BY", ...); `agg` handles aggregates (None: aggregates are illegal)."""
+
+    def __init__(self, scope: Scope, sql: str | None, *, clause: str = "SELECT", agg: AggHandler | None = None) -> None:
+        self.scope = scope
+        self.sql = sql
+        self.clause = clause
+        self.agg = agg
+
+    # ------------------------------------------------------------------ entry
+    def bind(self, node: exp.Expression) -> Expr:
+        if self.agg is not None and not isinstance(node, (exp.Literal, exp.Boolean, exp.Null, exp.Paren)):
+            grouped = self.agg.match_group(node)
+            if grouped is not None:
+                return grouped
+        return self._dispatch(node)
+
+    def err(self, message: str, node: exp.Expression, cls: type = SqlValidationError) -> Exception:
+        return error(cls, message, node, self.sql)
+
+    def call(self, name: str, args: list[Expr], node: exp.Expression, result: DataType | None = None) -> Call:
+        """A typed call of registry function `name` (result type from its inference)."""
+        fn = lookup(name)
+        arg_types = [plain(a.type) for a in args]
+        if result is None:
+            if fn is None:
+                sig = ", ".join(f"<{t}>" for t in arg_types)
+                raise self.err(f"No match found for function signature {name.upper()}({sig})", node)
+            try:
+                result = fn.infer(arg_types)
+            except FunctionTypeError as e:
+                raise self.err(str(e), node) from None
+        return Call(name, tuple(args), plain(result))
+
+    # ------------------------------------------------------------------ dispatch
+    def _dispatch(self, node: exp.Expression) -> Expr:
+        if isinstance(node, exp.Paren):
+            return self.bind(node.this)
+        if isinstance(node, exp.Column):
+            if isinstance(node.this, exp.Star):
+                raise self.err("'*' is only allowed in the SELECT list or COUNT(*)", node)
+            if self.agg is not None:
+                raise self.agg.ungrouped(node)
+            return self.scope.resolve(node)
+        if isinstance(node, exp.Literal):
+            if node.is_string:
+                text = node.this
+                return Literal(text, CHAR(max(len(text), 1), nullable=False) if text else CHAR(0, nullable=False))
+            return number_literal(node.this)
+        if isinstance(node, exp.Boolean):
+            return Literal(bool(node.this), BOOLEAN(nullable=False))
+        if isinstance(node, exp.Null):
+            return Literal(None, NULL())
+        if isinstance(node, exp.Interval):
+            return interval_ms(node, self.sql)
+        if isinstance(node, exp.Neg):
+            inner = self.bind(node.this)
+            if isinstance(inner, Literal) and inner.type.is_numeric:
+                return negate_literal(inner)
+            return self.call("negate", [inner], node)
+        for cls, name in _BINARY.items():
+            if type(node) is cls:
+                return self.call(name, [self.bind(node.this), self.bind(node.expression)], node)
+        if isinstance(node, (exp.And, exp.Or)):
+            parts = _flatten(node, type(node))
+            return self.call("and" if isinstance(node, exp.And) else "or", [self.bind(p) for p in parts], node)
+        if isinstance(node, exp.Not):
+            return self._not(node)
+        if isinstance(node, exp.Is):
+            return self._is(node, False)
+        if isinstance(node, exp.Between):
+            x = self.bind(node.this)
+            lo = self.call("greater_than_or_equal", [x, self.bind(node.args["low"])], node)
+            hi = self.call("less_than_or_equal", [x, self.bind(node.args["high"])], node)
+            return self.call("and", [lo, hi], node)
+        if isinstance(node, exp.In):
+            if node.args.get("query") is not None or node.args.get("unnest") is not None:
+                raise self.err("IN with a subquery is not supported yet", node, UnsupportedSqlError)
+            return self.call("in", [self.bind(node.this)] + [self.bind(e) for e in node.expressions], node)
+        if isinstance(node, (exp.Like, exp.SimilarTo, exp.Escape)):
+            return self._like(node)
+        if isinstance(node, exp.ILike):
+            raise self.err("ILIKE is not supported by Flink SQL", node, UnsupportedSqlError)
+        if isinstance(node, exp.Case):
+            return self._case(node)
+        if isinstance(node, exp.If) and node.args.get("true") is not None:
+            args = [self.bind(node.this), self.bind(node.args["true"])]
+            if node.args.get("false") is not None:
+                args.append(self.bind(node.args["false"]))
+            return self.call("if", args, node)
+        if isinstance(node, (exp.Cast, exp.TryCast)):
+            return self._cast(node)
+        if isinstance(node, exp.Bracket):
+            return self._bracket(node)
+        if isinstance(node, exp.Array):
+            return self.call("array", [self.bind(e) for e in node.expressions], node)
+        if isinstance(node, (exp.Map, exp.VarMap)):
+            keys = node.args.get("keys")
+            values = node.args.get("values")
+            if isinstance(keys, exp.Array) and isinstance(values, exp.Array):
+                args: list[Expr] = []
+                for k, v in zip(keys.expressions, values.expressions, strict=False):
+                    args += [self.bind(k), self.bind(v)]
+                return self.call("map", args, node)
+        if isinstance(node, exp.Trim):
+            return self._trim(node)
+        if isinstance(node, exp.Substring):
+            args = [self.bind(node.this), self.bind(node.args["start"])]
+            if node.args.get("length") is not None:
+                args.append(self.bind(node.args["length"]))
+            return self.call("substring", args, node)
+        if isinstance(node, exp.Extract):
+            unit = node.this.name.upper() if isinstance(node.this, exp.Expression) else str(node.this).upper()
+            return self.call(
+                "extract", [Literal(unit, CHAR(len(unit), nullable=False)), self.bind(node.expression)], node
+            )
+        if isinstance(node, exp.JSONObject):
+            return self._json_object(node)
+        if isinstance(node, exp.Filter):
+            return self._aggregate(node.this, node, node.expression)
+        if isinstance(node, (exp.Subquery, exp.Exists, exp.Select)):
+            raise self.err("Subqueries in expressions are not supported yet", node, UnsupportedSqlError)
+        if isinstance(node, exp.Window):
+            raise self.err("OVER windows are not supported yet", node, UnsupportedSqlError)
+        if isinstance(node, exp.Func):
+            return self._function(node)
+        raise self.err(f"Unsupported expression: {node.sql()}", node, UnsupportedSqlError)
+
+    # ------------------------------------------------------------------ pieces
+    def _not(self, node: exp.Not) -> Expr:
+        inner = node.this
+        while isinstance(inner, exp.Paren) and isinstance(inner.this, exp.Is):
+            inner = inner.this
+        if isinstance(inner, exp.Is):
+            return self._is(inner, True, node)
+        return self.call("not", [self.bind(node.this)], node)
+
+    def _is(self, isnode: exp.Is, negated: bool, pos: exp.Expression | None = None) -> Expr:
+        pos = pos if pos is not None else isnode
+        target = isnode.this
+        what = isnode.expression
+        x = self.bind(target)
+        if isinstance(what, exp.Null):
+            name = "is_not_null" if negated else "is_null"
+        elif isinstance(what, exp.Boolean):
+            if what.this:
+                name = "is_not_true" if negated else "is_true"
+            else:
+                name = "is_not_false" if negated else "is_false"
+        else:
+            raise self.err(f"Unsupported IS predicate: {isnode.sql()}", isnode, UnsupportedSqlError)
+        return self.call(name, [x], pos)
+
+    def _like(self, node: exp.Expression) -> Expr:
+        escape = None
+        base = node
+        if isinstance(node, exp.Escape):
+            base = node.this
+            escape = self.bind(node.expression)
+        negate = False
+        if isinstance(base, exp.Not):
+            negate = True
+            base = base.this
+        name = "similar_to" if isinstance(base, exp.SimilarTo) else "like"
+        args = [self.bind(base.this), self.bind(base.expression)]
+        if escape is not None:
+            args.append(escape)
+        out = self.call(name, args, node)
+        if negate or base.args.get("negate"):
+            out = self.call("not", [out], node)
+        return out
+
+    def _case(self, node: exp.Case) -> Expr:
+        subject = node.this
+        subject_ir = self.bind(subject) if subject is not None else None
+        args: list[Expr] = []
+        for when in node.args.get("ifs") or []:
+            cond_node = when.this
+            if subject_ir is not None:
+                cond = self.call("equals", [subject_ir, self.bind(cond_node)], when)
+            else:
+                cond = self.bind(cond_node)
+            args += [cond, self.bind(when.args["true"])]
+        default = node.args.get("default")
+        if default is not None:
+            args.append(self.bind(default))
+        else:
+            values = [args[i] for i in range(1, len(args), 2)]
+            t = common_type([v.type for v in values]) or NULL()
+            args.append(Literal(None, t.with_nullable(True)))
+        return self.call("case", args, node)
+
+    def _cast(self, node: exp.Cast) -> Expr:
+        target = to_data_type(node.args["to"])
+        inner = self.bind(node.this)
+        name = "try_cast" if isinstance(node, exp.TryCast) or node.args.get("safe") else "cast"
+        if isinstance(inner, Literal) and inner.value is None:
+            return Literal(None, target.with_nullable(True))
+        nullable = inner.type.nullable or name == "try_cast"
+        return Call(name, (inner,), target.with_nullable(nullable if target.nullable else False))
+
+    def _bracket(self, node: exp.Bracket) -> Expr:
+        base = node.this
+        if isinstance(base, exp.Column) and not base.table and base.name.upper() == "MAP":
+            return self.call("map", [self.bind(e) for e in node.expressions], node)
+        if isinstance(base, exp.Column) and not base.table and base.name.upper() == "ARRAY":
+            return self.call("array", [self.bind(e) for e in node.expressions], node)
+        if len(node.expressions) != 1:
+            raise self.err("Item access takes one index", node)
+        return self.call("item", [self.bind(base), self.bind(node.expressions[0])], node)
+
+    def _trim(self, node: exp.Trim) -> Expr:
+        position = str(node.args.get("position") or "BOTH").upper()
+        chars = node.args.get("expression")
+        char_ir = self.bind(chars) if chars is not None else Literal(" ", CHAR(1, nullable=False))
+        name = {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(position, "btrim")
+        return self.call(name, [self.bind(node.this), char_ir], node)
+
+    def _json_object(self, node: exp.JSONObject) -> Expr:
+        handling = str(node.args.get("null_handling") or "NULL ON NULL").upper()
+        mode = "ABSENT" if handling.startswith("ABSENT") else "NULL"
+        args: list[Expr] = [Literal(mode, CHAR(len(mode), nullable=False))]
+        for kv in node.expressions:
+            args += [self.bind(kv.this), self.bind(kv.expression)]
+        return self.call("json_object", args, node)
+
+    def _function(self, node: exp.Func) -> Expr:
+        name = function_name(node)
+        if isinstance(node, exp.Count) or name in AGGREGATE_FUNCTIONS:
+            return self._aggregate(node, node, None)
+        if name in WINDOW_PROPERTY_FUNCTIONS:
+            if self.agg is None:
+                raise self.err(
+                    f"{name.upper()} is only allowed with a GROUP BY {name.split('_')[0].upper()}(...) window", node
+                )
+            return self.agg.window_property(name, node, function_args(node))
+        if name in ("tumble", "hop", "session"):
+            raise self.err(f"Group window function {name.upper()} is only allowed in GROUP BY", node)
+        if name == "proctime":
+            fn = lookup("proctime")
+            t = TIMESTAMP_LTZ(3, nullable=False)
+            if fn is not None:
+                try:
+                    t = fn.infer([])
+                except FunctionTypeError:
+                    pass
+            return Call("proctime", (), t.as_time_attr("PROCTIME"))
+        args_nodes = function_args(node)
+        if name == "json_array":
+            return self._json_array(node, args_nodes)
+        if name in ("ltrim", "rtrim", "btrim") and len(args_nodes) == 1:
+            return self.call(name, [self.bind(args_nodes[0]), Literal(" ", CHAR(1, nullable=False))], node)
+        if name in ("current_timestamp", "current_date", "localtimestamp", "current_time", "localtime"):
+            args_nodes = []
+        return self.call(name, [self.bind(a) for a in args_nodes], node)
+
+    def _json_array(self, node: exp.Expression, args_nodes: list[exp.Expression]) -> Expr:
+        mode = "ABSENT"
+        handling = node.args.get("null_handling")
+        if handling:
+            mode = "NULL" if str(handling).upper().startswith("NULL") else "ABSENT"
+        values = list(node.expressions) if isinstance(node, exp.JSONArray) else args_nodes
+        args: list[Expr] = [Literal(mode, CHAR(len(mode), nullable=False))]
+        args += [self.bind(v) for v in values]
+        return self.call("json_array", args, node)
+
+    def _aggregate(self, call: exp.Expression, node: exp.Expression, filter_node: exp.Expression | None) -> Expr:
+        if isinstance(filter_node, exp.Where):
+            filter_node = filter_node.this
+        if self.agg is None:
+            if self.clause == "aggregate argument":
+                raise self.err("Aggregate expressions cannot be nested", node)
+            raise self.err(f"Aggregate expression is illegal in {self.clause} clause", node)
+        distinct = False
+        args = function_args(call)
+        if len(args) == 1 and isinstance(args[0], exp.Distinct):
+            distinct = True
+            args = list(args[0].expressions)
+        if isinstance(call, exp.Count) and (not args or isinstance(args[0], exp.Star)):
+            args = []
+        return self.agg.aggregate(function_name(call), node, call, distinct, filter_node, args)
+
+
+def _flatten(node: exp.Expression, cls: type) -> list[exp.Expression]:
+    out: list[exp.Expression] = []
+    for side in (node.this, node.expression):
+        inner = side
+        while isinstance(inner, exp.Paren):
+            inner = inner.this
+        if type(inner) is cls:
+            out.extend(_flatten(inner, cls))
+        else:
+            out.append(side)
+    return out
+
+
+def is_aggregate_call(node: exp.Expression) -> bool:
+    """Whether `node` contains an aggregate call (outside nested subqueries)."""
+    for n in node.walk():
+        if isinstance(n, exp.Func) and (isinstance(n, exp.Count) or function_name(n) in AGGREGATE_FUNCTIONS):
+            return True
+    return False
+
+
+def literal_only(e: Expr) -> bool:
+    return isinstance(e, Literal)
+
+
+__all__ = [
+    "AGGREGATE_FUNCTIONS",
+    "WINDOW_PROPERTY_FUNCTIONS",
+    "ExprBinder",
+    "InputRef",
+    "function_args",
+    "function_name",
+    "interval_ms",
+    "is_aggregate_call",
+]

@@ -1,0 +1,305 @@
+"""Query binding: WITH, set operations, VALUES and FROM relations (tables, views,
+subqueries, window TVFs, joins). SELECT blocks are in `planner.binder.select`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from planner.binder.expressions import ExprBinder
+from planner.binder.scope import Scope, error, uniquify
+from planner.binder.types import common_type, convert_literal, plain
+from planner.dialect.ast import TableFunction
+from planner.errors import SqlValidationError, UnsupportedSqlError
+from planner.logical import (
+    LogicalJoin,
+    LogicalNode,
+    LogicalProject,
+    LogicalTableScan,
+    LogicalUnion,
+    LogicalValues,
+    LogicalWatermarkAssigner,
+)
+from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.types import INT, Field
+
+if TYPE_CHECKING:
+    from planner.catalog import Catalog, CatalogTable
+
+
+@dataclass
+class BindContext:
+    catalog: Catalog
+    sql: str | None
+    mode: str = "STREAMING"  # STREAMING | BATCH
+    ctes: list[dict[str, LogicalNode]] = field(default_factory=list)
+    # Views being expanded (to detect cycles).
+    expanding: tuple[str, ...] = ()
+
+    def cte(self, name: str) -> LogicalNode | None:
+        for frame in reversed(self.ctes):
+            if name in frame:
+                return frame[name]
+        return None
+
+
+def bind_query_node(ctx: BindContext, node: exp.Expression) -> LogicalNode:
+    """Bind a query expression (SELECT, UNION ALL, VALUES, a parenthesized query)."""
+    from planner.binder.select import bind_select
+
+    with_ = node.args.get("with_") or node.args.get("with")
+    pushed = False
+    if with_ is not None:
+        frame: dict[str, LogicalNode] = {}
+        ctx.ctes.append(frame)
+        pushed = True
+        for cte in with_.expressions:
+            if with_.args.get("recursive"):
+                raise error(UnsupportedSqlError, "WITH RECURSIVE is not supported", cte, ctx.sql)
+            plan = bind_query_node(ctx, cte.this)
+            alias = cte.args.get("alias")
+            cols = [c.name for c in alias.columns] if alias is not None and alias.columns else None
+            frame[cte.alias] = _rename(plan, cols, cte, ctx)
+    try:
+        if isinstance(node, exp.Subquery):
+            return bind_query_node(ctx, node.this)
+        if isinstance(node, exp.Paren):
+            return bind_query_node(ctx, node.this)
+        if isinstance(node, exp.Select):
+            return bind_select(ctx, node)
+        if isinstance(node, exp.Union):
+            return _bind_union(ctx, node)
+        if isinstance(node, (exp.Intersect, exp.Except)):
+            kind = "INTERSECT" if isinstance(node, exp.Intersect) else "EXCEPT"
+            raise error(UnsupportedSqlError, f"{kind} is not supported yet", node, ctx.sql)
+        if isinstance(node, exp.Values):
+            return bind_values(ctx, node)
+        raise error(UnsupportedSqlError, f"Unsupported query: {node.sql()[:60]}", node, ctx.sql)
+    finally:
+        if pushed:
+            ctx.ctes.pop()
+
+
+def _bind_union(ctx: BindContext, node: exp.Union) -> LogicalNode:
+    if node.args.get("distinct") is not False:
+        raise error(UnsupportedSqlError, "UNION (DISTINCT) is not supported yet; use UNION ALL", node, ctx.sql)
+    for key in ("order", "limit", "offset"):
+        if node.args.get(key) is not None:
+            raise error(UnsupportedSqlError, f"{key.upper()} is not supported yet", node.args[key], ctx.sql)
+    left = bind_query_node(ctx, node.this)
+    right = bind_query_node(ctx, node.expression)
+    if len(left.fields) != len(right.fields):
+        raise error(SqlValidationError, "Column count mismatch in UNION ALL", node.expression, ctx.sql)
+    types = []
+    for lf, rf in zip(left.fields, right.fields, strict=True):
+        t = common_type([lf.type, rf.type])
+        if t is None:
+            raise error(
+                SqlValidationError,
+                f"Type mismatch in column of UNION ALL: {lf.type} and {rf.type} have no common type",
+                node,
+                ctx.sql,
+            )
+        types.append(t)
+    fields = tuple(Field(lf.name, t) for lf, t in zip(left.fields, types, strict=True))
+    children = tuple(_cast_to(c, fields) for c in (left, right))
+    # Flatten nested UNION ALLs.
+    flat: list[LogicalNode] = []
+    for c in children:
+        if isinstance(c, LogicalUnion):
+            flat.extend(c.children)
+        else:
+            flat.append(c)
+    return LogicalUnion(fields=fields, children=tuple(flat))
+
+
+def _cast_to(plan: LogicalNode, fields: tuple[Field, ...]) -> LogicalNode:
+    """`plan` with a projection casting its columns to `fields`' types where they differ."""
+    exprs: list[Expr] = []
+    changed = False
+    for i, (have, want) in enumerate(zip(plan.fields, fields, strict=True)):
+        ref = InputRef(i, have.type)
+        if plain(have.type) == want.type or (plain(have.type).with_nullable(True) == want.type and want.type.nullable):
+            exprs.append(ref)
+            changed = changed or have.name != want.name
+        else:
+            exprs.append(Call("cast", (ref,), want.type))
+            changed = True
+    if not changed:
+        return plan
+    return LogicalProject(
+        fields=tuple(Field(f.name, e.type) for f, e in zip(fields, exprs, strict=True)), input=plan, exprs=tuple(exprs)
+    )
+
+
+def bind_values(ctx: BindContext, node: exp.Values) -> LogicalNode:
+    """VALUES rows: each column's type is the least restrictive type of its literals."""
+    rows_nodes = [r.expressions if isinstance(r, exp.Tuple) else [r] for r in node.expressions]
+    width = len(rows_nodes[0])
+    binder = ExprBinder(Scope(), ctx.sql, clause="VALUES")
+    rows: list[list[Literal]] = []
+    for rn in rows_nodes:
+        if len(rn) != width:
+            raise error(
+                SqlValidationError, "Values passed to VALUES operator must have compatible types", node, ctx.sql
+            )
+        row = []
+        for cell in rn:
+            if isinstance(cell, exp.Null):
+                raise error(SqlValidationError, "Illegal use of 'NULL'", cell, ctx.sql)
+            e = binder.bind(cell)
+            if not isinstance(e, Literal):
+                raise error(
+                    UnsupportedSqlError, "VALUES supports only literals (and CASTs of literals) yet", cell, ctx.sql
+                )
+            row.append(e)
+        rows.append(row)
+    types = []
+    for i in range(width):
+        t = common_type([r[i].type for r in rows])
+        if t is None:
+            raise error(
+                SqlValidationError, "Values passed to VALUES operator must have compatible types", node, ctx.sql
+            )
+        types.append(t)
+    alias = node.args.get("alias")
+    names = [f"EXPR${i}" for i in range(width)]
+    if alias is not None and alias.columns:
+        names = [c.name for c in alias.columns]
+        if len(names) != width:
+            raise error(SqlValidationError, "List of column aliases must have same degree as table", alias, ctx.sql)
+    fields = tuple(Field(n, t) for n, t in zip(names, types, strict=True))
+    literal_rows = tuple(tuple(convert_literal(v, t) for v, t in zip(r, types, strict=True)) for r in rows)
+    return LogicalValues(fields=fields, rows=literal_rows)
+
+
+def _rename(plan: LogicalNode, names: list[str] | None, node: exp.Expression, ctx: BindContext) -> LogicalNode:
+    if not names:
+        return plan
+    if len(names) != len(plan.fields):
+        raise error(SqlValidationError, "List of column aliases must have same degree as table", node, ctx.sql)
+    fields = tuple(Field(n, f.type) for n, f in zip(names, plan.fields, strict=True))
+    exprs = tuple(InputRef(i, f.type) for i, f in enumerate(plan.fields))
+    return LogicalProject(fields=fields, input=plan, exprs=exprs)
+
+
+# ---------------------------------------------------------------------- relations
+def scan_table(ctx: BindContext, table: CatalogTable, node: exp.Expression | None) -> LogicalNode:
+    """TableScan of the physical columns, then computed columns, then the watermark."""
+    from planner.catalog import check_scannable
+
+    check_scannable(table, node, ctx.sql)
+    info = table.table_info()
+    plan: LogicalNode = LogicalTableScan(fields=info.physical_schema, table=info)
+    if any(c.kind == "computed" for c in table.columns):
+        exprs: list[Expr] = []
+        phys_i = 0
+        for c in table.columns:
+            if c.kind == "computed":
+                assert c.expr is not None
+                exprs.append(c.expr)
+            else:
+                exprs.append(InputRef(phys_i, plain(c.type)))
+                phys_i += 1
+        fields = tuple(Field(c.name, c.type if c.kind == "computed" else plain(c.type)) for c in table.columns)
+        plan = LogicalProject(fields=fields, input=plan, exprs=tuple(exprs))
+    if table.watermark_expr is not None and table.rowtime_index is not None:
+        plan = LogicalWatermarkAssigner(
+            fields=table.fields,
+            input=plan,
+            rowtime_index=table.rowtime_index,
+            watermark=table.watermark_expr,
+            idle_timeout_ms=None,
+        )
+    return plan
+
+
+def _table_name(node: exp.Table) -> tuple[str, ...]:
+    parts = [p for p in (node.catalog, node.db, node.name) if p]
+    return tuple(parts)
+
+
+def bind_relation(ctx: BindContext, node: exp.Expression) -> LogicalNode:
+    """The plan of one FROM item (without its alias handling)."""
+    from planner.catalog import CatalogView
+
+    if isinstance(node, TableFunction):
+        from planner.binder.windows import bind_window_tvf
+
+        return bind_window_tvf(ctx, node)
+    if isinstance(node, exp.Table):
+        if isinstance(node.this, exp.Anonymous):
+            raise error(UnsupportedSqlError, f"Unsupported FROM item: {node.sql()}", node, ctx.sql)
+        if node.args.get("unnest") is not None:
+            raise error(UnsupportedSqlError, "UNNEST is not supported yet", node, ctx.sql)
+        name = _table_name(node)
+        if len(name) == 1:
+            cte = ctx.cte(name[0])
+            if cte is not None:
+                return cte
+        obj = ctx.catalog.lookup(name, node, ctx.sql)
+        if isinstance(obj, CatalogView):
+            key = ".".join(obj.path)
+            if key in ctx.expanding:
+                raise error(SqlValidationError, f"Cyclic definition of view '{key}'", node, ctx.sql)
+            sub = BindContext(ctx.catalog, obj.sql, ctx.mode, [], ctx.expanding + (key,))
+            plan = bind_query_node(sub, obj.query)
+            return _rename(plan, [f.name for f in obj.fields] if obj.column_names else None, node, ctx)
+        return scan_table(ctx, obj, node)
+    if isinstance(node, exp.Subquery):
+        return bind_query_node(ctx, node.this)
+    if isinstance(node, exp.Values):
+        return bind_values(ctx, node)
+    if isinstance(node, exp.Unnest):
+        raise error(UnsupportedSqlError, "UNNEST is not supported yet", node, ctx.sql)
+    if isinstance(node, exp.Lateral):
+        raise error(UnsupportedSqlError, "LATERAL is not supported yet", node, ctx.sql)
+    raise error(UnsupportedSqlError, f"Unsupported FROM item: {node.sql()[:60]}", node, ctx.sql)
+
+
+def relation_with_scope(ctx: BindContext, node: exp.Expression) -> tuple[LogicalNode, Scope]:
+    """A FROM item's plan and the scope its columns are visible in (alias applied)."""
+    plan = bind_relation(ctx, node)
+    alias = node.args.get("alias")
+    qualifier = None
+    if isinstance(alias, exp.TableAlias) and alias.name:
+        qualifier = alias.name
+        if alias.columns and [c.name for c in alias.columns] != [f.name for f in plan.fields]:
+            plan = _rename(plan, [c.name for c in alias.columns], alias, ctx)
+    elif isinstance(node, exp.Table):
+        qualifier = node.name
+    return plan, Scope.of(plan.fields, qualifier, ctx.sql)
+
+
+def bind_from(ctx: BindContext, from_: exp.From | None, joins: list[exp.Join] | None) -> tuple[LogicalNode, Scope]:
+    """FROM with its joins: one plan and the combined scope."""
+    if from_ is None:
+        # SELECT without FROM: Calcite's one-row `VALUES (0)` (column ZERO).
+        zero = Literal(0, INT(nullable=False))
+        return LogicalValues(fields=(Field("ZERO", zero.type),), rows=((zero,),)), Scope([], ctx.sql)
+    plan, scope = relation_with_scope(ctx, from_.this)
+    for j in joins or []:
+        right, rscope = relation_with_scope(ctx, j.this)
+        scope = scope.concat(rscope)
+        kind = j.args.get("side") or j.args.get("kind") or "INNER"
+        kind = str(kind).upper()
+        cond = None
+        on = j.args.get("on")
+        if j.args.get("using"):
+            raise error(UnsupportedSqlError, "JOIN ... USING is not supported yet", j, ctx.sql)
+        if on is not None:
+            cond = ExprBinder(scope, ctx.sql, clause="ON").bind(on)
+        version = j.this.args.get("version") if isinstance(j.this, exp.Table) else None
+        if version is not None:
+            period = ExprBinder(scope, ctx.sql, clause="FOR SYSTEM_TIME AS OF").bind(version.expression)
+            kind_name = "Processing-time" if period.type.time_attr == "PROCTIME" else "Event-time"
+            raise error(UnsupportedSqlError, f"{kind_name} temporal join is not supported yet.", version, ctx.sql)
+        fields = plan.fields + right.fields
+        plan = LogicalJoin(fields=fields, left=plan, right=right, kind=kind, condition=cond)
+    names = uniquify([c.name for c in scope.columns])
+    if names != [c.name for c in scope.columns] and joins:
+        pass  # duplicate names across join sides stay addressable through their qualifiers
+    return plan, scope

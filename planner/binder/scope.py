@@ -1,0 +1,128 @@
+"""Name resolution: which column of the current input row a (possibly qualified) name
+refers to, plus the helpers that turn a sqlglot node into an error position.
+
+Identifiers are case-sensitive (Flink's default). Errors carry the line/column of the
+offending node as the parser recorded it in `meta` (relative to the statement).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from planner.errors import SqlError, SqlValidationError, did_you_mean
+from runtime.expr.ir import InputRef
+from runtime.types import DataType, Field
+
+
+def node_position(node: exp.Expression | None) -> tuple[int | None, int | None]:
+    """(line, column) of the leftmost token of `node` that carries a position."""
+    if node is None:
+        return (None, None)
+    best: tuple[int, int] | None = None
+    for n in node.walk():
+        meta = n._meta if hasattr(n, "_meta") else None  # noqa: SLF001 - avoid creating meta dicts
+        if meta and "line" in meta and "col" in meta:
+            pos = (int(meta["line"]), int(meta["col"]))
+            if best is None or pos < best:
+                best = pos
+    return best if best is not None else (None, None)
+
+
+def error(cls: type[SqlError], message: str, node: exp.Expression | None, sql: str | None) -> SqlError:
+    """An error of class `cls` located at `node`: line and column in the statement's own
+    text, so the caret points at what the user wrote."""
+    line, col = node_position(node)
+    return cls(message, sql=sql, line=line, column=col)
+
+
+@dataclass(frozen=True)
+class ScopeColumn:
+    qualifier: str | None  # table alias (or name) the column belongs to
+    name: str
+    index: int
+    type: DataType
+
+
+@dataclass
+class Scope:
+    """The columns visible in a clause: those of the FROM relation(s), in row order."""
+
+    columns: list[ScopeColumn] = field(default_factory=list)
+    sql: str | None = None
+
+    @staticmethod
+    def of(fields: tuple[Field, ...] | list[Field], qualifier: str | None, sql: str | None = None) -> Scope:
+        return Scope([ScopeColumn(qualifier, f.name, i, f.type) for i, f in enumerate(fields)], sql)
+
+    def concat(self, other: Scope) -> Scope:
+        """The scope of a join: this scope's columns then `other`'s, re-indexed."""
+        n = len(self.columns)
+        cols = list(self.columns) + [ScopeColumn(c.qualifier, c.name, c.index + n, c.type) for c in other.columns]
+        return Scope(cols, self.sql)
+
+    @property
+    def qualifiers(self) -> list[str]:
+        seen: list[str] = []
+        for c in self.columns:
+            if c.qualifier is not None and c.qualifier not in seen:
+                seen.append(c.qualifier)
+        return seen
+
+    def resolve(self, column: exp.Column) -> InputRef:
+        """The input reference for `column` (`k` or `t.k`), or a validation error."""
+        name = column.name
+        qualifier = column.table or None
+        if qualifier is not None:
+            if qualifier not in self.qualifiers:
+                hint = did_you_mean(qualifier, self.qualifiers)
+                raise _with_hint(error(SqlValidationError, f"Table '{qualifier}' not found", column, self.sql), hint)
+            matches = [c for c in self.columns if c.qualifier == qualifier and c.name == name]
+            if not matches:
+                cands = [c.name for c in self.columns if c.qualifier == qualifier]
+                raise _with_hint(
+                    error(SqlValidationError, f"Column '{name}' not found in table '{qualifier}'", column, self.sql),
+                    did_you_mean(name, cands),
+                )
+        else:
+            matches = [c for c in self.columns if c.name == name]
+            if not matches:
+                raise _with_hint(
+                    error(SqlValidationError, f"Column '{name}' not found in any table", column, self.sql),
+                    did_you_mean(name, [c.name for c in self.columns]),
+                )
+        if len(matches) > 1:
+            raise error(SqlValidationError, f"Column '{name}' is ambiguous", column, self.sql)
+        c = matches[0]
+        return InputRef(c.index, c.type)
+
+    def star(self, qualifier: str | None, node: exp.Expression) -> list[ScopeColumn]:
+        """Columns of `*` or `qualifier.*`."""
+        if qualifier is None:
+            return list(self.columns)
+        cols = [c for c in self.columns if c.qualifier == qualifier]
+        if not cols:
+            raise error(SqlValidationError, f"Unknown identifier '{qualifier}'", node, self.sql)
+        return cols
+
+
+def _with_hint(err: SqlError, hint: str | None) -> SqlError:
+    if hint:
+        err.hint = hint
+    return err
+
+
+def uniquify(names: list[str]) -> list[str]:
+    """Make output names unique as Calcite does: a repeated `k` becomes `k0`, `k1`, ..."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for n in names:
+        cand = n
+        i = 0
+        while cand in seen:
+            cand = f"{n}{i}"
+            i += 1
+        seen.add(cand)
+        out.append(cand)
+    return out

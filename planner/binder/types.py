@@ -1,0 +1,175 @@
+"""Type rules the binder applies itself (everything else comes from the function registry):
+literal typing, the least restrictive common type of VALUES / UNION ALL columns, and the
+implicit casts Flink allows when writing into a sink.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+from runtime.expr.ir import Literal
+from runtime.types import (
+    BIGINT,
+    DECIMAL,
+    DOUBLE,
+    INT,
+    MAX_VARCHAR,
+    DataType,
+)
+
+# Digits an integer type needs as a DECIMAL (Flink's LogicalTypeMerging).
+_INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
+_INT_RANK = {"TINYINT": 0, "SMALLINT": 1, "INT": 2, "BIGINT": 3}
+MAX_DECIMAL_PRECISION = 38
+
+
+def plain(t: DataType) -> DataType:
+    """The type without its time-attribute marker (a computed value is no time attribute)."""
+    return t.as_time_attr(None) if t.time_attr else t
+
+
+def number_literal(text: str) -> Literal:
+    """Type a numeric literal as Calcite does: INT (BIGINT when it does not fit), exact
+    decimals as DECIMAL(p, s), scientific notation as DOUBLE; all NOT NULL."""
+    if "e" in text.lower():
+        return Literal(float(text), DOUBLE(nullable=False))
+    if "." in text:
+        d = Decimal(text)
+        digits = text.lstrip("-+").replace(".", "").lstrip("0") or "0"
+        scale = len(text.split(".", 1)[1])
+        precision = max(len(digits), scale, 1)
+        return Literal(str(d), DECIMAL(precision, scale, nullable=False))
+    v = int(text)
+    if -(2**31) <= v < 2**31:
+        return Literal(v, INT(nullable=False))
+    if -(2**63) <= v < 2**63:
+        return Literal(v, BIGINT(nullable=False))
+    d = Decimal(text)
+    return Literal(str(d), DECIMAL(len(text.lstrip("-+")), 0, nullable=False))
+
+
+def negate_literal(lit: Literal) -> Literal:
+    """`-<literal>` folded into one literal, as Calcite does for numeric literals."""
+    t = lit.type
+    if lit.value is None:
+        return lit
+    if t.name == "DECIMAL":
+        text = str(-Decimal(lit.value))
+        return Literal(text, t)
+    if t.name == "INT" and lit.value == 2**31:
+        return Literal(-lit.value, INT(nullable=False))
+    return Literal(-lit.value, t)
+
+
+def _as_decimal(t: DataType) -> tuple[int, int] | None:
+    if t.name == "DECIMAL":
+        return (t.precision or 10, t.scale or 0)
+    if t.name in _INT_DIGITS:
+        return (_INT_DIGITS[t.name], 0)
+    return None
+
+
+def common_type(types: list[DataType]) -> DataType | None:
+    """Flink's least restrictive type of `types` (None when there is none). CHARs of
+    different lengths give a VARCHAR (Flink's VALUES: 'a' and 'bb' are not padded)."""
+    non_null = [plain(t) for t in types if t.name != "NULL"]
+    nullable = any(t.nullable for t in types)
+    if not non_null:
+        return DataType("NULL")
+    first = non_null[0]
+    names = {t.name for t in non_null}
+    result: DataType | None = None
+    if names <= {"CHAR", "VARCHAR"}:
+        lengths = [t.precision or 1 for t in non_null]
+        if names == {"CHAR"} and len(set(lengths)) == 1:
+            result = first
+        else:
+            n = max(lengths)
+            result = DataType("VARCHAR", precision=MAX_VARCHAR if n >= MAX_VARCHAR else n)
+    elif names <= {"BINARY", "VARBINARY"}:
+        n = max(t.precision or 1 for t in non_null)
+        result = DataType(
+            "VARBINARY" if len(names) > 1 or len({t.precision for t in non_null}) > 1 else first.name, precision=n
+        )
+    elif all(t.is_numeric for t in non_null):
+        if names & {"DOUBLE"} or (names & {"FLOAT"} and names & {"DECIMAL"}):
+            result = DOUBLE()
+        elif names & {"FLOAT"}:
+            result = DataType("FLOAT")
+        elif names & {"DECIMAL"}:
+            parts = [_as_decimal(t) for t in non_null]
+            scale = max(s for _, s in parts if True)  # type: ignore[misc]
+            int_digits = max(p - s for p, s in parts)  # type: ignore[misc]
+            precision = min(int_digits + scale, MAX_DECIMAL_PRECISION)
+            result = DECIMAL(precision, scale)
+        else:
+            result = DataType(max(names, key=lambda n: _INT_RANK[n]))
+    elif len(names) == 1:
+        name = first.name
+        if name in ("TIMESTAMP", "TIMESTAMP_LTZ", "TIME"):
+            result = DataType(name, precision=max(t.precision or 0 for t in non_null))
+        elif name in ("ARRAY", "MULTISET", "MAP", "ROW"):
+            if len({t.with_nullable(True) for t in non_null}) == 1:
+                result = first
+            else:
+                kids = [common_type([t.children[i] for t in non_null]) for i in range(len(first.children))]
+                if any(k is None for k in kids):
+                    return None
+                result = DataType(name, children=tuple(kids), field_names=first.field_names)  # type: ignore[arg-type]
+        else:
+            result = first
+    if result is None:
+        return None
+    return result.with_nullable(nullable)
+
+
+def convert_literal(lit: Literal, target: DataType) -> Literal:
+    """Re-encode a literal's value for `target` (a VALUES column's common type)."""
+    v = lit.value
+    if v is None:
+        return Literal(None, target)
+    src = lit.type.name
+    dst = target.name
+    try:
+        if dst == "DECIMAL":
+            q = Decimal(1).scaleb(-(target.scale or 0))
+            return Literal(str(Decimal(str(v)).quantize(q)), target)
+        if dst in ("DOUBLE", "FLOAT"):
+            return Literal(float(v), target)
+        if dst in _INT_DIGITS and src in _INT_DIGITS:
+            return Literal(int(v), target)
+    except (InvalidOperation, ValueError):
+        pass
+    return Literal(v, target)
+
+
+_FAMILY = {
+    **{n: "int" for n in _INT_DIGITS},
+    "DECIMAL": "exact",
+    "FLOAT": "approx",
+    "DOUBLE": "approx",
+    "CHAR": "char",
+    "VARCHAR": "char",
+    "BINARY": "binary",
+    "VARBINARY": "binary",
+}
+
+
+def implicitly_castable(src: DataType, dst: DataType) -> bool:
+    """Whether Flink writes a `src` value into a `dst` sink column without an explicit CAST
+    (numeric widening, string/binary length changes, timestamp precision, NULL)."""
+    if src.name == "NULL":
+        return True
+    if plain(src).with_nullable(True) == plain(dst).with_nullable(True):
+        return True
+    fs, fd = _FAMILY.get(src.name), _FAMILY.get(dst.name)
+    if fs and fd:
+        if fs == fd:
+            return True
+        order = ["int", "exact", "approx"]
+        if fs in order and fd in order:
+            return order.index(fs) <= order.index(fd)
+        return False
+    if src.name == dst.name:
+        return True
+    return False

@@ -1,0 +1,84 @@
+"""Changelog-mode inference (the optimizer's last phase): which row kinds each physical
+node emits, as Flink's EXPLAIN CHANGELOG_MODE prints them ("I", "I,UB,UA", "I,UB,UA,D",
+"I,UA,D"). In BATCH mode every node is insert-only (final results)."""
+
+from __future__ import annotations
+
+from planner.errors import UnsupportedSqlError
+from planner.physical import PhysicalNode
+from runtime.graph import BATCH
+
+_ORDER = ("I", "UB", "UA", "D")
+# Formats whose rows are a changelog (CDC), and connectors that upsert.
+_CDC_FORMATS = ("debezium-json", "canal-json", "maxwell-json", "ogg-json", "debezium-avro-confluent")
+_APPEND_ONLY_SINKS = ("filesystem",)
+
+
+def _flags(mode: str) -> set[str]:
+    return set(mode.split(","))
+
+
+def _mode(flags: set[str]) -> str:
+    return ",".join(k for k in _ORDER if k in flags)
+
+
+def is_insert_only(mode: str) -> bool:
+    return mode == "I"
+
+
+def infer_changelog_modes(node: PhysicalNode, mode: str) -> PhysicalNode:
+    """`node` (and its inputs) with `changelog_mode` set."""
+    memo: dict[int, PhysicalNode] = {}
+
+    def visit(n: PhysicalNode) -> PhysicalNode:
+        if id(n) in memo:
+            return memo[id(n)]
+        inputs = tuple(visit(i) for i in n.inputs)
+        out = n.with_mode(_infer(n, inputs, mode), inputs)
+        memo[id(n)] = out
+        return out
+
+    return visit(node)
+
+
+def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
+    if mode == BATCH:
+        return "I"
+    op = n.operator
+    in_modes = [i.changelog_mode for i in inputs]
+    if op == "TableSourceScan":
+        opts = n.params.get("options", {})
+        fmt = opts.get("format") or opts.get("value.format") or ""
+        if fmt in _CDC_FORMATS:
+            return "I,UB,UA,D"
+        if n.params.get("connector") == "upsert-kafka":
+            return "I,UA,D"
+        return "I"
+    if op in ("Values", "WindowTableFunction"):
+        return "I"
+    if op in ("Calc", "Exchange", "WatermarkAssigner"):
+        return in_modes[0]
+    if op == "GroupAggregate":
+        if is_insert_only(in_modes[0]):
+            return "I" if not n.params.get("aggs") else "I,UB,UA"
+        return "I,UB,UA,D"
+    if op == "WindowAggregate":
+        if not is_insert_only(in_modes[0]):
+            raise UnsupportedSqlError(
+                f"Window aggregation over an updating input is not supported yet (input changelog mode [{in_modes[0]}])"
+            )
+        return "I"
+    if op == "Union":
+        flags: set[str] = set()
+        for m in in_modes:
+            flags |= _flags(m)
+        return _mode(flags)
+    if op == "Sink":
+        if n.params.get("connector") in _APPEND_ONLY_SINKS and not is_insert_only(in_modes[0]):
+            child = inputs[0]
+            raise UnsupportedSqlError(
+                f"Table sink '{n.params.get('table')}' doesn't support consuming update changes which is produced "
+                f"by node {child.operator}"
+            )
+        return in_modes[0]
+    return in_modes[0] if in_modes else "I"

@@ -1,0 +1,55 @@
+"""The optimizer's named phases, in order.
+
+Logical phases rewrite the logical plan; the "physical" phase (planner.physical) turns it
+into physical nodes and "changelog-mode inference" (planner.changelog) annotates them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from planner.logical import LogicalNode
+from planner.optimizer.batch_watermarks import remove_watermark_assigners
+from planner.optimizer.calc_merge import merge_calcs
+from planner.optimizer.filter_pushdown import push_filter_through_project
+from planner.optimizer.projection_pushdown import push_projection
+from planner.optimizer.remove_identity_project import remove_identity_project
+from planner.optimizer.window_rewrite import fuse_window_aggregate
+
+Rule = Callable[[LogicalNode], LogicalNode]
+
+DISABLED_RULES_KEY = "streamsql.optimizer.disabled-rules"
+
+LOGICAL_PHASES: list[tuple[str, list[Rule]]] = [
+    ("subquery/view expansion", [remove_identity_project]),
+    ("batch time attributes", [remove_watermark_assigners]),
+    ("window rewrite", [fuse_window_aggregate]),
+    ("predicate pushdown", [push_filter_through_project]),
+    ("calc merge", [merge_calcs]),
+    ("projection pushdown", [push_projection]),
+]
+
+# Names of the phases after the logical ones (implemented outside this package).
+PHYSICAL_PHASES = ("physical", "changelog-mode inference")
+
+
+def disabled_rules(config: dict[str, str]) -> set[str]:
+    raw = config.get(DISABLED_RULES_KEY, "")
+    return {r.strip() for r in raw.split(",") if r.strip()}
+
+
+# Rules that only apply in one runtime mode.
+MODE_RULES: dict[str, str] = {"remove_watermark_assigners": "BATCH"}
+
+
+def optimize_logical(plan: LogicalNode, config: dict[str, str] | None = None, mode: str = "STREAMING") -> LogicalNode:
+    """Run every enabled rule of every logical phase, in order."""
+    off = disabled_rules(config or {})
+    for _phase, rules in LOGICAL_PHASES:
+        for rule in rules:
+            if MODE_RULES.get(rule.__name__, mode) != mode:
+                continue
+            if rule.__name__ in off:
+                continue
+            plan = rule(plan)
+    return plan

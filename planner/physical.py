@@ -1,0 +1,244 @@
+"""Physical plan: nodes named as Flink names them (TableSourceScan, Calc, WatermarkAssigner,
+Exchange, WindowTableFunction, WindowAggregate, GroupAggregate, Values, Union, Sink), with
+params already in the JobGraph's shape (docs/architecture.md), so lowering only numbers
+them. `to_physical` is the optimizer's "physical" phase.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from planner.errors import SqlValidationError, UnsupportedSqlError
+from planner.logical import (
+    LogicalAggregate,
+    LogicalCalc,
+    LogicalFilter,
+    LogicalJoin,
+    LogicalNode,
+    LogicalProject,
+    LogicalSink,
+    LogicalTableScan,
+    LogicalUnion,
+    LogicalValues,
+    LogicalWatermarkAssigner,
+    LogicalWindowAggregate,
+    LogicalWindowTableFunction,
+)
+from runtime.expr.ir import InputRef
+from runtime.graph import BATCH, STREAMING
+from runtime.types import Field
+
+
+@dataclass(frozen=True, eq=False)
+class PhysicalNode:
+    """One physical operator: `params` are exactly the JobGraph node's params."""
+
+    operator: str
+    inputs: tuple[PhysicalNode, ...]
+    fields: tuple[Field, ...]
+    params: dict[str, Any] = field(default_factory=dict)
+    changelog_mode: str = "I"
+    # Extra facts EXPLAIN prints but the runtime does not need (e.g. the agg output names).
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def with_mode(self, mode: str, inputs: tuple[PhysicalNode, ...]) -> PhysicalNode:
+        return replace(self, changelog_mode=mode, inputs=inputs)
+
+
+_DURATION = re.compile(r"^\s*(\d+)\s*([a-z]*)\s*$", re.IGNORECASE)
+_UNITS_MS = {
+    "": 1,
+    "ms": 1,
+    "milli": 1,
+    "millis": 1,
+    "millisecond": 1,
+    "milliseconds": 1,
+    "s": 1000,
+    "sec": 1000,
+    "secs": 1000,
+    "second": 1000,
+    "seconds": 1000,
+    "min": 60_000,
+    "mins": 60_000,
+    "minute": 60_000,
+    "minutes": 60_000,
+    "h": 3_600_000,
+    "hour": 3_600_000,
+    "hours": 3_600_000,
+    "d": 86_400_000,
+    "day": 86_400_000,
+    "days": 86_400_000,
+}
+
+
+def parse_duration_ms(text: str | None) -> int | None:
+    """Flink duration strings ("5 s", "500ms", "1 min") in milliseconds."""
+    if text is None:
+        return None
+    m = _DURATION.match(text)
+    if m is None or m.group(2).lower() not in _UNITS_MS:
+        raise SqlValidationError(f"Could not parse duration '{text}'")
+    return int(m.group(1)) * _UNITS_MS[m.group(2).lower()]
+
+
+def _bounded(connector: str, options: dict[str, str], mode: str) -> bool:
+    try:
+        from runtime.connectors.base import get_connector
+
+        return bool(get_connector(connector).is_bounded(options))
+    except Exception:  # noqa: BLE001 - unknown connector: the runtime reports it when it runs
+        return mode == BATCH or "source.monitor-interval" not in options
+
+
+class PhysicalPlanner:
+    """Logical → physical for one mode ("STREAMING" | "BATCH")."""
+
+    def __init__(self, mode: str, config: dict[str, str]) -> None:
+        self.mode = mode
+        self.config = config
+
+    def convert(self, node: LogicalNode) -> PhysicalNode:
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            raise UnsupportedSqlError(f"{type(node).__name__.removeprefix('Logical')} is not supported yet")
+        return method(node)
+
+    # ------------------------------------------------------------------ leaves
+    def _LogicalTableScan(self, node: LogicalTableScan) -> PhysicalNode:  # noqa: N802
+        t = node.table
+        opts = t.options_dict
+        return PhysicalNode(
+            "TableSourceScan",
+            (),
+            node.fields,
+            {
+                "table": t.name,
+                "connector": t.connector,
+                "options": opts,
+                "physical_schema": list(t.physical_schema),
+                "projection": list(node.projection) if node.projection is not None else None,
+                "bounded": _bounded(t.connector, opts, self.mode),
+            },
+            info={"path": t.path},
+        )
+
+    def _LogicalValues(self, node: LogicalValues) -> PhysicalNode:  # noqa: N802
+        return PhysicalNode("Values", (), node.fields, {"rows": [list(r) for r in node.rows]})
+
+    # ------------------------------------------------------------------ row-wise
+    def _calc(self, node: LogicalNode, exprs: tuple, condition) -> PhysicalNode:  # noqa: ANN001
+        child = self.convert(node.inputs[0])
+        return PhysicalNode("Calc", (child,), node.fields, {"projections": list(exprs), "condition": condition})
+
+    def _LogicalCalc(self, node: LogicalCalc) -> PhysicalNode:  # noqa: N802
+        return self._calc(node, node.exprs, node.condition)
+
+    def _LogicalProject(self, node: LogicalProject) -> PhysicalNode:  # noqa: N802
+        return self._calc(node, node.exprs, None)
+
+    def _LogicalFilter(self, node: LogicalFilter) -> PhysicalNode:  # noqa: N802
+        ident = tuple(InputRef(i, f.type) for i, f in enumerate(node.input.fields))
+        return self._calc(node, ident, node.condition)
+
+    def _LogicalWatermarkAssigner(self, node: LogicalWatermarkAssigner) -> PhysicalNode:  # noqa: N802
+        child = self.convert(node.input)
+        if self.mode == BATCH:
+            return child  # no watermarks in batch mode
+        idle = None
+        scan = node.input
+        while not isinstance(scan, LogicalTableScan) and scan.inputs:
+            scan = scan.inputs[0]
+        if isinstance(scan, LogicalTableScan):
+            idle = scan.table.options_dict.get("scan.watermark.idle-timeout")
+        idle = idle or self.config.get("table.exec.source.idle-timeout")
+        idle_ms = parse_duration_ms(idle) if idle else None
+        return PhysicalNode(
+            "WatermarkAssigner",
+            (child,),
+            node.fields,
+            {"rowtime_index": node.rowtime_index, "watermark": node.watermark, "idle_timeout_ms": idle_ms or None},
+        )
+
+    # ------------------------------------------------------------------ keyed
+    def _exchange(self, child: PhysicalNode, keys: list[int]) -> PhysicalNode:
+        dist = "hash" if keys else "single"
+        return PhysicalNode("Exchange", (child,), child.fields, {"distribution": dist, "keys": keys})
+
+    def _LogicalAggregate(self, node: LogicalAggregate) -> PhysicalNode:  # noqa: N802
+        child = self.convert(node.input)
+        ex = self._exchange(child, list(node.grouping))
+        return PhysicalNode(
+            "GroupAggregate",
+            (ex,),
+            node.fields,
+            {"grouping": list(node.grouping), "aggs": [a.to_param() for a in node.aggs]},
+            info={"aggs": node.aggs},
+        )
+
+    def _check_window(self, node: LogicalWindowAggregate) -> None:
+        w = node.window
+        if self.mode != STREAMING:
+            return
+        if w.kind == "HOP" and w.size_ms is not None and w.slide_ms and w.size_ms % w.slide_ms != 0:
+            raise SqlValidationError(
+                "HOP table function based aggregate requires size must be an integral multiple of slide, "
+                f"but got size {w.size_ms} ms and slide {w.slide_ms} ms"
+            )
+        if w.kind == "CUMULATE" and w.size_ms is not None and w.step_ms and w.size_ms % w.step_ms != 0:
+            raise SqlValidationError(
+                "CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, "
+                f"but got maxSize {w.size_ms} ms and step {w.step_ms} ms"
+            )
+
+    def _LogicalWindowAggregate(self, node: LogicalWindowAggregate) -> PhysicalNode:  # noqa: N802
+        self._check_window(node)
+        child = self.convert(node.input)
+        keys = list(node.grouping) or list(node.window.partition_keys)
+        ex = self._exchange(child, keys)
+        return PhysicalNode(
+            "WindowAggregate",
+            (ex,),
+            node.fields,
+            {
+                "window": node.window.to_param(),
+                "time_index": node.time_index,
+                "grouping": list(node.grouping),
+                "aggs": [a.to_param() for a in node.aggs],
+                "window_props": list(node.window_props),
+            },
+            info={"aggs": node.aggs, "legacy": node.legacy},
+        )
+
+    def _LogicalWindowTableFunction(self, node: LogicalWindowTableFunction) -> PhysicalNode:  # noqa: N802
+        child = self.convert(node.input)
+        return PhysicalNode(
+            "WindowTableFunction",
+            (child,),
+            node.fields,
+            {"window": node.window.to_param(), "time_index": node.time_index},
+        )
+
+    # ------------------------------------------------------------------ others
+    def _LogicalUnion(self, node: LogicalUnion) -> PhysicalNode:  # noqa: N802
+        return PhysicalNode("Union", tuple(self.convert(c) for c in node.children), node.fields, {})
+
+    def _LogicalJoin(self, node: LogicalJoin) -> PhysicalNode:  # noqa: N802
+        raise UnsupportedSqlError("Joins are not supported yet")
+
+    def _LogicalSink(self, node: LogicalSink) -> PhysicalNode:  # noqa: N802
+        child = self.convert(node.input)
+        t = node.table
+        return PhysicalNode(
+            "Sink",
+            (child,),
+            (),
+            {"table": t.name, "connector": t.connector, "options": t.options_dict, "schema": list(node.schema)},
+            info={"path": t.path, "fields": [f.name for f in node.schema]},
+        )
+
+
+def to_physical(plan: LogicalNode, mode: str, config: dict[str, str] | None = None) -> PhysicalNode:
+    """The optimizer's "physical" phase."""
+    return PhysicalPlanner(mode, config or {}).convert(plan)

@@ -1,0 +1,12 @@
+CREATE TABLE t (
+  ts TIMESTAMP(3),
+  k STRING,
+  v INT,
+  s STRING,
+  WATERMARK FOR ts AS ts - INTERVAL '3' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 't.csv', 'format' = 'csv');
+
+EXPLAIN CHANGELOG_MODE SELECT k, TUMBLE_START(ts, INTERVAL '10' SECOND) AS ws, TUMBLE_ROWTIME(ts, INTERVAL '10' SECOND) AS wrt, COUNT(*) AS cnt
+FROM t
+GROUP BY TUMBLE(ts, INTERVAL '10' SECOND), k
+HAVING SUM(v) > 2;
