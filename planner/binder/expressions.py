@@ -227,8 +227,9 @@ class ExprBinder:
             if fn is None:
                 sig = ", ".join(f"<{t}>" for t in arg_types)
                 raise self.err(f"No match found for function signature {name.upper()}({sig})", node)
+            literals = [_literal_value(a) for a in args]
             try:
-                result = fn.infer(arg_types)
+                result = fn.result_type(arg_types, literals)
             except FunctionTypeError as e:
                 raise self.err(str(e), node) from None
         return Call(name, tuple(args), plain(result))
@@ -517,3 +518,13 @@ __all__ = [
     "interval_ms",
     "is_aggregate_call",
 ]
+
+
+def _literal_value(e: Expr) -> object:
+    """The value of a literal argument (also `-n`), or None for anything else."""
+    if isinstance(e, Literal):
+        return e.value
+    if isinstance(e, Call) and e.name == "negate" and isinstance(e.args[0], Literal):
+        v = e.args[0].value
+        return -v if isinstance(v, (int, float)) else None
+    return None

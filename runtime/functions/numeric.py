@@ -220,8 +220,14 @@ def _round_kernel(mode: str):
     return kernel
 
 
-scalar("round", _infer_round("ROUND"))(_round_kernel(HALF_UP))
-scalar("truncate", _infer_round("TRUNCATE"))(_round_kernel("towards_zero"))
+scalar(
+    "round", _infer_round("ROUND"), infer_with_literals=lambda t, lits: infer_with_literals("round", t, lits)
+)(_round_kernel(HALF_UP))
+scalar(
+    "truncate",
+    _infer_round("TRUNCATE"),
+    infer_with_literals=lambda t, lits: infer_with_literals("truncate", t, lits),
+)(_round_kernel("towards_zero"))
 
 
 # ---------------------------------------------------------------------- FLOOR / CEIL
@@ -259,8 +265,8 @@ scalar("ceil", _infer_floor("CEIL"), "ceiling")(_floor_kernel(True))
 
 def infer_with_literals(name: str, types: list[DataType], literals: list[object]) -> DataType:
     """Result type when some arguments are literals (None where not): ROUND/TRUNCATE of a
-    DECIMAL depend on the digit count, which `infer(types)` cannot see. The binder should
-    call this for `round`/`truncate` with a literal second argument."""
+    DECIMAL depend on the digit count, which `infer(types)` cannot see; registered as the
+    functions' `infer_with_literals`, so the binder passes the literal values."""
     fn_infer = _infer_round(name.upper())
     base = fn_infer(types)
     if types and types[0].name == "DECIMAL":

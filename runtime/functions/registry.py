@@ -38,6 +38,9 @@ class EvalContext:
 
 
 Infer = Callable[[list[DataType]], DataType]
+# Inference that also sees literal argument values (None where an argument is not a
+# literal): for functions whose result type depends on a constant, e.g. ROUND(d, 2).
+InferWithLiterals = Callable[[list[DataType], list[object]], DataType]
 Kernel = Callable[[list[ArgValue], list[DataType], DataType, EvalContext], ArgValue]
 
 
@@ -48,8 +51,14 @@ class ScalarFunction:
     kernel: Kernel
     # False for functions like CURRENT_TIMESTAMP/RAND: not constant-folded.
     deterministic: bool = True
-    # Literal-only arguments (by position) the kernel requires to be constants.
     aliases: tuple[str, ...] = field(default=())
+    infer_with_literals: InferWithLiterals | None = None
+
+    def result_type(self, arg_types: list[DataType], literals: list[object] | None = None) -> DataType:
+        """The result type for these arguments; `literals` holds literal argument values."""
+        if self.infer_with_literals is not None and literals is not None:
+            return self.infer_with_literals(arg_types, literals)
+        return self.infer(arg_types)
 
 
 _REGISTRY: dict[str, ScalarFunction] = {}
@@ -62,12 +71,16 @@ def register(fn: ScalarFunction) -> ScalarFunction:
 
 
 def scalar(
-    name: str, infer: Infer, *aliases: str, deterministic: bool = True
+    name: str,
+    infer: Infer,
+    *aliases: str,
+    deterministic: bool = True,
+    infer_with_literals: InferWithLiterals | None = None,
 ) -> Callable[[Kernel], Kernel]:
     """Decorator: register `kernel` under `name` (and aliases) with its type inference."""
 
     def deco(kernel: Kernel) -> Kernel:
-        register(ScalarFunction(name, infer, kernel, deterministic, tuple(aliases)))
+        register(ScalarFunction(name, infer, kernel, deterministic, tuple(aliases), infer_with_literals))
         return kernel
 
     return deco
