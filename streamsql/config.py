@@ -49,6 +49,18 @@ KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("table.display.max-column-width", "30", "Widest column the tableau output prints before cutting a value."),
     ConfigKey("execution.target", "local", "Where jobs run.", ("local",)),
     ConfigKey("state.backend.type", "hashmap", "Keyed state backend.", ("hashmap",)),
+    ConfigKey(
+        "table.exec.source.batch-rows",
+        "8192",
+        "Most rows a source puts in one Arrow batch. Results do not depend on it; larger batches "
+        "amortize per-batch work, smaller ones show streaming updates in finer steps.",
+    ),
+    ConfigKey(
+        "table.exec.statement-start-ms",
+        None,
+        "Fixes the instant (epoch ms) CURRENT_TIMESTAMP and friends return, for reproducible runs; "
+        "unset, they return the time the statement started.",
+    ),
 )
 
 _DEFAULTS = {k.key: k.default for k in KEYS if k.default is not None}

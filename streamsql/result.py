@@ -145,12 +145,13 @@ class TableResult:
 
     def to_arrow(self) -> pa.Table:
         """The final table: the changelog applied (updates and deletes folded in)."""
-        schema = arrow_schema(self.fields)
+        # Nullable fields: batches do not all carry NOT NULL flags, and the values are right.
+        schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in self.fields])
         batches = list(self.batches())
         if not batches:
             return schema.empty_table()
         if all(b.schema.get_field_index(ROW_KIND) < 0 or not row_kinds(b).any() for b in batches):
-            return pa.Table.from_batches([data_columns(b) for b in batches], schema=schema)
+            return pa.Table.from_batches([data_columns(b) for b in batches]).rename_columns(schema.names).cast(schema)
         counts: Counter[tuple[Any, ...]] = Counter()
         order: dict[tuple[Any, ...], None] = {}
         for b in batches:
