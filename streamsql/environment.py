@@ -25,7 +25,7 @@ from planner.statements import (
     Statement,
     StatementSet,
 )
-from runtime.types import STRING, Field
+from runtime.types import BOOLEAN, STRING, Field
 from streamsql.config import TableConfig
 from streamsql.result import JobHandle, ResultKind, TableResult
 
@@ -268,7 +268,8 @@ class TableEnvironment:
 
     def _describe(self, stmt: Describe) -> TableResult:
         fields = tuple(
-            Field(n, STRING()) for n in ("name", "type", "null", "key", "extras", "watermark")
+            Field(n, BOOLEAN() if n == "null" else STRING())
+            for n in ("name", "type", "null", "key", "extras", "watermark")
         )
         return TableResult.of_rows(fields, [tuple(r) for r in self._catalog.describe(stmt.name)])
 

@@ -1,0 +1,169 @@
+"""More string functions (hashes, base64, TRANSLATE, STR_TO_MAP, UUID, STARTSWITH,
+ENDSWITH), split from `strings` to keep modules small; `strings` imports this module so
+the functions register with the rest."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import uuid as _uuid
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.functions._text_common import (
+    any_nullable,
+    check_arity,
+    grouped_apply,
+    is_scalar,
+    is_stringish,
+    map_distinct_any,
+    require,
+    string_result,
+)
+from runtime.functions._text_java import python_regex
+from runtime.functions.registry import ArgValue, EvalContext, scalar
+from runtime.types import BOOLEAN, MAP, STRING, DataType
+
+STR = pa.string()
+_S = [is_stringish]
+_SS = [is_stringish, is_stringish]
+_SSS = [is_stringish, is_stringish, is_stringish]
+
+
+def _n(ctx: EvalContext) -> int:
+    return ctx.num_rows
+
+
+def _infer_str(name: str, lo: int, hi: int, checks: list[Any], form: str):
+    def infer(types: list[DataType]) -> DataType:
+        check_arity(name, types, lo, hi)
+        require(name, types, checks, form)
+        return string_result(types)
+
+    return infer
+
+
+def _hash_fn(algo: str):
+    def kernel(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+        return map_distinct_any(args[0], lambda s: hashlib.new(algo, s.encode("utf-8")).hexdigest(), STR)
+
+    return kernel
+
+
+for _h in ("md5", "sha1", "sha224", "sha256", "sha384", "sha512"):
+    scalar(_h, _infer_str(_h, 1, 1, _S, f"{_h.upper()}(<STRING>)"))(_hash_fn(_h))
+
+
+@scalar(
+    "to_base64",
+    _infer_str(
+        "to_base64", 1, 1, [lambda t: is_stringish(t) or t.name in ("BINARY", "VARBINARY")], "TO_BASE64(<STRING>)"
+    ),
+)
+def to_base64(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    def enc(v: Any) -> str:
+        raw = v if isinstance(v, bytes) else v.encode("utf-8")
+        return base64.b64encode(raw).decode("ascii")
+
+    return map_distinct_any(args[0], enc, STR)
+
+
+@scalar("from_base64", _infer_str("from_base64", 1, 1, _S, "FROM_BASE64(<STRING>)"))
+def from_base64(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    def dec(v: str) -> str | None:
+        try:
+            return base64.b64decode(v, validate=False).decode("utf-8", errors="replace")
+        except (binascii.Error, ValueError):
+            return None
+
+    return map_distinct_any(args[0], dec, STR)
+
+
+@scalar("translate", _infer_str("translate", 3, 3, _SSS, "TRANSLATE(<STRING>, <STRING>, <STRING>)"))
+def translate(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    """Each character of `from` replaced by the one at the same position of `to`, or
+    removed when `to` is shorter."""
+
+    def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
+        src, dst = p
+        table: dict[int, Any] = {}
+        for i, ch in enumerate(src):
+            if ord(ch) not in table:
+                table[ord(ch)] = dst[i] if i < len(dst) else None
+        return map_distinct_any(sub[0], lambda v: v.translate(table), STR)
+
+    return grouped_apply(args, [1, 2], run, _n(ctx), STR)
+
+
+def _infer_str_to_map(types: list[DataType]) -> DataType:
+    check_arity("str_to_map", types, 1, 3)
+    require("str_to_map", types, _SSS, "STR_TO_MAP(<STRING>[, <STRING>, <STRING>])")
+    return MAP(STRING(True), STRING(True), any_nullable(types))
+
+
+@scalar("str_to_map", _infer_str_to_map)
+def str_to_map(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    """Pairs split at the (regex) list delimiter, then at the first key/value delimiter;
+    a pair without it maps to NULL. '' gives an empty map."""
+    out_type = pa.map_(STR, STR)
+    list_d = args[1] if len(args) > 1 else pa.scalar(",", STR)
+    kv_d = args[2] if len(args) > 2 else pa.scalar("=", STR)
+
+    def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
+        ld, kd = python_regex(p[0]), python_regex(p[1])
+        if ld is None or kd is None:
+            return pa.nulls(1 if is_scalar(sub[0]) else len(sub[0]), out_type)
+
+        def parse(text: str) -> list[tuple[str, str | None]]:
+            if text == "":
+                return []
+            pairs = _java_split(ld, text)
+            out: dict[str, str | None] = {}
+            for pair in pairs:
+                kv = kd.split(pair, maxsplit=1)
+                out[pair if len(kv) < 2 else kv[0]] = None if len(kv) < 2 else kv[1]
+            return list(out.items())
+
+        return map_distinct_any(sub[0], parse, out_type)
+
+    return grouped_apply([args[0], list_d, kv_d], [1, 2], run, _n(ctx), out_type)
+
+
+def _java_split(rx: Any, text: str) -> list[str]:
+    """Java `String.split(regex)`: trailing empty strings removed."""
+    parts = rx.split(text)
+    while len(parts) > 1 and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+@scalar("uuid", lambda types: STRING(False), deterministic=False)
+def uuid(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    # One random value per row; the loop is the nature of UUID().
+    return pa.array([str(_uuid.uuid4()) for _ in range(_n(ctx))], STR)
+
+
+def _infer_starts(name: str):
+    def infer(types: list[DataType]) -> DataType:
+        check_arity(name, types, 2)
+        require(name, types, _SS, f"{name.upper()}(<STRING>, <STRING>)")
+        return BOOLEAN(any_nullable(types))
+
+    return infer
+
+
+def _affix_kernel(starts: bool):
+    def kernel(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+        def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
+            return pc.starts_with(sub[0], pattern=p[0]) if starts else pc.ends_with(sub[0], pattern=p[0])
+
+        return grouped_apply(args, [1], run, _n(ctx), pa.bool_())
+
+    return kernel
+
+
+scalar("startswith", _infer_starts("startswith"), "starts_with")(_affix_kernel(True))
+scalar("endswith", _infer_starts("endswith"), "ends_with")(_affix_kernel(False))

@@ -1,0 +1,661 @@
+"""Temporal scalar functions with Flink 2.3 semantics, vectorized with numpy/Arrow.
+
+Conventions (docs/architecture.md): TIMESTAMP(3) is Arrow timestamp('ms') holding the
+wall clock; TIMESTAMP_LTZ(3) is timestamp('ms', tz='UTC') holding the instant, shown in
+the session zone `ctx.time_zone`. Internally everything is int64 epoch milliseconds:
+"wall" ms (a wall clock read as if it were UTC) or "instant" ms; `to_wall` / `to_instant`
+convert between them for a zone.
+
+Parsing/formatting follows the Java class Flink uses for each function (see
+`datetime_patterns`): TO_TIMESTAMP(s, fmt) is DateTimeFormatter (strict: NULL for
+'32.01.2024'), TO_DATE(s, fmt) / UNIX_TIMESTAMP / DATE_FORMAT(string) are SimpleDateFormat
+(lenient, prefix parse). Unparsable input gives NULL (UNIX_TIMESTAMP: Long.MIN_VALUE).
+EXTRACT uses floor arithmetic, so pre-1970 values get the correct fields (Flink 2.3 has a
+bug there; see tests/conformance/flink-bugs/022_temporal_extract).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.functions import datetime_patterns as dp
+from runtime.functions._text_common import (
+    any_nullable,
+    check_arity,
+    const,
+    grouped_apply,
+    is_integerish,
+    is_scalar,
+    is_stringish,
+    np_ints,
+    np_valid,
+    require,
+    to_array,
+)
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.types import BIGINT, DATE, INT, STRING, TIME, TIMESTAMP, TIMESTAMP_LTZ, DataType
+
+STR = pa.string()
+TS = pa.timestamp("ms")
+TS_LTZ = pa.timestamp("ms", tz="UTC")
+LONG_MIN = -(2**63)
+
+
+# ---------------------------------------------------------------------- zone helpers
+
+
+def normalize_zone(tz: str) -> str:
+    """A Java zone id in a form Arrow accepts ('GMT+08:00' -> '+08:00', 'Z' -> 'UTC')."""
+    t = tz.strip()
+    if t in ("Z", "GMT", "UT", "UTC"):
+        return "UTC"
+    for prefix in ("GMT", "UTC", "UT"):
+        if t.startswith(prefix) and len(t) > len(prefix) and t[len(prefix)] in "+-":
+            t = t[len(prefix) :]
+            break
+    if t and t[0] in "+-":
+        body = t[1:].replace(":", "")
+        if body.isdigit():
+            hh = int(body[:2]) if len(body) > 2 else int(body)
+            mm = int(body[2:4]) if len(body) > 2 else 0
+            return f"{t[0]}{hh:02d}:{mm:02d}"
+    return t
+
+
+def _is_utc(tz: str) -> bool:
+    return normalize_zone(tz) in ("UTC", "+00:00", "-00:00", "Etc/UTC")
+
+
+def to_wall(instant_ms: np.ndarray, tz: str) -> np.ndarray:
+    """Instant epoch ms -> wall-clock ms in zone `tz`."""
+    if _is_utc(tz):
+        return instant_ms
+    arr = pa.array(instant_ms, pa.timestamp("ms", tz=normalize_zone(tz)))
+    return pc.local_timestamp(arr).cast(pa.int64()).to_numpy(zero_copy_only=False)
+
+
+def to_instant(wall_ms: np.ndarray, tz: str) -> np.ndarray:
+    """Wall-clock ms in zone `tz` -> instant epoch ms (earliest of an overlap; a time in a
+    DST gap moves past the gap)."""
+    if _is_utc(tz):
+        return wall_ms
+    arr = pa.array(wall_ms, TS)
+    inst = pc.assume_timezone(arr, timezone=normalize_zone(tz), ambiguous="earliest", nonexistent="latest")
+    return inst.cast(pa.int64()).to_numpy(zero_copy_only=False)
+
+
+def _ms_of(a: pa.Array, t: DataType) -> np.ndarray:
+    """int64 epoch ms of a TIMESTAMP/TIMESTAMP_LTZ/DATE/TIME array (nulls as 0)."""
+    if t.name == "DATE":
+        return np_ints(a.cast(pa.int32())) * dp.MS_PER_DAY
+    if t.name == "TIME":
+        return np_ints(a.cast(pa.int32()))
+    if pa.types.is_timestamp(a.type) and a.type.unit != "ms":
+        raw = np_ints(a.cast(pa.int64()))
+        div = {"s": None, "us": 1000, "ns": 1_000_000}[a.type.unit]
+        return raw * 1000 if div is None else np.floor_divide(raw, div)
+    return np_ints(a.cast(pa.int64()))
+
+
+def wall_ms(a: pa.Array, t: DataType, tz: str) -> np.ndarray:
+    """Wall-clock ms of a temporal value (TIMESTAMP_LTZ converted to the session zone)."""
+    ms = _ms_of(a, t)
+    return to_wall(ms, tz) if t.name == "TIMESTAMP_LTZ" else ms
+
+
+def _ts_array(ms: np.ndarray, valid: np.ndarray, arrow_type: pa.DataType = TS) -> pa.Array:
+    return pa.array(ms, pa.int64(), mask=~valid).cast(arrow_type)
+
+
+def _arr(v: ArgValue, ctx: EvalContext) -> pa.Array:
+    return to_array(v, ctx.num_rows)
+
+
+def _maybe_scalar(out: pa.Array, args: list[ArgValue]) -> ArgValue:
+    """A scalar result when every argument was a literal (lets the evaluator fold)."""
+    if args and all(is_scalar(a) for a in args) and len(out) >= 1:
+        return out[0]
+    return out
+
+
+# ---------------------------------------------------------------------- type helpers
+
+
+def _is_temporal(t: DataType) -> bool:
+    return t.name in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "NULL")
+
+
+def _ts3(nullable: bool) -> DataType:
+    return TIMESTAMP(3, nullable)
+
+
+# ---------------------------------------------------------------------- parse
+
+
+def _infer_to_timestamp(types: list[DataType]) -> DataType:
+    check_arity("to_timestamp", types, 1, 2)
+    require("to_timestamp", types, [is_stringish, is_stringish], "TO_TIMESTAMP(<CHARACTER>[, <CHARACTER>])")
+    return _ts3(True)
+
+
+@scalar("to_timestamp", _infer_to_timestamp)
+def to_timestamp(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    """TIMESTAMP(3) from 'yyyy-MM-dd HH:mm:ss[.SSS]' or a date-only string, or with a
+    DateTimeFormatter pattern; NULL when unparsable."""
+    s = _arr(args[0], ctx)
+    if len(args) == 1:
+        ms, ok = dp.parse_default_timestamp(s)
+        return _maybe_scalar(_ts_array(ms, ok & np_valid(s)), args)
+
+    def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
+        strings = sub[0]
+        try:
+            ms, ok = dp.parse(strings, p[0], lenient=False)
+        except ValueError:
+            return pa.nulls(len(strings), TS)
+        return _ts_array(ms, ok & np_valid(strings))
+
+    return _maybe_scalar(grouped_apply([s, args[1]], [1], run, ctx.num_rows, TS), args)
+
+
+def _infer_to_date(types: list[DataType]) -> DataType:
+    check_arity("to_date", types, 1, 2)
+    require("to_date", types, [is_stringish, is_stringish], "TO_DATE(<CHARACTER>[, <CHARACTER>])")
+    return DATE(True)
+
+
+@scalar("to_date", _infer_to_date)
+def to_date(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    """DATE from 'yyyy-MM-dd' (a time part after a space is ignored) or with a lenient
+    SimpleDateFormat pattern (trailing text ignored, '32.01.2024' -> 2024-02-01)."""
+    s = _arr(args[0], ctx)
+    if len(args) == 1:
+        days, ok = dp.parse_default_date(s)
+        return _maybe_scalar(
+            pa.array(days.astype(np.int32), pa.int32(), mask=~(ok & np_valid(s))).cast(pa.date32()), args
+        )
+
+    def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
+        strings = sub[0]
+        try:
+            ms, ok = dp.parse(strings, p[0], lenient=True)
+        except ValueError:
+            return pa.nulls(len(strings), pa.date32())
+        days = np.floor_divide(ms, dp.MS_PER_DAY).astype(np.int32)
+        return pa.array(days, pa.int32(), mask=~(ok & np_valid(strings))).cast(pa.date32())
+
+    return _maybe_scalar(grouped_apply([s, args[1]], [1], run, ctx.num_rows, pa.date32()), args)
+
+
+def _infer_to_timestamp_ltz(types: list[DataType]) -> DataType:
+    check_arity("to_timestamp_ltz", types, 1, 3)
+    t0 = types[0]
+    if t0.is_string:
+        require(
+            "to_timestamp_ltz",
+            types,
+            [is_stringish, is_stringish, is_stringish],
+            "TO_TIMESTAMP_LTZ(<STRING>[, <STRING>[, <STRING>]])",
+        )
+        return TIMESTAMP_LTZ(3, True)
+    if not (t0.is_numeric or t0.name == "NULL"):
+        raise FunctionTypeError(
+            f"Unsupported argument type {t0} for TO_TIMESTAMP_LTZ: expected a numeric epoch value (and a precision 0 or 3)"
+        )
+    if len(types) > 2 or (len(types) == 2 and not is_integerish(types[1])):
+        raise FunctionTypeError("TO_TIMESTAMP_LTZ(<NUMERIC>, <INTEGER precision>) expects a literal precision 0 or 3")
+    return TIMESTAMP_LTZ(3, any_nullable(types))
+
+
+@scalar("to_timestamp_ltz", _infer_to_timestamp_ltz)
+def to_timestamp_ltz(
+    args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext
+) -> ArgValue:
+    """TIMESTAMP_LTZ(3) from epoch seconds (precision 0) or milliseconds (3, the default),
+    or from a timestamp string read in the given zone (default: the session zone)."""
+    v = _arr(args[0], ctx)
+    if arg_types[0].is_string:
+        tz = const(args[2]) if len(args) > 2 else ctx.time_zone
+        if len(args) > 1:
+            ms, ok = dp.parse(v, const(args[1]), lenient=False)
+        else:
+            ms, ok = dp.parse_default_timestamp(v)
+        inst = to_instant(ms, tz)
+        return _maybe_scalar(_ts_array(inst, ok & np_valid(v), TS_LTZ), args)
+    precision = const(args[1]) if len(args) > 1 else 3
+    if precision not in (0, 3):
+        raise FunctionTypeError(
+            f"The precision value '{precision}' for function TO_TIMESTAMP_LTZ is unsupported, the supported value is '0' or '3'"
+        )
+    valid = np_valid(v)
+    if pa.types.is_integer(v.type):
+        raw = np_ints(v)
+        ms = raw * 1000 if precision == 0 else raw
+    else:
+        f = pc.cast(v, pa.float64()).fill_null(0).to_numpy(zero_copy_only=False)
+        ms = np.floor(f * (1000 if precision == 0 else 1)).astype(np.int64)
+    return _maybe_scalar(_ts_array(ms, valid, TS_LTZ), args)
+
+
+# ---------------------------------------------------------------------- format
+
+
+def _infer_date_format(types: list[DataType]) -> DataType:
+    check_arity("date_format", types, 2)
+    if not (_is_temporal(types[0]) or types[0].is_string) or not is_stringish(types[1]):
+        raise FunctionTypeError(
+            f"Cannot apply 'DATE_FORMAT' to arguments of type 'DATE_FORMAT(<{types[0]}>, <{types[1]}>)'. "
+            "Supported form(s): 'DATE_FORMAT(<TIMESTAMP>, <STRING>)', 'DATE_FORMAT(<STRING>, <STRING>)'"
+        )
+    return STRING(True if types[0].is_string else any_nullable(types))
+
+
+@scalar("date_format", _infer_date_format)
+def date_format(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    """Format a timestamp (LTZ in the session zone) with a SimpleDateFormat pattern; a
+    string argument must hold a full 'yyyy-MM-dd HH:mm:ss' timestamp (else NULL)."""
+    x = _arr(args[0], ctx)
+    t = arg_types[0]
+    if t.is_string:
+        ms, ok = dp.parse(x, "yyyy-MM-dd HH:mm:ss", lenient=True)
+    elif t.name == "NULL":
+        return pa.scalar(None, STR) if is_scalar(args[0]) else pa.nulls(ctx.num_rows, STR)
+    else:
+        ms, ok = wall_ms(x, t, ctx.time_zone), np.ones(len(x), bool)
+    ok = ok & np_valid(x)
+    zone = ctx.time_zone if t.name == "TIMESTAMP_LTZ" else "UTC"
+
+    def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
+        rows = sub[0]
+        idx = np_ints(rows)
+        return dp.format_wall(ms[idx], ok[idx], p[0], zone)
+
+    rows = pa.array(np.arange(len(x), dtype=np.int64))
+    return _maybe_scalar(grouped_apply([rows, args[1]], [1], run, ctx.num_rows, STR), args)
+
+
+def _infer_unix_timestamp(types: list[DataType]) -> DataType:
+    check_arity("unix_timestamp", types, 0, 2)
+    require("unix_timestamp", types, [is_stringish, is_stringish], "UNIX_TIMESTAMP([<STRING>[, <STRING>]])")
+    return BIGINT(any_nullable(types))
+
+
+@scalar("unix_timestamp", _infer_unix_timestamp, deterministic=False)
+def unix_timestamp(
+    args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext
+) -> ArgValue:
+    """Epoch seconds of a 'yyyy-MM-dd HH:mm:ss' (or given SimpleDateFormat) string read in
+    the session zone; Long.MIN_VALUE when unparsable. Without arguments: now."""
+    if not args:
+        return pa.scalar(ctx.now_ms // 1000, pa.int64())
+    s = _arr(args[0], ctx)
+    fmt = args[1] if len(args) > 1 else pa.scalar("yyyy-MM-dd HH:mm:ss", STR)
+
+    def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
+        strings = sub[0]
+        try:
+            ms, ok = dp.parse(strings, p[0], lenient=True)
+        except ValueError:
+            ms, ok = np.zeros(len(strings), np.int64), np.zeros(len(strings), bool)
+        secs = np.floor_divide(to_instant(ms, ctx.time_zone), 1000)
+        out = np.where(ok, secs, LONG_MIN)
+        return pa.array(out, pa.int64(), mask=~np_valid(strings))
+
+    return _maybe_scalar(grouped_apply([s, fmt], [1], run, ctx.num_rows, pa.int64()), args)
+
+
+def _infer_from_unixtime(types: list[DataType]) -> DataType:
+    check_arity("from_unixtime", types, 1, 2)
+    require(
+        "from_unixtime",
+        types,
+        [lambda t: t.is_numeric or t.name == "NULL", is_stringish],
+        "FROM_UNIXTIME(<NUMERIC>[, <STRING>])",
+    )
+    return STRING(any_nullable(types))
+
+
+@scalar("from_unixtime", _infer_from_unixtime)
+def from_unixtime(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    """Epoch seconds formatted in the session zone ('yyyy-MM-dd HH:mm:ss' by default)."""
+    v = _arr(args[0], ctx)
+    secs = np_ints(pc.cast(pc.floor(v) if pa.types.is_floating(v.type) else v, pa.int64(), safe=False))
+    wall = to_wall(secs * 1000, ctx.time_zone)
+    valid = np_valid(v)
+    fmt = args[1] if len(args) > 1 else pa.scalar("yyyy-MM-dd HH:mm:ss", STR)
+
+    def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
+        idx = np_ints(sub[0])
+        return dp.format_wall(wall[idx], valid[idx], p[0], ctx.time_zone)
+
+    rows = pa.array(np.arange(len(v), dtype=np.int64))
+    return _maybe_scalar(grouped_apply([rows, fmt], [1], run, ctx.num_rows, STR), args)
+
+
+# ---------------------------------------------------------------------- extract
+
+_UNITS = {
+    "MILLENNIUM",
+    "CENTURY",
+    "DECADE",
+    "YEAR",
+    "ISOYEAR",
+    "QUARTER",
+    "MONTH",
+    "WEEK",
+    "DAY",
+    "DOY",
+    "DOW",
+    "ISODOW",
+    "HOUR",
+    "MINUTE",
+    "SECOND",
+    "MILLISECOND",
+    "MICROSECOND",
+    "NANOSECOND",
+    "EPOCH",
+}
+
+
+def _extract_fields(unit: str, wall: np.ndarray) -> np.ndarray:
+    """One calendar field of wall-clock ms (floor arithmetic, correct before 1970)."""
+    u = unit.upper()
+    if u in ("HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND", "NANOSECOND", "EPOCH"):
+        tod = wall - np.floor_divide(wall, dp.MS_PER_DAY) * dp.MS_PER_DAY
+        return {
+            "HOUR": tod // 3_600_000,
+            "MINUTE": tod // 60_000 % 60,
+            "SECOND": tod // 1000 % 60,
+            "MILLISECOND": tod % 1000,
+            "MICROSECOND": tod % 1000 * 1000,
+            "NANOSECOND": tod % 1000 * 1_000_000,
+            "EPOCH": np.floor_divide(wall, 1000),
+        }[u]
+    ts = pa.array(wall, TS)
+    if u == "YEAR":
+        return dp.civil_from_days(np.floor_divide(wall, dp.MS_PER_DAY))[0]
+    if u == "MONTH":
+        return dp.civil_from_days(np.floor_divide(wall, dp.MS_PER_DAY))[1]
+    if u == "DAY":
+        return dp.civil_from_days(np.floor_divide(wall, dp.MS_PER_DAY))[2]
+    fn = {
+        "QUARTER": pc.quarter,
+        "WEEK": pc.iso_week,
+        "ISOYEAR": pc.iso_year,
+        "DOY": pc.day_of_year,
+    }.get(u)
+    if fn is not None:
+        return np_ints(fn(ts))
+    if u == "DOW":
+        return np_ints(pc.day_of_week(ts, count_from_zero=False, week_start=7))
+    if u == "ISODOW":
+        return np_ints(pc.day_of_week(ts, count_from_zero=False, week_start=1))
+    y = dp.civil_from_days(np.floor_divide(wall, dp.MS_PER_DAY))[0]
+    if u == "DECADE":
+        return np.floor_divide(y, 10)
+    if u == "CENTURY":
+        return np.where(y > 0, (y + 99) // 100, -((-y + 99) // 100))
+    if u == "MILLENNIUM":
+        return np.where(y > 0, (y + 999) // 1000, -((-y + 999) // 1000))
+    raise FunctionTypeError(f"EXTRACT unit {unit} is not supported")
+
+
+def _extract_interval(unit: str, v: pa.Array, t: DataType) -> np.ndarray:
+    """EXTRACT from an interval: fields of the signed duration (truncating, as Calcite)."""
+    raw = np_ints(v.cast(pa.int64()))
+    u = unit.upper()
+    if t.name == "INTERVAL_YEAR_MONTH":
+        years = np.trunc(raw / 12).astype(np.int64)
+        return {"YEAR": years, "MONTH": raw - years * 12, "QUARTER": (raw - years * 12) // 3 + 1}.get(u, raw)
+    sign = np.sign(raw)
+    a = np.abs(raw)
+    vals = {
+        "DAY": a // dp.MS_PER_DAY,
+        "HOUR": a // 3_600_000 % 24,
+        "MINUTE": a // 60_000 % 60,
+        "SECOND": a // 1000 % 60,
+        "MILLISECOND": a % 60_000,
+        "EPOCH": a // 1000,
+    }
+    if u not in vals:
+        raise FunctionTypeError(f"EXTRACT({unit} FROM interval) is not supported")
+    return sign * vals[u]
+
+
+def _infer_extract(types: list[DataType]) -> DataType:
+    check_arity("extract", types, 2)
+    t = types[1]
+    if not (_is_temporal(t) or t.name in ("TIME", "INTERVAL_DAY_TIME", "INTERVAL_YEAR_MONTH")):
+        raise FunctionTypeError(f"Cannot apply 'EXTRACT' to arguments of type 'EXTRACT(<INTERVAL SYMBOL> FROM <{t}>)'")
+    return BIGINT(t.nullable)
+
+
+@scalar("extract", _infer_extract)
+def extract(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    unit = str(const(args[0])).upper()
+    if unit not in _UNITS:
+        raise FunctionTypeError(f"EXTRACT unit {unit} is not supported")
+    return _extract(unit, args[1], arg_types[1], ctx, [args[1]])
+
+
+def _extract(unit: str, x: ArgValue, t: DataType, ctx: EvalContext, all_args: list[ArgValue]) -> ArgValue:
+    v = _arr(x, ctx)
+    if t.name == "NULL":
+        return pa.nulls(len(v), pa.int64())
+    if t.name.startswith("INTERVAL"):
+        out = _extract_interval(unit, v, t)
+    else:
+        out = _extract_fields(unit, wall_ms(v, t, ctx.time_zone))
+    return _maybe_scalar(pa.array(np.asarray(out, np.int64), pa.int64(), mask=~np_valid(v)), all_args)
+
+
+def _shorthand(name: str, unit: str) -> None:
+    def infer(types: list[DataType]) -> DataType:
+        check_arity(name, types, 1)
+        if not (_is_temporal(types[0]) or types[0].name == "TIME"):
+            raise FunctionTypeError(
+                f"Cannot apply '{name.upper()}' to arguments of type '{name.upper()}(<{types[0]}>)'"
+            )
+        return BIGINT(types[0].nullable)
+
+    def kernel(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+        return _extract(unit, args[0], arg_types[0], ctx, args)
+
+    scalar(name, infer)(kernel)
+
+
+for _n, _u in (
+    ("year", "YEAR"),
+    ("quarter", "QUARTER"),
+    ("month", "MONTH"),
+    ("week", "WEEK"),
+    ("dayofyear", "DOY"),
+    ("dayofmonth", "DAY"),
+    ("dayofweek", "DOW"),
+    ("hour", "HOUR"),
+    ("minute", "MINUTE"),
+    ("second", "SECOND"),
+):
+    _shorthand(_n, _u)
+
+
+# ---------------------------------------------------------------------- now & co
+
+
+@scalar("current_timestamp", lambda types: TIMESTAMP_LTZ(3, False), "now", "current_row_timestamp", deterministic=False)
+def current_timestamp(
+    args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext
+) -> ArgValue:
+    return pa.scalar(ctx.now_ms, TS_LTZ)
+
+
+@scalar("localtimestamp", lambda types: TIMESTAMP(3, False), deterministic=False)
+def localtimestamp(
+    args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext
+) -> ArgValue:
+    return pa.scalar(int(to_wall(np.array([ctx.now_ms]), ctx.time_zone)[0]), TS)
+
+
+@scalar("current_date", lambda types: DATE(False), deterministic=False)
+def current_date(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    wall = int(to_wall(np.array([ctx.now_ms]), ctx.time_zone)[0])
+    return pa.scalar(wall // dp.MS_PER_DAY, pa.int32()).cast(pa.date32())
+
+
+@scalar("current_time", lambda types: TIME(0, False), "localtime", deterministic=False)
+def current_time(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    wall = int(to_wall(np.array([ctx.now_ms]), ctx.time_zone)[0])
+    return pa.scalar(wall % dp.MS_PER_DAY // 1000 * 1000, pa.int32()).cast(pa.time32("ms"))
+
+
+# ---------------------------------------------------------------------- arithmetic by unit
+
+_UNIT_MS = {
+    "MILLISECOND": 1,
+    "SECOND": 1000,
+    "MINUTE": 60_000,
+    "HOUR": 3_600_000,
+    "DAY": dp.MS_PER_DAY,
+    "WEEK": 7 * dp.MS_PER_DAY,
+}
+_UNIT_MONTHS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
+
+
+def _add_months(wall: np.ndarray, months: np.ndarray) -> np.ndarray:
+    """Add months, clamping the day to the target month's end (Calcite's addMonths)."""
+    days = np.floor_divide(wall, dp.MS_PER_DAY)
+    tod = wall - days * dp.MS_PER_DAY
+    y, m, d = dp.civil_from_days(days)
+    total = y * 12 + (m - 1) + months
+    ny, nm = np.floor_divide(total, 12), total % 12 + 1
+    nd = np.minimum(d, dp.days_in_month(ny, nm))
+    return dp.days_from_civil(ny, nm, nd) * dp.MS_PER_DAY + tod
+
+
+def _infer_timestampadd(types: list[DataType]) -> DataType:
+    check_arity("timestampadd", types, 3)
+    t = types[2]
+    if not _is_temporal(t) or not is_integerish(types[1]):
+        raise FunctionTypeError("Cannot apply 'TIMESTAMPADD' to arguments: expected (unit, <INTEGER>, <DATETIME>)")
+    if t.name == "DATE":
+        return DATE(any_nullable(types[1:]))
+    return DataType(t.name, any_nullable(types[1:]), precision=t.precision if t.precision is not None else 3)
+
+
+@scalar("timestampadd", _infer_timestampadd)
+def timestampadd(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    """`timestampadd('UNIT', n, x)`: x plus n units (months clamp the day of month)."""
+    unit = str(const(args[0])).upper()
+    n_arr, x = _arr(args[1], ctx), _arr(args[2], ctx)
+    t = arg_types[2]
+    valid = np_valid(n_arr) & np_valid(x)
+    n = np_ints(n_arr)
+    is_ltz = t.name == "TIMESTAMP_LTZ"
+    base = _ms_of(x, t)
+    if unit in _UNIT_MS:
+        out = base + n * _UNIT_MS[unit]
+    elif unit in _UNIT_MONTHS:
+        wall = to_wall(base, ctx.time_zone) if is_ltz else base
+        out = _add_months(wall, n * _UNIT_MONTHS[unit])
+        out = to_instant(out, ctx.time_zone) if is_ltz else out
+    else:
+        raise FunctionTypeError(f"TIMESTAMPADD unit {unit} is not supported")
+    if t.name == "DATE":
+        days = np.floor_divide(out, dp.MS_PER_DAY).astype(np.int32)
+        return _maybe_scalar(pa.array(days, pa.int32(), mask=~valid).cast(pa.date32()), args[1:])
+    return _maybe_scalar(
+        _ts_array(out, valid, result_type.to_arrow() if result_type.precision in (None, 0, 1, 2, 3) else TS), args[1:]
+    )
+
+
+def _infer_timestampdiff(types: list[DataType]) -> DataType:
+    check_arity("timestampdiff", types, 3)
+    if not (_is_temporal(types[1]) and _is_temporal(types[2])):
+        raise FunctionTypeError("Cannot apply 'TIMESTAMPDIFF' to arguments: expected (unit, <DATETIME>, <DATETIME>)")
+    return INT(any_nullable(types[1:]))
+
+
+@scalar("timestampdiff", _infer_timestampdiff)
+def timestampdiff(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    """`timestampdiff('UNIT', a, b)`: whole units from a to b (truncated toward zero)."""
+    unit = str(const(args[0])).upper()
+    a, b = _arr(args[1], ctx), _arr(args[2], ctx)
+    valid = np_valid(a) & np_valid(b)
+    wa, wb = wall_ms(a, arg_types[1], ctx.time_zone), wall_ms(b, arg_types[2], ctx.time_zone)
+    if unit in _UNIT_MS:
+        diff = wb - wa
+        out = np.sign(diff) * (np.abs(diff) // _UNIT_MS[unit])
+    elif unit in _UNIT_MONTHS:
+        ya, ma, _ = dp.civil_from_days(np.floor_divide(wa, dp.MS_PER_DAY))
+        yb, mb, _ = dp.civil_from_days(np.floor_divide(wb, dp.MS_PER_DAY))
+        months = (yb * 12 + mb) - (ya * 12 + ma)
+        # a partial month does not count: compare the rest (day + time) of each side
+        rest_a = wa - dp.days_from_civil(ya, ma, np.ones_like(ma)) * dp.MS_PER_DAY
+        rest_b = wb - dp.days_from_civil(yb, mb, np.ones_like(mb)) * dp.MS_PER_DAY
+        months = np.where((months > 0) & (rest_b < rest_a), months - 1, months)
+        months = np.where((months < 0) & (rest_b > rest_a), months + 1, months)
+        out = np.sign(months) * (np.abs(months) // _UNIT_MONTHS[unit])
+    else:
+        raise FunctionTypeError(f"TIMESTAMPDIFF unit {unit} is not supported")
+    return _maybe_scalar(pa.array(out.astype(np.int32), pa.int32(), mask=~valid), args[1:])
+
+
+# ---------------------------------------------------------------------- zones
+
+
+def _infer_convert_tz(types: list[DataType]) -> DataType:
+    check_arity("convert_tz", types, 3)
+    require("convert_tz", types, [is_stringish] * 3, "CONVERT_TZ(<STRING>, <STRING>, <STRING>)")
+    return STRING(True)
+
+
+@scalar("convert_tz", _infer_convert_tz)
+def convert_tz(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    """A 'yyyy-MM-dd HH:mm:ss' string moved from one zone to another."""
+    s = _arr(args[0], ctx)
+    ms, ok = dp.parse_default_timestamp(s)
+    ok &= np_valid(s)
+    rows = pa.array(np.arange(len(s), dtype=np.int64))
+
+    def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
+        idx = np_ints(sub[0])
+        wall = to_wall(to_instant(ms[idx], p[0]), p[1])
+        return dp.format_wall(wall, ok[idx], "yyyy-MM-dd HH:mm:ss", "UTC")
+
+    return _maybe_scalar(grouped_apply([rows, args[1], args[2]], [1, 2], run, ctx.num_rows, STR), args)
+
+
+def _zone_shift(to_utc: bool):
+    def infer(types: list[DataType]) -> DataType:
+        check_arity("to_utc_timestamp" if to_utc else "from_utc_timestamp", types, 2)
+        if not (_is_temporal(types[0]) or types[0].is_string) or not is_stringish(types[1]):
+            raise FunctionTypeError("expected (<TIMESTAMP>, <STRING time zone>)")
+        return TIMESTAMP(3, any_nullable(types))
+
+    def kernel(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+        x = _arr(args[0], ctx)
+        if arg_types[0].is_string:
+            base, ok = dp.parse_default_timestamp(x)
+        else:
+            base, ok = _ms_of(x, arg_types[0]), np.ones(len(x), bool)
+        ok &= np_valid(x)
+        rows = pa.array(np.arange(len(x), dtype=np.int64))
+
+        def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
+            idx = np_ints(sub[0])
+            out = to_instant(base[idx], p[0]) if to_utc else to_wall(base[idx], p[0])
+            return _ts_array(out, ok[idx])
+
+        return _maybe_scalar(grouped_apply([rows, args[1]], [1], run, ctx.num_rows, TS), args)
+
+    return infer, kernel
+
+
+_i, _k = _zone_shift(True)
+scalar("to_utc_timestamp", _i)(_k)
+_i, _k = _zone_shift(False)
+scalar("from_utc_timestamp", _i)(_k)
