@@ -18,6 +18,7 @@ from planner.binder.scope import Scope, error
 from planner.binder.types import common_type, negate_literal, number_literal, plain
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.functions.json_functions import mark_nested_json
 from runtime.functions.registry import FunctionTypeError, lookup
 from runtime.types import (
     BOOLEAN,
@@ -86,6 +87,8 @@ _BINARY = {
 
 # sqlglot function classes whose Flink name differs from sqlglot's `sql_name()`.
 _FUNC_NAMES = {
+    "JSONArray": "json_array",
+    "JSONObject": "json_object",
     "Length": "char_length",
     "Pow": "power",
     "Trunc": "truncate",
@@ -144,8 +147,11 @@ class AggHandler(Protocol):
     def ungrouped(self, node: exp.Expression) -> Exception: ...
 
 
-def function_name(node: exp.Expression) -> str:
-    """The lower-case Flink name of a function call node."""
+def function_name(node: exp.Expr) -> str:
+    """The lower-case Flink name of a function call node.
+
+    Takes sqlglot's base `Expr`: `exp.Func` (what isinstance checks narrow to) is not an
+    `exp.Expression` in sqlglot 30, only its concrete subclasses are."""
     if isinstance(node, exp.Anonymous):
         return str(node.this).lower()
     meta = node._meta  # noqa: SLF001 - the flink dialect records the name as written
@@ -286,7 +292,7 @@ class ExprBinder:
         if isinstance(node, exp.Case):
             return self._case(node)
         if isinstance(node, exp.If) and node.args.get("true") is not None:
-            args = [self.bind(node.this), self.bind(node.args["true"])]
+            args: list[Expr] = [self.bind(node.this), self.bind(node.args["true"])]
             if node.args.get("false") is not None:
                 args.append(self.bind(node.args["false"]))
             return self.call("if", args, node)
@@ -300,7 +306,7 @@ class ExprBinder:
             keys = node.args.get("keys")
             values = node.args.get("values")
             if isinstance(keys, exp.Array) and isinstance(values, exp.Array):
-                args: list[Expr] = []
+                args = []
                 for k, v in zip(keys.expressions, values.expressions, strict=False):
                     args += [self.bind(k), self.bind(v)]
                 return self.call("map", args, node)
@@ -378,6 +384,7 @@ class ExprBinder:
         args: list[Expr] = []
         for when in node.args.get("ifs") or []:
             cond_node = when.this
+            cond: Expr
             if subject_ir is not None:
                 cond = self.call("equals", [subject_ir, self.bind(cond_node)], when)
             else:
@@ -424,9 +431,9 @@ class ExprBinder:
         args: list[Expr] = [Literal(mode, CHAR(len(mode), nullable=False))]
         for kv in node.expressions:
             args += [self.bind(kv.this), self.bind(kv.expression)]
-        return self.call("json_object", args, node)
+        return self.call("json_object", list(mark_nested_json(args)), node)
 
-    def _function(self, node: exp.Func) -> Expr:
+    def _function(self, node: exp.Expression) -> Expr:
         name = function_name(node)
         if isinstance(node, exp.Count) or name in AGGREGATE_FUNCTIONS:
             return self._aggregate(node, node, None)
@@ -464,7 +471,7 @@ class ExprBinder:
         values = list(node.expressions) if isinstance(node, exp.JSONArray) else args_nodes
         args: list[Expr] = [Literal(mode, CHAR(len(mode), nullable=False))]
         args += [self.bind(v) for v in values]
-        return self.call("json_array", args, node)
+        return self.call("json_array", list(mark_nested_json(args)), node)
 
     def _aggregate(self, call: exp.Expression, node: exp.Expression, filter_node: exp.Expression | None) -> Expr:
         if isinstance(filter_node, exp.Where):
@@ -483,13 +490,13 @@ class ExprBinder:
         return self.agg.aggregate(function_name(call), node, call, distinct, filter_node, args)
 
 
-def _flatten(node: exp.Expression, cls: type) -> list[exp.Expression]:
+def _flatten(node: exp.Expression, cls: type[exp.Expression]) -> list[exp.Expression]:
     out: list[exp.Expression] = []
     for side in (node.this, node.expression):
         inner = side
         while isinstance(inner, exp.Paren):
             inner = inner.this
-        if type(inner) is cls:
+        if type(inner) is cls and isinstance(inner, exp.Expression):  # isinstance: narrows for mypy
             out.extend(_flatten(inner, cls))
         else:
             out.append(side)
