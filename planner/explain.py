@@ -9,7 +9,8 @@ With the CHANGELOG_MODE detail each physical node ends with `changelogMode=[...]
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from planner.logical import (
     AggCall,
@@ -275,11 +276,16 @@ def physical_line(n: PhysicalNode, changelog: bool = False) -> str:
 
 
 # ---------------------------------------------------------------------- trees
-def render_tree(root: object, line: Callable[[object], str], children: Callable[[object], tuple]) -> str:
-    """Flink's tree layout: `+- ` for the last child, `:- ` for the others."""
+_N = TypeVar("_N")
+
+
+def render_tree(root: _N, line: Callable[[_N], str], children: Callable[[_N], Sequence[_N]]) -> str:
+    """Flink's tree layout: `+- ` for the last child, `:- ` for the others.
+
+    Generic over the node type so logical and physical trees share one renderer."""
     out: list[str] = []
 
-    def visit(n: object, first: str, rest: str) -> None:
+    def visit(n: _N, first: str, rest: str) -> None:
         out.append(first + line(n))
         kids = children(n)
         for i, k in enumerate(kids):
@@ -290,10 +296,18 @@ def render_tree(root: object, line: Callable[[object], str], children: Callable[
     return "\n".join(out)
 
 
+def _logical_inputs(n: LogicalNode) -> tuple[LogicalNode, ...]:
+    return n.inputs
+
+
+def _physical_inputs(n: PhysicalNode) -> tuple[PhysicalNode, ...]:
+    return n.inputs
+
+
 def explain_text(logical: list[LogicalNode], physical: list[PhysicalNode], changelog: bool = False) -> str:
-    ast = "\n\n".join(render_tree(n, logical_line, lambda x: x.inputs) for n in logical)  # type: ignore[attr-defined]
-    phys = "\n\n".join(render_tree(n, lambda x: physical_line(x, changelog), lambda x: x.inputs) for n in physical)  # type: ignore[arg-type, attr-defined]
-    exe = "\n\n".join(render_tree(n, lambda x: physical_line(x, False), lambda x: x.inputs) for n in physical)  # type: ignore[arg-type, attr-defined]
+    ast = "\n\n".join(render_tree(n, logical_line, _logical_inputs) for n in logical)
+    phys = "\n\n".join(render_tree(n, lambda x: physical_line(x, changelog), _physical_inputs) for n in physical)
+    exe = "\n\n".join(render_tree(n, lambda x: physical_line(x, False), _physical_inputs) for n in physical)
     return (
         "== Abstract Syntax Tree ==\n"
         + ast

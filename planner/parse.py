@@ -10,6 +10,7 @@ keyword, as Flink reports) and whose `statement_line` is where it starts in the 
 from __future__ import annotations
 
 import difflib
+from typing import NoReturn
 
 from sqlglot.tokens import Token, TokenType
 
@@ -132,7 +133,7 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
     _unknown(cur)
 
 
-def _unknown(cur: Cursor) -> None:
+def _unknown(cur: Cursor) -> NoReturn:
     first = cur.tokens[0]
     guess = difflib.get_close_matches(first.text.upper(), _STATEMENT_KEYWORDS, n=1, cutoff=0.6)
     hint = f"Unknown statement starting with '{first.text}'."

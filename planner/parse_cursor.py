@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import NoReturn
+from typing import NoReturn, cast
 
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, TokenError
@@ -240,7 +240,9 @@ class Cursor:
             self.unexpected()
         if not isinstance(node, exp.Query) and not isinstance(node, exp.Values):
             self.error("Non-query expression encountered in illegal context", self.tokens[0] if self.tokens else None)
-        return fix_positions(node, self)
+        # exp.Query is only a mixin in sqlglot 30 and mypy deems its intersection with
+        # exp.Expression impossible; every parsed query node is a concrete Expression.
+        return fix_positions(cast(exp.Expression, node), self)
 
 
 def fix_positions(tree: exp.Expression, cur: Cursor) -> exp.Expression:

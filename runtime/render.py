@@ -242,7 +242,7 @@ def _render_map(array: pa.Array, dtype: DataType, time_zone: str) -> pa.Array:
     items = _elements(array.items.slice(lo0, hi0 - lo0), dtype.children[1], time_zone)
     offsets = [o - lo0 for o in raw]
     valid = array.is_valid().to_pylist()
-    out = []
+    out: list[str | None] = []
     for i in range(len(array)):
         if not valid[i]:
             out.append(None)

@@ -135,7 +135,10 @@ class DataType:
             return pa.map_(self.children[0].to_arrow(), self.children[1].to_arrow())
         if n == "ROW":
             return pa.struct(
-                [pa.field(fn, ft.to_arrow(), ft.nullable) for fn, ft in zip(self.field_names, self.children, strict=True)]
+                [
+                    pa.field(fn, ft.to_arrow(), ft.nullable)
+                    for fn, ft in zip(self.field_names, self.children, strict=True)
+                ]
             )
         raise ValueError(f"no Arrow layout for type {self}")
 

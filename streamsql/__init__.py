@@ -1,7 +1,7 @@
 """streamsql: Flink SQL in Python, with no JVM.
 
-    from streamsql import TableEnvironment, EnvironmentSettings
-    t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+from streamsql import TableEnvironment, EnvironmentSettings
+t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
 """
 
 from streamsql.config import TableConfig

@@ -31,9 +31,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--format",
         choices=["tableau", "jsonl"],
         default="tableau",
-        help="result format: tableau (like the Flink SQL client) or jsonl ({\"op\": \"+I\", \"row\": [...]} per line)",
+        help='result format: tableau (like the Flink SQL client) or jsonl ({"op": "+I", "row": [...]} per line)',
     )
-    p.add_argument("-D", "--set", dest="options", action="append", default=[], metavar="KEY=VALUE", help="a configuration option")
+    p.add_argument(
+        "-D", "--set", dest="options", action="append", default=[], metavar="KEY=VALUE", help="a configuration option"
+    )
     p.add_argument("--parallelism", type=int, help="parallelism.default")
     p.add_argument("--version", action="store_true", help="print the version and exit")
     return p
@@ -85,7 +87,7 @@ class Runner:
         return EXIT_OK
 
     def _run_statement(self, stmt: object) -> int:
-        from planner.statements import Explain, InsertInto, Query, SetOption, Show, StatementSet, Describe
+        from planner.statements import Describe, Explain, InsertInto, Query, SetOption, Show, StatementSet
 
         result = self.env.execute_statement(stmt)  # type: ignore[arg-type]
         if isinstance(stmt, Query):
@@ -93,7 +95,9 @@ class Runner:
         elif isinstance(stmt, (InsertInto, StatementSet)):
             job = result.get_job_client()
             self.info.write("[INFO] Submitting SQL update statement to the cluster...\n")
-            self.info.write(f"[INFO] SQL update statement has been successfully submitted to the cluster:\nJob ID: {job.get_job_id() if job else ''}\n")
+            self.info.write(
+                f"[INFO] SQL update statement has been successfully submitted to the cluster:\nJob ID: {job.get_job_id() if job else ''}\n"
+            )
             self.info.flush()
             try:
                 result.wait()
@@ -124,7 +128,9 @@ class Runner:
                 self.out.flush()
             else:
                 streaming = result.streaming and not force_batch
-                TableauPrinter(result.fields, self.out, streaming, max_width).print_all(result.batches(), result.time_zone)
+                TableauPrinter(result.fields, self.out, streaming, max_width).print_all(
+                    result.batches(), result.time_zone
+                )
         except KeyboardInterrupt:
             result.cancel()
             self.info.write("\n[INFO] Query canceled.\n")

@@ -46,7 +46,9 @@ KEYS: tuple[ConfigKey, ...] = (
         "How the CLI shows query results.",
         ("tableau", "changelog", "table"),
     ),
-    ConfigKey("table.display.max-column-width", "30", "Widest column the tableau output prints before cutting a value."),
+    ConfigKey(
+        "table.display.max-column-width", "30", "Widest column the tableau output prints before cutting a value."
+    ),
     ConfigKey("execution.target", "local", "Where jobs run.", ("local",)),
     ConfigKey("state.backend.type", "hashmap", "Keyed state backend.", ("hashmap",)),
     ConfigKey(

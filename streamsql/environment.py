@@ -155,7 +155,9 @@ class TableEnvironment:
         stmt = statements[0]
         if not isinstance(stmt, Explain):
             if not isinstance(stmt, (Query, InsertInto, StatementSet)):
-                raise UnsupportedSqlError("only queries and INSERT statements can be explained", sql=sql, line=1, column=1)
+                raise UnsupportedSqlError(
+                    "only queries and INSERT statements can be explained", sql=sql, line=1, column=1
+                )
             stmt = Explain(stmt, tuple(d.upper() for d in details), sql=stmt.sql, line=stmt.line, column=stmt.column)
         return self._with_source(stmt, lambda: self._planner().explain(stmt))
 
@@ -248,8 +250,7 @@ class TableEnvironment:
     def _show(self, stmt: Show) -> TableResult:
         what = stmt.what.upper()
         if what == "TABLES":
-            rows = [(n,) for n in self.list_tables()]
-            return TableResult.of_rows((Field("table name", STRING()),), rows)
+            return TableResult.of_rows((Field("table name", STRING()),), [(n,) for n in self.list_tables()])
         if what == "VIEWS":
             return TableResult.of_rows((Field("view name", STRING()),), [(n,) for n in self.list_views()])
         if what == "FUNCTIONS":

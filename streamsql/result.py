@@ -98,7 +98,9 @@ class TableResult:
         return TableResult.of_rows((Field("result", STRING()),), [("OK",)], kind=ResultKind.SUCCESS)
 
     @staticmethod
-    def of_rows(fields: tuple[Field, ...], rows: list[tuple[Any, ...]], kind: ResultKind = ResultKind.SUCCESS_WITH_CONTENT) -> TableResult:
+    def of_rows(
+        fields: tuple[Field, ...], rows: list[tuple[Any, ...]], kind: ResultKind = ResultKind.SUCCESS_WITH_CONTENT
+    ) -> TableResult:
         schema = arrow_schema(fields)
         table = pa.Table.from_pylist([dict(zip(schema.names, r, strict=True)) for r in rows], schema=schema)
 
@@ -141,7 +143,9 @@ class TableResult:
     def print(self, out: TextIO | None = None, max_width: int = 30) -> None:
         from streamsql.printing import TableauPrinter
 
-        TableauPrinter(self.fields, out or sys.stdout, self.streaming, max_width).print_all(self.batches(), self.time_zone)
+        TableauPrinter(self.fields, out or sys.stdout, self.streaming, max_width).print_all(
+            self.batches(), self.time_zone
+        )
 
     def to_arrow(self) -> pa.Table:
         """The final table: the changelog applied (updates and deletes folded in)."""

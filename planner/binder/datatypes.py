@@ -26,14 +26,13 @@ _SIMPLE = {
 def to_data_type(dt: exp.DataType) -> DataType:
     """The Flink type a parsed type stands for."""
     try:
-        from planner.dialect.types import to_data_type as dialect_to_data_type  # type: ignore[import-not-found]
+        from planner.dialect import types as dialect_types
     except ImportError:
-        dialect_to_data_type = None
-    if dialect_to_data_type is not None:
-        try:
-            return dialect_to_data_type(dt)
-        except Exception:  # noqa: BLE001 - fall back to the local conversion below
-            pass
+        return _local(dt)
+    try:
+        return dialect_types.to_data_type(dt)
+    except Exception:  # noqa: BLE001 - fall back to the local conversion below
+        pass
     return _local(dt)
 
 

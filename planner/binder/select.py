@@ -177,9 +177,9 @@ def _bind_aggregate(
     if having is not None:
         having_expr = ExprBinder(Scope([], sql), sql, clause="HAVING", agg=aggscope).bind(having.this)
     out_names: dict[int, str] = {}
-    for e, n in zip(exprs, names, strict=True):
+    for e, out_name in zip(exprs, names, strict=True):
         if isinstance(e, InputRef) and e.index >= 0 and e.index not in out_names:
-            out_names[e.index] = n
+            out_names[e.index] = out_name
     agg_plan = aggscope.build(plan, key_names, out_names)
     exprs = [aggscope.finalize(e) for e in exprs]
     if having_expr is not None:

@@ -75,7 +75,10 @@ class FlinkParser(BaseParser):
     def raise_error(self, message: str, token: Token | None = None) -> None:
         # None: the error is at the end of the input.
         self.error_token = token or (self._curr if self._curr else None)
-        super().raise_error(message, token)
+        if token is None:
+            super().raise_error(message)  # sqlglot's falsy sentinel default: same as passing None
+        else:
+            super().raise_error(message, token)
 
     def _parse_csv(self, parse_method: t.Callable[[], t.Any], sep: TokenType = TokenType.COMMA) -> list:
         """sqlglot skips an empty item after a separator (`SELECT a, FROM t`); Flink rejects
@@ -130,8 +133,11 @@ class FlinkParser(BaseParser):
         return super()._parse_column()
 
     # ------------------------------------------------------------------ intervals
-    def _parse_interval(self, match_interval: bool = True) -> exp.Add | exp.Interval | None:
-        node = super()._parse_interval(match_interval)
+    def _parse_interval(
+        self, require_interval: bool = True, parse_function_unit: bool = True
+    ) -> exp.Add | exp.Interval | None:
+        # Same signature as sqlglot's: its own code calls this with `parse_function_unit=`.
+        node = super()._parse_interval(require_interval, parse_function_unit)
         if isinstance(node, exp.Interval):
             _normalize_interval(node)
         return node
@@ -193,7 +199,7 @@ class FlinkParser(BaseParser):
             node.set("alias", alias)
         return node
 
-    def _parse_table_function_arg(self) -> exp.Expression | None:
+    def _parse_table_function_arg(self) -> exp.Expr | None:
         curr, nxt = self._curr, self._next
         if not curr:
             return None
@@ -206,7 +212,7 @@ class FlinkParser(BaseParser):
         if curr.token_type == TokenType.TABLE:
             self._advance()
             if self._match(TokenType.L_PAREN, advance=False):
-                this: exp.Expression | None = self._parse_select(table=True)
+                this: exp.Expr | None = self._parse_select(table=True)
             else:
                 this = self._parse_table_parts()
             if this is None:
@@ -226,9 +232,9 @@ class FlinkParser(BaseParser):
             self._advance(2)
             cols = self._parse_csv(self._parse_column)
             self._match_r_paren()
-            node = Descriptor(expressions=cols)
-            node.update_positions(curr)
-            return node
+            desc = Descriptor(expressions=cols)
+            desc.update_positions(curr)
+            return desc
         return self._parse_assignment()
 
     def _parse_match_recognize(self) -> exp.MatchRecognize | None:
@@ -371,7 +377,7 @@ class FlinkParser(BaseParser):
 
     # ------------------------------------------------------------------ functions
     def _parse_flink_json_array(self) -> exp.JSONArray:
-        values: list[exp.Expression] = []
+        values: list[exp.Expr | None] = []
         null_handling = None
         while self._curr and self._curr.token_type != TokenType.R_PAREN:
             null_handling = self._parse_on_handling("NULL", "NULL", "ABSENT")
@@ -419,7 +425,7 @@ class FlinkParser(BaseParser):
         unit_tok = self._curr
         self._advance()
         unit = exp.var(_UNIT_NORMALIZE.get(unit_tok.text.upper(), unit_tok.text.upper()))
-        args: list[exp.Expression] = [unit]
+        args: list[exp.Expr | None] = [unit]
         while self._match(TokenType.COMMA):
             args.append(self._parse_assignment())
         return exp.Anonymous(this=name, expressions=args)
@@ -450,7 +456,7 @@ class Flink(Dialect):
         IDENTIFIER_ESCAPES = ["`"]
         HEX_STRINGS = [("X'", "'"), ("x'", "'")]
         # No statement is swallowed as an opaque command: planner.parse parses them all.
-        COMMANDS: set = set()
+        COMMANDS: t.ClassVar[set[TokenType]] = set()
         KEYWORDS = {
             **tokens.Tokenizer.KEYWORDS,
             "STRING": TokenType.TEXT,

@@ -19,7 +19,7 @@ from planner.logical import (
     LogicalWindowTableFunction,
     WindowSpec,
 )
-from runtime.expr.ir import InputRef, input_refs, remap_refs
+from runtime.expr.ir import Expr, InputRef, input_refs, remap_refs
 
 Mapping = dict[int, int]
 
@@ -51,8 +51,8 @@ def _prune(node: LogicalNode, required: set[int]) -> tuple[LogicalNode, Mapping]
         return replace(node, fields=fields, projection=None if full else proj), {c: i for i, c in enumerate(cols)}
     if isinstance(node, (LogicalCalc, LogicalProject, LogicalFilter)):
         if isinstance(node, LogicalFilter):
-            exprs = tuple(InputRef(i, f.type) for i, f in enumerate(node.input.fields))
-            cond = node.condition
+            exprs: tuple[Expr, ...] = tuple(InputRef(i, f.type) for i, f in enumerate(node.input.fields))
+            cond: Expr | None = node.condition
         else:
             exprs = node.exprs
             cond = node.condition if isinstance(node, LogicalCalc) else None
@@ -95,9 +95,19 @@ def _prune(node: LogicalNode, required: set[int]) -> tuple[LogicalNode, Mapping]
             need |= set(node.window.partition_keys)
         child, m = _prune(node.input, need)
         aggs = tuple(_remap_agg(a, m) for a in node.aggs)
-        new = replace(node, input=child, grouping=tuple(m[g] for g in node.grouping), aggs=aggs)
+        grouping = tuple(m[g] for g in node.grouping)
+        new: LogicalNode
         if isinstance(node, LogicalWindowAggregate):
-            new = replace(new, time_index=m[node.time_index], window=_remap_window(node.window, m))
+            new = replace(
+                node,
+                input=child,
+                grouping=grouping,
+                aggs=aggs,
+                time_index=m[node.time_index],
+                window=_remap_window(node.window, m),
+            )
+        else:
+            new = replace(node, input=child, grouping=grouping, aggs=aggs)
         return new, {i: i for i in range(len(node.fields))}
     if isinstance(node, LogicalWindowTableFunction):
         n = len(node.input.fields)

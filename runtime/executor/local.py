@@ -45,7 +45,8 @@ class LocalExecutor:
         self.graph = graph
         self.stop_event = stop_event
         cfg = graph.config or {}
-        self.batch_rows = int(batch_rows or cfg.get("table.exec.source.batch-rows", DEFAULT_BATCH_ROWS))
+        configured = cfg.get("table.exec.source.batch-rows", DEFAULT_BATCH_ROWS)
+        self.batch_rows = int(batch_rows or configured)
         self.time_zone = cfg.get("table.local-time-zone", "UTC") or "UTC"
         self.metrics: dict[int, Metrics] = {}
         self.operators: dict[int, Operator] = {}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import decimal
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -79,9 +80,10 @@ _CONDITIONAL = frozenset({"case", "if", "and", "or", "coalesce", "ifnull"})
 
 
 # ---------------------------------------------------------------------- literals
-def literal_value_to_py(value: object, dtype: DataType) -> object:
-    """Decode a Literal's JSON-able value (see `runtime.expr.ir.Literal`) into the Python
-    value Arrow accepts for `dtype.to_arrow()`."""
+def literal_value_to_py(value: Any, dtype: DataType) -> object:
+    """Decode a Literal's JSON-able value (see `runtime.expr.ir.Literal`, whose `value` is
+    `Any`: its shape depends on `dtype`) into the Python value Arrow accepts for
+    `dtype.to_arrow()`."""
     if value is None:
         return None
     n = dtype.name
@@ -92,18 +94,16 @@ def literal_value_to_py(value: object, dtype: DataType) -> object:
     if n in ("BINARY", "VARBINARY") and isinstance(value, str):
         return bytes.fromhex(value)
     if n == "ARRAY" or n == "MULTISET":
-        return [literal_value_to_py(v, dtype.children[0]) for v in value]  # type: ignore[union-attr]
+        return [literal_value_to_py(v, dtype.children[0]) for v in value]
     if n == "MAP":
-        items = value.items() if isinstance(value, dict) else value  # type: ignore[union-attr]
+        items = value.items() if isinstance(value, dict) else value
         return [
-            (literal_value_to_py(k, dtype.children[0]), literal_value_to_py(v, dtype.children[1]))
-            for k, v in items  # type: ignore[misc]
+            (literal_value_to_py(k, dtype.children[0]), literal_value_to_py(v, dtype.children[1])) for k, v in items
         ]
     if n == "ROW":
-        vals = value.values() if isinstance(value, dict) else value  # type: ignore[union-attr]
+        vals = value.values() if isinstance(value, dict) else value
         return {
-            fn: literal_value_to_py(v, ft)
-            for fn, ft, v in zip(dtype.field_names, dtype.children, vals, strict=True)  # type: ignore[arg-type]
+            fn: literal_value_to_py(v, ft) for fn, ft, v in zip(dtype.field_names, dtype.children, vals, strict=True)
         }
     return value
 

@@ -164,10 +164,10 @@ def json_text(arr: pa.Array, t: DataType, tz: str = "UTC") -> pa.Array:
         vals = [None if v is None else json.dumps(_iso(v.replace(tzinfo=None)) + suffix) for v in arr.to_pylist()]
         return pa.array(vals, STR)
     # DATE, TIME, ARRAY, MAP, ROW, binary: structural conversion per row
-    vals = arr.to_pylist()
+    items: list[Any] = arr.to_pylist()
     if n == "MAP":
-        vals = [None if v is None else dict(v) for v in vals]
-    return pa.array([None if v is None else dump_json(v) for v in vals], STR)
+        items = [None if v is None else dict(v) for v in items]
+    return pa.array([None if v is None else dump_json(v) for v in items], STR)
 
 
 # ---------------------------------------------------------------------- constructors

@@ -220,9 +220,9 @@ def _round_kernel(mode: str):
     return kernel
 
 
-scalar(
-    "round", _infer_round("ROUND"), infer_with_literals=lambda t, lits: infer_with_literals("round", t, lits)
-)(_round_kernel(HALF_UP))
+scalar("round", _infer_round("ROUND"), infer_with_literals=lambda t, lits: infer_with_literals("round", t, lits))(
+    _round_kernel(HALF_UP)
+)
 scalar(
     "truncate",
     _infer_round("TRUNCATE"),
@@ -270,6 +270,8 @@ def infer_with_literals(name: str, types: list[DataType], literals: list[object]
     fn_infer = _infer_round(name.upper())
     base = fn_infer(types)
     if types and types[0].name == "DECIMAL":
-        r = int(literals[1]) if len(literals) > 1 and literals[1] is not None else 0
+        digits = literals[1] if len(literals) > 1 else None
+        # `fn_infer` admits only integer (or NULL) digits, whose literal value is an int.
+        r = int(digits) if isinstance(digits, int) else 0
         return round_type(types[0], r).with_nullable(base.nullable)
     return base

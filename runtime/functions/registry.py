@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Union
+from typing import TypeAlias
 
 import pyarrow as pa
 
 from runtime.types import DataType
 
-ArgValue = Union[pa.Array, pa.Scalar]
+ArgValue: TypeAlias = pa.Array | pa.Scalar
 
 
 class FunctionTypeError(Exception):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, data_width
-from runtime.connectors.base import SourceContext, get_connector
+from runtime.connectors.base import Sink, SourceContext, get_connector
 from runtime.errors import ConnectorError
 from runtime.graph import Node
 from runtime.operators._common import system_column
@@ -20,7 +20,7 @@ class SinkOperator(Operator):
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        self.sink = None
+        self.sink: Sink | None = None
         self.fields = tuple(node.params.get("schema") or node.schema)
 
     def open(self) -> None:
@@ -29,8 +29,9 @@ class SinkOperator(Operator):
         if factory.create_sink is None:
             raise ConnectorError(f"Connector '{p['connector']}' can only be used as a source")
         sctx = SourceContext(mode=self.ctx.mode, time_zone=self.ctx.time_zone, config=dict(self.ctx.config))
-        self.sink = factory.create_sink(dict(p.get("options") or {}), self.fields, sctx)
-        self.sink.open()
+        sink = factory.create_sink(dict(p.get("options") or {}), self.fields, sctx)
+        self.sink = sink
+        sink.open()
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         assert self.sink is not None

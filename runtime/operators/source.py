@@ -7,7 +7,7 @@ from collections import deque
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND
-from runtime.connectors.base import SourceContext, SplitReader, get_connector
+from runtime.connectors.base import Source, SourceContext, SplitReader, get_connector
 from runtime.errors import ConnectorError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
@@ -26,7 +26,7 @@ class TableSourceScanOperator(Operator):
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        self.source = None
+        self.source: Source | None = None
         self._pending: deque[str] = deque()
         self._reader: SplitReader | None = None
         self.bounded = True
@@ -37,11 +37,12 @@ class TableSourceScanOperator(Operator):
         if factory.create_source is None:
             raise ConnectorError(f"Connector '{p['connector']}' can only be used as a sink")
         sctx = SourceContext(mode=self.ctx.mode, time_zone=self.ctx.time_zone, config=dict(self.ctx.config))
-        self.source = factory.create_source(
+        source = factory.create_source(
             dict(p.get("options") or {}), tuple(p["physical_schema"]), p.get("projection"), sctx
         )
-        self.bounded = bool(self.source.bounded)
-        self._pending.extend(self.source.splits())
+        self.source = source
+        self.bounded = bool(source.bounded)
+        self._pending.extend(source.splits())
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         raise AssertionError("TableSourceScan has no input")

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from harness import diff, expected_table, final_table, load_case, normalize, run_case
 
 HERE = Path(__file__).parent
@@ -18,20 +17,76 @@ FLINK_BUGS = sorted(p for p in (HERE / "flink-bugs").iterdir() if p.is_dir())
 
 # Issue 2 (walking skeleton) must pass these; the rest belong to later issues.
 SKELETON = {
-    "001", "002", "004", "006", "008", "010", "012", "016", "017", "018", "020", "021", "024", "025", "027",
-    "029", "031", "032", "038", "040", "044", "047", "048", "049", "051", "052", "054", "056", "058", "059",
-    "901", "902", "904", "905", "907", "908", "911", "914", "916", "917",
+    "001",
+    "002",
+    "004",
+    "006",
+    "008",
+    "010",
+    "012",
+    "016",
+    "017",
+    "018",
+    "020",
+    "021",
+    "024",
+    "025",
+    "027",
+    "029",
+    "031",
+    "032",
+    "038",
+    "040",
+    "044",
+    "047",
+    "048",
+    "049",
+    "051",
+    "052",
+    "054",
+    "056",
+    "058",
+    "059",
+    "901",
+    "902",
+    "904",
+    "905",
+    "907",
+    "908",
+    "911",
+    "914",
+    "916",
+    "917",
 }
-OWNER = "issue 3 (relational operators: joins, Top-N, dedup, OVER, set ops, MATCH_RECOGNIZE, ORDER BY, aggregation breadth)"
+OWNER = (
+    "issue 3 (relational operators: joins, Top-N, dedup, OVER, set ops, MATCH_RECOGNIZE, ORDER BY, aggregation breadth)"
+)
 KNOWN_GAPS: dict[str, str] = {}
 # Cases beyond the skeleton that already pass (as "case/mode"); they are regular tests, so a
 # regression shows. Rejected modes pass when streamsql refuses them cleanly, as Flink does.
 ALSO_PASSING = {
-    "037/streaming", "037/batch", "061/streaming", "061/batch", "062/streaming", "062/batch",
-    "088/streaming", "098/streaming", "098/batch", "106/streaming", "106/batch",
-    "910/streaming", "910/batch", "913/streaming", "913/batch",
+    "037/streaming",
+    "037/batch",
+    "061/streaming",
+    "061/batch",
+    "062/streaming",
+    "062/batch",
+    "088/streaming",
+    "098/streaming",
+    "098/batch",
+    "106/streaming",
+    "106/batch",
+    "910/streaming",
+    "910/batch",
+    "913/streaming",
+    "913/batch",
     # refused cleanly in the mode Flink refuses too
-    "069/streaming", "085/batch", "086/batch", "100/batch", "102/streaming", "103/streaming",
+    "069/streaming",
+    "085/batch",
+    "086/batch",
+    "100/batch",
+    "102/streaming",
+    "103/streaming",
 }
 
 
@@ -79,7 +134,9 @@ def test_case(case_dir: Path, mode: str) -> None:
         assert str(err).strip(), "the error must carry a message"
         if meta.get("position") and isinstance(err, SqlError):
             line, col = flink_position(meta["position"])
-            assert (err.line, err.column) == (line, col), f"position {err.line}:{err.column}, Flink says {line}:{col}\n{err}"
+            assert (err.line, err.column) == (line, col), (
+                f"position {err.line}:{err.column}, Flink says {line}:{col}\n{err}"
+            )
         return
     if mode in (meta.get("rejected") or {}):
         # Flink refused this mode; the engine may refuse too (with a clear SQL error) or run it.
@@ -96,7 +153,9 @@ def test_case(case_dir: Path, mode: str) -> None:
 
 
 @pytest.mark.parametrize("case_dir", FLINK_BUGS, ids=[p.name for p in FLINK_BUGS])
-@pytest.mark.xfail(reason="flink-bugs: streamsql's own expectation for the correct answer is not written yet", strict=False)
+@pytest.mark.xfail(
+    reason="flink-bugs: streamsql's own expectation for the correct answer is not written yet", strict=False
+)
 def test_flink_bug_case(case_dir: Path) -> None:
     expected_file = case_dir / "expected" / "streamsql.jsonl"
     assert expected_file.exists(), "write the correct expectation (expected/streamsql.jsonl) for this Flink bug"

@@ -36,7 +36,9 @@ def test_example_job_same_final_table_in_both_modes() -> None:
 
 def test_sql_error_has_position_and_caret_and_no_traceback(tmp_path: Path) -> None:
     script = tmp_path / "bad.sql"
-    script.write_text("CREATE TABLE t (k STRING, v INT) WITH ('connector' = 'datagen');\n\nSELECT k,\n       amount\nFROM t;\n")
+    script.write_text(
+        "CREATE TABLE t (k STRING, v INT) WITH ('connector' = 'datagen');\n\nSELECT k,\n       amount\nFROM t;\n"
+    )
     p = run_cli("-f", str(script))
     assert p.returncode != 0
     assert "Traceback" not in p.stderr

@@ -62,7 +62,8 @@ END;
 def test_describe_show_explain() -> None:
     p = run_cli(
         "-e",
-        SOURCE + "DESCRIBE clicks; SHOW TABLES; EXPLAIN CHANGELOG_MODE SELECT user_name, COUNT(*) FROM clicks GROUP BY user_name;",
+        SOURCE
+        + "DESCRIBE clicks; SHOW TABLES; EXPLAIN CHANGELOG_MODE SELECT user_name, COUNT(*) FROM clicks GROUP BY user_name;",
     )
     assert p.returncode == 0, p.stderr
     assert "TIMESTAMP(3) *ROWTIME*" in p.stdout and "`ts` - INTERVAL '5' SECOND" in p.stdout
