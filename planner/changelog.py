@@ -4,6 +4,8 @@ node emits, as Flink's EXPLAIN CHANGELOG_MODE prints them ("I", "I,UB,UA", "I,UB
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from planner.errors import UnsupportedSqlError
 from planner.physical import PhysicalNode
 from runtime.graph import BATCH
@@ -12,6 +14,21 @@ _ORDER = ("I", "UB", "UA", "D")
 # Formats whose rows are a changelog (CDC), and connectors that upsert.
 _CDC_FORMATS = ("debezium-json", "canal-json", "maxwell-json", "ogg-json", "debezium-avro-confluent")
 _APPEND_ONLY_SINKS = ("filesystem",)
+
+
+ChangelogRule = Callable[[PhysicalNode, list[str]], str]
+_RULES: dict[str, ChangelogRule] = {}
+
+
+def register_changelog(operator: str) -> Callable[[ChangelogRule], ChangelogRule]:
+    """Register how operator `operator` derives its output changelog mode from its inputs'
+    (STREAMING only; BATCH is always insert-only). Used by `planner.rules` modules."""
+
+    def deco(fn: ChangelogRule) -> ChangelogRule:
+        _RULES[operator] = fn
+        return fn
+
+    return deco
 
 
 def _flags(mode: str) -> set[str]:
@@ -46,6 +63,8 @@ def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
         return "I"
     op = n.operator
     in_modes = [i.changelog_mode for i in inputs]
+    if op in _RULES:
+        return _RULES[op](n, in_modes)
     if op == "TableSourceScan":
         opts = n.params.get("options", {})
         fmt = opts.get("format") or opts.get("value.format") or ""

@@ -148,6 +148,9 @@ def _names(fields: tuple[Field, ...]) -> list[str]:
 
 # ---------------------------------------------------------------------- logical
 def logical_line(n: LogicalNode) -> str:
+    own = getattr(n, "explain_line", None)
+    if own is not None:
+        return str(own())
     if isinstance(n, LogicalTableScan):
         return f"LogicalTableScan(table=[[{', '.join(n.table.path)}]])"
     if isinstance(n, LogicalProject):
@@ -216,12 +219,28 @@ def logical_line(n: LogicalNode) -> str:
 
 
 # ---------------------------------------------------------------------- physical
+PhysicalLine = Callable[[PhysicalNode], list[str]]
+_PHYSICAL_LINES: dict[str, PhysicalLine] = {}
+
+
+def register_physical_line(operator: str) -> Callable[[PhysicalLine], PhysicalLine]:
+    """Register the `key=[value]` parts of an operator's EXPLAIN line (planner.rules)."""
+
+    def deco(fn: PhysicalLine) -> PhysicalLine:
+        _PHYSICAL_LINES[operator] = fn
+        return fn
+
+    return deco
+
+
 def physical_line(n: PhysicalNode, changelog: bool = False) -> str:
     op = n.operator
     p = n.params
     in_names = _names(n.inputs[0].fields) if n.inputs else []
     parts: list[str] = []
-    if op == "TableSourceScan":
+    if op in _PHYSICAL_LINES:
+        parts = list(_PHYSICAL_LINES[op](n))
+    elif op == "TableSourceScan":
         path = list(n.info.get("path", (p["table"],)))
         if p.get("projection") is not None:
             path.append(f"project=[{', '.join(f.name for f in n.fields)}]")

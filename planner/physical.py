@@ -7,6 +7,7 @@ them. `to_physical` is the optimizer's "physical" phase.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -92,14 +93,34 @@ def _bounded(connector: str, options: dict[str, str], mode: str) -> bool:
         return mode == BATCH or "source.monitor-interval" not in options
 
 
+Converter = Callable[["PhysicalPlanner", Any], PhysicalNode]
+_CONVERTERS: dict[type, Converter] = {}
+
+
+def register_physical(logical_cls: type) -> Callable[[Converter], Converter]:
+    """Register the conversion of a logical node class defined in a `planner.rules` module."""
+
+    def deco(fn: Converter) -> Converter:
+        _CONVERTERS[logical_cls] = fn
+        return fn
+
+    return deco
+
+
 class PhysicalPlanner:
     """Logical → physical for one mode ("STREAMING" | "BATCH")."""
 
     def __init__(self, mode: str, config: dict[str, str]) -> None:
+        from planner.rules import load_rules
+
+        load_rules()
         self.mode = mode
         self.config = config
 
     def convert(self, node: LogicalNode) -> PhysicalNode:
+        registered = _CONVERTERS.get(type(node))
+        if registered is not None:
+            return registered(self, node)
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
             raise UnsupportedSqlError(f"{type(node).__name__.removeprefix('Logical')} is not supported yet")

@@ -1,0 +1,27 @@
+"""Planner extensions, one module per operator family (joins, ranking, OVER, set ops,
+MATCH_RECOGNIZE, ...). A module here defines its logical nodes and registers:
+
+- `planner.physical.register_physical(LogicalCls)`: logical → physical conversion,
+- `planner.changelog.register_changelog("Operator")`: the node's output changelog mode,
+- `planner.explain.register_physical_line("Operator")`: its EXPLAIN line (logical nodes
+  render themselves when they define `explain_line()`).
+
+Modules register on import; `load_rules()` imports them all (the physical phase calls it).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+_loaded = False
+
+
+def load_rules() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for mod in pkgutil.iter_modules(__path__):
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{mod.name}")
