@@ -231,15 +231,6 @@ def legacy_window(
         spec = WindowSpec("SESSION", gap_ms=ms[0])
     else:
         raise error(SqlValidationError, f"Invalid number of arguments to function '{kind}'", node, sql)
-    if mode == "BATCH":
-        if kind == "SESSION":
-            raise error(
-                UnsupportedSqlError,
-                "Sql optimization: Cannot generate a valid execution plan for the given query: "
-                f"Window SessionGroupWindow('w$, {args[0].sql()}, {ms[0]}) is not supported right now.",
-                node,
-                sql,
-            )
-        if time_expr.type.name == "TIMESTAMP_LTZ":
-            raise error(UnsupportedSqlError, "Unknown window type encountered. Please report this bug.", node, sql)
+    # Flink rejects legacy SESSION windows and windows over TIMESTAMP_LTZ in batch mode;
+    # streamsql runs them with the same semantics as in streaming (minus late-row drops).
     return LegacyWindow(kind, spec, time_expr, tuple(intervals), node)

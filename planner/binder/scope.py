@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from planner.errors import SqlError, SqlValidationError, did_you_mean
-from runtime.expr.ir import InputRef
-from runtime.types import DataType, Field
+from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.types import STRING, DataType, Field
 
 
 def node_position(node: exp.Expression | None) -> tuple[int | None, int | None]:
@@ -70,8 +70,14 @@ class Scope:
                 seen.append(c.qualifier)
         return seen
 
-    def resolve(self, column: exp.Column) -> InputRef:
-        """The input reference for `column` (`k` or `t.k`), or a validation error."""
+    def resolve(self, column: exp.Column) -> Expr:
+        """The input reference for `column` (`k` or `t.k`), or a validation error. A name
+        whose first part is a ROW column rather than a table (`person.id`, `t.person.id`)
+        is a field access."""
+        parts = [p.name for p in column.parts]
+        nested = self._nested_access(parts, column)
+        if nested is not None:
+            return nested
         name = column.name
         qualifier = column.table or None
         if qualifier is not None:
@@ -96,6 +102,37 @@ class Scope:
             raise error(SqlValidationError, f"Column '{name}' is ambiguous", column, self.sql)
         c = matches[0]
         return InputRef(c.index, c.type)
+
+    def _nested_access(self, parts: list[str], node: exp.Column) -> Expr | None:
+        """`row_col.f1.f2` or `t.row_col.f1`: Calls of `dot` down the ROW type, or None when
+        the name is a plain (qualified) column."""
+        if len(parts) < 2:
+            return None
+        if parts[0] in self.qualifiers and len(parts) == 2:
+            return None
+        if parts[0] in self.qualifiers:
+            base = [c for c in self.columns if c.qualifier == parts[0] and c.name == parts[1]]
+            rest = parts[2:]
+        else:
+            base = [c for c in self.columns if c.name == parts[0]]
+            rest = parts[1:]
+        if len(base) != 1 or base[0].type.name != "ROW":
+            return None
+        expr: Expr = InputRef(base[0].index, base[0].type)
+        t = base[0].type
+        for fname in rest:
+            if t.name != "ROW":
+                raise error(SqlValidationError, f"Column '{fname}' not found: {t} has no fields", node, self.sql)
+            if fname not in t.field_names:
+                raise _with_hint(
+                    error(SqlValidationError, f"Column '{fname}' not found in {t}", node, self.sql),
+                    did_you_mean(fname, list(t.field_names)),
+                )
+            ft = t.children[t.field_names.index(fname)]
+            ft = ft.with_nullable(ft.nullable or t.nullable)
+            expr = Call("dot", (expr, Literal(fname, STRING(nullable=False))), ft)
+            t = ft
+        return expr
 
     def star(self, qualifier: str | None, node: exp.Expression) -> list[ScopeColumn]:
         """Columns of `*` or `qualifier.*`."""

@@ -121,11 +121,9 @@ def bind_window_tvf(ctx: BindContext, node: TableFunction) -> LogicalNode:
             offset_ms=ms.get("OFFSET"),
         )
     else:
+        # Flink rejects SESSION in batch mode ("Unaligned windows like session are not supported
+        # in batch mode yet"); streamsql runs it (the same windows as streaming, no late rows).
         spec = WindowSpec("SESSION", gap_ms=_need(ms, "GAP", node, sql), partition_keys=tuple(partition))
-        if ctx.mode == "BATCH":
-            raise error(
-                UnsupportedSqlError, "Unaligned windows like session are not supported in batch mode yet.", node, sql
-            )
     if partition and name != "SESSION":
         raise error(SqlValidationError, f"{name} does not support PARTITION BY", data, sql)
     return LogicalWindowTableFunction(

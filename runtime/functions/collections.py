@@ -193,3 +193,28 @@ def _map(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCon
     k = len(keys)
     offsets = pa.array(np.arange(0, n * k + 1, k, dtype=np.int32))
     return pa.MapArray.from_arrays(offsets, _interleave(keys, n), _interleave(vals, n), type=rt.to_arrow())
+
+
+# ---------------------------------------------------------------------- ROW field access
+def _infer_field(types: list[DataType]) -> DataType:
+    """`dot(row, 'name')`: the binder checks the name and passes the field's type as the
+    call's type; this only validates the shape."""
+    if len(types) != 2 or types[0].name != "ROW" or not types[1].is_string:
+        raise FunctionTypeError("field access needs a ROW value and a field name")
+    return types[0].children[0]
+
+
+@scalar("dot", _infer_field)
+def _dot(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+    """`row.field`: NULL when the row is NULL (the field of a NULL row)."""
+    name = args[1].as_py() if isinstance(args[1], pa.Scalar) else None
+    if name is None:
+        raise FunctionTypeError("the field name of a ROW access must be a literal")
+    row = to_array(args[0], ctx.num_rows)
+    if isinstance(row, pa.ChunkedArray):
+        row = row.combine_chunks()
+    field = pc.struct_field(row, [name])
+    # A NULL struct yields its child's (arbitrary) value: mask by the struct's validity.
+    if row.null_count:
+        field = pc.if_else(pc.is_valid(row), field, pa.nulls(len(field), field.type))
+    return field

@@ -493,6 +493,15 @@ def current_timestamp(
     return pa.scalar(ctx.now_ms, TS_LTZ)
 
 
+@scalar("proctime", lambda types: TIMESTAMP_LTZ(3, False), deterministic=False)
+def proctime(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    """PROCTIME(): the wall-clock time at which the batch is processed (Flink evaluates it
+    per record; within one batch every row gets the same instant)."""
+    import time
+
+    return pa.scalar(int(time.time() * 1000), TS_LTZ)
+
+
 @scalar("localtimestamp", lambda types: TIMESTAMP(3, False), deterministic=False)
 def localtimestamp(
     args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext

@@ -214,9 +214,10 @@ def test_tvf_requires_time_attribute_in_streaming_only() -> None:
     assert bind(sql, "BATCH").fields[0].name == "window_start"
 
 
-def test_session_tvf_rejected_in_batch() -> None:
-    with pytest.raises(UnsupportedSqlError, match="Unaligned windows like session"):
-        bind(TVF.format(fn="SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND)"), "BATCH")
+def test_session_tvf_runs_in_batch() -> None:
+    """Beyond Flink, which rejects unaligned windows in batch mode."""
+    plan = bind(TVF.format(fn="SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND)"), "BATCH")
+    assert [f.name for f in plan.fields] == ["window_start", "window_end", "k", "cnt"]
 
 
 def test_tvf_over_subquery() -> None:
@@ -241,9 +242,10 @@ def test_legacy_group_window() -> None:
     assert isinstance(exprs[1], InputRef) and wagg.fields[exprs[1].index].name == "window_start"
 
 
-def test_legacy_session_rejected_in_batch() -> None:
-    with pytest.raises(UnsupportedSqlError, match="SessionGroupWindow"):
-        bind("SELECT k, COUNT(*) FROM t GROUP BY SESSION(ts, INTERVAL '5' SECOND), k", "BATCH")
+def test_legacy_session_runs_in_batch() -> None:
+    """Beyond Flink, which has no batch plan for legacy SESSION windows."""
+    plan = bind("SELECT k, COUNT(*) AS n FROM t GROUP BY SESSION(ts, INTERVAL '5' SECOND), k", "BATCH")
+    assert [f.name for f in plan.fields] == ["k", "n"]
 
 
 # ---------------------------------------------------------------------- errors
