@@ -13,6 +13,7 @@ from typing import Protocol
 
 from sqlglot import exp
 
+from planner.binder import json_sql
 from planner.binder.datatypes import to_data_type
 from planner.binder.scope import Scope, error
 from planner.binder.types import common_type, negate_literal, number_literal, plain
@@ -244,6 +245,12 @@ class ExprBinder:
     def _dispatch(self, node: exp.Expression) -> Expr:
         if isinstance(node, exp.Paren):
             return self.bind(node.this)
+        if isinstance(node, exp.JSONValue):
+            return json_sql.bind_json_value(self, node)
+        if isinstance(node, exp.JSONExtract) and node.args.get("json_query"):
+            return json_sql.bind_json_query(self, node)
+        if isinstance(node, exp.Is) and isinstance(node.expression, exp.JSON):
+            return json_sql.bind_is_json(self, node)
         if isinstance(node, exp.Column):
             if isinstance(node.this, exp.Star):
                 raise self.err("'*' is only allowed in the SELECT list or COUNT(*)", node)
@@ -443,6 +450,11 @@ class ExprBinder:
                     f"{name.upper()} is only allowed with a GROUP BY {name.split('_')[0].upper()}(...) window", node
                 )
             return self.agg.window_property(name, node, function_args(node))
+        if name in ("grouping", "grouping_id", "group_id"):
+            handler = getattr(self.agg, "grouping_function", None)
+            if handler is None:
+                raise self.err(f"{name.upper()} is only allowed with GROUP BY", node)
+            return handler(name, node, function_args(node))  # type: ignore[no-any-return]
         if name in ("tumble", "hop", "session"):
             raise self.err(f"Group window function {name.upper()} is only allowed in GROUP BY", node)
         if name == "proctime":
@@ -461,6 +473,11 @@ class ExprBinder:
             return self.call(name, [self.bind(args_nodes[0]), Literal(" ", CHAR(1, nullable=False))], node)
         if name in ("current_timestamp", "current_date", "localtimestamp", "current_time", "localtime"):
             args_nodes = []
+        if name in ("timestampadd", "timestampdiff") and args_nodes and isinstance(args_nodes[0], exp.Var):
+            # TIMESTAMPDIFF(SECOND, a, b): the unit keyword becomes the canonical 'UNIT' literal.
+            unit = args_nodes[0].name.upper()
+            rest = [self.bind(a) for a in args_nodes[1:]]
+            return self.call(name, [Literal(unit, CHAR(len(unit), nullable=False)), *rest], node)
         return self.call(name, [self.bind(a) for a in args_nodes], node)
 
     def _json_array(self, node: exp.Expression, args_nodes: list[exp.Expression]) -> Expr:

@@ -35,7 +35,6 @@ _INT_RANGE = {b: (-(2 ** (b - 1)), 2 ** (b - 1) - 1) for b in (8, 16, 32, 64)}
 
 _NUMBER_RE = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
 _INTEGER_RE = r"^[+-]?\d+(\.\d*)?$"
-_DATE_RE = r"^(?P<y>[+-]?\d{1,4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})$"
 _TS_RE = (
     r"^(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})"
     r"(?:[ T](?P<h>\d{1,2}):(?P<mi>\d{1,2})(?::(?P<s>\d{1,2})(?:\.(?P<f>\d{0,9}))?)?)?$"
@@ -379,11 +378,38 @@ def _to_timestamp(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext,
     return local
 
 
+# Flink's DateTimeUtils.parseDate: text after a space (not at the start) is ignored, and
+# month and day may be left out ('12' is 0012-01-01); each part may carry spaces.
+_LENIENT_DATE_RE = r"^\s*(?P<y>[+-]?\d+)\s*(?:-\s*(?P<m>\d+)\s*(?:-\s*(?P<d>\d+)\s*)?)?$"
+
+
+def _parse_date(arr: pa.Array, dst: DataType, strict: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Strings → (days since epoch, bad-or-null mask), as Flink's CAST(string AS DATE)."""
+    text = pc.replace_substring_regex(_strings(arr), pattern=r"^(\S[^ ]*) .*$", replacement=r"\1")
+    nulls = null_mask(arr)
+    parts = pc.extract_regex(text, _LENIENT_DATE_RE)
+    ok = parts.is_valid().to_numpy(zero_copy_only=False)
+
+    def num(name: str, default: str) -> np.ndarray:
+        col = pc.fill_null(parts.field(name), default)
+        col = pc.if_else(pc.equal(col, ""), default, col)
+        return to_numpy(pc.cast(col, pa.int64()), 0).astype(np.int64)
+
+    y, mo, d = num("y", "0"), num("m", "1"), num("d", "1")
+    valid = ok & (y >= 1) & (y <= 9999) & (mo >= 1) & (mo <= 12) & (d >= 1)
+    month = ((np.clip(y, 1, 9999) - 1970) * 12 + np.clip(mo, 1, 12) - 1).astype("datetime64[M]")
+    days_in_month = ((month + 1).astype("datetime64[D]") - month.astype("datetime64[D]")).astype(np.int64)
+    valid &= d <= days_in_month
+    bad = ~valid & ~nulls
+    _fail(strict, bad, arr, dst, "value")
+    days = month.astype("datetime64[D]").astype(np.int64) + d - 1
+    return days, nulls | bad
+
+
 def _to_date(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
     name = src.name
     if src.is_string:
-        ns, mask = _parse_timestamp(arr, dst, strict, _DATE_RE)
-        days = np.floor_divide(ns, 86_400_000_000_000)
+        days, mask = _parse_date(arr, dst, strict)
         return pa.array(days.astype(np.int32), pa.date32(), mask=mask)
     if name == "TIMESTAMP_LTZ":
         arr = local_time(arr, ctx.time_zone)

@@ -152,10 +152,11 @@ def test_case(case_dir: Path, mode: str) -> None:
     assert actual == expected, diff(actual, expected)
 
 
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
 @pytest.mark.parametrize("case_dir", FLINK_BUGS, ids=[p.name for p in FLINK_BUGS])
-@pytest.mark.xfail(
-    reason="flink-bugs: streamsql's own expectation for the correct answer is not written yet", strict=False
-)
-def test_flink_bug_case(case_dir: Path) -> None:
-    expected_file = case_dir / "expected" / "streamsql.jsonl"
-    assert expected_file.exists(), "write the correct expectation (expected/streamsql.jsonl) for this Flink bug"
+def test_flink_bug_case(case_dir: Path, mode: str) -> None:
+    """Where Flink 2.3 is wrong, streamsql gives the correct answer (flink-bugs/README.md)."""
+    run = run_case(case_dir, mode)
+    actual = normalize(final_table(run.changelog))
+    expected = normalize(expected_table(case_dir, "streamsql"))
+    assert actual == expected, diff(actual, expected)
