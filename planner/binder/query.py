@@ -70,11 +70,14 @@ def bind_query_node(ctx: BindContext, node: exp.Expression) -> LogicalNode:
             return bind_query_node(ctx, node.this)
         if isinstance(node, exp.Select):
             return bind_select(ctx, node)
-        if isinstance(node, exp.Union):
-            return _bind_union(ctx, node)
-        if isinstance(node, (exp.Intersect, exp.Except)):
-            kind = "INTERSECT" if isinstance(node, exp.Intersect) else "EXCEPT"
-            raise error(UnsupportedSqlError, f"{kind} is not supported yet", node, ctx.sql)
+        if isinstance(node, (exp.Union, exp.Intersect, exp.Except)):
+            from planner.binder import ranking  # ORDER BY / LIMIT of a set operation
+
+            if ranking.has_order_limit(node):
+                return ranking.bind_query_order_limit(ctx, node)
+            from planner.binder.setops import bind_set_operation  # set operations (issue 3)
+
+            return bind_set_operation(ctx, node)
         if isinstance(node, exp.Values):
             return bind_values(ctx, node)
         raise error(UnsupportedSqlError, f"Unsupported query: {node.sql()[:60]}", node, ctx.sql)
@@ -253,10 +256,10 @@ def bind_relation(ctx: BindContext, node: exp.Expression) -> LogicalNode:
         return bind_query_node(ctx, node.this)
     if isinstance(node, exp.Values):
         return bind_values(ctx, node)
-    if isinstance(node, exp.Unnest):
-        raise error(UnsupportedSqlError, "UNNEST is not supported yet", node, ctx.sql)
-    if isinstance(node, exp.Lateral):
-        raise error(UnsupportedSqlError, "LATERAL is not supported yet", node, ctx.sql)
+    if isinstance(node, (exp.Unnest, exp.Lateral)):
+        from planner.binder.lateral import bind_lateral_relation  # FROM UNNEST(...) (issue 3)
+
+        return bind_lateral_relation(ctx, node)
     raise error(UnsupportedSqlError, f"Unsupported FROM item: {node.sql()[:60]}", node, ctx.sql)
 
 
@@ -282,6 +285,11 @@ def bind_from(ctx: BindContext, from_: exp.From | None, joins: list[exp.Join] | 
         return LogicalValues(fields=(Field("ZERO", zero.type),), rows=((zero,),)), Scope([], ctx.sql)
     plan, scope = relation_with_scope(ctx, from_.this)
     for j in joins or []:
+        if isinstance(j.this, (exp.Unnest, exp.Lateral)):
+            from planner.binder.lateral import bind_lateral_join  # UNNEST / LATERAL TABLE (issue 3)
+
+            plan, scope = bind_lateral_join(ctx, plan, scope, j)
+            continue
         right, rscope = relation_with_scope(ctx, j.this)
         scope = scope.concat(rscope)
         kind = j.args.get("side") or j.args.get("kind") or "INNER"
@@ -294,10 +302,12 @@ def bind_from(ctx: BindContext, from_: exp.From | None, joins: list[exp.Join] | 
             cond = ExprBinder(scope, ctx.sql, clause="ON").bind(on)
         version = j.this.args.get("version") if isinstance(j.this, exp.Table) else None
         if version is not None:
-            period = ExprBinder(scope, ctx.sql, clause="FOR SYSTEM_TIME AS OF").bind(version.expression)
-            kind_name = "Processing-time" if period.type.time_attr == "PROCTIME" else "Event-time"
-            raise error(UnsupportedSqlError, f"{kind_name} temporal join is not supported yet.", version, ctx.sql)
-        fields = plan.fields + right.fields
+            from planner.binder.time_joins import bind_snapshot
+
+            right = bind_snapshot(ctx, j.this, version, right, scope, len(plan.fields))
+        from planner.binder.subqueries import outer_join_fields
+
+        fields, scope = outer_join_fields(kind, plan.fields, right.fields, scope)
         plan = LogicalJoin(fields=fields, left=plan, right=right, kind=kind, condition=cond)
     names = uniquify([c.name for c in scope.columns])
     if names != [c.name for c in scope.columns] and joins:

@@ -10,6 +10,8 @@ from sqlglot import exp
 
 from planner.binder.aggregates import AggregateScope, legacy_window
 from planner.binder.expressions import ExprBinder, function_args, function_name, is_aggregate_call
+from planner.binder.grouping_sets import GroupingSetsScope, grouping_items
+from planner.binder.over import bind_over, has_over
 from planner.binder.query import BindContext, bind_from
 from planner.binder.scope import Scope, error, uniquify
 from planner.binder.types import plain
@@ -29,8 +31,6 @@ _UNSUPPORTED_CLAUSES = {
     "limit": "LIMIT",
     "offset": "OFFSET",
     "qualify": "QUALIFY",
-    "windows": "WINDOW",
-    "match": "MATCH_RECOGNIZE",
     "laterals": "LATERAL",
     "connect": "CONNECT BY",
 }
@@ -69,12 +69,25 @@ def _tvf_below(plan: LogicalNode) -> LogicalWindowTableFunction | None:
 
 def bind_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
     sql = ctx.sql
+    from planner.binder import ranking  # ORDER BY / LIMIT and ROW_NUMBER()/RANK() OVER (Top-N)
+
+    if ranking.has_order_limit(sel):
+        return ranking.bind_order_limit(ctx, sel)
+    if ranking.has_ranking_item(sel):
+        return ranking.bind_ranking_select(ctx, sel)
     for key, what in _UNSUPPORTED_CLAUSES.items():
         v = sel.args.get(key)
         if v:
             node = v[0] if isinstance(v, list) else v
             raise error(UnsupportedSqlError, f"{what} is not supported yet", node, sql)
     plan, scope = bind_from(ctx, sel.args.get("from_") or sel.args.get("from"), sel.args.get("joins"))
+    from planner.binder.subqueries import rewrite_subqueries
+
+    plan, scope, sel = rewrite_subqueries(ctx, sel, plan, scope)
+    if sel.args.get("match") is not None:
+        from planner.binder.match_recognize import bind_match_recognize
+
+        plan, scope = bind_match_recognize(ctx, plan, scope, sel.args["match"])
 
     where = sel.args.get("where")
     if where is not None:
@@ -83,6 +96,8 @@ def bind_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
             raise error(SqlValidationError, "WHERE clause must be a condition", where.this, sql)
         plan = LogicalFilter(fields=plan.fields, input=plan, condition=cond)
 
+    if has_over(sel):  # OVER windows: planner.binder.over (issue 3)
+        sel, plan, scope = bind_over(ctx, sel, plan, scope)
     items = _items(sel, scope, ctx)
     names = _names(items)
     group = sel.args.get("group")
@@ -107,22 +122,6 @@ def bind_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
     return plan
 
 
-def _group_items(group: exp.Group | None, ctx: BindContext) -> list[exp.Expression]:
-    if group is None:
-        return []
-    for key in ("grouping_sets", "cube", "rollup"):
-        v = group.args.get(key)
-        if v:
-            node = v[0] if isinstance(v, list) else v
-            raise error(UnsupportedSqlError, "GROUPING SETS / CUBE / ROLLUP are not supported yet", node, ctx.sql)
-    out = []
-    for e in group.expressions:
-        if isinstance(e, (exp.GroupingSets, exp.Cube, exp.Rollup)):
-            raise error(UnsupportedSqlError, "GROUPING SETS / CUBE / ROLLUP are not supported yet", e, ctx.sql)
-        out.append(e)
-    return out
-
-
 def _bind_aggregate(
     ctx: BindContext,
     plan: LogicalNode,
@@ -137,10 +136,14 @@ def _bind_aggregate(
     keys: list[Expr] = []
     key_names: list[str] = []
     window = None
-    for g in _group_items(group, ctx):
+    group_exprs, group_sets = grouping_items(group)
+    item_keys: list[int] = []
+    for g in group_exprs:
         if isinstance(g, exp.Func) and function_name(g) in ("tumble", "hop", "session"):
             if window is not None:
                 raise error(SqlValidationError, "GROUP BY may contain only one group window", g, sql)
+            if group_sets is not None:
+                raise error(UnsupportedSqlError, "GROUPING SETS with a group window are not supported yet", g, sql)
             window = legacy_window(g, function_name(g), function_args(g), scope, sql, ctx.mode)
             continue
         if isinstance(g, exp.Literal) and not g.is_string:
@@ -149,6 +152,7 @@ def _bind_aggregate(
         if k not in keys:
             keys.append(k)
             key_names.append(g.name if isinstance(g, exp.Column) else f"$f{len(keys) - 1}")
+        item_keys.append(keys.index(k))
     # Key output types: time attributes are lost, except window_time of a window TVF
     # that the optimizer fuses into a WindowAggregate.
     tvf = _tvf_below(plan)
@@ -159,7 +163,12 @@ def _bind_aggregate(
     for k in keys:
         keep = fused and isinstance(k, InputRef) and k.index == n_in + 2
         key_types.append(k.type if keep else plain(k.type))
-    aggscope = AggregateScope(scope, sql, keys, key_types, window)
+    aggscope: AggregateScope
+    if group_sets is None:
+        aggscope = AggregateScope(scope, sql, keys, key_types, window)
+    else:
+        sets = [frozenset(item_keys[i] for i in s) for s in group_sets]
+        aggscope = GroupingSetsScope(scope, sql, keys, key_types, sets, group)
     post = ExprBinder(Scope([], sql), sql, clause="SELECT", agg=aggscope)
     exprs: list[Expr] = []
     for n, _ in items:

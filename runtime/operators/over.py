@@ -1,0 +1,264 @@
+"""OverAggregate: `agg(...) OVER (PARTITION BY ... ORDER BY time ... frame)` per row.
+
+BATCH: all rows are collected and evaluated once at `end_input` (DuckDB window functions,
+see over_frames.py), ties on the order key broken by arrival order.
+
+STREAMING, ORDER BY a rowtime (Flink's RowTime*PrecedingFunction semantics):
+- a row is buffered until the watermark passes its timestamp, then emitted (+I) with the
+  aggregate values over its frame: the rows of its partition emitted before it (kept in
+  `history`, pruned to what any later frame can still reach) plus the rows firing with it.
+- late rows are dropped and counted (`metrics.late_rows_dropped`), with Flink's rules:
+  an UNBOUNDED PRECEDING frame drops a row whose timestamp is at or below the watermark
+  when it arrives; a bounded frame drops a row whose timestamp is at or below the last
+  timestamp already fired for its partition (so a row behind the watermark is kept when its
+  partition has not fired that far). `__wm` gives each row's arrival watermark; rows that
+  arrive behind the watermark are the only candidates and are checked one by one (the
+  only per-row loop, over those rare rows).
+- ORDER BY a proctime: rows are evaluated on arrival, in arrival order.
+
+STREAMING with a non-time ORDER BY or an updating input (beyond Flink, which rejects both):
+see over_updating.py (recompute touched partitions, emit the retract diff).
+
+The output is the input columns followed by one column per call; insert-only.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.batch import MIN_WATERMARK, data_columns, row_kinds, row_watermarks
+from runtime.graph import Node
+from runtime.operators._common import make_batch
+from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.over_frames import SEQ, OverComputer, _epoch_ms
+from runtime.state import KeyedStateBackend, create_backend
+
+SLOT = "__slot"
+TS = "__ts"
+WM = "__wm_in"
+
+
+def _concat(tables: list[pa.Table]) -> pa.Table:
+    tables = [t for t in tables if t is not None]
+    if len(tables) == 1:
+        return tables[0]
+    return pa.concat_tables(tables, promote_options="permissive")
+
+
+@register_operator("OverAggregate")
+class OverAggregateOperator(Operator):
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        p = node.params
+        self.calls: list[dict[str, Any]] = list(p.get("calls") or [])
+        self.width = len(node.schema) - len(self.calls)
+        self.partition: list[int] = list(p.get("partition") or [])
+        self.order: list[list[Any]] = [list(o) for o in p.get("order") or []]
+        self.frame: dict[str, Any] = dict(p.get("frame") or {})
+        self.time_kind: str | None = p.get("time_kind")
+        self.computer = OverComputer(self.width, p)
+        self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
+        self.input_changelog_modes: list[str] | None = None
+        self.seq = 0
+        self.pending: list[pa.Table] = []
+        self.history: pa.Table | None = None
+        self.last_fired = np.zeros(0, dtype=np.int64)
+        self.watermark = MIN_WATERMARK
+        self.updating: Any = None
+        if p.get("updating") and not ctx.is_batch:
+            self._start_updating()
+
+    def _start_updating(self) -> None:
+        from runtime.operators.over_updating import UpdatingOver
+
+        if self.updating is None:
+            self.updating = UpdatingOver(self)
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def bounded(self) -> bool:
+        return self.frame.get("lower") is not None
+
+    def _slots(self, data: pa.RecordBatch) -> np.ndarray:
+        if not self.partition:
+            return np.zeros(data.num_rows, dtype=np.int64)
+        return self.state.lookup([data.column(i) for i in self.partition], data.num_rows).astype(np.int64)
+
+    def _grow(self, n: int) -> None:
+        if len(self.last_fired) < n:
+            grown = np.zeros(max(n, 2 * len(self.last_fired), 16), dtype=np.int64)
+            grown[: len(self.last_fired)] = self.last_fired
+            self.last_fired = grown
+
+    def _table(self, data: pa.RecordBatch, slots: np.ndarray, ts: np.ndarray, wm: np.ndarray) -> pa.Table:
+        n = data.num_rows
+        seq = np.arange(self.seq, self.seq + n, dtype=np.int64)
+        self.seq += n
+        cols = list(data.columns) + [pa.array(seq), pa.array(slots), pa.array(ts), pa.array(wm)]
+        names = [f"c{i}" for i in range(self.width)] + [SEQ, SLOT, TS, WM]
+        return pa.Table.from_arrays(cols, names=names)
+
+    # ------------------------------------------------------------------ input
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        data = data_columns(batch)
+        n = data.num_rows
+        if n == 0:
+            return
+        kinds = row_kinds(batch)
+        if not self.ctx.is_batch and self.updating is None and bool((kinds != 0).any()):
+            self._start_updating()
+        if self.updating is not None:
+            self.updating.process(data, kinds, out)
+            return
+        slots = self._slots(data)
+        if self.ctx.is_batch:
+            zeros = np.zeros(n, dtype=np.int64)
+            self.pending.append(self._table(data, slots, zeros, zeros))
+            return
+        if self.time_kind == "PROCTIME":
+            now = int(time.time() * 1000)
+            ts = np.full(n, now, dtype=np.int64)
+            self.pending.append(self._table(data, slots, ts, ts - 1))
+            self._fire(now, out)
+            return
+        ts_arr = _epoch_ms(data.column(self.order[0][0]))
+        ts = pc.fill_null(ts_arr, MIN_WATERMARK).to_numpy(zero_copy_only=False).astype(np.int64)
+        wm = row_watermarks(batch)
+        wm = np.full(n, self.watermark, dtype=np.int64) if wm is None else wm.astype(np.int64)
+        keep = self._not_late(slots, ts, wm)
+        dropped = int(n - keep.sum())
+        if dropped:
+            self.ctx.metrics.late_rows_dropped += dropped
+        if keep.any():
+            mask = pa.array(keep)
+            self.pending.append(self._table(data.filter(mask), slots[keep], ts[keep], wm[keep]))
+
+    def _not_late(self, slots: np.ndarray, ts: np.ndarray, wm: np.ndarray) -> np.ndarray:
+        """Flink's lateness rule per row (see the module docstring)."""
+        if not self.bounded:
+            return ts > wm
+        self._grow(int(slots.max()) + 1)
+        keep = ts > self.last_fired[slots]
+        # Flink's lastTriggeringTs starts at 0: rows at or before the epoch never fire.
+        candidates = np.nonzero(keep & (ts <= wm))[0]
+        if len(candidates) == 0:
+            return keep
+        old = _concat(self.pending) if self.pending else None
+        o_slot = old.column(SLOT).to_numpy() if old is not None else np.zeros(0, dtype=np.int64)
+        o_ts = old.column(TS).to_numpy() if old is not None else np.zeros(0, dtype=np.int64)
+        o_wm = old.column(WM).to_numpy() if old is not None else np.zeros(0, dtype=np.int64)
+        for r in candidates:  # rows behind the watermark only (rare)
+            prev = np.nonzero(keep[:r] & (slots[:r] == slots[r]))[0]
+            q_ts = np.concatenate([o_ts[o_slot == slots[r]], ts[prev]])
+            q_wm = np.concatenate([o_wm[o_slot == slots[r]], wm[prev]])
+            fired = (q_ts <= wm[r]) & (q_wm < wm[r])
+            if bool((fired & (q_ts >= ts[r])).any()):
+                keep[r] = False
+        return keep
+
+    # ------------------------------------------------------------------ firing
+    def on_watermark(self, watermark: int, out: Output) -> None:
+        if self.updating is None and not self.ctx.is_batch and self.pending:
+            self._fire(watermark, out)
+        self.watermark = watermark
+        out.emit_watermark(watermark)
+
+    def _fire(self, watermark: int, out: Output) -> None:
+        pending = _concat(self.pending)
+        ts = pending.column(TS).to_numpy()
+        wm = pending.column(WM).to_numpy()
+        ready = (ts <= watermark) & (wm < watermark)
+        if not ready.any():
+            return
+        fire = pending.filter(pa.array(ready))
+        rest = pending.filter(pa.array(~ready))
+        self.pending = [rest] if rest.num_rows else []
+        f_slot = fire.column(SLOT).to_numpy()
+        f_ts = fire.column(TS).to_numpy()
+        self._grow(int(f_slot.max()) + 1)
+        np.maximum.at(self.last_fired, f_slot, f_ts)
+        # Emit in timer order: timestamp, then partition, then arrival.
+        order = np.lexsort((fire.column(SEQ).to_numpy(), f_slot, f_ts))
+        fire = fire.take(pa.array(order))
+        hist = self.history
+        if hist is not None and hist.num_rows:
+            hist = hist.filter(pc.is_in(hist.column(SLOT), value_set=pa.array(np.unique(f_slot))))
+        frame = _concat([hist, fire]) if hist is not None and hist.num_rows else fire
+        values = self.computer.compute(frame)
+        start = frame.num_rows - fire.num_rows
+        cols = [fire.column(i).combine_chunks() for i in range(self.width)]
+        cols += [v.slice(start) for v in values]
+        kinds = np.zeros(fire.num_rows, dtype=np.int8)
+        wms = np.full(fire.num_rows, self.watermark, dtype=np.int64)
+        out.emit(make_batch(self.node, cols, kinds, wms))
+        self._retain(fire)
+
+    def _retain(self, fired: pa.Table) -> None:
+        """Keep the fired rows a later frame can still reach."""
+        hist = _concat([self.history, fired]) if self.history is not None else fired
+        lower = self.frame.get("lower")
+        lags = [int((c.get("params") or {}).get("offset", 1)) for c in self.calls if c["name"] == "lag"]
+        aggs = [c for c in self.calls if c["name"] != "lag"]
+        if aggs and lower is None:
+            self.history = hist  # UNBOUNDED PRECEDING: every row stays in the frame
+            return
+        keep_rows = max(lags, default=0)
+        keep_ms = None
+        reach = -int(lower) if lower is not None else 0
+        if aggs and self.frame.get("kind") == "ROWS":
+            keep_rows = max(keep_rows, reach)
+        elif aggs:
+            keep_ms = reach
+        slot = hist.column(SLOT).to_numpy()
+        ts = hist.column(TS).to_numpy()
+        order = np.lexsort((hist.column(SEQ).to_numpy(), ts, slot))
+        s_sorted = slot[order]
+        # position from the end of each partition's run
+        ends = np.r_[np.nonzero(np.diff(s_sorted))[0], len(s_sorted) - 1]
+        run_end = np.repeat(ends, np.diff(np.r_[-1, ends]))
+        from_end = run_end - np.arange(len(s_sorted))
+        keep_sorted = from_end < keep_rows
+        if keep_ms is not None:
+            keep_sorted |= ts[order] >= self.last_fired[s_sorted] - keep_ms
+        keep = np.zeros(len(slot), dtype=bool)
+        keep[order] = keep_sorted
+        self.history = hist.filter(pa.array(keep))
+
+    # ------------------------------------------------------------------ end
+    def end_input(self, input_index: int, out: Output) -> None:
+        if self.updating is not None or not self.ctx.is_batch or not self.pending:
+            return
+        table = _concat(self.pending)
+        self.pending = []
+        values = self.computer.compute(table)
+        cols = [table.column(i).combine_chunks() for i in range(self.width)] + values
+        out.emit(make_batch(self.node, cols, np.zeros(table.num_rows, dtype=np.int8)))
+
+    # ------------------------------------------------------------------ checkpoints
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        return pickle.dumps(
+            {
+                "keys": self.state.snapshot(),
+                "seq": self.seq,
+                "pending": self.pending,
+                "history": self.history,
+                "last_fired": self.last_fired,
+                "watermark": self.watermark,
+                "updating": self.updating.snapshot() if self.updating is not None else None,
+            }
+        )
+
+    def restore_state(self, handles: Any) -> None:
+        d = pickle.loads(handles)
+        self.state.restore(d["keys"])
+        self.seq, self.pending, self.history = d["seq"], d["pending"], d["history"]
+        self.last_fired, self.watermark = d["last_fired"], d["watermark"]
+        if d.get("updating") is not None:
+            self._start_updating()
+            self.updating.restore(d["updating"])
