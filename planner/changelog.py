@@ -1,6 +1,7 @@
 """Changelog-mode inference (the optimizer's last phase): which row kinds each physical
 node emits, as Flink's EXPLAIN CHANGELOG_MODE prints them ("I", "I,UB,UA", "I,UB,UA,D",
-"I,UA,D"). In BATCH mode every node is insert-only (final results)."""
+"I,UA,D"). In BATCH mode every node is insert-only (final results), except that a CDC
+source is a bounded changelog that row-wise operators forward and a GroupAggregate applies."""
 
 from __future__ import annotations
 
@@ -58,9 +59,33 @@ def infer_changelog_modes(node: PhysicalNode, mode: str) -> PhysicalNode:
     return visit(node)
 
 
+def _infer_batch(n: PhysicalNode, inputs: tuple[PhysicalNode, ...]) -> str:
+    """BATCH: a CDC source is read as a bounded changelog (a GroupAggregate applies it and
+    emits final, insert-only rows); row-wise operators forward it; any other operator
+    refuses it as Flink does."""
+    op = n.operator
+    in_modes = [i.changelog_mode for i in inputs]
+    if op == "TableSourceScan":
+        return _infer(n, inputs, "STREAMING")
+    if all(is_insert_only(m) for m in in_modes):
+        return "I"
+    if op in ("Calc", "Exchange", "WatermarkAssigner", "Expand"):
+        return in_modes[0]
+    if op == "GroupAggregate":
+        return "I"
+    scan = inputs[0]
+    while scan.operator != "TableSourceScan" and scan.inputs:
+        scan = scan.inputs[0]
+    table = scan.params.get("table", "?")
+    raise UnsupportedSqlError(
+        "Querying a table in batch mode is currently only possible for INSERT-only table sources. But the source "
+        f"for table '{table}' produces other changelog messages than just INSERT."
+    )
+
+
 def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
     if mode == BATCH:
-        return "I"
+        return _infer_batch(n, inputs)
     op = n.operator
     in_modes = [i.changelog_mode for i in inputs]
     if op in _RULES:

@@ -71,7 +71,9 @@ def render_array(array: pa.Array | pa.ChunkedArray, dtype: DataType, time_zone: 
         )
     if n == "INTERVAL_YEAR_MONTH":
         return pa.array([None if v is None else _year_month(v) for v in array.to_pylist()], pa.string())
-    if n in ("ARRAY", "MULTISET"):
+    if n == "MULTISET":
+        return _render_multiset(array, dtype, time_zone)
+    if n == "ARRAY":
         return _render_list(array, dtype, time_zone)
     if n == "MAP":
         return _render_map(array, dtype, time_zone)
@@ -232,6 +234,28 @@ def _render_list(array: pa.Array, dtype: DataType, time_zone: str) -> pa.Array:
     offsets = pc.subtract(array.offsets, array.offsets[0]).to_pylist()
     valid = array.is_valid().to_pylist()
     out = [("[" + ", ".join(elems[offsets[i] : offsets[i + 1]]) + "]") if valid[i] else None for i in range(len(array))]
+    return pa.array(out, pa.string())
+
+
+def _render_multiset(array: pa.Array, dtype: DataType, time_zone: str) -> pa.Array:
+    """MULTISET (Arrow: a list holding each element `count` times, equal elements adjacent)
+    as Flink prints it: `{value=count, ...}`."""
+    flat = array.flatten() if array.offset == 0 else pc.list_flatten(array)
+    elems = _elements(flat, dtype.children[0], time_zone)
+    offsets = pc.subtract(array.offsets, array.offsets[0]).to_pylist()
+    valid = array.is_valid().to_pylist()
+    out: list[str | None] = []
+    for i in range(len(array)):
+        if not valid[i]:
+            out.append(None)
+            continue
+        runs: list[list] = []
+        for e in elems[offsets[i] : offsets[i + 1]]:
+            if runs and runs[-1][0] == e:
+                runs[-1][1] += 1
+            else:
+                runs.append([e, 1])
+        out.append("{" + ", ".join(f"{e}={c}" for e, c in runs) + "}")
     return pa.array(out, pa.string())
 
 

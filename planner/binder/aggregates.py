@@ -19,7 +19,7 @@ from planner.logical import AggCall, LogicalAggregate, LogicalNode, LogicalProje
 from runtime.aggregates.types import infer_aggregate, is_aggregate
 from runtime.expr.ir import Expr, InputRef, Literal, remap_refs
 from runtime.functions.registry import FunctionTypeError
-from runtime.types import DataType, Field
+from runtime.types import BIGINT, DataType, Field
 
 WINDOW_PROPS = ("window_start", "window_end", "window_time")
 
@@ -102,12 +102,23 @@ class AggregateScope:
             params = (("separator", sep.value),)
             args = args[:1]
         arg_exprs = [inner.bind(a) for a in args]
-        if not is_aggregate(name):
+        from planner.functions_catalog import lookup_function  # Python UDAFs (issue 3)
+
+        udaf = lookup_function(name, "aggregate")
+        if udaf is not None:
+            from planner.binder.udf_calls import coerce_args, udaf_params
+
+            assert udaf.result_type is not None
+            arg_exprs = coerce_args(arg_exprs, udaf.input_types)
+            t = udaf.result_type.with_nullable(True)
+            params = udaf_params(udaf)
+        elif not is_aggregate(name):
             raise error(UnsupportedSqlError, f"Aggregate function {name.upper()} is not supported yet", node, self.sql)
-        try:
-            t = infer_aggregate(name, [plain(a.type) for a in arg_exprs])
-        except FunctionTypeError as e:
-            raise error(SqlValidationError, str(e), node, self.sql) from None
+        else:
+            try:
+                t = infer_aggregate(name, [plain(a.type) for a in arg_exprs])
+            except FunctionTypeError as e:
+                raise error(SqlValidationError, str(e), node, self.sql) from None
         filter_idx = None
         if filter_node is not None:
             f = inner.bind(filter_node)
@@ -160,6 +171,21 @@ class AggregateScope:
         """The pre-projection and the aggregate node. `out_names` names aggregate output
         columns after the SELECT aliases that refer to them (as Calcite does)."""
         out_names = out_names or {}
+        pre = self.pre_project(input_plan, key_names)
+        return self._aggregate_node(pre, key_names, out_names)
+
+    def grouping_function(self, name: str, node: exp.Expression, args: list[exp.Expression]) -> Expr:
+        """GROUPING(k) / GROUPING_ID(k, ...) / GROUP_ID() under a plain GROUP BY: every key
+        is in the (only) grouping set, so the value is 0 (BIGINT NOT NULL, as in Flink)."""
+        for a in args:
+            if self.match_group(a) is None:
+                raise error(
+                    SqlValidationError, f"Argument to {name.upper()} operator must be a grouped expression", a, self.sql
+                )
+        return Literal(0, BIGINT(nullable=False))
+
+    def pre_project(self, input_plan: LogicalNode, key_names: list[str]) -> LogicalProject:
+        """The aggregate's input: group keys, then aggregate arguments / FILTER columns."""
         pre_names = []
         for i, e in enumerate(self.pre):
             if i < len(key_names):
@@ -170,7 +196,9 @@ class AggregateScope:
                 pre_names.append(f"$f{i}")
         pre_names = uniquify(pre_names)
         pre_fields = tuple(Field(n, e.type) for n, e in zip(pre_names, self.pre, strict=True))
-        pre = LogicalProject(fields=pre_fields, input=input_plan, exprs=tuple(self.pre))
+        return LogicalProject(fields=pre_fields, input=input_plan, exprs=tuple(self.pre))
+
+    def _aggregate_node(self, pre: LogicalNode, key_names: list[str], out_names: dict[int, str]) -> LogicalNode:
         names = [out_names.get(i, key_names[i]) for i in range(len(self.keys))]
         names += [out_names.get(len(self.keys) + i, f"$f{len(self.keys) + i}") for i in range(len(self.aggs))]
         names = uniquify(names)

@@ -442,6 +442,17 @@ class ExprBinder:
 
     def _function(self, node: exp.Expression) -> Expr:
         name = function_name(node)
+        from planner.functions_catalog import lookup_function  # Python UDFs (issue 3)
+
+        udf = lookup_function(name)
+        if udf is not None and udf.kind == "aggregate":
+            return self._aggregate(node, node, None)
+        if udf is not None:
+            from planner.binder.udf_calls import scalar_udf_call
+
+            if udf.kind == "table":
+                raise self.err(f"Table function {name} can only be called in LATERAL TABLE(...)", node)
+            return scalar_udf_call(udf, [self.bind(a) for a in function_args(node)])
         if isinstance(node, exp.Count) or name in AGGREGATE_FUNCTIONS:
             return self._aggregate(node, node, None)
         if name in WINDOW_PROPERTY_FUNCTIONS:
@@ -522,8 +533,12 @@ def _flatten(node: exp.Expression, cls: type[exp.Expression]) -> list[exp.Expres
 
 def is_aggregate_call(node: exp.Expression) -> bool:
     """Whether `node` contains an aggregate call (outside nested subqueries)."""
+    from planner.functions_catalog import lookup_function  # Python UDAFs (issue 3)
+
     for n in node.walk():
         if isinstance(n, exp.Func) and (isinstance(n, exp.Count) or function_name(n) in AGGREGATE_FUNCTIONS):
+            return True
+        if isinstance(n, exp.Func) and lookup_function(function_name(n), "aggregate") is not None:
             return True
     return False
 

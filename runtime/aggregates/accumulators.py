@@ -426,7 +426,16 @@ def create_accumulator(call: dict[str, Any], arg_types: list[pa.DataType], retra
     rtype: DataType = call["type"]
     params = call.get("params") or {}
     acc: Accumulator
-    if name == "count":
+    if params.get("udf"):  # a Python UDAF (runtime.udaf)
+        from runtime.udaf import create_udaf_accumulator
+
+        return create_udaf_accumulator(call, arg_types, retract)
+    from runtime.aggregates.extra import create_extra_accumulator  # extra imports this module
+
+    extra = create_extra_accumulator(name, call, arg_types, retract)
+    if extra is not None:
+        acc = extra
+    elif name == "count":
         acc = CountAcc(arg_types, rtype)
     elif name in ("sum", "sum0", "avg"):
         acc = SumAcc(arg_types, rtype, name)

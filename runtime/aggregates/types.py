@@ -16,7 +16,17 @@ AGGREGATE_NAMES = (
     "listagg",
     "first_value",
     "last_value",
+    "stddev_pop",
+    "stddev_samp",
+    "stddev",
+    "var_pop",
+    "var_samp",
+    "variance",
+    "collect",
 )
+
+# STDDEV / VARIANCE family: aliases resolved by the binder's callers (`canonical_aggregate`).
+VARIANCE_NAMES = ("stddev_pop", "stddev_samp", "stddev", "var_pop", "var_samp", "variance")
 
 
 def is_aggregate(name: str) -> bool:
@@ -43,7 +53,17 @@ def infer_aggregate(name: str, arg_types: list[DataType]) -> DataType:
         return t.with_nullable(True).as_time_attr(None)
     if n == "listagg":
         return STRING()
+    if n in VARIANCE_NAMES:
+        # Calcite's AVG_AGG_FUNCTION rule: the argument's type (INT stays INT, truncating),
+        # DECIMAL(p, s) -> DECIMAL(38, max(6, s)) like AVG.
+        if not t.is_numeric:
+            raise FunctionTypeError(f"Cannot apply '{name.upper()}' to arguments of type '{name.upper()}(<{t}>)'")
+        if t.name == "DECIMAL":
+            return DECIMAL(38, max(6, t.scale or 0))
+        return t.with_nullable(True).as_time_attr(None)
+    if n == "collect":
+        return DataType("MULTISET", False, children=(t.with_nullable(False).as_time_attr(None),))
     raise FunctionTypeError(f"No match found for function signature {name.upper()}")
 
 
-__all__ = ["AGGREGATE_NAMES", "infer_aggregate", "is_aggregate"]
+__all__ = ["AGGREGATE_NAMES", "VARIANCE_NAMES", "infer_aggregate", "is_aggregate"]

@@ -20,12 +20,7 @@ CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases"
 # Queries that use SQL features owned by other issues (joins, UNNEST, grouping sets,
 # aggregates the runtime does not have yet): they must fail with UnsupportedSqlError.
 UNSUPPORTED = {
-    "013_unnest_cross_join",
     "015_cte_with",
-    "034_stddev_variance",
-    "035_listagg_collect",
-    "041_grouping_sets",
-    "043_cube",
     "046_count_of_distinct_subquery",
 }
 

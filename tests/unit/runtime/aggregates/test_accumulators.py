@@ -100,10 +100,16 @@ def test_min_max_with_retraction_keep_multisets() -> None:
 
 
 def test_non_retractable_aggregates_refuse_retraction() -> None:
+    # Insert-only input (retract=False) picks the append-only LISTAGG, which refuses -U/-D;
+    # a changelog input (retract=True) picks the retractable one.
     b = pa.RecordBatch.from_arrays([pa.array(["a"])], names=["s"])
-    agg = AggregateSet([_call("listagg", [0], [STRING()])], [pa.string()], retract=True)
+    agg = AggregateSet([_call("listagg", [0], [STRING()])], [pa.string()], retract=False)
     with pytest.raises(JobError, match="LISTAGG"):
         agg.fold(np.zeros(1, dtype=np.int64), -np.ones(1, dtype=np.int64), b)
+    agg = AggregateSet([_call("listagg", [0], [STRING()])], [pa.string()], retract=True)
+    agg.fold(np.zeros(2, dtype=np.int64), np.ones(2, dtype=np.int64), pa.concat_batches([b, b]))
+    agg.fold(np.zeros(1, dtype=np.int64), -np.ones(1, dtype=np.int64), b)
+    assert agg.results(np.zeros(1, dtype=np.int64))[0].to_pylist() == ["a"]
 
 
 def test_listagg_first_last_value_skip_nulls_in_arrival_order() -> None:
