@@ -118,6 +118,14 @@ class PhysicalPlanner:
         self.config = config
 
     def convert(self, node: LogicalNode) -> PhysicalNode:
+        if isinstance(node, LogicalJoin):
+            # Time-bounded joins (interval, temporal, lookup, window) first; the rest fall
+            # through to the regular join conversion.
+            from planner.rules.time_joins import convert_time_join
+
+            timed = convert_time_join(self, node)
+            if timed is not None:
+                return timed
         registered = _CONVERTERS.get(type(node))
         if registered is not None:
             return registered(self, node)

@@ -1,0 +1,327 @@
+"""Joins with `FOR SYSTEM_TIME AS OF` (a `LogicalSnapshot` right input).
+
+- Event time (`AS OF l.rowtime`): a versioned table (PRIMARY KEY + WATERMARK, or a view
+  deduplicating on a key such as `ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) = 1`)
+  → `TemporalJoin` (INNER / LEFT), STREAMING only: Flink's batch planner refuses it
+  ("unexpected correlate variable $cor0 in the plan"), so does streamsql.
+- Processing time (`AS OF l.proctime`) against a lookup source (connector 'duckdb', or a
+  'filesystem' table that sets `lookup.*` options) → `LookupJoin`; against anything else
+  Flink's "Processing-time temporal join is not supported yet." (case 913).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from planner.changelog import register_changelog
+from planner.errors import SqlValidationError, UnsupportedSqlError
+from planner.explain import format_expr, register_physical_line
+from planner.logical import (
+    LogicalCalc,
+    LogicalFilter,
+    LogicalJoin,
+    LogicalNode,
+    LogicalProject,
+    LogicalTableScan,
+    LogicalWatermarkAssigner,
+)
+from planner.physical import PhysicalNode
+from planner.rules.time_joins import (
+    JOIN_TYPE_NAMES,
+    LogicalSnapshot,
+    and_all,
+    compose_chain,
+    conjuncts,
+    equi_pair,
+    join_names,
+    output_fields,
+    rebuild_chain,
+    snapshot_error,
+)
+from runtime.expr.ir import Expr, InputRef
+from runtime.graph import BATCH
+from runtime.types import Field
+
+if TYPE_CHECKING:
+    from planner.physical import PhysicalPlanner
+
+
+def convert_snapshot_join(
+    planner: PhysicalPlanner, node: LogicalJoin, snap: LogicalSnapshot, chain: list[LogicalNode]
+) -> PhysicalNode:
+    kind = node.kind.upper()
+    if kind not in ("INNER", "LEFT"):
+        raise snapshot_error(
+            UnsupportedSqlError,
+            f"Temporal table join currently only supports INNER JOIN and LEFT JOIN, but was {kind} JOIN.",
+            snap,
+        )
+    if snap.period.type.time_attr == "PROCTIME":
+        scan = _lookup_scan(snap.input)
+        if scan is None or not _supports_lookup(scan):
+            raise snapshot_error(UnsupportedSqlError, "Processing-time temporal join is not supported yet.", snap)
+        return _lookup_join(planner, node, snap, chain, scan, kind)
+    if planner.mode == BATCH:
+        raise snapshot_error(
+            UnsupportedSqlError,
+            "Event-time temporal join is not supported in BATCH mode "
+            "(Flink: unexpected correlate variable $cor0 in the plan)",
+            snap,
+        )
+    return _temporal_join(planner, node, snap, chain, kind)
+
+
+# ---------------------------------------------------------------------- event time
+def _unique_key(node: LogicalNode) -> tuple[int, ...] | None:
+    """A key the right input is unique on: the partition keys of a deduplication (a node of
+    the Top-N/dedup rules exposing `partition_keys`), mapped up through projections."""
+    if isinstance(node, (LogicalProject, LogicalCalc)):
+        inner = _unique_key(node.input)
+        if inner is None:
+            return None
+        mapping: dict[int, int] = {}
+        for i, e in enumerate(node.exprs):
+            if isinstance(e, InputRef) and e.index not in mapping:
+                mapping[e.index] = i
+        return tuple(mapping[k] for k in inner) if all(k in mapping for k in inner) else None
+    if isinstance(node, (LogicalFilter, LogicalWatermarkAssigner)):
+        return _unique_key(node.input)
+    name = type(node).__name__.lower()
+    if "rank" in name or "dedup" in name:
+        for attr in ("partition_keys", "partition_by", "partition", "keys"):
+            v = getattr(node, attr, None)
+            if isinstance(v, (tuple, list)) and all(isinstance(k, int) for k in v):
+                return tuple(v)
+    return None
+
+
+def _is_rowtime_dedup(node: LogicalNode) -> bool:
+    """ROW_NUMBER() OVER (PARTITION BY k ORDER BY rowtime DESC) = 1 (the Top-N/dedup rules'
+    LogicalRank): a versioned view."""
+    if type(node).__name__ != "LogicalRank":
+        return False
+    order: tuple[Any, ...] = tuple(getattr(node, "order", ()))
+    inp = node.inputs[0]
+    return (
+        getattr(node, "rank_type", "") == "ROW_NUMBER"
+        and getattr(node, "rank_start", None) == 1
+        and getattr(node, "rank_end", None) == 1
+        and len(order) == 1
+        and order[0].descending
+        and inp.fields[order[0].index].type.time_attr == "ROWTIME"
+    )
+
+
+def _strip_dedup(node: LogicalNode) -> LogicalNode | None:
+    """The versioned view's plan without its deduplication (projections above it kept), or
+    None when `node` is not such a view. The temporal join keeps every version itself, so
+    it reads the deduplicated rows directly (dropping, as the deduplication would, rows
+    older than the key's latest one: `right_monotonic`)."""
+    if _is_rowtime_dedup(node):
+        return None if getattr(node, "output_rank", False) else node.inputs[0]
+    if isinstance(node, (LogicalProject, LogicalCalc, LogicalFilter)):
+        inner = _strip_dedup(node.input)
+        if inner is None:
+            return None
+        if _is_rowtime_dedup(node.input) and getattr(node.input, "output_rank", False):
+            return None
+        return node.with_inputs((inner,))
+    return None
+
+
+def _is_table(node: LogicalNode) -> bool:
+    while isinstance(node, (LogicalWatermarkAssigner, LogicalProject, LogicalCalc)):
+        node = node.input
+    return isinstance(node, LogicalTableScan)
+
+
+def _temporal_join(
+    planner: PhysicalPlanner, node: LogicalJoin, snap: LogicalSnapshot, chain: list[LogicalNode], kind: str
+) -> PhysicalNode:
+    nl = len(node.left.fields)
+    right_fields = node.right.fields
+    rowtimes = [i for i, f in enumerate(right_fields) if f.type.time_attr == "ROWTIME"]
+    if not rowtimes:
+        raise snapshot_error(
+            SqlValidationError,
+            "Event-Time Temporal Table Join requires both primary key and row time attribute in versioned table, "
+            "but no row time attribute can be found.",
+            snap,
+        )
+    parts = conjuncts(node.condition)
+    pairs = [(p, equi_pair(p, nl)) for p in parts]
+    equi = [pr for _, pr in pairs if pr is not None]
+    pk = snap.primary_key or _unique_key(snap.input)
+    if pk is not None and chain:
+        exprs, _ = compose_chain(chain, len(snap.fields), [f.type for f in snap.fields])
+        up = {e.index: i for i, e in reversed(list(enumerate(exprs))) if isinstance(e, InputRef)}
+        pk = tuple(up[k] for k in pk) if all(k in up for k in pk) else None
+    if pk is None:
+        if _is_table(snap.input):
+            raise snapshot_error(
+                SqlValidationError,
+                "Temporal Table Join requires primary key in versioned table, but no primary key can be found.",
+                snap,
+            )
+        pk = tuple(dict.fromkeys(r for _, r in equi))  # a view: version by the join keys
+    if not pk:
+        raise snapshot_error(
+            SqlValidationError,
+            f"Temporal table join requires an equality condition on fields of table [{snap.table_name}].",
+            snap,
+        )
+    by_right: dict[int, int] = {}
+    for lk, rk in equi:
+        by_right.setdefault(rk, lk)
+    missing = [right_fields[k].name for k in pk if k not in by_right]
+    if missing:
+        raise snapshot_error(
+            SqlValidationError,
+            f"Temporal table's primary key [{', '.join(right_fields[k].name for k in pk)}] must be included in the "
+            "equivalence condition of temporal join.",
+            snap,
+        )
+    lkeys = [by_right[k] for k in pk]
+    used = {(by_right[k], k) for k in pk}
+    residual: list[Expr] = [p for p, pr in pairs if pr is None or pr not in used]
+    stripped = _strip_dedup(snap.input)
+    left = planner._exchange(planner.convert(node.left), lkeys)  # noqa: SLF001 - shared helper
+    right_plan = rebuild_chain(chain, stripped if stripped is not None else snap.input)
+    right = planner._exchange(planner.convert(right_plan), list(pk))  # noqa: SLF001
+    fields = output_fields(node)
+    # The versioned side's rowtime is a plain timestamp after the join.
+    fields = fields[:nl] + tuple(Field(f.name, f.type.as_time_attr(None)) for f in fields[nl:])
+    return PhysicalNode(
+        "TemporalJoin",
+        (left, right),
+        fields,
+        {
+            "kind": kind,
+            "left_keys": lkeys,
+            "right_keys": list(pk),
+            "left_time": snap.period.index,
+            "right_time": rowtimes[0],
+            "condition": and_all(residual),
+            "left_width": nl,
+            "right_monotonic": stripped is not None,
+        },
+        info={"condition": node.condition},
+    )
+
+
+@register_changelog("TemporalJoin")
+def _temporal_mode(n: PhysicalNode, in_modes: list[str]) -> str:
+    return in_modes[0]
+
+
+@register_physical_line("TemporalJoin")
+def _temporal_line(n: PhysicalNode) -> list[str]:
+    p = n.params
+    names = join_names(n)
+    nl = p["left_width"]
+    cond = n.info.get("condition")
+    eq = format_expr(cond, names) if cond is not None else "true"
+    pk = ", ".join(names[nl + k] for k in p["right_keys"])
+    lk = ", ".join(names[k] for k in p["left_keys"])
+    temporal = (
+        f"__TEMPORAL_JOIN_CONDITION({names[p['left_time']]}, {names[nl + p['right_time']]}, "
+        f"__TEMPORAL_JOIN_CONDITION_PRIMARY_KEY({pk}), __TEMPORAL_JOIN_LEFT_KEY({lk}), "
+        f"__TEMPORAL_JOIN_RIGHT_KEY({pk}))"
+    )
+    return [
+        f"joinType=[{JOIN_TYPE_NAMES.get(p['kind'], p['kind'])}]",
+        f"where=[AND({eq}, {temporal})]",
+        f"select=[{', '.join(names[: len(n.fields)])}]",
+    ]
+
+
+# ---------------------------------------------------------------------- lookup
+def _lookup_scan(node: LogicalNode) -> LogicalTableScan | None:
+    """The scan a lookup join reads (a watermark on the dimension table is ignored)."""
+    while isinstance(node, LogicalWatermarkAssigner):
+        node = node.input
+    return node if isinstance(node, LogicalTableScan) else None
+
+
+def _supports_lookup(scan: LogicalTableScan) -> bool:
+    from runtime.connectors.lookup import supports_lookup
+
+    return supports_lookup(scan.table.connector, scan.table.options_dict)
+
+
+def _lookup_join(
+    planner: PhysicalPlanner,
+    node: LogicalJoin,
+    snap: LogicalSnapshot,
+    chain: list[LogicalNode],
+    scan: LogicalTableScan,
+    kind: str,
+) -> PhysicalNode:
+    nl = len(node.left.fields)
+    parts = conjuncts(node.condition)
+    # Projections/filters pushed onto the looked-up table apply to its rows before the join.
+    right_exprs, right_cond = compose_chain(chain, len(snap.fields), [f.type for f in snap.fields])
+    keys: list[tuple[int, int]] = []
+    residual: list[Expr] = []
+    for p in parts:
+        pr = equi_pair(p, nl)
+        if pr is not None and isinstance(right_exprs[pr[1]], InputRef):
+            keys.append(pr)
+        else:
+            residual.append(p)
+    if not keys:
+        raise snapshot_error(
+            SqlValidationError,
+            f"Temporal table join requires an equality condition on fields of table [{scan.table.name}].",
+            snap,
+        )
+    left = planner.convert(node.left)
+    t = scan.table
+    fields = output_fields(node)
+    return PhysicalNode(
+        "LookupJoin",
+        (left,),
+        fields,
+        {
+            "kind": kind,
+            "table": t.name,
+            "connector": t.connector,
+            "options": t.options_dict,
+            "physical_schema": list(t.physical_schema),
+            "projection": list(scan.projection) if scan.projection is not None else None,
+            "left_keys": [k[0] for k in keys],
+            "right_keys": [k[1] for k in keys],
+            "table_keys": [right_exprs[k[1]].index for k in keys],  # type: ignore[union-attr]
+            "right_projections": None if not chain else right_exprs,
+            "right_condition": right_cond,
+            "condition": and_all(residual),
+            "left_width": nl,
+        },
+        info={"condition": node.condition, "right_fields": list(node.right.fields)},
+    )
+
+
+@register_changelog("LookupJoin")
+def _lookup_mode(n: PhysicalNode, in_modes: list[str]) -> str:
+    return in_modes[0]
+
+
+@register_physical_line("LookupJoin")
+def _lookup_line(n: PhysicalNode) -> list[str]:
+    p = n.params
+    left_names = [f.name for f in n.inputs[0].fields]
+    right_names = [f.name for f in n.info.get("right_fields", [])]
+    from planner.binder.scope import uniquify
+
+    names = uniquify(left_names + right_names)
+    nl = p["left_width"]
+    lookup = ", ".join(f"{names[nl + r]}={names[lk]}" for lk, r in zip(p["left_keys"], p["right_keys"], strict=True))
+    parts = [
+        f"table=[{p['table']}]",
+        f"joinType=[{JOIN_TYPE_NAMES.get(p['kind'], p['kind'])}]",
+        f"lookup=[{lookup}]",
+    ]
+    if p.get("condition") is not None:
+        parts.append(f"where=[{format_expr(p['condition'], names)}]")
+    parts.append(f"select=[{', '.join(names[: len(n.fields)])}]")
+    return parts

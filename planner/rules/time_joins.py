@@ -1,0 +1,473 @@
+"""Time-bounded joins: recognise a `LogicalJoin` whose condition bounds time and plan it to
+its own operator, before the regular join sees it (`PhysicalPlanner.convert` calls
+`convert_time_join` first; it returns None for joins it does not own).
+
+- Interval join: both sides' rowtime attributes bounded on both ends
+  (`r.ts BETWEEN l.ts - a AND l.ts + b`, or `>`/`>=`/`<`/`<=` pairs) → `IntervalJoin`.
+- Window join: `L.window_start = R.window_start AND L.window_end = R.window_end` where
+  both columns come from window TVFs (or window aggregates) of the same window →
+  `WindowJoin` (also SEMI/ANTI, e.g. IN/EXISTS rewritten by the regular-join rules).
+- `FOR SYSTEM_TIME AS OF l.rowtime` (a `LogicalSnapshot` right input) → `TemporalJoin`;
+  `AS OF l.proctime` against a lookup source → `LookupJoin` (planner.rules.lookup_join).
+
+Conditions are IR over the join's concatenated row (left columns first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+from planner.binder.scope import uniquify
+from planner.changelog import register_changelog
+from planner.errors import SqlValidationError, UnsupportedSqlError
+from planner.explain import format_expr, register_physical_line
+from planner.logical import (
+    LogicalCalc,
+    LogicalFilter,
+    LogicalJoin,
+    LogicalNode,
+    LogicalProject,
+    LogicalWatermarkAssigner,
+    LogicalWindowAggregate,
+    LogicalWindowTableFunction,
+    WindowSpec,
+    _Single,
+)
+from planner.physical import PhysicalNode
+from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.graph import BATCH
+from runtime.types import BOOLEAN, Field
+
+if TYPE_CHECKING:
+    from planner.physical import PhysicalPlanner
+
+JOIN_TYPE_NAMES = {
+    "INNER": "InnerJoin",
+    "LEFT": "LeftOuterJoin",
+    "RIGHT": "RightOuterJoin",
+    "FULL": "FullOuterJoin",
+    "SEMI": "LeftSemiJoin",
+    "ANTI": "LeftAntiJoin",
+}
+
+
+@dataclass(frozen=True)
+class LogicalSnapshot(_Single):
+    """`right FOR SYSTEM_TIME AS OF period`: `period` is an InputRef to a time attribute of
+    the enclosing join's left side; `primary_key` indexes this node's fields."""
+
+    period: InputRef
+    primary_key: tuple[int, ...] | None = None
+    table_name: str = ""
+    line_col: tuple[int | None, int | None] = (None, None)
+
+    def explain_line(self) -> str:
+        return f"LogicalSnapshot(period=[$cor0.${self.period.index}])"
+
+
+def snapshot_below(node: LogicalNode) -> tuple[LogicalSnapshot, list[LogicalNode]] | None:
+    """The snapshot under a chain of projections/filters (e.g. conditions the join rules
+    pushed to the right input), with that chain (top first)."""
+    chain: list[LogicalNode] = []
+    while isinstance(node, (LogicalCalc, LogicalProject, LogicalFilter)):
+        chain.append(node)
+        node = node.input
+    return (node, chain) if isinstance(node, LogicalSnapshot) else None
+
+
+def rebuild_chain(chain: list[LogicalNode], bottom: LogicalNode) -> LogicalNode:
+    node = bottom
+    for n in reversed(chain):
+        node = n.with_inputs((node,))
+    return node
+
+
+def compose_chain(chain: list[LogicalNode], width: int, types: list) -> tuple[list[Expr], Expr | None]:  # noqa: ANN001
+    """The chain as one projection + condition over its bottom input's columns."""
+    from planner.optimizer.util import conjunction, substitute
+
+    exprs: list[Expr] = [InputRef(i, t) for i, t in zip(range(width), types, strict=True)]
+    cond: Expr | None = None
+    for n in reversed(chain):
+        if isinstance(n, LogicalFilter):
+            cond = conjunction(cond, substitute(n.condition, exprs))
+        elif isinstance(n, (LogicalCalc, LogicalProject)):
+            if isinstance(n, LogicalCalc) and n.condition is not None:
+                cond = conjunction(cond, substitute(n.condition, exprs))
+            exprs = [substitute(e, exprs) for e in n.exprs]
+    return exprs, cond
+
+
+# ---------------------------------------------------------------------- conditions
+def conjuncts(e: Expr | None) -> list[Expr]:
+    if e is None:
+        return []
+    if isinstance(e, Call) and e.name == "and":
+        out: list[Expr] = []
+        for a in e.args:
+            out += conjuncts(a)
+        return out
+    return [e]
+
+
+def and_all(parts: list[Expr]) -> Expr | None:
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    return Call("and", tuple(parts), BOOLEAN(nullable=any(p.type.nullable for p in parts)))
+
+
+def equi_pair(e: Expr, nl: int) -> tuple[int, int] | None:
+    """(left index, right index within the right side) when `e` is `l.x = r.y`."""
+    if not (isinstance(e, Call) and e.name == "equals" and len(e.args) == 2):
+        return None
+    a, b = e.args
+    if not (isinstance(a, InputRef) and isinstance(b, InputRef)):
+        return None
+    if a.index < nl <= b.index:
+        return a.index, b.index - nl
+    if b.index < nl <= a.index:
+        return b.index, a.index - nl
+    return None
+
+
+_FLIP = {
+    "greater_than": "less_than",
+    "greater_than_or_equal": "less_than_or_equal",
+    "less_than": "greater_than",
+    "less_than_or_equal": "greater_than_or_equal",
+}
+
+
+def _time_operand(e: Expr) -> tuple[int, int] | None:
+    """(column, offset ms) for `ts`, `ts + INTERVAL`, `INTERVAL + ts`, `ts - INTERVAL`."""
+    if isinstance(e, InputRef):
+        return (e.index, 0) if e.type.time_attr == "ROWTIME" else None
+    if isinstance(e, Call) and e.name in ("plus", "minus") and len(e.args) == 2:
+        a, b = e.args
+        if isinstance(b, Literal) and b.type.name == "INTERVAL_DAY_TIME" and b.value is not None:
+            inner = _time_operand(a)
+            if inner is not None:
+                sign = 1 if e.name == "plus" else -1
+                return inner[0], inner[1] + sign * int(b.value)
+        if e.name == "plus" and isinstance(a, Literal) and a.type.name == "INTERVAL_DAY_TIME" and a.value is not None:
+            inner = _time_operand(b)
+            if inner is not None:
+                return inner[0], inner[1] + int(a.value)
+    return None
+
+
+@dataclass
+class IntervalBounds:
+    """`lower <= r.ts - l.ts <= upper` (ms, inclusive) on left column `left_time` and
+    right column `right_time` (index within the right side)."""
+
+    left_time: int
+    right_time: int
+    lower: int | None = None
+    upper: int | None = None
+
+
+def time_bound(e: Expr, nl: int) -> tuple[int, int, str, int] | None:
+    """(left time col, right time col, op on d = r - l, constant) for a comparison
+    between the two sides' rowtimes (each with an optional interval offset)."""
+    if not (isinstance(e, Call) and e.name in _FLIP and len(e.args) == 2):
+        return None
+    x, y = _time_operand(e.args[0]), _time_operand(e.args[1])
+    if x is None or y is None:
+        return None
+    (i, cx), (j, cy) = x, y
+    if i >= nl > j:  # r + cx OP l + cy  →  d OP cy - cx
+        return j, i - nl, e.name, cy - cx
+    if i < nl <= j:  # l + cx OP r + cy  →  d FLIP(OP) cx - cy
+        return i, j - nl, _FLIP[e.name], cx - cy
+    return None
+
+
+def interval_bounds(parts: list[Expr], nl: int) -> tuple[IntervalBounds | None, list[Expr]]:
+    """The interval (when both ends are bounded on one pair of time columns) and the
+    conjuncts that are not part of it."""
+    bounds: IntervalBounds | None = None
+    rest: list[Expr] = []
+    for p in parts:
+        tb = time_bound(p, nl)
+        if tb is None:
+            rest.append(p)
+            continue
+        lt, rt, op, c = tb
+        if bounds is None:
+            bounds = IntervalBounds(lt, rt)
+        elif (bounds.left_time, bounds.right_time) != (lt, rt):
+            rest.append(p)
+            continue
+        if op == "greater_than_or_equal":
+            bounds.lower = c if bounds.lower is None else max(bounds.lower, c)
+        elif op == "greater_than":
+            bounds.lower = c + 1 if bounds.lower is None else max(bounds.lower, c + 1)
+        elif op == "less_than_or_equal":
+            bounds.upper = c if bounds.upper is None else min(bounds.upper, c)
+        else:
+            bounds.upper = c - 1 if bounds.upper is None else min(bounds.upper, c - 1)
+    if bounds is None or bounds.lower is None or bounds.upper is None:
+        return None, parts
+    return bounds, rest
+
+
+# ---------------------------------------------------------------------- windows
+def window_origin(node: LogicalNode, index: int) -> tuple[str, WindowSpec, int] | None:
+    """Which window property (window_start / window_end / window_time) column `index` of
+    `node` is, following projections down to the window TVF or window aggregate, with the
+    window and the TVF's time column type flag (1 = TIMESTAMP_LTZ)."""
+    while True:
+        if isinstance(node, (LogicalProject, LogicalCalc)):
+            e = node.exprs[index]
+            if not isinstance(e, InputRef):
+                return None
+            node, index = node.input, e.index
+        elif isinstance(node, (LogicalFilter, LogicalWatermarkAssigner)):
+            node = node.input
+        elif isinstance(node, LogicalWindowTableFunction):
+            n = len(node.input.fields)
+            if index < n:
+                node = node.input
+                continue
+            ltz = int(node.input.fields[node.time_index].type.name == "TIMESTAMP_LTZ")
+            return ("window_start", "window_end", "window_time")[index - n], node.window, ltz
+        elif isinstance(node, LogicalWindowAggregate):
+            base = len(node.grouping) + len(node.aggs)
+            if index < base:
+                return None
+            ltz = int(node.input.fields[node.time_index].type.name == "TIMESTAMP_LTZ")
+            return node.window_props[index - base], node.window, ltz
+        else:
+            return None
+
+
+@dataclass
+class WindowJoinShape:
+    left_window: tuple[int, int]  # (window_start, window_end) columns of the left side
+    right_window: tuple[int, int]
+    window: WindowSpec
+    ltz: bool
+    keys: list[tuple[int, int]]
+    rest: list[Expr]
+
+
+def window_join_shape(node: LogicalJoin) -> WindowJoinShape | None:
+    nl = len(node.left.fields)
+    found: dict[str, tuple[int, int]] = {}
+    windows: list[tuple[WindowSpec, WindowSpec, int]] = []
+    keys: list[tuple[int, int]] = []
+    rest: list[Expr] = []
+    for p in conjuncts(node.condition):
+        pair = equi_pair(p, nl)
+        if pair is not None:
+            lo = window_origin(node.left, pair[0])
+            ro = window_origin(node.right, pair[1])
+            if lo is not None and ro is not None and lo[0] == ro[0] and lo[0] in ("window_start", "window_end"):
+                if lo[0] not in found:
+                    found[lo[0]] = pair
+                    windows.append((lo[1], ro[1], lo[2]))
+                    continue
+            keys.append(pair)
+            continue
+        rest.append(p)
+    if set(found) != {"window_start", "window_end"}:
+        return None
+    lw, rw, ltz = windows[0]
+    if replace(lw, partition_keys=()) != replace(rw, partition_keys=()):
+        raise UnsupportedSqlError(
+            "Currently, window join doesn't support different window table function of left and right inputs.\n"
+            f"The left window table function is {lw.kind}, the right window table function is {rw.kind}."
+        )
+    return WindowJoinShape(
+        (found["window_start"][0], found["window_end"][0]),
+        (found["window_start"][1], found["window_end"][1]),
+        lw,
+        bool(ltz),
+        keys,
+        rest,
+    )
+
+
+# ---------------------------------------------------------------------- conversion
+def convert_time_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode | None:
+    """The physical plan of a time-bounded join, or None when `node` is a regular join."""
+    below = snapshot_below(node.right)
+    if below is not None:
+        from planner.rules.temporal_joins import convert_snapshot_join
+
+        return convert_snapshot_join(planner, node, below[0], below[1])
+    kind = node.kind.upper()
+    shape = window_join_shape(node)
+    if shape is not None:
+        return _window_join(planner, node, shape, kind)
+    if kind in ("SEMI", "ANTI"):
+        return None
+    bounds, rest = interval_bounds(conjuncts(node.condition), len(node.left.fields))
+    if bounds is not None:
+        return _interval_join(planner, node, bounds, rest, kind)
+    return None
+
+
+def _keyed_inputs(
+    planner: PhysicalPlanner, node: LogicalJoin, lkeys: list[int], rkeys: list[int]
+) -> tuple[PhysicalNode, PhysicalNode]:
+    left = planner._exchange(planner.convert(node.left), lkeys)  # noqa: SLF001 - shared helper
+    right = planner._exchange(planner.convert(node.right), rkeys)  # noqa: SLF001
+    return left, right
+
+
+def output_fields(node: LogicalJoin) -> tuple[Field, ...]:
+    """The join's fields, keeping the inputs' types (so rowtime attributes survive)."""
+    if node.kind.upper() in ("SEMI", "ANTI"):
+        return tuple(node.left.fields)
+    fields = tuple(node.left.fields) + tuple(node.right.fields)
+    if len(fields) != len(node.fields):
+        return tuple(node.fields)
+    return tuple(Field(f.name, g.type) for f, g in zip(node.fields, fields, strict=True))
+
+
+def _interval_join(
+    planner: PhysicalPlanner, node: LogicalJoin, b: IntervalBounds, rest: list[Expr], kind: str
+) -> PhysicalNode:
+    nl = len(node.left.fields)
+    keys: list[tuple[int, int]] = []
+    residual: list[Expr] = []
+    for p in rest:
+        pair = equi_pair(p, nl)
+        if pair is not None:
+            keys.append(pair)
+        else:
+            residual.append(p)
+    assert b.lower is not None and b.upper is not None
+    lkeys, rkeys = [k[0] for k in keys], [k[1] for k in keys]
+    left, right = _keyed_inputs(planner, node, lkeys, rkeys)
+    return PhysicalNode(
+        "IntervalJoin",
+        (left, right),
+        output_fields(node),
+        {
+            "kind": kind,
+            "left_keys": lkeys,
+            "right_keys": rkeys,
+            "left_time": b.left_time,
+            "right_time": b.right_time,
+            "lower_ms": b.lower,
+            "upper_ms": b.upper,
+            "condition": and_all(residual),
+            "left_width": nl,
+        },
+        info={"condition": node.condition},
+    )
+
+
+def _window_join(planner: PhysicalPlanner, node: LogicalJoin, s: WindowJoinShape, kind: str) -> PhysicalNode:
+    nl = len(node.left.fields)
+    lkeys, rkeys = [k[0] for k in s.keys], [k[1] for k in s.keys]
+    left, right = _keyed_inputs(planner, node, lkeys, rkeys)
+    if planner.mode != BATCH and s.window.kind == "SESSION":
+        raise UnsupportedSqlError("Window join on SESSION windows is not supported yet")
+    return PhysicalNode(
+        "WindowJoin",
+        (left, right),
+        output_fields(node),
+        {
+            "kind": kind,
+            "left_keys": lkeys,
+            "right_keys": rkeys,
+            "left_window": list(s.left_window),
+            "right_window": list(s.right_window),
+            "window": s.window.to_param(),
+            "ltz": s.ltz,
+            "condition": and_all(s.rest),
+            "left_width": nl,
+        },
+        info={"condition": node.condition},
+    )
+
+
+# ---------------------------------------------------------------------- changelog
+def _require_insert_only(n: PhysicalNode, in_modes: list[str]) -> str:
+    for m in in_modes:
+        if m != "I":
+            raise UnsupportedSqlError(
+                f"{n.operator} doesn't support consuming update and delete changes (input changelog mode [{m}])"
+            )
+    return "I"
+
+
+register_changelog("IntervalJoin")(_require_insert_only)
+register_changelog("WindowJoin")(_require_insert_only)
+
+
+# ---------------------------------------------------------------------- EXPLAIN
+def join_names(n: PhysicalNode) -> list[str]:
+    """Calcite's names of the concatenated join row (`k`, `k0`, ...)."""
+    names = [f.name for f in n.inputs[0].fields] + [f.name for f in n.inputs[1].fields]
+    return uniquify(names)
+
+
+def _select(n: PhysicalNode, names: list[str]) -> str:
+    width = len(n.fields)
+    return ", ".join(names[:width])
+
+
+def _where(n: PhysicalNode, names: list[str]) -> str:
+    cond = n.info.get("condition")
+    return format_expr(cond, names) if cond is not None else "true"
+
+
+@register_physical_line("IntervalJoin")
+def _interval_line(n: PhysicalNode) -> list[str]:
+    p = n.params
+    names = join_names(n)
+    nl = p["left_width"]
+    # Flink's bounds are on l.ts - r.ts.
+    bounds = (
+        f"isRowTime=true, leftLowerBound={-p['upper_ms']}, leftUpperBound={-p['lower_ms']}, "
+        f"leftTimeIndex={p['left_time']}, rightTimeIndex={p['right_time']}"
+    )
+    del nl
+    return [
+        f"joinType=[{JOIN_TYPE_NAMES.get(p['kind'], p['kind'])}]",
+        f"windowBounds=[{bounds}]",
+        f"where=[{_where(n, names)}]",
+        f"select=[{_select(n, names)}]",
+    ]
+
+
+def _window_text(w: dict[str, Any], start: str, end: str) -> str:
+    from planner.explain import format_window
+
+    text = format_window(w, "x")
+    inner = text[text.index("(") + 1 : -1].replace("time_col=[x], ", "").replace("time_col=[x]", "")
+    head = f"win_start=[{start}], win_end=[{end}]"
+    return f"{w['kind']}({head}{', ' + inner if inner else ''})"
+
+
+@register_physical_line("WindowJoin")
+def _window_join_line(n: PhysicalNode) -> list[str]:
+    p = n.params
+    names = join_names(n)
+    nl = p["left_width"]
+    lw, rw = p["left_window"], p["right_window"]
+    where_parts = [f"=({names[lk]}, {names[nl + rk]})" for lk, rk in zip(p["left_keys"], p["right_keys"], strict=True)]
+    if p.get("condition") is not None:
+        where_parts.append(format_expr(p["condition"], names))
+    where = where_parts[0] if len(where_parts) == 1 else (f"AND({', '.join(where_parts)})" if where_parts else "true")
+    return [
+        f"leftWindow=[{_window_text(p['window'], names[lw[0]], names[lw[1]])}]",
+        f"rightWindow=[{_window_text(p['window'], names[nl + rw[0]], names[nl + rw[1]])}]",
+        f"joinType=[{JOIN_TYPE_NAMES.get(p['kind'], p['kind'])}]",
+        f"where=[{where}]",
+        f"select=[{_select(n, names)}]",
+    ]
+
+
+def snapshot_error(cls: type[SqlValidationError] | type[UnsupportedSqlError], message: str, snap: LogicalSnapshot):
+    """An error located at the snapshot's `FOR SYSTEM_TIME AS OF` clause."""
+    line, col = snap.line_col
+    return cls(message, line=line, column=col)

@@ -1,0 +1,135 @@
+"""The 'duckdb' connector (JDBC-like): a table of a DuckDB database file, read as a bounded
+scan source or queried by key as a lookup source (lookup joins, with Flink's
+`lookup.cache` options, see runtime.connectors.lookup).
+
+Options: `path` (the database file), `table-name`. Each scan or lookup opens the file
+read-only for the duration of the query, so rows another process committed are seen by
+the next lookup that is not served from the cache.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pyarrow as pa
+
+from runtime.connectors.base import (
+    ConfigOption,
+    ConnectorFactory,
+    Source,
+    SourceContext,
+    SplitReader,
+    register_connector,
+)
+from runtime.connectors.lookup import LOOKUP_OPTIONS, LookupSource
+from runtime.errors import ConnectorError
+from runtime.types import Field
+
+OPTIONS = (
+    ConfigOption("path", required=True, description="The DuckDB database file."),
+    ConfigOption("table-name", required=True, description="The table to read (optionally schema-qualified)."),
+    *LOOKUP_OPTIONS,
+)
+
+
+def _quote(name: str) -> str:
+    return ".".join('"' + p.replace('"', '""') + '"' for p in name.split("."))
+
+
+def _settings(options: dict[str, str]) -> tuple[str, str]:
+    path = options.get("path")
+    table = options.get("table-name")
+    if not path:
+        raise ConnectorError("Missing required option 'path' for connector 'duckdb'.")
+    if not table:
+        raise ConnectorError("Missing required option 'table-name' for connector 'duckdb'.")
+    path = os.path.abspath(os.path.expanduser(path))
+    if not os.path.exists(path):
+        raise ConnectorError(f"DuckDB database file '{path}' does not exist")
+    return path, table
+
+
+def _conform(table: pa.Table, schema: tuple[Field, ...]) -> pa.Table:
+    """The query result with the table's declared column names and Arrow types."""
+    arrays = []
+    for col, f in zip(table.columns, schema, strict=True):
+        t = f.type.to_arrow()
+        arrays.append(col if col.type == t else col.cast(t))
+    return pa.Table.from_arrays(arrays, schema=pa.schema([pa.field(f.name, f.type.to_arrow()) for f in schema]))
+
+
+def _select(schema: tuple[Field, ...]) -> str:
+    return ", ".join(_quote(f.name) for f in schema)
+
+
+class DuckDBLookup(LookupSource):
+    def __init__(self, options: dict[str, str], schema: tuple[Field, ...]) -> None:
+        self.path, self.table = _settings(options)
+        self.schema = schema
+        self.queries = 0
+
+    def lookup(self, key_columns: list[int], keys: pa.Table) -> pa.Table:
+        import duckdb
+
+        self.queries += 1
+        names = [f"k{i}" for i in range(len(key_columns))]
+        probe = pa.Table.from_arrays(list(keys.columns), names=names)  # noqa: F841 - used by the query
+        cond = " AND ".join(f"t.{_quote(self.schema[c].name)} = p.{n}" for c, n in zip(key_columns, names, strict=True))
+        sql = f"SELECT {', '.join('t.' + _quote(f.name) for f in self.schema)} FROM {_quote(self.table)} t SEMI JOIN probe p ON {cond}"
+        con = duckdb.connect(self.path, read_only=True)
+        try:
+            con.register("probe", probe)
+            result = con.sql(sql).to_arrow_table()
+        finally:
+            con.close()
+        return _conform(result, self.schema)
+
+
+class _Reader(SplitReader):
+    def __init__(self, path: str, table: str, schema: tuple[Field, ...], projection: list[int] | None) -> None:
+        self.fields = schema if projection is None else tuple(schema[i] for i in projection)
+        self.path, self.table = path, table
+        self.batches: list[pa.RecordBatch] | None = None
+
+    def read(self, max_rows: int) -> pa.RecordBatch | None:
+        import duckdb
+
+        if self.batches is None:
+            con = duckdb.connect(self.path, read_only=True)
+            try:
+                result = con.sql(f"SELECT {_select(self.fields)} FROM {_quote(self.table)}").to_arrow_table()
+            finally:
+                con.close()
+            self.batches = _conform(result, self.fields).to_batches(max_chunksize=max(1, max_rows))
+        return self.batches.pop(0) if self.batches else None
+
+
+class DuckDBSource(Source):
+    def __init__(self, options: dict[str, str], schema: tuple[Field, ...], projection: list[int] | None) -> None:
+        self.path, self.table = _settings(options)
+        self.schema = schema
+        self.projection = projection
+        self.produced_schema = schema if projection is None else tuple(schema[i] for i in projection)
+
+    def splits(self) -> list[str]:
+        return ["0"]
+
+    def create_reader(self, split_id: str) -> SplitReader:
+        return _Reader(self.path, self.table, self.schema, self.projection)
+
+
+def _create_source(
+    options: dict[str, str], schema: tuple[Field, ...], projection: list[int] | None, ctx: SourceContext
+) -> Source:
+    return DuckDBSource(options, schema, projection)
+
+
+FACTORY = register_connector(
+    ConnectorFactory(
+        name="duckdb",
+        description="A table of a DuckDB database file: a bounded scan source and a lookup source for "
+        "processing-time lookup joins (FOR SYSTEM_TIME AS OF o.proc_time), with Flink's lookup.cache options.",
+        options=OPTIONS,
+        create_source=_create_source,
+    )
+)

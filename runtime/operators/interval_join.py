@@ -1,0 +1,202 @@
+"""IntervalJoin: `l.k = r.k AND r.ts BETWEEN l.ts + lower AND l.ts + upper` on the rowtime
+attributes of both (append-only) inputs, INNER / LEFT / RIGHT / FULL.
+
+Streaming follows Flink's TimeIntervalJoin (RowTimeIntervalJoin), with `d = r.ts - l.ts`
+bounded by [lower, upper]:
+
+- a new row joins the cached rows of the other side whose time is in its range;
+- a left row at t is cached while the operator watermark `wm < t + upper` (right rows
+  that may still match can arrive), a right row at s while `wm < s - lower`; a row that is
+  not cached and never matched is emitted NULL-padded at once when its side is outer;
+- when the watermark advances, cached rows whose range is over (`t + upper < wm`,
+  `s - lower < wm`) are dropped; unmatched ones of an outer side are emitted NULL-padded.
+
+Output is insert-only. The output watermark is held back by max(upper, -lower, 0) so the
+NULL-padded rows emitted on expiry are not late downstream. Rows with a NULL time never
+match. Batch: both inputs are buffered and joined once at the end (same predicate).
+
+State is one Arrow table per side plus numpy arrays (time, matched flag); every step is a
+vectorized hash join + range filter over the whole cache.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
+from runtime.graph import Node
+from runtime.operators._join_util import (
+    EMPTY,
+    concat,
+    gather,
+    insert_only,
+    instant_ms,
+    joined_batch,
+    key_pairs,
+    residual_mask,
+)
+from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+
+
+class _Side:
+    """One input's cache: rows, their time (ms) and whether each row was joined yet."""
+
+    def __init__(self) -> None:
+        self.rows: pa.Table | None = None
+        self.time = EMPTY
+        self.matched = np.zeros(0, dtype=bool)
+        self.valid = np.zeros(0, dtype=bool)
+
+    @property
+    def size(self) -> int:
+        return 0 if self.rows is None else self.rows.num_rows
+
+    def add(self, rows: pa.RecordBatch, time: np.ndarray, matched: np.ndarray, valid: np.ndarray) -> None:
+        self.rows = concat(self.rows, rows)
+        self.time = np.concatenate([self.time, time])
+        self.matched = np.concatenate([self.matched, matched])
+        self.valid = np.concatenate([self.valid, valid])
+
+    def keep(self, mask: np.ndarray) -> None:
+        if self.rows is None:
+            return
+        self.rows = self.rows.filter(pa.array(mask))
+        self.time = self.time[mask]
+        self.matched = self.matched[mask]
+        self.valid = self.valid[mask]
+
+
+@register_operator("IntervalJoin")
+class IntervalJoinOperator(Operator):
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        p = node.params
+        self.keys = (list(p["left_keys"]), list(p["right_keys"]))
+        self.time_index = (int(p["left_time"]), int(p["right_time"]))
+        self.lower = int(p["lower_ms"])
+        self.upper = int(p["upper_ms"])
+        self.kind = str(p["kind"]).upper()
+        self.condition = p.get("condition")
+        nl = int(p["left_width"])
+        self.types = (
+            [f.type.to_arrow() for f in node.schema[:nl]],
+            [f.type.to_arrow() for f in node.schema[nl:]],
+        )
+        self.outer = (self.kind in ("LEFT", "FULL"), self.kind in ("RIGHT", "FULL"))
+        self.sides = (_Side(), _Side())
+        self.wm = MIN_WATERMARK
+        self.delay = max(self.upper, -self.lower, 0)
+
+    # ------------------------------------------------------------------ helpers
+    def _pairs(
+        self, side: int, rows: pa.RecordBatch | pa.Table, time: np.ndarray, valid: np.ndarray, other: _Side
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Pairs (index into `rows`, index into `other`) that satisfy keys, range and the
+        residual condition; `rows` belong to input `side`."""
+        if other.rows is None or other.size == 0 or rows.num_rows == 0:
+            return EMPTY, EMPTY
+        mine = [rows.column(k) for k in self.keys[side]]
+        theirs = [other.rows.column(k) for k in self.keys[1 - side]]
+        a, b = key_pairs(mine, theirs, rows.num_rows, other.size)
+        d = other.time[b] - time[a] if side == 0 else time[a] - other.time[b]
+        ok = valid[a] & other.valid[b] & (d >= self.lower) & (d <= self.upper)
+        a, b = a[ok], b[ok]
+        if self.condition is not None and len(a):
+            lrows, rrows = (rows, other.rows) if side == 0 else (other.rows, rows)
+            li, ri = (a, b) if side == 0 else (b, a)
+            mask = residual_mask(self.condition, gather(lrows, li), gather(rrows, ri), self.ctx)
+            assert mask is not None
+            a, b = a[mask], b[mask]
+        return a, b
+
+    def _emit_pairs(self, side: int, rows: Any, other: _Side, a: np.ndarray, b: np.ndarray, out: Output) -> None:
+        if side == 0:
+            batch = joined_batch(self.node, rows, other.rows, a, b, *self.types)
+        else:
+            batch = joined_batch(self.node, other.rows, rows, b, a, *self.types)
+        if batch is not None:
+            out.emit(batch)
+
+    def _emit_padded(self, side: int, rows: Any, idx: np.ndarray, out: Output) -> None:
+        if len(idx) == 0:
+            return
+        none = np.full(len(idx), -1, dtype=np.int64)
+        if side == 0:
+            batch = joined_batch(self.node, rows, None, idx, none, *self.types)
+        else:
+            batch = joined_batch(self.node, None, rows, none, idx, *self.types)
+        if batch is not None:
+            out.emit(batch)
+
+    # ------------------------------------------------------------------ input
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        rows = insert_only(batch, "IntervalJoin")
+        if rows.num_rows == 0:
+            return
+        side = input_index
+        time, valid = instant_ms(rows.column(self.time_index[side]))
+        if self.ctx.is_batch:
+            self.sides[side].add(rows, time, np.zeros(rows.num_rows, dtype=bool), valid)
+            return
+        other = self.sides[1 - side]
+        a, b = self._pairs(side, rows, time, valid, other)
+        self._emit_pairs(side, rows, other, a, b, out)
+        matched = np.zeros(rows.num_rows, dtype=bool)
+        matched[a] = True
+        if len(b):
+            other.matched[b] = True
+        # Rows whose range the watermark has not passed yet wait for the other side.
+        horizon = time + self.upper if side == 0 else time - self.lower
+        cache = valid & (self.wm < horizon)
+        if cache.any():
+            self.sides[side].add(rows.filter(pa.array(cache)), time[cache], matched[cache], valid[cache])
+        if self.outer[side]:
+            self._emit_padded(side, rows, np.flatnonzero(~cache & ~matched), out)
+
+    def on_watermark(self, watermark: int, out: Output) -> None:
+        self.wm = watermark
+        if not self.ctx.is_batch:
+            self._expire(watermark, out)
+        held = watermark if watermark in (MIN_WATERMARK, MAX_WATERMARK) else watermark - self.delay
+        out.emit_watermark(held)
+
+    def _expire(self, watermark: int, out: Output) -> None:
+        for side in (0, 1):
+            s = self.sides[side]
+            if s.size == 0:
+                continue
+            horizon = s.time + self.upper if side == 0 else s.time - self.lower
+            gone = horizon < watermark
+            if not gone.any():
+                continue
+            if self.outer[side]:
+                self._emit_padded(side, s.rows, np.flatnonzero(gone & ~s.matched), out)
+            s.keep(~gone)
+
+    def end_input(self, input_index: int, out: Output) -> None:
+        self._ended = getattr(self, "_ended", set()) | {input_index}
+        if not self.ctx.is_batch or len(self._ended) < 2:
+            return
+        left, right = self.sides
+        if left.rows is not None and right.rows is not None:
+            a, b = self._pairs(0, left.rows, left.time, left.valid, right)
+            self._emit_pairs(0, left.rows, right, a, b, out)
+        else:
+            a, b = EMPTY, EMPTY
+        for side, s, idx in ((0, left, a), (1, right, b)):
+            if self.outer[side] and s.rows is not None:
+                hit = np.zeros(s.size, dtype=bool)
+                hit[idx] = True
+                self._emit_padded(side, s.rows, np.flatnonzero(~hit), out)
+
+    # ------------------------------------------------------------------ checkpoints
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        return pickle.dumps({"sides": self.sides, "wm": self.wm})
+
+    def restore_state(self, handles: Any) -> None:
+        d = pickle.loads(handles)
+        self.sides, self.wm = d["sides"], d["wm"]

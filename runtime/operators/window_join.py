@@ -1,0 +1,185 @@
+"""WindowJoin: joins the rows of two window TVF (or window aggregate) outputs that belong to
+the same window (`L.window_start = R.window_start AND L.window_end = R.window_end`) plus
+equi-keys and a residual condition; INNER / LEFT / RIGHT / FULL / SEMI / ANTI.
+
+Streaming (Flink's WindowJoinOperator): rows are buffered per side until the window's
+timer (`window_end - 1`, as an instant) is <= the operator watermark, then the window is
+joined once and forgotten. A row whose window already fired (timer <= the watermark when it
+arrives) is late: dropped and counted in `metrics.late_rows_dropped`. Outer rows without a
+partner are emitted NULL-padded when their window fires. Output is insert-only.
+Batch: everything is buffered and joined at the end of both inputs.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
+from runtime.graph import Node
+from runtime.operators._join_util import (
+    EMPTY,
+    concat,
+    gather,
+    insert_only,
+    instant_ms,
+    joined_batch,
+    key_pairs,
+    residual_mask,
+)
+from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.window_assign import wall_to_instant
+
+
+class _Buffer:
+    """One side's rows waiting for their window to fire, with window start/end and timer."""
+
+    def __init__(self) -> None:
+        self.rows: pa.Table | None = None
+        self.start = EMPTY
+        self.end = EMPTY
+        self.timer = EMPTY
+
+    @property
+    def size(self) -> int:
+        return 0 if self.rows is None else self.rows.num_rows
+
+    def add(self, rows: pa.RecordBatch, start: np.ndarray, end: np.ndarray, timer: np.ndarray) -> None:
+        self.rows = concat(self.rows, rows)
+        self.start = np.concatenate([self.start, start])
+        self.end = np.concatenate([self.end, end])
+        self.timer = np.concatenate([self.timer, timer])
+
+    def split(self, due: np.ndarray) -> tuple[pa.Table | None, np.ndarray, np.ndarray]:
+        """Remove and return the rows where `due` (rows, window start, window end)."""
+        if self.rows is None or not due.any():
+            return None, EMPTY, EMPTY
+        fired = self.rows.filter(pa.array(due))
+        out = (fired, self.start[due], self.end[due])
+        keep = ~due
+        self.rows = self.rows.filter(pa.array(keep))
+        self.start, self.end, self.timer = self.start[keep], self.end[keep], self.timer[keep]
+        return out
+
+
+@register_operator("WindowJoin")
+class WindowJoinOperator(Operator):
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        p = node.params
+        self.kind = str(p["kind"]).upper()
+        self.keys = (list(p["left_keys"]), list(p["right_keys"]))
+        self.windows = (list(p["left_window"]), list(p["right_window"]))
+        self.condition = p.get("condition")
+        self.ltz = bool(p.get("ltz"))
+        nl = int(p["left_width"])
+        self.left_width = nl
+        self.buffers = (_Buffer(), _Buffer())
+        self.wm = MIN_WATERMARK
+        self.ended: set[int] = set()
+
+    def _timer(self, end: np.ndarray) -> np.ndarray:
+        return wall_to_instant(end - 1, self.ctx.time_zone) if self.ltz else end - 1
+
+    # ------------------------------------------------------------------ input
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        rows = insert_only(batch, "WindowJoin")
+        if rows.num_rows == 0:
+            return
+        ws_i, we_i = self.windows[input_index]
+        start, ok_s = instant_ms(rows.column(ws_i))
+        end, ok_e = instant_ms(rows.column(we_i))
+        keep = ok_s & ok_e
+        timer = self._timer(end)
+        if not self.ctx.is_batch:
+            late = keep & (timer <= self.wm)
+            self.ctx.metrics.late_rows_dropped += int(late.sum())
+            keep &= ~late
+        if not keep.all():
+            rows, start, end, timer = rows.filter(pa.array(keep)), start[keep], end[keep], timer[keep]
+        if rows.num_rows:
+            self.buffers[input_index].add(rows, start, end, timer)
+
+    def on_watermark(self, watermark: int, out: Output) -> None:
+        self.wm = watermark
+        if not self.ctx.is_batch:
+            self._fire(watermark, out)
+        out.emit_watermark(watermark)
+
+    def end_input(self, input_index: int, out: Output) -> None:
+        self.ended.add(input_index)
+        if len(self.ended) == 2:
+            self._fire(MAX_WATERMARK, out)
+
+    # ------------------------------------------------------------------ firing
+    def _fire(self, watermark: int, out: Output) -> None:
+        lb, rb = self.buffers
+        lrows, ls, le = lb.split(lb.timer <= watermark)
+        rrows, rs, re = rb.split(rb.timer <= watermark)
+        nl = 0 if lrows is None else lrows.num_rows
+        nr = 0 if rrows is None else rrows.num_rows
+        if nl == 0 and nr == 0:
+            return
+        if nl and nr:
+            assert lrows is not None and rrows is not None
+            lk = [pa.array(ls), pa.array(le)] + [lrows.column(k) for k in self.keys[0]]
+            rk = [pa.array(rs), pa.array(re)] + [rrows.column(k) for k in self.keys[1]]
+            li, ri = key_pairs(lk, rk, nl, nr)
+            if self.condition is not None and len(li):
+                mask = residual_mask(self.condition, gather(lrows, li), gather(rrows, ri), self.ctx)
+                assert mask is not None
+                li, ri = li[mask], ri[mask]
+        else:
+            li, ri = EMPTY, EMPTY
+        self._emit(lrows, rrows, nl, nr, li, ri, out)
+
+    def _emit(
+        self,
+        lrows: pa.Table | None,
+        rrows: pa.Table | None,
+        nl: int,
+        nr: int,
+        li: np.ndarray,
+        ri: np.ndarray,
+        out: Output,
+    ) -> None:
+        schema = self.node.schema
+        ltypes = [f.type.to_arrow() for f in schema[: self.left_width]]
+        if self.kind in ("SEMI", "ANTI"):
+            hit = np.zeros(nl, dtype=bool)
+            hit[li] = True
+            sel = np.flatnonzero(hit if self.kind == "SEMI" else ~hit)
+            batch = joined_batch(self.node, lrows, None, sel, sel, ltypes, [])
+            if batch is not None:
+                out.emit(batch)
+            return
+        rtypes = [f.type.to_arrow() for f in schema[self.left_width :]]
+        parts_l = [li]
+        parts_r = [ri]
+        if self.kind in ("LEFT", "FULL") and nl:
+            hit = np.zeros(nl, dtype=bool)
+            hit[li] = True
+            miss = np.flatnonzero(~hit)
+            parts_l.append(miss)
+            parts_r.append(np.full(len(miss), -1, dtype=np.int64))
+        if self.kind in ("RIGHT", "FULL") and nr:
+            hit = np.zeros(nr, dtype=bool)
+            hit[ri] = True
+            miss = np.flatnonzero(~hit)
+            parts_l.append(np.full(len(miss), -1, dtype=np.int64))
+            parts_r.append(miss)
+        a, b = np.concatenate(parts_l), np.concatenate(parts_r)
+        batch = joined_batch(self.node, lrows, rrows, a, b, ltypes, rtypes)
+        if batch is not None:
+            out.emit(batch)
+
+    # ------------------------------------------------------------------ checkpoints
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        return pickle.dumps({"buffers": self.buffers, "wm": self.wm})
+
+    def restore_state(self, handles: Any) -> None:
+        d = pickle.loads(handles)
+        self.buffers, self.wm = d["buffers"], d["wm"]

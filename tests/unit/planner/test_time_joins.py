@@ -1,0 +1,141 @@
+"""Planning of time-bounded joins: which operator a join becomes, its parameters, the
+refusals Flink makes, and a golden EXPLAIN of an event-time temporal join (streaming only:
+batch refuses it, so it cannot live with the two-mode golden files in tests/plans)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from planner.api import Planner
+from planner.catalog import Catalog
+from planner.errors import SqlError
+from planner.parse import parse_script
+from planner.physical import PhysicalNode
+from planner.statements import CreateTable, CreateView, Explain, Query
+
+GOLDEN = Path(__file__).parent / "golden"
+
+DDL = """
+CREATE TABLE a (k INT, v INT, ts TIMESTAMP(3), pt AS PROCTIME(), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'a.csv', 'format' = 'csv');
+CREATE TABLE b (k INT, w INT, ts TIMESTAMP(3), PRIMARY KEY (k) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = 'b.csv', 'format' = 'csv');
+CREATE TABLE nopk (k INT, w INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+  WITH ('connector' = 'filesystem', 'path' = 'b.csv', 'format' = 'csv');
+"""
+
+
+def _plan(sql: str, mode: str = "streaming") -> PhysicalNode:
+    catalog = Catalog()
+    planner = Planner(catalog, {"execution.runtime-mode": mode})
+    for st in parse_script(DDL + sql):
+        if isinstance(st, CreateTable):
+            catalog.create_table(st)
+        elif isinstance(st, CreateView):
+            catalog.create_view(st, mode.upper())
+        elif isinstance(st, Query):
+            return planner.optimize(planner.bind(st), st.sql)
+    raise AssertionError("no query")
+
+
+def _find(n: PhysicalNode, op: str) -> PhysicalNode:
+    if n.operator == op:
+        return n
+    for i in n.inputs:
+        try:
+            return _find(i, op)
+        except LookupError:
+            continue
+    raise LookupError(op)
+
+
+@pytest.mark.parametrize(
+    ("cond", "lower", "upper"),
+    [
+        ("b.ts BETWEEN a.ts - INTERVAL '5' SECOND AND a.ts", -5000, 0),
+        ("b.ts > a.ts - INTERVAL '5' SECOND AND b.ts < a.ts + INTERVAL '5' SECOND", -4999, 4999),
+        ("a.ts >= b.ts AND a.ts <= b.ts + INTERVAL '2' SECOND", -2000, 0),
+    ],
+)
+def test_interval_bounds(cond: str, lower: int, upper: int) -> None:
+    plan = _plan(f"SELECT a.v, b.w FROM a JOIN b ON a.k = b.k AND {cond}")
+    j = _find(plan, "IntervalJoin")
+    assert (j.params["lower_ms"], j.params["upper_ms"]) == (lower, upper)
+    assert j.params["left_keys"] == [0] and j.params["right_keys"] == [0]
+    assert j.changelog_mode == "I"
+
+
+def test_one_sided_time_bound_is_not_an_interval_join() -> None:
+    from planner.logical import LogicalJoin
+    from planner.rules.time_joins import conjuncts, interval_bounds
+
+    catalog = Catalog()
+    planner = Planner(catalog, {})
+    for st in parse_script(DDL + "SELECT * FROM a JOIN b ON a.k = b.k AND b.ts > a.ts"):
+        if isinstance(st, CreateTable):
+            catalog.create_table(st)
+        elif isinstance(st, Query):
+            plan = planner.bind(st)
+    join = plan.input if not isinstance(plan, LogicalJoin) else plan  # type: ignore[attr-defined]
+    while not isinstance(join, LogicalJoin):
+        join = join.inputs[0]
+    bounds, rest = interval_bounds(conjuncts(join.condition), len(join.left.fields))
+    assert bounds is None and len(rest) == 2
+
+
+def test_window_join_params() -> None:
+    plan = _plan(
+        "SELECT L.k, L.v, R.w FROM (SELECT * FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '5' SECOND))) L "
+        "LEFT JOIN (SELECT * FROM TABLE(TUMBLE(TABLE b, DESCRIPTOR(ts), INTERVAL '5' SECOND))) R "
+        "ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k AND L.v < R.w"
+    )
+    j = _find(plan, "WindowJoin")
+    assert j.params["kind"] == "LEFT"
+    assert j.params["left_keys"] == [0] and j.params["right_keys"] == [0]
+    assert j.params["condition"] is not None and j.params["window"]["size_ms"] == 5000
+
+
+def test_different_windows_are_refused() -> None:
+    with pytest.raises(SqlError, match="window join doesn't support different window"):
+        _plan(
+            "SELECT L.k FROM (SELECT * FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '5' SECOND))) L "
+            "JOIN (SELECT * FROM TABLE(TUMBLE(TABLE b, DESCRIPTOR(ts), INTERVAL '10' SECOND))) R "
+            "ON L.window_start = R.window_start AND L.window_end = R.window_end"
+        )
+
+
+def test_temporal_join_params_and_refusals() -> None:
+    j = _find(_plan("SELECT a.v, b.w FROM a JOIN b FOR SYSTEM_TIME AS OF a.ts ON a.k = b.k"), "TemporalJoin")
+    assert j.params["left_keys"] == [0] and j.params["right_keys"] == [0]
+    assert j.params["left_time"] == 2 and j.params["right_time"] == 2
+    with pytest.raises(SqlError, match="BATCH"):
+        _plan("SELECT a.v FROM a JOIN b FOR SYSTEM_TIME AS OF a.ts ON a.k = b.k", "batch")
+    with pytest.raises(SqlError, match="requires primary key"):
+        _plan("SELECT a.v FROM a JOIN nopk FOR SYSTEM_TIME AS OF a.ts ON a.k = nopk.k")
+    with pytest.raises(SqlError, match="primary key \\[k\\] must be included"):
+        _plan("SELECT a.v FROM a JOIN b FOR SYSTEM_TIME AS OF a.ts ON a.v = b.w")
+    with pytest.raises(SqlError, match="only supports INNER JOIN and LEFT JOIN"):
+        _plan("SELECT a.v FROM a RIGHT JOIN b FOR SYSTEM_TIME AS OF a.ts ON a.k = b.k")
+    with pytest.raises(SqlError, match="Processing-time temporal join is not supported yet"):
+        _plan("SELECT a.v FROM a JOIN b FOR SYSTEM_TIME AS OF a.pt ON a.k = b.k")
+    with pytest.raises(SqlError, match="left table's time attribute"):
+        _plan("SELECT a.v FROM a JOIN b FOR SYSTEM_TIME AS OF a.v ON a.k = b.k")
+
+
+def test_temporal_join_golden() -> None:
+    catalog = Catalog()
+    planner = Planner(catalog, {"execution.runtime-mode": "streaming"})
+    text = None
+    for st in parse_script((GOLDEN / "time_joins_temporal.sql").read_text()):
+        if isinstance(st, CreateTable):
+            catalog.create_table(st)
+        elif isinstance(st, Explain):
+            text = planner.explain(st)
+    assert text is not None
+    golden = GOLDEN / "time_joins_temporal.streaming.txt"
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        golden.write_text(text)
+    assert text == golden.read_text()
