@@ -43,8 +43,16 @@ KEYS: tuple[ConfigKey, ...] = (
     ConfigKey(
         "sql-client.execution.result-mode",
         "tableau",
-        "How the CLI shows query results.",
+        "How the CLI shows query results: tableau prints rows as they come (with the op column "
+        "in streaming mode); changelog and table open a full-screen view in the interactive shell "
+        "(changelog: every change with its op; table: the materialized result, updated live).",
         ("tableau", "changelog", "table"),
+    ),
+    ConfigKey(
+        "sql-client.history-file",
+        "~/.streamsql_history",
+        "File the interactive shell keeps its statement history in (read at start, appended on "
+        "each statement; Up/Down and Ctrl-R search it).",
     ),
     ConfigKey(
         "table.display.max-column-width", "30", "Widest column the tableau output prints before cutting a value."

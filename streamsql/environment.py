@@ -184,6 +184,14 @@ class TableEnvironment:
         if isinstance(stmt, Drop):
             self._catalog.drop(stmt)
             return TableResult.ok()
+        from planner.statements_functions import CreateFunction, DropFunction  # UDFs (docs/udf.md)
+
+        if isinstance(stmt, CreateFunction):
+            self._functions().create_from_statement(stmt)
+            return TableResult.ok()
+        if isinstance(stmt, DropFunction):
+            self._functions().drop(stmt.name[-1], stmt.temporary, stmt.system, stmt.if_exists)
+            return TableResult.ok()
         if isinstance(stmt, SetOption):
             if stmt.key is None:
                 rows = [(k, v) for k, v in self._config]
@@ -212,11 +220,17 @@ class TableEnvironment:
     def _run_query(self, stmt: Query) -> TableResult:
         planned = self._planner().plan_query(stmt)
         stop = threading.Event()
+        running: list[Any] = []  # the executor, once started: its watermark feeds the shell
 
         def batches() -> Iterator[pa.RecordBatch]:
             from runtime.executor.local import LocalExecutor
 
-            yield from LocalExecutor(planned.graph, stop_event=stop).run()
+            executor = LocalExecutor(planned.graph, stop_event=stop)
+            running.append(executor)
+            yield from executor.run()
+
+        def watermark() -> int | None:
+            return running[0].current_watermark if running else None
 
         return TableResult(
             tuple(planned.schema),
@@ -225,6 +239,7 @@ class TableEnvironment:
             time_zone=self._config.get_local_timezone(),
             changelog_mode=planned.changelog_mode,
             stop_event=stop,
+            watermark=watermark,
         )
 
     def _run_inserts(self, inserts: list[InsertInto]) -> TableResult:
@@ -237,7 +252,12 @@ class TableEnvironment:
             for _ in LocalExecutor(graph, stop_event=stop).run():
                 pass
 
-        handle = JobHandle(job_id, run)
+        # Flink names an INSERT job after its sink tables.
+        name = "insert-into_" + ",".join(
+            "default_catalog.default_database." + ".".join(i.table) if len(i.table) == 1 else ".".join(i.table)
+            for i in inserts
+        )
+        handle = JobHandle(job_id, run, name=name)
         self.jobs[job_id] = handle
         return TableResult(
             (Field("job id", STRING()),),
@@ -258,8 +278,13 @@ class TableEnvironment:
 
             return TableResult.of_rows((Field("function name", STRING()),), [(n,) for n in function_names()])
         if what == "JOBS":
-            rows = [(jid, "job", h.get_job_status()) for jid, h in self.jobs.items()]
-            fields = (Field("job id", STRING()), Field("job name", STRING()), Field("status", STRING()))
+            rows = [(jid, h.name, h.get_job_status(), _iso(h.start_time)) for jid, h in self.jobs.items()]
+            fields = (
+                Field("job id", STRING()),
+                Field("job name", STRING()),
+                Field("status", STRING()),
+                Field("start time", STRING()),
+            )
             return TableResult.of_rows(fields, rows)
         if what in ("CATALOGS", "CURRENT CATALOG"):
             return TableResult.of_rows((Field("catalog name", STRING()),), [("default_catalog",)])
@@ -280,3 +305,34 @@ class TableEnvironment:
 
     def list_views(self) -> list[str]:
         return list(self._catalog.list_views())
+
+    # ------------------------------------------------------------------ user-defined functions
+    def _functions(self) -> Any:
+        from planner.functions_catalog import functions_of
+
+        return functions_of(self._catalog)
+
+    def create_temporary_function(self, path: str, function: Any) -> None:
+        """Register a Python UDF (made with streamsql.udf.udf / udtf / udaf) under `path`;
+        replaces a temporary function of the same name. See docs/udf.md."""
+        self._functions().create(path.split(".")[-1], function, temporary=True)
+
+    def create_temporary_system_function(self, name: str, function: Any) -> None:
+        """Like create_temporary_function, but shadows built-in functions of the same name."""
+        self._functions().create(name, function, temporary=True, system=True)
+
+    def drop_temporary_function(self, path: str) -> bool:
+        return bool(self._functions().drop(path.split(".")[-1], temporary=True, if_exists=True))
+
+    def drop_temporary_system_function(self, name: str) -> bool:
+        return bool(self._functions().drop(name, temporary=True, system=True, if_exists=True))
+
+    def list_user_defined_functions(self) -> list[str]:
+        return list(self._functions().names())
+
+
+def _iso(epoch_s: float) -> str:
+    """A job's start time as Flink's SHOW JOBS prints it (ISO-8601, UTC)."""
+    import datetime
+
+    return datetime.datetime.fromtimestamp(epoch_s, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

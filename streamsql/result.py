@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from enum import Enum
@@ -28,8 +29,11 @@ class ResultKind(Enum):
 class JobHandle:
     """A running INSERT job: wait for it, or cancel it."""
 
-    def __init__(self, job_id: str, run: Callable[[threading.Event], None]) -> None:
+    def __init__(self, job_id: str, run: Callable[[threading.Event], None], name: str = "job") -> None:
         self.job_id = job_id
+        self.name = name
+        self.start_time = time.time()
+        self.end_time: float | None = None
         self.stop_event = threading.Event()
         self.error: BaseException | None = None
         self.status = "RUNNING"
@@ -43,6 +47,15 @@ class JobHandle:
         except BaseException as e:  # noqa: BLE001 - re-raised in wait()
             self.error = e
             self.status = "FAILED"
+        finally:
+            self.end_time = time.time()
+
+    def is_running(self) -> bool:
+        return self._thread.is_alive()
+
+    def join(self, timeout: float | None = None) -> None:
+        """Wait for the job's thread without re-raising its failure (the shell's STOP JOB)."""
+        self._thread.join(timeout)
 
     def wait(self, timeout: float | None = None) -> None:
         """Block until the job ends (Ctrl-C stops it cleanly); re-raise its failure."""
@@ -79,8 +92,10 @@ class TableResult:
         changelog_mode: str = "I",
         job: JobHandle | None = None,
         stop_event: threading.Event | None = None,
+        watermark: Callable[[], int | None] | None = None,
     ) -> None:
         self.fields = fields
+        self._watermark = watermark
         self._batches = batches
         self.kind = kind
         self.streaming = streaming
@@ -122,6 +137,11 @@ class TableResult:
     def wait(self, timeout_ms: int | None = None) -> None:
         if self.job is not None:
             self.job.wait(None if timeout_ms is None else timeout_ms / 1000)
+
+    def current_watermark(self) -> int | None:
+        """The running query's latest result watermark (epoch ms), None when there is none
+        (yet, or for batch and non-query results); MAX_WATERMARK once the input ended."""
+        return self._watermark() if self._watermark is not None else None
 
     def batches(self) -> Iterator[pa.RecordBatch]:
         """The raw changelog batches (data columns + `__op`). A result can be read once."""

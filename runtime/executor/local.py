@@ -56,6 +56,7 @@ class LocalExecutor:
         self._node_wm: dict[int, int] = {}
         self._ended: dict[int, set[int]] = {}
         self._results: list[pa.RecordBatch] = []
+        self._result_wm = MIN_WATERMARK
 
     # ------------------------------------------------------------------ setup
     def _topological(self) -> list[Node]:
@@ -148,6 +149,12 @@ class LocalExecutor:
                     if not failed:
                         raise
 
+    @property
+    def current_watermark(self) -> int | None:
+        """The latest watermark the result node emitted (epoch ms; MAX_WATERMARK once its
+        input ended), or None before the first one: the shell's live table view shows it."""
+        return None if self._result_wm == MIN_WATERMARK else self._result_wm
+
     def _stopped(self) -> bool:
         return self.stop_event is not None and self.stop_event.is_set()
 
@@ -159,6 +166,8 @@ class LocalExecutor:
     def _deliver(self, nid: int, batches: list[pa.RecordBatch], watermarks: list[int]) -> None:
         """Hand what node `nid` emitted to its consumers (and to the caller)."""
         m = self.metrics[nid]
+        if watermarks and nid == self.graph.result_node:
+            self._result_wm = max(self._result_wm, *watermarks)
         for b in batches:
             m.rows_out += b.num_rows
             if nid == self.graph.result_node:

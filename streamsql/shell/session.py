@@ -1,0 +1,206 @@
+"""What the shell does with submitted text: split it, run each statement, print results.
+
+Independent of the prompt (the prompt-toolkit application in `app.py` feeds it text), so
+the statement handling is testable on its own. Rules it keeps: a bad statement prints the
+error with line, column and caret and never a traceback; the session (tables, options,
+background jobs) survives any error and any Ctrl-C; `INSERT INTO` runs in the background.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from streamsql.shell.statements import HELP_TEXT, ShellCommand, ShellCommandError, parse_shell_command
+
+RESULT_MODES = ("tableau", "changelog", "table")
+ViewFn = Callable[[Any, str, int], Any]
+
+
+class ShellSession:
+    """Runs statements in a TableEnvironment and prints to `out`.
+
+    `view(result, mode, max_width)` shows a query full-screen (table/changelog result
+    modes); the app passes `table_view.run_result_view` bound to its terminal.
+    """
+
+    def __init__(self, env: Any, out: TextIO, view: ViewFn | None = None) -> None:
+        self.env = env
+        self.out = out
+        self.view = view
+        self._reported: set[str] = set()  # failed background jobs already announced
+
+    # ------------------------------------------------------------------ entry
+    def execute(self, text: str) -> bool:
+        """Run every statement of `text`. Returns False when the user asked to quit."""
+        from planner.errors import SqlError
+        from planner.parse import split_script
+
+        try:
+            chunks = split_script(text)
+        except SqlError as e:
+            self._sql_error(e, text)
+            return True
+        for sql, line, column in chunks:
+            try:
+                if not self._run_one(sql, line, column):
+                    return False
+            except KeyboardInterrupt:
+                self._write("\n[INFO] Interrupted.\n")
+                return True
+        return True
+
+    def _run_one(self, sql: str, line: int, column: int) -> bool:
+        from planner.errors import SqlError
+        from planner.parse import parse_statement
+
+        try:
+            cmd = parse_shell_command(sql)
+            if cmd is not None:
+                return self._command(cmd)
+            stmt = parse_statement(sql, line=line, column=column)
+            self._statement(stmt)
+        except KeyboardInterrupt:
+            raise
+        except ShellCommandError as e:
+            self._error(str(e))
+        except SqlError as e:
+            self._sql_error(e, sql)
+        except Exception as e:  # noqa: BLE001 - the shell must survive anything
+            self._error(f"{type(e).__name__}: {e}")
+            if os.environ.get("STREAMSQL_DEBUG"):
+                traceback.print_exc()
+        return True
+
+    # ------------------------------------------------------------------ shell commands
+    def _command(self, cmd: ShellCommand) -> bool:
+        if cmd.kind == "quit":
+            self._write("[INFO] Exiting streamsql.\n")
+            return False
+        if cmd.kind == "help":
+            self._write(HELP_TEXT)
+            return True
+        self._stop_job(cmd)
+        return True
+
+    def _stop_job(self, cmd: ShellCommand) -> None:
+        job = self.env.jobs.get(cmd.job_id)
+        if job is None:
+            known = ", ".join(f"'{j}'" for j in self.env.jobs) or "none yet"
+            self._error(f"Could not find job '{cmd.job_id}' (jobs of this session: {known}; SHOW JOBS lists them).")
+            return
+        if cmd.with_savepoint:
+            self._error(
+                "Savepoints are not available yet (they come with state snapshots); the job keeps running.\n"
+                f"Use STOP JOB '{cmd.job_id}'; to stop it without a savepoint."
+            )
+            return
+        if not job.is_running():
+            self._write(f"[INFO] Job '{cmd.job_id}' is already {job.get_job_status()}.\n")
+            return
+        job.cancel()
+        job.join(10)
+        self._write(f"[INFO] Job '{cmd.job_id}' stopped ({job.get_job_status()}).\n")
+
+    # ------------------------------------------------------------------ SQL statements
+    def _statement(self, stmt: Any) -> None:
+        from planner.statements import Describe, Explain, InsertInto, Query, SetOption, Show, StatementSet
+
+        if isinstance(stmt, SetOption) and stmt.key is not None:
+            self._check_option(stmt.key, stmt.value or "")
+        result = self.env.execute_statement(stmt)
+        if isinstance(stmt, Query):
+            self._query(result)
+        elif isinstance(stmt, (InsertInto, StatementSet)):
+            job = result.get_job_client()
+            self._write(
+                "[INFO] Submitting SQL update statement to the cluster...\n"
+                "[INFO] SQL update statement has been successfully submitted to the cluster:\n"
+                f"Job ID: {job.get_job_id() if job else ''}\n"
+            )
+        elif isinstance(stmt, Explain):
+            for row in result.collect():
+                self._write(str(row[0]) + "\n")
+        elif isinstance(stmt, (Show, Describe)) or (isinstance(stmt, SetOption) and stmt.key is None):
+            # Inspection results are never cut: a job id must stay copyable for STOP JOB.
+            self._print_table(result, streaming=False, max_width=1000)
+        else:
+            self._write("[INFO] Execute statement succeeded.\n")
+
+    def _check_option(self, key: str, value: str) -> None:
+        """Reject a value a key does not document (e.g. a typo in a result mode) before it
+        silently breaks the next query."""
+        from planner.errors import SqlValidationError
+        from streamsql.config import KEYS
+
+        for k in KEYS:
+            if k.key == key and k.values and value.strip().lower() not in k.values:
+                allowed = ", ".join(f"'{v}'" for v in k.values)
+                raise SqlValidationError(f"Invalid value '{value}' for '{key}': expected one of {allowed}")
+
+    def result_mode(self) -> str:
+        mode = (self.env.get_config().get("sql-client.execution.result-mode") or "tableau").strip().lower()
+        return mode if mode in RESULT_MODES else "tableau"
+
+    def max_width(self) -> int:
+        try:
+            return int(self.env.get_config().get("table.display.max-column-width") or 30)
+        except ValueError:
+            return 30
+
+    def _query(self, result: Any) -> None:
+        mode = self.result_mode()
+        if mode != "tableau" and self.view is not None:
+            view = self.view(result, mode, self.max_width())
+            pump = view.pump
+            if pump is not None and pump.error is not None:
+                raise pump.error
+            how = "finished" if pump is not None and pump.finished and not pump.canceled else "canceled"
+            self._write(
+                f"[INFO] Result view closed: {len(view.model)} rows, {view.model.changes} changes (query {how}).\n"
+            )
+            return
+        self._print_table(result, streaming=result.streaming)
+
+    def _print_table(self, result: Any, streaming: bool, max_width: int | None = None) -> None:
+        from streamsql.printing import TableauPrinter
+        from streamsql.shell.pump import BatchPump
+
+        printer = TableauPrinter(result.fields, self.out, streaming, max_width or self.max_width())
+        pump = BatchPump(result)
+        try:
+            printer.print_all(pump, result.time_zone)
+        except KeyboardInterrupt:
+            pump.cancel()
+            self._write(f"\n[INFO] Query canceled after {printer.count} row{'s' if printer.count != 1 else ''}.\n")
+        finally:
+            if pump.alive:
+                pump.cancel()
+
+    # ------------------------------------------------------------------ jobs
+    def running_jobs(self) -> int:
+        return sum(1 for j in self.env.jobs.values() if j.is_running())
+
+    def report_jobs(self) -> None:
+        """Announce background jobs that failed since the last prompt."""
+        for jid, job in list(self.env.jobs.items()):
+            if job.status == "FAILED" and jid not in self._reported:
+                self._reported.add(jid)
+                err = job.error
+                self._error(f"Job '{jid}' ({job.name}) failed: {type(err).__name__}: {err}")
+
+    # ------------------------------------------------------------------ output
+    def _write(self, text: str) -> None:
+        self.out.write(text)
+        self.out.flush()
+
+    def _error(self, message: str) -> None:
+        self._write(f"[ERROR] Could not execute SQL statement. Reason:\n{message}\n")
+
+    def _sql_error(self, e: Any, text: str) -> None:
+        where = ""
+        if e.statement_line not in (None, 1):
+            where = f" (in the statement starting at line {e.statement_line} of the input)"
+        self._write(f"[ERROR] Could not execute SQL statement{where}. Reason:\n{e.render()}\n")

@@ -1,0 +1,276 @@
+"""The shell driven through prompt-toolkit's pipe input: multi-line input, each statement
+kind, errors, history, completion, background jobs and Ctrl-C on an unbounded query."""
+
+from __future__ import annotations
+
+import _thread
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from streamsql.environment import TableEnvironment
+
+TAB = "\t"
+CTRL_C = "\x03"
+CTRL_R = "\x12"
+UP = "\x1b[A"
+
+CLICKS = Path(__file__).resolve().parents[4] / "examples" / "data" / "clicks.csv"
+CREATE_CLICKS = (
+    "CREATE TABLE clicks (user_name STRING, url STRING, ts TIMESTAMP(3),\r"
+    "  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)\r"
+    f"WITH ('connector' = 'filesystem', 'path' = '{CLICKS}', 'format' = 'csv');\r"
+)
+
+
+def monitored(path: Path) -> str:
+    return (
+        f"CREATE TABLE t (k STRING, v INT) WITH ('connector'='filesystem', 'path'='{path}', "
+        "'format'='csv', 'source.monitor-interval'='50ms');\r"
+    )
+
+
+def test_multi_line_statement_runs_at_semicolon(shell: Any) -> None:
+    d = shell("SELECT 1 AS a,\r  'x' AS b\r;\r")
+    out = d.text()
+    assert re.search(r"\| \+I \|\s+1 \|\s+x \|", out), out
+    assert "Received a total of 1 row" in out
+    assert d.code == 0 and out.rstrip().endswith("[INFO] Exiting streamsql.")
+
+
+def test_no_semicolon_no_run_and_semicolon_in_string_does_not_submit(shell: Any) -> None:
+    # The ';' inside the string does not end the statement; the one after it does.
+    d = shell("SELECT 'a;b' AS s\r;\r")
+    assert re.search(r"\|\s+a;b \|", d.text()), d.text()
+    # Never terminated: nothing runs.
+    d = shell("SELECT 42 AS x\r")
+    assert "42" not in d.text()
+
+
+def test_statement_set_submits_at_end(shell: Any, tmp_path: Path) -> None:
+    keys = (
+        CREATE_CLICKS
+        + "CREATE TABLE bh (u STRING) WITH ('connector' = 'blackhole');\r"
+        + "EXECUTE STATEMENT SET BEGIN\r"
+        + "INSERT INTO bh SELECT user_name FROM clicks;\r"
+        + "INSERT INTO bh SELECT url FROM clicks;\r"
+        + "END;\r"
+    )
+    d = shell(keys)
+    out = d.text()
+    assert out.count("Job ID:") == 1, out
+    (job,) = d.env.jobs.values()
+    job.join(20)
+    assert job.get_job_status() == "FINISHED"
+
+
+def test_show_describe_explain_set_reset_help(shell: Any) -> None:
+    keys = (
+        CREATE_CLICKS
+        + "CREATE VIEW v AS SELECT user_name FROM clicks;\r"
+        + "SHOW TABLES;\rSHOW VIEWS;\rSHOW FUNCTIONS;\rSHOW CATALOGS;\rSHOW DATABASES;\rSHOW JOBS;\r"
+        + "DESCRIBE clicks;\r"
+        + "EXPLAIN SELECT user_name, COUNT(*) FROM clicks GROUP BY user_name;\r"
+        + "SET 'parallelism.default' = '3';\rSET;\r"
+        + "RESET 'parallelism.default';\r"
+        + "HELP;\r"
+    )
+    d = shell(keys)
+    out = d.text()
+    assert re.search(r"\| table name \|\n\+-+\+\n\| clicks\s+\|\n\| v\s+\|", out), out
+    assert re.search(r"\| view name \|\n\+-+\+\n\| v\s+\|", out)
+    assert re.search(r"\| upper\s+\|", out) and "default_catalog" in out and "default_database" in out
+    assert "| job id | job name | status | start time |" not in out and "Empty set" in out  # no jobs yet
+    assert "TIMESTAMP(3) *ROWTIME*" in out
+    assert "== Optimized Physical Plan ==" in out
+    assert re.search(r"\| parallelism.default\s+\|\s+3\s+\|", out)
+    assert d.env.get_config().get("parallelism.default") == "1"  # RESET
+    assert "STOP JOB '<id>' [WITH SAVEPOINT]" in out
+
+
+def test_errors_show_caret_and_the_session_survives(shell: Any) -> None:
+    keys = (
+        "CREATE TABLE s (a INT) WITH ('connector' = 'datagen', 'number-of-rows' = '2');\r"
+        + "SELECT a,\r  nope FROM s;\r"
+        + "SELECT FROM WHERE;\r"
+        + "SET 'sql-client.execution.result-mode' = 'tabel';\r"
+        + "STOP JOB 'nope';\r"
+        + "STOP JOB;\r"
+        + "SELECT a FROM s;\r"
+    )
+    d = shell(keys)
+    out = d.text()
+    assert "Traceback" not in out
+    # Line 2, column 3 of the failing statement, with the line and a caret under `nope`.
+    assert re.search(r"at line 2, column 3: .*nope", out), out
+    assert "\n    nope FROM s\n    ^\n" in out
+    assert "SQL parse failed" in out
+    assert "Invalid value 'tabel' for 'sql-client.execution.result-mode'" in out
+    assert "Could not find job 'nope'" in out
+    assert "Expected STOP JOB '<job id>'" in out
+    # ... and the table still works afterwards.
+    assert "Received a total of 2 rows" in out, out
+    assert d.env.get_config().get("sql-client.execution.result-mode") == "tableau"
+
+
+def test_insert_runs_in_background_show_jobs_and_stop_job(shell: Any, clicks_dir: Path, tmp_path: Path) -> None:
+    def during(d: Any, pipe: Any) -> None:
+        d.wait_for("Job ID:")
+        job_id = re.search(r"Job ID: (\w+)", d.text()).group(1)  # type: ignore[union-attr]
+        pipe.send_text("SHOW JOBS;\r")
+        d.wait_for("RUNNING")
+        pipe.send_text(f"STOP JOB '{job_id}' WITH SAVEPOINT;\r")
+        d.wait_for("Savepoints are not available yet")
+        assert d.env.jobs[job_id].is_running(), "WITH SAVEPOINT must not stop the job"
+        pipe.send_text(f"STOP JOB '{job_id}';\r")
+        d.wait_for("stopped (CANCELED)")
+        pipe.send_text("SHOW JOBS;\r")
+        d.wait_for("CANCELED |")
+
+    keys = (
+        monitored(clicks_dir)
+        + f"CREATE TABLE sink (k STRING, v INT) WITH ('connector'='filesystem', 'path'='{tmp_path / 'out'}', 'format'='csv');\r"
+        + "INSERT INTO sink SELECT k, v FROM t;\r"
+    )
+    d = shell(keys, during=during)
+    out = d.text()
+    assert re.search(r"\| \w{32} \| insert-into_default_catalog.default_database.sink \|\s+RUNNING \|", out), out
+    assert d.code == 0
+
+
+def test_ctrl_c_cancels_a_running_unbounded_query_not_the_shell(shell: Any, clicks_dir: Path) -> None:
+    def during(d: Any, pipe: Any) -> None:
+        d.wait_for("| +I |            b |")
+        (clicks_dir / "f2.csv").write_text("a,10\n")
+        d.wait_for("| +U |            a |          11 |")
+        _thread.interrupt_main()  # what the terminal's SIGINT does
+        d.wait_for("[INFO] Query canceled after 4 rows.")
+        pipe.send_text("SELECT 7 AS seven;\r")
+        d.wait_for("Received a total of 1 row")
+
+    d = shell(monitored(clicks_dir) + "SELECT k, SUM(v) AS s FROM t GROUP BY k;\r", during=during)
+    assert re.search(r"\| \+I \|\s+7 \|", d.text())
+    assert d.code == 0
+
+
+def test_table_result_mode_live_view_and_ctrl_c(shell: Any, clicks_dir: Path) -> None:
+    seen: dict[str, Any] = {}
+
+    def during(d: Any, pipe: Any) -> None:
+        deadline = time.monotonic() + 20
+        while not d.env.jobs and time.monotonic() < deadline:
+            view = getattr(d.shell, "last_view", None)
+            if view is not None and len(view.model) == 2:
+                break
+            time.sleep(0.02)
+        (clicks_dir / "f2.csv").write_text("a,10\nc,3\n")
+        view = d.shell.last_view
+        while view.model.changes < 5 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        seen["rows"] = view.model.rows()
+        seen["status"] = view.status()
+        pipe.send_text(CTRL_C)  # a key in the full-screen view: leaves it, cancels the query
+        d.wait_for("[INFO] Result view closed")
+
+    keys = (
+        monitored(clicks_dir) + "SET 'sql-client.execution.result-mode' = 'table';\r"
+        "SELECT k, SUM(v) AS s FROM t GROUP BY k;\r"
+    )
+    d = shell(keys, during=during)
+    # The update of `a` stays in place: a materialized table, not a changelog.
+    assert seen["rows"] == [("a", "11"), ("b", "2"), ("c", "3")]
+    assert seen["status"].startswith(" 3 rows | 5 changes | watermark: none | running")
+    assert "[INFO] Result view closed: 3 rows, 5 changes (query canceled)." in d.text()
+
+
+def test_changelog_result_mode_shows_watermark_and_finishes(shell: Any) -> None:
+    seen: dict[str, Any] = {}
+
+    def during(d: Any, pipe: Any) -> None:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            view = getattr(d.shell, "last_view", None)
+            if view is not None and view.pump is not None and view.pump.finished:
+                break
+            time.sleep(0.02)
+        seen["status"] = d.shell.last_view.status()
+        seen["rows"] = d.shell.last_view.model.rows()
+        pipe.send_text("q")
+        d.wait_for("[INFO] Result view closed")
+
+    keys = (
+        CREATE_CLICKS + "SET 'sql-client.execution.result-mode' = 'changelog';\r"
+        "SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' HOUR))\r"
+        "GROUP BY window_start, window_end;\r"
+    )
+    d = shell(keys, during=during)
+    assert seen["rows"] and all(r[0] == "+I" for r in seen["rows"])
+    assert "watermark: end of input | finished" in seen["status"]
+    assert "(query finished)." in d.text()
+
+
+def test_history_is_persistent_and_searchable(shell: Any, tmp_path: Path) -> None:
+    history = tmp_path / "hist"
+    d = shell("SELECT 11 AS first_one;\rSELECT 22\r  AS second_one;\r", history=history)
+    text = history.read_text()
+    assert "+SELECT 11 AS first_one;" in text and "+SELECT 22\n+  AS second_one;" in text
+    # A new session: Up recalls the last statement, Ctrl-R finds an older one.
+    d = shell(UP + "\r", history=history)
+    assert "second_one" in d.text() and "first_one" not in d.text()
+
+    def search(d: Any, pipe: Any) -> None:
+        # Interactive pacing: the reverse search runs asynchronously in prompt-toolkit.
+        pipe.send_text(CTRL_R + "first")
+        time.sleep(0.3)
+        pipe.send_text("\r")
+        time.sleep(0.3)
+        pipe.send_text("\r")
+        d.wait_for("Received a total of 1 row")
+
+    d = shell("", during=search, history=history)
+    assert "first_one" in d.text() and "second_one" not in d.text()
+
+
+def paced(*parts: str) -> Any:
+    """Send `parts` with a pause after each Tab: prompt-toolkit completes asynchronously."""
+
+    def during(d: Any, pipe: Any) -> None:
+        for part in parts:
+            pipe.send_text(part)
+            time.sleep(0.4 if part.endswith(TAB) else 0.05)
+        time.sleep(0.5)
+
+    return during
+
+
+def test_tab_completes_table_column_and_set_key(shell: Any) -> None:
+    during = paced(
+        CREATE_CLICKS,
+        "SELECT COUNT(*) AS n FROM cli" + TAB,
+        ";\r",
+        "SELECT c.user_name AS who FROM clicks c WHERE c.user_na" + TAB,
+        " = 'dave' AND c.u" + TAB,  # two columns start with u: Tab lists them, nothing inserted
+        "rl LIKE '%';\r",
+        "SET 'sql-client.execution.res" + TAB,
+        "table';\r",
+    )
+    d = shell("", during=during, env=TableEnvironment.create({"execution.runtime-mode": "batch"}))
+    out = d.text()
+    assert re.search(r"\| n  \|\n\+-+\+\n\| 60 \|", out), out
+    assert "| who  |" in out and "12 rows in set" in out, out
+    assert d.env.get_config().get("sql-client.execution.result-mode") == "table"
+
+
+def test_ctrl_c_at_the_prompt_clears_the_input(shell: Any) -> None:
+    d = shell("SELECT 1 AS dropped" + CTRL_C + "SELECT 2 AS kept;\r")
+    assert "kept" in d.text() and "dropped" not in d.text()
+
+
+def test_toolbar_shows_mode_runner_parallelism_and_jobs(shell: Any) -> None:
+    env = TableEnvironment.create({"execution.runtime-mode": "batch", "parallelism.default": "4"})
+    d = shell("", env=env)
+    from prompt_toolkit.formatted_text import to_plain_text
+
+    text = to_plain_text(d.shell.toolbar())
+    assert "BATCH" in text and "runner: local" in text and "parallelism: 4" in text and "jobs running: 0" in text
