@@ -15,6 +15,8 @@ from planner.optimizer.filter_pushdown import push_filter_through_project
 from planner.optimizer.projection_pushdown import push_projection
 from planner.optimizer.remove_identity_project import remove_identity_project
 from planner.optimizer.window_rewrite import fuse_window_aggregate
+from planner.rules.joins import push_join_conditions
+from planner.rules.ranking import absorb_rank_filter
 
 Rule = Callable[[LogicalNode], LogicalNode]
 
@@ -24,8 +26,9 @@ LOGICAL_PHASES: list[tuple[str, list[Rule]]] = [
     ("subquery/view expansion", [remove_identity_project]),
     ("batch time attributes", [remove_watermark_assigners]),
     ("window rewrite", [fuse_window_aggregate]),
-    ("predicate pushdown", [push_filter_through_project]),
+    ("predicate pushdown", [push_join_conditions, push_filter_through_project, push_join_conditions]),
     ("calc merge", [merge_calcs]),
+    ("rank", [absorb_rank_filter]),
     ("projection pushdown", [push_projection]),
 ]
 

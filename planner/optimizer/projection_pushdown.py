@@ -11,6 +11,7 @@ from planner.logical import (
     LogicalAggregate,
     LogicalCalc,
     LogicalFilter,
+    LogicalJoin,
     LogicalNode,
     LogicalProject,
     LogicalTableScan,
@@ -56,7 +57,11 @@ def _prune(node: LogicalNode, required: set[int]) -> tuple[LogicalNode, Mapping]
         else:
             exprs = node.exprs
             cond = node.condition if isinstance(node, LogicalCalc) else None
-        kept = sorted(required)
+        # Keep one column when nothing is read (COUNT(*)): a batch without columns has no rows.
+        node_fields = node.fields
+        if not exprs and node.input.fields:
+            exprs, node_fields = (InputRef(0, node.input.fields[0].type),), (node.input.fields[0],)
+        kept = sorted(required) or [0]
         need: set[int] = set()
         for k in kept:
             need |= input_refs(exprs[k])
@@ -65,7 +70,7 @@ def _prune(node: LogicalNode, required: set[int]) -> tuple[LogicalNode, Mapping]
         child, m = _prune(node.input, need)
         new_exprs = tuple(remap_refs(exprs[k], m) for k in kept)
         new_cond = remap_refs(cond, m) if cond is not None else None
-        fields = tuple(node.fields[k] for k in kept)
+        fields = tuple(node_fields[k] for k in kept)
         return LogicalCalc(fields=fields, input=child, exprs=new_exprs, condition=new_cond), {
             k: i for i, k in enumerate(kept)
         }
@@ -125,6 +130,13 @@ def _prune(node: LogicalNode, required: set[int]) -> tuple[LogicalNode, Mapping]
             ),
             out,
         )
+    if isinstance(node, LogicalJoin):
+        from planner.rules.joins import prune_join
+
+        return prune_join(node, required, _prune)
+    prune_columns = getattr(node, "prune_columns", None)
+    if prune_columns is not None:  # nodes of planner.rules modules prune themselves
+        return prune_columns(required, _prune)
     return _all(node)
 
 

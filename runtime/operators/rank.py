@@ -1,0 +1,264 @@
+"""Rank (Top-N) and SortLimit (ORDER BY ... LIMIT, a Top-N over one partition).
+
+Streaming keeps, per partition, the rows that can still reach the rank range (all rows
+when the input can retract: Flink's RetractStrategy; only the rows ranked <= rankEnd for
+an insert-only input: AppendFastStrategy) in one Arrow table with the partition slot, an
+arrival sequence and the rank each row was last emitted with. Each input batch is applied
+at once (vectorized): the touched partitions are re-ranked and the emitted rows before
+and after are diffed, so the changelog has one change per row per batch (like Flink's
+mini-batch); the final table equals per-record processing. Output changes:
+
+- with the rank number in the output, or an offset (rankStart > 1), or Top-1: changes are
+  paired by rank position (`-U old@r`, `+U new@r`), unpaired ones are `+I` / `-D`, as
+  Flink's processElementWithRowNumber does;
+- otherwise rows entering the range are `+I` and rows leaving it `-D` (insert first).
+
+A retraction removes one equal row (all columns) of the partition; a retraction of a row
+that was never added is ignored. Batch mode ranks everything at `end_input` and emits the
+rows in range in sorted order (which is the ORDER BY order for SortLimit).
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
+from runtime.graph import Node
+from runtime.operators._common import make_batch
+from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.rank_common import rank_numbers, take_rows
+from runtime.state import KeyedStateBackend, create_backend
+from runtime.state.backend import encode_rows
+
+_PART, _SEQ, _RANK = "__part", "__seq", "__rank"
+BIG = np.iinfo(np.int64).max
+
+
+class RankOperator(Operator):
+    """See the module docstring. Params: partition_keys, order, rank_type, rank_start,
+    rank_end (None = unbounded), output_rank."""
+
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        p = node.params
+        self.partition_keys: list[int] = list(p.get("partition_keys") or [])
+        self.order: list[dict[str, Any]] = list(p.get("order") or [])
+        self.rank_type: str = str(p.get("rank_type") or "ROW_NUMBER")
+        self.start = int(p.get("rank_start") or 1)
+        end = p.get("rank_end")
+        self.end = BIG if end is None else int(end)
+        self.output_rank = bool(p.get("output_rank"))
+        self.by_position = self.output_rank or self.start > 1 or self.end == 1
+        self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
+        self.rows: pa.Table | None = None
+        self.next_seq = 0
+        self.input_changelog_modes: list[str] | None = None
+        self.pending: list[pa.RecordBatch] = []
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def append_only(self) -> bool:
+        modes = self.input_changelog_modes
+        return modes is not None and all(m in ("I", "") for m in modes)
+
+    def _table(self, data: pa.RecordBatch, part: np.ndarray, seq: np.ndarray, rank: np.ndarray) -> pa.Table:
+        cols = list(data.columns) + [pa.array(part, pa.int64()), pa.array(seq, pa.int64()), pa.array(rank, pa.int64())]
+        names = [f"c{i}" for i in range(data.num_columns)] + [_PART, _SEQ, _RANK]
+        return pa.Table.from_arrays(cols, names=names)
+
+    def _emit(self, table: pa.Table, rows: np.ndarray, ranks: np.ndarray, kinds: np.ndarray, out: Output) -> None:
+        """Rows `rows` of `table` (data columns, then possibly the system ones)."""
+        if len(rows) == 0:
+            return
+        width = len(self.node.schema) - (1 if self.output_rank else 0)
+        cols = take_rows(table.select(list(range(width))), rows)
+        if self.output_rank:
+            cols.append(pa.array(ranks, type=pa.int64()))
+        out.emit(make_batch(self.node, cols, kinds.astype(np.int8)))
+
+    # ------------------------------------------------------------------ streaming
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        data = data_columns(batch)
+        n = data.num_rows
+        if n == 0:
+            return
+        if self.ctx.is_batch:
+            self.pending.append(data)
+            return
+        kinds = row_kinds(batch)
+        part = self.state.lookup([data.column(i) for i in self.partition_keys], n)
+        seq = np.arange(self.next_seq, self.next_seq + n, dtype=np.int64)
+        self.next_seq += n
+        incoming = self._table(data, part, seq, np.zeros(n, dtype=np.int64))
+        touched = np.unique(part)
+        if self.rows is None:
+            self.rows = incoming.slice(0, 0)
+        in_touched = np.isin(self.rows.column(_PART).to_numpy(), touched)
+        old = self.rows.filter(pa.array(in_touched))
+        rest = self.rows.filter(pa.array(~in_touched))
+        adds = (kinds == INSERT) | (kinds == UPDATE_AFTER)
+        if adds.all():
+            current = pa.concat_tables([old, incoming])
+        else:
+            current = self._apply_retractions(old, incoming, adds)
+        # re-rank the touched partitions
+        cur_part = current.column(_PART).to_numpy()
+        cur_seq = current.column(_SEQ).to_numpy()
+        width = current.num_columns - 3
+        cols = [current.column(i).combine_chunks() for i in range(width)]
+        idx, ranks = rank_numbers(cols, self.order, self.rank_type, cur_part, cur_seq)
+        new_rank = np.zeros(len(idx), dtype=np.int64)
+        in_range = (ranks >= self.start) & (ranks <= self.end)
+        new_rank[idx[in_range]] = ranks[in_range]
+        self._diff(old, current, new_rank, part, out)
+        current = current.set_column(width + 2, _RANK, pa.array(new_rank, pa.int64()))
+        if self.append_only:
+            # AppendFastStrategy: rows ranked past rankEnd can never come back
+            keep = np.ones(len(idx), dtype=bool)
+            keep[idx[ranks > self.end]] = False
+            current = current.filter(pa.array(keep))
+        self.rows = pa.concat_tables([rest, current]).combine_chunks()
+
+    def _apply_retractions(self, old: pa.Table, incoming: pa.Table, adds: np.ndarray) -> pa.Table:
+        """The partitions' rows after the batch: per distinct row value, the net count of
+        the batch is applied (removing the earliest equal rows, adding the latest)."""
+        both = pa.concat_tables([old, incoming])
+        width = both.num_columns - 3
+        keys = [both.column(_PART).combine_chunks()] + [both.column(i).combine_chunks() for i in range(width)]
+        group, _ = encode_rows(keys, both.num_rows)
+        n_old = old.num_rows
+        g_old, g_in = group[:n_old], group[n_old:]
+        ng = int(group.max()) + 1 if len(group) else 0
+        net = np.bincount(g_in, weights=np.where(adds, 1, -1), minlength=ng).astype(np.int64)
+        remove = np.maximum(-net, 0)
+        add = np.maximum(net, 0)
+        # old rows: drop the first `remove[g]` of each group (by arrival)
+        o = np.lexsort((old.column(_SEQ).to_numpy(), g_old)) if n_old else np.zeros(0, dtype=np.int64)
+        go = g_old[o]
+        first = np.searchsorted(go, go, side="left")
+        within = np.arange(len(o)) - first
+        keep_old = np.zeros(n_old, dtype=bool)
+        keep_old[o] = within >= remove[go]
+        # incoming inserts: keep the last `add[g]` of each group
+        ins = np.flatnonzero(adds)
+        gi = g_in[ins]
+        order = np.lexsort((-ins, gi))
+        gs = gi[order]
+        first_i = np.searchsorted(gs, gs, side="left")
+        from_end = np.arange(len(order)) - first_i
+        keep_in = np.zeros(incoming.num_rows, dtype=bool)
+        keep_in[ins[order]] = from_end < add[gs]
+        return pa.concat_tables([old.filter(pa.array(keep_old)), incoming.filter(pa.array(keep_in))])
+
+    def _diff(self, old: pa.Table, current: pa.Table, new_rank: np.ndarray, part: np.ndarray, out: Output) -> None:
+        """Emit the changes between the rows emitted before (old.__rank) and now."""
+        old_seq = old.column(_SEQ).to_numpy()
+        old_rank = old.column(_RANK).to_numpy()
+        cur_seq = current.column(_SEQ).to_numpy()
+        now_of_old = _rank_by_seq(cur_seq, new_rank, old_seq)  # 0: gone or out of range
+        was_of_cur = _rank_by_seq(old_seq, old_rank, cur_seq)  # 0: new or not emitted
+        if self.output_rank:
+            gone = (old_rank > 0) & (now_of_old != old_rank)
+            came = (new_rank > 0) & (was_of_cur != new_rank)
+        else:
+            gone = (old_rank > 0) & (now_of_old == 0)
+            came = (new_rank > 0) & (was_of_cur == 0)
+        if not (gone.any() or came.any()):
+            return
+        # order partitions by first appearance in the batch
+        _, first = np.unique(part, return_index=True)
+        uniq = np.unique(part)
+        part_order = np.empty(len(uniq), dtype=np.int64)
+        part_order[np.argsort(first, kind="stable")] = np.arange(len(uniq))
+        g_rows = np.flatnonzero(gone)
+        c_rows = np.flatnonzero(came)
+        g_part = np.searchsorted(uniq, old.column(_PART).to_numpy()[g_rows])
+        c_part = np.searchsorted(uniq, current.column(_PART).to_numpy()[c_rows])
+        g_rank, c_rank = old_rank[g_rows], new_rank[c_rows]
+        if self.by_position:
+            # pair a removal and an addition at the same (partition, rank) as -U / +U
+            g_key = part_order[g_part] * (1 << 32) + g_rank
+            c_key = part_order[c_part] * (1 << 32) + c_rank
+            paired_g = np.isin(g_key, c_key)
+            paired_c = np.isin(c_key, g_key)
+            g_kind = np.where(paired_g, UPDATE_BEFORE, DELETE)
+            c_kind = np.where(paired_c, UPDATE_AFTER, INSERT)
+            sort_g = g_key * 2
+            sort_c = c_key * 2 + 1
+        else:
+            g_kind = np.full(len(g_rows), DELETE)
+            c_kind = np.full(len(c_rows), INSERT)
+            sort_g = part_order[g_part] * (1 << 33) + (1 << 32) + g_rank
+            sort_c = part_order[c_part] * (1 << 33) + c_rank
+        both = pa.concat_tables([old.take(pa.array(g_rows, pa.int64())), current.take(pa.array(c_rows, pa.int64()))])
+        order = np.argsort(np.concatenate([sort_g, sort_c]), kind="stable")
+        ranks = np.concatenate([g_rank, c_rank])[order]
+        kinds = np.concatenate([g_kind, c_kind])[order]
+        self._emit(both, order, ranks, kinds, out)
+
+    # ------------------------------------------------------------------ batch
+    def end_input(self, input_index: int, out: Output) -> None:
+        if not self.ctx.is_batch or not self.pending:
+            return
+        data = pa.Table.from_batches(self.pending).combine_chunks()
+        self.pending = []
+        n = data.num_rows
+        cols = [data.column(i).combine_chunks() for i in range(data.num_columns)]
+        part = None
+        if self.partition_keys:
+            part, _ = encode_rows([cols[i] for i in self.partition_keys], n)
+        idx, ranks = rank_numbers(cols, self.order, self.rank_type, part, np.arange(n, dtype=np.int64))
+        sel = (ranks >= self.start) & (ranks <= self.end)
+        rows = idx[sel]
+        self._emit(data, rows, ranks[sel], np.zeros(len(rows), dtype=np.int8), out)
+
+    # ------------------------------------------------------------------ checkpoints
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        return pickle.dumps({"keys": self.state.snapshot(), "rows": self.rows, "seq": self.next_seq})
+
+    def restore_state(self, handles: Any) -> None:
+        d = pickle.loads(handles)
+        self.state.restore(d["keys"])
+        self.rows, self.next_seq = d["rows"], d["seq"]
+
+
+def _rank_by_seq(src_seq: np.ndarray, src_rank: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The rank of the row with each `query` sequence number in (src_seq, src_rank); 0
+    when absent."""
+    out = np.zeros(len(query), dtype=np.int64)
+    if len(src_seq) == 0 or len(query) == 0:
+        return out
+    o = np.argsort(src_seq)
+    s = src_seq[o]
+    p = np.minimum(np.searchsorted(s, query), len(s) - 1)
+    hit = s[p] == query
+    out[hit] = src_rank[o[p[hit]]]
+    return out
+
+
+@register_operator("Rank")
+def _rank(node: Node, ctx: OperatorContext) -> Operator:
+    return RankOperator(node, ctx)
+
+
+@register_operator("SortLimit")
+def _sort_limit(node: Node, ctx: OperatorContext) -> Operator:
+    """ORDER BY ... OFFSET o FETCH f: a ROW_NUMBER Top-N over one partition, ranks
+    o+1 .. o+f, without the rank number."""
+    p = node.params
+    offset = int(p.get("offset") or 0)
+    fetch = p.get("fetch")
+    params = {
+        "partition_keys": [],
+        "order": p.get("order") or [],
+        "rank_type": "ROW_NUMBER",
+        "rank_start": offset + 1,
+        "rank_end": None if fetch is None else offset + int(fetch),
+        "output_rank": False,
+    }
+    inner = Node(node.id, "Rank", node.inputs, node.schema, params, node.changelog_mode, node.parallelism, node.label)
+    return RankOperator(inner, ctx)

@@ -1,0 +1,194 @@
+"""Deduplicate: `ROW_NUMBER() OVER (PARTITION BY k ORDER BY <time attribute>) = 1`.
+
+Streaming, one row kept per key (slots from the keyed state backend; per-key values in
+numpy arrays indexed by slot, the kept rows in an Arrow table):
+
+- keep first, PROCTIME: the first row of a key is emitted (+I), later ones are ignored.
+- keep first, ROWTIME: the earliest row of a key (ties: the first arrived) is buffered
+  until the watermark reaches its rowtime, then emitted once (+I): insert-only, as Flink
+  2.x does. Rows of an already emitted key, and rows behind the watermark when they
+  arrive (rowtime < `__wm`), are ignored (late).
+- keep last, ROWTIME: a row replaces the kept one when its rowtime is >= the kept one's
+  (-U old, +U new; +I for a new key); older out-of-order rows are ignored.
+- keep last, PROCTIME: every row replaces the kept one.
+
+Each batch is reduced to one candidate per key first (vectorized sort by key, time,
+arrival), so the changelog has at most one change per key per batch.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from runtime.batch import INSERT, MAX_WATERMARK, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds, row_watermarks
+from runtime.errors import JobError
+from runtime.graph import Node
+from runtime.operators._common import make_batch
+from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.rank_common import take_rows
+from runtime.operators.window_assign import rowtime_ms
+from runtime.state import KeyedStateBackend, create_backend
+
+
+def _grow(arr: np.ndarray, n: int, fill: int | bool) -> np.ndarray:
+    if len(arr) >= n:
+        return arr
+    out = np.full(max(n, 2 * len(arr), 16), fill, dtype=arr.dtype)
+    out[: len(arr)] = arr
+    return out
+
+
+@register_operator("Deduplicate")
+class DeduplicateOperator(Operator):
+    """See the module docstring. Params: partition_keys, order ([{index, descending}]),
+    keep_last, time_kind (ROWTIME | PROCTIME)."""
+
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        p = node.params
+        self.keys: list[int] = list(p.get("partition_keys") or [])
+        self.time_index = int(p["order"][0]["index"])
+        self.keep_last = bool(p.get("keep_last"))
+        self.rowtime = str(p.get("time_kind") or "ROWTIME").upper() == "ROWTIME"
+        self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
+        self.kept_ts = np.zeros(0, dtype=np.int64)
+        self.has_row = np.zeros(0, dtype=bool)  # a row is kept (emitted, or buffered)
+        self.emitted = np.zeros(0, dtype=bool)
+        self.row_of = np.zeros(0, dtype=np.int64)  # slot -> row of self.store
+        self.store: pa.Table | None = None
+
+    def _grow_state(self) -> None:
+        cap = self.state.capacity
+        self.kept_ts = _grow(self.kept_ts, cap, 0)
+        self.has_row = _grow(self.has_row, cap, False)
+        self.emitted = _grow(self.emitted, cap, False)
+        self.row_of = _grow(self.row_of, cap, -1)
+
+    def _times(self, data: pa.RecordBatch) -> np.ndarray:
+        if not self.rowtime:
+            return np.zeros(data.num_rows, dtype=np.int64)
+        ts, _ = rowtime_ms(data.column(self.time_index), self.ctx.time_zone)
+        return ts
+
+    def _put(self, slots: np.ndarray, rows: pa.Table) -> None:
+        """Store `rows` as the kept rows of `slots` (compacting the store now and then)."""
+        base = 0 if self.store is None else self.store.num_rows
+        self.store = rows if self.store is None else pa.concat_tables([self.store, rows])
+        self.row_of[slots] = np.arange(base, base + len(slots), dtype=np.int64)
+        live = np.flatnonzero(self.has_row)
+        if self.store.num_rows > 2 * len(live) + 1024:
+            keep = self.row_of[live]
+            self.store = self.store.take(pa.array(keep, pa.int64())).combine_chunks()
+            self.row_of[live] = np.arange(len(live), dtype=np.int64)
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        data = data_columns(batch)
+        n = data.num_rows
+        if n == 0:
+            return
+        if (row_kinds(batch) != INSERT).any():
+            raise JobError("Deduplicate doesn't support consuming update and delete changes")
+        slots = self.state.lookup([data.column(i) for i in self.keys], n)
+        self._grow_state()
+        ts = self._times(data)
+        pos = np.arange(n, dtype=np.int64)
+        ok = np.ones(n, dtype=bool)
+        if not self.keep_last:
+            ok &= ~self.emitted[slots]
+            wms = row_watermarks(batch)
+            if self.rowtime and wms is not None:
+                late = ts < wms
+                self.ctx.metrics.late_rows_dropped += int((late & ok).sum())
+                ok &= ~late
+        # one candidate per key: keep first = smallest (ts, arrival); keep last = largest
+        cand = pos[ok]
+        if len(cand) == 0:
+            return
+        s, t = slots[cand], ts[cand]
+        order = np.lexsort((cand, t, s))
+        ss = s[order]
+        if self.keep_last:
+            pick = np.r_[ss[1:] != ss[:-1], True]
+        else:
+            pick = np.r_[True, ss[1:] != ss[:-1]]
+        rows = cand[order][pick]
+        rs, rt = slots[rows], ts[rows]
+        had = self.has_row[rs]
+        if self.keep_last:
+            better = ~had | (rt >= self.kept_ts[rs]) if self.rowtime else np.ones(len(rows), dtype=bool)
+        else:
+            better = ~had | (rt < self.kept_ts[rs])
+        rows, rs, rt, had = rows[better], rs[better], rt[better], had[better]
+        if len(rows) == 0:
+            return
+        rows = rows[np.argsort(rows, kind="stable")]  # arrival order
+        rs, rt = slots[rows], ts[rows]
+        had = self.has_row[rs]
+        new_rows = pa.Table.from_arrays(take_rows(data, rows), names=data.schema.names)
+        if self.keep_last:
+            old_cols = None
+            if had.any():
+                assert self.store is not None
+                old_cols = take_rows(self.store, self.row_of[rs[had]])
+            self._emit_updates(new_rows, had, old_cols, out)
+        self.kept_ts[rs] = rt
+        self.has_row[rs] = True
+        self._put(rs, new_rows)
+        if not self.keep_last and not self.rowtime:
+            self.emitted[rs] = True
+            out.emit(make_batch(self.node, list(new_rows.columns), np.zeros(len(rows), dtype=np.int8)))
+
+    def _emit_updates(self, new_rows: pa.Table, had: np.ndarray, old_cols: list[pa.Array] | None, out: Output) -> None:
+        """-U old / +U new for keys that had a row, +I for new keys (arrival order)."""
+        n = new_rows.num_rows
+        new_cols = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in new_rows.columns]
+        if old_cols is None:
+            out.emit(make_batch(self.node, new_cols, np.zeros(n, dtype=np.int8)))
+            return
+        # interleave: for row i with an old row, -U old then +U new
+        k = int(had.sum())
+        order_key = np.concatenate([np.flatnonzero(had) * 2, np.arange(n) * 2 + 1])
+        order = pa.array(np.argsort(order_key, kind="stable"), pa.int64())
+        cols = [pa.concat_arrays([o, c]).take(order) for o, c in zip(old_cols, new_cols, strict=True)]
+        kinds = np.concatenate([np.full(k, UPDATE_BEFORE), np.where(had, UPDATE_AFTER, INSERT)])
+        out.emit(make_batch(self.node, cols, kinds[order.to_numpy()].astype(np.int8)))
+
+    # ------------------------------------------------------------------ keep-first rowtime
+    def on_watermark(self, watermark: int, out: Output) -> None:
+        self._fire(watermark, out)
+        out.emit_watermark(watermark)
+
+    def end_input(self, input_index: int, out: Output) -> None:
+        self._fire(MAX_WATERMARK, out)
+
+    def _fire(self, watermark: int, out: Output) -> None:
+        if self.keep_last or not self.rowtime or self.store is None:
+            return
+        due = np.flatnonzero(self.has_row & ~self.emitted)
+        due = due[self.kept_ts[due] <= watermark]
+        if len(due) == 0:
+            return
+        due = due[np.lexsort((self.row_of[due], self.kept_ts[due]))]
+        cols = take_rows(self.store, self.row_of[due])
+        self.emitted[due] = True
+        out.emit(make_batch(self.node, cols, np.zeros(len(due), dtype=np.int8)))
+
+    # ------------------------------------------------------------------ checkpoints
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        return pickle.dumps(
+            {
+                "keys": self.state.snapshot(),
+                "arrays": (self.kept_ts, self.has_row, self.emitted, self.row_of),
+                "store": self.store,
+            }
+        )
+
+    def restore_state(self, handles: Any) -> None:
+        d = pickle.loads(handles)
+        self.state.restore(d["keys"])
+        self.kept_ts, self.has_row, self.emitted, self.row_of = d["arrays"]
+        self.store = d["store"]

@@ -1,0 +1,128 @@
+"""WindowRank / WindowDeduplicate: Top-N and dedup per window, over the rows of a window
+TVF or the results of a window aggregate (partitioned by window_start, window_end, ...).
+
+Rows are buffered per window (an Arrow table with each row's window end and arrival
+sequence). A row whose window already fired when it arrived (`window_end - 1 <= __wm`)
+is late and dropped (counted). When the watermark reaches `window_end - 1` the windows
+due are ranked at once (vectorized sort by partition, order keys, arrival) and the rows
+in the rank range are emitted as +I, then forgotten: the output is insert-only. Window
+dedup is the ROW_NUMBER range [1, 1] case (keep first: ORDER BY rowtime ASC; keep last:
+DESC; ties keep the first arrived).
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from runtime.batch import INSERT, MAX_WATERMARK, data_columns, row_kinds, row_watermarks
+from runtime.errors import JobError
+from runtime.graph import Node
+from runtime.operators._common import make_batch
+from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.rank_common import rank_numbers, take_rows
+from runtime.operators.window_assign import rowtime_ms
+from runtime.state.backend import encode_rows
+
+BIG = np.iinfo(np.int64).max
+
+
+class WindowRankOperator(Operator):
+    """Params: partition_keys (including the window columns), order, rank_type,
+    rank_start, rank_end, output_rank, window_end_index."""
+
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        p = node.params
+        self.partition_keys: list[int] = list(p.get("partition_keys") or [])
+        self.order: list[dict[str, Any]] = list(p.get("order") or [])
+        self.rank_type = str(p.get("rank_type") or "ROW_NUMBER")
+        self.start = int(p.get("rank_start") or 1)
+        end = p.get("rank_end")
+        self.end = BIG if end is None else int(end)
+        self.output_rank = bool(p.get("output_rank"))
+        self.end_index = int(p["window_end_index"])
+        self.buffer: list[pa.RecordBatch] = []
+        self.ends: list[np.ndarray] = []
+        self.seqs: list[np.ndarray] = []
+        self.next_seq = 0
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        data = data_columns(batch)
+        n = data.num_rows
+        if n == 0:
+            return
+        if (row_kinds(batch) != INSERT).any():
+            raise JobError(f"{self.node.operator} doesn't support consuming update and delete changes")
+        ends, _ = rowtime_ms(data.column(self.end_index), self.ctx.time_zone)
+        wms = None if self.ctx.is_batch else row_watermarks(batch)
+        if wms is not None:
+            ok = ends - 1 > wms
+            if not ok.all():
+                self.ctx.metrics.late_rows_dropped += int((~ok).sum())
+                data, ends = data.filter(pa.array(ok)), ends[ok]
+                n = data.num_rows
+        self.buffer.append(data)
+        self.ends.append(ends)
+        self.seqs.append(np.arange(self.next_seq, self.next_seq + n, dtype=np.int64))
+        self.next_seq += n
+
+    def on_watermark(self, watermark: int, out: Output) -> None:
+        self._fire(watermark, out)
+        out.emit_watermark(watermark)
+
+    def end_input(self, input_index: int, out: Output) -> None:
+        self._fire(MAX_WATERMARK, out)
+
+    def _fire(self, watermark: int, out: Output) -> None:
+        if not self.buffer:
+            return
+        ends = np.concatenate(self.ends)
+        due = ends - 1 <= watermark
+        if not due.any():
+            return
+        table = pa.Table.from_batches(self.buffer).combine_chunks()
+        seqs = np.concatenate(self.seqs)
+        if not due.all():
+            keep = ~due
+            rest = table.filter(pa.array(keep))
+            self.buffer = rest.to_batches() or []
+            self.ends, self.seqs = [ends[keep]], [seqs[keep]]
+            table = table.filter(pa.array(due))
+            seqs, ends = seqs[due], ends[due]
+        else:
+            self.buffer, self.ends, self.seqs = [], [], []
+        cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]
+        part, _ = encode_rows([cols[i] for i in self.partition_keys], table.num_rows)
+        idx, ranks = rank_numbers(cols, self.order, self.rank_type, part, seqs)
+        sel = (ranks >= self.start) & (ranks <= self.end)
+        rows, ranks = idx[sel], ranks[sel]
+        # windows in end order, then partitions in arrival order, then rank
+        first_seq = np.full(int(part.max()) + 1 if len(part) else 0, BIG, dtype=np.int64)
+        np.minimum.at(first_seq, part, seqs)
+        o = np.lexsort((ranks, first_seq[part[rows]], ends[rows]))
+        rows, ranks = rows[o], ranks[o]
+        out_cols = take_rows(table, rows)
+        if self.output_rank:
+            out_cols.append(pa.array(ranks, type=pa.int64()))
+        out.emit(make_batch(self.node, out_cols, np.zeros(len(rows), dtype=np.int8)))
+
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        return pickle.dumps({"buffer": self.buffer, "ends": self.ends, "seqs": self.seqs, "seq": self.next_seq})
+
+    def restore_state(self, handles: Any) -> None:
+        d = pickle.loads(handles)
+        self.buffer, self.ends, self.seqs, self.next_seq = d["buffer"], d["ends"], d["seqs"], d["seq"]
+
+
+@register_operator("WindowRank")
+def _window_rank(node: Node, ctx: OperatorContext) -> Operator:
+    return WindowRankOperator(node, ctx)
+
+
+@register_operator("WindowDeduplicate")
+def _window_dedup(node: Node, ctx: OperatorContext) -> Operator:
+    return WindowRankOperator(node, ctx)

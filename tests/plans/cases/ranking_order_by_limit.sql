@@ -1,0 +1,8 @@
+CREATE TABLE t (
+  ts TIMESTAMP(3),
+  k STRING,
+  v INT,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'rows.csv', 'format' = 'csv');
+
+EXPLAIN CHANGELOG_MODE SELECT k, v FROM t ORDER BY v ASC NULLS LAST, k DESC OFFSET 1 ROWS FETCH NEXT 4 ROWS ONLY;
