@@ -96,6 +96,11 @@ def format_expr(e: Expr, names: list[str] | None) -> str:
         return f"${e.index}"
     if isinstance(e, Literal):
         return format_literal(e)
+    if e.name == "python_udf" and e.args and isinstance(e.args[0], Literal):  # a Python UDF: its name
+        import json
+
+        udf_args = ", ".join(format_expr(a, names) for a in e.args[1:])
+        return f"{json.loads(str(e.args[0].value)).get('name')}({udf_args})"
     args = ", ".join(format_expr(a, names) for a in e.args)
     if e.name in ("cast", "try_cast"):
         return f"{e.name.upper()}({args} AS {_type_name(e.type)})"

@@ -90,6 +90,10 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
     if word == "CREATE":
         cur.match("CREATE")
         temporary = cur.match("TEMPORARY")
+        if cur.peek_word() in ("SYSTEM", "FUNCTION"):
+            from planner.statements_functions import parse_create_function
+
+            return parse_create_function(cur, temporary, pos)
         if cur.match("TABLE"):
             return parse_create_table(cur, temporary, pos)
         if cur.match("VIEW"):
@@ -98,6 +102,10 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
         cur.error(f"Unsupported statement: CREATE {what}", cur.curr)
     if word == "DROP":
         cur.match("DROP")
+        from planner.statements_functions import is_function_statement, parse_drop_function
+
+        if is_function_statement(cur):
+            return parse_drop_function(cur, pos)
         return parse_drop(cur, pos)
     if word == "SET":
         return _set(cur, pos)

@@ -5,6 +5,7 @@ One environment serves both modes; statements go parse → plan (planner) → ru
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
 from collections.abc import Iterator
@@ -28,6 +29,7 @@ from planner.statements import (
 from runtime.types import BOOLEAN, STRING, Field
 from streamsql.config import TableConfig
 from streamsql.result import JobHandle, ResultKind, TableResult
+from streamsql.table_env_api import TableApiMixin, visible
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -86,8 +88,8 @@ class EnvironmentSettings:
             return EnvironmentSettings(self._mode, self._conf)
 
 
-class TableEnvironment:
-    """Runs Flink SQL in this process."""
+class TableEnvironment(TableApiMixin):
+    """Runs Flink SQL in this process; the Table API methods come from TableApiMixin."""
 
     def __init__(self, settings: EnvironmentSettings | None = None) -> None:
         from planner.catalog import Catalog
@@ -122,6 +124,30 @@ class TableEnvironment:
 
         return Planner(self._catalog, self._config.to_dict())
 
+    @property
+    def runner(self) -> str:
+        """`execution.target`: `local` (the embedded executor) or `spark` (docs/spark.md)."""
+        return (self._config.get("execution.target") or "local").strip().lower()
+
+    def _executor(self, graph: Any, stop: threading.Event, stmt: Statement | None = None) -> Any:
+        """The executor for the configured runner. The Spark runner checks the whole graph
+        first, so an operator it cannot run is refused before the job starts."""
+        if self.runner == "spark":
+            from runtime.executor.spark import SparkExecutor, SparkUnsupportedError
+
+            try:
+                return SparkExecutor(graph, stop_event=stop)
+            except SparkUnsupportedError as e:
+                raise UnsupportedSqlError(
+                    f"the Spark runner cannot run this statement: {e}",
+                    sql=stmt.sql if stmt else None,
+                    line=1,
+                    column=1,
+                ) from None
+        from runtime.executor.local import LocalExecutor
+
+        return LocalExecutor(graph, stop_event=stop)
+
     # ------------------------------------------------------------------ SQL
     def parse(self, sql: str) -> list[Statement]:
         from planner.parse import parse_script
@@ -146,7 +172,9 @@ class TableEnvironment:
         statements = self.parse(sql)
         if len(statements) != 1 or not isinstance(statements[0], Query):
             raise UnsupportedSqlError("sql_query() takes exactly one SELECT query", sql=sql, line=1, column=1)
-        return Table(self, statements[0])
+        table = Table(self, statements[0])
+        table._fields()  # validated now, as PyFlink's sql_query does
+        return table
 
     def explain_sql(self, sql: str, *details: str) -> str:
         statements = self.parse(sql)
@@ -222,10 +250,14 @@ class TableEnvironment:
         stop = threading.Event()
         running: list[Any] = []  # the executor, once started: its watermark feeds the shell
 
-        def batches() -> Iterator[pa.RecordBatch]:
-            from runtime.executor.local import LocalExecutor
+        query_id = f"query-{next(_job_ids):026x}"
+        graph = dataclasses.replace(
+            planned.graph, config={**(planned.graph.config or {}), "$internal.pipeline.job-id": query_id}
+        )
 
-            executor = LocalExecutor(planned.graph, stop_event=stop)
+        executor = self._executor(graph, stop, stmt)  # the Spark runner refuses here, before running
+
+        def batches() -> Iterator[pa.RecordBatch]:
             running.append(executor)
             yield from executor.run()
 
@@ -245,11 +277,17 @@ class TableEnvironment:
     def _run_inserts(self, inserts: list[InsertInto]) -> TableResult:
         graph = self._planner().plan_inserts(inserts)
         job_id = f"{next(_job_ids):032x}"
+        # Checkpoints of this job live under <execution.checkpointing.dir>/<job id>/ (job ids
+        # count from 1 in each session, so re-running a script finds its checkpoints).
+        graph = dataclasses.replace(graph, config={**(graph.config or {}), "$internal.pipeline.job-id": job_id})
+        executors: list[Any] = []
+        if self.runner == "spark":  # refuse an unsupported job before it starts
+            self._executor(graph, threading.Event(), inserts[0])
 
         def run(stop: threading.Event) -> None:
-            from runtime.executor.local import LocalExecutor
-
-            for _ in LocalExecutor(graph, stop_event=stop).run():
+            executor = self._executor(graph, stop)
+            executors.append(executor)
+            for _ in executor.run():
                 pass
 
         # Flink names an INSERT job after its sink tables.
@@ -257,7 +295,7 @@ class TableEnvironment:
             "default_catalog.default_database." + ".".join(i.table) if len(i.table) == 1 else ".".join(i.table)
             for i in inserts
         )
-        handle = JobHandle(job_id, run, name=name)
+        handle = JobHandle(job_id, run, name=name, executor=lambda: executors[0] if executors else None)
         self.jobs[job_id] = handle
         return TableResult(
             (Field("job id", STRING()),),
@@ -276,7 +314,8 @@ class TableEnvironment:
         if what == "FUNCTIONS":
             from runtime.functions.registry import function_names
 
-            return TableResult.of_rows((Field("function name", STRING()),), [(n,) for n in function_names()])
+            names = sorted(set(function_names()) | set(self._functions().names()))  # + user functions
+            return TableResult.of_rows((Field("function name", STRING()),), [(n,) for n in names])
         if what == "JOBS":
             rows = [(jid, h.name, h.get_job_status(), _iso(h.start_time)) for jid, h in self.jobs.items()]
             fields = (
@@ -301,10 +340,10 @@ class TableEnvironment:
 
     # ------------------------------------------------------------------ catalog helpers
     def list_tables(self) -> list[str]:
-        return list(self._catalog.list_tables())
+        return visible(list(self._catalog.list_tables()))
 
     def list_views(self) -> list[str]:
-        return list(self._catalog.list_views())
+        return visible(list(self._catalog.list_views()))
 
     # ------------------------------------------------------------------ user-defined functions
     def _functions(self) -> Any:

@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 def bind_query(query: exp.Expression, catalog: Catalog, sql: str | None = None, mode: str = "STREAMING") -> LogicalNode:
     """The logical plan of a query. `mode` is "STREAMING" or "BATCH"."""
-    return bind_query_node(BindContext(catalog, sql, mode.upper()), query)
+    from planner.functions_catalog import functions_of, using_functions  # user-defined functions
+
+    with using_functions(functions_of(catalog)):
+        return bind_query_node(BindContext(catalog, sql, mode.upper()), query)
 
 
 def bind_insert(stmt: InsertInto, catalog: Catalog, mode: str = "STREAMING") -> LogicalSink:

@@ -19,10 +19,7 @@ CASES = Path(__file__).resolve().parents[2] / "conformance" / "cases"
 
 # Queries that use SQL features owned by other issues (joins, UNNEST, grouping sets,
 # aggregates the runtime does not have yet): they must fail with UnsupportedSqlError.
-UNSUPPORTED = {
-    "015_cte_with",
-    "046_count_of_distinct_subquery",
-}
+UNSUPPORTED: set[str] = set()  # 015 / 046 (joins, subqueries) are supported since issue 3
 
 
 def _cases() -> list[str]:

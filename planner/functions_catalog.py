@@ -1,0 +1,210 @@
+"""User-defined functions known to a catalog (held by `planner.catalog.Catalog` as
+`catalog.functions`).
+
+A `FunctionDef` records what the binder needs to type a call (kind, result type(s)) and
+the *reference* the JobGraph carries so the runtime can find the function again
+(`runtime.udf_registry.make_reference`: importable module + qualname, and/or the id of
+the process-level registry entry for functions defined interactively).
+
+Resolution order follows Flink: temporary system functions shadow built-ins; other
+user functions are found only when no built-in has the name; temporary catalog functions
+shadow permanent ones. The binder reaches the catalog being bound through a context
+variable (`using_functions` / `lookup_function`), so expression binding needs no new
+parameters.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from planner.errors import SqlValidationError, UnsupportedSqlError
+from runtime.types import DataType
+from runtime.udf_registry import UdfSpec, import_object, make_reference, register, spec_of, unregister
+
+
+@dataclass(frozen=True)
+class FunctionDef:
+    name: str  # lower case
+    kind: str  # scalar | table | aggregate
+    reference: str  # JSON (runtime.udf_registry)
+    result_type: DataType | None = None
+    result_types: tuple[DataType, ...] = ()
+    result_names: tuple[str, ...] = ()
+    input_types: tuple[DataType, ...] | None = None
+    func_type: str = "general"
+    temporary: bool = True
+    system: bool = False
+    registry_id: str | None = None
+    identifier: str | None = None  # CREATE FUNCTION ... AS 'identifier'
+
+
+def _type(t: Any) -> DataType:
+    """A DataType from a DataType or a Flink type string ('BIGINT', 'ROW<a INT>')."""
+    if isinstance(t, DataType):
+        return t
+    if isinstance(t, str):
+        from planner.binder.datatypes import to_data_type
+        from planner.parse_cursor import Cursor
+
+        return to_data_type(Cursor(t).data_type())
+    raise SqlValidationError(f"Unsupported UDF type declaration {t!r}; use streamsql.udf.DataTypes")
+
+
+def definition_of(name: str, obj: Any, temporary: bool, system: bool, identifier: str | None = None) -> FunctionDef:
+    """A FunctionDef for a decorated UDF object (see `streamsql.udf`)."""
+    spec = spec_of(obj)
+    if spec is None:
+        raise SqlValidationError(
+            f"Function '{name}' is not a Python UDF: wrap it with streamsql.udf.udf / udtf / udaf "
+            "(they declare the result type)"
+        )
+    lname = name.lower()
+    spec = UdfSpec(**{**spec.__dict__, "name": lname})
+    rid = register(spec)
+    result_type = _type(spec.result_type) if spec.result_type is not None else None
+    result_types: tuple[DataType, ...] = ()
+    names: tuple[str, ...] = ()
+    if spec.kind == "table":
+        raw = list(spec.result_types or ([spec.result_type] if spec.result_type is not None else []))
+        if len(raw) == 1 and isinstance(raw[0], DataType) and raw[0].name == "ROW" and raw[0].field_names:
+            result_types = tuple(raw[0].children)
+            names = tuple(raw[0].field_names)
+        else:
+            result_types = tuple(_type(t) for t in raw)
+            names = tuple(f"f{i}" for i in range(len(result_types)))
+        if not result_types:
+            raise SqlValidationError(f"Table function '{name}' must declare result_types")
+    elif result_type is None:
+        raise SqlValidationError(f"Function '{name}' must declare a result_type")
+    inputs = tuple(_type(t) for t in spec.input_types) if spec.input_types else None
+    return FunctionDef(
+        name=lname,
+        kind=spec.kind,
+        reference=make_reference(spec, obj, rid),
+        result_type=result_type,
+        result_types=result_types,
+        result_names=names,
+        input_types=inputs,
+        func_type=spec.func_type,
+        temporary=temporary,
+        system=system,
+        registry_id=rid,
+        identifier=identifier,
+    )
+
+
+class FunctionCatalog:
+    """Temporary system, temporary and permanent user functions by (lower-case) name."""
+
+    def __init__(self) -> None:
+        self._system: dict[str, FunctionDef] = {}
+        self._temporary: dict[str, FunctionDef] = {}
+        self._permanent: dict[str, FunctionDef] = {}
+
+    def _scope(self, temporary: bool, system: bool) -> dict[str, FunctionDef]:
+        if system:
+            return self._system
+        return self._temporary if temporary else self._permanent
+
+    def register(self, defn: FunctionDef, if_not_exists: bool = False) -> bool:
+        scope = self._scope(defn.temporary, defn.system)
+        if defn.name in scope:
+            if if_not_exists:
+                return False
+            what = "temporary system function" if defn.system else "function"
+            raise SqlValidationError(f"Could not register {what}. A function named '{defn.name}' already exists.")
+        scope[defn.name] = defn
+        return True
+
+    def create(self, name: str, obj: Any, temporary: bool = True, system: bool = False) -> FunctionDef:
+        """Register a Python object (t_env.create_temporary_function & co.); replaces an
+        existing temporary function of the same name, as PyFlink does."""
+        defn = definition_of(name, obj, temporary, system)
+        old = self._scope(temporary, system).pop(defn.name, None)
+        if old is not None and old.registry_id:
+            unregister(old.registry_id)
+        self.register(defn)
+        return defn
+
+    def create_from_statement(self, stmt: Any) -> bool:
+        """CREATE [TEMPORARY [SYSTEM]] FUNCTION ... AS 'pkg.module.name' LANGUAGE PYTHON."""
+        name = stmt.name[-1]
+        if stmt.language != "PYTHON":
+            raise UnsupportedSqlError(
+                f"Function '{name}' is LANGUAGE {stmt.language}; only LANGUAGE PYTHON functions can run here",
+                sql=stmt.sql,
+                line=1,
+                column=1,
+            )
+        if stmt.if_not_exists and name.lower() in self._scope(stmt.temporary, stmt.system):
+            return False
+        try:
+            obj = import_object(stmt.identifier)
+        except (ImportError, AttributeError) as e:
+            raise SqlValidationError(
+                f"Cannot instantiate user-defined function '{name}': {e}", sql=stmt.sql, line=1, column=1
+            ) from None
+        return self.register(definition_of(name, obj, stmt.temporary, stmt.system, stmt.identifier))
+
+    def drop(self, name: str, temporary: bool = True, system: bool = False, if_exists: bool = False) -> bool:
+        scope = self._scope(temporary, system)
+        defn = scope.pop(name.lower(), None)
+        if defn is None:
+            if if_exists:
+                return False
+            raise SqlValidationError(f"Function {name} doesn't exist.")
+        if defn.registry_id:
+            unregister(defn.registry_id)
+        return True
+
+    def lookup(self, name: str) -> FunctionDef | None:
+        """The user function called `name`, honouring built-in precedence."""
+        n = name.lower()
+        if n in self._system:
+            return self._system[n]
+        from planner.binder.expressions import AGGREGATE_FUNCTIONS
+        from runtime.functions.registry import lookup as builtin
+
+        if n in AGGREGATE_FUNCTIONS or builtin(n) is not None:
+            return None
+        return self._temporary.get(n) or self._permanent.get(n)
+
+    def names(self) -> list[str]:
+        return sorted(set(self._system) | set(self._temporary) | set(self._permanent))
+
+
+_CURRENT: contextvars.ContextVar[FunctionCatalog | None] = contextvars.ContextVar("streamsql_functions", default=None)
+
+
+@contextmanager
+def using_functions(functions: FunctionCatalog | None) -> Iterator[None]:
+    """Make `functions` the catalog `lookup_function` consults while binding."""
+    token = _CURRENT.set(functions)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def lookup_function(name: str, kind: str | None = None) -> FunctionDef | None:
+    """The user function `name` of the catalog being bound (of `kind`, if given)."""
+    cat = _CURRENT.get()
+    if cat is None:
+        return None
+    d = cat.lookup(name)
+    if d is None or (kind is not None and d.kind != kind):
+        return None
+    return d
+
+
+def functions_of(catalog: Any) -> FunctionCatalog:
+    """The FunctionCatalog held by `catalog` (created on first use)."""
+    fc = getattr(catalog, "functions", None)
+    if not isinstance(fc, FunctionCatalog):
+        fc = FunctionCatalog()
+        catalog.functions = fc
+    return fc

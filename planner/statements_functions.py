@@ -1,0 +1,84 @@
+"""CREATE / DROP FUNCTION statements and their grammar.
+
+    CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS] [cat.db.]name
+        AS 'identifier' [LANGUAGE JAVA|SCALA|PYTHON] [USING JAR '...', ...]
+    DROP [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] [cat.db.]name
+
+Only LANGUAGE PYTHON functions can run here (there is no JVM): the identifier names an
+importable Python object, `pkg.module.name` (a function decorated with
+`streamsql.udf.udf/udtf/udaf`, or such an object).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planner.parse_cursor import Cursor
+from planner.statements import Statement
+
+
+@dataclass(frozen=True)
+class CreateFunction(Statement):
+    name: tuple[str, ...]
+    identifier: str  # 'pkg.module.name'
+    language: str = "JAVA"  # Flink's default; only PYTHON is executable
+    temporary: bool = False
+    system: bool = False
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DropFunction(Statement):
+    name: tuple[str, ...]
+    temporary: bool = False
+    system: bool = False
+    if_exists: bool = False
+
+
+def is_function_statement(cur: Cursor) -> bool:
+    """Whether `[TEMPORARY] [SYSTEM] FUNCTION` comes next (after CREATE or DROP)."""
+    return "FUNCTION" in (cur.peek_word(0), cur.peek_word(1), cur.peek_word(2))
+
+
+def parse_create_function(cur: Cursor, temporary: bool, pos: dict) -> CreateFunction:
+    """After `CREATE [TEMPORARY]`."""
+    temporary = cur.match("TEMPORARY") or temporary
+    system = cur.match("SYSTEM")
+    if system and not temporary:
+        cur.error("CREATE SYSTEM FUNCTION is not supported, system functions can only be registered as temporary")
+    cur.expect("FUNCTION")
+    if_not_exists = cur.match("IF", "NOT", "EXISTS")
+    name = cur.path()
+    cur.expect("AS")
+    identifier = cur.string("a quoted function identifier")
+    language = "JAVA"
+    if cur.match("LANGUAGE"):
+        language = cur.name("JAVA, SCALA or PYTHON").upper()
+        if language not in ("JAVA", "SCALA", "PYTHON"):
+            cur.error(f"Unrecognized function language '{language}'")
+    if cur.match("USING"):
+        while not cur.at_end:
+            cur.parser._advance()
+    if not cur.at_end:
+        cur.unexpected("<EOF>")
+    return CreateFunction(
+        name=name,
+        identifier=identifier,
+        language=language,
+        temporary=temporary,
+        system=system,
+        if_not_exists=if_not_exists,
+        **pos,
+    )
+
+
+def parse_drop_function(cur: Cursor, pos: dict) -> DropFunction:
+    """After `DROP`."""
+    temporary = cur.match("TEMPORARY")
+    system = cur.match("SYSTEM")
+    cur.expect("FUNCTION")
+    if_exists = cur.match("IF", "EXISTS")
+    name = cur.path()
+    if not cur.at_end:
+        cur.unexpected("<EOF>")
+    return DropFunction(name=name, temporary=temporary, system=system, if_exists=if_exists, **pos)

@@ -1,0 +1,66 @@
+"""`python_udf(reference, args...)`: calls a Python scalar UDF (runtime.udf_registry).
+
+The first argument is the function's JobGraph reference (a string literal the binder
+puts there, see planner.binder.udf_calls); the result type is the call's type.
+- func_type "pandas": the function gets each argument as a pandas Series (the whole
+  batch) and returns a Series / array / list of the batch's length. Vectorized.
+- func_type "arrow": the same with pyarrow arrays.
+- func_type "general": called once per row with Python values (NULL = None). Convenient
+  but slow (a Python call per row); prefer pandas/arrow for large inputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from runtime.errors import JobError
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.types import DataType
+
+
+def _infer(types: list[DataType]) -> DataType:
+    raise FunctionTypeError("python_udf calls are typed by the binder")
+
+
+def _to_array(v: ArgValue, n: int) -> pa.Array:
+    if isinstance(v, pa.Scalar):
+        return pa.repeat(v, n)
+    return v.combine_chunks() if isinstance(v, pa.ChunkedArray) else v
+
+
+def _result(values: Any, result_type: DataType, n: int, name: str) -> pa.Array:
+    target = result_type.to_arrow()
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array):
+        arr = values if values.type == target else values.cast(target)
+    else:
+        try:
+            arr = pa.array(values, type=target, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
+            raise JobError(f"Python function {name} returned values that are not {result_type}: {e}") from None
+    if len(arr) != n:
+        raise JobError(f"Python function {name} returned {len(arr)} values for {n} rows")
+    return arr
+
+
+@scalar("python_udf", _infer, deterministic=False)
+def python_udf(args: list[ArgValue], types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
+    from runtime.udf_registry import resolve
+
+    ref = args[0]
+    spec = resolve(str(ref.as_py() if isinstance(ref, pa.Scalar) else ref[0].as_py()))
+    name = spec.name or "udf"
+    fn = spec.call_target()
+    n = ctx.num_rows
+    cols = [_to_array(a, n) for a in args[1:]]
+    if spec.func_type == "pandas":
+        values = fn(*[c.to_pandas() for c in cols]) if cols else fn()
+        return _result(values, result_type, n, name)
+    if spec.func_type == "arrow":
+        return _result(fn(*cols), result_type, n, name)
+    py = [c.to_pylist() for c in cols]
+    out = [fn(*row) for row in zip(*py, strict=True)] if py else [fn() for _ in range(n)]
+    return _result(out, result_type, n, name)

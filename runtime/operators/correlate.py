@@ -1,0 +1,144 @@
+"""Correlate: each input row joined with the rows a function of it produces (UNNEST of a
+collection, or a Python table function); Flink's StreamExecCorrelate.
+
+UNNEST is vectorized: the collection column's offsets give every element's parent row
+(`np.repeat` over the lengths), elements are gathered with one Arrow `take`, ordinality
+is the position within the parent. A Python UDTF is called once per input row (Python
+semantics: it yields rows); that loop is inherent to the UDF and documented in docs/udf.md.
+Output rows keep their input row's `__op` / `__wm`, so a changelog passes through.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.batch import data_columns, data_width
+from runtime.graph import Node
+from runtime.operators._common import eval_context, make_batch
+from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+
+
+def _collection_parts(arr: pa.Array, element: str) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    """(lengths per row, absolute start offset per row, flat values) of a list/map column."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    offsets = np.asarray(arr.offsets, dtype=np.int64)
+    lengths = np.diff(offsets)
+    if arr.null_count:
+        lengths = np.where(np.asarray(arr.is_null().to_numpy(zero_copy_only=False)), 0, lengths)
+    return lengths, offsets[:-1], arr.values
+
+
+def _explode_multiset(arr: pa.Array) -> pa.Array:
+    """MULTISET<T> (MAP<T, INT count>) as a list of T with each element repeated."""
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    rows = []
+    for m in arr.to_pylist():  # rare type: per row, per distinct element
+        rows.append(None if m is None else [k for k, c in m for _ in range(int(c or 0))])
+    return pa.array(rows, type=pa.list_(arr.type.key_type))
+
+
+@register_operator("Correlate")
+class CorrelateOperator(Operator):
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        self.function: dict[str, Any] = dict(node.params["function"])
+        self.left = node.params.get("join_type", "INNER") == "LEFT"
+        self._udtf: Any = None
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        data = data_columns(batch)
+        if data.num_rows == 0:
+            return
+        if self.function["kind"] == "unnest":
+            parent, func_cols = self._unnest(data)
+        else:
+            parent, func_cols = self._call_udtf(data)
+        if not len(parent):
+            return
+        take = pa.array(parent, type=pa.int64())
+        n_left = data.num_columns
+        cols = [data.column(i).take(take) for i in range(n_left)] + func_cols
+        extra = [batch.column(i).take(take) for i in range(data_width(batch), batch.num_columns)]
+        names = batch.schema.names[data_width(batch) :]
+        out_batch = make_batch(self.node, cols)
+        if extra:
+            out_batch = pa.RecordBatch.from_arrays(
+                list(out_batch.columns) + extra, names=list(out_batch.schema.names) + list(names)
+            )
+        out.emit(out_batch)
+
+    # ------------------------------------------------------------------ UNNEST
+    def _unnest(self, data: pa.RecordBatch) -> tuple[np.ndarray, list[pa.Array]]:
+        from runtime.expr.evaluator import evaluate
+
+        arr = evaluate(self.function["expr"], data, eval_context(self.ctx, data.num_rows))
+        element = self.function["element"]
+        if element == "multiset":
+            arr = _explode_multiset(arr)
+        elif pa.types.is_map(arr.type if not isinstance(arr, pa.ChunkedArray) else arr.type):
+            element = "map"
+        lengths, starts, values = _collection_parts(arr, element)
+        counts = np.maximum(lengths, 1) if self.left else lengths
+        total = int(counts.sum())
+        n = len(lengths)
+        parent = np.repeat(np.arange(n, dtype=np.int64), counts)
+        first_out = np.cumsum(counts) - counts
+        within = np.arange(total, dtype=np.int64) - np.repeat(first_out, counts)
+        empty = np.repeat(lengths == 0, counts)
+        pos = np.repeat(starts, counts) + within
+        idx = pa.array(pos, type=pa.int64(), mask=empty if empty.any() else None)
+        elems = values.take(idx)
+        if element == "row":
+            cols = [pc.struct_field(elems, [i]) for i in range(elems.type.num_fields)]
+        elif element == "map":
+            cols = [pc.struct_field(elems, [0]), pc.struct_field(elems, [1])]
+        else:
+            cols = [elems]
+        if self.function.get("ordinality"):
+            ordinal = pa.array((within + 1).astype(np.int32), type=pa.int32(), mask=empty if empty.any() else None)
+            cols.append(ordinal)
+        return parent, cols
+
+    # ------------------------------------------------------------------ Python UDTF
+    def _call_udtf(self, data: pa.RecordBatch) -> tuple[np.ndarray, list[pa.Array]]:
+        from runtime.expr.evaluator import evaluate_many
+        from runtime.udf_registry import resolve
+
+        if self._udtf is None:
+            self._udtf = resolve(self.function["udf"]).call_target()
+        args = evaluate_many(list(self.function["args"]), data, eval_context(self.ctx, data.num_rows))
+        py_args = [a.to_pylist() for a in args]
+        width = len(self.node.schema) - data.num_columns
+        parent: list[int] = []
+        rows: list[tuple[Any, ...]] = []
+        n = data.num_rows
+        for i in range(n):  # a Python table function is called per input row
+            produced = self._udtf(*(col[i] for col in py_args))
+            got = 0
+            for r in produced or ():
+                rows.append(_as_tuple(r, width))
+                parent.append(i)
+                got += 1
+            if got == 0 and self.left:
+                rows.append((None,) * width)
+                parent.append(i)
+        types = [f.type.to_arrow() for f in self.node.schema[data.num_columns :]]
+        cols = [pa.array([r[j] for r in rows], type=types[j]) for j in range(width)]
+        return np.asarray(parent, dtype=np.int64), cols
+
+
+def _as_tuple(r: Any, width: int) -> tuple[Any, ...]:
+    if isinstance(r, (tuple, list)):
+        return tuple(r)
+    values = getattr(r, "_values", None)
+    if values is not None:
+        return tuple(values)
+    if width == 1:
+        return (r,)
+    raise TypeError(f"table function produced {r!r}; expected a row of {width} values")

@@ -1,0 +1,250 @@
+"""Match: MATCH_RECOGNIZE, ONE ROW PER MATCH (Flink's StreamExecMatch / CepOperator).
+
+Rows are kept in a store (Arrow batches, addressed by a running id). STREAMING with a
+rowtime ORDER BY: rows wait until the watermark passes their timestamp, then are
+processed in (partition, ORDER BY, arrival) order; a row at or below the watermark in
+effect when it arrived is late and dropped (`metrics.late_rows_dropped`), as Flink's CEP
+operator drops it. With a proctime ORDER BY rows are processed on arrival. BATCH: all rows
+are processed at `end_input`. Output is insert-only: partition columns, then measures.
+
+The automaton and navigation are in `runtime.operators.match_nfa`; the loop over
+partitions of one flush and over each partition's rows is in Python (see there).
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.batch import MIN_WATERMARK, data_columns, row_watermarks
+from runtime.graph import Node
+from runtime.operators._common import eval_context, make_batch
+from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.match_nfa import Element, Navigator, PartitionState, PatternMatcher, Thread
+from runtime.state import KeyedStateBackend, create_backend
+
+_COMPACT_ROWS = 4096
+
+
+def _as_int64(arr: pa.Array) -> np.ndarray:
+    """Timestamps (any unit) as int64 ms since epoch; NULL as the minimum int64."""
+    t = arr.type
+    if pa.types.is_timestamp(t):
+        arr = arr.cast(pa.timestamp("ms", tz=t.tz)).cast(pa.int64())
+    elif not pa.types.is_integer(t):
+        arr = arr.cast(pa.int64())
+    return np.asarray(pc.fill_null(arr.cast(pa.int64()), np.iinfo(np.int64).min).to_numpy(zero_copy_only=False))
+
+
+@register_operator("Match")
+class MatchOperator(Operator):
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        p = node.params
+        self.partition_keys: list[int] = list(p.get("partition_keys") or [])
+        self.order_keys: list[dict[str, Any]] = list(p.get("order_keys") or [])
+        self.time_index: int = int(p["time_index"])
+        self.proctime = bool(p.get("proctime")) and not ctx.is_batch
+        self.pattern = [Element(e["var"], e["min"], e["max"], e["greedy"]) for e in p["pattern"]]
+        self.define: dict[str, Any] = dict(p.get("define") or {})
+        self.measures = list(p.get("measures") or [])
+        self.slots = list(p.get("slots") or [])
+        after = p.get("after") or {"kind": "PAST_LAST_ROW", "var": None}
+        self.after = (after["kind"], after.get("var"))
+        self.within = p.get("within_ms")
+        self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
+        self.parts: dict[int, PartitionState] = {}
+        self.batches: list[pa.RecordBatch] = []
+        self.base = 0  # store id of the first stored row
+        self.size = 0  # rows stored
+        self.pending_ids = np.zeros(0, dtype=np.int64)
+        self.pending_ts = np.zeros(0, dtype=np.int64)
+        self.pending_part = np.zeros(0, dtype=np.int64)
+        self.watermark = MIN_WATERMARK
+        self.matcher: PatternMatcher | None = None
+        self.n_cols = 0
+
+    # ------------------------------------------------------------------ input
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        data = data_columns(batch)
+        if data.num_rows == 0:
+            return
+        ts = _as_int64(data.column(self.time_index)) if not self.proctime else np.zeros(data.num_rows, np.int64)
+        keep = ts != np.iinfo(np.int64).min if not self.proctime else np.ones(data.num_rows, dtype=bool)
+        if not self.ctx.is_batch and not self.proctime:
+            wms = row_watermarks(batch)
+            wm = wms if wms is not None else np.full(data.num_rows, self.watermark, dtype=np.int64)
+            late = keep & (ts <= wm)
+            self.ctx.metrics.late_rows_dropped += int(late.sum())
+            keep &= ~late
+        if not keep.all():
+            data = data.filter(pa.array(keep))
+            ts = ts[keep]
+        n = data.num_rows
+        if n == 0:
+            return
+        self._ensure_matcher(data.num_columns)
+        if self.partition_keys:
+            part = self.state.lookup([data.column(i) for i in self.partition_keys], n)
+        else:
+            part = np.zeros(n, dtype=np.int64)
+        ids = np.arange(self.base + self.size, self.base + self.size + n, dtype=np.int64)
+        self.batches.append(data)
+        self.size += n
+        if self.proctime:
+            self._process(ids, ts, np.asarray(part, dtype=np.int64), out)
+            return
+        self.pending_ids = np.concatenate([self.pending_ids, ids])
+        self.pending_ts = np.concatenate([self.pending_ts, ts])
+        self.pending_part = np.concatenate([self.pending_part, np.asarray(part, dtype=np.int64)])
+
+    def _ensure_matcher(self, n_cols: int) -> None:
+        if self.matcher is None:
+            self.n_cols = n_cols
+            nav = Navigator(self.pattern, self.slots, n_cols)
+            self.matcher = PatternMatcher(self.pattern, self.define, nav, self.after, self.within)
+
+    def on_watermark(self, watermark: int, out: Output) -> None:
+        if not self.ctx.is_batch and not self.proctime:
+            self._flush(self.pending_ts <= watermark, out)
+        self.watermark = watermark
+        out.emit_watermark(watermark)
+
+    def end_input(self, input_index: int, out: Output) -> None:
+        if self.ctx.is_batch or len(self.pending_ids):
+            self._flush(np.ones(len(self.pending_ids), dtype=bool), out)
+
+    # ------------------------------------------------------------------ processing
+    def _store(self) -> pa.Table:
+        table = pa.Table.from_batches(self.batches) if self.batches else None
+        if table is not None and len(self.batches) > 1:
+            table = table.combine_chunks()
+            self.batches = table.to_batches() or self.batches
+        assert table is not None
+        return table
+
+    def _flush(self, mask: np.ndarray, out: Output) -> None:
+        if not mask.any():
+            return
+        ids, ts, part = self.pending_ids[mask], self.pending_ts[mask], self.pending_part[mask]
+        keep = ~mask
+        self.pending_ids, self.pending_ts, self.pending_part = (
+            self.pending_ids[keep],
+            self.pending_ts[keep],
+            self.pending_part[keep],
+        )
+        self._process(ids, ts, part, out)
+
+    def _order(self, ids: np.ndarray, ts: np.ndarray, part: np.ndarray, store: pa.Table) -> np.ndarray:
+        """Positions of the rows in (partition, ORDER BY..., arrival) order."""
+        cols: dict[str, Any] = {"p": part, "t": ts}
+        keys: list[tuple[str, str]] = [("p", "ascending"), ("t", "ascending")]
+        rel = pa.array(ids - self.base)
+        for j, k in enumerate(self.order_keys[1:]):
+            cols[f"k{j}"] = store.column(k["index"]).take(rel)
+            keys.append((f"k{j}", "descending" if k["desc"] else "ascending"))
+        cols["id"] = ids
+        keys.append(("id", "ascending"))
+        table = pa.table(cols)
+        return np.asarray(pc.sort_indices(table, sort_keys=keys).to_numpy())
+
+    def _process(self, ids: np.ndarray, ts: np.ndarray, part: np.ndarray, out: Output) -> None:
+        assert self.matcher is not None
+        store = self._store()
+        nav = self.matcher.nav
+        nav.store, nav.base = store, self.base
+        order = self._order(ids, ts, part, store)
+        ids, ts, part = ids[order], ts[order], part[order]
+        ctx = eval_context(self.ctx, len(ids))
+        bounds = np.flatnonzero(np.diff(part)) + 1
+        starts = np.concatenate([[0], bounds]).astype(np.int64)
+        ends = np.concatenate([bounds, [len(ids)]]).astype(np.int64)
+        self.matcher.precompute(ids, self._prev_ids(ids, part, starts, ends), ctx)
+        matches: list[Thread] = []
+        for s, e in zip(starts, ends, strict=True):  # loop over the partitions of this flush
+            ps = self.parts.setdefault(int(part[s]), PartitionState())
+            for pos in range(int(s), int(e)):  # the NFA is sequential within a partition
+                matches.extend(self.matcher.step(ps, int(ids[pos]), int(ts[pos]), pos, ctx))
+        if matches:
+            self._emit(matches, out)
+        self._compact()
+
+    def _prev_ids(
+        self, ids: np.ndarray, part: np.ndarray, starts: np.ndarray, ends: np.ndarray
+    ) -> dict[int, np.ndarray]:
+        """For k = 1..max PREV offset: the store id of each row's k-th predecessor in its
+        partition (earlier flushes included, through each partition's history); -1 = none.
+        Updates the histories. Loops over the partitions of the flush only."""
+        assert self.matcher is not None
+        kmax = self.matcher.max_prev
+        out = {k: np.full(len(ids), -1, dtype=np.int64) for k in range(1, kmax + 1)}
+        if kmax == 0:
+            return out
+        for s, e in zip(starts, ends, strict=True):
+            ps = self.parts.setdefault(int(part[s]), PartitionState())
+            seq = np.concatenate([np.asarray(ps.history, dtype=np.int64), ids[s:e]])
+            h = len(ps.history)
+            for k in range(1, kmax + 1):
+                src = np.arange(h, h + e - s) - k
+                ok = src >= 0
+                out[k][s:e][ok] = seq[src[ok]]
+            ps.history = seq[-kmax:].tolist()
+        return out
+
+    def _emit(self, matches: list[Thread], out: Output) -> None:
+        assert self.matcher is not None
+        nav = self.matcher.nav
+        last = np.asarray([m.rows[-1] for m in matches], dtype=np.int64)
+        seqs = [(m.rows, m.labels) for m in matches]
+        ctx = eval_context(self.ctx, len(matches))
+        cols = [nav._take(i, last) for i in self.partition_keys]  # noqa: SLF001 - same package
+        cols += [nav.evaluate(e, last, seqs, ctx) for e in self.measures]
+        wm = np.full(len(matches), self.watermark, dtype=np.int64)
+        out.emit(make_batch(self.node, cols, None, None if self.ctx.is_batch else wm))
+
+    def _compact(self) -> None:
+        """Drop stored rows no pending row or partial match references any more."""
+        assert self.matcher is not None
+        low = self.matcher.referenced_rows(list(self.parts.values()))
+        if len(self.pending_ids):
+            p = int(self.pending_ids.min())
+            low = p if low is None else min(low, p)
+        if low is None:
+            low = self.base + self.size
+        drop = low - self.base
+        if drop < _COMPACT_ROWS or drop * 2 < self.size:
+            return
+        store = self._store().slice(drop)
+        self.batches = store.combine_chunks().to_batches()
+        self.base += drop
+        self.size -= drop
+
+    # ------------------------------------------------------------------ checkpoints
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        return pickle.dumps(
+            {
+                "keys": self.state.snapshot(),
+                "parts": self.parts,
+                "batches": self.batches,
+                "base": self.base,
+                "size": self.size,
+                "pending": (self.pending_ids, self.pending_ts, self.pending_part),
+                "watermark": self.watermark,
+                "n_cols": self.n_cols,
+            }
+        )
+
+    def restore_state(self, handles: Any) -> None:
+        d = pickle.loads(handles)
+        self.state.restore(d["keys"])
+        self.parts = d["parts"]
+        self.batches = d["batches"]
+        self.base, self.size = d["base"], d["size"]
+        self.pending_ids, self.pending_ts, self.pending_part = d["pending"]
+        self.watermark = d["watermark"]
+        if d["n_cols"]:
+            self._ensure_matcher(d["n_cols"])

@@ -1,0 +1,129 @@
+"""Accumulators of Python aggregate UDFs (GROUP BY and window aggregates).
+
+`create_accumulator` (runtime.aggregates.accumulators) hands AggCalls whose params carry
+`udf` (a runtime.udf_registry reference) to `create_udaf_accumulator`:
+
+- func_type "general": a PyFlink AggregateFunction object: `create_accumulator()`,
+  `accumulate(acc, *args)`, `get_value(acc)`, optional `retract(acc, *args)` (needed when
+  the input retracts). One Python accumulator per key; folding calls accumulate/retract
+  per input row (a Python call per row, inherent to this kind of UDF).
+- func_type "pandas": a function over each group's values as pandas Series (vectorized
+  per group); the accumulator keeps the group's argument rows (a multiset, so retraction
+  removes one equal row) and calls the function when results are read.
+State pickles without the function (it is resolved again from the reference).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from runtime.aggregates.accumulators import Accumulator
+from runtime.errors import JobError
+from runtime.udf_registry import UdfSpec, resolve
+
+
+class _UdafBase(Accumulator):
+    def __init__(self, call: dict[str, Any], arg_types: list[pa.DataType]) -> None:
+        super().__init__(arg_types, call["type"])
+        self.reference: str = call["params"]["udf"]
+        self.name = call["name"]
+        self._spec: UdfSpec | None = None
+        self.state: list[Any] = []
+
+    @property
+    def spec(self) -> UdfSpec:
+        if self._spec is None:
+            self._spec = resolve(self.reference)
+        return self._spec
+
+    def grow(self, n: int) -> None:
+        super().grow(n)
+        if len(self.state) < n:
+            self.state.extend([None] * (n - len(self.state)))
+
+    def reset(self, slots: np.ndarray) -> None:
+        for s in slots:
+            self.state[int(s)] = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        d = dict(self.__dict__)
+        d["_spec"] = None
+        return d
+
+    def _result_array(self, values: list[Any]) -> pa.Array:
+        try:
+            return pa.array(values, type=self.arrow_type, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
+            raise JobError(
+                f"Aggregate function {self.name} returned a value that is not {self.result_type}: {e}"
+            ) from None
+
+
+class GeneralUdafAcc(_UdafBase):
+    """PyFlink-style AggregateFunction: per-key accumulator objects."""
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        fn = self.spec.func
+        retract = getattr(fn, "retract", None)
+        cols = [a.to_pylist() for a in args]
+        for i, (slot, sign) in enumerate(zip(slots.tolist(), signs.tolist(), strict=True)):  # per row: Python UDAF
+            acc = self.state[slot]
+            if acc is None:
+                acc = self.state[slot] = fn.create_accumulator()
+            row = [c[i] for c in cols]
+            if sign > 0:
+                fn.accumulate(acc, *row)
+            elif retract is None:
+                raise JobError(
+                    f"Aggregate function {self.name} does not implement retract(), which this (updating) input needs"
+                )
+            else:
+                retract(acc, *row)
+
+    def results(self, slots: np.ndarray) -> pa.Array:
+        fn = self.spec.func
+        out = []
+        for s in slots.tolist():
+            acc = self.state[s]
+            out.append(fn.get_value(acc if acc is not None else fn.create_accumulator()))
+        return self._result_array(out)
+
+
+class PandasUdafAcc(_UdafBase):
+    """Vectorized UDAF: the function gets each group's argument columns as Series."""
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        cols = [a.to_pylist() for a in args]
+        for i, (slot, sign) in enumerate(zip(slots.tolist(), signs.tolist(), strict=True)):
+            rows = self.state[slot]
+            if rows is None:
+                rows = self.state[slot] = []
+            row = tuple(c[i] for c in cols)
+            if sign > 0:
+                rows.append(row)
+            elif row in rows:
+                rows.remove(row)
+
+    def results(self, slots: np.ndarray) -> pa.Array:
+        import pandas as pd
+
+        fn = self.spec.call_target()
+        out = []
+        for s in slots.tolist():  # one vectorized call per group
+            rows = self.state[s] or []
+            series = [pd.Series([r[j] for r in rows], dtype=object).infer_objects() for j in range(len(self.arg_types))]
+            out.append(fn(*series))
+        return self._result_array(out)
+
+
+def create_udaf_accumulator(call: dict[str, Any], arg_types: list[pa.DataType], retract: bool) -> Accumulator:
+    params = call.get("params") or {}
+    if params.get("func_type") == "pandas":
+        return PandasUdafAcc(call, arg_types)
+    acc = GeneralUdafAcc(call, arg_types)
+    if retract and not hasattr(acc.spec.func, "retract"):
+        acc.retractable = False
+    return acc

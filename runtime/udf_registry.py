@@ -1,0 +1,144 @@
+"""Python user-defined functions as the runtime sees them.
+
+A UDF reaches the runtime through the JobGraph as a *reference* (a JSON string in the
+node's params, see `make_reference`): the function's importable location (`module` +
+`qualname`) and/or the id of an entry in this process-level registry. Functions defined
+interactively (lambdas, local functions, objects in `__main__`) cannot be imported by
+name, so `streamsql` registers them here and the JobGraph carries only the id. That works
+for the local executor, which runs in the same process. A separate worker process (the
+future parallel executor, or Spark) does not share this registry: it would need the
+function shipped by value (cloudpickle of the registered object) next to the JobGraph.
+
+`UdfSpec` is the metadata contract: `streamsql.udf`'s decorators attach one to the
+wrapper they return (attribute `SPEC_ATTR`); the planner reads it to type calls; the
+runtime reads it to call the function. The runtime never imports streamsql.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import json
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+SPEC_ATTR = "_streamsql_udf_spec"
+
+KINDS = ("scalar", "table", "aggregate")
+FUNC_TYPES = ("general", "pandas", "arrow")
+
+
+@dataclass
+class UdfSpec:
+    """One Python UDF.
+
+    kind: "scalar" | "table" | "aggregate". func: for scalar/table functions a callable or
+    an object with `eval`; for aggregate functions an object with `create_accumulator`,
+    `accumulate(acc, *args)`, `get_value(acc)` and optionally `retract(acc, *args)`
+    (general), or a callable over whole columns (pandas). func_type: "general" (called per
+    row / per input row), "pandas" (whole columns as pandas Series per batch; an aggregate
+    gets each group's values) or "arrow" (whole columns as pyarrow arrays).
+    Types are `runtime.types.DataType`s."""
+
+    kind: str
+    func: Any
+    result_type: Any = None
+    result_types: tuple[Any, ...] = ()
+    input_types: tuple[Any, ...] | None = None
+    accumulator_type: Any = None
+    func_type: str = "general"
+    name: str | None = None
+    deterministic: bool = True
+
+    def call_target(self) -> Any:
+        """What to call per row (scalar/table): `func.eval` for function objects."""
+        ev = getattr(self.func, "eval", None)
+        return ev if callable(ev) else self.func
+
+
+def spec_of(obj: Any) -> UdfSpec | None:
+    """The spec attached to a decorated UDF object (None for a plain object)."""
+    spec = getattr(obj, SPEC_ATTR, None)
+    return spec if isinstance(spec, UdfSpec) else None
+
+
+_LOCK = threading.Lock()
+_IDS = itertools.count(1)
+_REGISTRY: dict[str, UdfSpec] = {}
+_CACHE: dict[str, UdfSpec] = {}
+
+
+def register(spec: UdfSpec) -> str:
+    """Keep `spec` in this process under a new id (returned)."""
+    with _LOCK:
+        rid = f"udf-{next(_IDS)}"
+        _REGISTRY[rid] = spec
+    return rid
+
+
+def unregister(rid: str) -> None:
+    with _LOCK:
+        _REGISTRY.pop(rid, None)
+
+
+def importable_location(obj: Any) -> tuple[str, str] | None:
+    """(module, qualname) under which `obj` can be imported again, or None."""
+    target = getattr(obj, "__wrapped__", obj)
+    module = getattr(target, "__module__", None) or getattr(type(target), "__module__", None)
+    qualname = getattr(target, "__qualname__", None)
+    if not module or not qualname or module == "__main__" or "<" in qualname:
+        return None
+    try:
+        found: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        return None
+    return (module, qualname) if found is obj or found is target else None
+
+
+def make_reference(spec: UdfSpec, obj: Any, registry_id: str | None) -> str:
+    """The JSON reference a JobGraph carries for a function."""
+    ref: dict[str, Any] = {"name": spec.name, "kind": spec.kind, "func_type": spec.func_type}
+    loc = importable_location(obj)
+    if loc is not None:
+        ref["module"], ref["qualname"] = loc
+    if registry_id is not None:
+        ref["registry_id"] = registry_id
+    return json.dumps(ref, sort_keys=True)
+
+
+def import_object(path: str) -> Any:
+    """`pkg.module.name` (or `pkg.module.Class.attr`) → the object."""
+    parts = path.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        try:
+            found: Any = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for p in parts[i:]:
+            found = getattr(found, p)
+        return found
+    raise ImportError(f"cannot import '{path}'")
+
+
+def resolve(reference: str) -> UdfSpec:
+    """The spec a JobGraph reference points to (registry first, then import); cached."""
+    cached = _CACHE.get(reference)
+    if cached is not None:
+        return cached
+    ref = json.loads(reference)
+    spec = _REGISTRY.get(ref.get("registry_id") or "")
+    if spec is None and ref.get("module"):
+        obj = import_object(f"{ref['module']}.{ref['qualname']}")
+        spec = spec_of(obj) or UdfSpec(ref.get("kind", "scalar"), obj, func_type=ref.get("func_type", "general"))
+    if spec is None:
+        raise LookupError(
+            f"Python function {ref.get('name')!r} is not available in this process (it was registered "
+            "interactively in another process; ship it with cloudpickle or define it in an importable module)"
+        )
+    if isinstance(spec.func, type):
+        spec = UdfSpec(**{**spec.__dict__, "func": spec.func()})
+    _CACHE[reference] = spec
+    return spec

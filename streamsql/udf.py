@@ -1,0 +1,294 @@
+"""Python user-defined functions, shaped like PyFlink's `pyflink.table.udf`.
+
+    from streamsql.udf import udf, udtf, udaf, DataTypes, AggregateFunction
+
+    @udf(result_type=DataTypes.BIGINT())                       # per row (general)
+    def add(i, j): return i + j
+
+    @udf(result_type=DataTypes.BIGINT(), func_type="pandas")   # whole columns (vectorized)
+    def add_vec(i, j): return i + j                            # pandas Series in, Series out
+
+    @udtf(result_types=[DataTypes.STRING(), DataTypes.INT()])
+    def split(s):
+        for w in s.split(","): yield w, len(w)
+
+    class WeightedAvg(AggregateFunction):
+        def create_accumulator(self): return [0, 0]
+        def accumulate(self, acc, v, w): acc[0] += v * w; acc[1] += w
+        def retract(self, acc, v, w): acc[0] -= v * w; acc[1] -= w
+        def get_value(self, acc): return None if acc[1] == 0 else acc[0] // acc[1]
+    weighted_avg = udaf(WeightedAvg(), result_type=DataTypes.BIGINT())
+
+    t_env.create_temporary_function("add", add)     # or: CREATE TEMPORARY FUNCTION add
+                                                     #     AS 'my_pkg.my_module.add' LANGUAGE PYTHON
+
+The decorators attach a `runtime.udf_registry.UdfSpec` to the returned wrapper; the
+planner reads it to type calls and the runtime to call the function. See docs/udf.md.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from runtime import types as t_
+from runtime.types import DataType
+from runtime.udf_registry import SPEC_ATTR, UdfSpec
+
+__all__ = [
+    "AggregateFunction",
+    "DataTypes",
+    "ScalarFunction",
+    "TableFunction",
+    "UserDefinedFunctionWrapper",
+    "udaf",
+    "udf",
+    "udtf",
+]
+
+
+class DataTypes:
+    """PyFlink's `DataTypes` factory, returning streamsql's `DataType`s."""
+
+    @staticmethod
+    def TINYINT(nullable: bool = True) -> DataType:  # noqa: N802 - PyFlink's spelling
+        return t_.TINYINT(nullable)
+
+    @staticmethod
+    def SMALLINT(nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.SMALLINT(nullable)
+
+    @staticmethod
+    def INT(nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.INT(nullable)
+
+    @staticmethod
+    def BIGINT(nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.BIGINT(nullable)
+
+    @staticmethod
+    def FLOAT(nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.FLOAT(nullable)
+
+    @staticmethod
+    def DOUBLE(nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.DOUBLE(nullable)
+
+    @staticmethod
+    def BOOLEAN(nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.BOOLEAN(nullable)
+
+    @staticmethod
+    def STRING(nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.STRING(nullable)
+
+    @staticmethod
+    def VARCHAR(length: int = t_.MAX_VARCHAR, nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.VARCHAR(length, nullable)
+
+    @staticmethod
+    def CHAR(length: int = 1, nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.CHAR(length, nullable)
+
+    @staticmethod
+    def BYTES(nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.BYTES(nullable)
+
+    @staticmethod
+    def DECIMAL(precision: int = 10, scale: int = 0, nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.DECIMAL(precision, scale, nullable)
+
+    @staticmethod
+    def DATE(nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.DATE(nullable)
+
+    @staticmethod
+    def TIME(precision: int = 0, nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.TIME(precision, nullable)
+
+    @staticmethod
+    def TIMESTAMP(precision: int = 6, nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.TIMESTAMP(precision, nullable)
+
+    @staticmethod
+    def TIMESTAMP_LTZ(precision: int = 6, nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.TIMESTAMP_LTZ(precision, nullable)
+
+    @staticmethod
+    def ARRAY(element: DataType, nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.ARRAY(element, nullable)
+
+    @staticmethod
+    def MAP(key: DataType, value: DataType, nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.MAP(key, value, nullable)
+
+    @staticmethod
+    def FIELD(name: str, data_type: DataType) -> tuple[str, DataType]:  # noqa: N802
+        return (name, data_type)
+
+    @staticmethod
+    def ROW(fields: list[tuple[str, DataType]] | None = None, nullable: bool = True) -> DataType:  # noqa: N802
+        return t_.ROW(list(fields or []), nullable)
+
+
+class UserDefinedFunction:
+    """Base of function classes: optional `open(context)` / `close()` hooks."""
+
+    def open(self, function_context: Any) -> None:  # noqa: B027 - optional hook
+        pass
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        pass
+
+    def is_deterministic(self) -> bool:
+        return True
+
+
+class ScalarFunction(UserDefinedFunction):
+    """Subclass and define `eval(self, *args)`."""
+
+
+class TableFunction(UserDefinedFunction):
+    """Subclass and define `eval(self, *args)` yielding rows (tuples / Row / values)."""
+
+
+class AggregateFunction(UserDefinedFunction):
+    """Subclass and define `create_accumulator`, `accumulate(acc, *args)`, `get_value(acc)`
+    and, for updating inputs, `retract(acc, *args)`."""
+
+    def create_accumulator(self) -> Any:
+        raise NotImplementedError
+
+    def accumulate(self, accumulator: Any, *args: Any) -> None:
+        raise NotImplementedError
+
+    def get_value(self, accumulator: Any) -> Any:
+        raise NotImplementedError
+
+
+class UserDefinedFunctionWrapper:
+    """What the decorators return: callable like the function, carrying its UdfSpec."""
+
+    def __init__(self, spec: UdfSpec) -> None:
+        setattr(self, SPEC_ATTR, spec)
+        target = spec.func
+        if callable(target) and hasattr(target, "__name__"):
+            functools.update_wrapper(self, target)
+        else:  # an instance of a function class
+            self.__name__ = spec.name or type(target).__name__
+            self.__qualname__ = self.__name__
+            self.__wrapped__ = target
+
+    def __call__(self, *args: Any) -> Any:
+        spec: UdfSpec = getattr(self, SPEC_ATTR)
+        return spec.call_target()(*args)
+
+    def __repr__(self) -> str:
+        spec: UdfSpec = getattr(self, SPEC_ATTR)
+        return f"<{spec.kind} function {getattr(self, '__name__', '?')} ({spec.func_type})>"
+
+
+def _check_func_type(func_type: str, allowed: tuple[str, ...]) -> str:
+    ft = func_type.lower()
+    if ft not in allowed:
+        raise ValueError(f"func_type must be one of {', '.join(allowed)}, got {func_type!r}")
+    return ft
+
+
+def _decorate(f: Any, make: Callable[[Any], UdfSpec]) -> Any:
+    if f is None:
+        return lambda g: UserDefinedFunctionWrapper(make(g))
+    return UserDefinedFunctionWrapper(make(f))
+
+
+def _name(f: Any, name: str | None) -> str | None:
+    return name or getattr(f, "__name__", None) or type(f).__name__.lower()
+
+
+def udf(
+    f: Any = None,
+    input_types: list[DataType] | DataType | None = None,
+    result_type: DataType | str | None = None,
+    deterministic: bool | None = None,
+    name: str | None = None,
+    func_type: str = "general",
+) -> Any:
+    """A scalar function. func_type "general" (per row), "pandas" (Series per batch) or
+    "arrow" (pyarrow arrays per batch)."""
+    ft = _check_func_type(func_type, ("general", "pandas", "arrow"))
+    if result_type is None:
+        raise ValueError("udf() needs result_type")
+    inputs = [input_types] if isinstance(input_types, DataType) else input_types
+
+    def make(g: Any) -> UdfSpec:
+        return UdfSpec(
+            "scalar",
+            g,
+            result_type=result_type,
+            input_types=tuple(inputs) if inputs else None,
+            func_type=ft,
+            name=_name(g, name),
+            deterministic=True if deterministic is None else deterministic,
+        )
+
+    return _decorate(f, make)
+
+
+def udtf(
+    f: Any = None,
+    input_types: list[DataType] | DataType | None = None,
+    result_types: list[DataType] | DataType | None = None,
+    deterministic: bool | None = None,
+    name: str | None = None,
+) -> Any:
+    """A table function: yields (or returns a list of) rows for each input row."""
+    if result_types is None:
+        raise ValueError("udtf() needs result_types")
+    results = [result_types] if isinstance(result_types, (DataType, str)) else list(result_types)
+    inputs = [input_types] if isinstance(input_types, DataType) else input_types
+
+    def make(g: Any) -> UdfSpec:
+        return UdfSpec(
+            "table",
+            g,
+            result_types=tuple(results),
+            input_types=tuple(inputs) if inputs else None,
+            name=_name(g, name),
+            deterministic=True if deterministic is None else deterministic,
+        )
+
+    return _decorate(f, make)
+
+
+def udaf(
+    f: Any = None,
+    input_types: list[DataType] | DataType | None = None,
+    result_type: DataType | str | None = None,
+    accumulator_type: DataType | None = None,
+    deterministic: bool | None = None,
+    name: str | None = None,
+    func_type: str = "general",
+) -> Any:
+    """An aggregate function: an AggregateFunction object (general) or a function over a
+    group's values as pandas Series (pandas)."""
+    ft = _check_func_type(func_type, ("general", "pandas"))
+    if result_type is None:
+        raise ValueError("udaf() needs result_type")
+    inputs = [input_types] if isinstance(input_types, DataType) else input_types
+
+    def make(g: Any) -> UdfSpec:
+        if ft == "general" and not hasattr(g, "accumulate"):
+            raise TypeError("a general udaf must be an AggregateFunction (create_accumulator/accumulate/get_value)")
+        return UdfSpec(
+            "aggregate",
+            g,
+            result_type=result_type,
+            input_types=tuple(inputs) if inputs else None,
+            accumulator_type=accumulator_type,
+            func_type=ft,
+            name=_name(g, name),
+            deterministic=True if deterministic is None else deterministic,
+        )
+
+    return _decorate(f, make)
