@@ -37,6 +37,16 @@ def build_parser() -> argparse.ArgumentParser:
         "-D", "--set", dest="options", action="append", default=[], metavar="KEY=VALUE", help="a configuration option"
     )
     p.add_argument("--parallelism", type=int, help="parallelism.default")
+    p.add_argument(
+        "--restore",
+        metavar="latest|PATH",
+        help="resume the jobs from a checkpoint or savepoint directory, or from the newest complete "
+        "checkpoint under 'execution.checkpointing.dir' (latest; none yet: start fresh)",
+    )
+    p.add_argument(
+        "--runner", choices=["local", "spark"], help="where jobs run (execution.target): local (default) or spark"
+    )
+    p.add_argument("--master", help="Spark master URL for --runner spark (spark.master), e.g. spark://host:7077")
     p.add_argument("--version", action="store_true", help="print the version and exit")
     return p
 
@@ -55,6 +65,13 @@ class Runner:
             conf["execution.runtime-mode"] = args.mode
         if args.parallelism:
             conf["parallelism.default"] = str(args.parallelism)
+        if getattr(args, "restore", None):
+            conf["execution.savepoint.path"] = args.restore
+        if args.runner:
+            conf["execution.target"] = args.runner
+        if args.master:
+            conf["spark.master"] = args.master
+            conf.setdefault("execution.target", "spark")
         settings = EnvironmentSettings.new_instance().with_configuration(conf).build()
         self.env = TableEnvironment.create(settings)
         self.format = args.format
@@ -152,6 +169,11 @@ def _read(path: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["savepoint"]:
+        from streamsql.savepoint_cli import savepoint_main
+
+        return savepoint_main(argv[1:], sys.stdout, sys.stderr)
     args = build_parser().parse_args(argv)
     if args.version:
         from importlib.metadata import version

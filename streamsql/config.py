@@ -57,8 +57,97 @@ KEYS: tuple[ConfigKey, ...] = (
     ConfigKey(
         "table.display.max-column-width", "30", "Widest column the tableau output prints before cutting a value."
     ),
-    ConfigKey("execution.target", "local", "Where jobs run.", ("local",)),
-    ConfigKey("state.backend.type", "hashmap", "Keyed state backend.", ("hashmap",)),
+    ConfigKey(
+        "execution.target",
+        "local",
+        "Where jobs run: `local` (embedded) or `spark` (Apache Spark through PySpark; docs/spark.md). "
+        "Every `spark.*` option is passed to the SparkSession.",
+        ("local", "spark"),
+    ),
+    ConfigKey(
+        "spark.master",
+        "local[*]",
+        "Spark master URL for `execution.target` = `spark` (`local[*]`, `spark://host:7077`, ...).",
+    ),
+    ConfigKey(
+        "execution.checkpointing.dir",
+        None,
+        "Checkpoint directory; the Spark runner keeps each streaming query's checkpoint location under "
+        "`<dir>/spark/<job fingerprint>/`, so a restarted job resumes.",
+    ),
+    ConfigKey(
+        "state.backend.type",
+        "hashmap",
+        "Keyed state backend: hashmap (in memory) or rocksdb (the key index on local disk, laid out by key "
+        "group). With the Spark runner, `rocksdb` selects Spark's RocksDB state store provider.",
+        ("hashmap", "rocksdb"),
+    ),
+    ConfigKey(
+        "state.backend.rocksdb.localdir", None, "Directory for rocksdb working databases (default: the temp dir)."
+    ),
+    ConfigKey(
+        "execution.checkpointing.interval",
+        None,
+        "Take a checkpoint this often (e.g. '10 s'); unset: no periodic checkpoints. Needs execution.checkpointing.dir.",
+    ),
+    ConfigKey(
+        "execution.checkpointing.dir",
+        None,
+        "Where checkpoints go (<dir>/<job id>/chk-<n>/): a path, file:// or s3:// URI (alias state.checkpoints.dir).",
+    ),
+    ConfigKey(
+        "execution.checkpointing.mode",
+        "EXACTLY_ONCE",
+        "EXACTLY_ONCE or AT_LEAST_ONCE (in one process barriers are aligned by construction: both behave the same).",
+        ("EXACTLY_ONCE", "AT_LEAST_ONCE"),
+    ),
+    ConfigKey("execution.checkpointing.timeout", "10 min", "A checkpoint not complete after this long fails."),
+    ConfigKey(
+        "execution.checkpointing.min-pause", "0 ms", "Least time between a checkpoint's completion and the next."
+    ),
+    ConfigKey("execution.checkpointing.max-concurrent-checkpoints", "1", "Checkpoints uploading at the same time."),
+    ConfigKey(
+        "execution.checkpointing.tolerable-failed-checkpoints",
+        "0",
+        "Failed checkpoints tolerated before the job fails.",
+    ),
+    ConfigKey("state.checkpoints.num-retained", "1", "Complete checkpoints kept per job (older ones are deleted)."),
+    ConfigKey(
+        "execution.checkpointing.savepoint-dir", None, "Default directory for savepoints (alias state.savepoints.dir)."
+    ),
+    ConfigKey(
+        "execution.savepoint.path",
+        None,
+        "Start jobs from this checkpoint or savepoint directory, or 'latest' (newest complete checkpoint of the "
+        "job under execution.checkpointing.dir; none yet: start fresh). `streamsql --restore` sets it.",
+    ),
+    ConfigKey(
+        "execution.savepoint.ignore-unclaimed-state",
+        "false",
+        "Restore even when the snapshot holds state of operators the (changed) job no longer has; "
+        "otherwise the restore is refused with a report naming them.",
+    ),
+    ConfigKey(
+        "restart-strategy.type",
+        "none",
+        "Restart after a failure inside the process, from the latest complete checkpoint.",
+        ("none", "fixed-delay", "exponential-delay"),
+    ),
+    ConfigKey("restart-strategy.fixed-delay.attempts", "1", "Restarts before the job fails (fixed-delay)."),
+    ConfigKey("restart-strategy.fixed-delay.delay", "1 s", "Wait before a restart (fixed-delay)."),
+    ConfigKey("restart-strategy.exponential-delay.initial-backoff", "1 s", "First wait (exponential-delay)."),
+    ConfigKey("restart-strategy.exponential-delay.max-backoff", "1 min", "Longest wait (exponential-delay)."),
+    ConfigKey(
+        "restart-strategy.exponential-delay.backoff-multiplier", "2.0", "Growth of the wait (exponential-delay)."
+    ),
+    ConfigKey(
+        "restart-strategy.exponential-delay.attempts-before-reset-backoff",
+        "10",
+        "Restarts before the job fails (exponential-delay).",
+    ),
+    ConfigKey("s3.endpoint", None, "S3 endpoint for s3:// checkpoint storage (e.g. http://127.0.0.1:8333)."),
+    ConfigKey("s3.access-key", None, "S3 access key for checkpoint storage."),
+    ConfigKey("s3.secret-key", None, "S3 secret key for checkpoint storage."),
     ConfigKey(
         "table.exec.source.batch-rows",
         "8192",
@@ -78,7 +167,7 @@ _DEFAULTS = {k.key: k.default for k in KEYS if k.default is not None}
 
 def normalize(key: str, value: str) -> str:
     """Flink accepts enum values in any case; keep one spelling internally."""
-    if key == "execution.runtime-mode":
+    if key in ("execution.runtime-mode", "execution.target"):
         return value.strip().lower()
     return value
 

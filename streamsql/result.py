@@ -29,8 +29,15 @@ class ResultKind(Enum):
 class JobHandle:
     """A running INSERT job: wait for it, or cancel it."""
 
-    def __init__(self, job_id: str, run: Callable[[threading.Event], None], name: str = "job") -> None:
+    def __init__(
+        self,
+        job_id: str,
+        run: Callable[[threading.Event], None],
+        name: str = "job",
+        executor: Callable[[], Any] | None = None,
+    ) -> None:
         self.job_id = job_id
+        self._executor = executor or (lambda: None)
         self.name = name
         self.start_time = time.time()
         self.end_time: float | None = None
@@ -73,11 +80,66 @@ class JobHandle:
     def cancel(self) -> None:
         self.stop_event.set()
 
+    def trigger_savepoint(self, directory: str | None = None, timeout: float | None = 60.0) -> str:
+        """Take a savepoint of the running job (into `directory`, default
+        `execution.checkpointing.savepoint-dir`); returns its path once complete."""
+        return self._savepoint(directory, stop=False, timeout=timeout)
+
+    def stop_with_savepoint(self, directory: str | None = None, timeout: float | None = 60.0) -> str:
+        """STOP JOB ... WITH SAVEPOINT: take a savepoint, commit the sinks up to it, stop
+        the job; returns the savepoint's path (`execution.savepoint.path` restores it)."""
+        path = self._savepoint(directory, stop=True, timeout=timeout)
+        self._thread.join(timeout)
+        return path
+
+    def _savepoint(self, directory: str | None, stop: bool, timeout: float | None) -> str:
+        deadline = time.monotonic() + (timeout or 60.0)
+        executor = self._executor()
+        while executor is None and self._thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+            executor = self._executor()
+        if executor is None or not self._thread.is_alive():
+            raise RuntimeError(f"Job '{self.job_id}' is not running ({self.status}): no savepoint can be taken.")
+        future = executor.trigger_savepoint(directory, stop=stop)
+        return str(future.result(timeout=max(0.0, deadline - time.monotonic()) if timeout else None))
+
     def get_job_id(self) -> str:
         return self.job_id
 
     def get_job_status(self) -> str:
         return self.status
+
+
+class CloseableIterator:
+    """PyFlink's CloseableIterator: an iterator over result rows that stops the running
+    query when closed, also as a context manager."""
+
+    def __init__(self, rows: Iterator[Row], on_close: Callable[[], None]) -> None:
+        self._rows = rows
+        self._on_close = on_close
+        self._closed = False
+
+    def __iter__(self) -> CloseableIterator:
+        return self
+
+    def __next__(self) -> Row:
+        if self._closed:
+            raise StopIteration
+        return next(self._rows)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._on_close()
+            close = getattr(self._rows, "close", None)
+            if close is not None:
+                close()
+
+    def __enter__(self) -> CloseableIterator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class TableResult:
@@ -152,13 +214,19 @@ class TableResult:
         self._consumed = True
         return self._batches()
 
-    def collect(self) -> Iterator[Row]:
+    def collect(self) -> CloseableIterator:
+        """Rows with their row kind as they arrive (also for unbounded queries). Close it
+        (or use `with result.collect() as rows:`) to stop the query early."""
         names = tuple(f.name for f in self.fields)
-        for batch in self.batches():
-            kinds = row_kinds(batch)
-            cols = data_columns(batch).to_pylist()
-            for kind, rec in zip(kinds, cols, strict=True):
-                yield Row.of(tuple(rec.values()), names, RowKind(int(kind)))
+
+        def rows() -> Iterator[Row]:
+            for batch in self.batches():
+                kinds = row_kinds(batch)
+                cols = data_columns(batch).to_pylist()
+                for kind, rec in zip(kinds, cols, strict=True):
+                    yield Row.of(tuple(rec.values()), names, RowKind(int(kind)))
+
+        return CloseableIterator(rows(), self.cancel)
 
     def print(self, out: TextIO | None = None, max_width: int = 30) -> None:
         from streamsql.printing import TableauPrinter

@@ -1,6 +1,7 @@
 """The 'duckdb' connector (JDBC-like): a table of a DuckDB database file, read as a bounded
 scan source or queried by key as a lookup source (lookup joins, with Flink's
-`lookup.cache` options, see runtime.connectors.lookup).
+`lookup.cache` options, see runtime.connectors.lookup), and written as a sink
+(runtime.connectors.duckdb_sink: exactly-once with checkpoints, append or upsert).
 
 Options: `path` (the database file), `table-name`. Each scan or lookup opens the file
 read-only for the duration of the query, so rows another process committed are seen by
@@ -10,6 +11,7 @@ the next lookup that is not served from the cache.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pyarrow as pa
 
@@ -26,8 +28,23 @@ from runtime.errors import ConnectorError
 from runtime.types import Field
 
 OPTIONS = (
-    ConfigOption("path", required=True, description="The DuckDB database file."),
-    ConfigOption("table-name", required=True, description="The table to read (optionally schema-qualified)."),
+    ConfigOption("path", required=True, description="The DuckDB database file (a sink creates it when missing)."),
+    ConfigOption(
+        "table-name",
+        required=True,
+        description="The table to read or write (optionally schema-qualified); a sink creates it when missing.",
+    ),
+    ConfigOption(
+        "sink.primary-key",
+        description="Comma-separated key columns the sink upserts on (default: the DuckDB table's PRIMARY KEY). "
+        "Without a key the sink appends and refuses update/delete changes.",
+    ),
+    ConfigOption(
+        "sink.buffer-flush.interval",
+        type="duration",
+        default="1 s",
+        description="Without checkpointing: how often the sink commits the rows it buffered (one transaction each).",
+    ),
     *LOOKUP_OPTIONS,
 )
 
@@ -124,12 +141,21 @@ def _create_source(
     return DuckDBSource(options, schema, projection)
 
 
+def _create_sink(options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> Any:
+    from runtime.connectors.duckdb_sink import DuckDBSink
+
+    return DuckDBSink(options, schema, ctx)
+
+
 FACTORY = register_connector(
     ConnectorFactory(
         name="duckdb",
-        description="A table of a DuckDB database file: a bounded scan source and a lookup source for "
-        "processing-time lookup joins (FOR SYSTEM_TIME AS OF o.proc_time), with Flink's lookup.cache options.",
+        description="A table of a DuckDB database file: a bounded scan source, a lookup source for "
+        "processing-time lookup joins (FOR SYSTEM_TIME AS OF o.proc_time), with Flink's lookup.cache options, "
+        "and a sink (append, or upsert on a primary key) that commits each checkpoint's rows in one "
+        "transaction, exactly once.",
         options=OPTIONS,
         create_source=_create_source,
+        create_sink=_create_sink,
     )
 )

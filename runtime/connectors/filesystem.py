@@ -8,8 +8,13 @@ split = one file; its offset is the format reader's offset. With
 discovering files that appear later.
 
 Sink: `path` is a directory; rows are written to part files named like Flink's
-(`part-<uuid>-<subtask>-<n>.<ext>`), first as a hidden in-progress file that is renamed
-when it is finished: on `flush()` (checkpoint), on rolling, or on `close()`.
+(`part-<uuid>-<subtask>-<n>.<ext>`), first as a hidden in-progress file. Without
+checkpointing the file is renamed to its final name when it is finished: on rolling, at
+end of input, or on `close()`. With checkpointing the sink is a two-phase-commit sink
+(runtime.checkpoint.twophase): at the barrier the current file is closed and becomes
+*pending* (still hidden), it is published (renamed) only when the checkpoint completes,
+and a restore publishes the restored checkpoint's pending files and deletes every other
+hidden file of this sink (work of checkpoints that never completed): exactly-once.
 Append-only: a changelog input with update/delete rows is rejected.
 """
 
@@ -240,6 +245,8 @@ class FilesystemSink(Sink):
         self._opened_at = 0.0
         self.rows_written = 0
         self.finished_files: list[str] = []
+        self.deferred_commit = False  # set by the Sink operator when checkpointing is on
+        self._pending_files: list[tuple[str, str]] = []
 
     def open(self) -> None:
         if os.path.isfile(self.root):
@@ -276,20 +283,79 @@ class FilesystemSink(Sink):
             self._finish()
 
     def _finish(self) -> None:
+        """Close the current part file: publish it now, or (deferred) keep it pending."""
         if self._writer is None:
             return
         self._writer.close()
         assert self._in_progress is not None and self._final is not None
+        self._writer = None
+        if self.deferred_commit:
+            self._pending_files.append((self._in_progress, self._final))
+            return
         os.replace(self._in_progress, self._final)
         self.finished_files.append(self._final)
-        self._writer = None
 
     def flush(self) -> None:
-        """Finish the current part file so it becomes visible (called at checkpoints)."""
+        """Finish the current part file so it becomes visible (end of input)."""
         self._finish()
 
     def close(self) -> None:
         self._finish()
+
+    # ------------------------------------------------------------------ two-phase commit
+    def prepare_commit(self, checkpoint_id: int) -> list[tuple[str, str]]:
+        """The barrier: close the current file; the files closed since the last checkpoint
+        (pending, hidden) are this checkpoint's committable."""
+        deferred, self.deferred_commit = self.deferred_commit, True
+        self._finish()
+        self.deferred_commit = deferred
+        pending, self._pending_files = self._pending_files, []
+        return pending
+
+    def commit(self, committables: list[list[tuple[str, str]]]) -> None:
+        """Publish pending files (rename to the final name). Idempotent: a file already
+        renamed is skipped."""
+        for files in committables:
+            for hidden, final in files:
+                if os.path.exists(hidden):
+                    os.replace(hidden, final)
+                    self.finished_files.append(final)
+                elif not os.path.exists(final):
+                    raise ConnectorError(
+                        f"Cannot commit part file {final}: its pending file {hidden} is gone "
+                        "(was the sink directory cleaned while the job was down?)"
+                    )
+
+    def snapshot_state(self) -> dict[str, Any]:
+        return {"uuid": self.uuid, "count": self._count}
+
+    def _hidden_prefix(self) -> str:
+        return f".part-{self.uuid}-{self.subtask}-"
+
+    def restore_state(self, state: dict[str, Any] | None, committables: list[list[tuple[str, str]]]) -> None:
+        """Resume the restored checkpoint: publish its pending files, then delete every
+        other hidden file of this sink (uncommitted work of the failed attempt)."""
+        if state:
+            self.uuid = str(state["uuid"])
+            self._count = int(state["count"])
+        self.commit(committables)
+        prefix = self._hidden_prefix()
+        if os.path.isdir(self.root):
+            for name in os.listdir(self.root):
+                if name.startswith(prefix):
+                    try:
+                        os.remove(os.path.join(self.root, name))
+                    except FileNotFoundError:
+                        pass
+
+    def abort(self) -> None:
+        """Stopped without a final checkpoint: drop the file being written (pending files
+        of completed-but-uncommitted checkpoints stay for the restore to publish)."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+            if self._in_progress and os.path.exists(self._in_progress):
+                os.remove(self._in_progress)
 
 
 def _create_source(

@@ -11,21 +11,50 @@ before the watermarks it emitted in that call (a WatermarkAssigner emits the bat
 the batch-end watermark; a window operator the fired windows, then the watermark).
 End of a bounded source: STREAMING sends MAX_WATERMARK down its edges, then `end_input`;
 BATCH only `end_input`. An operator whose inputs have all ended ends its own output.
+
+Checkpoints (runtime.checkpoint, docs/checkpointing.md): between two source polls nothing
+is in flight, so a barrier passes through the DAG in topological order (aligned by
+construction, for EXACTLY_ONCE and AT_LEAST_ONCE alike): every operator flushes
+(`prepare_snapshot_pre_barrier`) and snapshots, sources with their offsets; the upload
+runs on a background thread; when it completed, operators get
+`notify_checkpoint_complete` (two-phase-commit sinks publish). A bounded job takes a
+final checkpoint after its input ended so that everything is committed. A failure is
+retried from the latest complete checkpoint as `restart-strategy.type` allows.
 """
 
 from __future__ import annotations
 
+import json
+import pickle
+import queue
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK, ROW_KIND, data_width
+from runtime.checkpoint.config import CheckpointConfig
+from runtime.checkpoint.coordinator import CheckpointCoordinator, PendingSnapshot
+from runtime.checkpoint.faults import fault_point
+from runtime.checkpoint.metadata import CheckpointMetadata, OperatorState
+from runtime.checkpoint.restart import RestartBackoff
+from runtime.checkpoint.restore import LoadedSnapshot, RestoreError, match_report, resolve_restore_path
+from runtime.checkpoint.uid import fingerprint, operator_uids
 from runtime.graph import BATCH, JobGraph, Node
-from runtime.operators.base import Metrics, Operator, OperatorContext, Output, create_operator
+from runtime.operators.base import (
+    CheckpointingNotSupportedError,
+    Metrics,
+    Operator,
+    OperatorContext,
+    Output,
+    checkpointing_mode,
+    create_operator,
+    not_supported_message,
+)
 from runtime.state import create_backend
 
 DEFAULT_BATCH_ROWS = 8192
@@ -57,6 +86,14 @@ class LocalExecutor:
         self._ended: dict[int, set[int]] = {}
         self._results: list[pa.RecordBatch] = []
         self._result_wm = MIN_WATERMARK
+        self.uids = operator_uids(graph)
+        self.checkpoint_config = CheckpointConfig.from_config(cfg)
+        self.coordinator = CheckpointCoordinator(self.checkpoint_config, dict(cfg))
+        self._requests: queue.Queue[tuple[str, str | None, bool, Future[str]]] = queue.Queue()
+        self._stop_requested = False
+        self.restored_from: str | None = None
+        self.restarts = 0
+        self._graph_doc: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ setup
     def _topological(self) -> list[Node]:
@@ -81,14 +118,20 @@ class LocalExecutor:
     def _build(self) -> None:
         cfg = dict(self.graph.config or {})
         self._order = self._topological()
+        self.operators, self.metrics, self._consumers = {}, {}, {}
+        self._input_wm, self._node_wm, self._ended = {}, {}, {}
+        self._results = []
+        checkpointing = self.checkpoint_config.enabled
         for node in self._order:
+            op_cfg = {**cfg, "$internal.operator-uid": self.uids[node.id]}
             ctx = OperatorContext(
                 mode=self.graph.mode,
-                config=cfg,
+                config=op_cfg,
                 time_zone=self.time_zone,
                 parallelism=1,
                 metrics=Metrics(),
-                state=create_backend(cfg),
+                state=create_backend(op_cfg),
+                checkpointing=checkpointing,
             )
             op = create_operator(node, ctx)
             if hasattr(op, "input_changelog_modes"):
@@ -104,7 +147,36 @@ class LocalExecutor:
 
     # ------------------------------------------------------------------ run
     def run(self) -> Iterator[pa.RecordBatch]:
+        """Run the job (restored from `execution.savepoint.path` when set), restarting
+        after a failure as `restart-strategy.type` allows."""
+        cc = self.checkpoint_config
+        try:
+            restore = resolve_restore_path(cc.restore_path, cc.directory, cc.job_id, dict(self.graph.config or {}))
+            backoff = RestartBackoff(cc)
+            while True:
+                try:
+                    yield from self._run_attempt(restore)
+                    return
+                except (CheckpointingNotSupportedError, RestoreError, GeneratorExit, KeyboardInterrupt):
+                    raise
+                except Exception:
+                    delay = backoff.next_delay()
+                    if delay is None or self._stopped():
+                        raise
+                    self.restarts += 1
+                    time.sleep(delay)
+                    latest = self.coordinator.latest_location
+                    if latest is not None:
+                        from runtime.checkpoint.restore import load_checkpoint
+
+                        restore = load_checkpoint(latest, dict(self.graph.config or {}))
+        finally:
+            self.coordinator.close()
+
+    def _run_attempt(self, restore: LoadedSnapshot | None) -> Iterator[pa.RecordBatch]:
         self._build()
+        if self.checkpoint_config.enabled or restore is not None:
+            self._check_checkpointable()
         opened: list[Operator] = []
         failed = False
         try:
@@ -113,7 +185,9 @@ class LocalExecutor:
                 op.open()
                 opened.append(op)
             sources = [n.id for n in self._order if not n.inputs]
-            active = list(sources)
+            if restore is not None:
+                self._restore(restore)
+            active = [s for s in sources if not getattr(self.operators[s], "finished", False)]
             while active:
                 if self._stopped():
                     return
@@ -127,7 +201,9 @@ class LocalExecutor:
                     elif batch.num_rows:
                         self._deliver(sid, [batch], [])
                         progressed = True
+                        fault_point("batch")
                     yield from self._take_results()
+                    self._checkpoint_work()
                     if self._stopped():
                         return
                 if not progressed and active:
@@ -138,16 +214,188 @@ class LocalExecutor:
                     else:
                         time.sleep(IDLE_POLL_SECONDS)
             yield from self._take_results()
+            self._finish_checkpoints()
         except BaseException:
             failed = True
             raise
         finally:
+            self._fail_requests()
             for op in reversed(opened):
                 try:
                     op.close()
                 except Exception:
                     if not failed:
                         raise
+            for op in self.operators.values():
+                dispose = getattr(op.ctx.state, "dispose", None)
+                if dispose is not None:
+                    dispose()
+
+    # ------------------------------------------------------------------ checkpoints
+    def trigger_checkpoint(self) -> Future[str]:
+        """Take a checkpoint at the next batch boundary (thread-safe); the future resolves
+        to its location once complete."""
+        f: Future[str] = Future()
+        self._requests.put(("checkpoint", None, False, f))
+        return f
+
+    def trigger_savepoint(self, directory: str | None = None, stop: bool = False) -> Future[str]:
+        """Take a savepoint into `directory` (default `execution.checkpointing.savepoint-dir`)
+        at the next batch boundary; with `stop`, the job then ends (STOP JOB ... WITH
+        SAVEPOINT). Thread-safe; the future resolves to the savepoint's path."""
+        f: Future[str] = Future()
+        self._requests.put(("savepoint", directory, stop, f))
+        return f
+
+    def _check_checkpointable(self) -> None:
+        for node in self._order:
+            op = self.operators[node.id]
+            if checkpointing_mode(op) is None:
+                raise CheckpointingNotSupportedError(not_supported_message(op))
+
+    def _checkpoint_work(self) -> None:
+        """Between two source batches: serve requests, trigger periodic checkpoints and
+        let operators know about completed ones."""
+        while not self._requests.empty():
+            kind, directory, stop, fut = self._requests.get_nowait()
+            try:
+                self._check_checkpointable()
+                p = self._snapshot(kind, directory, stop)
+            except Exception as e:  # noqa: BLE001 - reported to the requester
+                fut.set_exception(e)
+                continue
+            p.result = fut
+        if self.coordinator.due():
+            self._snapshot("checkpoint")
+        self._complete(self.coordinator.completed())
+
+    def _finish_checkpoints(self) -> None:
+        """End of a bounded job: a final checkpoint commits what the sinks still hold."""
+        if self.checkpoint_config.enabled and not self._stopped():
+            self._snapshot("checkpoint")
+        while not self._requests.empty():
+            self._checkpoint_work()
+        self._complete(self.coordinator.completed(wait=True))
+
+    def _fail_requests(self) -> None:
+        while not self._requests.empty():
+            _, _, _, fut = self._requests.get_nowait()
+            if not fut.done():
+                fut.set_exception(RuntimeError("the job ended before the snapshot could be taken"))
+
+    def _complete(self, done: list[PendingSnapshot]) -> None:
+        for p in done:
+            fault_point("metadata")
+            for i, node in enumerate(self._order):
+                self.operators[node.id].notify_checkpoint_complete(p.checkpoint_id)
+                if i and node.operator == "Sink":
+                    fault_point("commit")
+            if not p.result.done():
+                p.result.set_result(p.location)
+            if p.stop_after:
+                self._stop_requested = True
+
+    def _snapshot(self, kind: str, directory: str | None = None, stop: bool = False) -> PendingSnapshot:
+        """The synchronous part: barrier through the DAG in topological order, then every
+        operator's state as bytes; the upload is handed to the coordinator."""
+        cid = self.coordinator.new_id()
+        storage, rel = self.coordinator.target(cid, kind, directory)
+        for node in self._order:
+            out = Output()
+            self.operators[node.id].prepare_snapshot_pre_barrier(cid, out)
+            self._drain(node.id, out)
+        blobs: dict[str, bytes] = {}
+        ops: list[OperatorState] = []
+        for node in self._order:
+            op = self.operators[node.id]
+            uid = self.uids[node.id]
+            snap = op.snapshot_state(cid)
+            file = None
+            size = 0
+            if snap is not None:
+                data = pickle.dumps(snap, protocol=pickle.HIGHEST_PROTOCOL)
+                file = f"op-{uid}.state"
+                blobs[file] = data
+                size = len(data)
+            if isinstance(snap, dict):
+                names = [str(k) for k in snap]
+            elif checkpointing_mode(op) == "generic":
+                names = (
+                    ["keyed", *type(op).state_attributes]
+                    if getattr(op, "state", None) is not None
+                    else list(type(op).state_attributes)
+                )
+            else:
+                names = [] if snap is None else ["state"]
+            ops.append(
+                OperatorState(
+                    uid=uid,
+                    node_id=node.id,
+                    operator=node.operator,
+                    label=node.label or node.operator,
+                    file=file,
+                    bytes=size,
+                    keys=op.state_size().get("keys"),
+                    state_names=names,
+                    fingerprint=fingerprint(self.graph, node),
+                    executor={
+                        "input_wm": list(self._input_wm[node.id]),
+                        "node_wm": self._node_wm[node.id],
+                        "ended": sorted(self._ended[node.id]),
+                    },
+                )
+            )
+        cfg = self.graph.config or {}
+        meta = CheckpointMetadata(
+            checkpoint_id=cid,
+            kind=kind,
+            job_id=self.checkpoint_config.job_id,
+            timestamp_ms=int(time.time() * 1000),
+            state_backend=(cfg.get("state.backend.type") or "hashmap").lower(),
+            max_parallelism=int(cfg.get("pipeline.max-parallelism") or 128),
+            parallelism=1,
+            operators=ops,
+            graph=self._graph_json(),
+        )
+        fault_point("snapshot")
+        return self.coordinator.submit(meta, blobs, storage, rel, stop_after=stop)
+
+    def _graph_json(self) -> dict[str, Any]:
+        if self._graph_doc is None:
+            self._graph_doc = json.loads(self.graph.to_json())
+        return self._graph_doc
+
+    def _restore(self, snap: LoadedSnapshot) -> None:
+        """Match the snapshot's operators to this job by uid and restore them (after
+        `open`: sources seek, sinks commit what was pre-committed and abort the rest)."""
+        meta = snap.metadata
+        mine = {self.uids[n.id]: n for n in self._order}
+        unclaimed = [
+            f"{o.operator} (uid {o.uid}, {o.label})" for o in meta.operators if o.file is not None and o.uid not in mine
+        ]
+        mismatched = []
+        for o in meta.operators:
+            node = mine.get(o.uid)
+            if node is None or o.file is None or node.operator in ("TableSourceScan", "Sink"):
+                continue
+            if o.fingerprint and o.fingerprint != fingerprint(self.graph, node):
+                mismatched.append(f"{o.operator} (uid {o.uid}, {o.label})")
+        if (unclaimed or mismatched) and not self.checkpoint_config.ignore_unclaimed_state:
+            raise RestoreError(match_report(unclaimed, mismatched, snap.location))
+        bad = {m.split(" (uid ")[1].split(",")[0] for m in mismatched}
+        for o in meta.operators:
+            node = mine.get(o.uid)
+            if node is None or o.uid in bad:
+                continue
+            if o.file is not None:
+                self.operators[node.id].restore_state(snap.state(o.uid))
+            ex = o.executor or {}
+            if len(ex.get("input_wm", [])) == len(node.inputs):
+                self._input_wm[node.id] = [int(w) for w in ex["input_wm"]]
+                self._node_wm[node.id] = int(ex.get("node_wm", MIN_WATERMARK))
+                self._ended[node.id] = {int(i) for i in ex.get("ended", [])}
+        self.coordinator.next_id = max(self.coordinator.next_id, meta.checkpoint_id + 1)
+        self.restored_from = snap.location
 
     @property
     def current_watermark(self) -> int | None:
@@ -156,7 +404,7 @@ class LocalExecutor:
         return None if self._result_wm == MIN_WATERMARK else self._result_wm
 
     def _stopped(self) -> bool:
-        return self.stop_event is not None and self.stop_event.is_set()
+        return self._stop_requested or (self.stop_event is not None and self.stop_event.is_set())
 
     def _take_results(self) -> Iterator[pa.RecordBatch]:
         while self._results:

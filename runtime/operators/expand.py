@@ -19,6 +19,8 @@ class ExpandOperator(Operator):
     them, so order-sensitive aggregates (LISTAGG, FIRST_VALUE) see arrival order. Row kinds
     and `__wm` are replicated with their row: a retraction expands into retractions."""
 
+    checkpointing = "stateless"
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         self.projects: list[list] = [list(p) for p in node.params.get("projects") or []]

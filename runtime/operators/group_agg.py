@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 import numpy as np
@@ -54,7 +53,12 @@ class GroupAggregateOperator(Operator):
 
     The executor sets `input_changelog_modes` before the first batch; MIN/MAX keep value
     multisets only when an input may retract.
+
+    Checkpoints: generic (key index by key group + the accumulators).
     """
+
+    checkpointing = "generic"
+    state_attributes = ("aggset",)
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
@@ -163,12 +167,3 @@ class GroupAggregateOperator(Operator):
         assert self.aggset is not None
         cols += self.aggset.results(slots)
         out.emit(make_batch(self.node, cols, np.zeros(len(slots), dtype=np.int8)))
-
-    # ------------------------------------------------------------------ checkpoints
-    def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps({"keys": self.state.snapshot(), "aggs": self.aggset})
-
-    def restore_state(self, handles: Any) -> None:
-        d = pickle.loads(handles)
-        self.state.restore(d["keys"])
-        self.aggset = d["aggs"]

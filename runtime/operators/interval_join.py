@@ -72,6 +72,8 @@ class _Side:
 
 @register_operator("IntervalJoin")
 class IntervalJoinOperator(Operator):
+    checkpointing = "custom"
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         p = node.params
@@ -97,6 +99,7 @@ class IntervalJoinOperator(Operator):
     ) -> tuple[np.ndarray, np.ndarray]:
         """Pairs (index into `rows`, index into `other`) that satisfy keys, range and the
         residual condition; `rows` belong to input `side`."""
+
         if other.rows is None or other.size == 0 or rows.num_rows == 0:
             return EMPTY, EMPTY
         mine = [rows.column(k) for k in self.keys[side]]
@@ -195,8 +198,9 @@ class IntervalJoinOperator(Operator):
 
     # ------------------------------------------------------------------ checkpoints
     def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps({"sides": self.sides, "wm": self.wm})
+        return pickle.dumps({"sides": self.sides, "wm": self.wm, "ended": getattr(self, "_ended", set())})
 
     def restore_state(self, handles: Any) -> None:
         d = pickle.loads(handles)
         self.sides, self.wm = d["sides"], d["wm"]
+        self._ended = set(d.get("ended") or ())

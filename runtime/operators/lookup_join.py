@@ -26,6 +26,8 @@ from runtime.types import Field
 
 @register_operator("LookupJoin")
 class LookupJoinOperator(Operator):
+    checkpointing = "stateless"  # the lookup cache is not state (as in Flink)
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         p = node.params
@@ -56,6 +58,7 @@ class LookupJoinOperator(Operator):
     # ------------------------------------------------------------------ lookups
     def _rows_for(self, keys: pa.Table) -> pa.Table:
         """Rows of the lookup table for the distinct keys in `keys` (cache, then source)."""
+
         assert self.source is not None
         key_tuples = [tuple(r.values()) for r in keys.to_pylist()]
         found: list[pa.Table] = []

@@ -53,6 +53,8 @@ def _concat(tables: list[pa.Table]) -> pa.Table:
 
 @register_operator("OverAggregate")
 class OverAggregateOperator(Operator):
+    checkpointing = "custom"
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         p = node.params

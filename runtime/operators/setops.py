@@ -17,6 +17,8 @@ class ReplicateRowsOperator(Operator):
     """Params: `count_index` (the multiplicity column), `columns` (the emitted columns).
     Vectorized: one `take` with the row indices repeated by their counts."""
 
+    checkpointing = "stateless"
+
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         data = data_columns(batch)
         if data.num_rows == 0:

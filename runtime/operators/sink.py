@@ -1,10 +1,21 @@
-"""Sink: writes its input to a connector's Sink (INSERT INTO)."""
+"""Sink: writes its input to a connector's Sink (INSERT INTO).
+
+Exactly-once with checkpoints: a connector sink that implements the two-phase-commit
+protocol (runtime.checkpoint.twophase: `prepare_commit`, `commit`, `snapshot_state`,
+`restore_state`, `abort`) pre-commits at the barrier, keeps the committables in this
+operator's state and commits them when the checkpoint completes; on restore it commits
+the restored committables again (idempotent) and aborts everything else. Other sinks
+(`print`, `blackhole`) are flushed at the barrier: at-least-once.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, data_width
+from runtime.checkpoint.twophase import is_two_phase
 from runtime.connectors.base import Sink, SourceContext, get_connector
 from runtime.errors import ConnectorError
 from runtime.graph import Node
@@ -18,19 +29,31 @@ class SinkOperator(Operator):
     columns) plus `__op` when the input carries it, flushes at end of input and closes at
     close (also when the job is stopped or fails)."""
 
+    checkpointing = "custom"
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         self.sink: Sink | None = None
         self.fields = tuple(node.params.get("schema") or node.schema)
+        self.pending: dict[int, Any] = {}  # checkpoint id -> committable, not yet committed
+        self.two_phase = False
 
     def open(self) -> None:
         p = self.node.params
         factory = get_connector(p["connector"])
         if factory.create_sink is None:
             raise ConnectorError(f"Connector '{p['connector']}' can only be used as a source")
-        sctx = SourceContext(mode=self.ctx.mode, time_zone=self.ctx.time_zone, config=dict(self.ctx.config))
-        sink = factory.create_sink(dict(p.get("options") or {}), self.fields, sctx)
+        config = dict(self.ctx.config)
+        config["$internal.sink-id"] = config.get("$internal.operator-uid", "") or str(self.node.id)
+        sctx = SourceContext(mode=self.ctx.mode, time_zone=self.ctx.time_zone, config=config)
+        options = dict(p.get("options") or {})
+        if p.get("primary_key"):  # the table's PRIMARY KEY, when the planner passes it on
+            options.setdefault("$internal.primary-key", ",".join(p["primary_key"]))
+        sink = factory.create_sink(options, self.fields, sctx)
         self.sink = sink
+        self.two_phase = is_two_phase(sink)
+        if self.two_phase:
+            sink.deferred_commit = self.ctx.checkpointing  # type: ignore[attr-defined]
         sink.open()
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
@@ -46,10 +69,39 @@ class SinkOperator(Operator):
         self.ctx.metrics.rows_out += batch.num_rows
 
     def end_input(self, input_index: int, out: Output) -> None:
-        if self.sink is not None:
-            self.sink.flush()
+        if self.sink is None:
+            return
+        if self.two_phase and self.ctx.checkpointing:
+            return  # the final checkpoint commits
+        self.sink.flush()
+
+    # ------------------------------------------------------------------ checkpoints
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        assert self.sink is not None
+        if self.two_phase:
+            self.pending[checkpoint_id] = self.sink.prepare_commit(checkpoint_id)  # type: ignore[attr-defined]
+            return {"pending": dict(self.pending), "sink": self.sink.snapshot_state()}  # type: ignore[attr-defined]
+        self.sink.flush()  # at-least-once: what was written is out before the checkpoint
+        return None
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        ready = sorted(k for k in self.pending if k <= checkpoint_id)
+        if ready and self.sink is not None:
+            self.sink.commit([self.pending[k] for k in ready])  # type: ignore[attr-defined]
+            for k in ready:
+                del self.pending[k]
+
+    def restore_state(self, handles: Any) -> None:
+        if handles is None or self.sink is None or not self.two_phase:
+            return
+        pending = handles.get("pending") or {}
+        self.sink.restore_state(handles.get("sink"), [pending[k] for k in sorted(pending)])  # type: ignore[attr-defined]
+        self.pending = {}
 
     def close(self) -> None:
         if self.sink is not None:
             sink, self.sink = self.sink, None
-            sink.close()
+            if self.two_phase and self.ctx.checkpointing:
+                sink.abort()  # type: ignore[attr-defined]  # uncommitted work waits for a restore
+            else:
+                sink.close()

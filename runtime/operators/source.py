@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 import pyarrow as pa
 
@@ -22,13 +23,23 @@ class TableSourceScanOperator(Operator):
     Flink source subtask), so the output order is deterministic. An unbounded source
     returns empty batches when it has nothing right now and is asked for new splits
     (`discover_splits`) on every poll that finds all known splits drained.
+
+    Checkpoints record the position: the splits not started yet, the split being read
+    and its reader's `offset()` (or, for a reader without offsets, the rows read from it,
+    skipped again on restore), whether the source finished, and the splits a monitoring
+    source already knows. Restoring seeks the reader, so no row is read twice or lost.
     """
+
+    checkpointing = "custom"
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         self.source: Source | None = None
         self._pending: deque[str] = deque()
         self._reader: SplitReader | None = None
+        self._split: str | None = None
+        self._split_rows = 0
+        self.finished = False
         self.bounded = True
 
     def open(self) -> None:
@@ -54,13 +65,20 @@ class TableSourceScanOperator(Operator):
                 if not self._pending and not self.bounded:
                     self._pending.extend(self.source.discover_splits())
                 if not self._pending:
-                    return None if self.bounded else self._empty()
-                self._reader = self.source.create_reader(self._pending.popleft())
+                    if self.bounded:
+                        self.finished = True
+                        return None
+                    return self._empty()
+                self._split = self._pending.popleft()
+                self._split_rows = 0
+                self._reader = self.source.create_reader(self._split)
             batch = self._reader.read(max_rows)
             if batch is None:
                 self._reader.close()
                 self._reader = None
+                self._split = None
                 continue
+            self._split_rows += batch.num_rows
             if batch.num_rows == 0 and not self.bounded:
                 return self._empty()
             if batch.num_rows == 0:
@@ -69,6 +87,47 @@ class TableSourceScanOperator(Operator):
             kind_idx = batch.schema.get_field_index(ROW_KIND)
             kinds = batch.column(kind_idx) if kind_idx >= 0 else None
             return make_batch(self.node, list(batch.columns[: len(self.node.schema)]), kinds=kinds)
+
+    # ------------------------------------------------------------------ checkpoints
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        offset = self._reader.offset() if self._reader is not None else None
+        known = getattr(self.source, "_known", None)
+        return {
+            "pending": list(self._pending),
+            "split": self._split,
+            "offset": offset,
+            "split_rows": self._split_rows,
+            "finished": self.finished,
+            "known": sorted(known) if isinstance(known, set) else None,
+        }
+
+    def restore_state(self, handles: Any) -> None:
+        """Called after `open`: replace the split queue and resume the split in progress."""
+        assert self.source is not None
+        if self._reader is not None:
+            self._reader.close()
+            self._reader = None
+        self._pending = deque(handles["pending"])
+        self.finished = bool(handles.get("finished"))
+        known = handles.get("known")
+        if known is not None and isinstance(getattr(self.source, "_known", None), set):
+            self.source._known = set(known) | set(self._pending)  # type: ignore[attr-defined]
+        self._split = handles.get("split")
+        self._split_rows = int(handles.get("split_rows") or 0)
+        if self._split is None:
+            return
+        self._reader = self.source.create_reader(self._split)
+        if handles.get("offset") is not None:
+            self._reader.seek(handles["offset"])
+            return
+        skip = self._split_rows  # no offsets: re-read and drop what was already emitted
+        while skip > 0:
+            b = self._reader.read(min(skip, 65536))
+            if b is None:
+                break
+            skip -= b.num_rows
+            if b.num_rows == 0 and not self.bounded:
+                raise ConnectorError(f"cannot rewind split {self._split!r} of table {self.node.params.get('table')}")
 
     def _empty(self) -> pa.RecordBatch:
         return make_batch(self.node, [pa.array([], type=f.type.to_arrow()) for f in self.node.schema])

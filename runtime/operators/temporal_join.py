@@ -34,6 +34,8 @@ _KINDS_I8 = np.zeros(0, dtype=np.int8)
 
 @register_operator("TemporalJoin")
 class TemporalJoinOperator(Operator):
+    checkpointing = "custom"
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         p = node.params
@@ -217,8 +219,14 @@ class TemporalJoinOperator(Operator):
     # ------------------------------------------------------------------ checkpoints
     def snapshot_state(self, checkpoint_id: int) -> Any:
         keys = ("left", "left_ts", "left_kind", "right", "right_ts", "right_seq", "right_live", "seq", "max_ts")
-        return pickle.dumps({k: getattr(self, k) for k in keys})
+        snap = {k: getattr(self, k) for k in keys}
+        snap["key_slots"] = self.key_slots.snapshot() if self.key_slots is not None else None
+        return pickle.dumps(snap)
 
     def restore_state(self, handles: Any) -> None:
-        for k, v in pickle.loads(handles).items():
+        d = pickle.loads(handles)
+        slots = d.pop("key_slots", None)
+        if slots is not None and self.key_slots is not None:
+            self.key_slots.restore(slots)
+        for k, v in d.items():
             setattr(self, k, v)

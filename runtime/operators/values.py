@@ -16,6 +16,9 @@ class ValuesOperator(Operator):
     """Produces its rows once, on the first `poll` (the executor polls operators that
     have no inputs, like table scans)."""
 
+    checkpointing = "generic"
+    state_attributes = ("_done",)
+
     bounded = True
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:

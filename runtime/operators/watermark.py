@@ -65,6 +65,9 @@ class WatermarkAssignerOperator(Operator):
     In BATCH mode rows get no `__wm` and no watermark is emitted.
     """
 
+    checkpointing = "generic"
+    state_attributes = ("current",)
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         self.expr = node.params["watermark"]

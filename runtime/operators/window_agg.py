@@ -3,7 +3,6 @@ SESSION (see session.py) over insert-only input."""
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 import numpy as np
@@ -38,7 +37,12 @@ class WindowAggregateOperator(Operator):
     their timer <= the watermark, in timer order, emitting +I rows. Batch: no lateness,
     everything is emitted at `end_input`. Output: grouping columns, aggregate values, the
     requested window properties.
+
+    Checkpoints: generic (key index by key group + accumulators, timers, sessions).
     """
+
+    checkpointing = "generic"
+    state_attributes = ("aggset", "timers", "sessions", "ltz")
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
@@ -140,14 +144,6 @@ class WindowAggregateOperator(Operator):
         out.emit(make_batch(self.node, cols, np.zeros(len(start), dtype=np.int8)))
 
     # ------------------------------------------------------------------ checkpoints
-    def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps(
-            {"keys": self.state.snapshot(), "aggs": self.aggset, "timers": self.timers, "sessions": self.sessions}
-        )
-
-    def restore_state(self, handles: Any) -> None:
-        d = pickle.loads(handles)
-        self.state.restore(d["keys"])
-        self.aggset, self.timers, self.sessions = d["aggs"], d["timers"], d["sessions"]
+    def after_restore(self) -> None:
         if self.sessions is not None:
             self.sessions.op = self

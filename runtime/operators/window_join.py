@@ -67,6 +67,8 @@ class _Buffer:
 
 @register_operator("WindowJoin")
 class WindowJoinOperator(Operator):
+    checkpointing = "custom"
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         p = node.params
@@ -178,8 +180,9 @@ class WindowJoinOperator(Operator):
 
     # ------------------------------------------------------------------ checkpoints
     def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps({"buffers": self.buffers, "wm": self.wm})
+        return pickle.dumps({"buffers": self.buffers, "wm": self.wm, "ended": self.ended})
 
     def restore_state(self, handles: Any) -> None:
         d = pickle.loads(handles)
         self.buffers, self.wm = d["buffers"], d["wm"]
+        self.ended = set(d.get("ended") or ())

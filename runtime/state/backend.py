@@ -107,18 +107,16 @@ class KeyedStateBackend(ABC):
 
 
 def create_backend(config: dict[str, str] | None = None) -> KeyedStateBackend:
-    """The backend named by `state.backend.type` (only `hashmap` lives here; `rocksdb`
-    falls back to it when its module is not available)."""
+    """The backend named by `state.backend.type`: `hashmap` (default) or `rocksdb`."""
     from runtime.state.hashmap import HashMapStateBackend
 
     config = config or {}
     max_par = int(config.get("pipeline.max-parallelism", DEFAULT_MAX_PARALLELISM) or DEFAULT_MAX_PARALLELISM)
     kind = config.get("state.backend.type", "hashmap").lower()
     if kind == "rocksdb":
-        try:
-            from runtime.state.rocksdb import RocksDBStateBackend  # type: ignore[import-not-found]
+        from runtime.state.rocksdb import RocksDBStateBackend
 
-            return RocksDBStateBackend(max_parallelism=max_par, config=config)
-        except ImportError:
-            pass
+        return RocksDBStateBackend(max_parallelism=max_par, config=config)
+    if kind not in ("hashmap", "memory", "heap"):
+        raise ValueError(f"Unknown 'state.backend.type' = '{kind}': use hashmap or rocksdb.")
     return HashMapStateBackend(max_parallelism=max_par)

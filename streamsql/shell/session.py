@@ -92,10 +92,15 @@ class ShellSession:
             self._error(f"Could not find job '{cmd.job_id}' (jobs of this session: {known}; SHOW JOBS lists them).")
             return
         if cmd.with_savepoint:
-            self._error(
-                "Savepoints are not available yet (they come with state snapshots); the job keeps running.\n"
-                f"Use STOP JOB '{cmd.job_id}'; to stop it without a savepoint."
-            )
+            if not job.is_running():
+                self._error(f"Job '{cmd.job_id}' is already {job.get_job_status()}: no savepoint can be taken.")
+                return
+            try:
+                path = job.stop_with_savepoint()
+            except Exception as e:  # noqa: BLE001 - reported, the job keeps running
+                self._error(f"Could not take a savepoint of job '{cmd.job_id}' (it keeps running): {e}")
+                return
+            self._write(f"[INFO] Job '{cmd.job_id}' stopped with savepoint:\nSavepoint path: {path}\n")
             return
         if not job.is_running():
             self._write(f"[INFO] Job '{cmd.job_id}' is already {job.get_job_status()}.\n")

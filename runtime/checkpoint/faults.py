@@ -1,0 +1,36 @@
+"""Fault injection for the recovery tests: `STREAMSQL_FAULT_INJECT=<point>:<n>` kills the
+process with SIGKILL the n-th time execution passes `<point>` (several separated by ',').
+
+Points: `batch` (after a source batch was processed), `snapshot` (state taken, before the
+upload), `upload` (state files written, metadata not yet), `metadata` (checkpoint complete,
+sinks not yet committed), `commit` (after the first sink committed).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+_counts: dict[str, int] = {}
+_plan: dict[str, int] | None = None
+
+
+def _load() -> dict[str, int]:
+    global _plan
+    if _plan is None:
+        _plan = {}
+        for part in (os.environ.get("STREAMSQL_FAULT_INJECT") or "").split(","):
+            name, _, n = part.strip().partition(":")
+            if name:
+                _plan[name] = int(n or 1)
+    return _plan
+
+
+def fault_point(name: str) -> None:
+    """Die here (SIGKILL, no cleanup) when the injection plan says so."""
+    plan = _load()
+    if name not in plan:
+        return
+    _counts[name] = _counts.get(name, 0) + 1
+    if _counts[name] == plan[name]:
+        os.kill(os.getpid(), signal.SIGKILL)

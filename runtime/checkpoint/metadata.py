@@ -1,0 +1,71 @@
+"""The self-describing `_metadata` of a checkpoint or savepoint (JSON).
+
+It names every operator by its stable uid (runtime.checkpoint.uid), with the operator
+kind, label, state file, size, key count and state names, the executor's watermark
+bookkeeping for it, and the job graph itself, so `streamsql savepoint inspect` and a
+restore after a SQL change can explain what maps where without loading any state.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+FORMAT = "streamsql-snapshot"
+VERSION = 1
+
+
+@dataclass
+class OperatorState:
+    uid: str
+    node_id: int
+    operator: str
+    label: str
+    file: str | None  # state file name inside the snapshot directory (None: no state)
+    bytes: int = 0
+    keys: int | None = None
+    state_names: list[str] = field(default_factory=list)
+    fingerprint: str = ""  # input/output schemas: a restore into another shape is refused
+    executor: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class CheckpointMetadata:
+    checkpoint_id: int
+    kind: str  # "checkpoint" | "savepoint"
+    job_id: str
+    timestamp_ms: int
+    state_backend: str
+    max_parallelism: int
+    parallelism: int
+    operators: list[OperatorState]
+    graph: dict[str, Any] | None = None
+    duration_ms: int = 0
+
+    def to_json(self) -> bytes:
+        d = asdict(self)
+        d = {"format": FORMAT, "version": VERSION, **d}
+        return json.dumps(d, indent=1, sort_keys=False).encode("utf-8")
+
+    @staticmethod
+    def from_json(data: bytes) -> CheckpointMetadata:
+        d = json.loads(data.decode("utf-8"))
+        if d.get("format") != FORMAT:
+            raise ValueError("not a streamsql checkpoint or savepoint (_metadata has no 'format' marker)")
+        if int(d.get("version", 0)) > VERSION:
+            raise ValueError(f"snapshot format version {d.get('version')} is newer than this streamsql ({VERSION})")
+        ops = [OperatorState(**o) for o in d.pop("operators")]
+        d.pop("format", None)
+        d.pop("version", None)
+        return CheckpointMetadata(operators=ops, **d)
+
+    def operator(self, uid: str) -> OperatorState | None:
+        for o in self.operators:
+            if o.uid == uid:
+                return o
+        return None
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(o.bytes for o in self.operators)

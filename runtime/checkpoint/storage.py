@@ -1,0 +1,115 @@
+"""Checkpoint storage through `pyarrow.fs`: local paths, `file://` and `s3://` URIs.
+
+Layout (as Flink's): `<dir>/<job-id>/chk-<n>/` holds one state file per operator and
+`_metadata`, written last and atomically (a local file is written under a temporary
+name and renamed; an S3 object appears whole or not at all). A directory without a
+readable `_metadata` is an incomplete checkpoint and is never chosen for recovery.
+S3 endpoints and credentials come from Flink's `s3.endpoint`, `s3.access-key`,
+`s3.secret-key` (or the AWS environment).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+import pyarrow.fs as pafs
+
+METADATA = "_metadata"
+
+
+def _s3_filesystem(config: dict[str, str]) -> pafs.FileSystem:
+    endpoint = config.get("s3.endpoint") or os.environ.get("AWS_ENDPOINT_URL") or ""
+    kwargs: dict[str, Any] = {"allow_bucket_creation": True}
+    if endpoint:
+        scheme = "https" if endpoint.startswith("https://") else "http"
+        kwargs["endpoint_override"] = endpoint.split("://", 1)[-1]
+        kwargs["scheme"] = scheme
+    if config.get("s3.access-key"):
+        kwargs["access_key"] = config["s3.access-key"]
+        kwargs["secret_key"] = config.get("s3.secret-key", "")
+    kwargs["region"] = config.get("s3.region") or os.environ.get("AWS_REGION") or "us-east-1"
+    return pafs.S3FileSystem(**kwargs)
+
+
+class CheckpointStorage:
+    """A root directory on some `pyarrow.fs` filesystem, with the few operations
+    checkpoints need. Paths given to the methods are relative to the root."""
+
+    def __init__(self, uri: str, config: dict[str, str] | None = None) -> None:
+        self.uri = uri
+        config = config or {}
+        if uri.startswith("s3://"):
+            self.fs: pafs.FileSystem = _s3_filesystem(config)
+            self.root = uri[len("s3://") :].rstrip("/")
+            self.local = False
+            bucket = self.root.split("/", 1)[0]
+            try:
+                self.fs.create_dir(bucket)
+            except OSError:
+                pass  # exists already, or creation is not allowed: writing will tell
+        elif "://" in uri and not uri.startswith("file://"):
+            self.fs, self.root = pafs.FileSystem.from_uri(uri)
+            self.local = False
+        else:
+            path = uri[len("file://") :] if uri.startswith("file://") else uri
+            self.fs = pafs.LocalFileSystem()
+            self.root = os.path.abspath(os.path.expanduser(path))
+            self.local = True
+
+    def path(self, rel: str) -> str:
+        return f"{self.root}/{rel}" if rel else self.root
+
+    def display(self, rel: str) -> str:
+        """A URI a user can pass back (`--restore`, `execution.savepoint.path`)."""
+        if self.local:
+            return self.path(rel)
+        return self.uri.rstrip("/") + "/" + rel
+
+    # ------------------------------------------------------------------ files
+    def write(self, rel: str, data: bytes) -> None:
+        full = self.path(rel)
+        parent = full.rsplit("/", 1)[0]
+        self.fs.create_dir(parent, recursive=True)
+        with self.fs.open_output_stream(full) as f:
+            f.write(data)
+
+    def write_atomic(self, rel: str, data: bytes) -> None:
+        """Write so that readers see the whole file or nothing."""
+        if not self.local:
+            self.write(rel, data)  # object stores create objects atomically
+            return
+        full = self.path(rel)
+        tmp = f"{full}.{uuid.uuid4().hex}.tmp"
+        self.write(tmp[len(self.root) + 1 :], data)
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.replace(tmp, full)
+
+    def read(self, rel: str) -> bytes:
+        with self.fs.open_input_stream(self.path(rel)) as f:
+            return f.read()
+
+    def exists(self, rel: str) -> bool:
+        return self.fs.get_file_info(self.path(rel)).type != pafs.FileType.NotFound
+
+    def size(self, rel: str) -> int:
+        return int(self.fs.get_file_info(self.path(rel)).size or 0)
+
+    def list_dirs(self, rel: str) -> list[str]:
+        """Names of the directories directly under `rel` ([] when it does not exist)."""
+        sel = pafs.FileSelector(self.path(rel), allow_not_found=True, recursive=False)
+        return sorted(i.base_name for i in self.fs.get_file_info(sel) if i.type == pafs.FileType.Directory)
+
+    def list_files(self, rel: str) -> list[tuple[str, int]]:
+        sel = pafs.FileSelector(self.path(rel), allow_not_found=True, recursive=False)
+        return sorted(
+            (i.base_name, int(i.size or 0)) for i in self.fs.get_file_info(sel) if i.type == pafs.FileType.File
+        )
+
+    def delete_dir(self, rel: str) -> None:
+        try:
+            self.fs.delete_dir(self.path(rel))
+        except (FileNotFoundError, OSError):
+            pass

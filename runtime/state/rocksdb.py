@@ -1,0 +1,195 @@
+"""Keyed state on local disk (`state.backend.type` = `rocksdb`, via rocksdict).
+
+The key index lives in RocksDB, laid out by key group: an entry's key is the 2-byte
+big-endian key group followed by the pickled key tuple, its value the slot; a reverse
+entry (prefix 0xFFFF + the slot) holds the key for `keys_of` and snapshots. A key-group
+range is therefore one contiguous RocksDB range (re-splitting state = range scans).
+What stays in memory is per slot and small: live flag, key group, insertion sequence
+(numpy arrays); operators keep their values in their own slot-indexed arrays as with
+`hashmap` (docs/checkpointing.md: values are not spilled yet).
+
+Hot path: `lookup` groups the batch by key vectorized (`encode_rows`), then does ONE
+multi-get for the batch's distinct keys and writes all new keys with ONE WriteBatch: no
+RocksDB round trip per row (the per-distinct-key Python work is encoding, as `hashmap`
+does for its dict look-ups). Snapshots have the `hashmap` format, so a savepoint moves
+between the two backends. `state.backend.rocksdb.localdir` is where the working
+databases go (a temporary directory by default); they are deleted when the job ends.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import tempfile
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend, encode_rows, key_group_of
+from runtime.state.hashmap import _normalize
+
+_SLOT_PREFIX = b"\xff\xff"
+
+
+def _slot_key(slot: int) -> bytes:
+    return _SLOT_PREFIX + int(slot).to_bytes(8, "big")
+
+
+class RocksDBStateBackend(KeyedStateBackend):
+    def __init__(self, max_parallelism: int = DEFAULT_MAX_PARALLELISM, config: dict[str, str] | None = None) -> None:
+        import rocksdict
+
+        config = config or {}
+        self.max_parallelism = max_parallelism
+        base = config.get("state.backend.rocksdb.localdir") or tempfile.gettempdir()
+        name = f"streamsql-rocksdb-{os.getpid()}-{uuid.uuid4().hex[:8]}-{config.get('$internal.operator-uid', 'op')}"
+        self.path = os.path.join(os.path.abspath(os.path.expanduser(base)), name)
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self._rocksdict = rocksdict
+        self.db: Any = rocksdict.Rdict(self.path)
+        self._reset_memory()
+
+    def _reset_memory(self) -> None:
+        self._capacity = 0
+        self._live = np.zeros(16, dtype=bool)
+        self._groups = np.zeros(16, dtype=np.int32)
+        self._seq = np.zeros(16, dtype=np.int64)
+        self._next_seq = 0
+        self._free: list[int] = []
+
+    def _grow(self, n: int) -> None:
+        if n <= len(self._live):
+            return
+        size = max(n, 2 * len(self._live))
+        for name in ("_live", "_groups", "_seq"):
+            old = getattr(self, name)
+            new = np.zeros(size, dtype=old.dtype)
+            new[: len(old)] = old
+            setattr(self, name, new)
+
+    def _encode(self, key: tuple[Any, ...]) -> tuple[bytes, int]:
+        group = key_group_of(key, self.max_parallelism)
+        return group.to_bytes(2, "big") + pickle.dumps(key, protocol=4), group
+
+    # ------------------------------------------------------------------ lookup
+    def lookup(self, keys: Sequence[pa.Array], num_rows: int, create: bool = True) -> np.ndarray:
+        inverse, first = encode_rows(keys, num_rows)
+        if len(first) == 0:
+            return np.zeros(0, dtype=np.int64)
+        if keys:
+            cols = [k.take(pa.array(first)).to_pylist() for k in keys]
+            distinct = [tuple(_normalize(v) for v in row) for row in zip(*cols, strict=True)]
+        else:
+            distinct = [()]
+        encoded = [self._encode(k) for k in distinct]  # loop over distinct keys of the batch
+        found = self.db.get([e[0] for e in encoded])  # one multi-get
+        slots = np.array([-1 if s is None else s for s in found], dtype=np.int64)
+        missing = np.flatnonzero(slots < 0)
+        if create and len(missing):
+            batch = self._rocksdict.WriteBatch()
+            for i in missing.tolist():
+                s = self._free.pop() if self._free else self._capacity
+                if s == self._capacity:
+                    self._capacity += 1
+                    self._grow(self._capacity)
+                kb, group = encoded[i]
+                batch.put(kb, s)
+                batch.put(_slot_key(s), kb)
+                self._live[s] = True
+                self._groups[s] = group
+                self._seq[s] = self._next_seq
+                self._next_seq += 1
+                slots[i] = s
+            self.db.write(batch)  # one WriteBatch for all new keys
+        return slots[inverse]
+
+    def remove(self, slots: np.ndarray) -> None:
+        slots = np.unique(np.asarray(slots, dtype=np.int64))
+        slots = slots[(slots >= 0) & (slots < self._capacity)]
+        slots = slots[self._live[slots]]
+        if not len(slots):
+            return
+        kbs = self.db.get([_slot_key(s) for s in slots.tolist()])
+        batch = self._rocksdict.WriteBatch()
+        for s, kb in zip(slots.tolist(), kbs, strict=True):
+            if kb is not None:
+                batch.delete(kb)
+            batch.delete(_slot_key(s))
+        self.db.write(batch)
+        self._live[slots] = False
+        self._free.extend(slots.tolist())
+
+    def contains(self, slots: np.ndarray) -> np.ndarray:
+        slots = np.asarray(slots, dtype=np.int64)
+        ok = (slots >= 0) & (slots < self._capacity)
+        out = np.zeros(len(slots), dtype=bool)
+        out[ok] = self._live[slots[ok]]
+        return out
+
+    def key_groups(self, slots: np.ndarray) -> np.ndarray:
+        return self._groups[np.asarray(slots, dtype=np.int64)]
+
+    def keys_of(self, slots: np.ndarray) -> list[tuple[Any, ...]]:
+        slots = np.asarray(slots, dtype=np.int64)
+        if not len(slots):
+            return []
+        kbs = self.db.get([_slot_key(s) for s in slots.tolist()])  # one multi-get
+        return [pickle.loads(kb[2:]) for kb in kbs]
+
+    def live_slots(self) -> np.ndarray:
+        live = np.flatnonzero(self._live[: self._capacity])
+        return live[np.argsort(self._seq[live], kind="stable")]
+
+    @property
+    def capacity(self) -> int:
+        return self._capacity
+
+    def __len__(self) -> int:
+        return int(self._live[: self._capacity].sum())
+
+    # ------------------------------------------------------------------ snapshots
+    def snapshot(self) -> dict[str, Any]:
+        live = self.live_slots()
+        return {
+            "max_parallelism": self.max_parallelism,
+            "slots": live.tolist(),
+            "keys": self.keys_of(live),
+            "key_groups": self._groups[live].tolist(),
+        }
+
+    def restore(self, snap: dict[str, Any], key_group_range: tuple[int, int] | None = None) -> None:
+        """Rebuild the database from a snapshot (same slots; keys outside the key-group
+        range skipped)."""
+        self.max_parallelism = int(snap.get("max_parallelism", self.max_parallelism))
+        self.db.close()
+        self._rocksdict.Rdict.destroy(self.path)
+        self.db = self._rocksdict.Rdict(self.path)
+        self._reset_memory()
+        slots, keys, groups = snap["slots"], snap["keys"], snap["key_groups"]
+        top = max(slots, default=-1) + 1
+        self._capacity = top
+        self._grow(top)
+        batch = self._rocksdict.WriteBatch()
+        for s, k, g in zip(slots, keys, groups, strict=True):
+            if key_group_range is not None and not (key_group_range[0] <= g <= key_group_range[1]):
+                continue
+            kb, _ = self._encode(tuple(k))
+            batch.put(kb, s)
+            batch.put(_slot_key(s), kb)
+            self._live[s] = True
+            self._groups[s] = g
+            self._seq[s] = self._next_seq
+            self._next_seq += 1
+        self.db.write(batch)
+        self._free = [s for s in range(top) if not self._live[s]]
+
+    def dispose(self) -> None:
+        """Close and delete the working database (the job ended)."""
+        if self.db is not None:
+            self.db.close()
+            self.db = None
+            shutil.rmtree(self.path, ignore_errors=True)
