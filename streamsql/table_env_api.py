@@ -1,0 +1,101 @@
+"""The Table API half of TableEnvironment: tables from paths, descriptors and Python data,
+temporary views, statement sets. A mixin so environment.py keeps the SQL entry points.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from planner.statements import Drop
+from streamsql.descriptors import Schema, TableDescriptor
+from streamsql.expressions import quote
+from streamsql.table_lowering import SelectSpec
+from streamsql.table_sources import HIDDEN_PREFIX, elements_to_arrow, register_arrow, to_arrow_table
+
+if TYPE_CHECKING:
+    from streamsql.statement_set import StatementSet
+    from streamsql.table import Table
+
+
+def _path_sql(path: str) -> str:
+    return ".".join(quote(p) for p in path.split("."))
+
+
+def _path(path: str) -> tuple[str, ...]:
+    return tuple(path.split("."))
+
+
+class TableApiMixin:
+    """Methods of TableEnvironment that build Tables (PyFlink's names)."""
+
+    def from_path(self, path: str) -> Table:
+        """A Table scanning a registered table or view."""
+        from streamsql.table import Table
+
+        self.catalog.lookup(_path(path))  # type: ignore[attr-defined] # fails with "Object 'x' not found"
+        t = Table(self, spec=SelectSpec(from_=_path_sql(path), from_is_name=True))  # type: ignore[arg-type]
+        t._fields()
+        return t
+
+    def create_temporary_table(self, path: str, descriptor: TableDescriptor) -> None:
+        self.execute_sql(descriptor.to_ddl(path, temporary=True))  # type: ignore[attr-defined]
+
+    def create_table(self, path: str, descriptor: TableDescriptor, ignore_if_exists: bool = False) -> bool:
+        if ignore_if_exists and self.catalog.get(_path(path)) is not None:  # type: ignore[attr-defined]
+            return False
+        self.execute_sql(descriptor.to_ddl(path, temporary=False, if_not_exists=ignore_if_exists))  # type: ignore[attr-defined]
+        return True
+
+    def create_temporary_view(self, view_path: str, table: Table) -> None:
+        """Register `table` under `view_path` (usable from SQL and from_path)."""
+        self.execute_sql(f"CREATE TEMPORARY VIEW {_path_sql(view_path)} AS {table.to_sql()}")  # type: ignore[attr-defined]
+
+    def _drop(self, kind: str, path: str) -> bool:
+        return bool(self.catalog.drop(Drop(kind=kind, name=_path(path), if_exists=True, temporary=True)))  # type: ignore[attr-defined]
+
+    def drop_temporary_table(self, table_path: str) -> bool:
+        return self._drop("TABLE", table_path)
+
+    def drop_temporary_view(self, view_path: str) -> bool:
+        return self._drop("VIEW", view_path)
+
+    def list_temporary_tables(self) -> list[str]:
+        return [n for n in self.list_tables() if n not in self.list_views()]  # type: ignore[attr-defined]
+
+    def list_temporary_views(self) -> list[str]:
+        return list(self.list_views())  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ Python data
+    def _from_arrow_table(self, data: Any, schema: Any) -> Table:
+        return self.from_path(register_arrow(self, data, schema))
+
+    def from_elements(self, elements: Any, schema: Any = None, verify_schema: bool = True) -> Table:
+        """A bounded table of Python rows. `schema`: None (names _1, _2, ... and inferred
+        types), a list of names, DataTypes.ROW([...]), or a Schema (may add a watermark)."""
+        return self._from_arrow_table(elements_to_arrow(list(elements), schema), schema)
+
+    def from_pandas(self, pdf: Any, schema: Any = None, splits_num: int = 1) -> Table:
+        """A bounded table of a pandas DataFrame's rows (schema forms as from_elements)."""
+        import pyarrow as pa
+
+        data = pa.Table.from_pandas(pdf, preserve_index=False)
+        if isinstance(schema, (list, tuple)) and all(isinstance(s, str) for s in schema):
+            data = data.rename_columns(list(schema))
+        return self._from_arrow_table(data, schema)
+
+    def from_arrow(self, data: Any, schema: Any = None) -> Table:
+        """A bounded table of a pyarrow Table / RecordBatch / RecordBatchReader (read fully)."""
+        return self._from_arrow_table(to_arrow_table(data), schema)
+
+    def create_statement_set(self) -> StatementSet:
+        from streamsql.statement_set import StatementSet
+
+        return StatementSet(self)  # type: ignore[arg-type]
+
+
+def visible(names: list[str]) -> list[str]:
+    """Catalog names without the hidden tables of from_elements & co."""
+    return [n for n in names if not n.startswith(HIDDEN_PREFIX) and not n.startswith("__sink$")]
+
+
+__all__ = ["Schema", "TableApiMixin", "TableDescriptor", "visible"]
