@@ -1,0 +1,292 @@
+"""Regular joins and semi/anti joins: logical rewrites, physical conversion, changelog
+modes and EXPLAIN lines.
+
+The binder produces `LogicalJoin(kind=INNER|LEFT|RIGHT|FULL|CROSS|SEMI|ANTI)`; SEMI/ANTI
+come from IN / EXISTS subqueries (planner.binder.subqueries) and output only the left
+columns. The condition is over the left columns then the right columns.
+
+Logical rule `push_join_conditions` (predicate-pushdown phase): a WHERE filter directly
+above an inner/cross join becomes part of the join condition (so `FROM a, b WHERE a.k = b.k`
+is an equi-join), and conjuncts that only read one input move below the join where that
+keeps the semantics (Flink's FlinkFilterJoinRule): both sides for INNER, the right side for
+LEFT/SEMI/ANTI, the left side for RIGHT/SEMI, nothing for FULL.
+
+Physical: `Join` with the equality conjuncts between a left and a right column as keys
+(hash exchanges on both inputs; no keys → single exchanges) and the rest as the residual
+`condition`; EXPLAIN shows Flink's
+`Join(joinType=[InnerJoin], where=[...], select=[...], leftInputSpec=[...], rightInputSpec=[...])`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from planner.binder.scope import uniquify
+from planner.binder.types import common_type, plain
+from planner.changelog import register_changelog
+from planner.explain import format_expr, register_physical_line
+from planner.logical import LogicalFilter, LogicalJoin, LogicalNode, transform_up
+from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
+from runtime.expr.ir import Call, Expr, InputRef, input_refs, remap_refs
+from runtime.types import Field
+
+FLINK_JOIN_TYPES = {
+    "INNER": "InnerJoin",
+    "LEFT": "LeftOuterJoin",
+    "RIGHT": "RightOuterJoin",
+    "FULL": "FullOuterJoin",
+    "SEMI": "LeftSemiJoin",
+    "ANTI": "LeftAntiJoin",
+}
+
+
+@dataclass(frozen=True)
+class LogicalScalarJoin(LogicalJoin):
+    """A LEFT join with a scalar subquery's result (planner.binder.subqueries):
+    `single_row` makes the runtime fail when the subquery returns more than one row."""
+
+    single_row: bool = False
+
+
+def conjunction(a: Expr | None, b: Expr | None) -> Expr | None:
+    """`a AND b` (planner.optimizer.util's, imported late: the optimizer imports this module)."""
+    from planner.optimizer.util import conjunction as conj
+
+    return conj(a, b)
+
+
+def is_deterministic(e: Expr) -> bool:
+    from planner.optimizer.util import is_deterministic as det
+
+    return det(e)
+
+
+def conjuncts(e: Expr | None) -> list[Expr]:
+    """The AND-ed parts of `e` (flattened)."""
+    if e is None:
+        return []
+    if isinstance(e, Call) and e.name == "and":
+        out: list[Expr] = []
+        for a in e.args:
+            out.extend(conjuncts(a))
+        return out
+    return [e]
+
+
+def _and(parts: list[Expr]) -> Expr | None:
+    out: Expr | None = None
+    for p in parts:
+        out = conjunction(out, p)
+    return out
+
+
+def join_kind(kind: str) -> str:
+    """Normalize the binder's join kind (CROSS and plain JOIN are INNER)."""
+    k = kind.upper()
+    return "INNER" if k in ("CROSS", "INNER", "", "JOIN") else k
+
+
+# ---------------------------------------------------------------------- logical rule
+def _push_down(join: LogicalJoin) -> LogicalNode:
+    """Move single-input conjuncts of the join condition below the join."""
+    kind = join_kind(join.kind)
+    nl = len(join.left.fields)
+    push_left = kind in ("INNER", "RIGHT", "SEMI")
+    push_right = kind in ("INNER", "LEFT", "SEMI", "ANTI")
+    left_parts: list[Expr] = []
+    right_parts: list[Expr] = []
+    keep: list[Expr] = []
+    for c in conjuncts(join.condition):
+        refs = input_refs(c)
+        if not refs or not is_deterministic(c):
+            keep.append(c)
+        elif push_left and max(refs) < nl:
+            left_parts.append(c)
+        elif push_right and min(refs) >= nl:
+            right_parts.append(remap_refs(c, {i: i - nl for i in refs}))
+        else:
+            keep.append(c)
+    if not left_parts and not right_parts:
+        return join
+    left, right = join.left, join.right
+    if left_parts:
+        left = LogicalFilter(fields=left.fields, input=left, condition=_and(left_parts))  # type: ignore[arg-type]
+    if right_parts:
+        right = LogicalFilter(fields=right.fields, input=right, condition=_and(right_parts))  # type: ignore[arg-type]
+    return replace(join, left=left, right=right, condition=_and(keep))
+
+
+def push_join_conditions(plan: LogicalNode) -> LogicalNode:
+    """Filter above an inner join → join condition; single-input conjuncts → below."""
+
+    def rule(node: LogicalNode) -> LogicalNode:
+        if isinstance(node, LogicalFilter) and isinstance(node.input, LogicalJoin):
+            j = node.input
+            if join_kind(j.kind) == "INNER" and is_deterministic(node.condition):
+                merged = replace(j, kind="INNER", condition=conjunction(j.condition, node.condition))
+                return _push_down(merged)
+        if isinstance(node, LogicalJoin):
+            return _push_down(node)
+        return node
+
+    return transform_up(plan, rule)
+
+
+# ---------------------------------------------------------------------- physical
+def split_condition(cond: Expr | None, nl: int) -> tuple[list[int], list[int], list[bool], list[Expr]]:
+    """(left keys, right keys, null-safe flags, residual conjuncts) of a join condition."""
+    lk: list[int] = []
+    rk: list[int] = []
+    ns: list[bool] = []
+    rest: list[Expr] = []
+    for c in conjuncts(cond):
+        if (
+            isinstance(c, Call)
+            and c.name in ("equals", "is_not_distinct_from")
+            and len(c.args) == 2
+            and all(isinstance(a, InputRef) for a in c.args)
+        ):
+            a, b = c.args
+            assert isinstance(a, InputRef) and isinstance(b, InputRef)
+            if a.index >= nl > b.index:
+                a, b = b, a
+            if a.index < nl <= b.index:
+                lk.append(a.index)
+                rk.append(b.index - nl)
+                ns.append(c.name == "is_not_distinct_from")
+                continue
+        rest.append(c)
+    return lk, rk, ns, rest
+
+
+def unique_key(node: PhysicalNode) -> frozenset[int] | None:
+    """A set of output columns that is unique per row, when known (Flink's upsert keys,
+    simplified: from a GroupAggregate through Exchanges and projecting Calcs)."""
+    op = node.operator
+    if op == "GroupAggregate":
+        return frozenset(node.params.get("grouping") or [])
+    if op in ("Exchange", "WatermarkAssigner"):
+        return unique_key(node.inputs[0])
+    if op == "Calc":
+        below = unique_key(node.inputs[0])
+        if below is None:
+            return None
+        out: set[int] = set()
+        for k in below:
+            hits = [j for j, e in enumerate(node.params["projections"]) if isinstance(e, InputRef) and e.index == k]
+            if not hits:
+                return None
+            out.add(hits[0])
+        return frozenset(out)
+    return None
+
+
+def _input_spec(node: PhysicalNode, keys: list[int]) -> str:
+    uk = unique_key(node)
+    if uk is None:
+        return "NoUniqueKey"
+    return "JoinKeyContainsUniqueKey" if uk <= set(keys) else "HasUniqueKey"
+
+
+def _exchange(planner: PhysicalPlanner, child: PhysicalNode, keys: list[int]) -> PhysicalNode:
+    return planner._exchange(child, keys)  # noqa: SLF001 - the planner's own exchange builder
+
+
+@register_physical(LogicalJoin)
+@register_physical(LogicalScalarJoin)
+def convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
+    kind = join_kind(node.kind)
+    left = planner.convert(node.left)
+    right = planner.convert(node.right)
+    nl = len(node.left.fields)
+    lk, rk, ns, rest = split_condition(node.condition, nl)
+    key_types = []
+    for li, ri in zip(lk, rk, strict=True):
+        lt, rt = plain(node.left.fields[li].type), plain(node.right.fields[ri].type)
+        key_types.append(common_type([lt, rt]) or lt)
+    names = uniquify([f.name for f in node.left.fields] + [f.name for f in node.right.fields])
+    if kind in ("SEMI", "ANTI"):
+        fields = tuple(Field(n, f.type) for n, f in zip(names[:nl], node.left.fields, strict=True))
+    else:
+        fields = tuple(Field(n, f.type) for n, f in zip(names, node.fields, strict=True))
+    params: dict[str, Any] = {
+        "join_type": kind,
+        "left_keys": lk,
+        "right_keys": rk,
+        "key_types": key_types,
+        "null_safe": ns,
+        "condition": _and(rest),
+        "left_width": nl,
+        "right_types": [f.type for f in node.right.fields],
+        "single_row_right": bool(getattr(node, "single_row", False)),
+    }
+    info = {
+        "condition": node.condition,
+        "names": names,
+        "left_spec": _input_spec(left, lk),
+        "right_spec": _input_spec(right, rk),
+    }
+    return PhysicalNode(
+        "Join",
+        (_exchange(planner, left, lk), _exchange(planner, right, rk)),
+        fields,
+        params,
+        info=info,
+    )
+
+
+@register_changelog("Join")
+def join_changelog(node: PhysicalNode, in_modes: list[str]) -> str:
+    """Inner/semi joins of insert-only inputs are insert-only; anything else (outer or
+    anti joins, updating inputs) emits retractions (Flink: ALL_CHANGES)."""
+    if node.params.get("join_type") in ("INNER", "SEMI") and all(m == "I" for m in in_modes):
+        return "I"
+    return "I,UB,UA,D"
+
+
+@register_physical_line("Join")
+def join_line(node: PhysicalNode) -> list[str]:
+    p, info = node.params, node.info
+    cond = info.get("condition")
+    parts = [f"joinType=[{FLINK_JOIN_TYPES.get(p['join_type'], p['join_type'])}]"]
+    parts.append(f"where=[{format_expr(cond, info['names']) if cond is not None else 'true'}]")
+    select = info["names"] if p["join_type"] not in ("SEMI", "ANTI") else info["names"][: p["left_width"]]
+    parts.append(f"select=[{', '.join(select)}]")
+    parts.append(f"leftInputSpec=[{info['left_spec']}]")
+    parts.append(f"rightInputSpec=[{info['right_spec']}]")
+    if p.get("single_row_right"):
+        parts.append("singleRowRight=[true]")
+    return parts
+
+
+# ---------------------------------------------------------------------- projection pushdown
+def prune_join(
+    node: LogicalJoin,
+    required: set[int],
+    prune: Any,  # planner.optimizer.projection_pushdown._prune: (node, required) -> (node, mapping)
+) -> tuple[LogicalNode, dict[int, int]]:
+    """Projection pushdown through a join: each input keeps the columns read above the
+    join or by its condition. Returns the new join and old → new output column indices."""
+    nl = len(node.left.fields)
+    semi = join_kind(node.kind) in ("SEMI", "ANTI")
+    if type(node.right).__name__ == "LogicalSnapshot":
+        # A temporal join's snapshot refers to left columns by index: keep every column.
+        required = set(range(len(node.fields)))
+        need_all = True
+    else:
+        need_all = False
+    cond_refs = input_refs(node.condition) if node.condition is not None else set()
+    need = set(required) | cond_refs
+    if need_all:
+        need = set(range(nl + len(node.right.fields)))
+    left, lm = prune(node.left, {i for i in need if i < nl})
+    right, rm = prune(node.right, {i - nl for i in need if i >= nl})
+    width = len(left.fields)
+    combined = dict(lm)
+    combined.update({nl + j: width + k for j, k in rm.items()})
+    order = sorted(combined, key=combined.__getitem__)
+    fields = tuple(node.fields[i] for i in order if not (semi and i >= nl))
+    cond = remap_refs(node.condition, combined) if node.condition is not None else None
+    new = replace(node, left=left, right=right, condition=cond, fields=fields)
+    return new, (lm if semi else combined)

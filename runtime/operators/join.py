@@ -1,0 +1,338 @@
+"""Join: Flink's regular (non-windowed) streaming join and its semi/anti variant.
+
+Params (planner.rules.joins builds them):
+`join_type` INNER | LEFT | RIGHT | FULL | SEMI | ANTI; `left_keys` / `right_keys` (equi-key
+columns of each input, possibly empty = every row has the same key); `key_types` (the
+common type each key pair is compared in); `null_safe` (per key: IS NOT DISTINCT FROM, so
+NULL matches NULL); `condition` (residual predicate over left columns then right columns,
+or null); `left_width`; `right_types`; `single_row_right` (a scalar subquery: fail when
+the right side holds more than one row, like Flink's SINGLE_VALUE).
+
+Output: regular joins emit left columns then right columns; SEMI/ANTI emit the left row.
+
+STREAMING follows Flink's StreamingJoinOperator / StreamingSemiAntiJoinOperator: each
+input row joins with the other side's stored rows (equal key slot, residual TRUE); results
+are +I for accumulating input rows and -D for retracting ones. An outer side's row with no
+match is emitted null-padded; when the other side's first match arrives the padded row is
+retracted (-D) before the joined row, and when its last match goes it is emitted again.
+Semi/anti joins emit the left row itself (with its row kind) when it (does not) match, and
++I/-D of left rows whose match state flips on right input. Everything is vectorized per
+batch: key slots from the shared KeyedStateBackend, candidate pairs by searchsorted over
+the other side's rows sorted by key slot, the residual evaluated once over all pairs, the
+association transitions by a per-slot running sum (`join_state.transitions`).
+
+BATCH: both inputs are buffered and joined at the end (one probe of all left rows against
+all right rows), final rows only.
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.batch import DELETE, INSERT, UPDATE_AFTER, data_columns, row_kinds
+from runtime.errors import JobError
+from runtime.graph import Node
+from runtime.operators._common import conform, eval_context, make_batch
+from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.join_state import JoinSide, candidate_pairs, transitions
+from runtime.state import create_backend
+
+_OUTER = {"INNER": (False, False), "LEFT": (True, False), "RIGHT": (False, True), "FULL": (True, True)}
+
+
+class SingleRowError(JobError):
+    """A scalar subquery produced more than one row."""
+
+
+@register_operator("Join")
+class JoinOperator(Operator):
+    """Regular join of two inputs with keyed multiset state per side (module docstring)."""
+
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        p = node.params
+        self.join_type: str = str(p.get("join_type", "INNER")).upper()
+        self.semi = self.join_type in ("SEMI", "ANTI")
+        self.keys: tuple[list[int], list[int]] = (list(p.get("left_keys") or []), list(p.get("right_keys") or []))
+        self.key_types = [t.to_arrow() for t in (p.get("key_types") or [])]
+        self.null_safe = list(p.get("null_safe") or [False] * len(self.keys[0]))
+        self.condition = p.get("condition")
+        self.left_width = int(p.get("left_width", len(node.schema)))
+        self.single_row_right = bool(p.get("single_row_right"))
+        left_types = [f.type.to_arrow() for f in node.schema[: self.left_width]]
+        right_types = [t.to_arrow() for t in p.get("right_types") or []]
+        if not right_types and not self.semi:
+            right_types = [f.type.to_arrow() for f in node.schema[self.left_width :]]
+        self.types = (left_types, right_types)
+        self.key_state = ctx.state if ctx.state is not None else create_backend(ctx.config)
+        self.sides = (
+            JoinSide(create_backend(ctx.config), left_types),
+            JoinSide(create_backend(ctx.config), right_types or None),
+        )
+        self.outer = _OUTER.get(self.join_type, (False, False))
+        self._buffers: tuple[list[pa.RecordBatch], list[pa.RecordBatch]] = ([], [])
+        self._ended: set[int] = set()
+        # Set by the executor before `open`: an insert-only side skips row hashing.
+        self.input_changelog_modes: list[str] | None = None
+
+    def open(self) -> None:
+        modes = self.input_changelog_modes or []
+        for side, mode in zip(self.sides, modes, strict=False):
+            side.append_only = mode == "I"
+
+    # ------------------------------------------------------------------ helpers
+    def _key_slots(self, data: pa.RecordBatch, side: int) -> np.ndarray:
+        """Join-key slot of every row; -1 where a (not null-safe) key column is NULL."""
+        n = data.num_rows
+        cols: list[pa.Array] = []
+        null = np.zeros(n, dtype=bool)
+        for j, idx in enumerate(self.keys[side]):
+            col = data.column(idx)
+            if j < len(self.key_types):
+                col = conform(col, self.key_types[j])
+            if not self.null_safe[j] and col.null_count:
+                null |= col.is_null().to_numpy(zero_copy_only=False)
+            cols.append(col)
+        slots = self.key_state.lookup(cols, n, create=True)
+        slots[null] = -1
+        return slots
+
+    def _match(
+        self, data: pa.RecordBatch, side: int, key_slots: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Pairs (probe row, other slot) that join, and each probe row's match weight
+        (number of other-side copies it joins with)."""
+        other = self.sides[1 - side]
+        probe, slots = candidate_pairs(key_slots, other)
+        if self.condition is not None and len(probe):
+            keep = self._residual(data, side, probe, slots)
+            probe, slots = probe[keep], slots[keep]
+        weights = other.count[slots] if len(slots) else np.zeros(0, dtype=np.int64)
+        matches = np.bincount(probe, weights=weights, minlength=data.num_rows).astype(np.int64)
+        return probe, slots, matches
+
+    def _residual(self, data: pa.RecordBatch, side: int, probe: np.ndarray, slots: np.ndarray) -> np.ndarray:
+        from runtime.expr.evaluator import evaluate
+
+        idx = pa.array(probe, type=pa.int64())
+        probe_cols = [c.take(idx) for c in data.columns]
+        other_cols = self.sides[1 - side].take(slots)
+        cols = probe_cols + other_cols if side == 0 else other_cols + probe_cols
+        batch = pa.RecordBatch.from_arrays(cols, names=[f"f{i}" for i in range(len(cols))])
+        assert self.condition is not None
+        cond = evaluate(self.condition, batch, eval_context(self.ctx, batch.num_rows))
+        return np.asarray(pc.fill_null(cond, False).to_numpy(zero_copy_only=False), dtype=bool)
+
+    def _emit(
+        self,
+        out: Output,
+        side: int,
+        data: pa.RecordBatch,
+        probe_idx: np.ndarray,
+        other_slots: np.ndarray,
+        kinds: np.ndarray,
+    ) -> None:
+        """Emit rows made of probe rows (index -1 = NULLs) and other-side rows (slot -1 =
+        NULLs), in the given order."""
+        if len(kinds) == 0:
+            return
+        probe_cols = [c.take(pa.array(probe_idx, mask=probe_idx < 0, type=pa.int64())) for c in data.columns]
+        if self.semi:
+            out.emit(make_batch(self.node, probe_cols if side == 0 else [], kinds.astype(np.int8)))
+            return
+        other_cols = self.sides[1 - side].take(other_slots)
+        cols = probe_cols + other_cols if side == 0 else other_cols + probe_cols
+        out.emit(make_batch(self.node, cols, kinds.astype(np.int8)))
+
+    def _check_single_row(self) -> None:
+        if self.single_row_right and self.sides[1].total() > 1:
+            raise SingleRowError(
+                "Scalar subquery returned more than one row (SingleValueAggFunction received more than one element)"
+            )
+
+    # ------------------------------------------------------------------ streaming
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        data = data_columns(batch)
+        if data.num_rows == 0:
+            return
+        side = input_index
+        data = self._conform(data, side)
+        if self.ctx.is_batch:
+            self._buffers[side].append(data)
+            return
+        kinds = row_kinds(batch)
+        signs = np.where((kinds == INSERT) | (kinds == UPDATE_AFTER), 1, -1).astype(np.int64)
+        key_slots = self._key_slots(data, side)
+        probe, slots, matches = self._match(data, side, key_slots)
+        if self.semi:
+            self._semi_streaming(out, side, data, kinds, signs, probe, slots, matches)
+        else:
+            self._join_streaming(out, side, data, signs, probe, slots, matches)
+        keep_assoc = (not self.semi and self.outer[side]) or (self.semi and side == 0)
+        self.sides[side].apply(data, signs, key_slots, matches if keep_assoc else None)
+        if side == 1:
+            self._check_single_row()
+
+    def _conform(self, data: pa.RecordBatch, side: int) -> pa.RecordBatch:
+        types = self.types[side] or self.sides[side].types
+        if not types or all(c.type == t for c, t in zip(data.columns, types, strict=False)):
+            return data
+        cols = [conform(c, t) for c, t in zip(data.columns, types, strict=False)]
+        return pa.RecordBatch.from_arrays(cols, names=data.schema.names)
+
+    def _join_streaming(
+        self,
+        out: Output,
+        side: int,
+        data: pa.RecordBatch,
+        signs: np.ndarray,
+        probe: np.ndarray,
+        slots: np.ndarray,
+        matches: np.ndarray,
+    ) -> None:
+        other = self.sides[1 - side]
+        weights = other.count[slots] if len(slots) else np.zeros(0, dtype=np.int64)
+        deltas = signs[probe]
+        rank = np.arange(len(probe), dtype=np.int64)
+        p_parts = [np.repeat(probe, weights)]
+        o_parts = [np.repeat(slots, weights)]
+        k_parts = [np.repeat(np.where(deltas > 0, INSERT, DELETE), weights)]
+        ord1 = [np.repeat(probe, weights)]
+        ord2 = [np.repeat(rank, weights)]
+        ord3 = [np.ones(int(weights.sum()), dtype=np.int64)]
+        if len(probe):
+            if self.outer[1 - side]:
+                up, down = transitions(slots, deltas, other.assoc)
+                for mask, kind, phase in ((up, DELETE, 0), (down, INSERT, 2)):
+                    w = weights[mask]
+                    p_parts.append(np.full(int(w.sum()), -1, dtype=np.int64))
+                    o_parts.append(np.repeat(slots[mask], w))
+                    k_parts.append(np.full(int(w.sum()), kind, dtype=np.int64))
+                    ord1.append(np.repeat(probe[mask], w))
+                    ord2.append(np.repeat(rank[mask], w))
+                    ord3.append(np.full(int(w.sum()), phase, dtype=np.int64))
+            np.add.at(other.assoc, slots, deltas)
+        if self.outer[side]:
+            lonely = np.flatnonzero(matches == 0)
+            p_parts.append(lonely)
+            o_parts.append(np.full(len(lonely), -1, dtype=np.int64))
+            k_parts.append(np.where(signs[lonely] > 0, INSERT, DELETE))
+            ord1.append(lonely)
+            ord2.append(np.full(len(lonely), -1, dtype=np.int64))
+            ord3.append(np.ones(len(lonely), dtype=np.int64))
+        o1, o2, o3 = np.concatenate(ord1), np.concatenate(ord2), np.concatenate(ord3)
+        order = np.lexsort((o3, o2, o1))
+        self._emit(
+            out,
+            side,
+            data,
+            np.concatenate(p_parts)[order],
+            np.concatenate(o_parts)[order],
+            np.concatenate(k_parts)[order],
+        )
+
+    def _semi_streaming(
+        self,
+        out: Output,
+        side: int,
+        data: pa.RecordBatch,
+        kinds: np.ndarray,
+        signs: np.ndarray,
+        probe: np.ndarray,
+        slots: np.ndarray,
+        matches: np.ndarray,
+    ) -> None:
+        want_match = self.join_type == "SEMI"
+        if side == 0:
+            rows = np.flatnonzero((matches > 0) == want_match)
+            self._emit(out, 0, data, rows, rows, kinds[rows])
+            return
+        left = self.sides[0]
+        if not len(probe):
+            return
+        deltas = signs[probe]
+        up, down = transitions(slots, deltas, left.assoc)
+        np.add.at(left.assoc, slots, deltas)
+        flip = up | down
+        if not flip.any():
+            return
+        w = left.count[slots[flip]]
+        kind = np.where(up[flip], INSERT if want_match else DELETE, DELETE if want_match else INSERT)
+        emit_slots = np.repeat(slots[flip], w)
+        cols = left.take(emit_slots)
+        out.emit(make_batch(self.node, cols, np.repeat(kind, w).astype(np.int8)))
+
+    # ------------------------------------------------------------------ batch
+    def end_input(self, input_index: int, out: Output) -> None:
+        if not self.ctx.is_batch:
+            return
+        self._ended.add(input_index)
+        if len(self._ended) < 2:
+            return
+        left = self._concat(0)
+        right = self._concat(1)
+        right_side = self.sides[1]
+        if right.num_rows:
+            right_side.apply(right, np.ones(right.num_rows, dtype=np.int64), self._key_slots(right, 1), None)
+        self._check_single_row()
+        key_slots = self._key_slots(left, 0)
+        probe, slots, matches = self._match(left, 0, key_slots)
+        if self.semi:
+            rows = np.flatnonzero((matches > 0) == (self.join_type == "SEMI"))
+            self._emit(out, 0, left, rows, rows, np.zeros(len(rows), dtype=np.int64))
+            return
+        weights = right_side.count[slots] if len(slots) else np.zeros(0, dtype=np.int64)
+        p_parts = [np.repeat(probe, weights)]
+        o_parts = [np.repeat(slots, weights)]
+        if self.outer[0]:
+            lonely = np.flatnonzero(matches == 0)
+            p_parts.append(lonely)
+            o_parts.append(np.full(len(lonely), -1, dtype=np.int64))
+        p_idx, o_idx = np.concatenate(p_parts), np.concatenate(o_parts)
+        order = np.argsort(p_idx, kind="stable")
+        p_idx, o_idx = p_idx[order], o_idx[order]
+        if self.outer[1]:
+            live = right_side.live()
+            unmatched = live[~np.isin(live, slots)]
+            w = right_side.count[unmatched]
+            p_idx = np.concatenate([p_idx, np.full(int(w.sum()), -1, dtype=np.int64)])
+            o_idx = np.concatenate([o_idx, np.repeat(unmatched, w)])
+        self._emit(out, 0, left, p_idx, o_idx, np.zeros(len(p_idx), dtype=np.int64))
+
+    def _concat(self, side: int) -> pa.RecordBatch:
+        bufs = self._buffers[side]
+        types = self.types[side]
+        if not bufs:
+            if not types:
+                return pa.RecordBatch.from_arrays([], names=[])
+            return pa.RecordBatch.from_arrays(
+                [pa.array([], type=t) for t in types], names=[f"f{i}" for i in range(len(types))]
+            )
+        width = bufs[0].num_columns
+        names = bufs[0].schema.names
+        cols = [pa.concat_arrays([conform(b.column(i), bufs[0].column(i).type) for b in bufs]) for i in range(width)]
+        self._buffers[side].clear()
+        return pa.RecordBatch.from_arrays(cols, names=names)
+
+    # ------------------------------------------------------------------ checkpoints
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        return pickle.dumps(
+            {
+                "keys": self.key_state.snapshot(),
+                "left": self.sides[0].snapshot(),
+                "right": self.sides[1].snapshot(),
+                "buffers": self._buffers,
+            }
+        )
+
+    def restore_state(self, handles: Any) -> None:
+        d = pickle.loads(handles)
+        self.key_state.restore(d["keys"])
+        self.sides[0].restore(d["left"])
+        self.sides[1].restore(d["right"])
+        self._buffers = d["buffers"]
