@@ -150,9 +150,13 @@ class Pools:
         )
         self.items = pa.array(_random_strings(rng, STRING_POOL, 20))
         self.descriptions = pa.array(_random_strings(rng, STRING_POOL, 100))
-        for name in ("names", "cities", "states", "emails", "items", "descriptions"):
-            arr = getattr(self, name)
-            setattr(self, name + "_len", _lengths(arr))
+        # UTF-8 lengths, for the `extra` padding that makes events average their target size.
+        self.names_len = _lengths(self.names)
+        self.cities_len = _lengths(self.cities)
+        self.states_len = _lengths(self.states)
+        self.emails_len = _lengths(self.emails)
+        self.items_len = _lengths(self.items)
+        self.descriptions_len = _lengths(self.descriptions)
         # The 10,000 cached channels and the four hot ones, then the pool of pairs.
         channels = [f"channel-{j}" for j in range(CHANNELS_NUMBER)] + list(HOT_CHANNELS)
         has_id = rng.integers(0, 10, size=CHANNELS_NUMBER) > 0

@@ -281,6 +281,6 @@ def test_type_mismatch_comparison() -> None:
 
 
 def test_unsupported_clauses() -> None:
-    # (ORDER BY / LIMIT are bound since issue 3: tests/unit/planner/test_ranking.py)
+    # (ORDER BY / LIMIT and UNION are bound since issue 3: test_ranking.py, test_over_setops.py)
     with pytest.raises(UnsupportedSqlError):
-        bind("SELECT k FROM t UNION SELECT k FROM u")
+        bind("SELECT k FROM t JOIN u USING (k)")
