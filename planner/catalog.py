@@ -92,7 +92,13 @@ class CatalogTable:
         return self.options.get("connector", "")
 
     def table_info(self) -> TableInfo:
-        return TableInfo(self.path, self.connector, tuple(sorted(self.options.items())), self.physical_fields)
+        return TableInfo(
+            self.path,
+            self.connector,
+            tuple(sorted(self.options.items())),
+            self.physical_fields,
+            tuple(self.primary_key or ()),
+        )
 
 
 @dataclass(frozen=True)

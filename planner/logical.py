@@ -72,6 +72,7 @@ class TableInfo:
     connector: str
     options: tuple[tuple[str, str], ...]
     physical_schema: tuple[Field, ...]
+    primary_key: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:

@@ -4,9 +4,12 @@
   deduplicating on a key such as `ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) = 1`)
   → `TemporalJoin` (INNER / LEFT), STREAMING only: Flink's batch planner refuses it
   ("unexpected correlate variable $cor0 in the plan"), so does streamsql.
-- Processing time (`AS OF l.proctime`) against a lookup source (connector 'duckdb', or a
-  'filesystem' table that sets `lookup.*` options) → `LookupJoin`; against anything else
-  Flink's "Processing-time temporal join is not supported yet." (case 913).
+- Processing time (`AS OF l.proctime`) against a lookup source → `LookupJoin`: connector
+  'duckdb'; a 'filesystem' table that sets `lookup.*` options; and, beyond Flink, a static
+  'filesystem' table (no `source.monitor-interval`) WITHOUT a primary key: a side input whose
+  rows are all current (Nexmark q13; Flink asks for a primary key there). A table that
+  declares a PRIMARY KEY is a versioned table, whose versions a processing-time join cannot
+  follow: Flink's "Processing-time temporal join is not supported yet." (case 913).
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ from planner.rules.time_joins import (
     rebuild_chain,
     snapshot_error,
 )
-from runtime.expr.ir import Expr, InputRef
+from runtime.expr.ir import Call, Expr, InputRef, input_refs, remap_refs
 from runtime.graph import BATCH
 from runtime.types import Field
 
@@ -246,7 +249,11 @@ def _lookup_scan(node: LogicalNode) -> LogicalTableScan | None:
 def _supports_lookup(scan: LogicalTableScan) -> bool:
     from runtime.connectors.lookup import supports_lookup
 
-    return supports_lookup(scan.table.connector, scan.table.options_dict)
+    t = scan.table
+    if supports_lookup(t.connector, t.options_dict):
+        return True
+    static_side_input = t.connector == "filesystem" and "source.monitor-interval" not in t.options_dict
+    return static_side_input and not t.primary_key
 
 
 def _lookup_join(
@@ -263,12 +270,20 @@ def _lookup_join(
     right_exprs, right_cond = compose_chain(chain, len(snap.fields), [f.type for f in snap.fields])
     keys: list[tuple[int, int]] = []
     residual: list[Expr] = []
+    # Probe-side key expressions (`MOD(b.auction, 10000) = s.key`) are computed by a Calc
+    # appended to the left input, as Flink does, and projected away after the join.
+    computed: list[Expr] = []
     for p in parts:
         pr = equi_pair(p, nl)
         if pr is not None and isinstance(right_exprs[pr[1]], InputRef):
             keys.append(pr)
-        else:
-            residual.append(p)
+            continue
+        cp = _computed_key(p, nl)
+        if cp is not None and isinstance(right_exprs[cp[1]], InputRef):
+            keys.append((nl + len(computed), cp[1]))
+            computed.append(cp[0])
+            continue
+        residual.append(p)
     if not keys:
         raise snapshot_error(
             SqlValidationError,
@@ -276,12 +291,21 @@ def _lookup_join(
             snap,
         )
     left = planner.convert(node.left)
+    width = nl + len(computed)
+    if computed:
+        idents: list[Expr] = [InputRef(i, f.type) for i, f in enumerate(left.fields)]
+        key_fields = tuple(Field(f"$key{i}", e.type) for i, e in enumerate(computed))
+        left = PhysicalNode(
+            "Calc", (left,), left.fields + key_fields, {"projections": idents + computed, "condition": None}
+        )
+        shift = {i: (i if i < nl else i + len(computed)) for i in range(nl + len(node.right.fields))}
+        residual = [remap_refs(r, shift) for r in residual]
     t = scan.table
     fields = output_fields(node)
-    return PhysicalNode(
+    joined = PhysicalNode(
         "LookupJoin",
         (left,),
-        fields,
+        left.fields + fields[nl:] if computed else fields,
         {
             "kind": kind,
             "table": t.name,
@@ -295,10 +319,30 @@ def _lookup_join(
             "right_projections": None if not chain else right_exprs,
             "right_condition": right_cond,
             "condition": and_all(residual),
-            "left_width": nl,
+            "left_width": width,
         },
         info={"condition": node.condition, "right_fields": list(node.right.fields)},
     )
+    if not computed:
+        return joined
+    keep = [i for i in range(len(joined.fields)) if not nl <= i < width]
+    return PhysicalNode(
+        "Calc",
+        (joined,),
+        fields,
+        {"projections": [InputRef(i, joined.fields[i].type) for i in keep], "condition": None},
+    )
+
+
+def _computed_key(e: Expr, nl: int) -> tuple[Expr, int] | None:
+    """(left-only expression, right index) when `e` is `f(left columns) = r.y`."""
+    if not (isinstance(e, Call) and e.name == "equals" and len(e.args) == 2):
+        return None
+    for a, b in (e.args, e.args[::-1]):
+        refs = input_refs(a)
+        if isinstance(b, InputRef) and b.index >= nl and refs and max(refs) < nl:
+            return a, b.index - nl
+    return None
 
 
 @register_changelog("LookupJoin")

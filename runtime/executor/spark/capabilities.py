@@ -1,0 +1,199 @@
+"""What the Spark runner can run: one row per JobGraph operator, per mode.
+
+This table drives both the refusal (`check_graph`, before the job starts) and the
+generated documentation (docs/spark.md and the README section), so the two cannot drift.
+An operator missing from the table is refused. Checks that depend on an operator's
+parameters (aggregate functions, window kinds, connectors, formats) are in `check_graph`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from runtime.executor.spark.expressions import check_expr
+from runtime.executor.spark.types import SparkUnsupportedError, check_type
+from runtime.graph import BATCH, JobGraph, Node
+
+
+@dataclass(frozen=True)
+class Capability:
+    batch: bool
+    streaming: bool
+    note: str
+
+
+CAPABILITIES: dict[str, Capability] = {
+    "TableSourceScan": Capability(
+        True,
+        True,
+        "`filesystem` connector, csv / json / parquet, read by Spark (`spark.read` / `readStream`). "
+        "CSV follows Flink's rules: `csv.null-literal` is the only NULL, an empty numeric field fails the job.",
+    ),
+    "Values": Capability(
+        True,
+        True,
+        "Built on the driver; a streaming job whose only sources are VALUES runs as a batch job "
+        "(VALUES next to a streaming source is refused).",
+    ),
+    "Calc": Capability(True, True, "Projections and filters; scalar functions from the runner's function table."),
+    "Exchange": Capability(True, True, "Spark plans its own shuffles: pass-through."),
+    "WatermarkAssigner": Capability(
+        True,
+        True,
+        "Streaming: `withWatermark` (WATERMARK `ts - INTERVAL ...` only); the end of a bounded input "
+        "fires every open window as Flink does. A bounded input with rows Flink drops as late is refused at start "
+        "(Spark decides lateness per micro-batch, Flink per row). Ignored in batch.",
+    ),
+    "WindowAggregate": Capability(
+        True,
+        True,
+        "TUMBLE / HOP → `window()`, SESSION → `session_window()`, CUMULATE (batch only) → exploded windows. "
+        "Streaming: append output mode, no DISTINCT aggregates.",
+    ),
+    "WindowTableFunction": Capability(True, False, "Batch: window columns per row (TUMBLE / HOP / CUMULATE)."),
+    "GroupAggregate": Capability(
+        True,
+        True,
+        "COUNT / SUM / AVG / MIN / MAX (with DISTINCT and FILTER in batch). Streaming: update output mode turned "
+        "back into a -U/+U changelog at the result; only projections may follow it (no filter, join or second "
+        "aggregate over the updates).",
+    ),
+    "Union": Capability(True, True, "UNION ALL (`unionByName`)."),
+    "Sink": Capability(
+        True,
+        True,
+        "`filesystem` (csv / json / parquet; streaming: exactly-once file sink with the checkpoint location "
+        "from `execution.checkpointing.dir`), `print`, `blackhole` (Spark's `noop`).",
+    ),
+    "Join": Capability(
+        False, False, "Regular joins are not mapped yet (streaming: retracting joins have no Spark counterpart)."
+    ),
+    "IntervalJoin": Capability(False, False, "Not mapped yet."),
+    "WindowJoin": Capability(False, False, "Not mapped yet."),
+    "TemporalJoin": Capability(False, False, "Spark has no event-time temporal join."),
+    "LookupJoin": Capability(False, False, "Not mapped."),
+    "Rank": Capability(
+        False, False, "Streaming Top-N over updates has no Structured Streaming counterpart; batch not mapped yet."
+    ),
+    "Deduplicate": Capability(False, False, "Not mapped yet (keep-first could use dropDuplicatesWithinWatermark)."),
+    "WindowRank": Capability(False, False, "Not mapped yet."),
+    "WindowDeduplicate": Capability(False, False, "Not mapped yet."),
+    "SortLimit": Capability(
+        False, False, "Streaming Top-N over one partition needs retractions; batch not mapped yet."
+    ),
+    "Sort": Capability(False, False, "Not mapped yet."),
+    "TemporalSort": Capability(False, False, "Structured Streaming cannot sort a stream."),
+    "Limit": Capability(False, False, "Arrival order is not defined on Spark."),
+    "Expand": Capability(False, False, "Not mapped yet."),
+    "OverAggregate": Capability(False, False, "Structured Streaming has no OVER windows; batch not mapped yet."),
+    "Match": Capability(False, False, "Spark has no MATCH_RECOGNIZE."),
+    "Correlate": Capability(False, False, "Not mapped yet."),
+    "ReplicateRows": Capability(False, False, "Not mapped yet."),
+}
+
+SUPPORTED_AGGS_BATCH = {"count", "sum", "avg", "min", "max"}
+SUPPORTED_AGGS_STREAMING = {"count", "sum", "avg", "min", "max"}
+FORMATS = {"csv", "json", "parquet"}
+SINK_CONNECTORS = {"filesystem", "print", "blackhole"}
+
+
+def _refuse(node: Node, reason: str) -> SparkUnsupportedError:
+    return SparkUnsupportedError(f"{node.operator} (node {node.id}) cannot run on Spark: {reason}")
+
+
+def check_graph(graph: JobGraph) -> None:
+    """Raise SparkUnsupportedError (naming the operator and the reason) unless every node of
+    `graph` runs on Spark with the local runner's semantics in the graph's mode."""
+    streaming = graph.mode != BATCH and any(n.operator == "TableSourceScan" for n in graph.nodes)
+    mode = "streaming" if streaming else "batch"
+    for node in graph.nodes:
+        cap = CAPABILITIES.get(node.operator)
+        if cap is None or not (cap.streaming if streaming else cap.batch):
+            note = cap.note if cap else "the operator is not in the Spark runner's capability table"
+            raise _refuse(node, f"not supported in {mode} mode ({note})")
+        for f in node.schema:
+            check_type(f.type, f"{node.operator} (node {node.id})")
+        _check_params(graph, node, streaming)
+    if streaming:
+        for node in graph.nodes:
+            if node.operator == "Values":
+                raise _refuse(node, "Structured Streaming cannot combine a VALUES input with a stream")
+        _check_streaming_shape(graph)
+
+
+def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
+    where = f"{node.operator} (node {node.id})"
+    p = node.params
+    if node.operator == "TableSourceScan":
+        if p.get("connector") != "filesystem":
+            raise _refuse(node, f"connector '{p.get('connector')}' (only 'filesystem' is read by Spark)")
+        fmt = (p.get("options") or {}).get("format")
+        if fmt not in FORMATS:
+            raise _refuse(node, f"format '{fmt}' (csv, json and parquet are supported)")
+    elif node.operator == "Calc":
+        for e in p.get("projections") or []:
+            check_expr(e, where)
+        if p.get("condition") is not None:
+            check_expr(p["condition"], where)
+    elif node.operator in ("GroupAggregate", "WindowAggregate"):
+        allowed = SUPPORTED_AGGS_STREAMING if streaming else SUPPORTED_AGGS_BATCH
+        for a in p.get("aggs") or []:
+            if a["name"] not in allowed:
+                raise _refuse(node, f"aggregate function {a['name'].upper()} is not mapped to Spark")
+            if streaming and a.get("distinct"):
+                raise _refuse(node, "DISTINCT aggregates are not supported by Structured Streaming")
+        if node.operator == "WindowAggregate":
+            kind = p["window"]["kind"]
+            if streaming and kind == "CUMULATE":
+                raise _refuse(node, "CUMULATE windows have no Structured Streaming counterpart")
+        if graph.node(node.inputs[0]).changelog_mode != "I":
+            raise _refuse(node, "its input is a changelog (Spark aggregates insert-only input)")
+    elif node.operator == "WindowTableFunction":
+        if p["window"]["kind"] == "SESSION":
+            raise _refuse(node, "SESSION window TVF without aggregation")
+    elif node.operator == "WatermarkAssigner":
+        from runtime.executor.spark.translate import watermark_delay_ms
+
+        if streaming and watermark_delay_ms(node) is None:
+            raise _refuse(node, "only WATERMARK FOR ts AS ts [- INTERVAL ...] maps to withWatermark")
+    elif node.operator == "Sink":
+        if p.get("connector") not in SINK_CONNECTORS:
+            raise _refuse(node, f"sink connector '{p.get('connector')}'")
+        if p.get("connector") == "filesystem" and (p.get("options") or {}).get("format") not in FORMATS:
+            raise _refuse(node, "sink format (csv, json and parquet are supported)")
+
+
+def _check_streaming_shape(graph: JobGraph) -> None:
+    """Structured Streaming runs one output mode per query: an updating GroupAggregate may only
+    be followed by projections up to the result; a windowed aggregate must be over a watermark."""
+    for node in graph.nodes:
+        if node.operator != "GroupAggregate":
+            continue
+        for c in _downstream(graph, node.id):
+            ok = c.operator == "Exchange" or (c.operator == "Calc" and c.params.get("condition") is None)
+            if not ok:
+                raise _refuse(
+                    c,
+                    f"it consumes the updates of GroupAggregate (node {node.id}); Structured Streaming "
+                    "cannot retract earlier results through it",
+                )
+        if any(n.operator == "WindowAggregate" for n in graph.nodes):
+            raise _refuse(node, "a job cannot mix updating and windowed (append-mode) aggregates on Spark")
+        if any(n.operator == "Sink" and n.params.get("connector") == "filesystem" for n in graph.nodes):
+            raise _refuse(node, "a filesystem sink cannot take an updating result (as in Flink)")
+
+
+def _downstream(graph: JobGraph, nid: int) -> list[Node]:
+    out: list[Node] = []
+    todo = [nid]
+    while todo:
+        for c in graph.consumers(todo.pop()):
+            out.append(c)
+            todo.append(c.id)
+    return out
+
+
+def capability_rows() -> list[tuple[str, str, str, str]]:
+    """(operator, batch, streaming, note) for the generated docs."""
+    yes = {True: "yes", False: "no"}
+    return [(op, yes[c.batch], yes[c.streaming], c.note) for op, c in CAPABILITIES.items()]

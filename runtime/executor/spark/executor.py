@@ -1,0 +1,332 @@
+"""SparkExecutor: runs a JobGraph on Spark with the LocalExecutor's interface.
+
+`SparkExecutor(graph, stop_event).run()` yields the batches reaching `graph.result_node`
+(data columns named as its schema plus `__op`), like `LocalExecutor.run()`, so results are
+rendered by the same code (`--format jsonl` prints the same rows).
+
+BATCH (or a streaming job whose sources are all VALUES): one DataFrame job per sink and one
+for the result, collected through Arrow. STREAMING: one Structured Streaming query per sink
+and one for the result (`foreachBatch` into this generator). Bounded file sources run with
+`trigger(availableNow=True)`; with `source.monitor-interval` the query keeps running until
+the stop event is set. Updating aggregates run in `update` output mode and the collector
+turns each key's new value into -U (previous) / +U (new), or +I the first time; windowed
+aggregates and stateless jobs run in `append` mode (+I).
+
+Checkpoint location: `<execution.checkpointing.dir>/spark/<job fingerprint>/<query>`, so a
+restarted job with the same graph resumes from where it stopped (Spark's exactly-once file
+sink and state store); without the option a temporary directory is used and deleted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import queue
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from runtime.batch import ROW_KIND
+from runtime.errors import JobError
+from runtime.executor.spark.capabilities import check_graph
+from runtime.executor.spark.session import get_session
+from runtime.executor.spark.translate import HIDDEN, Translator, cname
+from runtime.executor.spark.types import to_layout
+from runtime.graph import BATCH, JobGraph, Node
+
+_DONE = object()
+
+
+class SparkExecutor:
+    def __init__(self, graph: JobGraph, stop_event: threading.Event | None = None) -> None:
+        check_graph(graph)  # refuse before starting anything
+        self.graph = graph
+        self.stop_event = stop_event or threading.Event()
+        self.streaming = graph.mode != BATCH and any(n.operator == "TableSourceScan" for n in graph.nodes)
+        self.current_watermark: int | None = None
+        self.queries: list[Any] = []
+
+    # ------------------------------------------------------------------ public
+    def run(self) -> Iterator[pa.RecordBatch]:
+        cfg = dict(self.graph.config or {})
+        spark = get_session(cfg)
+        tmp = tempfile.mkdtemp(prefix="streamsql-spark-")
+        try:
+            tr = Translator(spark, self.graph, self.streaming, tmp)
+            if self.streaming:
+                yield from self._run_streaming(spark, tr, tmp)
+            else:
+                yield from self._run_batch(tr)
+        finally:
+            for q in self.queries:
+                try:
+                    q.stop()
+                except Exception:  # noqa: BLE001 - already stopped or failed
+                    pass
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    # ------------------------------------------------------------------ batch
+    def _run_batch(self, tr: Translator) -> Iterator[pa.RecordBatch]:
+        for node in self.graph.nodes:
+            if node.operator == "Sink":
+                self._write_batch(tr, node)
+        if self.graph.result_node is not None:
+            node = self.graph.node(self.graph.result_node)
+            df = tr.df(node.id)
+            table = df.select(*[cname(i) for i in range(len(node.schema))]).toArrow()
+            yield self._to_batch(node, table, np.zeros(table.num_rows, dtype=np.int8))
+
+    def _write_batch(self, tr: Translator, node: Node) -> None:
+        df = self._sink_frame(tr, node)
+        conn = node.params.get("connector")
+        if conn == "blackhole":
+            df.write.format("noop").mode("overwrite").save()
+        elif conn == "print":
+            self._print(node, df.toArrow())
+        else:
+            self._file_writer(df.write.mode("append"), node).save(self._sink_path(node))
+
+    def _sink_frame(self, tr: Translator, node: Node) -> Any:
+        src = tr.df(node.inputs[0])
+        fields = node.params.get("schema") or node.schema
+        return src.select(*[src[cname(i)].alias(f.name) for i, f in enumerate(fields)])
+
+    def _sink_path(self, node: Node) -> str:
+        path = (node.params.get("options") or {}).get("path", "")
+        return os.path.abspath(path[7:] if path.startswith("file://") else path)
+
+    def _file_writer(self, writer: Any, node: Node) -> Any:
+        opts = node.params.get("options") or {}
+        fmt = opts.get("format")
+        w = writer.format(fmt)
+        if fmt == "csv":
+            w = (
+                w.option("sep", opts.get("csv.field-delimiter", ","))
+                .option("nullValue", opts.get("csv.null-literal", ""))
+                .option("timestampFormat", "yyyy-MM-dd HH:mm:ss.SSS")
+                .option("header", "false")
+            )
+        elif fmt == "json":
+            w = w.option("timestampFormat", "yyyy-MM-dd HH:mm:ss.SSS").option("ignoreNullFields", "false")
+        return w
+
+    def _print(self, node: Node, table: pa.Table, kinds: np.ndarray | None = None) -> None:
+        """Rows of a print sink go through the local print sink, so the text is the same."""
+        from runtime.operators.base import Metrics, OperatorContext, Output, create_operator
+        from runtime.state import create_backend
+
+        cfg = dict(self.graph.config or {})
+        ctx = OperatorContext(
+            mode=self.graph.mode,
+            config=cfg,
+            time_zone=cfg.get("table.local-time-zone", "UTC") or "UTC",
+            parallelism=1,
+            metrics=Metrics(),
+            state=create_backend(cfg),
+        )
+        op = create_operator(node, ctx)
+        op.open()
+        try:
+            k = np.zeros(table.num_rows, dtype=np.int8) if kinds is None else kinds
+            op.process_batch(
+                self._to_batch(node, table, k, fields=tuple(self.graph.node(node.inputs[0]).schema)), 0, Output()
+            )
+            op.end_input(0, Output())
+        finally:
+            op.close()
+
+    def _to_batch(
+        self, node: Node, table: pa.Table, kinds: np.ndarray, fields: tuple[Any, ...] | None = None
+    ) -> pa.RecordBatch:
+        fields = fields or tuple(node.schema)
+        cols = to_layout(table, fields)
+        cols.append(pa.array(kinds, type=pa.int8()))
+        return pa.RecordBatch.from_arrays(cols, names=[f.name for f in fields] + [ROW_KIND])
+
+    # ------------------------------------------------------------------ streaming
+    def _checkpoint_root(self, tmp: str) -> str:
+        base = (self.graph.config or {}).get("execution.checkpointing.dir")
+        if not base:
+            return os.path.join(tmp, "checkpoints")
+        base = base[7:] if base.startswith("file://") else base
+        fingerprint = hashlib.sha1(_graph_fingerprint(self.graph).encode()).hexdigest()[:16]
+        return os.path.join(os.path.abspath(base), "spark", fingerprint)
+
+    def _bounded(self) -> bool:
+        return all(
+            not (n.params.get("options") or {}).get("source.monitor-interval")
+            for n in self.graph.nodes
+            if n.operator == "TableSourceScan"
+        )
+
+    def _trigger(self, writer: Any) -> Any:
+        if self._bounded():
+            return writer.trigger(availableNow=True)
+        interval = min(
+            (n.params.get("options") or {}).get("source.monitor-interval", "1 s")
+            for n in self.graph.nodes
+            if n.operator == "TableSourceScan"
+        )
+        from runtime.connectors.filesystem import parse_duration_ms
+
+        return writer.trigger(processingTime=f"{parse_duration_ms(interval)} milliseconds")
+
+    def _check_lateness(self, spark: Any, tmp: str) -> None:
+        """Flink decides lateness per record, Structured Streaming per micro-batch. For a
+        bounded input, a batch pre-pass finds rows that arrive at or below the watermark
+        before them (in file order); with none, both engines drop nothing and agree; with
+        some, the job fails here rather than give a different result."""
+        from pyspark.sql import Window
+        from pyspark.sql import functions as F  # noqa: N812
+
+        from runtime.executor.spark.translate import watermark_delay_ms
+
+        windows = [n.params["window"] for n in self.graph.nodes if n.operator == "WindowAggregate"]
+        if not windows:
+            return  # stateless operators drop nothing in either engine
+        spec = windows[0]
+        pre = Translator(spark, self.graph, False, tmp)
+        for node in self.graph.nodes:
+            if node.operator != "WatermarkAssigner":
+                continue
+            t = cname(node.params["rowtime_index"])
+            df = pre.df(node.inputs[0]).select(t).withColumn("__pos", F.monotonically_increasing_id())
+            before = Window.orderBy("__pos").rowsBetween(Window.unboundedPreceding, -1)
+            delay_ms = watermark_delay_ms(node) or 0
+            # Flink drops a row from a window when window_end - 1 <= the watermark before it;
+            # the row's earliest-ending window decides (session: its own [ts, ts + gap)).
+            ms = F.unix_millis(F.col(t))
+            if spec["kind"] == "SESSION":
+                first_end = ms + F.lit(spec["gap_ms"])
+            else:
+                unit = spec["slide_ms"] if spec["kind"] == "HOP" else spec.get("step_ms") or spec["size_ms"]
+                off = spec.get("offset_ms") or 0
+                first_end = ms - F.pmod(ms - F.lit(off), F.lit(unit)) + F.lit(unit)
+            wm = F.unix_millis(F.max(t).over(before)) - F.lit(delay_ms)
+            late = df.withColumn("__wm", wm).filter(first_end - 1 <= F.col("__wm"))
+            first = late.select(t, "__wm").limit(1).collect()
+            if first:
+                raise JobError(
+                    f"the input of {node.label or 'WatermarkAssigner'} (node {node.id}) has rows at or below the "
+                    f"watermark when they arrive (first: {first[0][0]} with watermark {first[0][1]}). Flink drops "
+                    "late rows per record, Spark per micro-batch, so the Spark runner refuses this input rather "
+                    "than give a different result; run it in batch mode or with the local runner."
+                )
+
+    def _run_streaming(self, spark: Any, tr: Translator, tmp: str) -> Iterator[pa.RecordBatch]:
+        if self._bounded():
+            self._check_lateness(spark, tmp)
+        root = self._checkpoint_root(tmp)
+        mode = "update" if tr.update_mode else "append"
+        out: queue.Queue[Any] = queue.Queue()
+        for node in self.graph.nodes:
+            if node.operator != "Sink":
+                continue
+            df = self._sink_frame(tr, node)
+            w = df.writeStream.outputMode(mode).option("checkpointLocation", os.path.join(root, f"sink-{node.id}"))
+            conn = node.params.get("connector")
+            if conn == "blackhole":
+                w = w.format("noop")
+            elif conn == "print":
+                w = w.foreachBatch(lambda b, _e, n=node: self._print(n, b.toArrow()))
+            else:
+                w = self._file_writer(w, node).option("path", self._sink_path(node))
+            self.queries.append(self._trigger(w).start())
+        collector = None
+        if self.graph.result_node is not None:
+            node = self.graph.node(self.graph.result_node)
+            df = tr.df(node.id)
+            collector = _ChangelogCollector(self, node, [c for c in df.columns if c.startswith(HIDDEN)], out)
+            w = (
+                df.writeStream.outputMode(mode)
+                .option("checkpointLocation", os.path.join(root, "result"))
+                .foreachBatch(collector)
+            )
+            self.queries.append(self._trigger(w).start())
+        waiter = threading.Thread(target=self._await, args=(out,), daemon=True)
+        waiter.start()
+        while True:
+            try:
+                item = out.get(timeout=0.2)
+            except queue.Empty:
+                if self.stop_event.is_set():
+                    return
+                continue
+            if item is _DONE:
+                break
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+        waiter.join()
+
+    def _await(self, out: queue.Queue[Any]) -> None:
+        try:
+            for q in self.queries:
+                while not q.awaitTermination(0.2):
+                    if self.stop_event.is_set():
+                        q.stop()
+                        break
+                exc = q.exception()
+                if exc is not None:
+                    raise RuntimeError(f"Spark streaming query failed: {exc}")
+        except BaseException as e:  # noqa: BLE001 - re-raised by the generator
+            out.put(e)
+        out.put(_DONE)
+
+
+class _ChangelogCollector:
+    """foreachBatch target: a micro-batch's result rows → changelog batches on the queue.
+    In update mode it remembers each key's last row (the result is small by contract: this is
+    the collect path) to emit -U/+U pairs, and skips unchanged rows as Flink does."""
+
+    def __init__(self, ex: SparkExecutor, node: Node, hidden: list[str], out: queue.Queue[Any]) -> None:
+        self.ex = ex
+        self.node = node
+        self.hidden = hidden
+        self.out = out
+        self.last: dict[tuple[Any, ...], int] = {}
+        self.rows: list[pa.Table] = []
+
+    def __call__(self, batch_df: Any, epoch_id: int) -> None:
+        n = len(self.node.schema)
+        table = batch_df.select(*[cname(i) for i in range(n)], *self.hidden).toArrow()
+        if not table.num_rows:
+            return
+        data = table.select(list(range(n)))
+        if not self.hidden:
+            self.out.put(self.ex._to_batch(self.node, data, np.zeros(table.num_rows, dtype=np.int8)))
+            return
+        batch = self.ex._to_batch(self.node, data, np.zeros(table.num_rows, dtype=np.int8))
+        keys = list(zip(*[table.column(h).to_pylist() for h in self.hidden], strict=True))
+        pieces: list[pa.RecordBatch] = []
+        # A loop over the updated keys of the (small) collected result, not over input rows.
+        for i, key in enumerate(keys):
+            row = batch.slice(i, 1)
+            prev = self.last.get(key)
+            if prev is not None:
+                old = self.rows[prev]
+                if old.drop_columns([ROW_KIND]).equals(row.drop_columns([ROW_KIND])):
+                    continue
+                pieces.append(_with_kind(old, 1))
+                pieces.append(_with_kind(row, 2))
+            else:
+                pieces.append(_with_kind(row, 0))
+            self.last[key] = len(self.rows)
+            self.rows.append(row)
+        for p in pieces:
+            self.out.put(p)
+
+
+def _with_kind(row: pa.RecordBatch, kind: int) -> pa.RecordBatch:
+    idx = row.schema.get_field_index(ROW_KIND)
+    return row.set_column(idx, ROW_KIND, pa.array([kind], type=pa.int8()))
+
+
+def _graph_fingerprint(graph: JobGraph) -> str:
+    """The graph without its configuration: a restarted job finds its checkpoints again."""
+    return JobGraph(graph.nodes, graph.mode, {}, graph.result_node, graph.name).to_json()

@@ -1,0 +1,374 @@
+"""Expression IR → PySpark Columns, one canonical function at a time.
+
+`FUNCTIONS` is the table of supported canonical names: each maps to a builder that makes a
+Spark Column with Flink's semantics for that function (NULL handling, result type, rounding),
+casting to the binder's result type where Spark's own typing differs (integer division,
+FLOOR of a DOUBLE, ...). A name outside the table, or a form of a supported function whose
+Spark counterpart differs (a non-literal LIKE pattern, CAST of a DOUBLE to STRING, ...),
+is refused by `check_expr` before the job starts, naming the function.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from runtime.executor.spark.types import SparkUnsupportedError, check_type, spark_type
+from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.types import DataType
+
+Builder = Callable[[list[Any], Call, "Ctx"], Any]
+
+
+class Ctx:
+    """What a builder may need besides its arguments: the session time zone."""
+
+    def __init__(self, time_zone: str = "UTC") -> None:
+        self.time_zone = time_zone
+
+
+def _f() -> Any:
+    from pyspark.sql import functions as F  # noqa: N812 - PySpark's own convention
+
+    return F
+
+
+def _as(col: Any, t: DataType) -> Any:
+    return col.cast(spark_type(t))
+
+
+def literal(value: Any, t: DataType) -> Any:
+    """A Literal's value (encoded as runtime/expr/ir.py describes) as a typed Spark Column."""
+    F = _f()  # noqa: N806
+    if value is None or t.name == "NULL":
+        return F.lit(None) if t.name == "NULL" else F.lit(None).cast(spark_type(t))
+    n = t.name
+    if n == "DECIMAL":
+        return F.lit(Decimal(str(value))).cast(spark_type(t))
+    if n == "DATE":
+        return F.lit(datetime.date(1970, 1, 1) + datetime.timedelta(days=int(value)))
+    if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        unit = {"ms": 1000, "us": 1, "ns": 0}[t.to_arrow().unit]
+        micros = int(value) // 1000 if unit == 0 else int(value) * unit
+        return F.timestamp_micros(F.lit(micros))
+    if n == "INTERVAL_DAY_TIME":
+        return F.make_dt_interval(secs=F.lit(Decimal(int(value)) / 1000))
+    if n == "INTERVAL_YEAR_MONTH":
+        return F.make_ym_interval(F.lit(0), F.lit(int(value)))
+    return F.lit(value).cast(spark_type(t))
+
+
+# ----------------------------------------------------------------------------- builders
+def _arith(op: str) -> Builder:
+    def build(a: list[Any], c: Call, ctx: Ctx) -> Any:
+        x, y = a
+        if c.type.name in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE"):
+            return x + y if op == "+" else x - y
+        r = {"+": lambda: x + y, "-": lambda: x - y, "*": lambda: x * y}[op]()
+        return _as(r, c.type)
+
+    return build
+
+
+def _divide(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    F = _f()  # noqa: N806
+    if c.type.is_integer:  # Java integer division: truncates toward zero
+        r = _as(F.call_function("div", a[0], a[1]), c.type)
+    else:
+        r = _as(a[0] / a[1], c.type)
+    if c.args[1].type.is_integer or c.args[1].type.name == "DECIMAL":  # Flink: ArithmeticException
+        return F.when(
+            a[1] == 0, F.raise_error(F.lit("ArithmeticException: / by zero")).cast(spark_type(c.type))
+        ).otherwise(r)
+    return r
+
+
+def _mod(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    return _as(a[0] % a[1], c.type)  # Spark's % is Java's remainder (sign of the dividend)
+
+
+def _cmp(op: str) -> Builder:
+    ops = {
+        "equals": lambda x, y: x == y,
+        "not_equals": lambda x, y: x != y,
+        "less_than": lambda x, y: x < y,
+        "less_than_or_equal": lambda x, y: x <= y,
+        "greater_than": lambda x, y: x > y,
+        "greater_than_or_equal": lambda x, y: x >= y,
+    }
+
+    def build(a: list[Any], c: Call, ctx: Ctx) -> Any:
+        return ops[op](a[0], a[1])
+
+    return build
+
+
+def _and(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    out = a[0]
+    for x in a[1:]:
+        out = out & x
+    return out
+
+
+def _or(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    out = a[0]
+    for x in a[1:]:
+        out = out | x
+    return out
+
+
+def _case(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    F = _f()  # noqa: N806
+    out = F.when(a[0], _as(a[1], c.type))
+    i = 2
+    while i + 1 < len(a):
+        out = out.when(a[i], _as(a[i + 1], c.type))
+        i += 2
+    return out.otherwise(_as(a[-1], c.type)) if len(a) % 2 == 1 else out
+
+
+def _cast(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    src = c.args[0].type
+    dst = c.type
+    x = a[0]
+    F = _f()  # noqa: N806
+    if dst.is_string:
+        if src.name == "BOOLEAN":
+            return F.upper(x.cast("string"))
+        if src.name == "TIMESTAMP" or src.name == "TIMESTAMP_LTZ":
+            if src.name == "TIMESTAMP_LTZ":
+                x = F.from_utc_timestamp(x, ctx.time_zone)
+            p = src.precision if src.precision is not None else 6
+            return F.date_format(x, "yyyy-MM-dd HH:mm:ss" + ("." + "S" * min(p, 6) if p else ""))
+        return x.cast("string")
+    if src.name == "TIMESTAMP" and dst.name == "TIMESTAMP_LTZ":
+        return F.to_utc_timestamp(x, ctx.time_zone)
+    if src.name == "TIMESTAMP_LTZ" and dst.name == "TIMESTAMP":
+        return F.from_utc_timestamp(x, ctx.time_zone)
+    if src.name == "TIMESTAMP_LTZ" and dst.name == "DATE":
+        return F.from_utc_timestamp(x, ctx.time_zone).cast("date")
+    if src.is_string and dst.name == "BOOLEAN":
+        t = F.lower(F.trim(x))
+        return (
+            F.when(t.isin("true", "t", "yes", "y", "1"), True)
+            .when(t.isin("false", "f", "no", "n", "0"), False)
+            .otherwise(F.raise_error(F.concat(F.lit("CAST: cannot cast to BOOLEAN: "), x)).cast("boolean"))
+        )
+    out = x.cast(spark_type(dst))
+    if src.is_string:  # Flink fails on text that does not parse; Spark (non-ANSI) gives NULL
+        bad = F.concat(F.lit(f"CAST: cannot parse as {dst}: '"), x, F.lit("'"))
+        return F.when(x.isNotNull() & out.isNull(), F.raise_error(bad).cast(spark_type(dst))).otherwise(out)
+    return out
+
+
+def _is(kind: str) -> Builder:
+    def build(a: list[Any], c: Call, ctx: Ctx) -> Any:
+        F = _f()  # noqa: N806
+        x = a[0]
+        return {
+            "is_null": lambda: x.isNull(),
+            "is_not_null": lambda: x.isNotNull(),
+            "is_true": lambda: F.coalesce(x, F.lit(False)),
+            "is_not_true": lambda: ~F.coalesce(x, F.lit(False)),
+            "is_false": lambda: F.coalesce(~x, F.lit(False)),
+            "is_not_false": lambda: ~F.coalesce(~x, F.lit(False)),
+        }[kind]()
+
+    return build
+
+
+def _greatest_least(fn: str) -> Builder:
+    def build(a: list[Any], c: Call, ctx: Ctx) -> Any:
+        # Flink: NULL when any argument is NULL (Spark's GREATEST skips NULLs).
+        F = _f()  # noqa: N806
+        any_null = a[0].isNull()
+        for x in a[1:]:
+            any_null = any_null | x.isNull()
+        args = [_as(x, c.type) for x in a]
+        return F.when(any_null, F.lit(None).cast(spark_type(c.type))).otherwise(getattr(F, fn)(*args))
+
+    return build
+
+
+def _trim(fn: str) -> Builder:
+    def build(a: list[Any], c: Call, ctx: Ctx) -> Any:
+        F = _f()  # noqa: N806
+        chars = a[1] if len(a) > 1 else F.lit(" ")
+        return getattr(F, fn)(a[0], chars)
+
+    return build
+
+
+def _substring(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    F = _f()  # noqa: N806
+    length = a[2] if len(a) > 2 else F.lit(2**31 - 1)
+    return a[0].substr(a[1].cast("int"), length.cast("int"))
+
+
+def _like(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    F = _f()  # noqa: N806
+    if len(a) > 2:
+        return F.like(a[0], a[1], a[2])
+    # Flink's LIKE has no escape character unless one is given; Spark's default is '\'.
+    return F.like(a[0], a[1], F.lit("\u0001"))
+
+
+def _unary(fn: str, cast_result: bool = True) -> Builder:
+    def build(a: list[Any], c: Call, ctx: Ctx) -> Any:
+        r = getattr(_f(), fn)(*a)
+        return _as(r, c.type) if cast_result else r
+
+    return build
+
+
+def _round(fn: str) -> Builder:
+    def build(a: list[Any], c: Call, ctx: Ctx) -> Any:
+        F = _f()  # noqa: N806
+        digits = int(c.args[1].value) if len(c.args) > 1 else 0  # type: ignore[union-attr]
+        if fn == "round":
+            return _as(F.round(a[0], digits), c.type)
+        # TRUNCATE: toward zero at `digits` decimals.
+        scale = Decimal(10) ** digits
+        x = a[0].cast("decimal(38,10)") if not c.args[0].type.name == "DECIMAL" else a[0]
+        shifted = x * F.lit(scale)
+        truncated = F.when(shifted < 0, F.ceil(shifted)).otherwise(F.floor(shifted)) / F.lit(scale)
+        return _as(truncated, c.type)
+
+    return build
+
+
+def _coalesce(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    return _f().coalesce(*[_as(x, c.type) for x in a])
+
+
+def _if(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    return _f().when(a[0], _as(a[1], c.type)).otherwise(_as(a[2], c.type))
+
+
+def _in(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    return a[0].isin(*a[1:])
+
+
+FUNCTIONS: dict[str, Builder] = {
+    "plus": _arith("+"),
+    "minus": _arith("-"),
+    "times": _arith("*"),
+    "divide": _divide,
+    "mod": _mod,
+    "negate": lambda a, c, ctx: _as(-a[0], c.type),
+    "equals": _cmp("equals"),
+    "not_equals": _cmp("not_equals"),
+    "less_than": _cmp("less_than"),
+    "less_than_or_equal": _cmp("less_than_or_equal"),
+    "greater_than": _cmp("greater_than"),
+    "greater_than_or_equal": _cmp("greater_than_or_equal"),
+    "and": _and,
+    "or": _or,
+    "not": lambda a, c, ctx: ~a[0],
+    "is_null": _is("is_null"),
+    "is_not_null": _is("is_not_null"),
+    "is_true": _is("is_true"),
+    "is_not_true": _is("is_not_true"),
+    "is_false": _is("is_false"),
+    "is_not_false": _is("is_not_false"),
+    "is_distinct_from": lambda a, c, ctx: ~a[0].eqNullSafe(a[1]),
+    "is_not_distinct_from": lambda a, c, ctx: a[0].eqNullSafe(a[1]),
+    "case": _case,
+    "cast": _cast,
+    "try_cast": lambda a, c, ctx: a[0].try_cast(spark_type(c.type)),
+    "in": _in,
+    "like": _like,
+    "concat": lambda a, c, ctx: _f().concat(*a),
+    "upper": _unary("upper", False),
+    "lower": _unary("lower", False),
+    "char_length": lambda a, c, ctx: _as(_f().char_length(a[0]), c.type),
+    "btrim": _trim("btrim"),
+    "ltrim": _trim("ltrim"),
+    "rtrim": _trim("rtrim"),
+    "substring": _substring,
+    "coalesce": _coalesce,
+    "ifnull": _coalesce,
+    "if": _if,
+    "nullif": lambda a, c, ctx: _f().nullif(a[0], a[1]),
+    "greatest": _greatest_least("greatest"),
+    "least": _greatest_least("least"),
+    "abs": _unary("abs"),
+    "floor": _unary("floor"),
+    "ceil": _unary("ceil"),
+    "sign": _unary("signum"),
+    "sqrt": _unary("sqrt"),
+    "exp": _unary("exp"),
+    "power": lambda a, c, ctx: _as(_f().pow(a[0].cast("double"), a[1].cast("double")), c.type),
+    "round": _round("round"),
+    "truncate": _round("truncate"),
+    "ln": lambda a, c, ctx: _ln(a[0]),
+    "log10": lambda a, c, ctx: _ln(a[0], "log10"),
+    "log2": lambda a, c, ctx: _ln(a[0], "log2"),
+    "log": lambda a, c, ctx: _ln(a[0]) if len(a) == 1 else _ln(a[1]) / _ln(a[0]),
+}
+
+
+def _ln(x: Any, fn: str = "ln") -> Any:
+    """Java's Math.log / log10: NaN below 0, -Infinity at 0 (Spark returns NULL for both)."""
+    F = _f()  # noqa: N806
+    v = x.cast("double")
+    return F.when(v < 0, F.lit(float("nan"))).when(v == 0, F.lit(float("-inf"))).otherwise(getattr(F, fn)(v))
+
+
+# Forms of supported functions whose Spark counterpart differs: refused by check_expr.
+def _unsupported_form(c: Call) -> str | None:
+    if c.name == "like" and not all(isinstance(x, Literal) for x in c.args[1:]):
+        return "LIKE with a non-literal pattern"
+    if c.name in ("cast", "try_cast"):
+        src, dst = c.args[0].type, c.type
+        if dst.is_string and src.name in ("FLOAT", "DOUBLE", "ARRAY", "MAP", "ROW", "BINARY", "VARBINARY"):
+            return f"CAST of {src} to STRING (Java's number/collection text differs from Spark's)"
+        if dst.name in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE") and src.is_string:
+            return f"CAST of a string to {dst} (Flink's lenient parsing differs from Spark's)"
+        if src.name == "DATE" and dst.name == "TIMESTAMP_LTZ":
+            return "CAST of DATE to TIMESTAMP_LTZ"
+    if c.name in ("log10", "log2", "log", "ln", "power", "sqrt", "exp") and c.type.name != "DOUBLE":
+        return f"{c.name.upper()} returning {c.type}"
+    if c.name in ("round", "truncate") and len(c.args) > 1 and not isinstance(c.args[1], Literal):
+        return f"{c.name.upper()} with a non-literal scale"
+    if c.name in ("round", "truncate") and c.args[0].type.name in ("FLOAT", "DOUBLE") and c.name == "truncate":
+        return "TRUNCATE of a floating-point value"
+    if c.name in ("plus", "minus") and c.type.name in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE"):
+        if not any(isinstance(a, Literal) for a in c.args):
+            return f"{c.name} of a time value and a non-literal interval"
+    return None
+
+
+def check_expr(e: Expr, where: str) -> None:
+    """Raise SparkUnsupportedError unless every call in `e` is in FUNCTIONS (in a form
+    whose Spark counterpart has Flink's semantics)."""
+    check_type(e.type, where)  # type: ignore[union-attr]
+    if isinstance(e, Call):
+        if e.name not in FUNCTIONS:
+            raise SparkUnsupportedError(
+                f"{where}: function {e.name.upper()} is not supported by the Spark runner "
+                "(see docs/spark.md for the functions it maps)"
+            )
+        reason = _unsupported_form(e)
+        if reason:
+            raise SparkUnsupportedError(f"{where}: {reason} is not supported by the Spark runner")
+        for a in e.args:
+            if isinstance(a, Literal) and a.type.name in ("INTERVAL_DAY_TIME", "INTERVAL_YEAR_MONTH"):
+                continue
+            check_expr(a, where)
+
+
+def to_column(e: Expr, cols: list[Any], ctx: Ctx) -> Any:
+    """The Spark Column computing `e` over input columns `cols` (one Column per index)."""
+    if isinstance(e, InputRef):
+        return cols[e.index]
+    if isinstance(e, Literal):
+        return literal(e.value, e.type)
+    args = [to_column(a, cols, ctx) for a in e.args]
+    return FUNCTIONS[e.name](args, e, ctx)
+
+
+def supported_functions() -> list[str]:
+    return sorted(FUNCTIONS)

@@ -1,0 +1,67 @@
+"""The SparkSession a Spark job runs in, built from the session configuration.
+
+One SparkSession per process (Spark's own rule: `getOrCreate` returns the active one), so
+options that only take effect at start-up (`spark.master`, memory, ...) apply to the first
+job; later jobs reuse it and only their runtime SQL options (`spark.sql.*`) are re-applied.
+Every `spark.*` key of the session configuration is passed through unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DEFAULT_MASTER = "local[*]"
+
+# Settings streamsql relies on for Flink semantics; a user's `spark.*` option overrides them.
+_DEFAULTS: dict[str, str] = {
+    # Every timestamp is computed in UTC; the session zone only affects rendering (as in
+    # the local runner, which keeps TIMESTAMP_LTZ as UTC instants).
+    "spark.sql.session.timeZone": "UTC",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "4",
+    # Non-ANSI arithmetic wraps on integer overflow as Java (and so Flink) does; the
+    # expression mapping raises where Flink fails (division by zero, a bad CAST).
+    "spark.sql.ansi.enabled": "false",
+    "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
+    # Flink's min-of-inputs watermark.
+    "spark.sql.streaming.multipleWatermarkPolicy": "min",
+}
+
+ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+
+
+def spark_options(config: dict[str, str]) -> dict[str, str]:
+    """The SparkSession options for a job's configuration: defaults, then `state.backend.type`
+    = rocksdb → Spark's RocksDB state store, then every `spark.*` key as given."""
+    opts = dict(_DEFAULTS)
+    if (config.get("state.backend.type") or "").lower() == "rocksdb":
+        opts["spark.sql.streaming.stateStore.providerClass"] = ROCKSDB_PROVIDER
+    for k, v in config.items():
+        if k.startswith("spark."):
+            opts[k] = v
+    opts.setdefault("spark.master", DEFAULT_MASTER)
+    return opts
+
+
+def get_session(config: dict[str, str]) -> Any:
+    """The active SparkSession (created on first use with `spark_options(config)`)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError as e:  # pragma: no cover - depends on the installation
+        raise RuntimeError("the Spark runner needs PySpark: pip install 'streamsql[spark]' (and Java 17+)") from e
+    opts = spark_options(config)
+    active = SparkSession.getActiveSession()
+    if active is None:
+        builder = SparkSession.builder.appName(config.get("pipeline.name", "streamsql"))
+        for k, v in opts.items():
+            builder = builder.config(k, v)
+        active = builder.getOrCreate()
+        active.sparkContext.setLogLevel(config.get("spark.log.level", "ERROR"))
+    for k, v in opts.items():
+        if k.startswith("spark.sql.") and not k.startswith("spark.sql.streaming.stateStore.providerClass"):
+            try:
+                active.conf.set(k, v)
+            except Exception:  # noqa: BLE001 - static SQL confs cannot change after start
+                pass
+    return active

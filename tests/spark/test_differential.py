@@ -1,0 +1,70 @@
+"""Every conformance case the Spark runner supports gives the local runner's final table, in
+both modes. Unsupported cases are skipped with the capability table's reason (computed by
+`check_graph`, not listed by hand); a streaming input with rows Flink drops as late must be
+refused by the Spark runner with a clear error, never answered differently."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness import diff, final_table, normalize
+from spark_util import run_script
+
+from runtime.errors import JobError
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("pyspark") is None, reason="PySpark is not installed: pip install 'streamsql[spark]'"
+)
+
+CASES = sorted(
+    p
+    for p in (Path(__file__).parents[1] / "conformance" / "cases").iterdir()
+    if p.is_dir() and not p.name.startswith("9")
+)
+
+
+def _plan(case: Path, mode: str) -> Any:
+    """The case's final query planned as the local runner would run it (None if the planner
+    refuses it: then there is nothing to compare)."""
+    from streamsql import TableEnvironment
+
+    env = TableEnvironment.create({"execution.runtime-mode": mode})
+    old = os.getcwd()
+    os.chdir(case)
+    try:
+        *setup, last = env.parse((case / "case.sql").read_text())
+        for stmt in setup:
+            env.execute_statement(stmt).wait()
+        return env._planner().plan_query(last).graph
+    except Exception:  # noqa: BLE001 - the planner's refusal is the conformance suite's business
+        return None
+    finally:
+        os.chdir(old)
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+@pytest.mark.parametrize("case", CASES, ids=[c.name[:3] for c in CASES])
+def test_same_final_table_as_local(spark: Any, case: Path, mode: str) -> None:
+    from runtime.executor.spark import SparkUnsupportedError, check_graph
+
+    graph = _plan(case, mode)
+    if graph is None:
+        pytest.skip("the planner refuses this case in this mode")
+    try:
+        check_graph(graph)
+    except SparkUnsupportedError as e:
+        pytest.skip(f"refused by the Spark runner's capability table: {e}")
+    sql = (case / "case.sql").read_text()
+    local = run_script(sql, mode, "local", case)
+    try:
+        on_spark = run_script(sql, mode, "spark", case)
+    except JobError as e:
+        if "late" in str(e) and any(r for r in local):  # a clean refusal, naming the reason
+            pytest.skip(f"refused at run time: {str(e)[:160]}")
+        raise
+    problems = diff(normalize(final_table(on_spark)), normalize(final_table(local)))
+    assert not problems, problems
