@@ -113,7 +113,11 @@ class OverAggregateOperator(Operator):
         if n == 0:
             return
         kinds = row_kinds(batch)
-        if not self.ctx.is_batch and self.updating is None and bool((kinds != 0).any()):
+        # An input that may retract (its edge's changelog mode, set by the executor before
+        # the first batch) needs the recompute mode from the first row on: switching when
+        # the first retraction arrives would lose the rows already emitted as final.
+        may_retract = any(m != "I" for m in (self.input_changelog_modes or ()))
+        if not self.ctx.is_batch and self.updating is None and (may_retract or bool((kinds != 0).any())):
             self._start_updating()
         if self.updating is not None:
             self.updating.process(data, kinds, out)

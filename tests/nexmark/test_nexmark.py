@@ -27,9 +27,7 @@ META: dict[str, Any] = json.loads((HERE / "expected" / "queries.json").read_text
 ALL = [f"q{i}" for i in range(24)] + ["q13_regular"]
 
 # Queries that do not match yet (query/mode -> reason).
-XFAIL: dict[str, str] = {
-    "q6/streaming": "issue 3: OVER over the updating Top-1 (beyond Flink, FLINK-19059) differs from the batch table",
-}
+XFAIL: dict[str, str] = {}
 
 
 def run_query(name: str, mode: str) -> list[dict[str, Any]]:
