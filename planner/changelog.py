@@ -32,6 +32,15 @@ def register_changelog(operator: str) -> Callable[[ChangelogRule], ChangelogRule
     return deco
 
 
+def _producer(n: PhysicalNode) -> str:
+    """The operator that first made an edge updating (Calc/Exchange only forward it)."""
+    while n.operator in ("Calc", "Exchange", "WatermarkAssigner") and n.inputs:
+        n = n.inputs[0]
+    from planner.explain import physical_line
+
+    return physical_line(n)
+
+
 def _flags(mode: str) -> set[str]:
     return set(mode.split(","))
 
@@ -109,7 +118,9 @@ def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
     if op == "WindowAggregate":
         if not is_insert_only(in_modes[0]):
             raise UnsupportedSqlError(
-                f"Window aggregation over an updating input is not supported yet (input changelog mode [{in_modes[0]}])"
+                f"WindowAggregate doesn't support consuming update and delete changes which is produced by node "
+                f"{_producer(inputs[0])}: a window aggregation needs an insert-only input "
+                f"(its input's changelog mode is [{in_modes[0]}])"
             )
         return "I"
     if op == "Union":
