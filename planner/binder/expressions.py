@@ -170,6 +170,8 @@ def function_args(node: exp.Expression) -> list[exp.Expression]:
     """A function node's argument expressions, in SQL order."""
     if isinstance(node, exp.Anonymous):
         return list(node.expressions)
+    if isinstance(node, exp.Initcap):
+        return [node.this]  # sqlglot adds a default delimiter set Flink's INITCAP does not take
     if isinstance(node, exp.Log) and function_name(node) in ("log10", "log2") and node.expression is not None:
         return [node.expression]
     out: list[exp.Expression] = []

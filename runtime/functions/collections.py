@@ -218,3 +218,19 @@ def _dot(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCon
     if row.null_count:
         field = pc.if_else(pc.is_valid(row), field, pa.nulls(len(field), field.type))
     return field
+
+
+# ---------------------------------------------------------------------- ROW constructor
+def _infer_row(types: list[DataType]) -> DataType:
+    """`ROW(a, b)`: fields named as Calcite names them (EXPR$0, EXPR$1, ...); never NULL."""
+    if not types:
+        raise FunctionTypeError("ROW needs at least one field")
+    fields = [(f"EXPR${i}", t.as_time_attr(None)) for i, t in enumerate(types)]
+    return DataType("ROW", False, children=tuple(t for _, t in fields), field_names=tuple(n for n, _ in fields))
+
+
+@scalar("row", _infer_row)
+def _row(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+    cols = [to_array(a, ctx.num_rows) for a in args]
+    cols = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in cols]
+    return pa.StructArray.from_arrays(cols, names=list(rt.field_names))
