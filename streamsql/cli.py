@@ -47,6 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--runner", choices=["local", "spark"], help="where jobs run (execution.target): local (default) or spark"
     )
     p.add_argument("--master", help="Spark master URL for --runner spark (spark.master), e.g. spark://host:7077")
+    p.add_argument(
+        "--rest-port", type=int, help="serve the REST API and dashboard of the jobs on this port (rest.port)"
+    )
+    p.add_argument("--host", help="address the REST server binds to (rest.bind-address, default 127.0.0.1)")
+    p.add_argument("--token", help="bearer token the REST server requires (rest.token; needed off loopback)")
+    p.add_argument(
+        "--stats", action="store_true", help="after each job (or on Ctrl-C) print per-operator statistics to stderr"
+    )
     p.add_argument("--version", action="store_true", help="print the version and exit")
     return p
 
@@ -69,12 +77,16 @@ class Runner:
             conf["execution.savepoint.path"] = args.restore
         if args.runner:
             conf["execution.target"] = args.runner
+        for key, value in (("rest.port", args.rest_port), ("rest.bind-address", args.host), ("rest.token", args.token)):
+            if value is not None:
+                conf[key] = str(value)
         if args.master:
             conf["spark.master"] = args.master
             conf.setdefault("execution.target", "spark")
         settings = EnvironmentSettings.new_instance().with_configuration(conf).build()
         self.env = TableEnvironment.create(settings)
         self.format = args.format
+        self.stats = bool(getattr(args, "stats", False))
         self.out = out
         self.err = err
         # Informational lines go to stderr when stdout carries machine-readable rows.
@@ -109,6 +121,7 @@ class Runner:
         result = self.env.execute_statement(stmt)  # type: ignore[arg-type]
         if isinstance(stmt, Query):
             self._print_result(result)
+            self._print_stats(result)
         elif isinstance(stmt, (InsertInto, StatementSet)):
             job = result.get_job_client()
             self.info.write("[INFO] Submitting SQL update statement to the cluster...\n")
@@ -123,6 +136,7 @@ class Runner:
                 if job is not None:
                     job.wait()
                 self.info.write("[INFO] Job stopped.\n")
+            self._print_stats(result)
         elif isinstance(stmt, Explain):
             for row in result.collect():
                 self.out.write(str(row[0]) + "\n")
@@ -131,6 +145,17 @@ class Runner:
         else:
             self.info.write("[INFO] Execute statement succeeded.\n")
         return EXIT_OK
+
+    def _print_stats(self, result: object) -> None:
+        """--stats: the job's per-operator table (streamsql.stats) on stderr."""
+        if not self.stats:
+            return
+        from streamsql.stats import format_stats
+
+        rows = result.metrics()  # type: ignore[attr-defined]
+        if rows:
+            self.err.write("[INFO] Operator statistics:\n" + format_stats(rows) + "\n")
+            self.err.flush()
 
     def _print_result(self, result: object, force_batch: bool = False) -> None:
         from streamsql.printing import TableauPrinter, jsonl_lines
@@ -174,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
         from streamsql.savepoint_cli import savepoint_main
 
         return savepoint_main(argv[1:], sys.stdout, sys.stderr)
+    if argv[:1] == ["serve"]:
+        from streamsql.rest.serve_cli import serve_main
+
+        return serve_main(argv[1:], sys.stderr)
     args = build_parser().parse_args(argv)
     if args.version:
         from importlib.metadata import version

@@ -145,6 +145,14 @@ KEYS: tuple[ConfigKey, ...] = (
         "10",
         "Restarts before the job fails (exponential-delay).",
     ),
+    ConfigKey(
+        "rest.port",
+        None,
+        "Serve the REST API, /metrics and the web dashboard of this session's jobs on this port "
+        "(docs/rest.md); unset: no server. `streamsql --rest-port` sets it.",
+    ),
+    ConfigKey("rest.bind-address", "127.0.0.1", "Address the REST server binds to; not loopback: needs rest.token."),
+    ConfigKey("rest.token", None, "Bearer token the REST server requires (`Authorization: Bearer <token>`)."),
     ConfigKey("s3.endpoint", None, "S3 endpoint for s3:// checkpoint storage (e.g. http://127.0.0.1:8333)."),
     ConfigKey("s3.access-key", None, "S3 access key for checkpoint storage."),
     ConfigKey("s3.secret-key", None, "S3 secret key for checkpoint storage."),
@@ -153,6 +161,47 @@ KEYS: tuple[ConfigKey, ...] = (
         "8192",
         "Most rows a source puts in one Arrow batch. Results do not depend on it; larger batches "
         "amortize per-batch work, smaller ones show streaming updates in finer steps.",
+    ),
+    ConfigKey(
+        "table.exec.mini-batch.enabled",
+        "false",
+        "STREAMING: insert a MiniBatchAssigner after each source / watermark assigner of a plan with a "
+        "GroupAggregate; it coalesces input batches so keyed aggregates fold more rows per state access "
+        "and emit fewer intermediate -U/+U rows. The final table is unchanged.",
+        ("true", "false"),
+    ),
+    ConfigKey(
+        "table.exec.mini-batch.allow-latency",
+        "0 ms",
+        "Longest time rows wait in a mini-batch (must be > 0 when mini-batch is enabled). The buffer is "
+        "also flushed before every watermark, checkpoint barrier and at the end of input.",
+    ),
+    ConfigKey(
+        "table.exec.mini-batch.size",
+        "-1",
+        "Most rows buffered in one mini-batch (must be > 0 when mini-batch is enabled).",
+    ),
+    ConfigKey(
+        "table.optimizer.agg-phase-strategy",
+        "AUTO",
+        "Two-phase (local-global) GroupAggregate: with mini-batch enabled, AUTO and TWO_PHASE split "
+        "aggregates whose calls are mergeable (COUNT, SUM over integer/floating types, MIN/MAX over "
+        "insert-only input, none DISTINCT) into LocalGroupAggregate -> Exchange -> GlobalGroupAggregate; "
+        "ONE_PHASE never splits.",
+        ("AUTO", "ONE_PHASE", "TWO_PHASE"),
+    ),
+    ConfigKey(
+        "table.optimizer.distinct-agg.split.enabled",
+        "false",
+        "STREAMING: split a GroupAggregate with COUNT/SUM(DISTINCT x) into a partial aggregate per "
+        "(key, MOD(HASH_CODE(x), bucket-num)) and a final one that adds the partials up, spreading a "
+        "hot key's distinct state; several distinct columns use an Expand. The final table is unchanged.",
+        ("true", "false"),
+    ),
+    ConfigKey(
+        "table.optimizer.distinct-agg.split.bucket-num",
+        "1024",
+        "Number of buckets split-distinct aggregation spreads each key's distinct values over.",
     ),
     ConfigKey(
         "table.exec.statement-start-ms",

@@ -272,6 +272,7 @@ class TableEnvironment(TableApiMixin):
             changelog_mode=planned.changelog_mode,
             stop_event=stop,
             watermark=watermark,
+            executor=lambda: running[0] if running else None,
         )
 
     def _run_inserts(self, inserts: list[InsertInto]) -> TableResult:
@@ -297,6 +298,10 @@ class TableEnvironment(TableApiMixin):
         )
         handle = JobHandle(job_id, run, name=name, executor=lambda: executors[0] if executors else None)
         self.jobs[job_id] = handle
+        if self._config.get("rest.port"):  # REST API + dashboard (streamsql/rest, docs/rest.md)
+            from streamsql.rest.server import serve_session
+
+            serve_session(self, handle)
         return TableResult(
             (Field("job id", STRING()),),
             lambda: iter(()),

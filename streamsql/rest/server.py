@@ -1,0 +1,388 @@
+"""The REST server (Flink's Dispatcher REST endpoint, for one TableEnvironment) and the
+dashboard page, on the standard library's ThreadingHTTPServer.
+
+Served by a job process when `rest.port` is set and by `streamsql serve`. Binds to
+127.0.0.1 by default; binding anywhere else requires a token (`rest.token`), sent as
+`Authorization: Bearer <token>` (or `?token=` for the browser page).
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+from streamsql.rest import views
+from streamsql.rest.monitor import Sampler
+
+_STATIC_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "application/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".yaml": "application/yaml",
+}
+
+
+class RestConfigError(ValueError):
+    """The server cannot start as configured (e.g. a public address without a token)."""
+
+
+def is_loopback(host: str) -> bool:
+    if host in ("localhost", ""):
+        return host == "localhost"
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, allow: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.allow = allow
+
+
+def allowed_methods(parts: list[str]) -> str:
+    """The Allow header of a path (405 answers)."""
+    if parts == ["jobs"]:
+        return "GET, HEAD, POST"
+    if len(parts) == 2 and parts[0] == "jobs" and parts[1] != "overview":
+        return "GET, HEAD, PATCH"
+    if len(parts) == 3 and parts[0] == "jobs" and parts[2] == "stop":
+        return "POST, PATCH"
+    if len(parts) == 3 and parts[0] == "jobs" and parts[2] == "savepoints":
+        return "POST"
+    return "GET, HEAD"
+
+
+class RestServer:
+    """`RestServer(env, port, host, token).start()`: serves env's jobs on a daemon thread."""
+
+    def __init__(self, env: Any, port: int = 8081, host: str = "127.0.0.1", token: str | None = None) -> None:
+        if not is_loopback(host) and not token:
+            raise RestConfigError(
+                f"the REST server binds to {host}, which is not a loopback address: set a token "
+                "('rest.token' or --token); clients then send 'Authorization: Bearer <token>'"
+            )
+        self.env = env
+        self.token = token or None
+        self.sampler = Sampler()
+        self.operations: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+        handler = type("Handler", (_Handler,), {"rest": self})
+        self.httpd = ThreadingHTTPServer((host, port), handler)
+        self.httpd.daemon_threads = True
+        self.host = host
+        self.port = int(self.httpd.server_address[1])
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/"
+
+    def start(self) -> RestServer:
+        self.sampler.start()
+        self._thread = threading.Thread(target=self.httpd.serve_forever, name="rest-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self.sampler.start()
+        self.httpd.serve_forever()
+
+    def shutdown(self) -> None:
+        self.sampler.stop()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    # ------------------------------------------------------------------ jobs
+    def handles(self) -> list[Any]:
+        handles = list(self.env.jobs.values())
+        for h in handles:
+            self.sampler.monitor(h)
+        return handles
+
+    def handle(self, job_id: str) -> Any:
+        h = self.env.jobs.get(job_id)
+        if h is None:
+            raise ApiError(404, f"Job {job_id} not found")
+        return h
+
+    def submit(self, body: dict[str, Any]) -> dict[str, Any]:
+        """POST /jobs: run a SQL script in the session; its INSERT statements become jobs."""
+        from planner.errors import SqlError
+        from planner.statements import InsertInto, Query, StatementSet
+
+        sql = body.get("sql") if isinstance(body, dict) else None
+        if not isinstance(sql, str) or not sql.strip():
+            raise ApiError(400, "the request body needs a 'sql' string (a SQL script)")
+        with self._lock:  # one script at a time changes the session
+            try:
+                statements = self.env.parse(sql)
+                if any(isinstance(s, Query) for s in statements):
+                    raise ApiError(400, "SELECT queries cannot be submitted as jobs; use INSERT INTO a sink")
+                job_ids: list[str] = []
+                for stmt in statements:
+                    result = self.env.execute_statement(stmt)
+                    job = result.get_job_client()
+                    if job is not None and isinstance(stmt, (InsertInto, StatementSet)):
+                        job_ids.append(job.get_job_id())
+                        self.sampler.monitor(job)
+            except SqlError as e:
+                raise ApiError(400, e.render()) from None
+        return {"jobid": job_ids[-1] if job_ids else None, "jobids": job_ids}
+
+    def stop(self, job_id: str, body: dict[str, Any], savepoint_only: bool = False) -> dict[str, Any]:
+        """Stop (with a savepoint when a directory is given) or take a savepoint; async as in
+        Flink: returns a request id, the outcome is at /jobs/:id/savepoints/:request-id."""
+        h = self.handle(job_id)
+        if savepoint_only:
+            directory = body.get("target-directory") or body.get("targetDirectory")
+            stop = bool(body.get("cancel-job", False))
+        else:
+            directory = body.get("targetDirectory") or body.get("target-directory")
+            stop = True
+        if not h.is_running():
+            raise ApiError(409, f"Job {job_id} is not running ({h.get_job_status()})")
+        request_id = uuid.uuid4().hex
+        op: dict[str, Any] = {"status": {"id": "IN_PROGRESS"}}
+        self.operations[request_id] = op
+
+        def run() -> None:
+            try:
+                if directory is None and not savepoint_only:
+                    default = self.env.get_config().get("execution.checkpointing.savepoint-dir")
+                    if not default:
+                        h.cancel()
+                        h.join(30)
+                        op["operation"] = {"location": None}
+                        op["status"] = {"id": "COMPLETED"}
+                        return
+                if stop:
+                    path = h.stop_with_savepoint(directory)
+                else:
+                    path = h.trigger_savepoint(directory)
+                op["operation"] = {"location": path}
+            except Exception as e:  # noqa: BLE001 - reported through the operation
+                op["operation"] = {"failure-cause": {"class": type(e).__name__, "stack-trace": str(e)}}
+            op["status"] = {"id": "COMPLETED"}
+
+        threading.Thread(target=run, name=f"savepoint-{request_id[:8]}", daemon=True).start()
+        return {"request-id": request_id}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    rest: RestServer
+    server_version = "streamsql-rest/1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        return  # no access log on the job's terminal
+
+    # ------------------------------------------------------------------ plumbing
+    def _send(self, status: int, body: bytes, content_type: str, allow: str | None = None) -> None:
+        self.send_response(status)
+        if allow:
+            self.send_header("Allow", allow)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, status: int, doc: Any, allow: str | None = None) -> None:
+        self._send(status, json.dumps(doc).encode("utf-8"), "application/json", allow)
+
+    def _authorized(self, query: dict[str, list[str]]) -> bool:
+        token = self.rest.token
+        if token is None:
+            return True
+        header = self.headers.get("Authorization", "")
+        given = header[7:] if header.startswith("Bearer ") else (query.get("token") or [""])[0]
+        return hmac.compare_digest(given.encode(), token.encode())
+
+    def _body(self) -> dict[str, Any]:
+        length = int(self.headers.get("Content-Length") or 0)
+        if not length:
+            return {}
+        raw = self.rfile.read(length)
+        ctype = self.headers.get("Content-Type", "")
+        if "json" not in ctype and not raw.lstrip().startswith(b"{"):
+            return {"sql": raw.decode("utf-8", "replace")}  # a bare SQL script
+        try:
+            doc = json.loads(raw)
+        except ValueError:
+            raise ApiError(400, "the request body is not valid JSON") from None
+        if not isinstance(doc, dict):
+            raise ApiError(400, "the request body must be a JSON object")
+        return doc
+
+    def _dispatch(self) -> None:
+        url = urlparse(self.path)
+        query = parse_qs(url.query, keep_blank_values=True)
+        parts = [p for p in url.path.split("/") if p]
+        if parts[:1] == ["v1"]:  # Flink accepts a /v1 prefix
+            parts = parts[1:]
+        try:
+            if not self._authorized(query):
+                self._json(401, {"errors": ["missing or wrong token: send 'Authorization: Bearer <token>'"]})
+                return
+            self._route(self.command, parts, query)
+        except ApiError as e:
+            self._json(e.status, {"errors": [str(e)]}, e.allow)
+        except Exception as e:  # noqa: BLE001 - a bug must not kill the connection silently
+            self._json(500, {"errors": [f"{type(e).__name__}: {e}"]})
+
+    do_GET = do_POST = do_PATCH = do_HEAD = _dispatch  # noqa: N815 - stdlib naming
+
+    def __getattr__(self, name: str) -> Any:
+        """Any other method (PUT, TRACE, QUERY, ...) is answered 405 with an Allow header."""
+        if name.startswith("do_"):
+            return self._dispatch
+        raise AttributeError(name)
+
+    # ------------------------------------------------------------------ routes
+    def _route(self, method: str, parts: list[str], query: dict[str, list[str]]) -> None:
+        rest = self.rest
+        read = method in ("GET", "HEAD")
+        if not parts or parts == ["index.html"]:
+            self._static("index.html") if read else self._method_not_allowed()
+            return
+        if parts[0] == "static" and len(parts) == 2 and read:
+            self._static(parts[1])
+            return
+        if parts == ["openapi.json"] and read:
+            self._static("openapi.json", package_dir=True)
+            return
+        if parts == ["config"] and read:
+            self._json(200, {"flink-version": views.FLINK_VERSION, "refresh-interval": 1000, "features": {}})
+            return
+        if parts == ["overview"] and read:
+            self._json(200, views.overview(rest.handles()))
+            return
+        if parts == ["metrics"] and read:
+            text = views.prometheus(rest.handles(), rest.sampler.monitors)
+            self._send(200, text.encode("utf-8"), "text/plain; version=0.0.4; charset=utf-8")
+            return
+        if parts in (["jobs"], ["jobs", "overview"]):
+            if method == "POST" and parts == ["jobs"]:
+                self._json(200, rest.submit(self._body()))
+            elif read and parts == ["jobs"]:
+                self._json(200, {"jobs": [{"id": h.job_id, "status": views.job_state(h)} for h in rest.handles()]})
+            elif read:
+                self._json(200, {"jobs": [views.job_summary(h) for h in rest.handles()]})
+            else:
+                self._method_not_allowed()
+            return
+        if parts[0] != "jobs" or len(parts) < 2:
+            self._unrouted(parts)
+        job_id = parts[1]
+        if method not in ("GET", "HEAD", "POST", "PATCH"):
+            self._method_not_allowed()
+        h = rest.handle(job_id)
+        mon = rest.sampler.monitor(h)
+        tail = parts[2:]
+        if not tail:
+            if read:
+                self._json(200, views.job_detail(h, mon))
+            elif method == "PATCH":  # Flink: PATCH /jobs/:id?mode=cancel
+                if query.get("mode", ["cancel"]) != ["cancel"]:
+                    raise ApiError(400, "mode must be 'cancel'")
+                h.cancel()
+                self._json(202, {})
+            else:
+                self._method_not_allowed()
+            return
+        if not read and method not in ("POST", "PATCH"):
+            self._method_not_allowed()
+        if tail == ["checkpoints"] and read:
+            self._json(200, views.checkpoints(mon))
+            return
+        if tail == ["stop"] and method in ("POST", "PATCH"):
+            self._json(202, rest.stop(job_id, self._body()))
+            return
+        if tail == ["savepoints"] and method == "POST":
+            self._json(202, rest.stop(job_id, self._body(), savepoint_only=True))
+            return
+        if len(tail) == 2 and tail[0] == "savepoints" and read:
+            op = rest.operations.get(tail[1])
+            if op is None:
+                raise ApiError(404, f"No savepoint operation {tail[1]}")
+            self._json(200, op)
+            return
+        if len(tail) >= 2 and tail[0] == "vertices" and read:
+            self._vertex(mon, tail[1], tail[2:], query)
+            return
+        self._unrouted(parts)
+
+    def _vertex(self, mon: Any, vid: str, tail: list[str], query: dict[str, list[str]]) -> None:
+        ex = mon.executor
+        node = views.node_by_vertex(ex, vid) if ex is not None else None
+        if node is None:
+            raise ApiError(404, f"Vertex {vid} not found")
+        values = views.vertex_metrics(mon, node.id)
+        if tail == ["metrics"]:
+            wanted = [m for g in query.get("get", []) for m in g.split(",") if m]
+            if not wanted:
+                self._json(200, [{"id": k} for k in views.VERTEX_METRICS])
+            else:
+                self._json(200, [{"id": k, "value": str(values[k])} for k in wanted if k in values])
+            return
+        if not tail:
+            self._json(200, {"id": vid, "name": node.label or node.operator, "parallelism": node.parallelism, **values})
+            return
+        raise ApiError(404, f"Not found: vertices/{vid}/{'/'.join(tail)}")
+
+    def _unrouted(self, parts: list[str]) -> None:
+        """405 for a known path with another method, else 404."""
+        known = {("overview",), ("metrics",), ("config",), ("openapi.json",), ("jobs",), ("jobs", "overview")}
+        shape = tuple(p if i != 1 or parts[0] != "jobs" else "*" for i, p in enumerate(parts))
+        jobs = {("jobs", "*"), ("jobs", "*", "checkpoints"), ("jobs", "*", "stop"), ("jobs", "*", "savepoints")}
+        if tuple(parts) in known or shape in jobs or (len(parts) >= 4 and parts[0] == "jobs"):
+            self._method_not_allowed()
+        raise ApiError(404, f"Not found: /{'/'.join(parts)}")
+
+    def _method_not_allowed(self) -> None:
+        parts = [p for p in urlparse(self.path).path.split("/") if p]
+        parts = parts[1:] if parts[:1] == ["v1"] else parts
+        raise ApiError(405, f"{self.command} is not allowed here", allowed_methods(parts))
+
+    def _static(self, name: str, package_dir: bool = False) -> None:
+        base = resources.files("streamsql.rest")
+        path = base / name if package_dir else base / "static" / name
+        if "/" in name or name.startswith(".") or not path.is_file():
+            raise ApiError(404, f"Not found: {name}")
+        suffix = "." + name.rsplit(".", 1)[-1]
+        self._send(200, path.read_bytes(), _STATIC_TYPES.get(suffix, "application/octet-stream"))
+
+
+def start_rest_server(env: Any, port: int, host: str | None = None, token: str | None = None) -> RestServer:
+    """Start (on a daemon thread) the REST server for `env`'s jobs."""
+    return RestServer(env, port, host or "127.0.0.1", token).start()
+
+
+def serve_session(env: Any, handle: Any = None) -> RestServer:
+    """The job process's server (`rest.port` set): started with the session's first job,
+    watching `handle` from its start so that no checkpoint is missed."""
+    server: RestServer | None = getattr(env, "_rest_server", None)
+    if server is None:
+        cfg = env.get_config()
+        server = start_rest_server(
+            env, int(cfg.get("rest.port") or 0), cfg.get("rest.bind-address"), cfg.get("rest.token")
+        )
+        env._rest_server = server
+        import sys
+
+        sys.stderr.write(f"[INFO] REST API and dashboard: {server.url}\n")
+        sys.stderr.flush()
+    if handle is not None:
+        server.sampler.monitor(handle)
+    return server
