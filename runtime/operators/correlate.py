@@ -45,6 +45,10 @@ def _explode_multiset(arr: pa.Array) -> pa.Array:
 
 @register_operator("Correlate")
 class CorrelateOperator(Operator):
+    # Row-at-a-time expansion (UNNEST / table functions): nothing is kept between batches
+    # (Flink does not checkpoint a UDTF's own fields either).
+    checkpointing = "stateless"
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         self.function: dict[str, Any] = dict(node.params["function"])

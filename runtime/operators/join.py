@@ -53,6 +53,8 @@ class SingleRowError(JobError):
 class JoinOperator(Operator):
     """Regular join of two inputs with keyed multiset state per side (module docstring)."""
 
+    checkpointing = "custom"  # key index + both sides' multisets (snapshot_state below)
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         p = node.params

@@ -42,6 +42,8 @@ def _as_int64(arr: pa.Array) -> np.ndarray:
 
 @register_operator("Match")
 class MatchOperator(Operator):
+    checkpointing = "custom"  # partition index, NFA threads, row store, pending rows
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         p = node.params

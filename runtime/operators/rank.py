@@ -42,6 +42,8 @@ class RankOperator(Operator):
     """See the module docstring. Params: partition_keys, order, rank_type, rank_start,
     rank_end (None = unbounded), output_rank."""
 
+    checkpointing = "custom"  # partition index + the kept rows table
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         p = node.params

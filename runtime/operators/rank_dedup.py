@@ -47,6 +47,8 @@ class DeduplicateOperator(Operator):
     """See the module docstring. Params: partition_keys, order ([{index, descending}]),
     keep_last, time_kind (ROWTIME | PROCTIME)."""
 
+    checkpointing = "custom"  # key index, per-slot arrays, the kept rows
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         p = node.params

@@ -37,6 +37,10 @@ def _insert_only(batch: pa.RecordBatch, name: str) -> None:
 class SortOperator(Operator):
     """Params: order ([{index, descending, nulls_first}])."""
 
+    # Batch mode only in practice (the buffer is sorted at end of input); snapshotted as is.
+    checkpointing = "generic"
+    state_attributes = ("buffer",)
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         self.order: list[dict[str, Any]] = list(node.params.get("order") or [])
@@ -61,6 +65,8 @@ class SortOperator(Operator):
 @register_operator("Limit")
 class LimitOperator(Operator):
     """Params: offset, fetch (None = no limit)."""
+
+    checkpointing = "custom"  # the number of rows seen
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
@@ -92,6 +98,8 @@ class LimitOperator(Operator):
 @register_operator("TemporalSort")
 class TemporalSortOperator(Operator):
     """Params: order (the first key is the time attribute, ascending)."""
+
+    checkpointing = "custom"  # rows waiting for the watermark
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)

@@ -34,6 +34,8 @@ class WindowRankOperator(Operator):
     """Params: partition_keys (including the window columns), order, rank_type,
     rank_start, rank_end, output_rank, window_end_index."""
 
+    checkpointing = "custom"  # the rows of windows not fired yet
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         p = node.params

@@ -1,5 +1,5 @@
-"""Fault injection: a job with a window aggregation, an interval join and a group
-aggregation writes to a two-phase-commit filesystem sink and to the DuckDB upsert sink; the
+"""Fault injection: a job with a window aggregation, an interval join, a group
+aggregation, a regular join with an updating side and a Top-N over it writes to a two-phase-commit filesystem sink and to the DuckDB upsert sink; the
 process is killed with SIGKILL at random points (during processing, right after a
 snapshot, after the state upload but before `_metadata`, after the checkpoint completed
 but before the sinks committed, between the two sinks' commits, and at random wall-clock
@@ -41,6 +41,8 @@ CREATE TABLE fs_out (k INT, ws TIMESTAMP(3), c BIGINT, s BIGINT, w BIGINT)
   WITH ('connector'='filesystem','path'='{root}/{out}/fs','format'='csv');
 CREATE TABLE db_out (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED)
   WITH ('connector'='duckdb','path'='{root}/{out}/out.duckdb','table-name'='agg','sink.primary-key'='k');
+CREATE TABLE top_out (k INT, rn BIGINT, v BIGINT, mw BIGINT, PRIMARY KEY (k, rn) NOT ENFORCED)
+  WITH ('connector'='duckdb','path'='{root}/{out}/top.duckdb','table-name'='top','sink.primary-key'='k,rn');
 EXECUTE STATEMENT SET BEGIN
 INSERT INTO fs_out
   SELECT x.k, x.window_start, x.c, x.s, b.w FROM
@@ -49,6 +51,10 @@ INSERT INTO fs_out
       GROUP BY k, window_start, window_end, window_time) x
    JOIN b ON x.k = b.k AND b.ts BETWEEN x.window_time - INTERVAL '1' SECOND AND x.window_time;
 INSERT INTO db_out SELECT k, COUNT(*), SUM(v) FROM a GROUP BY k;
+INSERT INTO top_out SELECT k, rn, v, mw FROM (
+  SELECT k, v, mw, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v + mw DESC, v DESC) AS rn FROM
+   (SELECT a.k, a.v, g.mw FROM a JOIN (SELECT k, MAX(w) AS mw FROM b GROUP BY k) g ON a.k = g.k))
+  WHERE rn <= 3;
 END;
 """
 
@@ -91,6 +97,11 @@ def _committed(out: Path) -> tuple[list[str], list[tuple[object, ...]]]:
         table = con.execute("SELECT * FROM agg ORDER BY k").fetchall()
     finally:
         con.close()
+    con = duckdb.connect(str(out / "top.duckdb"), read_only=True)
+    try:
+        table += con.execute("SELECT * FROM top ORDER BY k, rn").fetchall()
+    finally:
+        con.close()
     return sorted(rows), table
 
 
@@ -101,7 +112,7 @@ def test_sigkill_and_restore_latest_is_exactly_once(tmp_path: Path, backend: str
     ref_job.write_text(JOB.format(root=tmp_path, backend=backend, out="ref", interval="0"))
     assert _run(tmp_path, ref_job) == 0
     expected = _committed(tmp_path / "ref")
-    assert len(expected[0]) > 100 and len(expected[1]) == 11
+    assert len(expected[0]) > 100 and len(expected[1]) == 11 + 33  # agg rows + Top-3 of the join per key
 
     job = tmp_path / "job.sql"
     job.write_text(JOB.format(root=tmp_path, backend=backend, out="run", interval="100 ms"))

