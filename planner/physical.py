@@ -269,5 +269,8 @@ class PhysicalPlanner:
 
 
 def to_physical(plan: LogicalNode, mode: str, config: dict[str, str] | None = None) -> PhysicalNode:
-    """The optimizer's "physical" phase."""
-    return PhysicalPlanner(mode, config or {}).convert(plan)
+    """The optimizer's "physical" phase: conversion, then the physical rewrite rules
+    (planner.optimizer.physical_rules: two-phase aggregation, mini-batch)."""
+    from planner.optimizer.physical_rules import optimize_physical
+
+    return optimize_physical(PhysicalPlanner(mode, config or {}).convert(plan), config or {}, mode)

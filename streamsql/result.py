@@ -103,6 +103,12 @@ class JobHandle:
         future = executor.trigger_savepoint(directory, stop=stop)
         return str(future.result(timeout=max(0.0, deadline - time.monotonic()) if timeout else None))
 
+    def metrics(self) -> list[dict[str, Any]]:
+        """Per-operator statistics (streamsql.stats.operator_metrics) of the running job."""
+        from streamsql.stats import operator_metrics
+
+        return operator_metrics(self._executor())
+
     def get_job_id(self) -> str:
         return self.job_id
 
@@ -155,8 +161,10 @@ class TableResult:
         job: JobHandle | None = None,
         stop_event: threading.Event | None = None,
         watermark: Callable[[], int | None] | None = None,
+        executor: Callable[[], Any] | None = None,
     ) -> None:
         self.fields = fields
+        self._executor = executor
         self._watermark = watermark
         self._batches = batches
         self.kind = kind
@@ -204,6 +212,15 @@ class TableResult:
         """The running query's latest result watermark (epoch ms), None when there is none
         (yet, or for batch and non-query results); MAX_WATERMARK once the input ended."""
         return self._watermark() if self._watermark is not None else None
+
+    def metrics(self) -> list[dict[str, Any]]:
+        """Per-operator statistics of the job behind this result (streamsql.stats), [] when
+        there is none (yet)."""
+        from streamsql.stats import operator_metrics
+
+        if self._executor is not None:
+            return operator_metrics(self._executor())
+        return self.job.metrics() if self.job is not None else []
 
     def batches(self) -> Iterator[pa.RecordBatch]:
         """The raw changelog batches (data columns + `__op`). A result can be read once."""

@@ -193,7 +193,9 @@ class LocalExecutor:
                     return
                 progressed = False
                 for sid in list(active):
+                    t0 = time.perf_counter_ns()
                     batch = self.operators[sid].poll(self.batch_rows)  # type: ignore[attr-defined]
+                    _add_busy(self.metrics[sid], t0)
                     if batch is None:
                         active.remove(sid)
                         self._end_output(sid, is_source=True)
@@ -208,6 +210,7 @@ class LocalExecutor:
                         return
                 if not progressed and active:
                     self._check_idle()
+                    self._fire_timers()
                     yield from self._take_results()
                     if self.stop_event is not None:
                         self.stop_event.wait(IDLE_POLL_SECONDS)
@@ -427,7 +430,9 @@ class LocalExecutor:
                 cm.rows_in += b.num_rows
                 cm.batches_in += 1
                 out = Output()
+                t0 = time.perf_counter_ns()
                 op.process_batch(b, idx, out)
+                _add_busy(cm, t0)
                 self._drain(cid, out)
             for wm in watermarks:
                 wms = self._input_wm[cid]
@@ -447,7 +452,9 @@ class LocalExecutor:
         if combined > self._node_wm[nid]:
             self._node_wm[nid] = combined
             out = Output()
+            t0 = time.perf_counter_ns()
             self.operators[nid].on_watermark(combined, out)
+            _add_busy(self.metrics[nid], t0)
             self._drain(nid, out)
 
     def _is_idle(self, nid: int) -> bool:
@@ -468,6 +475,16 @@ class LocalExecutor:
             if len(node.inputs) > 1:
                 self._advance(node.id)
 
+    def _fire_timers(self) -> None:
+        """While sources are idle: operators with an `on_timer(out)` hook (the
+        MiniBatchAssigner's latency bound) may flush what they buffer."""
+        for node in self._order:
+            hook = getattr(self.operators[node.id], "on_timer", None)
+            if hook is not None:
+                out = Output()
+                hook(out)
+                self._drain(node.id, out)
+
     def _drain(self, nid: int, out: Output) -> None:
         batches, watermarks = out.drain()
         if batches or watermarks:
@@ -480,7 +497,9 @@ class LocalExecutor:
             self._deliver(nid, [], [MAX_WATERMARK])
         for cid, idx in self._consumers.get(nid, []):
             out = Output()
+            t0 = time.perf_counter_ns()
             self.operators[cid].end_input(idx, out)
+            _add_busy(self.metrics[cid], t0)
             self._drain(cid, out)
             self._ended[cid].add(idx)
             if len(self._ended[cid]) == len(self.graph.node(cid).inputs):
@@ -496,6 +515,11 @@ class LocalExecutor:
         cols.append(batch.column(k) if k >= 0 else pa.array(np.zeros(batch.num_rows, dtype=np.int8)))
         names.append(ROW_KIND)
         return pa.RecordBatch.from_arrays(cols, names=names)
+
+
+def _add_busy(m: Metrics, t0: int) -> None:
+    """Busy time (ns) of an operator call, for --stats (`Metrics.extra["busy_ns"]`)."""
+    m.extra["busy_ns"] = m.extra.get("busy_ns", 0) + time.perf_counter_ns() - t0
 
 
 def run_to_table(graph: JobGraph, stop_event: threading.Event | None = None) -> pa.Table | None:

@@ -11,7 +11,7 @@ import pytest
 from planner.api import Planner
 from planner.catalog import Catalog
 from planner.parse import parse_script
-from planner.statements import CreateTable, CreateView, Explain
+from planner.statements import CreateTable, CreateView, Explain, SetOption
 
 CASES = Path(__file__).resolve().parent / "cases"
 
@@ -25,6 +25,8 @@ def explain(script: str, mode: str) -> str:
             catalog.create_table(st)
         elif isinstance(st, CreateView):
             catalog.create_view(st, mode.upper())
+        elif isinstance(st, SetOption) and st.key is not None:  # opt_* cases switch optimizer rules on
+            planner.config[st.key] = str(st.value)
         elif isinstance(st, Explain):
             out = planner.explain(st)
     assert out is not None, "the case has no EXPLAIN statement"

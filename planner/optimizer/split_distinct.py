@@ -1,0 +1,159 @@
+"""Split-distinct aggregation (Flink's `table.optimizer.distinct-agg.split.enabled` and
+`.bucket-num`, default 1024), STREAMING only:
+
+    GroupAggregate(k; COUNT(DISTINCT x) [FILTER f], SUM(y), ...)
+becomes
+    GroupAggregate(k; $SUM0(c), SUM(s), ...)                        -- final
+    <- Exchange(hash[k])
+    <- GroupAggregate(k, $b; COUNT(DISTINCT x) [FILTER f] AS c, SUM(y) AS s, ...)  -- partial
+    <- Exchange(hash[k, $b])
+    <- Calc(..., MOD(HASH_CODE(x), bucket-num) AS $b)
+
+A hot key's distinct state is spread over `bucket-num` partial keys (parallel subtasks),
+and since every distinct value of `x` lands in exactly one bucket, the partial results
+simply add up. Several FILTER clauses over one distinct column share its bucketing (and
+the partial key). With several distinct columns (Nexmark q15/q16) an `Expand` first makes
+one copy of each row per distinct column, with `$e` = the column's position and the bucket
+from that column (plus a copy for the non-distinct calls), and each partial call counts
+only its own copy (`$e = i AND filter`). COUNT, SUM, $SUM0, MIN and MAX are split; any
+other call (AVG, LISTAGG, ...) or a multi-argument DISTINCT leaves the aggregate as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from planner.physical import PhysicalNode
+from runtime.expr.ir import Call, InputRef, Literal
+from runtime.types import BIGINT, BOOLEAN, INT, Field
+
+ENABLED_KEY = "table.optimizer.distinct-agg.split.enabled"
+BUCKET_KEY = "table.optimizer.distinct-agg.split.bucket-num"
+_FINAL = {"count": "sum0", "sum": "sum", "sum0": "sum0", "min": "min", "max": "max"}
+
+
+def split_distinct_aggregates(plan: PhysicalNode, config: dict[str, str], mode: str) -> PhysicalNode:
+    """Rewrite every splittable streaming GroupAggregate with DISTINCT calls (see above)."""
+    if mode != "STREAMING" or str(config.get(ENABLED_KEY, "false")).strip().lower() != "true":
+        return plan
+    buckets = int(str(config.get(BUCKET_KEY, "1024")).strip() or "1024")
+    memo: dict[int, PhysicalNode] = {}
+
+    def visit(n: PhysicalNode) -> PhysicalNode:
+        if id(n) in memo:
+            return memo[id(n)]
+        inputs = tuple(visit(i) for i in n.inputs)
+        new = replace(n, inputs=inputs) if inputs != n.inputs else n
+        if n.operator == "GroupAggregate" and inputs and inputs[0].operator == "Exchange":
+            new = _split(new, buckets) or new
+        memo[id(n)] = new
+        return new
+
+    return visit(plan)
+
+
+def _distinct_columns(calls: list[dict[str, Any]]) -> list[int] | None:
+    """The argument column of the DISTINCT calls, in first-use order, or None when the
+    aggregate cannot be split (no DISTINCT, a multi-argument DISTINCT, an unsplittable call)."""
+    cols: list[int] = []
+    for c in calls:
+        if c["name"].lower() not in _FINAL or (c.get("params") or {}).get("udf"):
+            return None
+        if c.get("distinct"):
+            if len(c["args"]) != 1:
+                return None
+            if c["args"][0] not in cols:
+                cols.append(c["args"][0])
+    return cols or None
+
+
+def _bucket(x: InputRef, buckets: int) -> Call:
+    hashed = Call("hash_code", (x,), INT(x.type.nullable))
+    return Call("mod", (hashed, Literal(buckets, INT(False))), INT(x.type.nullable))
+
+
+def _split(agg: PhysicalNode, buckets: int) -> PhysicalNode | None:
+    calls: list[dict[str, Any]] = list(agg.params["aggs"])
+    dcols = _distinct_columns(calls)
+    if dcols is None:
+        return None
+    child = agg.inputs[0].inputs[0]
+    grouping: list[int] = list(agg.params["grouping"])
+    n = len(child.fields)
+    names = {f.name for f in child.fields}
+    bucket_name = f"$f{n}"
+    while bucket_name in names:
+        bucket_name = "$" + bucket_name
+    idents: list[Any] = [InputRef(i, f.type) for i, f in enumerate(child.fields)]
+    refs = {c: InputRef(c, child.fields[c].type) for c in dcols}
+    pre: PhysicalNode
+    if len(dcols) == 1:
+        # One distinct column: bucket it; the other calls are computed per bucket too.
+        bucket = _bucket(refs[dcols[0]], buckets)
+        fields = (*child.fields, Field(bucket_name, bucket.type))
+        pre = PhysicalNode("Calc", (child,), fields, {"projections": [*idents, bucket], "condition": None})
+        p_keys = [*grouping, n]
+        partial_calls = calls
+    else:
+        # Several distinct columns (Nexmark q15): Flink's Expand, one copy of each row per
+        # distinct column (bucketed by it; $e = its position) plus one for the plain calls;
+        # every call then only counts the copy of its own group.
+        groups: list[int | None] = [*dcols, None] if any(not c.get("distinct") for c in calls) else [*dcols]
+        bucket_t = INT(True)
+        e_name = "$e"
+        while e_name in names:
+            e_name = "$" + e_name
+        projects = []
+        for gi, col in enumerate(groups):
+            b = _bucket(refs[col if col is not None else dcols[0]], buckets)
+            projects.append([*idents, b, Literal(gi, BIGINT(False))])
+        ex_fields = (*child.fields, Field(bucket_name, bucket_t), Field(e_name, BIGINT(False)))
+        expand = PhysicalNode("Expand", (child,), ex_fields, {"projects": projects, "expand_id_index": n + 1})
+        e_ref = InputRef(n + 1, BIGINT(False))
+        conds: list[Any] = []
+        partial_calls = []
+        for j, c in enumerate(calls):
+            gi = groups.index(c["args"][0] if c.get("distinct") else None)
+            cond: Any = Call("equals", (e_ref, Literal(gi, BIGINT(False))), BOOLEAN(False))
+            if c.get("filter") is not None:
+                f = InputRef(c["filter"], child.fields[c["filter"]].type)
+                cond = Call("and", (cond, f), BOOLEAN(True))
+            conds.append(cond)
+            partial_calls.append({**c, "filter": n + 2 + j})
+        cond_fields = tuple(Field(f"$g{j}", cd.type) for j, cd in enumerate(conds))
+        ex_idents = [InputRef(i, f.type) for i, f in enumerate(ex_fields)]
+        pre = PhysicalNode(
+            "Calc", (expand,), (*ex_fields, *cond_fields), {"projections": [*ex_idents, *conds], "condition": None}
+        )
+        p_keys = [*grouping, n, n + 1]
+    ex1 = PhysicalNode("Exchange", (pre,), pre.fields, {"distribution": "hash", "keys": p_keys})
+    key_fields = [pre.fields[k] for k in p_keys]
+    partial_fields = [Field(f"{bucket_name}_{j}", c["type"]) for j, c in enumerate(calls)]
+    partial = PhysicalNode(
+        "GroupAggregate",
+        (ex1,),
+        (*key_fields, *partial_fields),
+        {"grouping": p_keys, "aggs": partial_calls},
+        info={"split": "PARTIAL"},
+    )
+    g = len(grouping)
+    width = len(p_keys)
+    f_keys = list(range(g))
+    ex2 = PhysicalNode(
+        "Exchange", (partial,), partial.fields, {"distribution": "hash" if g else "single", "keys": f_keys}
+    )
+    final_calls = [
+        {
+            "name": _FINAL[c["name"].lower()],
+            "args": [width + j],
+            "distinct": False,
+            "filter": None,
+            "type": c["type"],
+            "params": {},
+        }
+        for j, c in enumerate(calls)
+    ]
+    return PhysicalNode(
+        "GroupAggregate", (ex2,), agg.fields, {"grouping": f_keys, "aggs": final_calls}, info={"split": "FINAL"}
+    )
