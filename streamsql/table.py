@@ -274,8 +274,11 @@ class Table:
     def aggregate(self, func: Expression) -> AggregatedTable:
         return AggregatedTable(self, [], func)
 
-    def flat_aggregate(self, func: Expression) -> Table:
-        raise NotImplementedError("flat_aggregate needs Python table aggregate functions, which do not exist yet")
+    def flat_aggregate(self, func: Any) -> Table:
+        """A Python table aggregate function (udtaf) over the whole table: its rows."""
+        from streamsql.table_flat_aggregate import flat_aggregate
+
+        return flat_aggregate(self, [], func)
 
     # ------------------------------------------------------------------ running
     def execute(self) -> TableResult:
@@ -379,6 +382,12 @@ class GroupedTable:
 
     def aggregate(self, func: Expression) -> AggregatedTable:
         return AggregatedTable(self._table, self._keys, func)
+
+    def flat_aggregate(self, func: Any) -> Table:
+        """A Python table aggregate function (udtaf) per group: the keys and its rows."""
+        from streamsql.table_flat_aggregate import flat_aggregate
+
+        return flat_aggregate(self._table, self._keys, func)
 
 
 class AggregatedTable:

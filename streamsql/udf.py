@@ -40,10 +40,12 @@ __all__ = [
     "AggregateFunction",
     "DataTypes",
     "ScalarFunction",
+    "TableAggregateFunction",
     "TableFunction",
     "UserDefinedFunctionWrapper",
     "udaf",
     "udf",
+    "udtaf",
     "udtf",
 ]
 
@@ -284,6 +286,55 @@ def udaf(
             "aggregate",
             g,
             result_type=result_type,
+            input_types=tuple(inputs) if inputs else None,
+            accumulator_type=accumulator_type,
+            func_type=ft,
+            name=_name(g, name),
+            deterministic=True if deterministic is None else deterministic,
+        )
+
+    return _decorate(f, make)
+
+
+class TableAggregateFunction(UserDefinedFunction):
+    """Subclass and define `create_accumulator`, `accumulate(acc, *args)`, `emit_value(acc)`
+    yielding the rows to emit (tuples / Row / values) and, for updating inputs,
+    `retract(acc, *args)`. Used with `Table.flat_aggregate` (`streamsql.udf.udtaf`)."""
+
+    def create_accumulator(self) -> Any:
+        raise NotImplementedError
+
+    def accumulate(self, accumulator: Any, *args: Any) -> None:
+        raise NotImplementedError
+
+    def emit_value(self, accumulator: Any) -> Any:
+        raise NotImplementedError
+
+
+def udtaf(
+    f: Any = None,
+    input_types: list[DataType] | DataType | None = None,
+    result_type: DataType | str | None = None,
+    accumulator_type: DataType | None = None,
+    deterministic: bool | None = None,
+    name: str | None = None,
+    func_type: str = "general",
+) -> Any:
+    """A table aggregate function (PyFlink's `udtaf`): a TableAggregateFunction object; its
+    `emit_value` rows have `result_type` (a ROW type names the columns)."""
+    ft = _check_func_type(func_type, ("general",))
+    inputs = [input_types] if isinstance(input_types, DataType) else input_types
+
+    def make(g: Any) -> UdfSpec:
+        rt = result_type if result_type is not None else getattr(g, "get_result_type", lambda: None)()
+        if rt is None:
+            raise ValueError("udtaf() needs result_type")
+        if not hasattr(g, "emit_value") or not hasattr(g, "accumulate"):
+            raise TypeError("a udtaf must be a TableAggregateFunction (create_accumulator/accumulate/emit_value)")
+        return UdfSpec(
+            "table_aggregate",
+            g,
+            result_type=rt,
             input_types=tuple(inputs) if inputs else None,
             accumulator_type=accumulator_type,
             func_type=ft,

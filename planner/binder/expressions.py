@@ -270,6 +270,12 @@ class ExprBinder:
             return Literal(None, NULL())
         if isinstance(node, exp.Interval):
             return interval_ms(node, self.sql)
+        if isinstance(node, (exp.Floor, exp.Ceil)) and node.args.get("to") is not None:
+            # FLOOR(ts TO HOUR) / CEIL(ts TO DAY): runtime.functions.temporal_floor
+            unit_name = node.args["to"].name.upper()
+            unit_lit = Literal(unit_name, CHAR(max(len(unit_name), 1), nullable=False))
+            name = "floor_time" if isinstance(node, exp.Floor) else "ceil_time"
+            return self.call(name, [self.bind(node.this), unit_lit], node)
         if isinstance(node, exp.Neg):
             inner = self.bind(node.this)
             if isinstance(inner, Literal) and inner.type.is_numeric:

@@ -250,6 +250,9 @@ def bind_relation(ctx: BindContext, node: exp.Expression) -> LogicalNode:
                 raise error(SqlValidationError, f"Cyclic definition of view '{key}'", node, ctx.sql)
             sub = BindContext(ctx.catalog, obj.sql, ctx.mode, [], ctx.expanding + (key,))
             plan = bind_query_node(sub, obj.query)
+            wrap = getattr(obj, "wrap_plan", None)  # planner.rules.table_aggregate's views
+            if wrap is not None:
+                plan = wrap(plan)
             return _rename(plan, [f.name for f in obj.fields] if obj.column_names else None, node, ctx)
         return scan_table(ctx, obj, node)
     if isinstance(node, exp.Subquery):

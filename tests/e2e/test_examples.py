@@ -18,12 +18,40 @@ EXPECT = {
     "table_api_windowed.py": "alice",
     "sql_windowed.py": "window_start",
     "python_udf.py": "example.com",
+    "kappa_backfill_live.py": "orders=",
 }
 
 
 def test_every_example_is_covered() -> None:
     assert {p.name for p in PY} == set(EXPECT), "add the new example to EXPECT"
-    assert len(SQL) >= 3
+    assert len(SQL) >= 4
+    # SQL files in subdirectories are driven by a Python example (e.g. an unbounded job).
+    drivers = " ".join(p.read_text() for p in PY)
+    for sql in EXAMPLES.glob("*/*.sql"):
+        assert sql.name in drivers, f"{sql} is run by no example"
+
+
+def test_kappa_example_goes_live() -> None:
+    """Streaming: the backfill result, then the result with the new file's orders."""
+    p = subprocess.run(
+        [sys.executable, str(EXAMPLES / "kappa_backfill_live.py")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert p.returncode == 0, p.stderr
+    backfill, live = p.stdout.split("live, after a new file arrived:")
+    assert "alice  orders=2 revenue=27.25" in backfill and "dave" not in backfill
+    assert "alice  orders=3 revenue=57.25" in live and "dave   orders=1 revenue=12.00" in live
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_fraud_pattern_example_finds_the_frauds(mode: str) -> None:
+    p = run_cli("-f", str(EXAMPLES / "fraud_pattern.sql"), "--format", "jsonl", "--mode", mode)
+    assert p.returncode == 0, p.stderr
+    rows = [json.loads(line)["row"] for line in p.stdout.splitlines() if line.startswith("{")]
+    assert sorted((r[0], r[2], r[4]) for r in rows) == [("card-1", "2", "950.00"), ("card-3", "1", "700.00")]
 
 
 @pytest.mark.parametrize("mode", ["streaming", "batch"])

@@ -1,0 +1,179 @@
+"""Table aggregation: the Table API's `flat_aggregate` with a Python table aggregate
+function (`streamsql.udf.udtaf`), Flink's LogicalTableAggregate → GroupTableAggregate.
+
+Flink SQL has no syntax for it, so the Table API reaches the planner through a catalog
+view: `TableAggregateView` holds the SQL of the aggregation's input (`SELECT keys...,
+args... FROM <table>`, so keys and arguments are bound by the binder like any SELECT
+list) and wraps the bound input in a `LogicalTableAggregate` (the binder calls
+`wrap_plan` when it expands the view). Everything downstream (select, where, EXPLAIN,
+INSERT) is then plain SQL over that view.
+
+JobGraph operator "GroupTableAggregate" (runtime.operators.group_table_agg): params
+`grouping`, `args`, `row_arg`, `input_names`, `function` = {"udf": reference, "name"}.
+Changelog: retract (-D of the rows a key emitted before, +I of its new rows).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from planner.catalog import Catalog, CatalogView, full_path
+from planner.changelog import register_changelog
+from planner.errors import SqlValidationError
+from planner.explain import register_physical_line
+from planner.logical import LogicalNode
+from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
+from runtime.types import DataType, Field
+from runtime.udf_registry import UdfSpec, make_reference, register
+
+
+@dataclass(frozen=True, eq=False)
+class LogicalTableAggregate(LogicalNode):
+    input: LogicalNode
+    grouping: tuple[int, ...]
+    args: tuple[int, ...]
+    function: dict[str, Any]
+    row_arg: bool = False
+
+    @property
+    def inputs(self) -> tuple[LogicalNode, ...]:
+        return (self.input,)
+
+    def with_inputs(self, inputs: tuple[LogicalNode, ...]) -> LogicalNode:
+        return replace(self, input=inputs[0])
+
+    def explain_line(self) -> str:
+        group = ", ".join(str(i) for i in self.grouping)
+        return f"LogicalTableAggregate(group=[{{{group}}}], tableAggregate=[[{_call_text(self.function, self.input.fields, self)}]])"
+
+
+def _call_text(function: dict[str, Any], fields: tuple[Field, ...], node: Any) -> str:
+    if node.row_arg:
+        return f"{function['name']}(*)"
+    return f"{function['name']}({', '.join(fields[i].name for i in node.args)})"
+
+
+@register_physical(LogicalTableAggregate)
+def _to_physical(planner: PhysicalPlanner, node: LogicalTableAggregate) -> PhysicalNode:
+    child = planner.convert(node.input)
+    ex = planner._exchange(child, list(node.grouping))  # noqa: SLF001 - keyed like GroupAggregate
+    params = {
+        "grouping": list(node.grouping),
+        "args": list(node.args),
+        "row_arg": node.row_arg,
+        "input_names": list(node.function.get("row_names") or ()),
+        "function": node.function,
+    }
+    return PhysicalNode("GroupTableAggregate", (ex,), node.fields, params)
+
+
+@register_changelog("GroupTableAggregate")
+def _changelog(node: PhysicalNode, in_modes: list[str]) -> str:
+    return "I,D"
+
+
+@register_physical_line("GroupTableAggregate")
+def _line(node: PhysicalNode) -> list[str]:
+    in_fields = node.inputs[0].fields
+    keys = ", ".join(in_fields[i].name for i in node.params["grouping"])
+    call = _call_text(node.params["function"], in_fields, _Args(node.params))
+    return [f"groupBy=[{keys}]", f"select=[{keys + ', ' if keys else ''}{call}]"]
+
+
+@dataclass(frozen=True)
+class _Args:
+    params: dict[str, Any]
+
+    @property
+    def row_arg(self) -> bool:
+        return bool(self.params["row_arg"])
+
+    @property
+    def args(self) -> list[int]:
+        return list(self.params["args"])
+
+
+# ---------------------------------------------------------------------- the catalog view
+@dataclass(frozen=True)
+class TableAggregateView(CatalogView):
+    """A view whose plan is its query's plan under a LogicalTableAggregate."""
+
+    num_keys: int = 0
+    function: dict[str, Any] | None = None
+    row_arg: bool = False
+
+    def wrap_plan(self, plan: LogicalNode) -> LogicalNode:
+        assert self.function is not None
+        keys = tuple(range(self.num_keys))
+        args = tuple(range(self.num_keys, len(plan.fields)))
+        out = tuple(plan.fields[i] for i in keys) + self.fields[self.num_keys :]
+        return LogicalTableAggregate(out, plan, keys, args, self.function, self.row_arg)
+
+
+def result_fields(spec: UdfSpec, names: tuple[str, ...] = ()) -> tuple[Field, ...]:
+    """The columns a table aggregate function emits: a ROW result's fields, else one
+    column `f0`; `names` (from `.alias(...)`) renames them."""
+    from planner.functions_catalog import _type  # noqa: PLC2701 - the UDF type parser
+
+    raw = spec.result_type
+    if raw is None:
+        raise SqlValidationError(f"Table aggregate function '{spec.name}' must declare a result_type")
+    rt: DataType = _type(raw)
+    if rt.name == "ROW" and rt.field_names:
+        fields = [Field(n, t.with_nullable(True)) for n, t in zip(rt.field_names, rt.children, strict=True)]
+    else:
+        fields = [Field("f0", rt.with_nullable(True))]
+    if names:
+        if len(names) != len(fields):
+            raise SqlValidationError(
+                f"Table aggregate function '{spec.name}' emits {len(fields)} columns but {len(names)} aliases were given"
+            )
+        fields = [Field(n, f.type) for n, f in zip(names, fields, strict=True)]
+    return tuple(fields)
+
+
+def create_table_aggregate_view(
+    catalog: Catalog,
+    name: str,
+    input_sql: str,
+    num_keys: int,
+    wrapper: Any,
+    spec: UdfSpec,
+    row_arg: bool,
+    mode: str,
+    names: tuple[str, ...] = (),
+    row_names: tuple[str, ...] = (),
+) -> TableAggregateView:
+    """Register temporary view `name`: `wrapper` (a udtaf) flat-aggregating `input_sql`
+    (its first `num_keys` columns are the key, the rest the arguments)."""
+    from planner.binder import bind_query
+    from planner.parse import parse_statement
+    from planner.statements import Query
+
+    if not hasattr(spec.func, "emit_value"):
+        raise SqlValidationError(
+            f"'{spec.name}' is not a table aggregate function (create_accumulator/accumulate/emit_value): "
+            "wrap a TableAggregateFunction with streamsql.udf.udtaf"
+        )
+    stmt = parse_statement(input_sql)
+    assert isinstance(stmt, Query)
+    plan = bind_query(stmt.query, catalog, stmt.sql, mode)
+    keys = tuple(plan.fields[:num_keys])
+    function: dict[str, Any] = {"udf": make_reference(spec, wrapper, register(spec)), "name": spec.name or "table_agg"}
+    if row_arg:
+        function["row_names"] = list(row_names)
+    path = full_path(name)
+    view = TableAggregateView(
+        path,
+        stmt.query,
+        keys + result_fields(spec, names),
+        stmt.sql,
+        None,
+        True,
+        num_keys=num_keys,
+        function=function,
+        row_arg=row_arg,
+    )
+    catalog._store(path, view, True, False, None)  # noqa: SLF001 - a view with its own plan
+    return view

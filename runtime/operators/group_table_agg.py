@@ -1,0 +1,215 @@
+"""GroupTableAggregate: the Table API's `flat_aggregate` with a Python table aggregate
+function (PyFlink's `udtaf`; Flink's StreamExecGroupTableAggregate).
+
+Params (plain data, set by planner.rules.table_aggregate):
+- `grouping`: input columns of the key (empty: one global group),
+- `args`: input columns passed to `accumulate` / `retract`,
+- `row_arg`: pass the `args` columns as one Row argument (`flat_aggregate(top2)` without a
+  call: the whole input row, as PyFlink does) instead of one argument per column,
+- `input_names`: field names of that Row,
+- `function`: `{"udf": <runtime.udf_registry reference>, "name": str}`.
+Output: the key columns, then the columns of the rows `emit_value(acc)` yields.
+
+Streaming (Flink's GroupTableAggFunction): after each input batch, every key it touched
+retracts the rows it emitted before (-D) and emits the rows `emit_value` yields now (+I);
+a key whose row count drops to zero only retracts and is removed. One change set per key
+per batch (like mini-batch); the final table equals per-record processing. Batch: the
+rows of every key at end of input.
+
+The function is Python code called per input row (`accumulate`) and per touched key
+(`emit_value`): those loops are inherent to this kind of UDF; key slots come from the
+vectorized state backend and output columns are built with one `pa.array` per column.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from runtime.batch import DELETE, INSERT, UPDATE_BEFORE, data_columns, row_kinds
+from runtime.errors import JobError
+from runtime.graph import Node
+from runtime.operators._common import make_batch
+from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.state import KeyedStateBackend, create_backend
+from runtime.udf_registry import UdfSpec, resolve
+
+
+class InputRow(tuple):  # noqa: SLOT001 - a tuple with field access, like PyFlink's Row
+    """The whole input row handed to `accumulate` (fields by index, name or attribute)."""
+
+    _names: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, values: tuple[Any, ...], names: tuple[str, ...]) -> InputRow:
+        row = cls(values)
+        row._names = names
+        return row
+
+    def __getitem__(self, item: Any) -> Any:  # type: ignore[override]
+        if isinstance(item, str):
+            return tuple.__getitem__(self, self._names.index(item))
+        return tuple.__getitem__(self, item)
+
+    def __getattr__(self, name: str) -> Any:
+        names = object.__getattribute__(self, "_names")
+        if name in names:
+            return tuple.__getitem__(self, names.index(name))
+        raise AttributeError(name)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(zip(self._names, self, strict=True))
+
+
+def as_values(r: Any, width: int, name: str) -> tuple[Any, ...]:
+    """One row yielded by `emit_value` as a tuple of `width` values."""
+    if isinstance(r, (tuple, list)):
+        values = tuple(r)
+    elif getattr(r, "_values", None) is not None:
+        values = tuple(r._values)
+    elif width == 1:
+        values = (r,)
+    else:
+        raise JobError(f"Table aggregate function {name} emitted {r!r}; expected a row of {width} values")
+    if len(values) != width:
+        raise JobError(f"Table aggregate function {name} emitted a row of {len(values)} values; expected {width}")
+    return values
+
+
+@register_operator("GroupTableAggregate")
+class GroupTableAggregateOperator(Operator):
+    """Keyed Python table aggregation with a retract (-D / +I) changelog output."""
+
+    checkpointing = "generic"
+    state_attributes = ("accs", "counts", "emitted")
+
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        p = node.params
+        self.grouping: list[int] = list(p.get("grouping") or [])
+        self.args: list[int] = list(p.get("args") or [])
+        self.row_arg: bool = bool(p.get("row_arg"))
+        self.input_names: tuple[str, ...] = tuple(p.get("input_names") or ())
+        self.function: dict[str, Any] = dict(p["function"])
+        self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
+        self.accs: dict[int, Any] = {}
+        self.counts: dict[int, int] = {}
+        self.emitted: dict[int, list[tuple[Any, ...]]] = {}
+        self._spec: UdfSpec | None = None
+
+    @property
+    def spec(self) -> UdfSpec:
+        if self._spec is None:
+            self._spec = resolve(self.function["udf"])
+        return self._spec
+
+    @property
+    def name(self) -> str:
+        return str(self.function.get("name") or "table aggregate")
+
+    # ------------------------------------------------------------------ processing
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        data = data_columns(batch)
+        n = data.num_rows
+        if n == 0:
+            return
+        signs = np.where(np.isin(row_kinds(batch), [UPDATE_BEFORE, DELETE]), -1, 1)  # -U / -D retract
+        slots = self.state.lookup([data.column(i) for i in self.grouping], n)
+        self._fold(data, slots, signs)
+        if self.ctx.is_batch:
+            return
+        uniq, first = np.unique(slots, return_index=True)
+        order = np.argsort(first, kind="stable")
+        touched, first = uniq[order], first[order]
+        key_rows: list[int] = []
+        kinds: list[int] = []
+        values: list[tuple[Any, ...]] = []
+        dead: list[int] = []
+        for slot, row in zip(touched.tolist(), first.tolist(), strict=True):  # per touched key
+            for v in self.emitted.pop(slot, []):
+                key_rows.append(row)
+                kinds.append(DELETE)
+                values.append(v)
+            if self.counts.get(slot, 0) <= 0:
+                dead.append(slot)
+                continue
+            new = self._emit(slot)
+            self.emitted[slot] = new
+            key_rows.extend([row] * len(new))
+            kinds.extend([INSERT] * len(new))
+            values.extend(new)
+        if dead:
+            for s in dead:
+                self.accs.pop(s, None)
+                self.counts.pop(s, None)
+            self.state.remove(np.asarray(dead, dtype=np.int64))
+        if values:
+            idx = pa.array(key_rows, pa.int64())
+            keys = [data.column(i).take(idx) for i in self.grouping]
+            out.emit(make_batch(self.node, keys + self._columns(values), np.asarray(kinds, dtype=np.int8)))
+
+    def _fold(self, data: pa.RecordBatch, slots: np.ndarray, signs: np.ndarray) -> None:
+        fn = self.spec.func
+        retract = getattr(fn, "retract", None)
+        cols = [data.column(i).to_pylist() for i in self.args]
+        arg_rows: Any = list(zip(*cols, strict=True)) if cols else [()] * data.num_rows
+        if self.row_arg:
+            names = self.input_names or tuple(data.schema.names[i] for i in self.args)
+            arg_rows = [(InputRow.of(r, names),) for r in arg_rows]
+        for slot, sign, args in zip(slots.tolist(), signs.tolist(), arg_rows, strict=True):  # per row: Python UDF
+            acc = self.accs.get(slot)
+            if acc is None:
+                acc = self.accs[slot] = fn.create_accumulator()
+            if sign > 0:
+                fn.accumulate(acc, *args)
+            elif retract is None:
+                raise JobError(
+                    f"Table aggregate function {self.name} does not implement retract(), which this (updating) input needs"
+                )
+            else:
+                retract(acc, *args)
+            self.counts[slot] = self.counts.get(slot, 0) + sign
+
+    def _emit(self, slot: int) -> list[tuple[Any, ...]]:
+        width = len(self.node.schema) - len(self.grouping)
+        produced = self.spec.func.emit_value(self.accs[slot])
+        return [as_values(r, width, self.name) for r in (produced or ())]
+
+    def _columns(self, values: list[tuple[Any, ...]]) -> list[pa.Array]:
+        out = []
+        for j, f in enumerate(self.node.schema[len(self.grouping) :]):
+            try:
+                out.append(pa.array([v[j] for v in values], type=f.type.to_arrow(), from_pandas=True))
+            except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
+                raise JobError(
+                    f"Table aggregate function {self.name} emitted a value that is not {f.type}: {e}"
+                ) from None
+        return out
+
+    def end_input(self, input_index: int, out: Output) -> None:
+        if not self.ctx.is_batch:
+            return
+        slots = [s for s in self.state.live_slots().tolist() if self.counts.get(s, 0) > 0]
+        if not slots:
+            return
+        keys = self.state.keys_of(np.asarray(slots, dtype=np.int64))
+        key_rows: list[int] = []
+        values: list[tuple[Any, ...]] = []
+        for i, s in enumerate(slots):  # per key
+            rows = self._emit(s)
+            key_rows.extend([i] * len(rows))
+            values.extend(rows)
+        if not values:
+            return
+        cols = [
+            pa.array([keys[r][j] for r in key_rows], type=self.node.schema[j].type.to_arrow())
+            for j in range(len(self.grouping))
+        ]
+        out.emit(make_batch(self.node, cols + self._columns(values), np.zeros(len(values), dtype=np.int8)))
+
+    def __getstate__(self) -> dict[str, Any]:
+        d = dict(self.__dict__)
+        d["_spec"] = None
+        return d
