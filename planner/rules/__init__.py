@@ -11,17 +11,9 @@ Modules register on import; `load_rules()` imports them all (the physical phase 
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
-_loaded = False
+from runtime.plugins import import_submodules
 
 
 def load_rules() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for mod in pkgutil.iter_modules(__path__):
-        if not mod.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{mod.name}")
+    """Import every rule module once (they register themselves on import)."""
+    import_submodules(__name__)

@@ -35,21 +35,14 @@ from planner.logical import (
     _Single,
 )
 from planner.physical import PhysicalNode
+from planner.rules.joins import FLINK_JOIN_TYPES as JOIN_TYPE_NAMES  # EXPLAIN's joinType names
+from planner.rules.joins import conjuncts
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.graph import BATCH
 from runtime.types import BOOLEAN, Field
 
 if TYPE_CHECKING:
     from planner.physical import PhysicalPlanner
-
-JOIN_TYPE_NAMES = {
-    "INNER": "InnerJoin",
-    "LEFT": "LeftOuterJoin",
-    "RIGHT": "RightOuterJoin",
-    "FULL": "FullOuterJoin",
-    "SEMI": "LeftSemiJoin",
-    "ANTI": "LeftAntiJoin",
-}
 
 
 @dataclass(frozen=True)
@@ -100,17 +93,6 @@ def compose_chain(chain: list[LogicalNode], width: int, types: list) -> tuple[li
 
 
 # ---------------------------------------------------------------------- conditions
-def conjuncts(e: Expr | None) -> list[Expr]:
-    if e is None:
-        return []
-    if isinstance(e, Call) and e.name == "and":
-        out: list[Expr] = []
-        for a in e.args:
-            out += conjuncts(a)
-        return out
-    return [e]
-
-
 def and_all(parts: list[Expr]) -> Expr | None:
     if not parts:
         return None

@@ -42,6 +42,18 @@ def _valid_mask(args: list[pa.Array]) -> np.ndarray | None:
     return mask
 
 
+def _drop_nulls(
+    slots: np.ndarray, signs: np.ndarray, args: list[pa.Array], checked: list[pa.Array] | None = None
+) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    """Aggregates skip NULL input: the slots, signs and first argument of the rows where
+    every array of `checked` (default: all `args`) is non-NULL."""
+    a = args[0]
+    m = _valid_mask(args if checked is None else checked)
+    if m is not None:
+        slots, signs, a = slots[m], signs[m], a.filter(pa.array(m))
+    return slots, signs, a
+
+
 def utf16_key(s: str) -> bytes:
     """Java's String.compareTo orders by UTF-16 code units."""
     return s.encode("utf-16-be")
@@ -127,10 +139,7 @@ class SumAcc(Accumulator):
         self.counts = _grow(self.counts, n, 0)
 
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
-        a = args[0]
-        m = _valid_mask(args)
-        if m is not None:
-            slots, signs, a = slots[m], signs[m], a.filter(pa.array(m))
+        slots, signs, a = _drop_nulls(slots, signs, args)
         if self.num == "decimal":
             vals = np.array(a.to_pylist(), dtype=object)
             neg = signs < 0
@@ -230,10 +239,7 @@ class MinMaxAcc(_ObjectAcc):
 
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
         self._no_retraction(signs, self.kind)
-        a = args[0]
-        m = _valid_mask(args)
-        if m is not None:
-            slots, a = slots[m], a.filter(pa.array(m))
+        slots, signs, a = _drop_nulls(slots, signs, args)
         if len(slots) == 0:
             return
         if _has_supplementary(a):  # Java orders strings by UTF-16 code units
@@ -275,10 +281,7 @@ class RetractMinMaxAcc(_ObjectAcc):
         self.bags = _grow(self.bags, n, None)
 
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
-        a = args[0]
-        m = _valid_mask(args)
-        if m is not None:
-            slots, signs, a = slots[m], signs[m], a.filter(pa.array(m))
+        slots, signs, a = _drop_nulls(slots, signs, args)
         if len(slots) == 0:
             return
         t = pa.table({"s": pa.array(slots, type=pa.int64()), "v": a, "n": pa.array(signs, type=pa.int64())})
@@ -315,10 +318,7 @@ class ListAggAcc(_ObjectAcc):
 
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
         self._no_retraction(signs, "listagg")
-        a = args[0]
-        m = _valid_mask(args[:1])
-        if m is not None:
-            slots, a = slots[m], a.filter(pa.array(m))
+        slots, signs, a = _drop_nulls(slots, signs, args, args[:1])
         if len(slots) == 0:
             return
         if not pa.types.is_string(a.type):
@@ -342,10 +342,7 @@ class FirstLastAcc(_ObjectAcc):
 
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
         self._no_retraction(signs, self.kind)
-        a = args[0]
-        m = _valid_mask(args[:1])
-        if m is not None:
-            slots, a = slots[m], a.filter(pa.array(m))
+        slots, signs, a = _drop_nulls(slots, signs, args, args[:1])
         if len(slots) == 0:
             return
         idx = pa.array(np.arange(len(slots), dtype=np.int64))

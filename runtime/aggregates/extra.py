@@ -15,18 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.aggregates.accumulators import Accumulator, _grow, _ObjectAcc, _valid_mask
+from runtime.aggregates.accumulators import Accumulator, _drop_nulls, _grow, _ObjectAcc
 from runtime.types import DataType
-
-
-def _filter_valid(
-    slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]
-) -> tuple[np.ndarray, np.ndarray, pa.Array]:
-    a = args[0]
-    m = _valid_mask(args[:1])
-    if m is not None:
-        slots, signs, a = slots[m], signs[m], a.filter(pa.array(m))
-    return slots, signs, a
 
 
 # ---------------------------------------------------------------------- variance
@@ -56,7 +46,7 @@ class VarianceAcc(Accumulator):
         self.m2 = _grow(self.m2, n, 0.0)
 
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
-        slots, signs, a = _filter_valid(slots, signs, args)
+        slots, signs, a = _drop_nulls(slots, signs, args, args[:1])
         if len(slots) == 0:
             return
         x = pc.cast(a, pa.float64()).to_numpy(zero_copy_only=False)
@@ -202,7 +192,7 @@ class CollectAcc(_ObjectAcc):
         super().__init__(arg_types, result_type)
 
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
-        slots, signs, a = _filter_valid(slots, signs, args)
+        slots, signs, a = _drop_nulls(slots, signs, args, args[:1])
         if len(slots) == 0:
             return
         t = pa.table({"s": pa.array(slots, type=pa.int64()), "v": a, "n": pa.array(signs, type=pa.int64())})
@@ -238,7 +228,7 @@ class OrderedBagAcc(_ObjectAcc):
     the retracted rows only. Base of the retractable LISTAGG / FIRST_VALUE / LAST_VALUE."""
 
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
-        slots, signs, a = _filter_valid(slots, signs, args)
+        slots, signs, a = _drop_nulls(slots, signs, args, args[:1])
         if len(slots) == 0:
             return
         ins = signs > 0

@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from runtime.errors import ConnectorError
+from runtime.plugins import import_submodules
 from runtime.types import Field
 
 
@@ -138,19 +139,6 @@ def connector_names() -> list[str]:
     return sorted(_CONNECTORS)
 
 
-_loaded = False
-
-
 def _ensure_loaded() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    import importlib
-    import pkgutil
-
-    import runtime.connectors as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__):
-        if mod.name != "base" and not mod.name.startswith("_"):
-            importlib.import_module(f"runtime.connectors.{mod.name}")
+    """Import the connector modules (they register themselves on import)."""
+    import_submodules("runtime.connectors", skip=("base",))

@@ -21,15 +21,11 @@ class BlackholeSink(Sink):
         self.batches_written += 1
 
 
-def _create_sink(options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> Sink:
-    return BlackholeSink(options, schema, ctx)
-
-
 FACTORY = register_connector(
     ConnectorFactory(
         name="blackhole",
         description="Discards every row; useful to measure a query without the cost of writing results.",
         options=OPTIONS,
-        create_sink=_create_sink,
+        create_sink=BlackholeSink,
     )
 )

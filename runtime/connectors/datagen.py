@@ -363,18 +363,12 @@ def is_bounded(options: dict[str, str]) -> bool:
     return any(k.startswith("fields.") and k.endswith(".kind") and v.lower() == "sequence" for k, v in options.items())
 
 
-def _create_source(
-    options: dict[str, str], schema: tuple[Field, ...], projection: list[int] | None, ctx: SourceContext
-) -> Source:
-    return DatagenSource(options, schema, projection, ctx)
-
-
 FACTORY = register_connector(
     ConnectorFactory(
         name="datagen",
         description="Generates random or sequential rows (for testing and benchmarks).",
         options=OPTIONS,
-        create_source=_create_source,
+        create_source=DatagenSource,
         is_bounded=is_bounded,
     )
 )

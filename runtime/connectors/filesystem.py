@@ -358,23 +358,13 @@ class FilesystemSink(Sink):
                 os.remove(self._in_progress)
 
 
-def _create_source(
-    options: dict[str, str], schema: tuple[Field, ...], projection: list[int] | None, ctx: SourceContext
-) -> Source:
-    return FilesystemSource(options, schema, projection, ctx)
-
-
-def _create_sink(options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> Sink:
-    return FilesystemSink(options, schema, ctx)
-
-
 FACTORY = register_connector(
     ConnectorFactory(
         name="filesystem",
         description="Reads and writes files in a local directory (csv, json, debezium-json, parquet).",
         options=OPTIONS + all_format_options(),
-        create_source=_create_source,
-        create_sink=_create_sink,
+        create_source=FilesystemSource,
+        create_sink=FilesystemSink,
         is_bounded=is_bounded,
         formats=("csv", "json", "debezium-json", "parquet"),
     )

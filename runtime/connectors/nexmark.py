@@ -386,12 +386,6 @@ class NexmarkReader(SplitReader):
         self._wall0 = None
 
 
-def _create_source(
-    options: dict[str, str], schema: tuple[Field, ...], projection: list[int] | None, ctx: SourceContext
-) -> Source:
-    return NexmarkSource(options, schema, projection, ctx)
-
-
 FACTORY = register_connector(
     ConnectorFactory(
         name="nexmark",
@@ -402,7 +396,7 @@ FACTORY = register_connector(
             "of the columns and ROW fields). Deterministic for a given 'seed'."
         ),
         options=OPTIONS,
-        create_source=_create_source,
+        create_source=NexmarkSource,
         is_bounded=is_bounded,
     )
 )

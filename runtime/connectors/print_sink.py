@@ -73,15 +73,11 @@ class PrintSink(Sink):
         self.rows_written += batch.num_rows
 
 
-def _create_sink(options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> Sink:
-    return PrintSink(options, schema, ctx)
-
-
 FACTORY = register_connector(
     ConnectorFactory(
         name="print",
         description="Prints every row, with its row kind, to standard output (or standard error).",
         options=OPTIONS,
-        create_sink=_create_sink,
+        create_sink=PrintSink,
     )
 )

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.functions._common import to_array as to_array  # re-exported for the text kernels
 from runtime.functions.registry import ArgValue, FunctionTypeError
 from runtime.types import STRING, DataType
 
@@ -60,6 +61,19 @@ def require(name: str, types: Sequence[DataType], checks: Sequence[Callable[[Dat
             )
 
 
+def infer_string(
+    name: str, lo: int, hi: int, checks: Sequence[Callable[[DataType], bool]], form: str
+) -> Callable[[list[DataType]], DataType]:
+    """The usual string function's inference: arity, argument checks, then `string_result`."""
+
+    def infer(types: list[DataType]) -> DataType:
+        check_arity(name, types, lo, hi)
+        require(name, types, checks, form)
+        return string_result(types)
+
+    return infer
+
+
 def _tname(t: DataType) -> str:
     s = str(t.with_nullable(True))
     return {"INT": "INTEGER", "STRING": "VARCHAR(2147483647)"}.get(s, s)
@@ -75,14 +89,6 @@ def is_scalar(v: ArgValue) -> bool:
 def const(v: ArgValue) -> Any:
     """The Python value of a literal argument."""
     return v.as_py() if isinstance(v, pa.Scalar) else v
-
-
-def to_array(v: ArgValue, n: int) -> pa.Array:
-    if isinstance(v, pa.Scalar):
-        return pa.repeat(v, n)
-    if isinstance(v, pa.ChunkedArray):
-        return v.combine_chunks()
-    return v
 
 
 def null_scalar_result(out_type: pa.DataType) -> pa.Scalar:

@@ -17,11 +17,11 @@ from runtime.functions._text_common import (
     any_nullable,
     check_arity,
     grouped_apply,
+    infer_string,
     is_scalar,
     is_stringish,
     map_distinct_any,
     require,
-    string_result,
 )
 from runtime.functions._text_java import python_regex
 from runtime.functions.registry import ArgValue, EvalContext, scalar
@@ -37,15 +37,6 @@ def _n(ctx: EvalContext) -> int:
     return ctx.num_rows
 
 
-def _infer_str(name: str, lo: int, hi: int, checks: list[Any], form: str):
-    def infer(types: list[DataType]) -> DataType:
-        check_arity(name, types, lo, hi)
-        require(name, types, checks, form)
-        return string_result(types)
-
-    return infer
-
-
 def _hash_fn(algo: str):
     def kernel(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
         return map_distinct_any(args[0], lambda s: hashlib.new(algo, s.encode("utf-8")).hexdigest(), STR)
@@ -54,12 +45,12 @@ def _hash_fn(algo: str):
 
 
 for _h in ("md5", "sha1", "sha224", "sha256", "sha384", "sha512"):
-    scalar(_h, _infer_str(_h, 1, 1, _S, f"{_h.upper()}(<STRING>)"))(_hash_fn(_h))
+    scalar(_h, infer_string(_h, 1, 1, _S, f"{_h.upper()}(<STRING>)"))(_hash_fn(_h))
 
 
 @scalar(
     "to_base64",
-    _infer_str(
+    infer_string(
         "to_base64", 1, 1, [lambda t: is_stringish(t) or t.name in ("BINARY", "VARBINARY")], "TO_BASE64(<STRING>)"
     ),
 )
@@ -71,7 +62,7 @@ def to_base64(args: list[ArgValue], arg_types: list[DataType], result_type: Data
     return map_distinct_any(args[0], enc, STR)
 
 
-@scalar("from_base64", _infer_str("from_base64", 1, 1, _S, "FROM_BASE64(<STRING>)"))
+@scalar("from_base64", infer_string("from_base64", 1, 1, _S, "FROM_BASE64(<STRING>)"))
 def from_base64(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     def dec(v: str) -> str | None:
         try:
@@ -82,7 +73,7 @@ def from_base64(args: list[ArgValue], arg_types: list[DataType], result_type: Da
     return map_distinct_any(args[0], dec, STR)
 
 
-@scalar("translate", _infer_str("translate", 3, 3, _SSS, "TRANSLATE(<STRING>, <STRING>, <STRING>)"))
+@scalar("translate", infer_string("translate", 3, 3, _SSS, "TRANSLATE(<STRING>, <STRING>, <STRING>)"))
 def translate(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     """Each character of `from` replaced by the one at the same position of `to`, or
     removed when `to` is shorter."""

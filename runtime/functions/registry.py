@@ -19,6 +19,7 @@ from typing import TypeAlias
 
 import pyarrow as pa
 
+from runtime.plugins import import_submodules
 from runtime.types import DataType
 
 ArgValue: TypeAlias = pa.Array | pa.Scalar
@@ -96,20 +97,6 @@ def function_names() -> list[str]:
     return sorted(_REGISTRY)
 
 
-_loaded = False
-
-
 def _ensure_loaded() -> None:
     """Import the modules that define functions (they register themselves on import)."""
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    import importlib
-    import pkgutil
-
-    import runtime.functions as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__):
-        if mod.name != "registry" and not mod.name.startswith("_"):
-            importlib.import_module(f"runtime.functions.{mod.name}")
+    import_submodules("runtime.functions", skip=("registry",))

@@ -23,6 +23,7 @@ from runtime.functions._text_common import (
     check_arity,
     const,
     grouped_apply,
+    infer_string,
     is_integerish,
     is_scalar,
     is_stringish,
@@ -48,15 +49,6 @@ def _n(ctx: EvalContext) -> int:
 
 
 # ---------------------------------------------------------------------- infer helpers
-
-
-def _infer_str(name: str, lo: int, hi: int, checks: list[Any], form: str):
-    def infer(types: list[DataType]) -> DataType:
-        check_arity(name, types, lo, hi)
-        require(name, types, checks, form)
-        return string_result(types)
-
-    return infer
 
 
 def _infer_same_string(name: str):
@@ -154,7 +146,7 @@ def _trim_kernel(kind: str):
 
 
 for _name, _kind, _aliases in (("btrim", "both", ("trim",)), ("ltrim", "leading", ()), ("rtrim", "trailing", ())):
-    scalar(_name, _infer_str(_name, 1, 2, _SS, f"{_name.upper()}(<CHARACTER>[, <CHARACTER>])"), *_aliases)(
+    scalar(_name, infer_string(_name, 1, 2, _SS, f"{_name.upper()}(<CHARACTER>[, <CHARACTER>])"), *_aliases)(
         _trim_kernel(_kind)
     )
 
@@ -278,18 +270,17 @@ def _substring(s: ArgValue, pos: int, length: int | None) -> ArgValue:
     return pc.if_else(too_far, pa.scalar("", STR), sliced)
 
 
-def _infer_substring(types: list[DataType]) -> DataType:
-    check_arity("substring", types, 2, 3)
-    require(
+@scalar(
+    "substring",
+    infer_string(
         "substring",
-        types,
+        2,
+        3,
         [is_stringish, is_integerish, is_integerish],
         "SUBSTRING(<CHARACTER> FROM <INTEGER> [FOR <INTEGER>])",
-    )
-    return string_result(types)
-
-
-@scalar("substring", _infer_substring, "substr")
+    ),
+    "substr",
+)
 def substring(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     length = args[2] if len(args) > 2 else pa.scalar(None, pa.int64())
     ln_null_means_all = len(args) <= 2
@@ -317,8 +308,10 @@ def _left_right(is_left: bool):
     return kernel
 
 
-scalar("left", _infer_str("left", 2, 2, [is_stringish, is_integerish], "LEFT(<STRING>, <INTEGER>)"))(_left_right(True))
-scalar("right", _infer_str("right", 2, 2, [is_stringish, is_integerish], "RIGHT(<STRING>, <INTEGER>)"))(
+scalar("left", infer_string("left", 2, 2, [is_stringish, is_integerish], "LEFT(<STRING>, <INTEGER>)"))(
+    _left_right(True)
+)
+scalar("right", infer_string("right", 2, 2, [is_stringish, is_integerish], "RIGHT(<STRING>, <INTEGER>)"))(
     _left_right(False)
 )
 
@@ -340,18 +333,16 @@ def _overlay(s: ArgValue, r: str, start: int, length: int) -> ArgValue:
     return pc.if_else(unchanged, s, out)
 
 
-def _infer_overlay(types: list[DataType]) -> DataType:
-    check_arity("overlay", types, 3, 4)
-    require(
+@scalar(
+    "overlay",
+    infer_string(
         "overlay",
-        types,
+        3,
+        4,
         [is_stringish, is_stringish, is_integerish, is_integerish],
         "OVERLAY(<STRING> PLACING <STRING> FROM <INTEGER> [FOR <INTEGER>])",
-    )
-    return string_result(types)
-
-
-@scalar("overlay", _infer_overlay)
+    ),
+)
 def overlay(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     if len(args) == 3:
 
@@ -418,7 +409,7 @@ def concat_ws(args: list[ArgValue], arg_types: list[DataType], result_type: Data
 # ---------------------------------------------------------------------- replace / regex
 
 
-@scalar("replace", _infer_str("replace", 3, 3, _SSS, "REPLACE(<STRING>, <STRING>, <STRING>)"))
+@scalar("replace", infer_string("replace", 3, 3, _SSS, "REPLACE(<STRING>, <STRING>, <STRING>)"))
 def replace(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
         old, new = p
@@ -438,7 +429,7 @@ def _re2_ok(pattern: str) -> bool:
         return False
 
 
-@scalar("regexp_replace", _infer_str("regexp_replace", 3, 3, _SSS, "REGEXP_REPLACE(<STRING>, <STRING>, <STRING>)"))
+@scalar("regexp_replace", infer_string("regexp_replace", 3, 3, _SSS, "REGEXP_REPLACE(<STRING>, <STRING>, <STRING>)"))
 def regexp_replace(
     args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext
 ) -> ArgValue:
@@ -619,12 +610,12 @@ def _chars(arr: pa.Array) -> pa.Array:
 # ---------------------------------------------------------------------- misc
 
 
-@scalar("reverse", _infer_str("reverse", 1, 1, _S, "REVERSE(<STRING>)"))
+@scalar("reverse", infer_string("reverse", 1, 1, _S, "REVERSE(<STRING>)"))
 def reverse(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     return pc.utf8_reverse(args[0])
 
 
-@scalar("repeat", _infer_str("repeat", 2, 2, [is_stringish, is_integerish], "REPEAT(<STRING>, <INTEGER>)"))
+@scalar("repeat", infer_string("repeat", 2, 2, [is_stringish, is_integerish], "REPEAT(<STRING>, <INTEGER>)"))
 def repeat(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     """A count below 1 gives ''."""
     times = args[1]
@@ -679,10 +670,12 @@ def _pad(arr: pa.Array, width: int, pad: str, left: bool) -> pa.Array:
 
 
 scalar(
-    "lpad", _infer_str("lpad", 3, 3, [is_stringish, is_integerish, is_stringish], "LPAD(<STRING>, <INTEGER>, <STRING>)")
+    "lpad",
+    infer_string("lpad", 3, 3, [is_stringish, is_integerish, is_stringish], "LPAD(<STRING>, <INTEGER>, <STRING>)"),
 )(_pad_kernel(True))
 scalar(
-    "rpad", _infer_str("rpad", 3, 3, [is_stringish, is_integerish, is_stringish], "RPAD(<STRING>, <INTEGER>, <STRING>)")
+    "rpad",
+    infer_string("rpad", 3, 3, [is_stringish, is_integerish, is_stringish], "RPAD(<STRING>, <INTEGER>, <STRING>)"),
 )(_pad_kernel(False))
 
 
@@ -695,7 +688,7 @@ def ascii_(args: list[ArgValue], arg_types: list[DataType], result_type: DataTyp
 _CHR_TABLE = pa.array([chr(i) for i in range(256)], STR)
 
 
-@scalar("chr", _infer_str("chr", 1, 1, [is_integerish], "CHR(<INTEGER>)"))
+@scalar("chr", infer_string("chr", 1, 1, [is_integerish], "CHR(<INTEGER>)"))
 def chr_(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     """The character (code & 0xFF); '' for a negative code."""
     a = args[0]

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 import pyarrow as pa
 
 from runtime.graph import BATCH, Node
+from runtime.plugins import import_submodules
 
 
 class Output:
@@ -207,19 +208,6 @@ def create_operator(node: Node, ctx: OperatorContext) -> Operator:
     return factory(node, ctx)
 
 
-_loaded = False
-
-
 def _ensure_loaded() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    import importlib
-    import pkgutil
-
-    import runtime.operators as pkg
-
-    for mod in pkgutil.iter_modules(pkg.__path__):
-        if mod.name not in ("base",) and not mod.name.startswith("_"):
-            importlib.import_module(f"runtime.operators.{mod.name}")
+    """Import the operator modules (they register themselves on import)."""
+    import_submodules("runtime.operators", skip=("base",))

@@ -22,6 +22,20 @@ def _normalize(v: Any) -> Any:
     return v
 
 
+def distinct_keys(keys: Sequence[pa.Array], num_rows: int) -> tuple[np.ndarray, list[tuple[Any, ...]]]:
+    """The batch's distinct keys as dict-safe tuples, and each row's index into them.
+
+    Both backends look keys up once per distinct key of a batch (the loop over distinct
+    keys is theirs); the grouping itself is vectorized (`encode_rows`). No rows, no keys."""
+    inverse, first = encode_rows(keys, num_rows)
+    if len(first) == 0:
+        return inverse, []
+    if not keys:
+        return inverse, [()]
+    cols = [k.take(pa.array(first)).to_pylist() for k in keys]
+    return inverse, [tuple(_normalize(v) for v in row) for row in zip(*cols, strict=True)]
+
+
 class HashMapStateBackend(KeyedStateBackend):
     """A Python dict from key tuple to slot.
 
@@ -42,14 +56,9 @@ class HashMapStateBackend(KeyedStateBackend):
 
     # ------------------------------------------------------------------ lookup
     def lookup(self, keys: Sequence[pa.Array], num_rows: int, create: bool = True) -> np.ndarray:
-        inverse, first = encode_rows(keys, num_rows)
-        if len(first) == 0:
+        inverse, distinct = distinct_keys(keys, num_rows)
+        if not distinct:
             return np.zeros(0, dtype=np.int64)
-        if keys:
-            cols = [k.take(pa.array(first)).to_pylist() for k in keys]
-            distinct = [tuple(_normalize(v) for v in row) for row in zip(*cols, strict=True)]
-        else:
-            distinct = [()]
         slots = np.empty(len(distinct), dtype=np.int64)
         for i, key in enumerate(distinct):  # loop over distinct keys of the batch
             s = self._index.get(key)

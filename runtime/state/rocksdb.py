@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend, encode_rows, key_group_of
-from runtime.state.hashmap import _normalize
+from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend, key_group_of
+from runtime.state.hashmap import distinct_keys
 
 _SLOT_PREFIX = b"\xff\xff"
 
@@ -77,14 +77,9 @@ class RocksDBStateBackend(KeyedStateBackend):
 
     # ------------------------------------------------------------------ lookup
     def lookup(self, keys: Sequence[pa.Array], num_rows: int, create: bool = True) -> np.ndarray:
-        inverse, first = encode_rows(keys, num_rows)
-        if len(first) == 0:
+        inverse, distinct = distinct_keys(keys, num_rows)
+        if not distinct:
             return np.zeros(0, dtype=np.int64)
-        if keys:
-            cols = [k.take(pa.array(first)).to_pylist() for k in keys]
-            distinct = [tuple(_normalize(v) for v in row) for row in zip(*cols, strict=True)]
-        else:
-            distinct = [()]
         encoded = [self._encode(k) for k in distinct]  # loop over distinct keys of the batch
         found = self.db.get([e[0] for e in encoded])  # one multi-get
         slots = np.array([-1 if s is None else s for s in found], dtype=np.int64)

@@ -7,12 +7,16 @@ then compare multisets of rendered rows, numbers by value.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import sys
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from planner.statements import Query
@@ -25,6 +29,20 @@ class CaseRun:
     changelog: list[dict[str, Any]]
 
 
+def load_module_at(name: str, path: Path) -> ModuleType:
+    """Import the test helper module at `path` as `name`, once (cached in sys.modules).
+
+    Tests run with --import-mode=importlib, so helper files beside tests (jobkit.py,
+    aggsql.py) are not importable by name; every directory that shares one loads it here."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec and spec.loader
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[name]
+
+
 def load_case(case_dir: Path) -> dict[str, Any]:
     return json.loads((case_dir / "case.json").read_text())
 
@@ -32,13 +50,19 @@ def load_case(case_dir: Path) -> dict[str, Any]:
 def run_case(case_dir: Path, mode: str) -> CaseRun:
     """Run case.sql with the case folder as working directory; return the changelog rows
     of the final query as `{"op", "row"}` dicts (rendered as the SQL client renders)."""
+    return CaseRun(run_script((case_dir / "case.sql").read_text(), case_dir, mode))
+
+
+def run_script(script: str, cwd: Path, mode: str) -> list[dict[str, Any]]:
+    """Run a script whose last statement is a query, with `cwd` as working directory (so
+    relative file paths resolve there); the query's changelog as `{"op", "row"}` dicts.
+    Shared with the Nexmark tests (tests/nexmark), which run the same way."""
     settings = EnvironmentSettings.in_streaming_mode() if mode == "streaming" else EnvironmentSettings.in_batch_mode()
     env = TableEnvironment.create(settings)
     old = os.getcwd()
-    os.chdir(case_dir)
+    os.chdir(cwd)
     try:
-        statements = env.parse((case_dir / "case.sql").read_text())
-        *setup, last = statements
+        *setup, last = env.parse(script)
         for stmt in setup:
             env.execute_statement(stmt).wait()
         assert isinstance(last, Query), "a case ends with one query"
@@ -46,10 +70,31 @@ def run_case(case_dir: Path, mode: str) -> CaseRun:
         lines = list(jsonl_lines(result.batches(), result.fields, result.time_zone))
     finally:
         os.chdir(old)
-    return CaseRun([json.loads(line) for line in lines])
+    return [json.loads(line) for line in lines]
+
+
+class ChangelogError(AssertionError):
+    """The changelog retracted a row that was not emitted (or already retracted)."""
+
+
+def fold_changes(changes: Iterable[tuple[str, tuple[Any, ...]]]) -> Counter[tuple[Any, ...]]:
+    """The final table of a retract changelog of (op, row) pairs: +I/+U add a row, -U/-D
+    remove one equal row. Strict: a retraction must find its row (else `ChangelogError`).
+    The one fold the conformance, Nexmark, property and operator tests share."""
+    table: Counter[tuple[Any, ...]] = Counter()
+    for i, (op, row) in enumerate(changes):
+        if op in ("+I", "+U"):
+            table[row] += 1
+        else:
+            if table[row] <= 0:
+                raise ChangelogError(f"change #{i} {op}{list(row)} retracts a row that is not in the table")
+            table[row] -= 1
+    return +table
 
 
 def final_table(changelog: list[dict[str, Any]], upsert_key: list[int] | None = None) -> Counter[tuple[Any, ...]]:
+    """The final table of a `{"op", "row"}` changelog. Retract mode by default (a -U/-D
+    must find its row); with `upsert_key` (column indices) the last row per key wins."""
     if upsert_key is not None:
         by_key: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         for rec in changelog:
@@ -60,16 +105,7 @@ def final_table(changelog: list[dict[str, Any]], upsert_key: list[int] | None = 
             elif rec["op"] == "-D":
                 by_key.pop(key, None)
         return Counter(by_key.values())
-    table: Counter[tuple[Any, ...]] = Counter()
-    for rec in changelog:
-        row = tuple(rec["row"])
-        if rec["op"] in ("+I", "+U"):
-            table[row] += 1
-        else:
-            if table[row] <= 0:
-                raise AssertionError(f"changelog removes a row that was never added: {rec}")
-            table[row] -= 1
-    return +table
+    return fold_changes((rec["op"], tuple(rec["row"])) for rec in changelog)
 
 
 def _norm_value(v: Any) -> Any:

@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from streamsql import EnvironmentSettings, TableEnvironment
-from streamsql.printing import jsonl_lines
+from harness import final_table, run_script
 
 HERE = Path(__file__).parent
 QUERIES = HERE.parents[1] / "benchmarks" / "nexmark"
@@ -31,41 +28,8 @@ XFAIL: dict[str, str] = {}
 
 
 def run_query(name: str, mode: str) -> list[dict[str, Any]]:
-    settings = EnvironmentSettings.in_streaming_mode() if mode == "streaming" else EnvironmentSettings.in_batch_mode()
-    env = TableEnvironment.create(settings)
     script = (QUERIES / "prefix.sql").read_text() + "\n;\n" + (QUERIES / f"{name}.sql").read_text()
-    old = os.getcwd()
-    os.chdir(HERE)
-    try:
-        *setup, last = env.parse(script)
-        for stmt in setup:
-            env.execute_statement(stmt).wait()
-        result = env.execute_statement(last)
-        return [json.loads(line) for line in jsonl_lines(result.batches(), result.fields, result.time_zone)]
-    finally:
-        os.chdir(old)
-
-
-def fold(changelog: list[dict[str, Any]], upsert_key: list[int] | None = None) -> Counter[tuple[Any, ...]]:
-    if upsert_key is not None:
-        by_key: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-        for rec in changelog:
-            row = tuple(rec["row"])
-            key = tuple(row[i] for i in upsert_key)
-            if rec["op"] in ("+I", "+U"):
-                by_key[key] = row
-            elif rec["op"] == "-D":
-                by_key.pop(key, None)
-        return Counter(by_key.values())
-    table: Counter[tuple[Any, ...]] = Counter()
-    for rec in changelog:
-        row = tuple(rec["row"])
-        if rec["op"] in ("+I", "+U"):
-            table[row] += 1
-        else:
-            assert table[row] > 0, f"the changelog retracts a row it never emitted: {rec}"
-            table[row] -= 1
-    return +table
+    return run_script(script, HERE, mode)
 
 
 def expected(name: str, mode: str) -> Counter[tuple[Any, ...]]:
@@ -107,7 +71,7 @@ def test_nexmark(name: str, mode: str) -> None:
             assert int(rec["row"][1]) >= 1
         return
     key = [0] if (name, mode) == ("q9", "streaming") else None
-    actual = fold(changelog, key if "upsert" in META[target[0]][target[1]].get("materialize", "") else None)
+    actual = final_table(changelog, key if "upsert" in META[target[0]][target[1]].get("materialize", "") else None)
     want = expected(*target)
     missing, extra = want - actual, actual - want
     assert not missing and not extra, (

@@ -16,12 +16,13 @@ table (NULL written as `NULL`, so do not use the string 'NULL' as a value). The 
 hold several statements (CREATE VIEW, ...); the last one must be a query. Streaming runs
 with `table.exec.source.batch-rows` = `batch_rows` (default 1: every row is its own batch,
 so retractions interleave as much as possible). `fold_changelog` raises
-`ChangelogError` when a -U/-D retracts a row that is not in the table at that point.
+`harness.ChangelogError` when a -U/-D retracts a row that is not in the table at that point.
 """
 
 from __future__ import annotations
 
 import csv
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -31,16 +32,16 @@ from typing import Any
 
 import pytest
 
+# The strict fold is shared with the conformance harness (tests/conformance/harness.py).
+sys.path.insert(0, str(Path(__file__).parents[1] / "conformance"))
+from harness import fold_changes  # noqa: E402
+
 from planner.statements import Query
 from runtime.batch import ROW_KIND_NAMES, data_width, row_kinds
 from streamsql import EnvironmentSettings, TableEnvironment
 
 Row = tuple[Any, ...]
 Tables = dict[str, tuple[str, Sequence[Sequence[Any]]]]
-
-
-class ChangelogError(AssertionError):
-    """The changelog retracted a row that was not emitted (or already retracted)."""
 
 
 @dataclass
@@ -55,17 +56,7 @@ class BothModes:
 
 def fold_changelog(changelog: list[tuple[str, Row]]) -> Counter[Row]:
     """The final table of a changelog; strict: a retraction must find its row."""
-    table: Counter[Row] = Counter()
-    for i, (op, row) in enumerate(changelog):
-        if op in ("+I", "+U"):
-            table[row] += 1
-        else:
-            if table[row] <= 0:
-                raise ChangelogError(f"change #{i} {op}{list(row)} retracts a row that is not in the table")
-            table[row] -= 1
-            if table[row] == 0:
-                del table[row]
-    return table
+    return fold_changes(changelog)
 
 
 def _write_tables(tables: Tables, folder: Path) -> str:

@@ -5,28 +5,15 @@ it did not emit. Streaming runs with 1-3 rows per source batch so retractions in
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
+from harness import load_module_at
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-
-def _helper() -> ModuleType:
-    name = "streamsql_aggsql_helper"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parent.parent / "unit" / "runtime" / "operators" / "aggsql.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec and spec.loader
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[name]
-
-
-H = _helper()
+H = load_module_at(
+    "streamsql_aggsql_helper", Path(__file__).resolve().parent.parent / "unit" / "runtime" / "operators" / "aggsql.py"
+)
 
 # An action: (kind, id, group, value, tag); kind 0 upsert (insert or update), 1 delete.
 ACTION = st.tuples(

@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from runtime.connectors.base import ConfigOption, SourceContext
 from runtime.errors import ConnectorError
+from runtime.plugins import import_submodules
 from runtime.types import Field
 
 
@@ -98,15 +99,9 @@ def all_format_options() -> tuple[ConfigOption, ...]:
     return tuple(opt for name in sorted(_FORMATS) for opt in _FORMATS[name].options)
 
 
-_loaded = False
-
-
 def _ensure_loaded() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    from runtime.connectors.formats import csv_format, json_format, parquet_format  # noqa: F401
+    """Import the format modules (they register themselves on import); the helpers are not formats."""
+    import_submodules("runtime.connectors.formats", skip=("convert", "text"))
 
 
 # ---------------------------------------------------------------------- option helpers

@@ -386,23 +386,13 @@ def _re_escape(chars: str) -> str:
     return "".join("\\" + c if c in "\\^]-[" else c for c in chars)
 
 
-def _open_reader(
-    path: str, fields: tuple[Field, ...], projection: list[int] | None, options: dict[str, str], ctx: SourceContext
-) -> FileReader:
-    return CsvFileReader(path, fields, projection, options, ctx)
-
-
-def _open_writer(path: str, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> FileWriter:
-    return CsvFileWriter(path, fields, options, ctx)
-
-
 register_format(
     FileFormat(
         name="csv",
         extension="csv",
         description="Comma-separated values, one row per line, no header (RFC 4180 quoting).",
         options=OPTIONS,
-        open_reader=_open_reader,
-        open_writer=_open_writer,
+        open_reader=CsvFileReader,
+        open_writer=CsvFileWriter,
     )
 )

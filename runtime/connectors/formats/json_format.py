@@ -579,20 +579,10 @@ def _jsonable(value: Any, dtype: DataType, w: JsonFileWriter) -> Any:
     return json.loads(text)
 
 
-def _open_reader(
-    path: str, fields: tuple[Field, ...], projection: list[int] | None, options: dict[str, str], ctx: SourceContext
-) -> FileReader:
-    return JsonFileReader(path, fields, projection, options, ctx)
-
-
 def _open_debezium(
     path: str, fields: tuple[Field, ...], projection: list[int] | None, options: dict[str, str], ctx: SourceContext
 ) -> FileReader:
     return JsonFileReader(path, fields, projection, options, ctx, debezium=True)
-
-
-def _open_writer(path: str, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> FileWriter:
-    return JsonFileWriter(path, fields, options, ctx)
 
 
 register_format(
@@ -601,8 +591,8 @@ register_format(
         extension="json",
         description="One JSON object per line (newline-delimited JSON).",
         options=OPTIONS,
-        open_reader=_open_reader,
-        open_writer=_open_writer,
+        open_reader=JsonFileReader,
+        open_writer=JsonFileWriter,
     )
 )
 register_format(

@@ -133,23 +133,13 @@ class ParquetFileWriter(FileWriter):
             self._writer = None
 
 
-def _open_reader(
-    path: str, fields: tuple[Field, ...], projection: list[int] | None, options: dict[str, str], ctx: SourceContext
-) -> FileReader:
-    return ParquetFileReader(path, fields, projection, options, ctx)
-
-
-def _open_writer(path: str, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> FileWriter:
-    return ParquetFileWriter(path, fields, options, ctx)
-
-
 register_format(
     FileFormat(
         name="parquet",
         extension="parquet",
         description="Apache Parquet columnar files.",
         options=OPTIONS,
-        open_reader=_open_reader,
-        open_writer=_open_writer,
+        open_reader=ParquetFileReader,
+        open_writer=ParquetFileWriter,
     )
 )

@@ -44,8 +44,14 @@ def _plan(case: str, mode: str):
     raise AssertionError("no query")
 
 
-def _missing_function(e: SqlError) -> bool:
-    return e.message.startswith("No match found for function signature")
+def _plan_or_skip(case: str, mode: str):
+    """`_plan`, skipping the test when the case calls a function streamsql lacks."""
+    try:
+        return _plan(case, mode)
+    except SqlError as e:
+        if e.message.startswith("No match found for function signature"):
+            pytest.skip(e.message)
+        raise
 
 
 # Modes Flink rejects that streamsql runs: session windows and legacy windows over
@@ -68,12 +74,7 @@ def test_conformance_query_plans(case: str, mode: str) -> None:
                 _plan(case, mode)
             return
         if kind == "runtime" or mode in meta.get("accepted_modes", []):
-            try:
-                pq = _plan(case, mode)
-            except SqlError as e:
-                if _missing_function(e):
-                    pytest.skip(e.message)
-                raise
+            pq = _plan_or_skip(case, mode)
             assert pq.graph.result_node is not None
             return
         if mode not in meta.get("error_modes", []):
@@ -102,12 +103,7 @@ def test_conformance_query_plans(case: str, mode: str) -> None:
         with pytest.raises(UnsupportedSqlError):
             _plan(case, mode)
         return
-    try:
-        pq = _plan(case, mode)
-    except SqlError as e:
-        if _missing_function(e):
-            pytest.skip(e.message)
-        raise
+    pq = _plan_or_skip(case, mode)
     rows = []
     for name in ("batch.jsonl", "streaming.jsonl"):
         f = CASES / case / "expected" / name

@@ -1,6 +1,6 @@
 """Test kit: a tiny file connector, a collecting sink, JobGraph builders and a renderer
-that prints values as the conformance files do. Loaded by the conftest of the operator,
-executor and aggregate test directories (fixture `kit`)."""
+that prints values as the conformance files do. Loaded by tests/unit/runtime/conftest.py
+(fixture `kit`)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.json as pajson
+from harness import final_table as fold_changelog
 
 from runtime.connectors.base import ConfigOption, ConnectorFactory, Sink, Source, SplitReader, register_connector
 from runtime.executor.local import LocalExecutor
@@ -209,15 +210,8 @@ def expected(case: str, name: str) -> list[dict[str, Any]]:
 
 
 def final_table(changelog: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
-    """Apply a changelog; the resulting multiset of rows, sorted."""
-    rows: list[tuple[Any, ...]] = []
-    for c in changelog:
-        r = tuple(c["row"])
-        if c["op"] in ("+I", "+U"):
-            rows.append(r)
-        else:
-            rows.remove(r)
-    return sorted(rows, key=lambda r: [(x is not None, x) for x in r])
+    """Apply a changelog (the conformance harness's strict fold); the rows, sorted."""
+    return sorted(fold_changelog(changelog).elements(), key=lambda r: [(x is not None, x) for x in r])
 
 
 def as_rows(changelog: list[dict[str, Any]]) -> list[tuple[Any, ...]]:

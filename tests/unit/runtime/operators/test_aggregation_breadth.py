@@ -5,15 +5,13 @@ Streaming runs use tiny source batches so every change travels as a retraction."
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pyarrow as pa
 import pytest
+from harness import load_module_at
 
 from runtime.aggregates.extra import (
     CollectAcc,
@@ -25,19 +23,7 @@ from runtime.aggregates.extra import (
 )
 from runtime.types import DOUBLE, INT, STRING, DataType
 
-
-def _helper() -> ModuleType:
-    name = "streamsql_aggsql_helper"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("aggsql.py"))
-        assert spec and spec.loader
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[name]
-
-
-H = _helper()
+H = load_module_at("streamsql_aggsql_helper", Path(__file__).with_name("aggsql.py"))
 
 
 def both_modes(script: str, batch_rows: int = 1) -> Counter:

@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from harness import fold_changes
 
 from planner.errors import SqlError
 from streamsql import EnvironmentSettings, TableEnvironment
@@ -38,16 +39,8 @@ def env_for(mode: str) -> TableEnvironment:
 
 
 def final(env: TableEnvironment, query: str) -> Counter:
-    """The final table of a query (retractions applied)."""
-    table: Counter = Counter()
-    for row in env.execute_sql(query).collect():
-        kind = row.get_row_kind().short_string()
-        if kind in ("+I", "+U"):
-            table[tuple(row)] += 1
-        else:
-            assert table[tuple(row)] > 0, f"retracted a row never emitted: {row}"
-            table[tuple(row)] -= 1
-    return +table
+    """The final table of a query (retractions applied strictly, as the harness does)."""
+    return fold_changes((row.get_row_kind().short_string(), tuple(row)) for row in env.execute_sql(query).collect())
 
 
 @pytest.fixture
