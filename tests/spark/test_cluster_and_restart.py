@@ -29,7 +29,6 @@ SELECT a / b, MOD(a, b), -a, a + 2147483647, ABS(a), FLOOR(d), CEIL(d), ROUND(m,
        LN(d), LOG10(d), NULLIF(a, 1), IF(b IS NULL, 0, b), a IN (1, 2, 3), TRY_CAST(s AS INT)
 FROM t WHERE b <> 0 OR b IS NULL
 """
-# Known gaps (docs/spark.md): an unquoted empty CSV string reads as NULL on Spark, FLOOR(-0.0) is 0.0.
 EDGE_ROWS = "7,-2, abc ,2.5,1.25\n-7,2,a_c,-2.5,-1.25\n2147483647,1,12,0,0.05\nNULL,NULL,NULL,NULL,NULL\n0,3,x,0.5,99999999.99\n"
 
 

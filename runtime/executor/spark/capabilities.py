@@ -66,33 +66,60 @@ CAPABILITIES: dict[str, Capability] = {
         "from `execution.checkpointing.dir`), `print`, `blackhole` (Spark's `noop`).",
     ),
     "Join": Capability(
-        False, False, "Regular joins are not mapped yet (streaming: retracting joins have no Spark counterpart)."
+        True,
+        False,
+        "Batch: Spark joins (INNER / LEFT / RIGHT / FULL with the residual condition, SEMI / ANTI from IN / EXISTS, "
+        "a scalar subquery fails on a second row as in Flink). Streaming: regular joins retract earlier results; "
+        "Structured Streaming joins cannot.",
     ),
-    "IntervalJoin": Capability(False, False, "Not mapped yet."),
+    "IntervalJoin": Capability(
+        True,
+        True,
+        "A join on the keys and `lower <= r.ts - l.ts <= upper` (batch: INNER / LEFT / RIGHT / FULL). Streaming: "
+        "INNER only, a stream-stream join in append mode over watermarked inputs, no other stateful operator in "
+        "the job; a bounded input with rows below the watermark is refused (outer joins: Spark emits the padded "
+        "rows in a later micro-batch, which a bounded query may never run).",
+    ),
     "WindowJoin": Capability(False, False, "Not mapped yet."),
     "TemporalJoin": Capability(False, False, "Spark has no event-time temporal join."),
     "LookupJoin": Capability(False, False, "Not mapped."),
     "Rank": Capability(
-        False, False, "Streaming Top-N over updates has no Structured Streaming counterpart; batch not mapped yet."
+        True,
+        False,
+        "Batch: `row_number` / `rank` / `dense_rank` over a Spark window, filtered to the range; ROW_NUMBER ties "
+        "among different rows at the range boundary fail the job (Flink breaks them by arrival order, which Spark "
+        "does not define). Streaming Top-N retracts earlier results: no Structured Streaming counterpart.",
     ),
-    "Deduplicate": Capability(False, False, "Not mapped yet (keep-first could use dropDuplicatesWithinWatermark)."),
+    "Deduplicate": Capability(
+        True,
+        False,
+        "Batch: ROW_NUMBER over the time attribute (ties among different rows fail the job, as for Rank). "
+        "Streaming: `dropDuplicatesWithinWatermark` keeps the first row to *arrive* and forgets a key once the "
+        "watermark passes, Flink keeps the smallest rowtime for good: refused.",
+    ),
     "WindowRank": Capability(False, False, "Not mapped yet."),
     "WindowDeduplicate": Capability(False, False, "Not mapped yet."),
     "SortLimit": Capability(
-        False, False, "Streaming Top-N over one partition needs retractions; batch not mapped yet."
+        True,
+        False,
+        "Batch: ROW_NUMBER over one partition (ties across the cut fail the job), then `orderBy`. "
+        "Streaming Top-N over one partition needs retractions.",
     ),
-    "Sort": Capability(False, False, "Not mapped yet."),
+    "Sort": Capability(True, False, "Batch: `orderBy`."),
     "TemporalSort": Capability(False, False, "Structured Streaming cannot sort a stream."),
     "Limit": Capability(False, False, "Arrival order is not defined on Spark."),
-    "Expand": Capability(False, False, "Not mapped yet."),
+    "Expand": Capability(True, True, "GROUPING SETS / ROLLUP / CUBE: one projection per set, `unionByName`."),
     "OverAggregate": Capability(False, False, "Structured Streaming has no OVER windows; batch not mapped yet."),
     "Match": Capability(False, False, "Spark has no MATCH_RECOGNIZE."),
     "Correlate": Capability(False, False, "Not mapped yet."),
     "ReplicateRows": Capability(False, False, "Not mapped yet."),
 }
 
-SUPPORTED_AGGS_BATCH = {"count", "sum", "avg", "min", "max"}
-SUPPORTED_AGGS_STREAMING = {"count", "sum", "avg", "min", "max"}
+VARIANCE = {"stddev_pop", "stddev_samp", "stddev", "var_pop", "var_samp", "variance"}
+SUPPORTED_AGGS_BATCH = {"count", "sum", "avg", "min", "max"} | VARIANCE
+SUPPORTED_AGGS_STREAMING = {"count", "sum", "avg", "min", "max"} | VARIANCE
+# Aggregates whose value depends on arrival order, which Spark does not define.
+ARRIVAL_ORDER_AGGS = {"listagg", "first_value", "last_value", "collect", "array_agg"}
 FORMATS = {"csv", "json", "parquet"}
 SINK_CONNECTORS = {"filesystem", "print", "blackhole"}
 
@@ -138,6 +165,12 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
     elif node.operator in ("GroupAggregate", "WindowAggregate"):
         allowed = SUPPORTED_AGGS_STREAMING if streaming else SUPPORTED_AGGS_BATCH
         for a in p.get("aggs") or []:
+            if a["name"] in ARRIVAL_ORDER_AGGS:
+                raise _refuse(
+                    node,
+                    f"aggregate function {a['name'].upper()} depends on arrival order, which Spark does not define "
+                    "(a partition's order is lost at every shuffle)",
+                )
             if a["name"] not in allowed:
                 raise _refuse(node, f"aggregate function {a['name'].upper()} is not mapped to Spark")
             if streaming and a.get("distinct"):
@@ -148,6 +181,16 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
                 raise _refuse(node, "CUMULATE windows have no Structured Streaming counterpart")
         if graph.node(node.inputs[0]).changelog_mode != "I":
             raise _refuse(node, "its input is a changelog (Spark aggregates insert-only input)")
+    elif node.operator in ("Join", "IntervalJoin"):
+        if p.get("condition") is not None:
+            check_expr(p["condition"], where)
+    elif node.operator == "Expand":
+        for proj in p["projects"]:
+            for e in proj:
+                check_expr(e, where)
+    elif node.operator == "Deduplicate":
+        if p.get("time_kind") != "ROWTIME":
+            raise _refuse(node, "deduplication on processing time is not reproducible on Spark")
     elif node.operator == "WindowTableFunction":
         if p["window"]["kind"] == "SESSION":
             raise _refuse(node, "SESSION window TVF without aggregation")
@@ -166,6 +209,19 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
 def _check_streaming_shape(graph: JobGraph) -> None:
     """Structured Streaming runs one output mode per query: an updating GroupAggregate may only
     be followed by projections up to the result; a windowed aggregate must be over a watermark."""
+    stateful = [n for n in graph.nodes if n.operator in ("GroupAggregate", "WindowAggregate", "IntervalJoin")]
+    for node in graph.nodes:
+        if node.operator != "IntervalJoin":
+            continue
+        if node.params["kind"] != "INNER":
+            # Spark emits an outer join's padded rows in the micro-batch after the watermark
+            # passes; a bounded (availableNow) query can stop before that batch runs.
+            raise _refuse(node, f"a {node.params['kind']} interval join's padded rows are not emitted reliably")
+        if len(stateful) > 1:
+            raise _refuse(node, "Structured Streaming runs a stream-stream join with no other stateful operator here")
+        for side in node.inputs:
+            if not any(u.operator == "WatermarkAssigner" for u in _upstream(graph, side)):
+                raise _refuse(node, "both inputs need a WATERMARK (Spark bounds a stream-stream join's state by it)")
     for node in graph.nodes:
         if node.operator != "GroupAggregate":
             continue
@@ -190,6 +246,16 @@ def _downstream(graph: JobGraph, nid: int) -> list[Node]:
         for c in graph.consumers(todo.pop()):
             out.append(c)
             todo.append(c.id)
+    return out
+
+
+def _upstream(graph: JobGraph, nid: int) -> list[Node]:
+    out: list[Node] = []
+    todo = [nid]
+    while todo:
+        n = graph.node(todo.pop())
+        out.append(n)
+        todo.extend(n.inputs)
     return out
 
 

@@ -62,6 +62,11 @@ class SparkExecutor:
                 yield from self._run_streaming(spark, tr, tmp)
             else:
                 yield from self._run_batch(tr)
+        except Exception as e:  # noqa: BLE001 - re-raised, as a JobError when the job raised it
+            err = _job_error(e)
+            if err is e:
+                raise
+            raise err from e
         finally:
             for q in self.queries:
                 try:
@@ -187,9 +192,10 @@ class SparkExecutor:
         from runtime.executor.spark.translate import watermark_delay_ms
 
         windows = [n.params["window"] for n in self.graph.nodes if n.operator == "WindowAggregate"]
-        if not windows:
+        joins = any(n.operator == "IntervalJoin" for n in self.graph.nodes)
+        if not windows and not joins:
             return  # stateless operators drop nothing in either engine
-        spec = windows[0]
+        spec = windows[0] if windows else None
         pre = Translator(spark, self.graph, False, tmp)
         for node in self.graph.nodes:
             if node.operator != "WatermarkAssigner":
@@ -201,6 +207,19 @@ class SparkExecutor:
             # Flink drops a row from a window when window_end - 1 <= the watermark before it;
             # the row's earliest-ending window decides (session: its own [ts, ts + gap)).
             ms = F.unix_millis(F.col(t))
+            wm = F.unix_millis(F.max(t).over(before)) - F.lit(delay_ms)
+            if spec is None:  # an interval join drops a row below the watermark (checked per side:
+                # Flink's two-input watermark is the smaller one, so this finds a superset)
+                late = df.withColumn("__wm", wm).filter(ms < F.col("__wm"))
+                first = late.select(t, "__wm").limit(1).collect()
+                if first:
+                    raise JobError(
+                        f"the input of {node.label or 'WatermarkAssigner'} (node {node.id}) has rows below the "
+                        f"watermark when they arrive (first: {first[0][0]} with watermark {first[0][1]}). Flink "
+                        "drops late rows per record, Spark per micro-batch, so the Spark runner refuses this input "
+                        "rather than give a different result; run it in batch mode or with the local runner."
+                    )
+                continue
             if spec["kind"] == "SESSION":
                 first_end = ms + F.lit(spec["gap_ms"])
             else:
@@ -325,6 +344,16 @@ class _ChangelogCollector:
 def _with_kind(row: pa.RecordBatch, kind: int) -> pa.RecordBatch:
     idx = row.schema.get_field_index(ROW_KIND)
     return row.set_column(idx, ROW_KIND, pa.array([kind], type=pa.int8()))
+
+
+def _job_error(e: Exception) -> Exception:
+    """A failure the job raised on purpose (`raise_error`: a bad CSV field, a division by zero,
+    an arrival-order tie) as the JobError the local runner would raise; anything else as is."""
+    text = str(e)
+    marker = "[USER_RAISED_EXCEPTION]"
+    if isinstance(e, JobError) or marker not in text:
+        return e
+    return JobError(text.split(marker, 1)[1].split(" SQLSTATE")[0].strip())
 
 
 def _graph_fingerprint(graph: JobGraph) -> str:

@@ -295,19 +295,97 @@ FUNCTIONS: dict[str, Builder] = {
     "greatest": _greatest_least("greatest"),
     "least": _greatest_least("least"),
     "abs": _unary("abs"),
-    "floor": _unary("floor"),
-    "ceil": _unary("ceil"),
+    "floor": lambda a, c, ctx: _floor_ceil("floor", a[0], c),
+    "ceil": lambda a, c, ctx: _floor_ceil("ceil", a[0], c),
     "sign": _unary("signum"),
     "sqrt": _unary("sqrt"),
     "exp": _unary("exp"),
     "power": lambda a, c, ctx: _as(_f().pow(a[0].cast("double"), a[1].cast("double")), c.type),
     "round": _round("round"),
     "truncate": _round("truncate"),
+    "dot": lambda a, c, ctx: a[0].getField(str(c.args[1].value)),  # type: ignore[union-attr]
+    "replace": lambda a, c, ctx: _f().replace(a[0], a[1], a[2]),
+    "regexp_replace": lambda a, c, ctx: _f().regexp_replace(a[0], a[1], a[2]),
+    "split_index": lambda a, c, ctx: _split_index(a, c),
+    "date_format": lambda a, c, ctx: _date_format(a, c, ctx),
+    "timestampdiff": lambda a, c, ctx: _timestampdiff(a, c),
     "ln": lambda a, c, ctx: _ln(a[0]),
     "log10": lambda a, c, ctx: _ln(a[0], "log10"),
     "log2": lambda a, c, ctx: _ln(a[0], "log2"),
     "log": lambda a, c, ctx: _ln(a[0]) if len(a) == 1 else _ln(a[1]) / _ln(a[0]),
 }
+
+
+def _floor_ceil(fn: str, x: Any, c: Call) -> Any:
+    """Java's Math.floor / ceil on FLOAT / DOUBLE: a zero result keeps the argument's sign
+    (FLOOR(-0.0) = -0.0, CEIL(-0.5) = -0.0) and values beyond 2^52 (already integral), NaN and
+    infinities come back unchanged; Spark's FLOOR returns a BIGINT and loses all three."""
+    F = _f()  # noqa: N806
+    if c.type.name not in ("FLOAT", "DOUBLE"):
+        return _as(getattr(F, fn)(x), c.type)
+    d = x.cast("double")
+    r = getattr(F, fn)(d).cast("double")
+    whole = F.isnan(d) | (F.abs(d) >= F.lit(4503599627370496.0))
+    return _as(F.when(whole, d).when(r == 0, d * F.lit(0.0)).otherwise(r), c.type)
+
+
+def _split_index(a: list[Any], c: Call) -> Any:
+    """Commons-Lang's whole-separator split keeping empty parts (Spark's `split` with limit
+    -1 over the quoted separator); NULL beyond the last part, for a negative index and ''."""
+    F = _f()  # noqa: N806
+    sep, idx = c.args[1].value, int(c.args[2].value)  # type: ignore[union-attr]
+    if idx < 0:
+        return F.lit(None).cast("string")
+    parts = F.split(a[0], "\\Q" + str(sep) + "\\E", -1)
+    return F.when(a[0] == F.lit(""), F.lit(None).cast("string")).otherwise(F.get(parts, idx))
+
+
+# Pattern letters whose meaning is the same in Java's SimpleDateFormat (Flink's DATE_FORMAT)
+# and Spark's datetime patterns, at the run lengths allowed here.
+_DATE_PATTERN_RUNS = {"yyyy", "MM", "dd", "HH", "mm", "ss", "SSS"}
+
+
+def _pattern_runs(pattern: str) -> list[str] | None:
+    """The pattern split into letter runs and literal characters, or None when it uses a
+    letter run outside `_DATE_PATTERN_RUNS` or a quote."""
+    runs: list[str] = []
+    for ch in pattern:
+        if ch == "'":
+            return None
+        if runs and ch.isalpha() and runs[-1][-1] == ch:
+            runs[-1] += ch
+        else:
+            runs.append(ch)
+    ok = all(not r[0].isalpha() or r in _DATE_PATTERN_RUNS for r in runs)
+    return runs if ok else None
+
+
+def _date_format(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    F = _f()  # noqa: N806
+    x = a[0]
+    if c.args[0].type.name == "TIMESTAMP_LTZ":
+        x = F.from_utc_timestamp(x, ctx.time_zone)
+    return F.date_format(x, str(c.args[1].value))  # type: ignore[union-attr]
+
+
+_UNIT_MS = {
+    "MILLISECOND": 1,
+    "SECOND": 1000,
+    "MINUTE": 60_000,
+    "HOUR": 3_600_000,
+    "DAY": 86_400_000,
+    "WEEK": 604_800_000,
+}
+
+
+def _timestampdiff(a: list[Any], c: Call) -> Any:
+    """Whole units from a to b, truncated toward zero (wall-clock milliseconds: TIMESTAMP and
+    DATE only, so no zone is involved)."""
+    F = _f()  # noqa: N806
+    unit = _UNIT_MS[str(c.args[0].value).upper()]  # type: ignore[union-attr]
+    ms = [F.unix_millis(x.cast("timestamp")) for x in a[1:]]
+    diff = ms[1] - ms[0]
+    return _as(F.signum(diff).cast("long") * F.floor(F.abs(diff) / F.lit(unit)).cast("long"), c.type)
 
 
 def _ln(x: Any, fn: str = "ln") -> Any:
@@ -329,6 +407,37 @@ def _unsupported_form(c: Call) -> str | None:
             return f"CAST of a string to {dst} (Flink's lenient parsing differs from Spark's)"
         if src.name == "DATE" and dst.name == "TIMESTAMP_LTZ":
             return "CAST of DATE to TIMESTAMP_LTZ"
+    if c.name == "replace" and not (isinstance(c.args[1], Literal) and c.args[1].value):
+        return "REPLACE with a non-literal or empty search string (Spark leaves the text unchanged for '')"
+    if c.name == "regexp_replace":
+        pat, rep = c.args[1], c.args[2]
+        if not (isinstance(pat, Literal) and isinstance(rep, Literal)) or "$" in str(rep.value or ""):
+            return "REGEXP_REPLACE with a non-literal pattern or replacement, or one holding '$'"
+        if "\\" in str(rep.value or ""):
+            return "REGEXP_REPLACE with a backslash in the replacement"
+    if c.name == "split_index":
+        sep, idx = c.args[1], c.args[2]
+        if not (isinstance(sep, Literal) and isinstance(idx, Literal)) or not isinstance(sep.value, str):
+            return "SPLIT_INDEX with a non-literal (or character-code) separator or index"
+        if sep.value == "" or "\\E" in sep.value or idx.value is None:
+            return "SPLIT_INDEX with an empty separator"
+    if c.name == "dot" and not isinstance(c.args[1], Literal):
+        return "ROW field access by a computed name"
+    if c.name == "timestampdiff":
+        unit = c.args[0]
+        if not isinstance(unit, Literal) or str(unit.value).upper() not in _UNIT_MS:
+            return "TIMESTAMPDIFF with a unit other than MILLISECOND / SECOND / MINUTE / HOUR / DAY / WEEK"
+        if any(x.type.name not in ("TIMESTAMP", "DATE") for x in c.args[1:]):
+            return "TIMESTAMPDIFF of TIMESTAMP_LTZ values"
+    if c.name == "date_format":
+        pat = c.args[1]
+        if c.args[0].type.name not in ("TIMESTAMP", "TIMESTAMP_LTZ") or not isinstance(pat, Literal):
+            return "DATE_FORMAT of a non-timestamp or with a non-literal pattern"
+        if pat.value is None or _pattern_runs(str(pat.value)) is None:
+            return (
+                f"DATE_FORMAT pattern {pat.value!r} (only yyyy MM dd HH mm ss SSS and punctuation mean the same in "
+                "Java and Spark)"
+            )
     if c.name in ("log10", "log2", "log", "ln", "power", "sqrt", "exp") and c.type.name != "DOUBLE":
         return f"{c.name.upper()} returning {c.type}"
     if c.name in ("round", "truncate") and len(c.args) > 1 and not isinstance(c.args[1], Literal):

@@ -21,6 +21,7 @@ from typing import Any
 import pyarrow as pa
 
 from runtime.executor.spark.expressions import Ctx, literal, to_column
+from runtime.executor.spark.relational import RelationalMixin
 from runtime.executor.spark.types import SparkUnsupportedError, spark_schema
 from runtime.expr.ir import Call, InputRef, Literal
 from runtime.graph import JobGraph, Node
@@ -51,7 +52,7 @@ def watermark_delay_ms(node: Node) -> int | None:
     return None
 
 
-class Translator:
+class Translator(RelationalMixin):
     def __init__(self, spark: Any, graph: JobGraph, streaming: bool, tmpdir: str) -> None:
         from pyspark.sql import functions as F  # noqa: N812
 
@@ -131,6 +132,10 @@ class Translator:
             for i, (f, is_text) in enumerate(zip(physical, text_fields, strict=True)):
                 c = df[names[i]]
                 if is_text:
+                    if fmt == "csv" and null_literal != "":
+                        # Spark reads an unquoted empty field as NULL; Flink reads '' (only the
+                        # null literal is NULL), so an empty numeric field fails as in Flink.
+                        c = F.coalesce(c, F.lit(""))
                     if null_literal is not None:
                         c = F.when(c == F.lit(null_literal), F.lit(None).cast("string")).otherwise(c)
                     c = self._parse_text(c, f, lenient)
@@ -336,6 +341,8 @@ class Translator:
             return F.avg(F.array_distinct(F.collect_list(x))) if distinct else F.avg(x)
         if name in ("min", "max"):
             return getattr(F, name)(x)
+        if name in VARIANCE_FUNCS:  # NULL for no rows (and one row for the sample forms), as Flink
+            return VARIANCE_FUNCS[name](F)(x.cast("double"))
         raise SparkUnsupportedError(f"aggregate {name.upper()} is not mapped to Spark")
 
     def _GroupAggregate(self, node: Node) -> Any:  # noqa: N802
@@ -359,6 +366,16 @@ class Translator:
             if not ng:
                 named.append(F.lit(0).alias(f"{HIDDEN}{node.id}_global"))
         return out.select(*named)
+
+
+VARIANCE_FUNCS = {
+    "stddev_pop": lambda F: F.stddev_pop,  # noqa: N803
+    "stddev_samp": lambda F: F.stddev_samp,  # noqa: N803
+    "stddev": lambda F: F.stddev_samp,  # noqa: N803
+    "var_pop": lambda F: F.var_pop,  # noqa: N803
+    "var_samp": lambda F: F.var_samp,  # noqa: N803
+    "variance": lambda F: F.var_samp,  # noqa: N803
+}
 
 
 def _agg_final(c: Any, a: dict[str, Any], F: Any) -> Any:  # noqa: N803
