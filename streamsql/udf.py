@@ -51,82 +51,30 @@ __all__ = [
 
 
 class DataTypes:
-    """PyFlink's `DataTypes` factory, returning streamsql's `DataType`s."""
+    """PyFlink's `DataTypes` factory, returning streamsql's `DataType`s: the constructors of
+    `runtime.types`, whose names and arguments already follow PyFlink's."""
+
+    TINYINT = staticmethod(t_.TINYINT)
+    SMALLINT = staticmethod(t_.SMALLINT)
+    INT = staticmethod(t_.INT)
+    BIGINT = staticmethod(t_.BIGINT)
+    FLOAT = staticmethod(t_.FLOAT)
+    DOUBLE = staticmethod(t_.DOUBLE)
+    BOOLEAN = staticmethod(t_.BOOLEAN)
+    STRING = staticmethod(t_.STRING)
+    VARCHAR = staticmethod(t_.VARCHAR)
+    CHAR = staticmethod(t_.CHAR)
+    BYTES = staticmethod(t_.BYTES)
+    DECIMAL = staticmethod(t_.DECIMAL)
+    DATE = staticmethod(t_.DATE)
+    TIME = staticmethod(t_.TIME)
+    TIMESTAMP = staticmethod(t_.TIMESTAMP)
+    TIMESTAMP_LTZ = staticmethod(t_.TIMESTAMP_LTZ)
+    ARRAY = staticmethod(t_.ARRAY)
+    MAP = staticmethod(t_.MAP)
 
     @staticmethod
-    def TINYINT(nullable: bool = True) -> DataType:  # noqa: N802 - PyFlink's spelling
-        return t_.TINYINT(nullable)
-
-    @staticmethod
-    def SMALLINT(nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.SMALLINT(nullable)
-
-    @staticmethod
-    def INT(nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.INT(nullable)
-
-    @staticmethod
-    def BIGINT(nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.BIGINT(nullable)
-
-    @staticmethod
-    def FLOAT(nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.FLOAT(nullable)
-
-    @staticmethod
-    def DOUBLE(nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.DOUBLE(nullable)
-
-    @staticmethod
-    def BOOLEAN(nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.BOOLEAN(nullable)
-
-    @staticmethod
-    def STRING(nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.STRING(nullable)
-
-    @staticmethod
-    def VARCHAR(length: int = t_.MAX_VARCHAR, nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.VARCHAR(length, nullable)
-
-    @staticmethod
-    def CHAR(length: int = 1, nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.CHAR(length, nullable)
-
-    @staticmethod
-    def BYTES(nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.BYTES(nullable)
-
-    @staticmethod
-    def DECIMAL(precision: int = 10, scale: int = 0, nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.DECIMAL(precision, scale, nullable)
-
-    @staticmethod
-    def DATE(nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.DATE(nullable)
-
-    @staticmethod
-    def TIME(precision: int = 0, nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.TIME(precision, nullable)
-
-    @staticmethod
-    def TIMESTAMP(precision: int = 6, nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.TIMESTAMP(precision, nullable)
-
-    @staticmethod
-    def TIMESTAMP_LTZ(precision: int = 6, nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.TIMESTAMP_LTZ(precision, nullable)
-
-    @staticmethod
-    def ARRAY(element: DataType, nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.ARRAY(element, nullable)
-
-    @staticmethod
-    def MAP(key: DataType, value: DataType, nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.MAP(key, value, nullable)
-
-    @staticmethod
-    def FIELD(name: str, data_type: DataType) -> tuple[str, DataType]:  # noqa: N802
+    def FIELD(name: str, data_type: DataType) -> tuple[str, DataType]:  # noqa: N802 - PyFlink's spelling
         return (name, data_type)
 
     @staticmethod
