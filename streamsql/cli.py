@@ -117,6 +117,7 @@ class Runner:
 
     def _run_statement(self, stmt: object) -> int:
         from planner.statements import Describe, Explain, InsertInto, Query, SetOption, Show, StatementSet
+        from streamsql.progress import ProgressBar, source_progress
 
         result = self.env.execute_statement(stmt)  # type: ignore[arg-type]
         if isinstance(stmt, Query):
@@ -130,7 +131,8 @@ class Runner:
             )
             self.info.flush()
             try:
-                result.wait()
+                with ProgressBar(self.err, lambda: source_progress(job._executor() if job else None)):
+                    result.wait()
             except KeyboardInterrupt:
                 result.cancel()
                 if job is not None:
