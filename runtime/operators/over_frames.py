@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -92,6 +91,8 @@ class OverComputer:
         self.order: list[list[Any]] = [list(o) for o in params.get("order") or []]
         self.frame: dict[str, Any] = dict(params.get("frame") or {"kind": "ROWS", "lower": None, "upper": None})
         self.calls: list[dict[str, Any]] = list(params.get("calls") or [])
+        import duckdb  # deferred: start-up should not pay for DuckDB unless an OVER runs
+
         self.con = duckdb.connect()
 
     # ------------------------------------------------------------------ SQL
