@@ -12,11 +12,19 @@ from __future__ import annotations
 
 import os
 import uuid
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pyarrow.fs as pafs
+if TYPE_CHECKING:
+    import pyarrow.fs as pafs
 
 METADATA = "_metadata"
+
+
+def _fs() -> Any:
+    """pyarrow.fs, imported when a checkpoint is first stored (not at start-up)."""
+    import pyarrow.fs
+
+    return pyarrow.fs
 
 
 def _s3_filesystem(config: dict[str, str]) -> pafs.FileSystem:
@@ -30,7 +38,7 @@ def _s3_filesystem(config: dict[str, str]) -> pafs.FileSystem:
         kwargs["access_key"] = config["s3.access-key"]
         kwargs["secret_key"] = config.get("s3.secret-key", "")
     kwargs["region"] = config.get("s3.region") or os.environ.get("AWS_REGION") or "us-east-1"
-    return pafs.S3FileSystem(**kwargs)
+    return _fs().S3FileSystem(**kwargs)
 
 
 class CheckpointStorage:
@@ -50,11 +58,11 @@ class CheckpointStorage:
             except OSError:
                 pass  # exists already, or creation is not allowed: writing will tell
         elif "://" in uri and not uri.startswith("file://"):
-            self.fs, self.root = pafs.FileSystem.from_uri(uri)
+            self.fs, self.root = _fs().FileSystem.from_uri(uri)
             self.local = False
         else:
             path = uri[len("file://") :] if uri.startswith("file://") else uri
-            self.fs = pafs.LocalFileSystem()
+            self.fs = _fs().LocalFileSystem()
             self.root = os.path.abspath(os.path.expanduser(path))
             self.local = True
 
@@ -92,20 +100,20 @@ class CheckpointStorage:
             return f.read()
 
     def exists(self, rel: str) -> bool:
-        return self.fs.get_file_info(self.path(rel)).type != pafs.FileType.NotFound
+        return self.fs.get_file_info(self.path(rel)).type != _fs().FileType.NotFound
 
     def size(self, rel: str) -> int:
         return int(self.fs.get_file_info(self.path(rel)).size or 0)
 
     def list_dirs(self, rel: str) -> list[str]:
         """Names of the directories directly under `rel` ([] when it does not exist)."""
-        sel = pafs.FileSelector(self.path(rel), allow_not_found=True, recursive=False)
-        return sorted(i.base_name for i in self.fs.get_file_info(sel) if i.type == pafs.FileType.Directory)
+        sel = _fs().FileSelector(self.path(rel), allow_not_found=True, recursive=False)
+        return sorted(i.base_name for i in self.fs.get_file_info(sel) if i.type == _fs().FileType.Directory)
 
     def list_files(self, rel: str) -> list[tuple[str, int]]:
-        sel = pafs.FileSelector(self.path(rel), allow_not_found=True, recursive=False)
+        sel = _fs().FileSelector(self.path(rel), allow_not_found=True, recursive=False)
         return sorted(
-            (i.base_name, int(i.size or 0)) for i in self.fs.get_file_info(sel) if i.type == pafs.FileType.File
+            (i.base_name, int(i.size or 0)) for i in self.fs.get_file_info(sel) if i.type == _fs().FileType.File
         )
 
     def delete_dir(self, rel: str) -> None:
