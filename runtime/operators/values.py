@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pyarrow as pa
 
 from runtime.expr.ir import Literal
@@ -33,8 +32,8 @@ class ValuesOperator(Operator):
 
         rows = self.node.params.get("rows") or []
         width = len(self.node.schema)
-        # From numpy, not a list: pyarrow imports pandas to inspect Python lists (slow start-up).
-        unit = pa.RecordBatch.from_arrays([pa.array(np.zeros(1, dtype=np.int8))], names=["_"])
+        # A one-row batch to evaluate constant expressions over (their value ignores it).
+        unit = pa.RecordBatch.from_arrays([pa.nulls(1, pa.int8())], names=["_"])
         columns: list[list[object]] = [[] for _ in range(width)]
         for row in rows:
             for j, e in enumerate(row):
