@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-import duckdb
 import pytest
+from clitools import committed_lines, duckdb_rows, run_restoring
 
 KILLS = 10
 POINTS = ("batch", "batch", "snapshot", "upload", "metadata", "commit", "wall")
@@ -71,38 +69,10 @@ def _inputs(root: Path) -> None:
             f.write(f"{rng.randrange(11)},{rng.randrange(100)},{1_700_000_000_000 + i * 40 + 10}\n")
 
 
-def _run(root: Path, job: Path, env_extra: dict[str, str] | None = None, kill_after: float | None = None) -> int:
-    env = {**os.environ, **(env_extra or {})}
-    cmd = [sys.executable, "-m", "streamsql.cli", "-f", str(job), "--restore", "latest"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root)
-    if kill_after is not None:
-        try:
-            proc.wait(kill_after)
-        except subprocess.TimeoutExpired:
-            proc.kill()  # SIGKILL
-    out, err = proc.communicate(timeout=120)
-    if proc.returncode not in (0, -9):
-        raise AssertionError(f"job failed ({proc.returncode}):\n{err.decode()}\n{out.decode()}")
-    return proc.returncode
-
-
 def _committed(out: Path) -> tuple[list[str], list[tuple[object, ...]]]:
-    fs = out / "fs"
-    rows: list[str] = []
-    for name in sorted(os.listdir(fs)) if fs.exists() else []:
-        if not name.startswith((".", "_")):
-            rows += (fs / name).read_text().splitlines()
-    con = duckdb.connect(str(out / "out.duckdb"), read_only=True)
-    try:
-        table = con.execute("SELECT * FROM agg ORDER BY k").fetchall()
-    finally:
-        con.close()
-    con = duckdb.connect(str(out / "top.duckdb"), read_only=True)
-    try:
-        table += con.execute("SELECT * FROM top ORDER BY k, rn").fetchall()
-    finally:
-        con.close()
-    return sorted(rows), table
+    table = duckdb_rows(out / "out.duckdb", "SELECT * FROM agg ORDER BY k")
+    table += duckdb_rows(out / "top.duckdb", "SELECT * FROM top ORDER BY k, rn")
+    return committed_lines(out / "fs"), table
 
 
 @pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
@@ -110,7 +80,7 @@ def test_sigkill_and_restore_latest_is_exactly_once(tmp_path: Path, backend: str
     _inputs(tmp_path)
     ref_job = tmp_path / "ref.sql"
     ref_job.write_text(JOB.format(root=tmp_path, backend=backend, out="ref", interval="0"))
-    assert _run(tmp_path, ref_job) == 0
+    assert run_restoring(tmp_path, ref_job, timeout=120) == 0
     expected = _committed(tmp_path / "ref")
     assert len(expected[0]) > 100 and len(expected[1]) == 11 + 33  # agg rows + Top-3 of the join per key
 
@@ -122,12 +92,12 @@ def test_sigkill_and_restore_latest_is_exactly_once(tmp_path: Path, backend: str
     for i in range(KILLS):
         point = POINTS[i % len(POINTS)]
         if point == "wall":
-            code = _run(tmp_path, job, kill_after=rng.uniform(0.8, 1.6))
+            code = run_restoring(tmp_path, job, kill_after=rng.uniform(0.8, 1.6), timeout=120)
         else:
             # Few batches per run, so every restart makes bounded progress and all the kill
             # points land before the job's 100 input batches are done, however fast it runs.
             n = rng.randint(2, 8) if point == "batch" else rng.randint(1, 3)
-            code = _run(tmp_path, job, {"STREAMSQL_FAULT_INJECT": f"{point}:{n}"})
+            code = run_restoring(tmp_path, job, {"STREAMSQL_FAULT_INJECT": f"{point}:{n}"}, timeout=120)
         if code == 0:  # the job finished before the fault point: the output is complete
             break
         kills += 1
@@ -136,7 +106,7 @@ def test_sigkill_and_restore_latest_is_exactly_once(tmp_path: Path, backend: str
         rows, _ = _committed(tmp_path / "run")
         assert not Counter(rows) - Counter(expected[0]), "a committed row is duplicated or wrong"
     if code != 0:
-        assert _run(tmp_path, job) == 0
+        assert run_restoring(tmp_path, job, timeout=120) == 0
     assert kills >= KILLS // 2, f"only {kills} kills hit the job"
     assert _committed(tmp_path / "run") == expected
     # nothing uncommitted is left behind in the sink directory

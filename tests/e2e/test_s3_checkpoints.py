@@ -15,13 +15,12 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import duckdb
 import pytest
+from clitools import committed_lines, duckdb_rows, run_restoring
 
 ACCESS, SECRET = "streamsqlkey", "streamsqlsecret"
 
@@ -145,28 +144,8 @@ END;
 """
 
 
-def _run(root: Path, job: Path, fault: str | None = None) -> int:
-    env = {**os.environ}
-    if fault:
-        env["STREAMSQL_FAULT_INJECT"] = fault
-    cmd = [sys.executable, "-m", "streamsql.cli", "-f", str(job), "--restore", "latest"]
-    proc = subprocess.run(cmd, env=env, capture_output=True, cwd=root, timeout=180)
-    if proc.returncode not in (0, -9):
-        raise AssertionError(f"job failed ({proc.returncode}):\n{proc.stderr.decode()}\n{proc.stdout.decode()}")
-    return proc.returncode
-
-
 def _committed(out: Path) -> tuple[list[str], list[tuple[object, ...]]]:
-    fs = out / "fs"
-    rows: list[str] = []
-    for name in sorted(os.listdir(fs)) if fs.exists() else []:
-        if not name.startswith((".", "_")):
-            rows += (fs / name).read_text().splitlines()
-    con = duckdb.connect(str(out / "out.duckdb"), read_only=True)
-    try:
-        return sorted(rows), con.execute("SELECT * FROM agg ORDER BY k").fetchall()
-    finally:
-        con.close()
+    return committed_lines(out / "fs"), duckdb_rows(out / "out.duckdb", "SELECT * FROM agg ORDER BY k")
 
 
 def test_s3_checkpoints_survive_sigkill_and_restore_latest(tmp_path: Path, s3_endpoint: str) -> None:
@@ -177,7 +156,7 @@ def test_s3_checkpoints_survive_sigkill_and_restore_latest(tmp_path: Path, s3_en
     fmt = {"root": tmp_path, "endpoint": s3_endpoint, "access": ACCESS, "secret": SECRET}
     ref = tmp_path / "ref.sql"
     ref.write_text(JOB.format(out="ref", interval="0", **fmt))
-    assert _run(tmp_path, ref) == 0
+    assert run_restoring(tmp_path, ref) == 0
     expected = _committed(tmp_path / "ref")
     assert len(expected[0]) > 100 and len(expected[1]) == 13
 
@@ -185,12 +164,12 @@ def test_s3_checkpoints_survive_sigkill_and_restore_latest(tmp_path: Path, s3_en
     job.write_text(JOB.format(out="run", interval="50 ms", **fmt))
     kills = 0
     for fault in ("batch:6", "upload:2", "batch:9", "metadata:2", "snapshot:3", "commit:1"):
-        code = _run(tmp_path, job, fault)
+        code = run_restoring(tmp_path, job, {"STREAMSQL_FAULT_INJECT": fault} if fault else None)
         if code == 0:
             break
         kills += 1
     if code != 0:
-        assert _run(tmp_path, job) == 0
+        assert run_restoring(tmp_path, job) == 0
     assert kills >= 4, f"only {kills} kills hit the job"
     assert _committed(tmp_path / "run") == expected
 
