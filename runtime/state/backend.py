@@ -10,7 +10,6 @@ range and restored with another parallelism.
 
 from __future__ import annotations
 
-import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
@@ -51,12 +50,6 @@ def encode_rows(keys: Sequence[pa.Array], num_rows: int) -> tuple[np.ndarray, np
     rank = np.empty(len(uniq), dtype=np.int64)
     rank[order] = np.arange(len(uniq), dtype=np.int64)
     return rank[inverse], first[order]
-
-
-def key_group_of(key: tuple[Any, ...], max_parallelism: int) -> int:
-    """Stable key group of a key tuple (crc32 of its repr: the same in every process,
-    unlike Python's randomized `hash`)."""
-    return zlib.crc32(repr(key).encode("utf-8")) % max_parallelism
 
 
 class KeyedStateBackend(ABC):

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend, encode_rows, key_group_of
+from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend, encode_rows
+from runtime.state.keygroups import key_groups_of_rows
 
 
 def _normalize(v: Any) -> Any:
@@ -22,18 +23,24 @@ def _normalize(v: Any) -> Any:
     return v
 
 
-def distinct_keys(keys: Sequence[pa.Array], num_rows: int) -> tuple[np.ndarray, list[tuple[Any, ...]]]:
-    """The batch's distinct keys as dict-safe tuples, and each row's index into them.
+def distinct_keys(
+    keys: Sequence[pa.Array], num_rows: int, max_parallelism: int = DEFAULT_MAX_PARALLELISM
+) -> tuple[np.ndarray, list[tuple[Any, ...]], np.ndarray]:
+    """The batch's distinct keys as dict-safe tuples, each row's index into them, and
+    each distinct key's key group (`keygroups.key_groups_of_rows`, the function the hash
+    exchange routes by).
 
     Both backends look keys up once per distinct key of a batch (the loop over distinct
     keys is theirs); the grouping itself is vectorized (`encode_rows`). No rows, no keys."""
     inverse, first = encode_rows(keys, num_rows)
     if len(first) == 0:
-        return inverse, []
+        return inverse, [], np.zeros(0, dtype=np.int32)
     if not keys:
-        return inverse, [()]
-    cols = [k.take(pa.array(first)).to_pylist() for k in keys]
-    return inverse, [tuple(_normalize(v) for v in row) for row in zip(*cols, strict=True)]
+        return inverse, [()], np.zeros(1, dtype=np.int32)
+    taken = [k.take(pa.array(first)) for k in keys]
+    groups = key_groups_of_rows(taken, len(first), max_parallelism)
+    cols = [k.to_pylist() for k in taken]
+    return inverse, [tuple(_normalize(v) for v in row) for row in zip(*cols, strict=True)], groups
 
 
 class HashMapStateBackend(KeyedStateBackend):
@@ -56,18 +63,18 @@ class HashMapStateBackend(KeyedStateBackend):
 
     # ------------------------------------------------------------------ lookup
     def lookup(self, keys: Sequence[pa.Array], num_rows: int, create: bool = True) -> np.ndarray:
-        inverse, distinct = distinct_keys(keys, num_rows)
+        inverse, distinct, groups = distinct_keys(keys, num_rows, self.max_parallelism)
         if not distinct:
             return np.zeros(0, dtype=np.int64)
         slots = np.empty(len(distinct), dtype=np.int64)
         for i, key in enumerate(distinct):  # loop over distinct keys of the batch
             s = self._index.get(key)
             if s is None:
-                s = self._insert(key) if create else -1
+                s = self._insert(key, int(groups[i])) if create else -1
             slots[i] = s
         return slots[inverse]
 
-    def _insert(self, key: tuple[Any, ...]) -> int:
+    def _insert(self, key: tuple[Any, ...], group: int) -> int:
         if self._free:
             s = self._free.pop()
         else:
@@ -81,7 +88,7 @@ class HashMapStateBackend(KeyedStateBackend):
         self._index[key] = s
         self._keys[s] = key
         self._live[s] = True
-        self._groups[s] = key_group_of(key, self.max_parallelism)
+        self._groups[s] = group
         self._seq[s] = self._next_seq
         self._next_seq += 1
         return s

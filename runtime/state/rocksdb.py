@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend, key_group_of
+from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend
 from runtime.state.hashmap import distinct_keys
 
 _SLOT_PREFIX = b"\xff\xff"
@@ -71,17 +71,18 @@ class RocksDBStateBackend(KeyedStateBackend):
             new[: len(old)] = old
             setattr(self, name, new)
 
-    def _encode(self, key: tuple[Any, ...]) -> tuple[bytes, int]:
-        group = key_group_of(key, self.max_parallelism)
-        return group.to_bytes(2, "big") + pickle.dumps(key, protocol=4), group
+    @staticmethod
+    def _encode(key: tuple[Any, ...], group: int) -> bytes:
+        return group.to_bytes(2, "big") + pickle.dumps(key, protocol=4)
 
     # ------------------------------------------------------------------ lookup
     def lookup(self, keys: Sequence[pa.Array], num_rows: int, create: bool = True) -> np.ndarray:
-        inverse, distinct = distinct_keys(keys, num_rows)
+        inverse, distinct, groups = distinct_keys(keys, num_rows, self.max_parallelism)
         if not distinct:
             return np.zeros(0, dtype=np.int64)
-        encoded = [self._encode(k) for k in distinct]  # loop over distinct keys of the batch
-        found = self.db.get([e[0] for e in encoded])  # one multi-get
+        group_list = groups.tolist()
+        encoded = [self._encode(k, g) for k, g in zip(distinct, group_list, strict=True)]  # per distinct key
+        found = self.db.get(encoded)  # one multi-get
         slots = np.array([-1 if s is None else s for s in found], dtype=np.int64)
         missing = np.flatnonzero(slots < 0)
         if create and len(missing):
@@ -91,7 +92,7 @@ class RocksDBStateBackend(KeyedStateBackend):
                 if s == self._capacity:
                     self._capacity += 1
                     self._grow(self._capacity)
-                kb, group = encoded[i]
+                kb, group = encoded[i], group_list[i]
                 batch.put(kb, s)
                 batch.put(_slot_key(s), kb)
                 self._live[s] = True
@@ -172,7 +173,7 @@ class RocksDBStateBackend(KeyedStateBackend):
         for s, k, g in zip(slots, keys, groups, strict=True):
             if key_group_range is not None and not (key_group_range[0] <= g <= key_group_range[1]):
                 continue
-            kb, _ = self._encode(tuple(k))
+            kb = self._encode(tuple(k), int(g))
             batch.put(kb, s)
             batch.put(_slot_key(s), kb)
             self._live[s] = True

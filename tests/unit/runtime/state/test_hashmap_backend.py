@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from runtime.state import HashMapStateBackend, create_backend, encode_rows, key_group_of
+from runtime.state import HashMapStateBackend, create_backend, encode_rows, key_groups_of_rows
 
 
 def test_encode_rows_groups_by_first_appearance_with_null_as_a_value() -> None:
@@ -33,7 +33,7 @@ def test_global_key_and_key_groups() -> None:
     st = create_backend({"pipeline.max-parallelism": "16"})
     assert st.lookup([], 4).tolist() == [0, 0, 0, 0]
     s = st.lookup([pa.array([7])], 1)
-    assert st.key_groups(s)[0] == key_group_of((7,), 16) < 16
+    assert st.key_groups(s)[0] == key_groups_of_rows([pa.array([7])], 1, 16)[0] < 16
 
 
 def test_snapshot_restore_with_key_group_range() -> None:
