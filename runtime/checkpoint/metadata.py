@@ -17,6 +17,17 @@ VERSION = 1
 
 
 @dataclass
+class SubtaskState:
+    """One parallel subtask's share of an operator's state (parallelism > 1)."""
+
+    index: int
+    key_group_range: list[int]  # [first, last] key group this subtask owned (inclusive)
+    file: str | None  # state file inside the snapshot directory (None: no state)
+    bytes: int = 0
+    keys: int | None = None
+
+
+@dataclass
 class OperatorState:
     uid: str
     node_id: int
@@ -28,6 +39,9 @@ class OperatorState:
     state_names: list[str] = field(default_factory=list)
     fingerprint: str = ""  # input/output schemas: a restore into another shape is refused
     executor: dict[str, Any] = field(default_factory=dict)
+    # Parallelism > 1: one entry per subtask (then `file` is None and `bytes`/`keys` are
+    # the totals). Empty for a single subtask, whose state is `file`.
+    subtasks: list[SubtaskState] = field(default_factory=list)
 
 
 @dataclass
@@ -55,7 +69,10 @@ class CheckpointMetadata:
             raise ValueError("not a streamsql checkpoint or savepoint (_metadata has no 'format' marker)")
         if int(d.get("version", 0)) > VERSION:
             raise ValueError(f"snapshot format version {d.get('version')} is newer than this streamsql ({VERSION})")
-        ops = [OperatorState(**o) for o in d.pop("operators")]
+        ops = []
+        for o in d.pop("operators"):
+            subtasks = [SubtaskState(**st) for st in o.pop("subtasks", [])]
+            ops.append(OperatorState(**o, subtasks=subtasks))
         d.pop("format", None)
         d.pop("version", None)
         return CheckpointMetadata(operators=ops, **d)

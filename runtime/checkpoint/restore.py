@@ -34,6 +34,21 @@ class LoadedSnapshot:
             return None
         return pickle.loads(self.storage.read(f"{self.rel}/{op.file}"))
 
+    def subtask_states(self, uid: str) -> list[tuple[tuple[int, int], Any]]:
+        """Every subtask's snapshot of the operator with its key-group range, in subtask
+        order (one entry covering all key groups for a single-subtask snapshot; empty
+        when the operator is not in the snapshot)."""
+        op = self.metadata.operator(uid)
+        if op is None:
+            return []
+        if not op.subtasks:
+            return [((0, self.metadata.max_parallelism - 1), self.state(uid))]
+        out = []
+        for st in sorted(op.subtasks, key=lambda s: s.index):
+            data = None if st.file is None else pickle.loads(self.storage.read(f"{self.rel}/{st.file}"))
+            out.append(((int(st.key_group_range[0]), int(st.key_group_range[1])), data))
+        return out
+
     @property
     def location(self) -> str:
         return self.storage.display(self.rel)
