@@ -327,6 +327,13 @@ class ExprBinder:
                 return self.call("map", args, node)
         if isinstance(node, exp.Trim):
             return self._trim(node)
+        if isinstance(node, exp.StrPosition) and node.args.get("substr") is not None:
+            # POSITION(needle IN hay): sqlglot keeps the haystack in `this`; the function
+            # takes (needle, hay) like LOCATE.
+            args = [self.bind(node.args["substr"]), self.bind(node.this)]
+            if node.args.get("position") is not None:
+                args.append(self.bind(node.args["position"]))
+            return self.call("position", args, node)
         if isinstance(node, exp.Substring):
             args = [self.bind(node.this), self.bind(node.args["start"])]
             if node.args.get("length") is not None:
