@@ -144,6 +144,10 @@ class TableEnvironment(TableApiMixin):
                     line=1,
                     column=1,
                 ) from None
+        if _parallelism(graph) > 1:  # N worker processes (docs/parallel.md)
+            from runtime.executor.parallel.executor import ParallelExecutor
+
+            return ParallelExecutor(graph, stop_event=stop)
         from runtime.executor.local import LocalExecutor
 
         return LocalExecutor(graph, stop_event=stop)
@@ -380,3 +384,11 @@ def _iso(epoch_s: float) -> str:
     import datetime
 
     return datetime.datetime.fromtimestamp(epoch_s, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _parallelism(graph: Any) -> int:
+    """`parallelism.default` of a job graph (1 when unset or not a number)."""
+    try:
+        return int((getattr(graph, "config", None) or {}).get("parallelism.default") or 1)
+    except (TypeError, ValueError):
+        return 1

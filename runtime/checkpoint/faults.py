@@ -13,6 +13,13 @@ import signal
 
 _counts: dict[str, int] = {}
 _plan: dict[str, int] | None = None
+_also: list[int] = []  # processes that die with this one (a parallel worker's job process)
+
+
+def kill_also(pid: int) -> None:
+    """A fault in this process kills `pid` first: a parallel worker takes its job's parent
+    process down with it, so the test sees the whole job die as one process would."""
+    _also.append(pid)
 
 
 def _load() -> dict[str, int]:
@@ -33,4 +40,6 @@ def fault_point(name: str) -> None:
         return
     _counts[name] = _counts.get(name, 0) + 1
     if _counts[name] == plan[name]:
+        for pid in _also:
+            os.kill(pid, signal.SIGKILL)
         os.kill(os.getpid(), signal.SIGKILL)

@@ -35,6 +35,9 @@ from runtime.graph import STREAMING
 from runtime.types import DataType, Field
 
 CHUNK = 1 << 16
+# Set by a parallel TableSourceScan subtask (runtime.operators.source.SOURCE_PARALLELISM):
+# list that many splits of interleaved CHUNK-row blocks.
+SOURCE_PARALLELISM = "$internal.source.parallelism"
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 
 OPTIONS = (
@@ -279,10 +282,18 @@ class FieldGen:
 
 
 class DatagenReader(SplitReader):
-    def __init__(self, source: DatagenSource, split: int) -> None:
+    """Reads split `k` of `n` ("k/n", or "0" for the whole sequence): the blocks of CHUNK
+    rows whose number is k modulo n, so parallel subtasks together produce exactly the rows
+    of one reader and their sequences (and event times) advance side by side. Values
+    depend on the global row number only, so a row is the same whatever the parallelism.
+    Position (`rows`) counts this split's rows."""
+
+    def __init__(self, source: DatagenSource, split: str) -> None:
         self.source = source
+        k, _, n = split.partition("/")
+        self.index, self.splits = int(k), int(n or 1)
         self.gens = [
-            FieldGen(f.name, f.type, source.options, zlib.crc32(f"{split}:{f.name}".encode()), source.now_ms)
+            FieldGen(f.name, f.type, source.options, zlib.crc32(f"0:{f.name}".encode()), source.now_ms)
             for f in source.produced_schema
         ]
         self.schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in source.produced_schema])
@@ -290,16 +301,26 @@ class DatagenReader(SplitReader):
         self._t0: float | None = None
         self._base = 0
 
+    def _global(self, local: int) -> int:
+        """The global row number of this split's row `local`."""
+        if self.splits == 1:
+            return local
+        block, within = divmod(local, CHUNK)
+        return (block * self.splits + self.index) * CHUNK + within
+
     def read(self, max_rows: int) -> pa.RecordBatch | None:
         limit = self.source.limit
-        if limit is not None and self.rows >= limit:
+        start = self._global(self.rows)
+        if limit is not None and start >= limit:
             return None
-        n = max_rows if limit is None else min(max_rows, limit - self.rows)
+        n = max_rows if limit is None else min(max_rows, limit - start)
+        if self.splits > 1:
+            n = min(n, CHUNK - self.rows % CHUNK)
         if self.source.throttled:
             n = self._allowed(n)
             if n == 0:
                 return pa.RecordBatch.from_arrays([pa.array([], f.type) for f in self.schema], schema=self.schema)
-        arrays = [g.values(self.rows, self.rows + n) for g in self.gens]
+        arrays = [g.values(start, start + n) for g in self.gens]
         self.rows += n
         return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
 
@@ -307,7 +328,7 @@ class DatagenReader(SplitReader):
         now = time.monotonic()
         if self._t0 is None:
             self._t0, self._base = now, self.rows
-        rps = self.source.rows_per_second
+        rps = max(1, self.source.rows_per_second // self.splits)  # the rate is the whole source's
         budget = int((now - self._t0) * rps) - (self.rows - self._base) + 1
         if budget <= 0:
             time.sleep(min(0.05, -budget / rps + 1.0 / rps))
@@ -348,10 +369,11 @@ class DatagenSource(Source):
         return self.limit is not None
 
     def splits(self) -> list[str]:
-        return ["0"]
+        n = int(self.ctx.config.get(SOURCE_PARALLELISM) or 1)
+        return ["0"] if n <= 1 else [f"{k}/{n}" for k in range(n)]
 
     def create_reader(self, split_id: str) -> SplitReader:
-        return DatagenReader(self, int(split_id))
+        return DatagenReader(self, split_id)
 
     def total_rows(self) -> int | None:
         return self.limit

@@ -35,6 +35,10 @@ from runtime.errors import ConnectorError
 from runtime.graph import STREAMING
 from runtime.types import Field
 
+# Set by a parallel TableSourceScan subtask (runtime.operators.source.SOURCE_PARALLELISM):
+# list that many splits of interleaved generator chunks.
+SOURCE_PARALLELISM = "$internal.source.parallelism"
+
 OPTIONS = (
     ConfigOption(
         "first-event.rate",
@@ -286,6 +290,7 @@ class NexmarkSource(Source):
         self.produced_schema = tuple(schema[i] for i in idx)
         self.plan = [plan[i] for i in idx]
         self.options = options
+        self.ctx_config = ctx.config
         fixed = _base_time(options.get("base-time"))
         self.base_time_ms = fixed if fixed is not None else int(time.time() * 1000)
         self.config = parse_config(options, self.base_time_ms)
@@ -300,38 +305,53 @@ class NexmarkSource(Source):
         return self.end is not None and not self.keep_alive
 
     def splits(self) -> list[str]:
-        return ["0"]
+        n = int(self.ctx_config.get(SOURCE_PARALLELISM) or 1)
+        return ["0"] if n <= 1 else [f"{k}/{n}" for k in range(n)]
 
     def create_reader(self, split_id: str) -> SplitReader:
-        return NexmarkReader(self)
+        k, _, n = split_id.partition("/")
+        return NexmarkReader(self, int(k), int(n or 1))
 
     def total_rows(self) -> int | None:
         return self.end
 
 
 class NexmarkReader(SplitReader):
-    """Reads the single split; position = number of events produced."""
+    """Reads split `index` of `splits`: the generator's chunks c with c % splits == index
+    (all of them for one split), so parallel subtasks produce exactly the events of one
+    reader, their event times advancing side by side; an event's content depends on its
+    absolute number only. Position = number of events this split produced."""
 
-    def __init__(self, source: NexmarkSource) -> None:
+    def __init__(self, source: NexmarkSource, index: int = 0, splits: int = 1) -> None:
         self.source = source
+        self.index, self.splits = index, splits
         self.events = 0
         self._gen = NexmarkGenerator(source.config)
         self._chunk: tuple[int, pa.RecordBatch] | None = None
         self._wall0: float | None = None
 
     # ------------------------------------------------------------------ reading
+    def _absolute(self, local: int) -> int:
+        """The absolute event number of this split's event `local`."""
+        if self.splits == 1:
+            return local
+        size = self._gen.cfg.chunk_size
+        block, within = divmod(local, size)
+        return (block * self.splits + self.index) * size + within
+
     def read(self, max_rows: int) -> pa.RecordBatch | None:
         src = self.source
         end = src.end
-        if end is not None and self.events >= end:
+        first = self._absolute(self.events)
+        if end is not None and first >= end:
             return self._empty() if src.keep_alive else None
         size = self._gen.cfg.chunk_size
-        c, pos = divmod(self.events, size)
+        c, pos = divmod(first, size)
         n = min(max(max_rows, 1), size - pos)
         if end is not None:
-            n = min(n, end - self.events)
+            n = min(n, end - first)
         if src.paced:
-            n = min(n, self._due() - self.events)
+            n = min(n, self._due() - first)
             if n <= 0:
                 self._sleep_until_due()
                 return self._empty()
@@ -360,13 +380,14 @@ class NexmarkReader(SplitReader):
         """Events whose event time the wall clock has reached (the first one is due at once)."""
         now = time.monotonic()
         if self._wall0 is None:
-            self._wall0 = now - self._gen.time_offset_ms(self.events - 1) / 1000.0 if self.events else now
+            done = self._absolute(self.events)
+            self._wall0 = now - self._gen.time_offset_ms(done - 1) / 1000.0 if done else now
         elapsed_ms = math.floor((now - self._wall0) * 1000.0)
         return max(math.ceil((elapsed_ms + 1) * 1000.0 / self._gen.cfg.inter_event_delay_us) - 1, 0)
 
     def _sleep_until_due(self) -> None:
         assert self._wall0 is not None
-        due_at = self._wall0 + self._gen.time_offset_ms(self.events) / 1000.0
+        due_at = self._wall0 + self._gen.time_offset_ms(self._absolute(self.events)) / 1000.0
         time.sleep(min(max(due_at - time.monotonic(), 0.0), 0.05))
 
     # ------------------------------------------------------------------ offsets

@@ -14,6 +14,10 @@ from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
 
+# Config key a parallel subtask passes to its Source: how many splits to list (a source
+# that can split its sequence, datagen and nexmark, lists that many; others ignore it).
+SOURCE_PARALLELISM = "$internal.source.parallelism"
+
 
 @register_operator("TableSourceScan")
 class TableSourceScanOperator(Operator):
@@ -41,19 +45,35 @@ class TableSourceScanOperator(Operator):
         self._split_rows = 0
         self.finished = False
         self.bounded = True
+        self._discovers = True
+        # Splits other subtasks were reading, taken over at a restore with another
+        # parallelism (runtime/checkpoint/rescale_ops.py): resumed before `_pending`.
+        self._resume: deque[dict[str, Any]] = deque()
 
     def open(self) -> None:
         p = self.node.params
         factory = get_connector(p["connector"])
         if factory.create_source is None:
             raise ConnectorError(f"Connector '{p['connector']}' can only be used as a sink")
-        sctx = SourceContext(mode=self.ctx.mode, time_zone=self.ctx.time_zone, config=dict(self.ctx.config))
+        config = dict(self.ctx.config)
+        n, me = self.ctx.parallelism, self.ctx.subtask_index
+        if n > 1:  # sources that can split their sequence list `n` splits (datagen, nexmark)
+            config[SOURCE_PARALLELISM] = str(n)
+        sctx = SourceContext(mode=self.ctx.mode, time_zone=self.ctx.time_zone, config=config)
         source = factory.create_source(
             dict(p.get("options") or {}), tuple(p["physical_schema"]), p.get("projection"), sctx
         )
         self.source = source
         self.bounded = bool(source.bounded)
-        self._pending.extend(source.splits())
+        splits = source.splits()
+        # Parallel subtask `me` of `n` reads splits k with k % n == me (the order stays the
+        # source's). A subtask without splits ends at once (MAX_WATERMARK in streaming, as an
+        # ended source), except subtask 0 of an unbounded source: it alone discovers new splits.
+        self._pending.extend(s for k, s in enumerate(splits) if k % n == me)
+        if n > 1 and me != 0:
+            self._discovers = False
+            if not self._pending:
+                self.bounded = True
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         raise AssertionError("TableSourceScan has no input")
@@ -61,8 +81,12 @@ class TableSourceScanOperator(Operator):
     def poll(self, max_rows: int) -> pa.RecordBatch | None:
         assert self.source is not None
         while True:
+            if self._reader is None and self._resume:
+                r = self._resume.popleft()
+                self._open_split(r["split"], r.get("offset"), int(r.get("split_rows") or 0))
+                continue
             if self._reader is None:
-                if not self._pending and not self.bounded:
+                if not self._pending and not self.bounded and self._discovers:
                     self._pending.extend(self.source.discover_splits())
                 if not self._pending:
                     if self.bounded:
@@ -89,6 +113,14 @@ class TableSourceScanOperator(Operator):
             return make_batch(self.node, list(batch.columns[: len(self.node.schema)]), kinds=kinds)
 
     # ------------------------------------------------------------------ checkpoints
+    def rescale_snapshots(
+        self, old: list[tuple[tuple[int, int], Any]], new_range: tuple[int, int], index: int, parallelism: int
+    ) -> Any:
+        """Restore with another parallelism (runtime/checkpoint/rescale.py): this subtask's splits."""
+        from runtime.checkpoint.rescale_ops import rescale_source
+
+        return rescale_source(self, old, new_range, index, parallelism)
+
     def snapshot_state(self, checkpoint_id: int) -> Any:
         offset = self._reader.offset() if self._reader is not None else None
         known = getattr(self.source, "_known", None)
@@ -99,6 +131,7 @@ class TableSourceScanOperator(Operator):
             "split_rows": self._split_rows,
             "finished": self.finished,
             "known": sorted(known) if isinstance(known, set) else None,
+            "resume": list(self._resume),
         }
 
     def restore_state(self, handles: Any) -> None:
@@ -112,13 +145,19 @@ class TableSourceScanOperator(Operator):
         known = handles.get("known")
         if known is not None and isinstance(getattr(self.source, "_known", None), set):
             self.source._known = set(known) | set(self._pending)  # type: ignore[attr-defined]
-        self._split = handles.get("split")
-        self._split_rows = int(handles.get("split_rows") or 0)
-        if self._split is None:
-            return
-        self._reader = self.source.create_reader(self._split)
-        if handles.get("offset") is not None:
-            self._reader.seek(handles["offset"])
+        self._resume = deque(handles.get("resume") or [])
+        self._split = None
+        if handles.get("split") is not None:
+            self._open_split(handles["split"], handles.get("offset"), int(handles.get("split_rows") or 0))
+
+    def _open_split(self, split: str, offset: Any, split_rows: int) -> None:
+        """Resume reading `split` where a snapshot left it."""
+        assert self.source is not None
+        self._split = split
+        self._split_rows = split_rows
+        self._reader = self.source.create_reader(split)
+        if offset is not None:
+            self._reader.seek(offset)
             return
         skip = self._split_rows  # no offsets: re-read and drop what was already emitted
         while skip > 0:

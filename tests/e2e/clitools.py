@@ -26,13 +26,15 @@ def run_restoring(
     env_extra: dict[str, str] | None = None,
     kill_after: float | None = None,
     timeout: float = 180,
+    args: tuple[str, ...] = (),
 ) -> int:
-    """Run `job` with `--restore latest`; SIGKILL it after `kill_after` seconds if given.
+    """Run `job` with `--restore latest` (and `args`, e.g. `--parallelism 2`); SIGKILL it
+    after `kill_after` seconds if given.
     Returns 0, or -9 when killed (by us or by a fault point); any other exit fails."""
     import os
 
     env = {**os.environ, **(env_extra or {})}
-    cmd = [sys.executable, "-m", "streamsql.cli", "-f", str(job), "--restore", "latest"]
+    cmd = [sys.executable, "-m", "streamsql.cli", "-f", str(job), "--restore", "latest", *args]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=root)
     if kill_after is not None:
         try:

@@ -1,0 +1,223 @@
+"""Checkpoint barriers inside one worker: stages, alignment, snapshot and acknowledgement.
+
+A *stage* is a set of nodes of one worker connected by forward edges (no routed edge
+between them): within a stage the local executor's depth-first push leaves nothing in
+flight between two messages, so a stage snapshots all its nodes at once, like the local
+executor does for the whole DAG. A stage's inputs are its source nodes (one pseudo input,
+`SOURCES`, delivered when the parent's TRIGGER arrives: the next poll boundary) and the N
+channels (edge, sender) of every routed edge into it.
+
+Alignment (Flink's aligned checkpoints): when a channel delivers barrier n, EXACTLY_ONCE
+stops consuming that channel (its later messages stay queued: `blocked`) and stops polling
+the stage's sources once TRIGGER arrived, until every input that has not ended delivered
+barrier n; AT_LEAST_ONCE keeps consuming (records after a barrier may then be in the
+snapshot and be replayed after a restore: duplicates, never losses). Then every node of
+the stage flushes (`prepare_snapshot_pre_barrier`) and snapshots, the barrier is sent on
+the stage's outgoing routed edges behind the data before it, the state files are written
+to the checkpoint storage (`op-<uid>-<subtask>.state`) and the inputs are released. When
+every stage of the worker snapshot, the worker acknowledges the parent with one entry per
+node (file, size, keys, state names, the executor's watermark bookkeeping).
+
+An ended channel counts as having delivered every barrier (it can send nothing more), so
+a job whose inputs ended still completes its final checkpoint. One checkpoint is aligned
+at a time (the parent triggers the next one only after this one was acknowledged).
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from runtime.checkpoint.faults import fault_point
+from runtime.checkpoint.storage import CheckpointStorage
+from runtime.executor.local import state_names
+from runtime.executor.parallel import channels as ch
+from runtime.graph import JobGraph
+from runtime.operators.base import Output
+
+if TYPE_CHECKING:
+    from runtime.executor.parallel.plan import Edge, ParallelPlan
+    from runtime.executor.parallel.worker import WorkerEngine
+
+SOURCES = (-1, -1)  # the pseudo input of a stage's source nodes
+
+
+@dataclass
+class Stage:
+    """Nodes of one worker joined by forward edges; `inputs`: routed edges into it;
+    `outputs`: routed edges out of it (to workers or the parent)."""
+
+    id: int
+    nodes: list[int] = field(default_factory=list)
+    inputs: list[int] = field(default_factory=list)
+    outputs: list[int] = field(default_factory=list)
+    has_sources: bool = False
+
+
+def worker_stages(graph: JobGraph, plan: ParallelPlan, order: list[int]) -> tuple[dict[int, int], list[Stage]]:
+    """Split the worker's nodes (`order`: topological) into stages; returns the stage of
+    every node and the stages in topological order (of their first node)."""
+    parent = {nid: nid for nid in order}
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for nid in order:
+        for idx, src in enumerate(graph.node(nid).inputs):
+            if plan.routed(src, nid, idx) is None and src in parent:
+                parent[find(src)] = find(nid)
+    stages: list[Stage] = []
+    by_root: dict[int, Stage] = {}
+    stage_of: dict[int, int] = {}
+    for nid in order:
+        root = find(nid)
+        if root not in by_root:
+            by_root[root] = Stage(len(stages))
+            stages.append(by_root[root])
+        st = by_root[root]
+        st.nodes.append(nid)
+        st.has_sources |= not graph.node(nid).inputs
+        stage_of[nid] = st.id
+    for e in plan.edges:
+        if e.src in stage_of:
+            stages[stage_of[e.src]].outputs.append(e.id)
+        if not e.to_parent and e.dst in stage_of:
+            stages[stage_of[e.dst]].inputs.append(e.id)
+    return stage_of, stages
+
+
+class BarrierHandler:
+    """The checkpoint side of a WorkerEngine (module docstring)."""
+
+    def __init__(self, w: WorkerEngine) -> None:
+        self.w = w
+        self.stage_of, self.stages = worker_stages(w.graph, w.plan, [n.id for n in w._order])
+        self.exactly_once = w.checkpoint_config.mode == "EXACTLY_ONCE"
+        self.cid: int | None = None
+        self.info: dict[str, Any] = {}
+        self.got: dict[int, set[tuple[int, int]]] = {}
+        self.done: set[int] = set()
+        self.blocked: set[tuple[int, int]] = set()  # (edge, sender) channels held back
+        self.src_blocked: set[int] = set()  # stages whose sources wait for alignment
+        self.entries: dict[int, dict[str, Any]] = {}
+        self._storages: dict[str, CheckpointStorage] = {}
+        self.aligned_ns = 0  # time channels spent blocked (metrics: alignment duration)
+
+    # ------------------------------------------------------------------ queries
+    def source_blocked(self, sid: int) -> bool:
+        return self.stage_of[sid] in self.src_blocked
+
+    def channel_blocked(self, eid: int, src: int) -> bool:
+        return (eid, src) in self.blocked
+
+    # ------------------------------------------------------------------ events
+    def on_trigger(self, info: dict[str, Any]) -> None:
+        """The parent's TRIGGER: the barrier reaches the sources of every stage."""
+        self._begin(info)
+        for s in self.stages:
+            if s.has_sources:
+                self.got[s.id].add(SOURCES)
+                if self.exactly_once and s.id not in self.done:
+                    self.src_blocked.add(s.id)
+        for s in self.stages:
+            self._try(s)
+
+    def on_barrier(self, e: Edge, src: int, info: dict[str, Any]) -> None:
+        """Channel (e, src) delivered a barrier (after all its earlier messages)."""
+        if src in self.w.chan_end[e.id]:
+            return  # sent after END (nothing can follow on that channel anyway)
+        self._begin(info)
+        s = self.stages[self.stage_of[e.dst]]
+        self.got[s.id].add((e.id, src))
+        if self.exactly_once and s.id not in self.done:
+            self.blocked.add((e.id, src))
+        self._try(s)
+
+    def on_channel_end(self, e: Edge) -> None:
+        """A channel ended: the stage may no longer wait for its barrier."""
+        if self.cid is not None:
+            self._try(self.stages[self.stage_of[e.dst]])
+
+    def _begin(self, info: dict[str, Any]) -> None:
+        cid = int(info["id"])
+        if self.cid == cid:
+            return
+        if self.cid is not None:
+            raise RuntimeError(f"checkpoint barrier {cid} arrived while checkpoint {self.cid} is being aligned")
+        self.cid, self.info = cid, info
+        self.got = {s.id: set() for s in self.stages}
+        self.done, self.entries = set(), {}
+
+    def _required(self, s: Stage) -> set[tuple[int, int]]:
+        need = {SOURCES} if s.has_sources else set()
+        for eid in s.inputs:
+            ended = self.w.chan_end[eid]
+            need |= {(eid, src) for src in range(self.w.n) if src not in ended}
+        return need
+
+    def _try(self, s: Stage) -> None:
+        if self.cid is None or s.id in self.done:
+            return
+        if self._required(s) <= self.got[s.id]:
+            self._snapshot_stage(s)
+
+    # ------------------------------------------------------------------ the snapshot
+    def _snapshot_stage(self, s: Stage) -> None:
+        w, cid = self.w, self.cid
+        assert cid is not None
+        self.done.add(s.id)
+        for nid in s.nodes:  # flush what operators buffer: it is sent before the barrier
+            out = Output()
+            w.operators[nid].prepare_snapshot_pre_barrier(cid, out)
+            w._drain(nid, out)
+        blobs: dict[str, bytes] = {}
+        for nid in s.nodes:
+            op = w.operators[nid]
+            snap = op.snapshot_state(cid)
+            uid = w.uids[nid]
+            entry: dict[str, Any] = {
+                "file": None,
+                "bytes": 0,
+                "keys": op.state_size().get("keys"),
+                "state_names": state_names(op, snap),
+                "executor": {
+                    "input_wm": list(w._input_wm[nid]),
+                    "node_wm": w._node_wm[nid],
+                    "ended": sorted(w._ended[nid]),
+                },
+            }
+            if snap is not None:
+                data = pickle.dumps(snap, protocol=pickle.HIGHEST_PROTOCOL)
+                entry["file"] = f"op-{uid}-{w.index}.state"
+                entry["bytes"] = len(data)
+                blobs[entry["file"]] = data
+            self.entries[nid] = entry
+        fault_point("snapshot")
+        for eid in s.outputs:  # behind everything the stage emitted before it
+            w.send_barrier(eid, self.info)
+        storage = self._storage(str(self.info["uri"]))
+        for name, data in blobs.items():
+            storage.write(f"{self.info['rel']}/{name}", data)
+        self.blocked -= {k for k in self.blocked if k[0] in s.inputs}
+        self.src_blocked.discard(s.id)
+        if len(self.done) == len(self.stages):
+            ch.send(w.parent, ch.ACK, w.index, pickle.dumps((cid, self.entries)))
+            self.cid = None
+
+    def _storage(self, uri: str) -> CheckpointStorage:
+        if uri not in self._storages:
+            self._storages[uri] = CheckpointStorage(uri, dict(self.w.graph.config or {}))
+        return self._storages[uri]
+
+    def on_complete(self, cid: int) -> None:
+        """Checkpoint `cid` is durable: operators commit (2PC sinks publish); tell the parent."""
+        w = self.w
+        for node in w._order:
+            w.operators[node.id].notify_checkpoint_complete(cid)
+            if node.operator == "Sink":
+                fault_point("commit")
+        ch.send(w.parent, ch.COMMITTED, cid)
