@@ -11,6 +11,8 @@ run one after the other (FIFO), so checkpoints complete in id order. The executo
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -38,6 +40,7 @@ class PendingSnapshot:
     result: Future[str] = field(default_factory=Future)  # resolves to the location when complete
     stop_after: bool = False
     timed_out: bool = False
+    shared: set[str] = field(default_factory=set)  # incremental: shared files it needs (job-relative)
 
     @property
     def location(self) -> str:
@@ -59,6 +62,7 @@ class CheckpointCoordinator:
         self._pool: ThreadPoolExecutor | None = None
         self._last_trigger = time.monotonic()
         self._last_complete = 0.0
+        self._uses_shared = False  # an incremental checkpoint was taken: retention collects shared files
 
     # ------------------------------------------------------------------ triggering
     def due(self) -> bool:
@@ -101,22 +105,36 @@ class CheckpointCoordinator:
         storage: CheckpointStorage,
         rel: str,
         stop_after: bool = False,
+        files: list[tuple[str, str]] | None = None,
+        cleanup: list[str] | None = None,
     ) -> PendingSnapshot:
-        """Upload `blobs` (file name -> bytes) and then `meta`, off the processing thread."""
+        """Upload `blobs` (file name -> bytes), local `files` (path, path under the storage
+        root: incremental RocksDB checkpoints) and then `meta`, off the processing thread;
+        the local `cleanup` directories are deleted afterwards."""
         if self._pool is None:
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="checkpoint-upload")
         started = time.monotonic()
+        files = files or []
+        size = sum(len(b) for b in blobs.values()) + sum(os.path.getsize(f) for f, _ in files)
 
         def upload() -> None:
-            for name, data in blobs.items():
-                storage.write(f"{rel}/{name}", data)
+            try:
+                for local, target in files:
+                    storage.upload_file(local, target)
+                for name, data in blobs.items():
+                    storage.write(f"{rel}/{name}", data)
+            finally:
+                for d in cleanup or []:
+                    shutil.rmtree(d, ignore_errors=True)
             fault_point("upload")
             meta.duration_ms = int((time.monotonic() - started) * 1000)
             storage.write_atomic(f"{rel}/{METADATA}", meta.to_json())
 
         p = PendingSnapshot(meta.checkpoint_id, meta.kind, storage, rel, started, self._pool.submit(upload))
         p.stop_after = stop_after
-        self.last_size = sum(len(b) for b in blobs.values())
+        p.shared = {f for o in meta.operators for f in o.shared_files}
+        self._uses_shared = self._uses_shared or bool(p.shared)
+        self.last_size = size
         self.pending.append(p)
         return p
 
@@ -172,6 +190,10 @@ class CheckpointCoordinator:
                 n = int(name[4:])
                 if n < p.checkpoint_id and n not in keep and n not in in_flight:
                     p.storage.delete_dir(f"{self.cfg.job_id}/{name}")
+        if self._uses_shared:
+            from runtime.checkpoint.incremental import collect_garbage
+
+            collect_garbage(p.storage, self.cfg.job_id, {f for q in self.pending for f in q.shared})
 
     def close(self) -> None:
         if self._pool is not None:

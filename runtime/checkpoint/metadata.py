@@ -42,6 +42,9 @@ class OperatorState:
     # Parallelism > 1: one entry per subtask (then `file` is None and `bytes`/`keys` are
     # the totals). Empty for a single subtask, whose state is `file`.
     subtasks: list[SubtaskState] = field(default_factory=list)
+    # Incremental rocksdb checkpoint: the shared SST files (relative to the job directory)
+    # this state needs; `bytes` is then what this checkpoint uploaded.
+    shared_files: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -12,9 +12,11 @@ import pickle
 from dataclasses import dataclass
 from typing import Any
 
+from runtime.checkpoint.incremental import download
 from runtime.checkpoint.metadata import CheckpointMetadata
 from runtime.checkpoint.storage import METADATA, CheckpointStorage
 from runtime.errors import JobError
+from runtime.state.slot_values import NativeSnapshot
 
 
 class RestoreError(JobError):
@@ -32,7 +34,15 @@ class LoadedSnapshot:
         op = self.metadata.operator(uid)
         if op is None or op.file is None:
             return None
-        return pickle.loads(self.storage.read(f"{self.rel}/{op.file}"))
+        return self._load(op.file)
+
+    def _load(self, file: str) -> Any:
+        """Unpickle a state file; an incremental RocksDB handle also gets its files
+        downloaded (runtime/checkpoint/incremental.py)."""
+        data = pickle.loads(self.storage.read(f"{self.rel}/{file}"))
+        if isinstance(data, NativeSnapshot):
+            download(self.storage, self.rel, data)
+        return data
 
     def subtask_states(self, uid: str) -> list[tuple[tuple[int, int], Any]]:
         """Every subtask's snapshot of the operator with its key-group range, in subtask
@@ -45,7 +55,7 @@ class LoadedSnapshot:
             return [((0, self.metadata.max_parallelism - 1), self.state(uid))]
         out = []
         for st in sorted(op.subtasks, key=lambda s: s.index):
-            data = None if st.file is None else pickle.loads(self.storage.read(f"{self.rel}/{st.file}"))
+            data = None if st.file is None else self._load(st.file)
             out.append(((int(st.key_group_range[0]), int(st.key_group_range[1])), data))
         return out
 

@@ -95,6 +95,15 @@ class CheckpointStorage:
             os.fsync(fh.fileno())
         os.replace(tmp, full)
 
+    def upload_file(self, local: str, rel: str) -> None:
+        """Copy a local file to `rel` (streamed: SST files can be large)."""
+        import shutil
+
+        full = self.path(rel)
+        self.fs.create_dir(full.rsplit("/", 1)[0], recursive=True)
+        with open(local, "rb") as src, self.fs.open_output_stream(full) as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)  # type: ignore[misc]
+
     def read(self, rel: str) -> bytes:
         with self.fs.open_input_stream(self.path(rel)) as f:
             return f.read()

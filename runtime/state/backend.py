@@ -60,6 +60,11 @@ class KeyedStateBackend(ABC):
     """
 
     max_parallelism: int = DEFAULT_MAX_PARALLELISM
+    # Which of the key columns given to `lookup` decide a key's key group (None: all).
+    # The key group must be that of the columns the hash exchange routes by: a window
+    # operator keys its state by (window_start, window_end, *group keys) but rows reach
+    # it by the group keys alone, so it sets the group keys' positions here.
+    group_key_columns: Sequence[int] | None = None
 
     @abstractmethod
     def lookup(self, keys: Sequence[pa.Array], num_rows: int, create: bool = True) -> np.ndarray:
@@ -80,6 +85,13 @@ class KeyedStateBackend(ABC):
     @abstractmethod
     def keys_of(self, slots: np.ndarray) -> list[tuple[Any, ...]]:
         """The key tuples (Python values) of these slots."""
+
+    def key_arrays(self, slots: np.ndarray, types: Sequence[pa.DataType]) -> list[pa.Array]:
+        """The key columns of these slots as Arrow arrays of these types (what operators
+        emit). This default goes through `keys_of`; `hashmap` builds them from its
+        columnar key store without a Python object per key."""
+        keys = self.keys_of(slots)
+        return [pa.array([k[j] for k in keys], type=t) for j, t in enumerate(types)]
 
     @abstractmethod
     def live_slots(self) -> np.ndarray:

@@ -1,4 +1,16 @@
-"""In-memory keyed state (`state.backend.type` = `hashmap`)."""
+"""In-memory keyed state (`state.backend.type` = `hashmap`).
+
+The key index is vectorized (runtime/state/hashindex.py): a batch's lookup is a few numpy
+passes (hash every key column, probe an open-addressing table in rounds, compare the
+candidates' stored key columns exactly), with no Python object per key. Keys are kept
+columnar per slot (runtime/state/keycolumns.py); `keys_of` turns them back into Python
+tuples only when an operator emits them.
+
+Snapshots keep the format the rocksdb backend shares (`slots`, `keys` as normalised
+Python tuples, `key_groups`), so savepoints move between backends. A restored snapshot's
+keys stay Python tuples until the first lookup tells their Arrow types (the snapshot
+does not record them, and e.g. a TIMESTAMP(3) key must hash as its millisecond value).
+"""
 
 from __future__ import annotations
 
@@ -9,104 +21,166 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend, encode_rows
+from runtime.state.hashindex import BatchKeys, KeyIndex
+from runtime.state.keycolumns import denormalize_value, normalize_value
 from runtime.state.keygroups import key_groups_of_rows
 
-
-def _normalize(v: Any) -> Any:
-    """Dict-safe key value (NaN never equals itself; lists are unhashable)."""
-    if isinstance(v, float) and v != v:
-        return ("__nan__",)
-    if isinstance(v, list):
-        return tuple(_normalize(x) for x in v)
-    if isinstance(v, dict):
-        return tuple(sorted((k, _normalize(x)) for k, x in v.items()))
-    return v
+_normalize = normalize_value  # the snapshot format of a key value (kept under its old name)
 
 
 def distinct_keys(
-    keys: Sequence[pa.Array], num_rows: int, max_parallelism: int = DEFAULT_MAX_PARALLELISM
+    keys: Sequence[pa.Array],
+    num_rows: int,
+    max_parallelism: int = DEFAULT_MAX_PARALLELISM,
+    group_columns: Sequence[int] | None = None,
 ) -> tuple[np.ndarray, list[tuple[Any, ...]], np.ndarray]:
     """The batch's distinct keys as dict-safe tuples, each row's index into them, and
     each distinct key's key group (`keygroups.key_groups_of_rows`, the function the hash
     exchange routes by).
 
-    Both backends look keys up once per distinct key of a batch (the loop over distinct
-    keys is theirs); the grouping itself is vectorized (`encode_rows`). No rows, no keys."""
+    The rocksdb backend looks keys up once per distinct key of a batch (the loop over
+    distinct keys is its own); the grouping itself is vectorized (`encode_rows`). No rows,
+    no keys. `group_columns`: the positions of the key columns that decide the key group
+    (`KeyedStateBackend.group_key_columns`; None: all)."""
     inverse, first = encode_rows(keys, num_rows)
     if len(first) == 0:
         return inverse, [], np.zeros(0, dtype=np.int32)
     if not keys:
         return inverse, [()], np.zeros(1, dtype=np.int32)
     taken = [k.take(pa.array(first)) for k in keys]
-    groups = key_groups_of_rows(taken, len(first), max_parallelism)
+    routed = taken if group_columns is None else [taken[i] for i in group_columns]
+    groups = key_groups_of_rows(routed, len(first), max_parallelism) if routed else np.zeros(len(first), np.int32)
     cols = [k.to_pylist() for k in taken]
     return inverse, [tuple(_normalize(v) for v in row) for row in zip(*cols, strict=True)], groups
 
 
-class HashMapStateBackend(KeyedStateBackend):
-    """A Python dict from key tuple to slot.
+def _grown(arr: np.ndarray, n: int) -> np.ndarray:
+    if n <= len(arr):
+        return arr
+    new = np.zeros(max(n, 2 * len(arr), 16), dtype=arr.dtype)
+    new[: len(arr)] = arr
+    return new
 
-    `lookup` groups the batch by key vectorized (`encode_rows`) and then does one dict
-    look-up per *distinct key of the batch* (the only Python loop: over distinct keys,
-    never over rows).
-    """
+
+class HashMapStateBackend(KeyedStateBackend):
+    """Keys → dense slots through a vectorized hash index (module docstring).
+
+    Per slot it keeps: live flag, key group, insertion sequence (for `live_slots` in
+    insertion order) in numpy arrays; freed slots are reused last-freed first."""
 
     def __init__(self, max_parallelism: int = DEFAULT_MAX_PARALLELISM) -> None:
         self.max_parallelism = max_parallelism
-        self._index: dict[tuple[Any, ...], int] = {}
-        self._keys: list[tuple[Any, ...] | None] = []
-        self._groups = np.zeros(0, dtype=np.int32)
-        self._live = np.zeros(0, dtype=bool)
-        self._seq = np.zeros(0, dtype=np.int64)  # insertion sequence, for ordered scans
+        self._index = KeyIndex()
+        self._capacity = 0
+        self._count = 0
+        self._live = np.zeros(16, dtype=bool)
+        self._groups = np.zeros(16, dtype=np.int32)
+        self._seq = np.zeros(16, dtype=np.int64)  # insertion sequence, for ordered scans
         self._next_seq = 0
-        self._free: list[int] = []
+        self._free = np.zeros(0, dtype=np.int64)  # a stack: the last freed slot is reused first
+        self._nfree = 0
+        # Restored keys whose Arrow types are not known yet (slot -> normalised tuple).
+        self._pending: dict[int, tuple[Any, ...]] | None = None
+        self._global = -1  # the slot of the empty key `()` (no key columns: global state)
 
     # ------------------------------------------------------------------ lookup
     def lookup(self, keys: Sequence[pa.Array], num_rows: int, create: bool = True) -> np.ndarray:
-        inverse, distinct, groups = distinct_keys(keys, num_rows, self.max_parallelism)
-        if not distinct:
+        if num_rows == 0:
             return np.zeros(0, dtype=np.int64)
-        slots = np.empty(len(distinct), dtype=np.int64)
-        for i, key in enumerate(distinct):  # loop over distinct keys of the batch
-            s = self._index.get(key)
-            if s is None:
-                s = self._insert(key, int(groups[i])) if create else -1
-            slots[i] = s
-        return slots[inverse]
+        if not keys:
+            return np.full(num_rows, self._global_slot(create), dtype=np.int64)
+        batch = BatchKeys(keys, num_rows)
+        self._prepare(batch)
+        slots = self._index.find(batch)
+        missing = np.flatnonzero(slots < 0)
+        added: list[np.ndarray] = []
+        while create and len(missing):  # one round, more only after a true 64-bit collision
+            _, first, group = np.unique(batch.hashes[missing], return_index=True, return_inverse=True)
+            order = np.argsort(first, kind="stable")  # new keys get slots in order of first appearance
+            new_units = missing[first[order]]
+            new_slots = self._allocate(len(new_units))
+            self._index.add(batch, new_units, new_slots)
+            self._groups[new_slots] = batch.key_groups(new_units, self.max_parallelism, self.group_key_columns)
+            slots[new_units] = new_slots
+            added.append(new_units)
+            # The other missing units have the hash of one just added: the same key, or
+            # (a true 64-bit collision) another new key, added in the next round.
+            slot_of_group = np.empty(len(first), dtype=np.int64)
+            slot_of_group[order] = new_slots
+            rest = np.ones(len(missing), dtype=bool)
+            rest[first] = False
+            candidate = slot_of_group[group.reshape(-1)[rest]]
+            missing = missing[rest]
+            same = self._index.same_keys(batch, missing, candidate)
+            slots[missing[same]] = candidate[same]
+            missing = missing[~same]
+        if added:  # insertion order = order of first appearance in the batch
+            new_units = np.sort(np.concatenate(added)) if len(added) > 1 else added[0]
+            self._mark_new(slots[new_units])
+        return batch.per_row(slots)
 
-    def _insert(self, key: tuple[Any, ...], group: int) -> int:
-        if self._free:
-            s = self._free.pop()
-        else:
-            s = len(self._keys)
-            self._keys.append(None)
-            if s >= len(self._live):
-                n = max(16, 2 * len(self._live))
-                self._live = np.concatenate([self._live, np.zeros(n - len(self._live), dtype=bool)])
-                self._groups = np.concatenate([self._groups, np.zeros(n - len(self._groups), dtype=np.int32)])
-                self._seq = np.concatenate([self._seq, np.zeros(n - len(self._seq), dtype=np.int64)])
-        self._index[key] = s
-        self._keys[s] = key
-        self._live[s] = True
-        self._groups[s] = group
-        self._seq[s] = self._next_seq
-        self._next_seq += 1
-        return s
+    def _mark_new(self, slots: np.ndarray) -> None:
+        self._live[slots] = True
+        self._seq[slots] = np.arange(self._next_seq, self._next_seq + len(slots), dtype=np.int64)
+        self._next_seq += len(slots)
+        self._count += len(slots)
+
+    def _global_slot(self, create: bool) -> int:
+        """The slot of the empty key (an operator without key columns: one global state)."""
+        if self._global < 0 and create:
+            self._global = int(self._allocate(1)[0])
+            self._groups[self._global] = 0  # the global key: "single" exchanges route to subtask 0
+            self._mark_new(np.array([self._global], dtype=np.int64))
+        return self._global
+
+    def _prepare(self, batch: BatchKeys) -> None:
+        """Fix the key columns' kinds from the first batch; add restored keys now that
+        their types are known."""
+        self._index.ensure_stores(batch)
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            slots = np.array(sorted(pending), dtype=np.int64)
+            self._index.add_values(slots, [pending[s] for s in slots.tolist()])
+
+    def _allocate(self, m: int) -> np.ndarray:
+        reused = min(m, self._nfree)
+        out = np.empty(m, dtype=np.int64)
+        out[:reused] = self._free[self._nfree - reused : self._nfree][::-1]
+        self._nfree -= reused
+        fresh = m - reused
+        out[reused:] = np.arange(self._capacity, self._capacity + fresh, dtype=np.int64)
+        self._capacity += fresh
+        self._live = _grown(self._live, self._capacity)
+        self._groups = _grown(self._groups, self._capacity)
+        self._seq = _grown(self._seq, self._capacity)
+        return out
 
     # ------------------------------------------------------------------ removal / queries
     def remove(self, slots: np.ndarray) -> None:
-        for s in np.unique(np.asarray(slots, dtype=np.int64)).tolist():
-            if s < 0 or not self._live[s]:
-                continue
-            key = self._keys[s]
-            self._index.pop(key, None)  # type: ignore[arg-type]
-            self._keys[s] = None
-            self._live[s] = False
-            self._free.append(s)
+        slots = np.unique(np.asarray(slots, dtype=np.int64))
+        slots = slots[(slots >= 0) & (slots < self._capacity)]
+        slots = slots[self._live[slots]]
+        if not len(slots):
+            return
+        self._live[slots] = False
+        self._count -= len(slots)
+        if self._global >= 0 and (slots == self._global).any():
+            slots_of_keys = slots[slots != self._global]
+            self._global = -1
+        else:
+            slots_of_keys = slots
+        if self._pending is not None:
+            for s in slots_of_keys.tolist():
+                self._pending.pop(s, None)
+        elif len(slots_of_keys):
+            self._index.drop(slots_of_keys, lambda: np.flatnonzero(self._live[: self._capacity]))
+        self._free = _grown(self._free, self._nfree + len(slots))
+        self._free[self._nfree : self._nfree + len(slots)] = slots
+        self._nfree += len(slots)
 
     def contains(self, slots: np.ndarray) -> np.ndarray:
         slots = np.asarray(slots, dtype=np.int64)
-        ok = (slots >= 0) & (slots < len(self._keys))
+        ok = (slots >= 0) & (slots < self._capacity)
         out = np.zeros(len(slots), dtype=bool)
         out[ok] = self._live[slots[ok]]
         return out
@@ -114,27 +188,58 @@ class HashMapStateBackend(KeyedStateBackend):
     def key_groups(self, slots: np.ndarray) -> np.ndarray:
         return self._groups[np.asarray(slots, dtype=np.int64)]
 
+    def key_arrays(self, slots: np.ndarray, types: Sequence[pa.DataType]) -> list[pa.Array]:
+        """The key columns of these slots as Arrow arrays of these types, straight from the
+        columnar key store (no Python object per key)."""
+        slots = np.asarray(slots, dtype=np.int64)
+        stores = self._index.stores
+        if self._pending is not None or stores is None or (self._global >= 0 and (slots == self._global).any()):
+            return super().key_arrays(slots, types)
+        return [store.array(slots).cast(t) for store, t in zip(stores, types, strict=True)]
+
     def keys_of(self, slots: np.ndarray) -> list[tuple[Any, ...]]:
-        return [self._keys[s] for s in np.asarray(slots, dtype=np.int64).tolist()]  # type: ignore[misc]
+        return self._tuples(np.asarray(slots, dtype=np.int64), normalized=False)
+
+    def _tuples(self, slots: np.ndarray, normalized: bool) -> list[tuple[Any, ...]]:
+        """Key tuples of these slots (the global slot's is `()`)."""
+        if self._global >= 0:
+            is_global = slots == self._global
+            if is_global.any():
+                out: list[tuple[Any, ...]] = [()] * len(slots)
+                others = np.flatnonzero(~is_global)
+                for i, key in zip(others.tolist(), self._tuples(slots[others], normalized), strict=True):
+                    out[i] = key
+                return out
+        if self._pending is not None:
+            pending = self._pending
+            if normalized:
+                return [pending[s] for s in slots.tolist()]
+            return [tuple(denormalize_value(v) for v in pending[s]) for s in slots.tolist()]
+        stores = self._index.stores or []
+        if not stores:
+            return [()] * len(slots)
+        cols = [store.values(slots, normalized) for store in stores]
+        return list(zip(*cols, strict=True))
 
     def live_slots(self) -> np.ndarray:
-        live = np.flatnonzero(self._live[: len(self._keys)])
+        live = np.flatnonzero(self._live[: self._capacity])
         return live[np.argsort(self._seq[live], kind="stable")]
 
     @property
     def capacity(self) -> int:
-        return len(self._keys)
+        return self._capacity
 
     def __len__(self) -> int:
-        return len(self._index)
+        return self._count
 
     # ------------------------------------------------------------------ snapshots
     def snapshot(self) -> dict[str, Any]:
         live = self.live_slots()
+        keys = self._tuples(live, normalized=True)
         return {
             "max_parallelism": self.max_parallelism,
             "slots": live.tolist(),
-            "keys": [self._keys[s] for s in live.tolist()],
+            "keys": keys,
             "key_groups": self._groups[live].tolist(),
         }
 
@@ -142,20 +247,30 @@ class HashMapStateBackend(KeyedStateBackend):
         """Restore the same slot numbers (operators' value arrays are indexed by them).
         With a key-group range (rescaling), keys outside it are skipped."""
         self.__init__(snap.get("max_parallelism", self.max_parallelism))  # type: ignore[misc]
-        slots, keys, groups = snap["slots"], snap["keys"], snap["key_groups"]
-        top = max(slots, default=-1) + 1
-        self._keys = [None] * top
-        self._live = np.zeros(max(top, 16), dtype=bool)
-        self._groups = np.zeros(max(top, 16), dtype=np.int32)
-        self._seq = np.zeros(max(top, 16), dtype=np.int64)
-        for s, k, g in zip(slots, keys, groups, strict=True):
-            if key_group_range is not None and not (key_group_range[0] <= g <= key_group_range[1]):
+        slots = np.asarray(snap["slots"], dtype=np.int64)
+        groups = np.asarray(snap["key_groups"], dtype=np.int32)
+        keys = snap["keys"]
+        keep = np.ones(len(slots), dtype=bool)
+        if key_group_range is not None:
+            keep = (groups >= key_group_range[0]) & (groups <= key_group_range[1])
+        top = int(slots.max()) + 1 if len(slots) else 0
+        self._capacity = top
+        self._live = _grown(self._live, top)
+        self._groups = _grown(self._groups, top)
+        self._seq = _grown(self._seq, top)
+        kept = slots[keep]
+        self._live[kept] = True
+        self._groups[kept] = groups[keep]
+        self._seq[kept] = np.arange(len(kept), dtype=np.int64)  # snapshot order = insertion order
+        self._next_seq = len(kept)
+        self._count = len(kept)
+        self._pending = {}
+        for s, k, m in zip(slots.tolist(), keys, keep.tolist(), strict=True):  # loop over restored keys
+            if not m:
                 continue
-            k = tuple(k)
-            self._index[k] = s
-            self._keys[s] = k
-            self._live[s] = True
-            self._groups[s] = g
-            self._seq[s] = self._next_seq
-            self._next_seq += 1
-        self._free = [s for s in range(top) if not self._live[s]]
+            if len(k) == 0:
+                self._global = s
+            else:
+                self._pending[s] = tuple(k)
+        free = np.flatnonzero(~self._live[:top])
+        self._free, self._nfree = free.astype(np.int64), len(free)

@@ -104,21 +104,35 @@ def _column_hash(col: pa.Array) -> np.ndarray:
     return h
 
 
+def column_hash(col: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """The per-value hash `hash_rows` combines (uint64, element-wise: hashing a column's
+    dictionary and gathering by its codes gives the same values as hashing the column)."""
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    return _column_hash(col)
+
+
+def combine_column_hashes(hashes: Sequence[np.ndarray], num_rows: int) -> np.ndarray:
+    """Fold per-column hashes (`column_hash`) into `hash_rows`' row hash."""
+    h = np.zeros(num_rows, dtype=np.uint64)
+    for ch in hashes:
+        with np.errstate(over="ignore"):
+            h = h * _COMBINE + ch
+    return _mix(h)
+
+
 def hash_rows(columns: Sequence[pa.Array | pa.ChunkedArray], num_rows: int) -> np.ndarray:
     """Stable 64-bit hash of every row's composite key (no columns: all equal)."""
-    h = np.zeros(num_rows, dtype=np.uint64)
-    for col in columns:
-        if isinstance(col, pa.ChunkedArray):
-            col = col.combine_chunks()
-        with np.errstate(over="ignore"):
-            h = h * _COMBINE + _column_hash(col)
-    return _mix(h)
+    return combine_column_hashes([column_hash(col) for col in columns], num_rows)
 
 
 def key_groups_of_rows(
     columns: Sequence[pa.Array | pa.ChunkedArray], num_rows: int, max_parallelism: int
 ) -> np.ndarray:
-    """Key group (0 .. max_parallelism-1) of every row's composite key, as int32."""
+    """Key group (0 .. max_parallelism-1) of every row's composite key, as int32. The
+    empty key (a global aggregate, fed by a "single" exchange to subtask 0) is group 0."""
+    if not columns:
+        return np.zeros(num_rows, dtype=np.int32)
     return (hash_rows(columns, num_rows) % np.uint64(max_parallelism)).astype(np.int32)
 
 

@@ -4,9 +4,18 @@ The key index lives in RocksDB, laid out by key group: an entry's key is the 2-b
 big-endian key group followed by the pickled key tuple, its value the slot; a reverse
 entry (prefix 0xFFFF + the slot) holds the key for `keys_of` and snapshots. A key-group
 range is therefore one contiguous RocksDB range (re-splitting state = range scans).
-What stays in memory is per slot and small: live flag, key group, insertion sequence
-(numpy arrays); operators keep their values in their own slot-indexed arrays as with
-`hashmap` (docs/checkpointing.md: values are not spilled yet).
+What stays in memory is per slot and small: live flag, key group, insertion sequence,
+dirty flag (numpy arrays); operators keep their values in their own slot-indexed arrays
+as with `hashmap`: those arrays are the working cache.
+
+Values: at every checkpoint the generic operators (`Operator.checkpointing = "generic"`)
+write the values of the slots written since the previous checkpoint (`dirty_slots`: every
+slot a `lookup` returned, plus `mark_dirty`) into the same database with one WriteBatch
+(`write_values`), an entry per key: key group (2 bytes), tag 0x00, slot (8 bytes) ->
+insertion sequence + the slot's values (runtime/state/slot_values.py). Removed keys'
+entries are deleted in `remove`'s WriteBatch. At a checkpoint the database therefore holds
+the whole keyed state, so an incremental checkpoint is a RocksDB checkpoint
+(`native_checkpoint`) and `read_native` rebuilds keys and values from one.
 
 Hot path: `lookup` groups the batch by key vectorized (`encode_rows`), then does ONE
 multi-get for the batch's distinct keys and writes all new keys with ONE WriteBatch: no
@@ -24,7 +33,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -33,10 +42,21 @@ from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend
 from runtime.state.hashmap import distinct_keys
 
 _SLOT_PREFIX = b"\xff\xff"
+_VALUE_TAG = 0  # a pickled key starts with 0x80, so tag 0x00 never collides with it
 
 
 def _slot_key(slot: int) -> bytes:
     return _SLOT_PREFIX + int(slot).to_bytes(8, "big")
+
+
+def value_keys(groups: np.ndarray, slots: np.ndarray) -> list[bytes]:
+    """RocksDB keys of the value entries of `slots` (vectorized: one byte matrix)."""
+    n = len(slots)
+    mat = np.empty((n, 11), dtype=np.uint8)
+    mat[:, :2] = np.asarray(groups, dtype=">u2").view(np.uint8).reshape(n, 2)
+    mat[:, 2] = _VALUE_TAG
+    mat[:, 3:] = np.asarray(slots, dtype=">u8").view(np.uint8).reshape(n, 8)
+    return cast("list[bytes]", mat.view(np.dtype((np.void, 11))).ravel().tolist())
 
 
 class RocksDBStateBackend(KeyedStateBackend):
@@ -58,14 +78,16 @@ class RocksDBStateBackend(KeyedStateBackend):
         self._live = np.zeros(16, dtype=bool)
         self._groups = np.zeros(16, dtype=np.int32)
         self._seq = np.zeros(16, dtype=np.int64)
+        self._dirty = np.zeros(16, dtype=bool)
         self._next_seq = 0
         self._free: list[int] = []
+        self._layout: list[str] | None = None  # row format of the value entries written so far
 
     def _grow(self, n: int) -> None:
         if n <= len(self._live):
             return
         size = max(n, 2 * len(self._live))
-        for name in ("_live", "_groups", "_seq"):
+        for name in ("_live", "_groups", "_seq", "_dirty"):
             old = getattr(self, name)
             new = np.zeros(size, dtype=old.dtype)
             new[: len(old)] = old
@@ -77,7 +99,7 @@ class RocksDBStateBackend(KeyedStateBackend):
 
     # ------------------------------------------------------------------ lookup
     def lookup(self, keys: Sequence[pa.Array], num_rows: int, create: bool = True) -> np.ndarray:
-        inverse, distinct, groups = distinct_keys(keys, num_rows, self.max_parallelism)
+        inverse, distinct, groups = distinct_keys(keys, num_rows, self.max_parallelism, self.group_key_columns)
         if not distinct:
             return np.zeros(0, dtype=np.int64)
         group_list = groups.tolist()
@@ -101,6 +123,7 @@ class RocksDBStateBackend(KeyedStateBackend):
                 self._next_seq += 1
                 slots[i] = s
             self.db.write(batch)  # one WriteBatch for all new keys
+        self._dirty[slots[slots >= 0]] = True
         return slots[inverse]
 
     def remove(self, slots: np.ndarray) -> None:
@@ -110,13 +133,16 @@ class RocksDBStateBackend(KeyedStateBackend):
         if not len(slots):
             return
         kbs = self.db.get([_slot_key(s) for s in slots.tolist()])
+        vks = value_keys(self._groups[slots], slots)
         batch = self._rocksdict.WriteBatch()
-        for s, kb in zip(slots.tolist(), kbs, strict=True):
+        for s, kb, vk in zip(slots.tolist(), kbs, vks, strict=True):
             if kb is not None:
                 batch.delete(kb)
             batch.delete(_slot_key(s))
+            batch.delete(vk)
         self.db.write(batch)
         self._live[slots] = False
+        self._dirty[slots] = False
         self._free.extend(slots.tolist())
 
     def contains(self, slots: np.ndarray) -> np.ndarray:
@@ -182,6 +208,84 @@ class RocksDBStateBackend(KeyedStateBackend):
             self._next_seq += 1
         self.db.write(batch)
         self._free = [s for s in range(top) if not self._live[s]]
+        self._dirty[: self._capacity] = self._live[: self._capacity]  # values come from the operator
+
+    # ------------------------------------------------------------------ values
+    def mark_dirty(self, slots: np.ndarray) -> None:
+        """The operator wrote these slots' values without a `lookup` (vectorized)."""
+        slots = np.asarray(slots, dtype=np.int64)
+        self._dirty[slots[(slots >= 0) & (slots < self._capacity)]] = True
+
+    def dirty_slots(self) -> np.ndarray:
+        """Live slots written since the last `write_values`."""
+        cap = self._capacity
+        return np.flatnonzero(self._dirty[:cap] & self._live[:cap])
+
+    def write_values(self, arrays: list[np.ndarray]) -> int:
+        """Write the dirty slots' values (`arrays`: the operator's slot arrays) with one
+        WriteBatch; a changed row format rewrites every live slot. Returns rows written."""
+        from runtime.state.slot_values import encode_rows, layout_of
+
+        layout = layout_of(arrays)
+        if layout != self._layout:
+            self._dirty[: self._capacity] |= self._live[: self._capacity]
+            self._layout = layout
+        slots = self.dirty_slots()
+        if len(slots):
+            batch = self._rocksdict.WriteBatch()
+            put = batch.put
+            for k, v in zip(value_keys(self._groups[slots], slots), encode_rows(arrays, slots, self._seq), strict=True):
+                put(k, v)  # per dirty key: rocksdict has no bulk put
+            self.db.write(batch)
+        self._dirty[: self._capacity] = False
+        return len(slots)
+
+    def native_checkpoint(self, path: str) -> None:
+        """A RocksDB checkpoint of the working database in `path` (memtable flushed; SST
+        files hard-linked, so this costs little whatever the state size)."""
+        self.db.flush(True)
+        self._rocksdict.Checkpoint(self.db).create_checkpoint(path)
+
+    @staticmethod
+    def read_native(
+        path: str, layout: list[str], key_group_range: tuple[int, int] | None = None
+    ) -> tuple[dict[str, Any], np.ndarray, list[np.ndarray]]:
+        """Keys and values of a database written by this backend (a restored RocksDB
+        checkpoint): the key index in `snapshot()`'s format (slots in insertion order),
+        the live slots in that order, and one value array per `layout` entry for them.
+        Keys outside the key-group range are skipped (one range scan per bound)."""
+        import rocksdict
+
+        from runtime.state.slot_values import decode_rows
+
+        db = rocksdict.Rdict(path)
+        try:
+            lo = 0 if key_group_range is None else key_group_range[0]
+            hi = 0xFFFF if key_group_range is None else key_group_range[1] + 1
+            keys_by_slot: dict[int, Any] = {}
+            vslots: list[int] = []
+            blobs: list[bytes] = []
+            for k, v in db.items(from_key=lo.to_bytes(2, "big")):  # per key: restore only
+                if not isinstance(k, bytes) or int.from_bytes(k[:2], "big") >= hi:
+                    break
+                if k[2] == _VALUE_TAG:
+                    vslots.append(int.from_bytes(k[3:], "big"))
+                    blobs.append(v)
+                else:
+                    keys_by_slot[int(v)] = (k, int.from_bytes(k[:2], "big"))
+        finally:
+            db.close()
+        seq, values = decode_rows(blobs, layout)
+        order = np.argsort(seq, kind="stable")
+        slots = np.asarray(vslots, dtype=np.int64)[order]
+        values = [v[order] for v in values]
+        entries = [keys_by_slot[s] for s in slots.tolist()]
+        snap = {
+            "slots": slots.tolist(),
+            "keys": [pickle.loads(kb[2:]) for kb, _ in entries],
+            "key_groups": [g for _, g in entries],
+        }
+        return snap, slots, values
 
     def dispose(self) -> None:
         """Close and delete the working database (the job ended)."""
