@@ -2,8 +2,9 @@
 
 Lists every operator (stable uid, kind, label), its state names, size and key count,
 plus the snapshot's id, kind, time and backend, from `_metadata` alone (no state is
-loaded). `streamsql savepoint <job-id> <dir>` needs a running job in this process: use
-STOP JOB '<id>' WITH SAVEPOINT in the shell, or `JobHandle.trigger_savepoint` from Python.
+loaded). `streamsql savepoint <job-id> [<dir>] [--stop]` takes a savepoint of a job
+running in another `streamsql` process, and `streamsql list` lists those jobs (Flink's
+`flink savepoint` / `flink list`; the transport is streamsql/control.py).
 """
 
 from __future__ import annotations
@@ -35,20 +36,60 @@ def inspect_text(path: str) -> str:
 
 
 def savepoint_main(argv: list[str], out: TextIO, err: TextIO) -> int:
-    p = argparse.ArgumentParser(prog="streamsql savepoint", description="Inspect checkpoints and savepoints.")
-    p.add_argument("what", help="'inspect', or a job id")
-    p.add_argument("path", help="the snapshot directory")
+    p = argparse.ArgumentParser(
+        prog="streamsql savepoint",
+        description="Take a savepoint of a running job (streamsql savepoint <job-id> [<dir>] [--stop]), "
+        "or inspect one (streamsql savepoint inspect <dir>).",
+    )
+    p.add_argument("what", help="a job id (or a unique prefix of one), or 'inspect'")
+    p.add_argument(
+        "path",
+        nargs="?",
+        help="target directory (default: the job's execution.checkpointing.savepoint-dir); with inspect: the snapshot",
+    )
+    p.add_argument("--stop", action="store_true", help="stop the job after the savepoint (STOP JOB ... WITH SAVEPOINT)")
+    p.add_argument("--pid", type=int, help="the job's process, when jobs of several processes have this id")
+    p.add_argument("--jobs-dir", help="where running jobs register (default: see docs/cli.md)")
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for the savepoint (default 120)")
     args = p.parse_args(argv)
-    if args.what != "inspect":
-        err.write(
-            f"[ERROR] Job '{args.what}' is not running in this process. streamsql runs jobs embedded: take a "
-            "savepoint with STOP JOB '<id>' WITH SAVEPOINT in the shell (or JobHandle.trigger_savepoint in "
-            "Python); 'streamsql savepoint inspect <dir>' shows one.\n"
-        )
-        return 1
+    if args.what == "inspect":
+        if not args.path:
+            err.write("[ERROR] streamsql savepoint inspect <dir>: the snapshot directory is missing.\n")
+            return 1
+        try:
+            out.write(inspect_text(args.path))
+        except Exception as e:  # noqa: BLE001 - a readable error, not a traceback
+            err.write(f"[ERROR] {e}\n")
+            return 1
+        return 0
+    from streamsql.control import ControlError, find_job, jobs_dir, trigger_savepoint
+
     try:
-        out.write(inspect_text(args.path))
-    except Exception as e:  # noqa: BLE001 - a readable error, not a traceback
+        entry = find_job(jobs_dir({"streamsql.jobs.dir": args.jobs_dir}), args.what, args.pid)
+        err.write(f"Triggering savepoint for job {entry.job_id} (pid {entry.pid}).\n")
+        path = trigger_savepoint(entry, args.path, stop=args.stop, timeout=args.timeout)
+    except ControlError as e:
         err.write(f"[ERROR] {e}\n")
         return 1
+    out.write(f"Savepoint completed. Path: {path}\n")
+    if args.stop:
+        out.write(f"Job {entry.job_id} stopped.\n")
+    return 0
+
+
+def list_main(argv: list[str], out: TextIO, err: TextIO) -> int:
+    """`streamsql list`: the jobs running in streamsql processes of this user."""
+    p = argparse.ArgumentParser(prog="streamsql list", description="List the running streamsql jobs (flink list).")
+    p.add_argument("--jobs-dir", help="where running jobs register (default: see docs/cli.md)")
+    args = p.parse_args(argv)
+    from streamsql.control import jobs_dir, running_jobs
+
+    jobs = running_jobs(jobs_dir({"streamsql.jobs.dir": args.jobs_dir}))
+    if not jobs:
+        out.write("No running jobs.\n")
+        return 0
+    out.write("------------------ Running/Restarting Jobs -------------------\n")
+    for j in jobs:
+        out.write(j.describe() + "\n")
+    out.write("--------------------------------------------------------------\n")
     return 0

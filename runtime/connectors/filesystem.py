@@ -7,15 +7,11 @@ split = one file; its offset is the format reader's offset. With
 'source.monitor-interval' in STREAMING mode the source is unbounded and keeps
 discovering files that appear later.
 
-Sink: `path` is a directory; rows are written to part files named like Flink's
-(`part-<uuid>-<subtask>-<n>.<ext>`), first as a hidden in-progress file. Without
-checkpointing the file is renamed to its final name when it is finished: on rolling, at
-end of input, or on `close()`. With checkpointing the sink is a two-phase-commit sink
-(runtime.checkpoint.twophase): at the barrier the current file is closed and becomes
-*pending* (still hidden), it is published (renamed) only when the checkpoint completes,
-and a restore publishes the restored checkpoint's pending files and deletes every other
-hidden file of this sink (work of checkpoints that never completed): exactly-once.
-Append-only: a changelog input with update/delete rows is rejected.
+A `PARTITIONED BY` table is read from Hive-style `k=v/` directories: the partition
+columns come from the directory names (runtime/connectors/filesystem_partitions.py).
+
+Sink: part files in `path` (or its partition directories), exactly-once with
+checkpoints: runtime/connectors/filesystem_sink.py.
 """
 
 from __future__ import annotations
@@ -23,13 +19,10 @@ from __future__ import annotations
 import os
 import re
 import time
-import uuid
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 
-from runtime.batch import ROW_KIND, data_columns, row_kinds
 from runtime.connectors.base import (
     ConfigOption,
     ConnectorFactory,
@@ -39,7 +32,14 @@ from runtime.connectors.base import (
     SplitReader,
     register_connector,
 )
-from runtime.connectors.formats import FileReader, FileWriter, all_format_options, get_format
+from runtime.connectors.filesystem_partitions import (
+    DEFAULT_PARTITION_NAME,
+    PartitionedSplitReader,
+    partition_keys,
+    partition_values,
+    split_schema,
+)
+from runtime.connectors.formats import FileReader, all_format_options, get_format
 from runtime.errors import ConnectorError
 from runtime.graph import STREAMING
 from runtime.types import Field
@@ -76,7 +76,27 @@ OPTIONS = (
     ConfigOption(
         "partition.default-name",
         default="__DEFAULT_PARTITION__",
-        description="Accepted for compatibility; partitioned tables are not supported yet.",
+        description="Directory name of the partition of a NULL or blank partition value (PARTITIONED BY tables); read back as NULL.",
+    ),
+    ConfigOption(
+        "sink.partition-commit.policy.kind",
+        description="How a written partition is committed: 'success-file' (an empty success file in the partition directory). 'metastore' and 'custom' are refused.",
+    ),
+    ConfigOption(
+        "sink.partition-commit.trigger",
+        default="process-time",
+        description="When a partition is committed: 'process-time' (its files are published and the delay has passed since the sink first wrote to it; all partitions at end of input). 'partition-time' is not supported yet.",
+    ),
+    ConfigOption(
+        "sink.partition-commit.delay",
+        type="duration",
+        default="0 s",
+        description="The partition is not committed before this delay.",
+    ),
+    ConfigOption(
+        "sink.partition-commit.success-file.name",
+        default="_SUCCESS",
+        description="Name of the success file of the 'success-file' policy.",
     ),
 )
 
@@ -181,6 +201,8 @@ class FilesystemSource(Source):
         self.monitor_interval_ms = parse_duration_ms(interval, "source.monitor-interval") if interval else None
         self._known: set[str] = set()
         self._last_scan = 0.0
+        self.partition_keys = partition_keys(options)
+        self.default_partition = options.get("partition.default-name") or DEFAULT_PARTITION_NAME
         if not os.path.exists(self.root) and self.monitor_interval_ms is None:
             raise ConnectorError(f"File or directory '{options.get('path')}' (resolved to {self.root}) does not exist.")
 
@@ -211,7 +233,34 @@ class FilesystemSource(Source):
     def create_reader(self, split_id: str) -> SplitReader:
         if not os.path.isfile(split_id):
             raise ConnectorError(f"File '{split_id}' of table path '{self.options.get('path')}' disappeared.")
+        if self.partition_keys:
+            return self._partitioned_reader(split_id)
         return FileSplitReader(self.format.open_reader(split_id, self.schema, self.projection, self.options, self.ctx))
+
+    def _partitioned_reader(self, split_id: str) -> SplitReader:
+        """The file holds the non-partition columns; the partition columns are constants
+        from the file's `k=v` directories (NULL when absent or the default name)."""
+        data_idx, part_idx = split_schema(self.schema, self.partition_keys)
+        file_schema = tuple(self.schema[i] for i in data_idx)
+        wanted = list(range(len(self.schema))) if self.projection is None else list(self.projection)
+        file_proj: list[int] = []
+        layout: list[tuple[str, int]] = []
+        for i in wanted:
+            if i in part_idx:
+                layout.append(("part", i))
+            else:
+                layout.append(("file", len(file_proj)))
+                file_proj.append(data_idx.index(i))
+        # Only partition columns wanted: read the first file column for the row count.
+        inner = self.format.open_reader(split_id, file_schema, file_proj or [0], self.options, self.ctx)
+        return PartitionedSplitReader(
+            FileSplitReader(inner),
+            layout,
+            {i: self.schema[i] for i in part_idx},
+            partition_values(self.root, split_id),
+            self.default_partition,
+            [f.name for f in self.produced_schema],
+        )
 
     def total_rows(self) -> int | None:
         if self.format.name != "parquet" or not self.bounded:
@@ -221,150 +270,31 @@ class FilesystemSource(Source):
         return sum(pq.ParquetFile(f).metadata.num_rows for f in self._scan())
 
 
-class FilesystemSink(Sink):
-    def __init__(self, options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> None:
-        self.options = options
-        self.schema = tuple(schema)
-        self.ctx = ctx
-        self.root = _resolve(options.get("path"))
-        self.format = get_format(options.get("format", ""))
-        if self.format.open_writer is None:
-            raise ConnectorError(f"The format '{self.format.name}' cannot be used to write a 'filesystem' sink.")
-        self.roll_bytes = parse_size(
-            options.get("sink.rolling-policy.file-size", "128MB"), "sink.rolling-policy.file-size"
-        )
-        self.roll_ms = parse_duration_ms(
-            options.get("sink.rolling-policy.rollover-interval", "30 min"), "sink.rolling-policy.rollover-interval"
-        )
-        self.subtask = int(ctx.config.get("subtask.index", "0") or 0)
-        self.uuid = str(uuid.uuid4())
-        self._count = 0
-        self._writer: FileWriter | None = None
-        self._in_progress: str | None = None
-        self._final: str | None = None
-        self._opened_at = 0.0
-        self.rows_written = 0
-        self.finished_files: list[str] = []
-        self.deferred_commit = False  # set by the Sink operator when checkpointing is on
-        self._pending_files: list[tuple[str, str]] = []
+def _create_sink(options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> Sink:
+    """The sink lives in runtime/connectors/filesystem_sink.py (imported here lazily: it
+    imports this module's helpers)."""
+    from runtime.connectors.filesystem_sink import FilesystemSink
 
-    def open(self) -> None:
-        if os.path.isfile(self.root):
-            raise ConnectorError(
-                f"The sink path '{self.options.get('path')}' is a file; the filesystem sink writes into a directory."
-            )
-        os.makedirs(self.root, exist_ok=True)
-
-    def _new_file(self) -> FileWriter:
-        name = f"part-{self.uuid}-{self.subtask}-{self._count}.{self.format.extension}"
-        self._count += 1
-        self._final = os.path.join(self.root, name)
-        self._in_progress = os.path.join(self.root, f".{name}.inprogress.{uuid.uuid4()}")
-        os.makedirs(self.root, exist_ok=True)
-        self._writer = self.format.open_writer(self._in_progress, self.schema, self.options, self.ctx)  # type: ignore[misc]
-        self._opened_at = time.monotonic()
-        return self._writer
-
-    def write(self, batch: pa.RecordBatch) -> None:
-        if batch.schema.get_field_index(ROW_KIND) >= 0:
-            kinds = row_kinds(batch)
-            if np.any(kinds != 0):
-                raise ConnectorError(
-                    f"The 'filesystem' sink at '{self.options.get('path')}' is append-only and doesn't support "
-                    "consuming update and delete changes (the input contains -U/+U/-D rows)."
-                )
-        data = data_columns(batch)
-        if data.num_rows == 0:
-            return
-        writer = self._writer or self._new_file()
-        writer.write(data)
-        self.rows_written += data.num_rows
-        if writer.bytes_written >= self.roll_bytes or (time.monotonic() - self._opened_at) * 1000 >= self.roll_ms:
-            self._finish()
-
-    def _finish(self) -> None:
-        """Close the current part file: publish it now, or (deferred) keep it pending."""
-        if self._writer is None:
-            return
-        self._writer.close()
-        assert self._in_progress is not None and self._final is not None
-        self._writer = None
-        if self.deferred_commit:
-            self._pending_files.append((self._in_progress, self._final))
-            return
-        os.replace(self._in_progress, self._final)
-        self.finished_files.append(self._final)
-
-    def flush(self) -> None:
-        """Finish the current part file so it becomes visible (end of input)."""
-        self._finish()
-
-    def close(self) -> None:
-        self._finish()
-
-    # ------------------------------------------------------------------ two-phase commit
-    def prepare_commit(self, checkpoint_id: int) -> list[tuple[str, str]]:
-        """The barrier: close the current file; the files closed since the last checkpoint
-        (pending, hidden) are this checkpoint's committable."""
-        deferred, self.deferred_commit = self.deferred_commit, True
-        self._finish()
-        self.deferred_commit = deferred
-        pending, self._pending_files = self._pending_files, []
-        return pending
-
-    def commit(self, committables: list[list[tuple[str, str]]]) -> None:
-        """Publish pending files (rename to the final name). Idempotent: a file already
-        renamed is skipped."""
-        for files in committables:
-            for hidden, final in files:
-                if os.path.exists(hidden):
-                    os.replace(hidden, final)
-                    self.finished_files.append(final)
-                elif not os.path.exists(final):
-                    raise ConnectorError(
-                        f"Cannot commit part file {final}: its pending file {hidden} is gone "
-                        "(was the sink directory cleaned while the job was down?)"
-                    )
-
-    def snapshot_state(self) -> dict[str, Any]:
-        return {"uuid": self.uuid, "count": self._count}
-
-    def _hidden_prefix(self) -> str:
-        return f".part-{self.uuid}-{self.subtask}-"
-
-    def restore_state(self, state: dict[str, Any] | None, committables: list[list[tuple[str, str]]]) -> None:
-        """Resume the restored checkpoint: publish its pending files, then delete every
-        other hidden file of this sink (uncommitted work of the failed attempt)."""
-        if state:
-            self.uuid = str(state["uuid"])
-            self._count = int(state["count"])
-        self.commit(committables)
-        prefix = self._hidden_prefix()
-        if os.path.isdir(self.root):
-            for name in os.listdir(self.root):
-                if name.startswith(prefix):
-                    try:
-                        os.remove(os.path.join(self.root, name))
-                    except FileNotFoundError:
-                        pass
-
-    def abort(self) -> None:
-        """Stopped without a final checkpoint: drop the file being written (pending files
-        of completed-but-uncommitted checkpoints stay for the restore to publish)."""
-        if self._writer is not None:
-            self._writer.close()
-            self._writer = None
-            if self._in_progress and os.path.exists(self._in_progress):
-                os.remove(self._in_progress)
+    return FilesystemSink(options, schema, ctx)
 
 
 FACTORY = register_connector(
     ConnectorFactory(
         name="filesystem",
-        description="Reads and writes files in a local directory (csv, json, debezium-json, parquet).",
+        description=(
+            "Reads and writes files in a local directory (csv, json, debezium-json, parquet).\n\n"
+            "A `PARTITIONED BY (dt, hr)` table is laid out as Flink lays it out: "
+            "`<path>/dt=<v>/hr=<v>/part-<uuid>-<subtask>-<n>.<ext>`. The partition columns are not written "
+            "into the files (every format); values are escaped as Hive path names (`/` → `%2F`, ...), a NULL "
+            "or blank value goes to `partition.default-name`. The source reads the partition columns back "
+            "from the directory names (cast to the declared types; the default name reads as NULL). With "
+            "checkpoints the sink is exactly-once per partition: part files stay hidden until the checkpoint "
+            "(or savepoint) completes. Partition commit: the `success-file` policy with the `process-time` "
+            "trigger; `metastore`, `custom` and `partition-time` are refused."
+        ),
         options=OPTIONS + all_format_options(),
         create_source=FilesystemSource,
-        create_sink=FilesystemSink,
+        create_sink=_create_sink,
         is_bounded=is_bounded,
         formats=("csv", "json", "debezium-json", "parquet"),
     )
