@@ -95,8 +95,8 @@ WITH ('connector' = 'filesystem', 'path' = 'r.csv', 'format' = 'csv');
         ("SELECT k, FIRST_VALUE(v) FROM r GROUP BY k", "batch", "FIRST_VALUE depends on arrival order"),
         ("SELECT REPLACE(k, '', 'x') FROM r", "batch", "REPLACE with a non-literal or empty search"),
         ("SELECT REGEXP_REPLACE(k, '(a)', '$1$1') FROM r", "batch", "REGEXP_REPLACE with a non-literal"),
-        ("SELECT DATE_FORMAT(TIMESTAMP '2024-01-01 00:00:00', 'EEE') FROM r", "batch", "DATE_FORMAT pattern"),
-        ("SELECT * FROM r LIMIT 2", "batch", "Limit"),
+        ("SELECT DATE_FORMAT(TIMESTAMP '2024-01-01 00:00:00', 'D') FROM r", "batch", "DATE_FORMAT pattern"),
+        ("SELECT * FROM r LIMIT 2", "streaming", "Limit"),
         (
             "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM r) WHERE rn <= 2",
             "streaming",

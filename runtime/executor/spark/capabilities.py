@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from runtime.executor.spark.expressions import check_expr
 from runtime.executor.spark.types import SparkUnsupportedError, check_type
+from runtime.executor.spark.windowed import correlate_refusal, limit_refusal, over_refusal
 from runtime.graph import BATCH, JobGraph, Node
+from runtime.state.ttl import operator_ttl
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,12 @@ CAPABILITIES: dict[str, Capability] = {
         "TUMBLE / HOP → `window()`, SESSION → `session_window()`, CUMULATE (batch only) → exploded windows. "
         "Streaming: append output mode, no DISTINCT aggregates.",
     ),
-    "WindowTableFunction": Capability(True, False, "Batch: window columns per row (TUMBLE / HOP / CUMULATE)."),
+    "WindowTableFunction": Capability(
+        True,
+        True,
+        "Window columns per row (TUMBLE / HOP / CUMULATE), stateless: rows are never dropped as late here "
+        "(the consumer of the windows decides), rows with a NULL time are dropped, as in the local runner.",
+    ),
     "GroupAggregate": Capability(
         True,
         True,
@@ -80,7 +87,13 @@ CAPABILITIES: dict[str, Capability] = {
         "the job; a bounded input with rows below the watermark is refused (outer joins: Spark emits the padded "
         "rows in a later micro-batch, which a bounded query may never run).",
     ),
-    "WindowJoin": Capability(False, False, "Not mapped yet."),
+    "WindowJoin": Capability(
+        True,
+        False,
+        "Batch: a Spark join on window_start / window_end and the keys (INNER / LEFT / RIGHT / FULL / SEMI / ANTI). "
+        "Streaming: Flink joins each window once when the watermark closes it and drops late rows; a Structured "
+        "Streaming join emits per micro-batch and pads outer rows only in a later one: not mapped.",
+    ),
     "TemporalJoin": Capability(False, False, "Spark has no event-time temporal join."),
     "LookupJoin": Capability(False, False, "Not mapped."),
     "Rank": Capability(
@@ -97,8 +110,19 @@ CAPABILITIES: dict[str, Capability] = {
         "Streaming: `dropDuplicatesWithinWatermark` keeps the first row to *arrive* and forgets a key once the "
         "watermark passes, Flink keeps the smallest rowtime for good: refused.",
     ),
-    "WindowRank": Capability(False, False, "Not mapped yet."),
-    "WindowDeduplicate": Capability(False, False, "Not mapped yet."),
+    "WindowRank": Capability(
+        True,
+        False,
+        "Batch: as `Rank`, partitioned by window_start, window_end and the keys. Streaming: Structured Streaming "
+        "rejects ranking window functions over a stream, and a per-window Top-N through `applyInPandasWithState` "
+        "is not implemented.",
+    ),
+    "WindowDeduplicate": Capability(
+        True,
+        False,
+        "Batch: as `Deduplicate`, per window and keys (the planner plans both as Rank in batch). Streaming: "
+        "refused, as `WindowRank`.",
+    ),
     "SortLimit": Capability(
         True,
         False,
@@ -107,13 +131,58 @@ CAPABILITIES: dict[str, Capability] = {
     ),
     "Sort": Capability(True, False, "Batch: `orderBy`."),
     "TemporalSort": Capability(False, False, "Structured Streaming cannot sort a stream."),
-    "Limit": Capability(False, False, "Arrival order is not defined on Spark."),
+    "Limit": Capability(
+        True,
+        False,
+        "Batch: LIMIT without ORDER BY keeps the first rows to arrive, which Spark does not define: the job runs "
+        "only where the result cannot depend on it (at most FETCH rows, at most OFFSET rows, or all rows equal; "
+        "checked at run time, the job fails naming the operator otherwise); over a Sort it is a SortLimit. "
+        "Streaming: arrival order again.",
+    ),
     "Expand": Capability(True, True, "GROUPING SETS / ROLLUP / CUBE: one projection per set, `unionByName`."),
-    "OverAggregate": Capability(False, False, "Structured Streaming has no OVER windows; batch not mapped yet."),
+    "OverAggregate": Capability(
+        True,
+        False,
+        "Batch: Spark window functions (ROW_NUMBER / RANK / DENSE_RANK / PERCENT_RANK / CUME_DIST / NTILE / LAG / "
+        "LEAD, COUNT / SUM / AVG / MIN / MAX / variance over ROWS or RANGE frames; a RANGE offset over a timestamp "
+        "is in milliseconds, peers included as in Flink). ROWS frames, ROW_NUMBER, NTILE and LAG / LEAD fail the "
+        "job when rows with equal ORDER BY keys differ (Flink orders them by arrival). No DISTINCT, FIRST_VALUE, "
+        "LAST_VALUE or LISTAGG (arrival order). Streaming: Structured Streaming has no OVER windows.",
+    ),
     "Match": Capability(False, False, "Spark has no MATCH_RECOGNIZE."),
-    "Correlate": Capability(False, False, "Not mapped yet."),
+    "Correlate": Capability(
+        True,
+        True,
+        "CROSS JOIN UNNEST / LEFT JOIN UNNEST of an ARRAY or MAP (WITH ORDINALITY) → `posexplode[_outer]`, "
+        "stateless. Python table functions (LATERAL TABLE) and MULTISETs run in the local runner only.",
+    ),
     "ReplicateRows": Capability(False, False, "Not mapped yet."),
 }
+
+# Prose for docs/spark.md after the function list (generated with the rest of the page).
+DOC_NOTES = [
+    "## Arrival order and run-time refusals",
+    "",
+    "The local runner (like Flink) breaks ties by arrival order; Spark does not define it. Where a result",
+    "depends on it, the Spark job checks the data and fails naming the operator instead of guessing:",
+    "ROW_NUMBER / deduplication ties at the kept range, OVER aggregates whose ROWS frame or ROW_NUMBER /",
+    "NTILE / LAG / LEAD meet rows with equal ORDER BY keys that differ, and LIMIT without ORDER BY over more",
+    "than FETCH differing rows. RANGE frames and RANK / DENSE_RANK see peers and never depend on it.",
+    "",
+    "## Scalar functions: forms refused before the job runs",
+    "",
+    "- Nondeterministic functions (CURRENT_TIMESTAMP, NOW, CURRENT_DATE, LOCALTIMESTAMP, PROCTIME,",
+    "  UNIX_TIMESTAMP(), RAND, UUID): Spark evaluates them at other instants than the local runner.",
+    "- TO_TIMESTAMP / UNIX_TIMESTAMP / TO_TIMESTAMP_LTZ with a format, or of a string (TO_TIMESTAMP_LTZ):",
+    "  only Flink's default `yyyy-MM-dd HH:mm:ss[.fraction]` text is parsed on Spark. UNIX_TIMESTAMP",
+    "  reproduces SimpleDateFormat's lenient field overflow (Feb 30 is Mar 1) and Long.MIN_VALUE for text",
+    "  not starting with a digit; other partial text fails the job.",
+    "- DATE_FORMAT / FROM_UNIXTIME patterns: only the letter runs `yyyy yy MM MMM MMMM dd HH hh mm ss SSS",
+    "  a EEE EEEE`, quoted text and punctuation mean the same in Java and Spark.",
+    "- REGEXP_EXTRACT needs a literal pattern and group (NULL when nothing matches or the group did not",
+    "  take part in the match, as in Flink); EXTRACT units: YEAR QUARTER MONTH WEEK DAY DOY DOW HOUR",
+    "  MINUTE SECOND. Time fields of TIMESTAMP_LTZ values are in `table.local-time-zone`.",
+]
 
 VARIANCE = {"stddev_pop", "stddev_samp", "stddev", "var_pop", "var_samp", "variance"}
 SUPPORTED_AGGS_BATCH = {"count", "sum", "avg", "min", "max"} | VARIANCE
@@ -145,7 +214,13 @@ def check_graph(graph: JobGraph) -> None:
         for node in graph.nodes:
             if node.operator == "Values":
                 raise _refuse(node, "Structured Streaming cannot combine a VALUES input with a stream")
+            if node.operator in _TTL_OPERATORS and any(operator_ttl(graph.config, node.params, i) for i in (0, 1)):
+                raise _refuse(node, "state TTL (table.exec.state.ttl / STATE_TTL hint) has no Spark counterpart")
         _check_streaming_shape(graph)
+
+
+# Operators whose keyed state expires with state TTL (runtime/state/ttl.py).
+_TTL_OPERATORS = ("GroupAggregate", "GlobalGroupAggregate", "Join", "Deduplicate", "Rank", "SortLimit")
 
 
 def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
@@ -182,6 +257,22 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
         if graph.node(node.inputs[0]).changelog_mode != "I":
             raise _refuse(node, "its input is a changelog (Spark aggregates insert-only input)")
     elif node.operator in ("Join", "IntervalJoin"):
+        if p.get("condition") is not None:
+            check_expr(p["condition"], where)
+    elif node.operator == "OverAggregate":
+        reason = over_refusal(node)
+        if reason:
+            raise _refuse(node, reason)
+    elif node.operator == "Correlate":
+        reason = correlate_refusal(node)
+        if reason:
+            raise _refuse(node, reason)
+        check_expr(p["function"]["expr"], where)
+    elif node.operator == "Limit":
+        reason = limit_refusal(node)
+        if reason:
+            raise _refuse(node, reason)
+    elif node.operator == "WindowJoin":
         if p.get("condition") is not None:
             check_expr(p["condition"], where)
     elif node.operator == "Expand":

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
+from runtime.executor.spark import functions_more as more
 from runtime.executor.spark.types import SparkUnsupportedError, check_type, spark_type
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.types import DataType
@@ -316,6 +317,9 @@ FUNCTIONS: dict[str, Builder] = {
 }
 
 
+FUNCTIONS.update(more.BUILDERS)
+
+
 def _floor_ceil(fn: str, x: Any, c: Call) -> Any:
     """Java's Math.floor / ceil on FLOAT / DOUBLE: a zero result keeps the argument's sign
     (FLOOR(-0.0) = -0.0, CEIL(-0.5) = -0.0) and values beyond 2^52 (already integral), NaN and
@@ -338,26 +342,6 @@ def _split_index(a: list[Any], c: Call) -> Any:
         return F.lit(None).cast("string")
     parts = F.split(a[0], "\\Q" + str(sep) + "\\E", -1)
     return F.when(a[0] == F.lit(""), F.lit(None).cast("string")).otherwise(F.get(parts, idx))
-
-
-# Pattern letters whose meaning is the same in Java's SimpleDateFormat (Flink's DATE_FORMAT)
-# and Spark's datetime patterns, at the run lengths allowed here.
-_DATE_PATTERN_RUNS = {"yyyy", "MM", "dd", "HH", "mm", "ss", "SSS"}
-
-
-def _pattern_runs(pattern: str) -> list[str] | None:
-    """The pattern split into letter runs and literal characters, or None when it uses a
-    letter run outside `_DATE_PATTERN_RUNS` or a quote."""
-    runs: list[str] = []
-    for ch in pattern:
-        if ch == "'":
-            return None
-        if runs and ch.isalpha() and runs[-1][-1] == ch:
-            runs[-1] += ch
-        else:
-            runs.append(ch)
-    ok = all(not r[0].isalpha() or r in _DATE_PATTERN_RUNS for r in runs)
-    return runs if ok else None
 
 
 def _date_format(a: list[Any], c: Call, ctx: Ctx) -> Any:
@@ -433,10 +417,10 @@ def _unsupported_form(c: Call) -> str | None:
         pat = c.args[1]
         if c.args[0].type.name not in ("TIMESTAMP", "TIMESTAMP_LTZ") or not isinstance(pat, Literal):
             return "DATE_FORMAT of a non-timestamp or with a non-literal pattern"
-        if pat.value is None or _pattern_runs(str(pat.value)) is None:
+        if pat.value is None or not more.pattern_ok(str(pat.value)):
             return (
-                f"DATE_FORMAT pattern {pat.value!r} (only yyyy MM dd HH mm ss SSS and punctuation mean the same in "
-                "Java and Spark)"
+                f"DATE_FORMAT pattern {pat.value!r} (only {' '.join(sorted(more.DATE_PATTERN_RUNS))}, quoted text "
+                "and punctuation mean the same in Java and Spark)"
             )
     if c.name in ("log10", "log2", "log", "ln", "power", "sqrt", "exp") and c.type.name != "DOUBLE":
         return f"{c.name.upper()} returning {c.type}"
@@ -447,7 +431,7 @@ def _unsupported_form(c: Call) -> str | None:
     if c.name in ("plus", "minus") and c.type.name in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE"):
         if not any(isinstance(a, Literal) for a in c.args):
             return f"{c.name} of a time value and a non-literal interval"
-    return None
+    return more.unsupported_form(c)
 
 
 def check_expr(e: Expr, where: str) -> None:
@@ -455,6 +439,11 @@ def check_expr(e: Expr, where: str) -> None:
     whose Spark counterpart has Flink's semantics)."""
     check_type(e.type, where)  # type: ignore[union-attr]
     if isinstance(e, Call):
+        if e.name in more.NONDETERMINISTIC:
+            raise SparkUnsupportedError(
+                f"{where}: function {e.name.upper()} is nondeterministic (Spark evaluates it at other instants "
+                "than the local runner), so the Spark runner refuses it"
+            )
         if e.name not in FUNCTIONS:
             raise SparkUnsupportedError(
                 f"{where}: function {e.name.upper()} is not supported by the Spark runner "

@@ -23,6 +23,7 @@ import pyarrow as pa
 from runtime.executor.spark.expressions import Ctx, literal, to_column
 from runtime.executor.spark.relational import RelationalMixin
 from runtime.executor.spark.types import SparkUnsupportedError, spark_schema
+from runtime.executor.spark.windowed import WindowedMixin
 from runtime.expr.ir import Call, InputRef, Literal
 from runtime.graph import JobGraph, Node
 
@@ -52,7 +53,7 @@ def watermark_delay_ms(node: Node) -> int | None:
     return None
 
 
-class Translator(RelationalMixin):
+class Translator(RelationalMixin, WindowedMixin):
     def __init__(self, spark: Any, graph: JobGraph, streaming: bool, tmpdir: str) -> None:
         from pyspark.sql import functions as F  # noqa: N812
 
@@ -295,7 +296,8 @@ class Translator(RelationalMixin):
             win = self._window_column(spec, t)
         keys = [cols[i].alias(f"g{j}") for j, i in enumerate(p["grouping"])]
         aggs = [self._agg(a, cols).alias(f"a{j}") for j, a in enumerate(p["aggs"])]
-        out = src.groupBy(win.alias("__w"), *keys).agg(*aggs)
+        # A window GROUP BY without aggregates (a per-window DISTINCT): Spark needs one.
+        out = src.groupBy(win.alias("__w"), *keys).agg(*(aggs or [F.count(F.lit(1)).alias("__n")]))
         ng = len(p["grouping"])
         sel = [out[f"g{j}"] for j in range(ng)] + [_agg_final(out[f"a{j}"], a, F) for j, a in enumerate(p["aggs"])]
         props = {

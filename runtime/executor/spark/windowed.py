@@ -1,0 +1,305 @@
+"""BATCH operators over Spark windows and joins: OVER aggregates, window Top-N /
+deduplication, window joins, UNNEST (Correlate) and LIMIT (a mixin of `Translator`).
+
+The local runner breaks ties on the ORDER BY keys by arrival order (ROWS frames, ROW_NUMBER,
+NTILE, LAG / LEAD; the rows a LIMIT without ORDER BY keeps). Spark does not define arrival
+order, so where such a tie among *different* rows could change the result, the job fails at
+run time naming the operator (as `relational.py` does for Rank): never a silently different
+result. A tie among identical rows is harmless (any order gives the same multiset of rows).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from runtime.executor.spark.expressions import literal, to_column
+from runtime.executor.spark.types import SparkUnsupportedError, spark_type
+from runtime.expr.ir import Literal
+from runtime.graph import Node
+
+# OVER calls whose value for a row depends on how ties on the ORDER BY keys are broken.
+TIE_BREAK_CALLS = {"row_number", "ntile", "lag", "lead"}
+PEER_CALLS = {"rank", "dense_rank", "percent_rank", "cume_dist"}
+OVER_AGGS = {"count", "sum", "sum0", "avg", "min", "max"} | {
+    "stddev_pop",
+    "stddev_samp",
+    "stddev",
+    "var_pop",
+    "var_samp",
+    "variance",
+}
+OVER_CALLS = TIE_BREAK_CALLS | PEER_CALLS | OVER_AGGS
+
+
+def over_refusal(node: Node) -> str | None:
+    """Why an OverAggregate cannot run on Spark with the local runner's semantics (None if it can)."""
+    p = node.params
+    frame = p.get("frame") or {}
+    for c in p.get("calls") or []:
+        if c["name"] not in OVER_CALLS:
+            return f"OVER function {c['name'].upper()} is not mapped to Spark"
+        if c.get("distinct"):
+            return "DISTINCT aggregates over a window have no Spark counterpart"
+    if not p.get("order") and (frame.get("lower") is not None or frame.get("upper") is not None):
+        return "a bounded frame without ORDER BY"
+    ranged = frame.get("kind") == "RANGE" and any(frame.get(b) not in (None, 0) for b in ("lower", "upper"))
+    if ranged:
+        if len(p["order"]) != 1:
+            return "a RANGE frame with an offset needs exactly one ORDER BY key"
+        if any(not isinstance(frame.get(b), (int, type(None))) for b in ("lower", "upper")):
+            return "a RANGE offset that is not a whole number (of milliseconds)"
+    return None
+
+
+def limit_refusal(node: Node) -> str | None:
+    p = node.params
+    if p.get("fetch") is not None and int(p["fetch"]) < 0:
+        return "a negative FETCH"
+    return None
+
+
+def correlate_refusal(node: Node) -> str | None:
+    fn = node.params["function"]
+    if fn.get("kind") != "unnest":
+        return "a Python table function (LATERAL TABLE) runs in the local runner only"
+    if fn.get("element") == "multiset":
+        return "UNNEST of a MULTISET"
+    return None
+
+
+class WindowedMixin:
+    """Translator methods for the operators in the module doc."""
+
+    F: Any
+    graph: Any
+    ctx: Any
+
+    if TYPE_CHECKING:  # provided by Translator / RelationalMixin (which come first in the MRO)
+
+        def df(self, nid: int) -> Any: ...
+        def width(self, nid: int) -> int: ...
+        def _sort_cols(self, df: Any, order: list[dict[str, Any]]) -> list[Any]: ...
+        def _Rank(self, node: Node) -> Any: ...  # noqa: N802
+        def _SortLimit(self, node: Node) -> Any: ...  # noqa: N802
+        def _sides(self, node: Node) -> tuple[Any, Any, int, int]: ...
+        def _join_output(self, joined: Any, node: Node, lw: int, rw: int, semi: bool) -> Any: ...
+
+    def _tie_guard(self, df: Any, node: Node, part: list[Any], keys: list[Any], n: int, what: str) -> Any:
+        """`df`, failing at run time when a group of equal (partition, `keys`) holds
+        different rows: the local runner orders those by arrival, Spark cannot."""
+        from pyspark.sql import Window
+
+        F = self.F  # noqa: N806
+        tie = Window.partitionBy(*part, *keys)
+        rows = F.struct(*[df[f"c{i}"] for i in range(n)])
+        distinct = F.size(F.collect_set(rows).over(tie))
+        msg = F.lit(
+            f"{node.operator} (node {node.id}): {what}; the local runner breaks such ties by arrival order, "
+            "which Spark does not define, so the Spark runner refuses rather than give a different result"
+        )
+        df = df.withColumn("__tdistinct", distinct)  # Spark allows window functions in projections only
+        df = df.filter(F.when(F.col("__tdistinct") > 1, F.raise_error(msg).cast("boolean")).otherwise(F.lit(True)))
+        return df.drop("__tdistinct")
+
+    # ------------------------------------------------------------------ OVER
+    def _over_windows(self, node: Node, src: Any) -> tuple[Any, Any, list[Any], list[Any]]:
+        """(ordered window, framed window, partition columns, ORDER BY key columns)."""
+        from pyspark.sql import Window
+
+        F = self.F  # noqa: N806
+        p = node.params
+        frame = p.get("frame") or {"kind": "ROWS", "lower": None, "upper": None}
+        order = [{"index": o[0], "descending": not o[1], "nulls_first": bool(o[2])} for o in p.get("order") or []]
+        part = [src[f"c{i}"] for i in p.get("partition") or []]
+        order_cols = self._sort_cols(src, order)
+        base = Window.partitionBy(*part)
+        ordered = base.orderBy(*order_cols) if order_cols else base
+        lo, hi = frame.get("lower"), frame.get("upper")
+        start = Window.unboundedPreceding if lo is None else int(lo)
+        end = Window.unboundedFollowing if hi is None else int(hi)
+        if not order_cols:
+            framed = base  # the whole partition
+        elif frame["kind"] == "ROWS":
+            framed = ordered.rowsBetween(start, end)
+        elif lo in (None, 0) and hi in (None, 0):
+            framed = ordered.rangeBetween(start, end)  # peers included, as in Flink
+        else:  # RANGE with an offset: over the key itself, timestamps as epoch milliseconds
+            o = order[0]
+            key = src[f"c{o['index']}"]
+            if self.graph.node(node.inputs[0]).schema[o["index"]].type.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+                key = F.unix_millis(key)
+            if o["descending"]:
+                k = key.desc_nulls_first() if o["nulls_first"] else key.desc_nulls_last()
+            else:
+                k = key.asc_nulls_first() if o["nulls_first"] else key.asc_nulls_last()
+            framed = base.orderBy(k).rangeBetween(start, end)
+        return ordered, framed, part, [src[f"c{o['index']}"] for o in order]
+
+    def _OverAggregate(self, node: Node) -> Any:  # noqa: N802 - operator names
+        """Spark window functions; ROWS frames, ROW_NUMBER, NTILE and LAG / LEAD are guarded
+        against ties among different rows (see the module doc), RANGE frames see peers."""
+        p = node.params
+        src = self.df(node.inputs[0])
+        n = self.width(node.inputs[0])
+        frame = p.get("frame") or {"kind": "ROWS", "lower": None, "upper": None}
+        whole = frame.get("lower") is None and frame.get("upper") is None
+        sensitive = any(
+            c["name"] in TIE_BREAK_CALLS or (frame["kind"] == "ROWS" and not whole and c["name"] in OVER_AGGS)
+            for c in p["calls"]
+        )
+        if sensitive:
+            _, _, part, keys = self._over_windows(node, src)
+            src = self._tie_guard(src, node, part, keys, n, "rows with equal ORDER BY keys differ")
+        ordered, framed, _, _ = self._over_windows(node, src)
+        cols = [self._over_call(c, src, ordered, framed).cast(spark_type(c["type"])) for c in p["calls"]]
+        return src.select(*[src[f"c{i}"] for i in range(n)], *[c.alias(f"c{n + j}") for j, c in enumerate(cols)])
+
+    def _over_call(self, call: dict[str, Any], src: Any, ordered: Any, framed: Any) -> Any:
+        F = self.F  # noqa: N806
+        name = call["name"]
+        params = call.get("params") or {}
+        args = [src[f"c{i}"] for i in call.get("args") or []]
+        if name in ("row_number", "rank", "dense_rank", "percent_rank", "cume_dist"):
+            return getattr(F, name)().over(ordered)
+        if name == "ntile":
+            return F.ntile(int(params["buckets"])).over(ordered)
+        if name in ("lag", "lead"):
+            off = int(params.get("offset", 1))
+            default = params.get("default")
+            dv = default.value if isinstance(default, Literal) else default
+            fn = F.lag if name == "lag" else F.lead
+            if dv is None:
+                return fn(args[0], off).over(ordered)
+            # Spark's default, like Flink's, replaces only a missing row (not a NULL value).
+            exists = fn(F.lit(1), off).over(ordered)
+            fill = literal(dv, call["type"])
+            return F.when(exists.isNull(), fill).otherwise(
+                fn(args[0], off).over(ordered).cast(spark_type(call["type"]))
+            )
+        x = args[0] if args else F.lit(1)
+        if name == "count":
+            return F.count(x).over(framed)
+        if name == "sum":
+            return F.sum(x).over(framed)
+        if name == "sum0":
+            return F.coalesce(F.sum(x).over(framed), F.lit(0))
+        if name == "avg":
+            if call["type"].is_integer:  # Flink: SUM / COUNT in the integer type, truncated
+                return F.call_function("div", F.sum(x).over(framed), F.count(x).over(framed))
+            return F.avg(x).over(framed)
+        if name in ("min", "max"):
+            return getattr(F, name)(x).over(framed)
+        from runtime.executor.spark.translate import VARIANCE_FUNCS
+
+        if name in VARIANCE_FUNCS:
+            return VARIANCE_FUNCS[name](F)(x.cast("double")).over(framed)
+        raise SparkUnsupportedError(f"OVER function {name.upper()} is not mapped to Spark")
+
+    # ------------------------------------------------------------------ window Top-N
+    def _WindowRank(self, node: Node) -> Any:  # noqa: N802
+        """Batch: a Rank partitioned by the window columns and the keys (they are in `partition_keys`)."""
+        return self._Rank(node)
+
+    def _WindowDeduplicate(self, node: Node) -> Any:  # noqa: N802
+        return self._Rank(node)
+
+    # ------------------------------------------------------------------ window join
+    def _WindowJoin(self, node: Node) -> Any:  # noqa: N802
+        """Batch: an equi-join on window_start, window_end and the keys (NULL keys never match)."""
+        from runtime.executor.spark.relational import JOIN_HOW
+
+        p = node.params
+        left, right, lw, rw = self._sides(node)
+        cond = None
+        pairs = list(zip(p["left_window"], p["right_window"], strict=True))
+        pairs += list(zip(p["left_keys"], p["right_keys"], strict=True))
+        for lk, rk in pairs:
+            c = left[f"c{lk}"] == right[f"r{rk}"]
+            cond = c if cond is None else cond & c
+        if p.get("condition") is not None:
+            cols = [left[f"c{i}"] for i in range(lw)] + [right[f"r{i}"] for i in range(rw)]
+            cond = cond & to_column(p["condition"], cols, self.ctx)
+        how = JOIN_HOW[p["kind"]]
+        joined = left.join(right, cond, how)
+        return self._join_output(joined, node, lw, rw, how in ("left_semi", "left_anti"))
+
+    # ------------------------------------------------------------------ UNNEST
+    def _Correlate(self, node: Node) -> Any:  # noqa: N802
+        """UNNEST → `posexplode` (`_outer` for LEFT JOIN): array order is kept, ordinality is
+        the 1-based position, a NULL or empty collection gives no row (LEFT: one padded row)."""
+        F = self.F  # noqa: N806
+        fn = node.params["function"]
+        src = self.df(node.inputs[0])
+        n = self.width(node.inputs[0])
+        cols = [src[f"c{i}"] for i in range(n)]
+        coll = to_column(fn["expr"], cols, self.ctx)
+        outer = node.params.get("join_type") == "LEFT"
+        is_map = fn["expr"].type.name == "MAP"
+        explode = F.posexplode_outer if outer else F.posexplode
+        names = ["__pos", "__k", "__v"] if is_map else ["__pos", "__v"]
+        df = src.select(*cols, explode(coll).alias(*names))
+        if is_map:
+            produced = [df["__k"], df["__v"]]
+        elif fn.get("element") == "row":
+            elem_type = fn["expr"].type.element_type
+            produced = [df["__v"].getField(f.name) for f in elem_type.fields]
+        else:
+            produced = [df["__v"]]
+        if fn.get("ordinality"):
+            produced.append((df["__pos"] + F.lit(1)).cast("int"))
+        out_types = [f.type for f in node.schema[n:]]
+        sel = [df[f"c{i}"] for i in range(n)] + [
+            c.cast(spark_type(t)) for c, t in zip(produced, out_types, strict=True)
+        ]
+        return df.select(*[c.alias(f"c{i}") for i, c in enumerate(sel)])
+
+    # ------------------------------------------------------------------ LIMIT
+    def _Limit(self, node: Node) -> Any:  # noqa: N802
+        """Batch LIMIT without ORDER BY: the rows kept depend on arrival order, except when the
+        input has at most OFFSET rows (nothing kept), OFFSET is 0 and it has at most FETCH rows
+        (everything kept) or all its rows are equal; otherwise the job fails naming the operator.
+        Over a Sort it is a SortLimit (ties across the cut fail, see relational.py)."""
+        from pyspark.sql import Window
+
+        F = self.F  # noqa: N806
+        p = node.params
+        inner = self.graph.node(node.inputs[0])
+        while inner.operator == "Exchange":
+            inner = self.graph.node(inner.inputs[0])
+        if inner.operator == "Sort":
+            return self._SortLimit(_with_order(node, inner))
+        src = self.df(node.inputs[0])
+        n = self.width(node.inputs[0])
+        offset = int(p.get("offset") or 0)
+        fetch = p.get("fetch")
+        every = Window.partitionBy()
+        total = F.count(F.lit(1)).over(every)
+        distinct = F.size(F.collect_set(F.struct(*[src[f"c{i}"] for i in range(n)])).over(every))
+        ok = (total <= F.lit(offset)) | (distinct <= 1)
+        if offset == 0 and fetch is not None:
+            ok = ok | (total <= F.lit(int(fetch)))
+        elif offset == 0:
+            ok = F.lit(True)
+        msg = F.lit(
+            f"Limit (node {node.id}): LIMIT without ORDER BY keeps the first rows in arrival order, which Spark "
+            "does not define; the Spark runner refuses rather than give a different result (add an ORDER BY)"
+        )
+        df = src.withColumn("__ok", ok).filter(
+            F.when(~F.col("__ok"), F.raise_error(msg).cast("boolean")).otherwise(True)
+        )
+        rn = F.row_number().over(Window.partitionBy().orderBy(F.monotonically_increasing_id()))
+        df = df.withColumn("__rn", rn)
+        keep = df["__rn"] > F.lit(offset)
+        if fetch is not None:
+            keep = keep & (df["__rn"] <= F.lit(offset + int(fetch)))
+        df = df.filter(keep)
+        return df.select(*[df[f"c{i}"] for i in range(n)])
+
+
+def _with_order(limit: Node, sort: Node) -> Node:
+    """The Limit as a SortLimit over the Sort's input, in the Sort's order."""
+    from dataclasses import replace
+
+    params = dict(limit.params)
+    params["order"] = sort.params["order"]
+    return replace(limit, params=params, inputs=tuple(sort.inputs))
