@@ -104,6 +104,12 @@ WITH ('connector' = 'filesystem', 'path' = 'r.csv', 'format' = 'csv');
         ),
         ("SELECT r1.k FROM r r1 JOIN r r2 ON r1.k = r2.k", "streaming", "Join"),
         (
+            "CREATE TABLE p (id INT, k STRING) PARTITIONED BY (k) WITH ('connector' = 'filesystem', "
+            "'path' = 'p', 'format' = 'csv');\nINSERT INTO p SELECT id, k FROM r",
+            "batch",
+            "PARTITIONED BY tables",
+        ),
+        (
             WM_DDL
             + "SELECT k FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM w) WHERE rn = 1",
             "streaming",

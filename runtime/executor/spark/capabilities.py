@@ -295,6 +295,8 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
             raise _refuse(node, f"sink connector '{p.get('connector')}'")
         if p.get("connector") == "filesystem" and (p.get("options") or {}).get("format") not in FORMATS:
             raise _refuse(node, "sink format (csv, json and parquet are supported)")
+    if node.operator in ("Sink", "TableSourceScan") and (p.get("options") or {}).get("$internal.partition-keys"):
+        raise _refuse(node, "PARTITIONED BY tables are not mapped to Spark's partitioned layout yet")
 
 
 def _check_streaming_shape(graph: JobGraph) -> None:
