@@ -7,7 +7,9 @@ off and on (`execution.checkpointing.interval` = 1 s), for `hashmap` and `rocksd
 Part 2: a job whose group aggregation ends with N distinct keys (datagen sequence key);
 the final checkpoint of the bounded job is read back: its size and its duration (the
 upload's, from `_metadata`, plus the synchronous snapshot measured around it).
-Prints tables; compare figures from the same machine only.
+Prints tables; compare figures from the same machine only. Full vs incremental rocksdb
+checkpoints (first checkpoint, checkpoint after 1% of the keys changed) and throughput
+with `execution.checkpointing.incremental`: benchmarks/checkpointing_incremental.py.
 """
 
 from __future__ import annotations

@@ -39,9 +39,10 @@ GROUP BY window_start, window_end, k
 """
 
 
-def run(mode: str, rows: int) -> float:
+def run(mode: str, rows: int, parallelism: int = 1) -> float:
     settings = EnvironmentSettings.in_streaming_mode() if mode == "streaming" else EnvironmentSettings.in_batch_mode()
     env = TableEnvironment.create(settings)
+    env.execute_sql(f"SET 'parallelism.default' = '{parallelism}'")
     env.execute_sql(DDL.format(rows=rows))
     start = time.perf_counter()
     env.execute_sql(JOB).wait()
@@ -52,10 +53,11 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--rows", type=int, default=10_000_000)
     p.add_argument("--modes", default="streaming,batch")
+    p.add_argument("--parallelism", type=int, default=1, help="worker processes (docs/parallel.md)")
     args = p.parse_args()
     print(f"{'mode':<10} {'rows':>12} {'seconds':>9} {'rows/s':>12}")
     for mode in args.modes.split(","):
-        secs = run(mode, args.rows)
+        secs = run(mode, args.rows, args.parallelism)
         print(f"{mode:<10} {args.rows:>12,} {secs:>9.2f} {args.rows / secs:>12,.0f}")
 
 

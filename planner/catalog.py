@@ -98,6 +98,7 @@ class CatalogTable:
             tuple(sorted(self.options.items())),
             self.physical_fields,
             tuple(self.primary_key or ()),
+            tuple(self.partitioned_by),
         )
 
 

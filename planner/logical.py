@@ -73,6 +73,7 @@ class TableInfo:
     options: tuple[tuple[str, str], ...]
     physical_schema: tuple[Field, ...]
     primary_key: tuple[str, ...] = ()
+    partition_keys: tuple[str, ...] = ()  # PARTITIONED BY (filesystem: k=v/ directories)
 
     @property
     def name(self) -> str:
@@ -152,6 +153,8 @@ class LogicalAggregate(_Single):
 
     grouping: tuple[int, ...]
     aggs: tuple[AggCall, ...]
+    # STATE_TTL hint (ms) of the query block; None: `table.exec.state.ttl` applies.
+    state_ttl_ms: int | None = None
 
 
 @dataclass(frozen=True)
@@ -195,6 +198,8 @@ class LogicalJoin(LogicalNode):
     right: LogicalNode
     kind: str
     condition: Expr | None
+    # STATE_TTL hint (ms) per side (left, right; None: not hinted); planner/binder/hints.py.
+    state_ttl_ms: tuple[int | None, int | None] | None = None
 
     @property
     def inputs(self) -> tuple[LogicalNode, ...]:

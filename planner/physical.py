@@ -26,6 +26,7 @@ from planner.logical import (
     LogicalWatermarkAssigner,
     LogicalWindowAggregate,
     LogicalWindowTableFunction,
+    TableInfo,
 )
 from runtime.expr.ir import InputRef
 from runtime.graph import BATCH, STREAMING
@@ -137,7 +138,7 @@ class PhysicalPlanner:
     # ------------------------------------------------------------------ leaves
     def _LogicalTableScan(self, node: LogicalTableScan) -> PhysicalNode:  # noqa: N802
         t = node.table
-        opts = t.options_dict
+        opts = _with_partitions(t)
         return PhysicalNode(
             "TableSourceScan",
             (),
@@ -198,13 +199,10 @@ class PhysicalPlanner:
     def _LogicalAggregate(self, node: LogicalAggregate) -> PhysicalNode:  # noqa: N802
         child = self.convert(node.input)
         ex = self._exchange(child, list(node.grouping))
-        return PhysicalNode(
-            "GroupAggregate",
-            (ex,),
-            node.fields,
-            {"grouping": list(node.grouping), "aggs": [a.to_param() for a in node.aggs]},
-            info={"aggs": node.aggs},
-        )
+        params: dict[str, Any] = {"grouping": list(node.grouping), "aggs": [a.to_param() for a in node.aggs]}
+        if node.state_ttl_ms is not None:  # STATE_TTL hint (runtime/state/ttl.py)
+            params["state_ttl_ms"] = node.state_ttl_ms
+        return PhysicalNode("GroupAggregate", (ex,), node.fields, params, info={"aggs": node.aggs})
 
     def _check_window(self, node: LogicalWindowAggregate) -> None:
         w = node.window
@@ -259,13 +257,26 @@ class PhysicalPlanner:
     def _LogicalSink(self, node: LogicalSink) -> PhysicalNode:  # noqa: N802
         child = self.convert(node.input)
         t = node.table
+        params: dict[str, Any] = {
+            "table": t.name,
+            "connector": t.connector,
+            "options": _with_partitions(t),
+            "schema": list(node.schema),
+        }
+        if t.primary_key:  # Flink: a sink with a declared PRIMARY KEY upserts on it
+            params["primary_key"] = list(t.primary_key)
         return PhysicalNode(
-            "Sink",
-            (child,),
-            (),
-            {"table": t.name, "connector": t.connector, "options": t.options_dict, "schema": list(node.schema)},
-            info={"path": t.path, "fields": [f.name for f in node.schema]},
+            "Sink", (child,), (), params, info={"path": t.path, "fields": [f.name for f in node.schema]}
         )
+
+
+def _with_partitions(t: TableInfo) -> dict[str, str]:
+    """The table's options, plus `$internal.partition-keys` (comma-separated) for a
+    `PARTITIONED BY` table: connectors (filesystem) read and write `k=v/` directories."""
+    opts = t.options_dict
+    if t.partition_keys:
+        opts["$internal.partition-keys"] = ",".join(t.partition_keys)
+    return opts
 
 
 def to_physical(plan: LogicalNode, mode: str, config: dict[str, str] | None = None) -> PhysicalNode:

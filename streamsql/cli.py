@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 EXIT_OK = 0
 EXIT_SQL_ERROR = 1
@@ -22,6 +22,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="streamsql",
         description="Flink SQL in Python, with no JVM. Runs SQL scripts in streaming or batch mode.",
+        epilog="Other commands: 'streamsql list' (running jobs), 'streamsql savepoint <job-id> [<dir>] [--stop]', "
+        "'streamsql savepoint inspect <dir>', 'streamsql serve' (REST session server).",
     )
     p.add_argument("-f", "--file", action="append", default=[], help="run the statements of a .sql file (repeatable)")
     p.add_argument("-e", "--execute", action="append", default=[], help="run a SQL string (repeatable)")
@@ -130,6 +132,7 @@ class Runner:
                 f"[INFO] SQL update statement has been successfully submitted to the cluster:\nJob ID: {job.get_job_id() if job else ''}\n"
             )
             self.info.flush()
+            control = self._register(job)
             try:
                 with ProgressBar(self.err, lambda: source_progress(job._executor() if job else None)):
                     result.wait()
@@ -138,6 +141,9 @@ class Runner:
                 if job is not None:
                     job.wait()
                 self.info.write("[INFO] Job stopped.\n")
+            finally:
+                if control is not None and job is not None:
+                    control.unregister(job.job_id)
             self._print_stats(result)
         elif isinstance(stmt, Explain):
             for row in result.collect():
@@ -147,6 +153,20 @@ class Runner:
         else:
             self.info.write("[INFO] Execute statement succeeded.\n")
         return EXIT_OK
+
+    def _register(self, job: Any) -> Any:
+        """A streaming INSERT job becomes reachable from other processes (`streamsql list`,
+        `streamsql savepoint <job-id>`: streamsql/control.py). Not for batch jobs, and the
+        module is not even imported for them."""
+        if job is None or not self.env.is_streaming or self.env.runner != "local":
+            return None
+        from streamsql.control import register_job
+
+        try:
+            return register_job(job, self.env.get_config().to_dict())
+        except OSError as e:  # an unwritable jobs directory must not stop the job
+            self.err.write(f"[WARN] The job cannot be reached by 'streamsql savepoint': {e}\n")
+            return None
 
     def _print_stats(self, result: object) -> None:
         """--stats: the job's per-operator table (streamsql.stats) on stderr."""
@@ -201,6 +221,10 @@ def main(argv: list[str] | None = None) -> int:
         from streamsql.savepoint_cli import savepoint_main
 
         return savepoint_main(argv[1:], sys.stdout, sys.stderr)
+    if argv[:1] == ["list"]:
+        from streamsql.savepoint_cli import list_main
+
+        return list_main(argv[1:], sys.stdout, sys.stderr)
     if argv[:1] == ["serve"]:
         from streamsql.rest.serve_cli import serve_main
 

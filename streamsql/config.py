@@ -36,9 +36,22 @@ KEYS: tuple[ConfigKey, ...] = (
     ConfigKey("pipeline.max-parallelism", "128", "Number of key groups keyed state is hashed into."),
     ConfigKey("parallelism.default", "1", "Parallelism of the job's operators."),
     ConfigKey(
+        "taskmanager.network.credits",
+        "4",
+        "Parallel jobs: batches a worker may send per exchange edge and receiver before it is acknowledged.",
+    ),
+    ConfigKey(
         "table.exec.source.idle-timeout",
         "0 ms",
         "A source split that produced no row for this long is marked idle and no longer holds back the watermark.",
+    ),
+    ConfigKey(
+        "table.exec.state.ttl",
+        "0 ms",
+        "STREAMING: state of a key not written for this long is dropped (processing time; a returning key "
+        "starts from scratch, e.g. COUNT restarts at 1). Applies to GroupAggregate, regular Join (per row), "
+        "Deduplicate and Rank; window operators ignore it. 0 = never. A /*+ STATE_TTL(...) */ hint "
+        "overrides it per join side / aggregate (docs/state_ttl.md).",
     ),
     ConfigKey(
         "sql-client.execution.result-mode",
@@ -107,6 +120,11 @@ KEYS: tuple[ConfigKey, ...] = (
     ),
     ConfigKey("execution.checkpointing.max-concurrent-checkpoints", "1", "Checkpoints uploading at the same time."),
     ConfigKey(
+        "execution.checkpointing.incremental",
+        "false",
+        "rocksdb: a checkpoint uploads only the SST files no retained checkpoint holds yet (hashmap ignores it).",
+    ),
+    ConfigKey(
         "execution.checkpointing.tolerable-failed-checkpoints",
         "0",
         "Failed checkpoints tolerated before the job fails.",
@@ -153,6 +171,12 @@ KEYS: tuple[ConfigKey, ...] = (
     ),
     ConfigKey("rest.bind-address", "127.0.0.1", "Address the REST server binds to; not loopback: needs rest.token."),
     ConfigKey("rest.token", None, "Bearer token the REST server requires (`Authorization: Bearer <token>`)."),
+    ConfigKey(
+        "streamsql.jobs.dir",
+        None,
+        "Where `streamsql -f` registers its running streaming jobs for `streamsql list` / `streamsql savepoint "
+        "<job-id>` (unset: $STREAMSQL_JOBS_DIR, else $XDG_RUNTIME_DIR/streamsql, else ~/.streamsql/jobs).",
+    ),
     ConfigKey("s3.endpoint", None, "S3 endpoint for s3:// checkpoint storage (e.g. http://127.0.0.1:8333)."),
     ConfigKey("s3.access-key", None, "S3 access key for checkpoint storage."),
     ConfigKey("s3.secret-key", None, "S3 secret key for checkpoint storage."),
@@ -187,7 +211,9 @@ KEYS: tuple[ConfigKey, ...] = (
         "Two-phase (local-global) GroupAggregate: with mini-batch enabled, AUTO and TWO_PHASE split "
         "aggregates whose calls are mergeable (COUNT, SUM over integer/floating types, MIN/MAX over "
         "insert-only input, none DISTINCT) into LocalGroupAggregate -> Exchange -> GlobalGroupAggregate; "
-        "ONE_PHASE never splits.",
+        "ONE_PHASE never splits. Window aggregates (rowtime TUMBLE / HOP / CUMULATE with COUNT, integer SUM, "
+        "MIN / MAX) split into LocalWindowAggregate -> Exchange -> GlobalWindowAggregate with TWO_PHASE, and "
+        "with AUTO when mini-batch is enabled (docs/performance.md).",
         ("AUTO", "ONE_PHASE", "TWO_PHASE"),
     ),
     ConfigKey(

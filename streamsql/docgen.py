@@ -100,6 +100,9 @@ def spark_page() -> str:
         "",
         ", ".join(f"`{n}`" for n in supported_functions()),
     ]
+    from runtime.executor.spark.capabilities import DOC_NOTES
+
+    lines += ["", *DOC_NOTES]
     return "\n".join(lines) + "\n"
 
 

@@ -1,7 +1,8 @@
 """Per-operator statistics of a job (`--stats` in the CLI, `TableResult.metrics()`,
 `JobHandle.metrics()`): rows in/out, input batches, late rows dropped and busy time
 (time spent inside the operator's process_batch / on_watermark / end_input, measured by
-the local executor with perf_counter)."""
+the local executor with perf_counter) and the state each operator holds (`state_size()`:
+keys, stored rows, approximate bytes; docs/state_ttl.md)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ def operator_metrics(executor: Any) -> list[dict[str, Any]]:
             continue
         extra = dict(m.extra)
         busy_ns = int(extra.pop("busy_ns", 0))
+        backpressured_ns = int(extra.pop("backpressured_ns", 0))  # parallel jobs: waiting for credits
+        state = _state_size(executor, node.id)
         out.append(
             {
                 "id": node.id,
@@ -29,15 +32,38 @@ def operator_metrics(executor: Any) -> list[dict[str, Any]]:
                 "batches_in": m.batches_in,
                 "late_rows_dropped": m.late_rows_dropped,
                 "busy_ms": busy_ns / 1e6,
+                "backpressured_ms": backpressured_ns / 1e6,
+                "state_keys": state.get("keys"),
+                "state_bytes": state.get("bytes"),
                 "extra": extra,
             }
         )
     return out
 
 
+def _state_size(executor: Any, node_id: int) -> dict[str, int]:
+    """The operator's `state_size()` (empty when it keeps no keyed state or is remote)."""
+    op = getattr(executor, "operators", {}).get(node_id)
+    try:
+        return dict(op.state_size()) if op is not None else {}
+    except Exception:  # noqa: BLE001 - metrics are best effort (state read from another thread)
+        return {}
+
+
 def format_stats(rows: list[dict[str, Any]]) -> str:
     """A plain-text table of `operator_metrics` rows."""
-    header = ("id", "operator", "rows in", "rows out", "batches", "late dropped", "busy ms")
+    header = (
+        "id",
+        "operator",
+        "rows in",
+        "rows out",
+        "batches",
+        "late dropped",
+        "busy ms",
+        "backpressured ms",
+        "state keys",
+        "state KiB",
+    )
     body = [
         (
             str(r["id"]),
@@ -47,6 +73,9 @@ def format_stats(rows: list[dict[str, Any]]) -> str:
             str(r["batches_in"]),
             str(r["late_rows_dropped"]),
             f"{r['busy_ms']:.1f}",
+            f"{r.get('backpressured_ms', 0.0):.1f}",
+            "" if r.get("state_keys") is None else str(r["state_keys"]),
+            "" if r.get("state_bytes") is None else f"{r['state_bytes'] / 1024:.1f}",
         )
         for r in rows
     ]

@@ -78,19 +78,23 @@ def bind_ranking_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
             ctx.sql,
         )
     inner = sel.copy()
-    placeholder = exp.alias_(exp.Literal.number(0), f"{_HIDDEN}r")
+    # Several ranking items bind recursively (the inner select still holds the others),
+    # so each level's placeholder and hidden names carry the level: a shared name would
+    # make the inner level take the outer's placeholder for its own.
+    tag = f"{_HIDDEN}{_level(sel)}$"
+    placeholder = exp.alias_(exp.Literal.number(0), f"{tag}r")
     exprs = list(inner.expressions)
     exprs[pos] = placeholder
     partition = list(window.args.get("partition_by") or [])
     ordered = list(order.expressions)
     n_hidden = len(partition) + len(ordered)
     for j, e in enumerate(partition + [o.this for o in ordered]):
-        exprs.append(exp.alias_(e.copy(), f"{_HIDDEN}{j}"))
+        exprs.append(exp.alias_(e.copy(), f"{tag}{j}"))
     inner.set("expressions", exprs)
     plan = bind_select(ctx, inner)
     width = len(plan.fields) - n_hidden
     hidden = _reuse_columns(plan, width)
-    pos = [f.name for f in plan.fields].index(f"{_HIDDEN}r")
+    pos = [f.name for f in plan.fields].index(f"{tag}r")
     name = item.alias if isinstance(item, exp.Alias) else f"EXPR${pos}"
     # The rank's input: the select columns without the placeholder, then the hidden
     # partition/order columns that are not copies of select columns.
@@ -122,6 +126,15 @@ def bind_ranking_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
     if keep[: width - 1] == list(range(width - 1)) and pos == width - 1 and len(keep) == width - 1:
         return replace(rank, fields=fields)  # already in select order
     return LogicalProject(fields=fields, input=rank, exprs=tuple(out_exprs))
+
+
+def _level(sel: exp.Select) -> int:
+    """How many enclosing ranking levels already rewrote `sel` (their placeholders)."""
+    return sum(
+        1
+        for e in sel.expressions
+        if isinstance(e, exp.Alias) and e.alias.startswith(_HIDDEN) and e.alias.endswith("$r")
+    )
 
 
 def _reuse_columns(plan: LogicalNode, width: int) -> list[int]:

@@ -80,7 +80,14 @@ def bind_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
         if v:
             node = v[0] if isinstance(v, list) else v
             raise error(UnsupportedSqlError, f"{what} is not supported yet", node, sql)
-    plan, scope = bind_from(ctx, sel.args.get("from_") or sel.args.get("from"), sel.args.get("joins"))
+    from_clause = sel.args.get("from_") or sel.args.get("from")
+    plan, scope = bind_from(ctx, from_clause, sel.args.get("joins"))
+    from planner.binder.hints import StateTtlHint  # /*+ STATE_TTL(...) */
+
+    ttl_hint = StateTtlHint.parse(sel, sql or "")
+    from_item, join_items = (from_clause.this if from_clause is not None else None), list(sel.args.get("joins") or [])
+    if ttl_hint is not None:
+        plan = ttl_hint.apply_joins(plan, from_item, join_items)
     from planner.binder.subqueries import rewrite_subqueries
 
     plan, scope, sel = rewrite_subqueries(ctx, sel, plan, scope)
@@ -109,6 +116,8 @@ def bind_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
     )
     if is_agg:
         plan, exprs = _bind_aggregate(ctx, plan, scope, items, names, group, having)
+        if ttl_hint is not None:
+            plan = ttl_hint.apply_aggregate(plan, from_item, join_items)
     else:
         binder = ExprBinder(scope, sql, clause="SELECT")
         exprs = [n if isinstance(n, InputRef) else binder.bind(n) for n, _ in items]
@@ -119,6 +128,10 @@ def bind_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
             raise error(UnsupportedSqlError, "DISTINCT ON is not supported", sel.args["distinct"], sql)
         out = tuple(Field(f.name, plain(f.type)) for f in plan.fields)
         plan = LogicalAggregate(fields=out, input=plan, grouping=tuple(range(len(fields))), aggs=())
+        if ttl_hint is not None:
+            plan = ttl_hint.apply_aggregate(plan, from_item, join_items)
+    if ttl_hint is not None:
+        ttl_hint.check()
     return plan
 
 

@@ -19,7 +19,7 @@ LATENCY_KEY = "table.exec.mini-batch.allow-latency"
 SIZE_KEY = "table.exec.mini-batch.size"
 
 # Operators that profit from (and, for two-phase aggregation, require) mini-batches.
-_KEYED = ("GroupAggregate", "GlobalGroupAggregate", "LocalGroupAggregate")
+_KEYED = ("GroupAggregate", "GlobalGroupAggregate", "LocalGroupAggregate", "LocalWindowAggregate")
 _LEAVES = ("TableSourceScan", "Values")
 
 

@@ -11,11 +11,17 @@ from planner.optimizer.mini_batch import assign_mini_batch
 from planner.optimizer.phases import disabled_rules
 from planner.optimizer.split_distinct import split_distinct_aggregates
 from planner.optimizer.two_phase_agg import split_two_phase_aggregates
+from planner.optimizer.two_phase_window_agg import split_two_phase_window_aggregates
 from planner.physical import PhysicalNode
 
 PhysicalRule = Callable[[PhysicalNode, dict[str, str], str], PhysicalNode]
 
-PHYSICAL_RULES: list[PhysicalRule] = [split_distinct_aggregates, split_two_phase_aggregates, assign_mini_batch]
+PHYSICAL_RULES: list[PhysicalRule] = [
+    split_distinct_aggregates,
+    split_two_phase_aggregates,
+    split_two_phase_window_aggregates,
+    assign_mini_batch,
+]
 
 
 def optimize_physical(plan: PhysicalNode, config: dict[str, str], mode: str) -> PhysicalNode:

@@ -113,6 +113,8 @@ def _split(agg: PhysicalNode) -> PhysicalNode | None:
     keys = list(range(len(grouping)))
     new_ex = PhysicalNode("Exchange", (local,), local_fields, {"distribution": ex.params["distribution"], "keys": keys})
     gparams = {"grouping": keys, "aggs": calls, "partials": layout, "count1": len(local_fields) - 1}
+    if "state_ttl_ms" in agg.params:  # STATE_TTL hint: the global phase holds the state
+        gparams["state_ttl_ms"] = agg.params["state_ttl_ms"]
     return PhysicalNode(
         "GlobalGroupAggregate", (new_ex,), agg.fields, gparams, info={"source_fields": child.fields, **agg.info}
     )

@@ -221,6 +221,8 @@ def convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
         "right_types": [f.type for f in node.right.fields],
         "single_row_right": bool(getattr(node, "single_row", False)),
     }
+    if node.state_ttl_ms is not None and any(t is not None for t in node.state_ttl_ms):
+        params["state_ttl_ms"] = list(node.state_ttl_ms)  # STATE_TTL hint per side
     info = {
         "condition": node.condition,
         "names": names,

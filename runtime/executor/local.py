@@ -25,6 +25,7 @@ retried from the latest complete checkpoint as `restart-strategy.type` allows.
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import queue
 import threading
@@ -40,7 +41,9 @@ from runtime.batch import MAX_WATERMARK, MIN_WATERMARK, ROW_KIND, data_width
 from runtime.checkpoint.config import CheckpointConfig
 from runtime.checkpoint.coordinator import CheckpointCoordinator, PendingSnapshot
 from runtime.checkpoint.faults import fault_point
+from runtime.checkpoint.incremental import IncrementalCheckpoints, UploadPlan
 from runtime.checkpoint.metadata import CheckpointMetadata, OperatorState
+from runtime.checkpoint.rescale import merge_executor_state, rescale_operator_states
 from runtime.checkpoint.restart import RestartBackoff
 from runtime.checkpoint.restore import LoadedSnapshot, RestoreError, match_report, resolve_restore_path
 from runtime.checkpoint.uid import fingerprint, operator_uids
@@ -56,6 +59,8 @@ from runtime.operators.base import (
     not_supported_message,
 )
 from runtime.state import create_backend
+from runtime.state.keygroups import key_group_range
+from runtime.state.slot_values import NativeSnapshot
 
 DEFAULT_BATCH_ROWS = 8192
 IDLE_POLL_SECONDS = 0.05
@@ -89,6 +94,7 @@ class LocalExecutor:
         self.uids = operator_uids(graph)
         self.checkpoint_config = CheckpointConfig.from_config(cfg)
         self.coordinator = CheckpointCoordinator(self.checkpoint_config, dict(cfg))
+        self.incremental = IncrementalCheckpoints(dict(cfg))
         self._requests: queue.Queue[tuple[str, str | None, bool, Future[str]]] = queue.Queue()
         self._stop_requested = False
         self.restored_from: str | None = None
@@ -289,6 +295,8 @@ class LocalExecutor:
     def _complete(self, done: list[PendingSnapshot]) -> None:
         for p in done:
             fault_point("metadata")
+            if p.kind == "checkpoint":
+                self.incremental.complete(p.checkpoint_id)
             for i, node in enumerate(self._order):
                 self.operators[node.id].notify_checkpoint_complete(p.checkpoint_id)
                 if i and node.operator == "Sink":
@@ -309,27 +317,25 @@ class LocalExecutor:
             self._drain(node.id, out)
         blobs: dict[str, bytes] = {}
         ops: list[OperatorState] = []
+        uploads: list[UploadPlan] = []
+        native = kind == "checkpoint" and self.incremental.native  # savepoints stay canonical
         for node in self._order:
             op = self.operators[node.id]
             uid = self.uids[node.id]
+            op.ctx.snapshot_dir = self.incremental.snapshot_dir(cid, uid) if native else None
             snap = op.snapshot_state(cid)
+            op.ctx.snapshot_dir = None
             file = None
             size = 0
+            if isinstance(snap, NativeSnapshot):  # incremental: upload new SST files only
+                uploads.append(self.incremental.plan(cid, uid, snap, rel))
+                snap.local_dir = None
             if snap is not None:
                 data = pickle.dumps(snap, protocol=pickle.HIGHEST_PROTOCOL)
                 file = f"op-{uid}.state"
                 blobs[file] = data
                 size = len(data)
-            if isinstance(snap, dict):
-                names = [str(k) for k in snap]
-            elif checkpointing_mode(op) == "generic":
-                names = (
-                    ["keyed", *type(op).state_attributes]
-                    if getattr(op, "state", None) is not None
-                    else list(type(op).state_attributes)
-                )
-            else:
-                names = [] if snap is None else ["state"]
+            names = state_names(op, snap)
             ops.append(
                 OperatorState(
                     uid=uid,
@@ -348,6 +354,9 @@ class LocalExecutor:
                     },
                 )
             )
+            if isinstance(snap, NativeSnapshot):
+                ops[-1].shared_files = uploads[-1].shared
+                ops[-1].bytes = size + uploads[-1].new_bytes
         cfg = self.graph.config or {}
         meta = CheckpointMetadata(
             checkpoint_id=cid,
@@ -361,7 +370,9 @@ class LocalExecutor:
             graph=self._graph_json(),
         )
         fault_point("snapshot")
-        return self.coordinator.submit(meta, blobs, storage, rel, stop_after=stop)
+        files = [f for u in uploads for f in u.files]
+        cleanup = sorted({os.path.dirname(f[0].rstrip("/").rsplit("/", 1)[0]) for u in uploads for f in u.files})
+        return self.coordinator.submit(meta, blobs, storage, rel, stop_after=stop, files=files, cleanup=cleanup)
 
     def _graph_json(self) -> dict[str, Any]:
         if self._graph_doc is None:
@@ -371,34 +382,33 @@ class LocalExecutor:
     def _restore(self, snap: LoadedSnapshot) -> None:
         """Match the snapshot's operators to this job by uid and restore them (after
         `open`: sources seek, sinks commit what was pre-committed and abort the rest)."""
+        self._restore_subtask(snap, 0, 1)
+        self.coordinator.next_id = max(self.coordinator.next_id, snap.metadata.checkpoint_id + 1)
+        self.restored_from = snap.location
+
+    def _restore_subtask(self, snap: LoadedSnapshot, index: int, parallelism: int) -> None:
+        """Restore the operators of `self._order` as subtask `index` of `parallelism` from a
+        snapshot of any parallelism (shared with the parallel workers): the uid/fingerprint
+        match report first, then every operator's state re-split to the subtask's key-group
+        range (runtime/checkpoint/rescale.py) and the executor's watermark bookkeeping."""
         meta = snap.metadata
-        mine = {self.uids[n.id]: n for n in self._order}
-        unclaimed = [
-            f"{o.operator} (uid {o.uid}, {o.label})" for o in meta.operators if o.file is not None and o.uid not in mine
-        ]
-        mismatched = []
+        mine = {self.uids[n.id]: n for n in self.graph.nodes}  # a worker runs a part of them
+        bad = check_claims(snap, mine, self.graph, self.checkpoint_config.ignore_unclaimed_state)
+        groups = key_group_range(index, parallelism, meta.max_parallelism)
         for o in meta.operators:
             node = mine.get(o.uid)
-            if node is None or o.file is None or node.operator in ("TableSourceScan", "Sink"):
+            if node is None or node.id not in self.operators or o.uid in bad:
                 continue
-            if o.fingerprint and o.fingerprint != fingerprint(self.graph, node):
-                mismatched.append(f"{o.operator} (uid {o.uid}, {o.label})")
-        if (unclaimed or mismatched) and not self.checkpoint_config.ignore_unclaimed_state:
-            raise RestoreError(match_report(unclaimed, mismatched, snap.location))
-        bad = {m.split(" (uid ")[1].split(",")[0] for m in mismatched}
-        for o in meta.operators:
-            node = mine.get(o.uid)
-            if node is None or o.uid in bad:
-                continue
-            if o.file is not None:
-                self.operators[node.id].restore_state(snap.state(o.uid))
+            if o.file is not None or any(st.file for st in o.subtasks):  # any parallelism: re-split
+                op = self.operators[node.id]
+                op.restore_state(rescale_operator_states(op, snap.subtask_states(o.uid), groups, index, parallelism))
             ex = o.executor or {}
+            if isinstance(ex.get("subtasks"), list):  # per-subtask bookkeeping: the minimum
+                ex = merge_executor_state(ex["subtasks"])
             if len(ex.get("input_wm", [])) == len(node.inputs):
                 self._input_wm[node.id] = [int(w) for w in ex["input_wm"]]
                 self._node_wm[node.id] = int(ex.get("node_wm", MIN_WATERMARK))
                 self._ended[node.id] = {int(i) for i in ex.get("ended", [])}
-        self.coordinator.next_id = max(self.coordinator.next_id, meta.checkpoint_id + 1)
-        self.restored_from = snap.location
 
     @property
     def current_watermark(self) -> int | None:
@@ -515,6 +525,38 @@ class LocalExecutor:
         cols.append(batch.column(k) if k >= 0 else pa.array(np.zeros(batch.num_rows, dtype=np.int8)))
         names.append(ROW_KIND)
         return pa.RecordBatch.from_arrays(cols, names=names)
+
+
+def state_names(op: Operator, snap: Any) -> list[str]:
+    """The state names `_metadata` lists for an operator's snapshot (savepoint inspect)."""
+    if isinstance(snap, dict):
+        return [str(k) for k in snap]
+    if checkpointing_mode(op) == "generic":
+        attrs = list(type(op).state_attributes)
+        return ["keyed", *attrs] if getattr(op, "state", None) is not None else attrs
+    return [] if snap is None else ["state"]
+
+
+def check_claims(snap: LoadedSnapshot, mine: dict[str, Node], graph: JobGraph, ignore_unclaimed: bool) -> set[str]:
+    """The uids of `snap` whose state this job cannot take (its schema changed): raises
+    RestoreError with the match report unless `execution.savepoint.ignore-unclaimed-state`
+    (then state of removed operators is dropped and changed ones start empty). `mine`: the
+    job's nodes by uid (the parallel executor checks all of them before forking)."""
+    meta = snap.metadata
+    has_state = {o.uid for o in meta.operators if o.file is not None or any(st.file for st in o.subtasks)}
+    unclaimed = [
+        f"{o.operator} (uid {o.uid}, {o.label})" for o in meta.operators if o.uid in has_state and o.uid not in mine
+    ]
+    mismatched = []
+    for o in meta.operators:
+        node = mine.get(o.uid)
+        if node is None or o.uid not in has_state or node.operator in ("TableSourceScan", "Sink"):
+            continue
+        if o.fingerprint and o.fingerprint != fingerprint(graph, node):
+            mismatched.append(f"{o.operator} (uid {o.uid}, {o.label})")
+    if (unclaimed or mismatched) and not ignore_unclaimed:
+        raise RestoreError(match_report(unclaimed, mismatched, snap.location))
+    return {m.split(" (uid ")[1].split(",")[0] for m in mismatched}
 
 
 def _add_busy(m: Metrics, t0: int) -> None:

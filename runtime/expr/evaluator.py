@@ -15,6 +15,7 @@ fail is evaluated over the selected rows only and scattered back.
 from __future__ import annotations
 
 import decimal
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
@@ -64,6 +65,7 @@ _SAFE_FUNCTIONS = frozenset(
         "greatest",
         "least",
         "item",
+        "dot",
         "cardinality",
         "array",
         "abs",
@@ -108,9 +110,20 @@ def literal_value_to_py(value: Any, dtype: DataType) -> object:
     return value
 
 
+_SCALARS: dict[int, tuple[Literal, pa.Scalar]] = {}
+
+
 def literal_to_scalar(lit: Literal) -> pa.Scalar:
-    """The Arrow scalar of a literal, of type `lit.type.to_arrow()`."""
-    return pa.scalar(literal_value_to_py(lit.value, lit.type), type=lit.type.to_arrow())
+    """The Arrow scalar of a literal, of type `lit.type.to_arrow()` (cached per literal
+    object: plans evaluate the same literals for every batch)."""
+    hit = _SCALARS.get(id(lit))
+    if hit is not None and hit[0] is lit:
+        return hit[1]
+    scalar = pa.scalar(literal_value_to_py(lit.value, lit.type), type=lit.type.to_arrow())
+    if len(_SCALARS) > 4096:
+        _SCALARS.clear()
+    _SCALARS[id(lit)] = (lit, scalar)
+    return scalar
 
 
 def broadcast(value: pa.Scalar, num_rows: int) -> pa.Array:
@@ -129,11 +142,60 @@ def evaluate(expr: Expr, batch: pa.RecordBatch, ctx: EvalContext | None = None) 
     return v
 
 
+# Common subexpressions: per list of expressions (Calc passes the same list every batch),
+# the deterministic calls occurring more than once, each mapped to one representative's
+# id. While `evaluate_many` runs, `_MEMO` holds that map and the results computed so far,
+# keyed by (representative id, id(batch)); the batch is kept in the value so its id cannot
+# be reused meanwhile. A query repeating an expression (q21: LOWER(channel) in four CASE
+# branches) computes it once per batch, and nothing is hashed per batch.
+_Memo = tuple[dict[int, int], dict[tuple[int, int], tuple[pa.RecordBatch, pa.Array | pa.Scalar]]]
+_MEMO: ContextVar[_Memo | None] = ContextVar("streamsql_eval_memo", default=None)
+_SHARED: dict[int, tuple[object, dict[int, int]]] = {}
+
+
+def _shared_calls(exprs: list[Expr] | tuple[Expr, ...]) -> dict[int, int]:
+    hit = _SHARED.get(id(exprs))
+    if hit is not None and hit[0] is exprs:
+        return hit[1]
+    first: dict[Call, Call] = {}
+    groups: dict[int, int] = {}
+    stack: list[Expr] = list(exprs)
+    while stack:  # walk of the expression trees, once per list
+        e = stack.pop()
+        if not isinstance(e, Call):
+            continue
+        stack.extend(e.args)
+        fn = registry.lookup(e.name.lower()) if e.name.lower() not in _CONDITIONAL else None
+        if fn is None or not fn.deterministic or not e.args:
+            continue
+        try:
+            rep = first.get(e)
+        except TypeError:  # an unhashable literal value (e.g. a list)
+            continue
+        if rep is None:
+            first[e] = e
+        else:  # a second occurrence (an equal call, or the same object again)
+            groups[id(rep)] = id(rep)
+            groups[id(e)] = id(rep)
+    if len(_SHARED) > 256:
+        _SHARED.clear()
+    _SHARED[id(exprs)] = (exprs, groups)
+    return groups
+
+
 def evaluate_many(
     exprs: list[Expr] | tuple[Expr, ...], batch: pa.RecordBatch, ctx: EvalContext | None = None
 ) -> list[pa.Array]:
-    """`evaluate` for several expressions over the same batch."""
-    return [evaluate(e, batch, ctx) for e in exprs]
+    """`evaluate` for several expressions over the same batch (common subexpressions
+    evaluated once)."""
+    groups = _shared_calls(exprs) if len(exprs) else {}
+    if not groups or _MEMO.get() is not None:
+        return [evaluate(e, batch, ctx) for e in exprs]
+    token = _MEMO.set((groups, {}))
+    try:
+        return [evaluate(e, batch, ctx) for e in exprs]
+    finally:
+        _MEMO.reset(token)
 
 
 def _eval(expr: Expr, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array | pa.Scalar:
@@ -155,10 +217,19 @@ def _eval(expr: Expr, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array | pa.
         from runtime.errors import EvaluationError
 
         raise EvaluationError(f"unknown function: {expr.name}")
+    memo = _MEMO.get()
+    key: tuple[int, int] | None = None
+    if memo is not None and id(expr) in memo[0]:
+        key = (memo[0][id(expr)], id(batch))
+        hit = memo[1].get(key)
+        if hit is not None and hit[0] is batch:
+            return hit[1]
     args = [_eval(a, batch, ctx) for a in expr.args]
     arg_types = [a.type for a in expr.args]
-    out = fn.kernel(args, arg_types, expr.type, ctx)
-    return _conform(out, expr.type)
+    out = _conform(fn.kernel(args, arg_types, expr.type, ctx), expr.type)
+    if memo is not None and key is not None:
+        memo[1][key] = (batch, out)
+    return out
 
 
 def _conform(v: pa.Array | pa.Scalar, dtype: DataType) -> pa.Array | pa.Scalar:
@@ -195,13 +266,35 @@ def _eval_where(expr: Expr, batch: pa.RecordBatch, ctx: EvalContext, mask: np.nd
     idx = np.flatnonzero(mask)
     if len(idx) == 0:
         return pa.nulls(n, target)
-    sub = batch.take(pa.array(idx))
+    sub = _take_referenced(expr, batch, idx)
     vals = _full(_eval(expr, sub, replace(ctx, num_rows=len(idx))), len(idx))
     # scatter back: position of each row inside `vals`, null where not selected
     pos = np.full(n, -1, dtype=np.int64)
     pos[idx] = np.arange(len(idx))
     pos_arr = pa.array(pos, mask=pos < 0)
     return vals.take(pos_arr)
+
+
+def _input_refs(expr: Expr, acc: set[int]) -> set[int]:
+    if isinstance(expr, InputRef):
+        acc.add(expr.index)
+    elif isinstance(expr, Call):
+        for a in expr.args:
+            _input_refs(a, acc)
+    return acc
+
+
+def _take_referenced(expr: Expr, batch: pa.RecordBatch, idx: np.ndarray) -> pa.RecordBatch:
+    """The rows `idx` of `batch`, copying only the columns `expr` reads (the others become
+    all-null placeholders of the same type, so column positions stay valid): a CASE branch
+    over one column of a wide batch must not gather the whole batch."""
+    used = _input_refs(expr, set())
+    take = pa.array(idx)
+    cols = [
+        c.take(take) if i in used else pa.nulls(len(idx), c.type)  # type: ignore[arg-type]
+        for i, c in enumerate(batch.columns)
+    ]
+    return pa.RecordBatch.from_arrays(cols, schema=batch.schema)
 
 
 def _bool_parts(v: pa.Array) -> tuple[np.ndarray, np.ndarray]:

@@ -64,13 +64,18 @@ def _special_chars(mapper: str) -> str:
     """Characters whose Java full case mapping differs from Arrow's simple per-codepoint
     mapping (the result has another length, e.g. 'ß' -> 'SS'), plus final-sigma handling."""
     out = []
-    for cp in range(sys.maxunicode + 1):
-        if 0xD800 <= cp <= 0xDFFF:
+    # Scan blocks of code points; only a block whose mapping changes length has such a
+    # character (full mappings never shrink), which keeps this one-off scan ~50x cheaper.
+    step = 4096
+    cps = np.concatenate([np.arange(0xD800), np.arange(0xE000, sys.maxunicode + 1)]).astype("<u4")
+    every = cps.tobytes().decode("utf-32-le")
+    for lo in range(0, len(every), step):
+        block = every[lo : lo + step]
+        if len(getattr(block, mapper)()) == len(block):
             continue
-        c = chr(cp)
-        m = getattr(c, mapper)()
-        if len(m) != 1:
-            out.append(c)
+        for c in block:
+            if len(getattr(c, mapper)()) != 1:
+                out.append(c)
     if mapper == "lower":
         out.append("\u03a3")  # Σ: Java (and Python) pick ς at the end of a word
     return "".join(out)

@@ -213,11 +213,9 @@ def _dot(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCon
     row = to_array(args[0], ctx.num_rows)
     if isinstance(row, pa.ChunkedArray):
         row = row.combine_chunks()
-    field = pc.struct_field(row, [name])
-    # A NULL struct yields its child's (arbitrary) value: mask by the struct's validity.
-    if row.null_count:
-        field = pc.if_else(pc.is_valid(row), field, pa.nulls(len(field), field.type))
-    return field
+    # struct_field combines the struct's validity into the child's (a NULL struct gives a
+    # NULL field), without copying the values.
+    return pc.struct_field(row, [name])
 
 
 # ---------------------------------------------------------------------- ROW constructor

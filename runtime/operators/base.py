@@ -66,6 +66,9 @@ class OperatorContext:
     state: Any = None
     # Checkpoints are taken (sinks then defer publishing to checkpoint completion).
     checkpointing: bool = False
+    # Set by the executor for an incremental checkpoint: where a generic operator with a
+    # rocksdb backend creates its RocksDB checkpoint (runtime/state/slot_values.py).
+    snapshot_dir: str | None = None
 
     @property
     def is_batch(self) -> bool:
@@ -101,6 +104,9 @@ class Operator:
 
     checkpointing: ClassVar[str | None] = None
     state_attributes: ClassVar[tuple[str, ...]] = ()
+    # Top-level state attributes that are 1-D arrays indexed by slot: with the rocksdb
+    # backend their values are written into RocksDB (runtime/state/slot_values.py).
+    slot_attributes: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         self.node = node
@@ -132,9 +138,16 @@ class Operator:
         if mode != "generic":
             raise CheckpointingNotSupportedError(not_supported_message(self))
         keyed = getattr(self, "state", None)
+        attrs = {a: getattr(self, a) for a in self.state_attributes}
+        if hasattr(keyed, "write_values"):  # rocksdb: values of written slots into RocksDB
+            from runtime.operators.slot_state import native_snapshot
+
+            native = native_snapshot(self, keyed, attrs)
+            if native is not None:
+                return native
         snap = {
             "keyed": keyed.snapshot() if keyed is not None and hasattr(keyed, "snapshot") else None,
-            "attrs": {a: getattr(self, a) for a in self.state_attributes},
+            "attrs": attrs,
         }
         return pickle.dumps(snap, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -144,6 +157,12 @@ class Operator:
             return
         if checkpointing_mode(self) != "generic":
             raise CheckpointingNotSupportedError(not_supported_message(self))
+        if not isinstance(handles, (bytes, dict)):  # an incremental RocksDB checkpoint
+            from runtime.operators.slot_state import restore_native
+
+            restore_native(self, handles)
+            self.after_restore()
+            return
         snap = pickle.loads(handles) if isinstance(handles, bytes) else handles
         keyed = getattr(self, "state", None)
         if snap.get("keyed") is not None and keyed is not None:

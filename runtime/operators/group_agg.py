@@ -14,6 +14,7 @@ from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
 from runtime.state import KeyedStateBackend, create_backend
+from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
 
 
 def signs_of(kinds: np.ndarray) -> np.ndarray:
@@ -54,11 +55,16 @@ class GroupAggregateOperator(Operator):
     The executor sets `input_changelog_modes` before the first batch; MIN/MAX keep value
     multisets only when an input may retract.
 
-    Checkpoints: generic (key index by key group + the accumulators).
+    Checkpoints: generic (key index by key group + the accumulators + TTL timestamps).
+
+    State TTL (streaming; `table.exec.state.ttl` or a STATE_TTL hint, runtime/state/ttl.py):
+    a key not written for the TTL is dropped silently before the batch is applied; when it
+    comes back it is a new key (+I, accumulators from scratch), as in Flink.
     """
 
     checkpointing = "generic"
-    state_attributes = ("aggset",)
+    state_attributes = ("aggset", "ttl")
+    state_merge = {"aggset": "slot_object", "ttl": "state_ttl"}  # restore with another parallelism
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
@@ -68,6 +74,8 @@ class GroupAggregateOperator(Operator):
         self.aggset: AggregateSet | None = None
         self.input_changelog_modes: list[str] | None = None
         self.emit_update_before = "UB" in (node.changelog_mode or "") or node.changelog_mode in ("", "I")
+        self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, node.params)
+        self.ttl = StateTtl(self._ttl_ms)  # last-write time per slot
 
     def _aggset(self, batch: pa.RecordBatch) -> AggregateSet:
         if self.aggset is None:
@@ -84,11 +92,18 @@ class GroupAggregateOperator(Operator):
             return
         aggset = self._aggset(data)
         signs = signs_of(row_kinds(batch))
+        now = now_ms() if self.ttl.enabled else 0
+        if self.ttl.enabled:
+            self._expire(now)
         slots = self.state.lookup([data.column(i) for i in self.grouping], n)
         aggset.grow(self.state.capacity)
         if self.ctx.is_batch:
             aggset.fold(slots, signs, data)
             return
+        if self.ttl.enabled and (signs < 0).any():
+            data, signs, slots = self._drop_orphan_retractions(data, signs, slots)
+            if data.num_rows == 0:
+                return
         touched, first = first_appearance(slots)
         existed = aggset.row_count[touched] > 0
         prev = aggset.results(touched[existed])
@@ -109,10 +124,54 @@ class GroupAggregateOperator(Operator):
         elif both.any():
             changed[both] = False
         self._emit_changes(data, touched, first, existed, alive, changed, prev, new, out)
+        self.ttl.touch(touched[alive], now)
         dead = touched[~alive]
         if len(dead):
             aggset.reset(dead)
             self.state.remove(dead)
+            self.ttl.forget(dead)
+
+    def _drop_orphan_retractions(
+        self, data: pa.RecordBatch, signs: np.ndarray, slots: np.ndarray
+    ) -> tuple[pa.RecordBatch, np.ndarray, np.ndarray]:
+        """With state TTL a retraction can arrive for a key whose state expired: Flink's
+        GroupAggFunction ignores a retraction when the key has no accumulators, so an
+        expired key's `-U old, +U new` becomes `+I new`. Vectorized: a retraction of a key
+        without state before this batch is dropped when it precedes the key's first add
+        row in the batch. Key slots created only for dropped rows are removed again."""
+        assert self.aggset is not None
+        n = len(slots)
+        idx = np.arange(n, dtype=np.int64)
+        uniq, inv = np.unique(slots, return_inverse=True)
+        adds = signs > 0
+        first_add = np.full(len(uniq), n, dtype=np.int64)
+        np.minimum.at(first_add, inv[adds], idx[adds])
+        orphan = (signs < 0) & (self.aggset.row_count[slots] <= 0) & (idx < first_add[inv])
+        if not orphan.any():
+            return data, signs, slots
+        keep = ~orphan
+        unused = np.setdiff1d(slots[orphan], slots[keep])
+        if len(unused):
+            self.state.remove(unused)
+        return data.filter(pa.array(keep)), signs[keep], slots[keep]
+
+    def _expire(self, now: int) -> None:
+        """Drop the keys whose state was not written for the TTL (nothing is emitted)."""
+        slots = self.ttl.expired(now)
+        if len(slots):
+            slots = slots[self.state.contains(slots)]
+        if len(slots) and self.aggset is not None:
+            self.aggset.reset(slots)
+            self.state.remove(slots)
+            extra = self.ctx.metrics.extra
+            extra["state_ttl_expired_keys"] = extra.get("state_ttl_expired_keys", 0) + len(slots)
+
+    def after_restore(self) -> None:
+        self.ttl.reconfigure(self._ttl_ms)
+
+    def state_size(self) -> dict[str, int]:
+        """Keys in state and an estimate of the accumulators' bytes (job metrics, --stats)."""
+        return {"keys": len(self.state.live_slots()), "bytes": state_bytes(self.aggset, self.ttl.last)}
 
     def _emit_changes(
         self,
@@ -160,10 +219,8 @@ class GroupAggregateOperator(Operator):
                 vals = empty_results(self.calls)
                 out.emit(make_batch(self.node, vals, np.zeros(1, dtype=np.int8)))
             return
-        keys = self.state.keys_of(slots)
-        cols = [
-            pa.array([k[j] for k in keys], type=self.node.schema[j].type.to_arrow()) for j in range(len(self.grouping))
-        ]
+        types = [self.node.schema[j].type.to_arrow() for j in range(len(self.grouping))]
+        cols = self.state.key_arrays(slots, types)  # Arrow columns, no tuple per key
         assert self.aggset is not None
         cols += self.aggset.results(slots)
         out.emit(make_batch(self.node, cols, np.zeros(len(slots), dtype=np.int8)))

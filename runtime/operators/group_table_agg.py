@@ -84,6 +84,7 @@ class GroupTableAggregateOperator(Operator):
 
     checkpointing = "generic"
     state_attributes = ("accs", "counts", "emitted")
+    state_merge = {"accs": "slot_dict", "counts": "slot_dict", "emitted": "slot_dict"}  # rescale.py
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
@@ -194,7 +195,8 @@ class GroupTableAggregateOperator(Operator):
         slots = [s for s in self.state.live_slots().tolist() if self.counts.get(s, 0) > 0]
         if not slots:
             return
-        keys = self.state.keys_of(np.asarray(slots, dtype=np.int64))
+        types = [self.node.schema[j].type.to_arrow() for j in range(len(self.grouping))]
+        keys = self.state.key_arrays(np.asarray(slots, dtype=np.int64), types)
         key_rows: list[int] = []
         values: list[tuple[Any, ...]] = []
         for i, s in enumerate(slots):  # per key
@@ -203,10 +205,8 @@ class GroupTableAggregateOperator(Operator):
             values.extend(rows)
         if not values:
             return
-        cols = [
-            pa.array([keys[r][j] for r in key_rows], type=self.node.schema[j].type.to_arrow())
-            for j in range(len(self.grouping))
-        ]
+        take = pa.array(key_rows, type=pa.int64())
+        cols = [k.take(take) for k in keys]
         out.emit(make_batch(self.node, cols + self._columns(values), np.zeros(len(values), dtype=np.int8)))
 
     def __getstate__(self) -> dict[str, Any]:

@@ -197,6 +197,14 @@ class IntervalJoinOperator(Operator):
                 self._emit_padded(side, s.rows, np.flatnonzero(~hit), out)
 
     # ------------------------------------------------------------------ checkpoints
+    def rescale_snapshots(
+        self, old: list[tuple[tuple[int, int], Any]], new_range: tuple[int, int], index: int, parallelism: int
+    ) -> Any:
+        """Restore with another parallelism (runtime/checkpoint/rescale.py): cached rows of the new range."""
+        from runtime.checkpoint.rescale_ops import rescale_interval_join
+
+        return rescale_interval_join(self, old, new_range, index, parallelism)
+
     def snapshot_state(self, checkpoint_id: int) -> Any:
         return pickle.dumps({"sides": self.sides, "wm": self.wm, "ended": getattr(self, "_ended", set())})
 

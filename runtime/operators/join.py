@@ -21,6 +21,11 @@ batch: key slots from the shared KeyedStateBackend, candidate pairs by searchsor
 the other side's rows sorted by key slot, the residual evaluated once over all pairs, the
 association transitions by a per-slot running sum (`join_state.transitions`).
 
+State TTL (`table.exec.state.ttl`, or per side `/*+ STATE_TTL('l' = '1h', 'r' = '1d') */`:
+param `state_ttl_ms` = [left, right]): a stored row not written for its side's TTL is
+dropped silently before the next batch is processed (join_state.JoinSide.expire); a key
+slot with no row left on either side is freed with it.
+
 BATCH: both inputs are buffered and joined at the end (one probe of all left rows against
 all right rows), final rows only.
 """
@@ -41,6 +46,7 @@ from runtime.operators._common import conform, eval_context, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
 from runtime.operators.join_state import JoinSide, candidate_pairs, transitions
 from runtime.state import create_backend
+from runtime.state.ttl import now_ms, operator_ttl
 
 _OUTER = {"INNER": (False, False), "LEFT": (True, False), "RIGHT": (False, True), "FULL": (True, True)}
 
@@ -72,10 +78,13 @@ class JoinOperator(Operator):
             right_types = [f.type.to_arrow() for f in node.schema[self.left_width :]]
         self.types = (left_types, right_types)
         self.key_state = ctx.state if ctx.state is not None else create_backend(ctx.config)
+        ttl = [0, 0] if ctx.is_batch else [operator_ttl(ctx.config, p, side) for side in (0, 1)]
         self.sides = (
-            JoinSide(create_backend(ctx.config), left_types),
-            JoinSide(create_backend(ctx.config), right_types or None),
+            JoinSide(create_backend(ctx.config), left_types, ttl[0]),
+            JoinSide(create_backend(ctx.config), right_types or None, ttl[1]),
         )
+        self._ttl = any(ttl)
+        self._now = 0
         self.outer = _OUTER.get(self.join_type, (False, False))
         self._buffers: tuple[list[pa.RecordBatch], list[pa.RecordBatch]] = ([], [])
         self._ended: set[int] = set()
@@ -169,6 +178,9 @@ class JoinOperator(Operator):
             return
         kinds = row_kinds(batch)
         signs = np.where((kinds == INSERT) | (kinds == UPDATE_AFTER), 1, -1).astype(np.int64)
+        if self._ttl:
+            self._now = now_ms()
+            self._expire(self._now)
         key_slots = self._key_slots(data, side)
         probe, slots, matches = self._match(data, side, key_slots)
         if self.semi:
@@ -176,7 +188,7 @@ class JoinOperator(Operator):
         else:
             self._join_streaming(out, side, data, signs, probe, slots, matches)
         keep_assoc = (not self.semi and self.outer[side]) or (self.semi and side == 0)
-        self.sides[side].apply(data, signs, key_slots, matches if keep_assoc else None)
+        self.sides[side].apply(data, signs, key_slots, matches if keep_assoc else None, self._now)
         if side == 1:
             self._check_single_row()
 
@@ -219,6 +231,8 @@ class JoinOperator(Operator):
                     ord2.append(np.repeat(rank[mask], w))
                     ord3.append(np.full(int(w.sum()), phase, dtype=np.int64))
             np.add.at(other.assoc, slots, deltas)
+            if self.outer[1 - side]:
+                other.ttl.touch(slots, self._now)  # an association update writes the row
         if self.outer[side]:
             lonely = np.flatnonzero(matches == 0)
             p_parts.append(lonely)
@@ -260,6 +274,7 @@ class JoinOperator(Operator):
         deltas = signs[probe]
         up, down = transitions(slots, deltas, left.assoc)
         np.add.at(left.assoc, slots, deltas)
+        left.ttl.touch(slots, self._now)
         flip = up | down
         if not flip.any():
             return
@@ -268,6 +283,32 @@ class JoinOperator(Operator):
         emit_slots = np.repeat(slots[flip], w)
         cols = left.take(emit_slots)
         out.emit(make_batch(self.node, cols, np.repeat(kind, w).astype(np.int8)))
+
+    def _expire(self, now: int) -> None:
+        """State TTL: drop both sides' rows not written for their TTL, then the key slots
+        no live row refers to any more."""
+        gone = [side.expire(now) for side in self.sides]
+        n = sum(len(g) for g in gone)
+        if not n:
+            return
+        extra = self.ctx.metrics.extra
+        extra["state_ttl_expired_rows"] = extra.get("state_ttl_expired_rows", 0) + n
+        keys = np.unique(np.concatenate([s.key[g] for s, g in zip(self.sides, gone, strict=True)]))
+        keys = keys[keys >= 0]
+        for s in self.sides:
+            live = s.live()
+            keys = keys[~np.isin(keys, s.key[live])]
+        if len(keys):
+            self.key_state.remove(keys)
+
+    def state_size(self) -> dict[str, int]:
+        """Join keys, stored rows (distinct rows of both sides) and approximate bytes."""
+        rows = sum(len(s.live()) for s in self.sides)
+        return {
+            "keys": len(self.key_state.live_slots()),
+            "rows": rows,
+            "bytes": sum(s.state_bytes() for s in self.sides),
+        }
 
     # ------------------------------------------------------------------ batch
     def end_input(self, input_index: int, out: Output) -> None:
@@ -322,6 +363,14 @@ class JoinOperator(Operator):
         return pa.RecordBatch.from_arrays(cols, names=names)
 
     # ------------------------------------------------------------------ checkpoints
+    def rescale_snapshots(
+        self, old: list[tuple[tuple[int, int], Any]], new_range: tuple[int, int], index: int, parallelism: int
+    ) -> Any:
+        """Restore with another parallelism (runtime/checkpoint/rescale.py): keys and rows of the new key-group range."""
+        from runtime.checkpoint.rescale_ops import rescale_join
+
+        return rescale_join(self, old, new_range, index, parallelism)
+
     def snapshot_state(self, checkpoint_id: int) -> Any:
         return pickle.dumps(
             {

@@ -13,6 +13,11 @@ mini-batch); the final table equals per-record processing. Output changes:
   Flink's processElementWithRowNumber does;
 - otherwise rows entering the range are `+I` and rows leaving it `-D` (insert first).
 
+State TTL (`table.exec.state.ttl`, runtime/state/ttl.py): a partition not written
+(no row added or retracted) for the TTL is forgotten silently, all its rows at once (Flink
+expires per sort-key entry; a partition's entries are written together here); rows of
+the partition arriving later are ranked from scratch.
+
 A retraction removes one equal row (all columns) of the partition; a retraction of a row
 that was never added is ignored. Batch mode ranks everything at `end_input` and emits the
 rows in range in sorted order (which is the ORDER BY order for SortLimit).
@@ -33,6 +38,7 @@ from runtime.operators.base import Operator, OperatorContext, Output, register_o
 from runtime.operators.rank_common import rank_numbers, take_rows
 from runtime.state import KeyedStateBackend, create_backend
 from runtime.state.backend import encode_rows
+from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
 
 _PART, _SEQ, _RANK = "__part", "__seq", "__rank"
 BIG = np.iinfo(np.int64).max
@@ -60,6 +66,30 @@ class RankOperator(Operator):
         self.next_seq = 0
         self.input_changelog_modes: list[str] | None = None
         self.pending: list[pa.RecordBatch] = []
+        self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, p)
+        self.ttl = StateTtl(self._ttl_ms)
+
+    def _expire(self, now: int) -> None:
+        """State TTL: drop the partitions not written for the TTL (nothing is emitted)."""
+        slots = self.ttl.expired(now)
+        if len(slots):
+            slots = slots[self.state.contains(slots)]
+        if not len(slots):
+            return
+        if self.rows is not None:
+            gone = np.isin(self.rows.column(_PART).to_numpy(), slots)
+            self.rows = self.rows.filter(pa.array(~gone))
+        self.state.remove(slots)
+        extra = self.ctx.metrics.extra
+        extra["state_ttl_expired_keys"] = extra.get("state_ttl_expired_keys", 0) + len(slots)
+
+    def state_size(self) -> dict[str, int]:
+        """Partitions, kept rows and approximate bytes (metrics)."""
+        return {
+            "keys": len(self.state.live_slots()),
+            "rows": 0 if self.rows is None else self.rows.num_rows,
+            "bytes": state_bytes(self.rows, self.ttl.last),
+        }
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -92,11 +122,15 @@ class RankOperator(Operator):
             self.pending.append(data)
             return
         kinds = row_kinds(batch)
+        now = now_ms() if self.ttl.enabled else 0
+        if self.ttl.enabled:
+            self._expire(now)
         part = self.state.lookup([data.column(i) for i in self.partition_keys], n)
         seq = np.arange(self.next_seq, self.next_seq + n, dtype=np.int64)
         self.next_seq += n
         incoming = self._table(data, part, seq, np.zeros(n, dtype=np.int64))
         touched = np.unique(part)
+        self.ttl.touch(touched, now)
         if self.rows is None:
             self.rows = incoming.slice(0, 0)
         in_touched = np.isin(self.rows.column(_PART).to_numpy(), touched)
@@ -219,13 +253,23 @@ class RankOperator(Operator):
         self._emit(data, rows, ranks[sel], np.zeros(len(rows), dtype=np.int8), out)
 
     # ------------------------------------------------------------------ checkpoints
+    def rescale_snapshots(
+        self, old: list[tuple[tuple[int, int], Any]], new_range: tuple[int, int], index: int, parallelism: int
+    ) -> Any:
+        """Restore with another parallelism (runtime/checkpoint/rescale.py): partitions of the new range."""
+        from runtime.checkpoint.rescale_ops import rescale_rank
+
+        return rescale_rank(self, old, new_range, index, parallelism)
+
     def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps({"keys": self.state.snapshot(), "rows": self.rows, "seq": self.next_seq})
+        return pickle.dumps({"keys": self.state.snapshot(), "rows": self.rows, "seq": self.next_seq, "ttl": self.ttl})
 
     def restore_state(self, handles: Any) -> None:
         d = pickle.loads(handles)
         self.state.restore(d["keys"])
         self.rows, self.next_seq = d["rows"], d["seq"]
+        self.ttl = d.get("ttl") or StateTtl(self._ttl_ms)
+        self.ttl.reconfigure(self._ttl_ms)
 
 
 def _rank_by_seq(src_seq: np.ndarray, src_rank: np.ndarray, query: np.ndarray) -> np.ndarray:

@@ -12,6 +12,10 @@ numpy arrays indexed by slot, the kept rows in an Arrow table):
   (-U old, +U new; +I for a new key); older out-of-order rows are ignored.
 - keep last, PROCTIME: every row replaces the kept one.
 
+State TTL (`table.exec.state.ttl`, runtime/state/ttl.py): a key whose kept row was not
+written for the TTL is forgotten silently; its next row is a first row again (+I). A
+keep-first ROWTIME row still waiting for the watermark is not dropped (its TTL restarts).
+
 Each batch is reduced to one candidate per key first (vectorized sort by key, time,
 arrival), so the changelog has at most one change per key per batch.
 """
@@ -32,6 +36,7 @@ from runtime.operators.base import Operator, OperatorContext, Output, register_o
 from runtime.operators.rank_common import take_rows
 from runtime.operators.window_assign import rowtime_ms
 from runtime.state import KeyedStateBackend, create_backend
+from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
 
 
 def _grow(arr: np.ndarray, n: int, fill: int | bool) -> np.ndarray:
@@ -62,6 +67,33 @@ class DeduplicateOperator(Operator):
         self.emitted = np.zeros(0, dtype=bool)
         self.row_of = np.zeros(0, dtype=np.int64)  # slot -> row of self.store
         self.store: pa.Table | None = None
+        self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, p)
+        self.ttl = StateTtl(self._ttl_ms)
+
+    def _expire(self, now: int) -> None:
+        """State TTL: forget keys whose kept row was not written for the TTL."""
+        slots = self.ttl.expired(now)
+        if len(slots):
+            slots = slots[self.state.contains(slots) & self.has_row[slots]]
+        if not len(slots):
+            return
+        waiting = ~self.emitted[slots] & (not self.keep_last) & self.rowtime
+        self.ttl.touch(slots[waiting], now)  # not emitted yet: keep it
+        slots = slots[~waiting]
+        self.has_row[slots] = False
+        self.emitted[slots] = False
+        self.kept_ts[slots] = 0
+        self.row_of[slots] = -1
+        self.state.remove(slots)
+        extra = self.ctx.metrics.extra
+        extra["state_ttl_expired_keys"] = extra.get("state_ttl_expired_keys", 0) + len(slots)
+
+    def state_size(self) -> dict[str, int]:
+        """Keys with a kept row and approximate bytes (metrics)."""
+        return {
+            "keys": int(self.has_row.sum()),
+            "bytes": state_bytes(self.kept_ts, self.has_row, self.emitted, self.row_of, self.store, self.ttl.last),
+        }
 
     def _grow_state(self) -> None:
         cap = self.state.capacity
@@ -94,6 +126,9 @@ class DeduplicateOperator(Operator):
             return
         if (row_kinds(batch) != INSERT).any():
             raise JobError("Deduplicate doesn't support consuming update and delete changes")
+        now = now_ms() if self.ttl.enabled else 0
+        if self.ttl.enabled:
+            self._expire(now)
         slots = self.state.lookup([data.column(i) for i in self.keys], n)
         self._grow_state()
         ts = self._times(data)
@@ -139,6 +174,7 @@ class DeduplicateOperator(Operator):
             self._emit_updates(new_rows, had, old_cols, out)
         self.kept_ts[rs] = rt
         self.has_row[rs] = True
+        self.ttl.touch(rs, now)
         self._put(rs, new_rows)
         if not self.keep_last and not self.rowtime:
             self.emitted[rs] = True
@@ -180,12 +216,21 @@ class DeduplicateOperator(Operator):
         out.emit(make_batch(self.node, cols, np.zeros(len(due), dtype=np.int8)))
 
     # ------------------------------------------------------------------ checkpoints
+    def rescale_snapshots(
+        self, old: list[tuple[tuple[int, int], Any]], new_range: tuple[int, int], index: int, parallelism: int
+    ) -> Any:
+        """Restore with another parallelism (runtime/checkpoint/rescale.py): keys of the new range."""
+        from runtime.checkpoint.rescale_ops import rescale_dedup
+
+        return rescale_dedup(self, old, new_range, index, parallelism)
+
     def snapshot_state(self, checkpoint_id: int) -> Any:
         return pickle.dumps(
             {
                 "keys": self.state.snapshot(),
                 "arrays": (self.kept_ts, self.has_row, self.emitted, self.row_of),
                 "store": self.store,
+                "ttl": self.ttl,
             }
         )
 
@@ -194,3 +239,5 @@ class DeduplicateOperator(Operator):
         self.state.restore(d["keys"])
         self.kept_ts, self.has_row, self.emitted, self.row_of = d["arrays"]
         self.store = d["store"]
+        self.ttl = d.get("ttl") or StateTtl(self._ttl_ms)
+        self.ttl.reconfigure(self._ttl_ms)

@@ -40,6 +40,7 @@ class SortOperator(Operator):
     # Batch mode only in practice (the buffer is sorted at end of input); snapshotted as is.
     checkpointing = "generic"
     state_attributes = ("buffer",)
+    state_merge = {"buffer": "concat"}  # restore with another parallelism: subtask 0 takes all
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)

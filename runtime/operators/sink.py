@@ -76,6 +76,14 @@ class SinkOperator(Operator):
         self.sink.flush()
 
     # ------------------------------------------------------------------ checkpoints
+    def rescale_snapshots(
+        self, old: list[tuple[tuple[int, int], Any]], new_range: tuple[int, int], index: int, parallelism: int
+    ) -> Any:
+        """Restore with another parallelism (runtime/checkpoint/rescale.py): subtask 0 commits all."""
+        from runtime.checkpoint.rescale_ops import rescale_sink
+
+        return rescale_sink(self, old, new_range, index, parallelism)
+
     def snapshot_state(self, checkpoint_id: int) -> Any:
         assert self.sink is not None
         if self.two_phase:

@@ -93,6 +93,8 @@ class LocalGroupAggregateOperator(Operator):
 class MergedAggregateSet(AggregateSet):
     """An AggregateSet over partial rows: merges partial accumulators per slot."""
 
+    rescale_config = ("final",)  # not per-slot state (runtime/checkpoint/rescale.py)
+
     def __init__(
         self, calls: list[dict[str, Any]], layout: list[list[int]], count1: int, input_types: list[pa.DataType]
     ) -> None:

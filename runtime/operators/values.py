@@ -17,6 +17,7 @@ class ValuesOperator(Operator):
 
     checkpointing = "generic"
     state_attributes = ("_done",)
+    state_merge = {"_done": "any"}  # restore with another parallelism (checkpoint/rescale.py)
 
     bounded = True
 

@@ -67,6 +67,7 @@ class WatermarkAssignerOperator(Operator):
 
     checkpointing = "generic"
     state_attributes = ("current",)
+    state_merge = {"current": "min"}  # restore with another parallelism: the lowest watermark
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)

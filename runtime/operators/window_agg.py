@@ -16,6 +16,7 @@ from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
 from runtime.operators.session import SessionWindows
 from runtime.operators.window_assign import assign_windows, is_ltz, rowtime_ms, wall_to_instant, window_prop_arrays
+from runtime.operators.window_slicing import SlicedFold, can_slice
 from runtime.state import KeyedStateBackend, create_backend
 
 
@@ -43,6 +44,9 @@ class WindowAggregateOperator(Operator):
 
     checkpointing = "generic"
     state_attributes = ("aggset", "timers", "sessions", "ltz")
+    # restore with another parallelism (runtime/checkpoint/rescale.py)
+    state_merge = {"aggset": "slot_object", "timers": "slot_array", "sessions": "session_windows", "ltz": "any"}
+    slot_attributes = ("timers",)  # rocksdb: written into RocksDB per slot
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
@@ -62,6 +66,8 @@ class WindowAggregateOperator(Operator):
         self.sessions: SessionWindows | None = None
         if self.kind == "SESSION":
             self.sessions = SessionWindows(self, int(self.spec["gap_ms"]))
+        self.sliced: SlicedFold | None = None  # decided on the first batch (needs input types)
+        self.slicing_checked = False
 
     # ------------------------------------------------------------------ input
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
@@ -81,10 +87,40 @@ class WindowAggregateOperator(Operator):
         if self.sessions is not None:
             self.sessions.process(data, ts, wms, out)
             return
-        rows, start, end = assign_windows(self.spec, ts)
+        if not self.slicing_checked:
+            self.slicing_checked = True
+            if can_slice(self.spec, self.calls, [f.type for f in data.schema], self.grouping):
+                self.sliced = SlicedFold(self.spec, self.calls, self.grouping)
+        grouping = self.grouping
+        row_wms = wms
+        if self.sliced is not None:  # pre-aggregate per (slice, key): window_slicing.py
+            sl = self.sliced
+            late_some = (
+                None if wms is None else self.timer_of(sl.first_end(ts - np.mod(ts - sl.offset, sl.unit))) <= wms
+            )
+            data, slice_start, row_wms = sl.partials(data, ts, wms, late_some)
+            row_wms = None if wms is None else row_wms
+            grouping = list(range(len(self.grouping)))
+            rows, start, end = assign_windows(self.spec, slice_start)
+        else:
+            rows, start, end = assign_windows(self.spec, ts)
+        self.fold_windows(data, grouping, rows, start, end, row_wms)
+
+    def fold_windows(
+        self,
+        data: pa.RecordBatch,
+        grouping: list[int],
+        rows: np.ndarray,
+        start: np.ndarray,
+        end: np.ndarray,
+        row_wms: np.ndarray | None,
+    ) -> None:
+        """Fold (row, window) pairs into the window state: drop the late pairs (timer at
+        or below the row's `__wm`), look up (window, keys) slots, fold. `data` is the input
+        or, when sliced, the partial rows (what GlobalWindowAggregate passes too)."""
         timer = self.timer_of(end)
-        if wms is not None:
-            ok = timer > wms[rows]
+        if row_wms is not None:
+            ok = timer > row_wms[rows]
             kept_rows = np.zeros(data.num_rows, dtype=bool)
             kept_rows[rows[ok]] = True
             self.ctx.metrics.late_rows_dropped += int(data.num_rows - kept_rows.sum())
@@ -93,10 +129,13 @@ class WindowAggregateOperator(Operator):
             return
         take = pa.array(rows, type=pa.int64())
         pairs = pa.RecordBatch.from_arrays([c.take(take) for c in data.columns], schema=data.schema)
-        keys = [pa.array(start), pa.array(end)] + [pairs.column(g) for g in self.grouping]
+        keys = [pa.array(start), pa.array(end)] + [pairs.column(g) for g in grouping]
+        # Rows reach this subtask by their group keys alone: so must the state's key groups.
+        self.state.group_key_columns = range(2, len(keys))
         slots = self.state.lookup(keys, len(rows))
         if self.aggset is None:
-            self.aggset = AggregateSet(self.calls, [f.type for f in data.schema], retract=False)
+            types = [f.type for f in data.schema]
+            self.aggset = self.sliced.aggset(types) if self.sliced else AggregateSet(self.calls, types, retract=False)
         self.aggset.grow(self.state.capacity)
         self.timers = _grow(self.timers, self.state.capacity)
         self.timers[slots] = timer
@@ -125,10 +164,11 @@ class WindowAggregateOperator(Operator):
         if len(due) == 0:
             return
         due = due[np.argsort(self.timers[due], kind="stable")]
-        keys = self.state.keys_of(due)
-        start = np.array([k[0] for k in keys], dtype=np.int64)
-        end = np.array([k[1] for k in keys], dtype=np.int64)
-        cols = [pa.array([k[2 + j] for k in keys], type=t) for j, t in enumerate(self.key_types)]
+        # the keys as Arrow columns straight from the state's key store (no tuple per key)
+        keys = self.state.key_arrays(due, [pa.int64(), pa.int64(), *self.key_types])
+        start = keys[0].to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        end = keys[1].to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        cols = list(keys[2:])
         cols += self.aggset.results(due)
         cols += window_prop_arrays(start, end, self.props, self.prop_types, self.ctx.time_zone, self.ltz)
         out.emit(make_batch(self.node, cols, np.zeros(len(due), dtype=np.int8)))

@@ -182,3 +182,51 @@ def test_s3_checkpoints_survive_sigkill_and_restore_latest(tmp_path: Path, s3_en
     latest = find_latest("s3://ckpt/chk", jobs[0], cfg)
     assert latest is not None and latest.location.startswith("s3://ckpt/chk/")
     assert not (tmp_path / "chk").exists()
+
+
+def test_s3_incremental_rocksdb_checkpoints_survive_sigkill(tmp_path: Path, s3_endpoint: str) -> None:
+    """The same job on rocksdb with incremental checkpoints: shared SST files on S3, killed
+    and restored from them; retention leaves exactly the shared files the latest needs."""
+    (tmp_path / "in_a").mkdir()
+    with open(tmp_path / "in_a" / "a.csv", "w") as f:
+        for i in range(3000):
+            f.write(f"{(i * 7) % 13},{(i * 31) % 1000},{1_700_000_000_000 + i * 20}\n")
+    fmt = {"root": tmp_path, "endpoint": s3_endpoint, "access": ACCESS, "secret": SECRET}
+    incremental = (
+        f"SET 'state.backend.type' = 'rocksdb';\nSET 'state.backend.rocksdb.localdir' = '{tmp_path}/rocks';\n"
+        "SET 'execution.checkpointing.incremental' = 'true';\n"
+    )
+    ref = tmp_path / "ref.sql"
+    # own checkpoint directories: `--restore latest` must not find the other test's job
+    ref.write_text(JOB.format(out="ref", interval="0", **fmt).replace("s3://ckpt/chk", "s3://ckpt/inc-ref"))
+    assert run_restoring(tmp_path, ref) == 0
+    expected = _committed(tmp_path / "ref")
+    assert len(expected[0]) > 100 and len(expected[1]) == 13
+    job = tmp_path / "job.sql"
+    job.write_text(
+        incremental + JOB.format(out="run", interval="50 ms", **fmt).replace("s3://ckpt/chk", "s3://ckpt/inc")
+    )
+    kills = 0
+    for fault in ("batch:6", "upload:2", "batch:9", "snapshot:3"):
+        code = run_restoring(tmp_path, job, {"STREAMSQL_FAULT_INJECT": fault})
+        if code == 0:
+            break
+        kills += 1
+    if code != 0:
+        assert run_restoring(tmp_path, job) == 0
+    assert kills >= 2, f"only {kills} kills hit the job"
+    assert _committed(tmp_path / "run") == expected
+
+    from runtime.checkpoint import CheckpointStorage, find_latest
+
+    cfg = {"s3.endpoint": s3_endpoint, "s3.access-key": ACCESS, "s3.secret-key": SECRET}
+    storage = CheckpointStorage("s3://ckpt/inc", cfg)
+    (job_id,) = storage.list_dirs("")
+    latest = find_latest("s3://ckpt/inc", job_id, cfg)
+    assert latest is not None
+    needed = {f for o in latest.metadata.operators for f in o.shared_files}
+    assert needed, "the checkpoint did not reference shared SST files"
+    on_s3 = set()
+    for sub in storage.list_dirs(f"{job_id}/shared"):
+        on_s3 |= {f"shared/{sub}/{name}" for name, _ in storage.list_files(f"{job_id}/shared/{sub}")}
+    assert needed <= on_s3

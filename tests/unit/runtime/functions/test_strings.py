@@ -289,3 +289,61 @@ def test_uuid_is_non_deterministic_and_unique():
     assert not fn.deterministic
     out = run(call("uuid"), [["a", "b", "c"]])
     assert len(set(out)) == 3 and all(len(u) == 36 for u in out)
+
+
+# ---------------------------------------------------------------------- LOCATE / POSITION NULLs and shapes
+_HAY = ["hello", None, "", "oo", "日本語テ"]
+_NEEDLE = ["o", "l", None, "", "テ"]
+_FROM = [1, None, 2, 0, 9]
+
+
+def _flink_locate(needle: str | None, hay: str | None, start: int | None) -> int | None:
+    """Flink's `BinaryStringData.indexOf(needle, start - 1) + 1`, NULL on any NULL."""
+    if needle is None or hay is None or start is None:
+        return None
+    if needle == "":
+        return 1  # indexOf returns 0 for an empty needle before looking at the start
+    return hay.find(needle, max(start - 1, 0)) + 1
+
+
+def _shape(name: str, col: int, values: list, kind: str, typ):
+    """An argument as a column (`arr`), a literal (`lit`) or a NULL literal (`null`)."""
+    if kind == "arr":
+        return InputRef(col, typ(True)), values
+    v = None if kind == "null" else values[0]
+    return Literal(v, typ(v is None)), [v] * len(values)
+
+
+@pytest.mark.parametrize("hay_kind", ["arr", "lit", "null"])
+@pytest.mark.parametrize("needle_kind", ["arr", "lit", "null", "empty"])
+@pytest.mark.parametrize("from_kind", ["none", "arr", "lit", "null"])
+def test_locate_position_null_and_shapes(hay_kind: str, needle_kind: str, from_kind: str) -> None:
+    """Every shape of each argument (column with NULL rows, literal, NULL literal) gives
+    NULL exactly where an argument is NULL and Flink's position elsewhere (a literal
+    haystack with a needle column used to repeat the first group's answer)."""
+    hay, hay_vals = _shape("hay", 0, _HAY, hay_kind, STRING)
+    if needle_kind == "empty":
+        needle, needle_vals = Literal("", STRING(False)), [""] * len(_NEEDLE)
+    else:
+        needle, needle_vals = _shape("needle", 1, _NEEDLE, needle_kind, STRING)
+    args = [needle, hay]
+    from_vals = [1] * len(_FROM)
+    if from_kind != "none":
+        start, from_vals = _shape("from", 2, _FROM, from_kind, INT)
+        args.append(start)
+    batch = pa.RecordBatch.from_arrays(
+        [pa.array(_HAY, pa.string()), pa.array(_NEEDLE, pa.string()), pa.array(_FROM, pa.int32())],
+        names=["h", "n", "f"],
+    )
+    expected = [_flink_locate(*t) for t in zip(needle_vals, hay_vals, from_vals, strict=True)]
+    for name in ["locate"] if from_kind != "none" else ["locate", "position"]:
+        out = evaluate(call(name, *args), batch, EvalContext(batch.num_rows))
+        got = [out.as_py()] * batch.num_rows if isinstance(out, pa.Scalar) else out.to_pylist()
+        assert got == expected, (name, hay_kind, needle_kind, from_kind)
+
+
+def test_locate_empty_needle_and_start_past_the_end() -> None:
+    s = [["abc", "", None]]
+    assert run(call("locate", lit(""), S, lit(3)), s) == [1, 1, None]  # Flink: 1 for any start
+    assert run(call("locate", lit("c"), S, lit(9)), s) == [0, 0, None]
+    assert run(call("locate", lit("a"), S, lit(-4)), s) == [1, 0, None]  # start < 1 counts as 1

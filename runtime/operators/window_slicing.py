@@ -1,0 +1,171 @@
+"""Slice-local pre-aggregation for WindowAggregate (TUMBLE / HOP / CUMULATE): a helper,
+not an operator.
+
+Flink's window aggregation splits time into *slices* (the window for TUMBLE, the slide for
+HOP, the step for CUMULATE) and aggregates each row once into its slice, merging slices
+into windows when they fire (`SliceAssigners`, `table.optimizer.agg-phase-strategy`'s
+local/global window aggregate). Here each input batch is first pre-aggregated per
+(slice, grouping keys) with one Arrow hash aggregation into partial accumulators (the
+layout of LocalGroupAggregate: counts, sums, min/max, `count1`); only those partial rows
+are then replicated into their windows and merged into the per-(window, key) state by a
+`MergedAggregateSet`. A HOP row is thus hashed and copied once instead of once per
+window, and a hot key costs one state access per slice and batch instead of one per row.
+All rows of a slice belong to the same windows, which needs `size % slide == 0` (HOP) and
+`size % step == 0` (CUMULATE), as in Flink.
+
+Exactness: lateness is decided per (row, window) against the row's `__wm`. A row none of
+whose windows is late (its earliest window's timer is above its `__wm`) is pre-aggregated
+freely; a row late for some window keeps its own partial row (grouped with nothing) and
+its own watermark, so every (row, window) pair is judged exactly as before. Only calls
+whose merge does not depend on the order of rows are sliced: COUNT, SUM / $SUM0 of
+integers, MIN / MAX, none DISTINCT; anything else keeps the row-at-a-time fold.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.operators.two_phase_agg import MergedAggregateSet
+
+_MIN_WM = np.iinfo(np.int64).min
+
+
+def slice_unit(spec: dict[str, Any]) -> int | None:
+    """The slice length of a window spec, or None when its windows are not unions of slices."""
+    kind = str(spec["kind"]).upper()
+    size = int(spec.get("size_ms") or 0)
+    if kind == "TUMBLE":
+        return size or None
+    if kind == "HOP":
+        slide = int(spec.get("slide_ms") or 0)
+        return slide if slide and size % slide == 0 else None
+    if kind == "CUMULATE":
+        step = int(spec.get("step_ms") or 0)
+        return step if step and size % step == 0 else None
+    return None
+
+
+def _groupable(t: pa.DataType) -> bool:
+    return not (pa.types.is_nested(t) or pa.types.is_dictionary(t) or pa.types.is_null(t))
+
+
+def can_slice(
+    spec: dict[str, Any], calls: list[dict[str, Any]], input_types: list[pa.DataType], grouping: list[int]
+) -> bool:
+    """Whether the batch pre-aggregation applies (see the module docstring)."""
+    if slice_unit(spec) is None or not calls:
+        return False
+    if not all(_groupable(input_types[g]) for g in grouping):
+        return False
+    for c in calls:
+        name = str(c["name"]).lower()
+        if c.get("distinct") or (c.get("params") or {}).get("udf"):
+            return False
+        args = list(c.get("args") or [])
+        if name == "count":
+            continue
+        if name in ("sum", "sum0"):
+            if len(args) != 1 or not pa.types.is_integer(input_types[args[0]]):
+                return False
+        elif name in ("min", "max"):
+            if len(args) != 1 or not _groupable(input_types[args[0]]) or pa.types.is_boolean(input_types[args[0]]):
+                return False
+        else:
+            return False
+    return True
+
+
+class SlicedFold:
+    """Pre-aggregates batches per (slice, key) and folds the partials into a
+    MergedAggregateSet (owned by the WindowAggregate operator as its `aggset`)."""
+
+    def __init__(self, spec: dict[str, Any], calls: list[dict[str, Any]], grouping: list[int]) -> None:
+        unit = slice_unit(spec)
+        assert unit is not None
+        self.unit = unit
+        self.kind = str(spec["kind"]).upper()
+        self.offset = int(spec.get("offset_ms") or 0)
+        self.calls = calls
+        self.grouping = grouping
+
+    def first_end(self, slice_start: np.ndarray) -> np.ndarray:
+        """The end of the earliest-ending window containing a slice."""
+        return slice_start + self.unit
+
+    def partials(
+        self, data: pa.RecordBatch, ts: np.ndarray, wms: np.ndarray | None, late_for_some: np.ndarray | None
+    ) -> tuple[pa.RecordBatch, np.ndarray, np.ndarray]:
+        """(partial rows: grouping columns, partial accumulators, count1; their slice start;
+        their watermark (MIN for merged groups, the row's own for a row late for some
+        window))."""
+        n = data.num_rows
+        slice_start = ts - np.mod(ts - self.offset, self.unit)
+        cols: dict[str, pa.Array] = {"sl": pa.array(slice_start)}
+        if wms is not None and late_for_some is not None and late_for_some.any():
+            cols["tag"] = pa.array(np.where(late_for_some, np.arange(n), -1))
+            cols["wm"] = pa.array(np.where(late_for_some, wms, _MIN_WM))
+        for j, g in enumerate(self.grouping):
+            cols[f"k{j}"] = data.column(g)
+        aggs: list[tuple[str, str]] = []
+        for i, c in enumerate(self.calls):
+            name = str(c["name"]).lower()
+            args = [data.column(a) for a in c.get("args") or []]
+            valid: np.ndarray | None = None
+            if c.get("filter") is not None:
+                valid = pc.fill_null(data.column(c["filter"]), False).to_numpy(zero_copy_only=False).astype(bool)
+            if name in ("count", "sum", "sum0"):
+                nonnull = np.ones(n, dtype=bool) if valid is None else valid.copy()
+                for a in args:
+                    if a.null_count:
+                        nonnull &= a.is_valid().to_numpy(zero_copy_only=False)
+                cols[f"c{i}"] = pa.array(nonnull.astype(np.int64))
+                if name in ("sum", "sum0"):
+                    x = args[0]
+                    cols[f"s{i}"] = x if nonnull.all() else pc.if_else(pa.array(nonnull), x, pa.nulls(n, x.type))
+                    aggs.append((f"s{i}", "sum"))
+                if name != "sum0":
+                    aggs.append((f"c{i}", "sum"))
+            else:
+                x = args[0]
+                cols[f"m{i}"] = x if valid is None else pc.if_else(pa.array(valid), x, pa.nulls(n, x.type))
+                aggs.append((f"m{i}", name))
+        cols["r"] = pa.array(np.ones(n, dtype=np.int64))
+        aggs.append(("r", "sum"))
+        keys = ["sl"] + (["tag"] if "tag" in cols else []) + [f"k{j}" for j in range(len(self.grouping))]
+        if "wm" in cols:
+            aggs.append(("wm", "max"))
+        grouped = pa.table(cols).group_by(keys, use_threads=False).aggregate(aggs)
+        res = [grouped.column(f"k{j}").combine_chunks() for j in range(len(self.grouping))]
+        for i, c in enumerate(self.calls):
+            name = str(c["name"]).lower()
+            if name == "sum":
+                res += [grouped.column(f"s{i}_sum").combine_chunks(), grouped.column(f"c{i}_sum").combine_chunks()]
+            elif name == "count":
+                res.append(grouped.column(f"c{i}_sum").combine_chunks())
+            elif name == "sum0":
+                res.append(grouped.column(f"s{i}_sum").combine_chunks())
+            else:
+                res.append(grouped.column(f"m{i}_{name}").combine_chunks())
+        res.append(grouped.column("r_sum").combine_chunks())
+        batch = pa.RecordBatch.from_arrays(res, names=[f"p{i}" for i in range(len(res))])
+        sl = grouped.column("sl").to_numpy().astype(np.int64)
+        pwm = (
+            grouped.column("wm_max").to_numpy().astype(np.int64)
+            if "wm" in cols
+            else np.full(len(sl), _MIN_WM, dtype=np.int64)
+        )
+        return batch, sl, pwm
+
+    def aggset(self, partial_types: list[pa.DataType]) -> MergedAggregateSet:
+        """The state's aggregate set over partial rows (layout as `partials` builds it)."""
+        layout: list[list[int]] = []
+        col = len(self.grouping)
+        for c in self.calls:
+            width = 2 if str(c["name"]).lower() == "sum" else 1
+            layout.append(list(range(col, col + width)))
+            col += width
+        return MergedAggregateSet(self.calls, layout, col, partial_types)
