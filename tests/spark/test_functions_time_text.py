@@ -121,7 +121,7 @@ def test_locate_is_null_for_null_arguments_as_in_flink(spark: Any, tmp_path: Pat
         ("EXTRACT(MILLISECOND FROM TIMESTAMP '2024-01-01 00:00:00')", "EXTRACT unit MILLISECOND"),
         ("NOW()", "nondeterministic"),
         ("UNIX_TIMESTAMP()", "nondeterministic"),
-        ("TO_TIMESTAMP(s, 'dd.MM.yyyy')", "TO_TIMESTAMP with a format"),
+        ("TO_TIMESTAMP(s, 'yyyy-ww')", "TO_TIMESTAMP with pattern 'yyyy-ww'"),
         ("UNIX_TIMESTAMP(s, 'dd.MM.yyyy')", "UNIX_TIMESTAMP with a format"),
         ("FROM_UNIXTIME(id, 'D')", "FROM_UNIXTIME with a non-literal format or one whose letters differ"),
         ("DATE_FORMAT(TIMESTAMP '2024-01-01 00:00:00', 'S')", "DATE_FORMAT pattern"),

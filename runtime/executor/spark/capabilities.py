@@ -70,7 +70,8 @@ CAPABILITIES: dict[str, Capability] = {
         True,
         True,
         "`filesystem` (csv / json / parquet; streaming: exactly-once file sink with the checkpoint location "
-        "from `execution.checkpointing.dir`), `print`, `blackhole` (Spark's `noop`).",
+        "from `execution.checkpointing.dir`; a job killed and restarted with the same directory commits the "
+        "output of an uninterrupted run, windowed jobs included), `print`, `blackhole` (Spark's `noop`).",
     ),
     "Join": Capability(
         True,
@@ -173,7 +174,14 @@ DOC_NOTES = [
     "",
     "- Nondeterministic functions (CURRENT_TIMESTAMP, NOW, CURRENT_DATE, LOCALTIMESTAMP, PROCTIME,",
     "  UNIX_TIMESTAMP(), RAND, UUID): Spark evaluates them at other instants than the local runner.",
-    "- TO_TIMESTAMP / UNIX_TIMESTAMP / TO_TIMESTAMP_LTZ with a format, or of a string (TO_TIMESTAMP_LTZ):",
+    "- Text to time: CAST / TRY_CAST of a string to DATE, TIMESTAMP(p <= 6) and TIMESTAMP_LTZ (read in",
+    "  `table.local-time-zone`), TO_DATE and TO_TIMESTAMP (with or without a Java pattern) and DATE_FORMAT",
+    "  of a string are parsed field by field with the local runner's own rules (Spark's parsers are not",
+    "  used): CAST fails the job on text that is no date / timestamp, TRY_CAST and TO_* give NULL, TO_DATE",
+    "  is lenient (trailing text ignored, `32.01.2024` is 2024-02-01), TO_TIMESTAMP strict. A pattern with",
+    "  letters other than `y M L d D H k h K m s S a` (E G z Z X x are matched, not read) is refused, naming",
+    "  the pattern. CAST to TIME is refused (Spark has no TIME type).",
+    "- UNIX_TIMESTAMP / TO_TIMESTAMP_LTZ with a format, or of a string (TO_TIMESTAMP_LTZ):",
     "  only Flink's default `yyyy-MM-dd HH:mm:ss[.fraction]` text is parsed on Spark. UNIX_TIMESTAMP",
     "  reproduces SimpleDateFormat's lenient field overflow (Feb 30 is Mar 1) and Long.MIN_VALUE for text",
     "  not starting with a digit; other partial text fails the job.",

@@ -241,6 +241,7 @@ class SparkExecutor:
         if self._bounded():
             self._check_lateness(spark, tmp)
         root = self._checkpoint_root(tmp)
+        tr.end_dir = root
         mode = "update" if tr.update_mode else "append"
         out: queue.Queue[Any] = queue.Queue()
         for node in self.graph.nodes:

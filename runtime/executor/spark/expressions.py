@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from runtime.executor.spark import functions_more as more
+from runtime.executor.spark import text_time as tt
 from runtime.executor.spark.types import SparkUnsupportedError, check_type, spark_type
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.types import DataType
@@ -150,6 +151,10 @@ def _cast(a: list[Any], c: Call, ctx: Ctx) -> Any:
         return F.from_utc_timestamp(x, ctx.time_zone)
     if src.name == "TIMESTAMP_LTZ" and dst.name == "DATE":
         return F.from_utc_timestamp(x, ctx.time_zone).cast("date")
+    if src.is_string and dst.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        return tt.cast_to_timestamp(x, dst, ctx, strict=True)
+    if src.is_string and dst.name == "DATE":
+        return tt.cast_to_date(x, dst, strict=True)
     if src.is_string and dst.name == "BOOLEAN":
         t = F.lower(F.trim(x))
         return (
@@ -162,6 +167,16 @@ def _cast(a: list[Any], c: Call, ctx: Ctx) -> Any:
         bad = F.concat(F.lit(f"CAST: cannot parse as {dst}: '"), x, F.lit("'"))
         return F.when(x.isNotNull() & out.isNull(), F.raise_error(bad).cast(spark_type(dst))).otherwise(out)
     return out
+
+
+def _try_cast(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    """TRY_CAST: text that is no date / timestamp gives NULL (same parse as CAST)."""
+    src, dst = c.args[0].type, c.type
+    if src.is_string and dst.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        return tt.cast_to_timestamp(a[0], dst, ctx, strict=False)
+    if src.is_string and dst.name == "DATE":
+        return tt.cast_to_date(a[0], dst, strict=False)
+    return a[0].try_cast(spark_type(dst))
 
 
 def _is(kind: str) -> Builder:
@@ -278,7 +293,7 @@ FUNCTIONS: dict[str, Builder] = {
     "is_not_distinct_from": lambda a, c, ctx: a[0].eqNullSafe(a[1]),
     "case": _case,
     "cast": _cast,
-    "try_cast": lambda a, c, ctx: a[0].try_cast(spark_type(c.type)),
+    "try_cast": lambda a, c, ctx: _try_cast(a, c, ctx),
     "in": _in,
     "like": _like,
     "concat": lambda a, c, ctx: _f().concat(*a),
@@ -347,6 +362,9 @@ def _split_index(a: list[Any], c: Call) -> Any:
 def _date_format(a: list[Any], c: Call, ctx: Ctx) -> Any:
     F = _f()  # noqa: N806
     x = a[0]
+    if c.args[0].type.is_string:  # Flink: the text must hold 'yyyy-MM-dd HH:mm:ss' (lenient), else NULL
+        ms, ok = tt.parse_pattern(x, "yyyy-MM-dd HH:mm:ss", lenient=True)
+        x = F.when(ok, F.timestamp_millis(ms))
     if c.args[0].type.name == "TIMESTAMP_LTZ":
         x = F.from_utc_timestamp(x, ctx.time_zone)
     return F.date_format(x, str(c.args[1].value))  # type: ignore[union-attr]
@@ -387,8 +405,8 @@ def _unsupported_form(c: Call) -> str | None:
         src, dst = c.args[0].type, c.type
         if dst.is_string and src.name in ("FLOAT", "DOUBLE", "ARRAY", "MAP", "ROW", "BINARY", "VARBINARY"):
             return f"CAST of {src} to STRING (Java's number/collection text differs from Spark's)"
-        if dst.name in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE") and src.is_string:
-            return f"CAST of a string to {dst} (Flink's lenient parsing differs from Spark's)"
+        if dst.name in ("TIMESTAMP", "TIMESTAMP_LTZ") and src.is_string and (dst.precision or 6) > 6:
+            return f"CAST of a string to {dst} (Spark timestamps carry microseconds)"
         if src.name == "DATE" and dst.name == "TIMESTAMP_LTZ":
             return "CAST of DATE to TIMESTAMP_LTZ"
     if c.name == "replace" and not (isinstance(c.args[1], Literal) and c.args[1].value):
@@ -415,7 +433,8 @@ def _unsupported_form(c: Call) -> str | None:
             return "TIMESTAMPDIFF of TIMESTAMP_LTZ values"
     if c.name == "date_format":
         pat = c.args[1]
-        if c.args[0].type.name not in ("TIMESTAMP", "TIMESTAMP_LTZ") or not isinstance(pat, Literal):
+        arg_t = c.args[0].type
+        if not (arg_t.name in ("TIMESTAMP", "TIMESTAMP_LTZ") or arg_t.is_string) or not isinstance(pat, Literal):
             return "DATE_FORMAT of a non-timestamp or with a non-literal pattern"
         if pat.value is None or not more.pattern_ok(str(pat.value)):
             return (

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from runtime.executor.spark import text_time as tt
 from runtime.expr.ir import Call, Literal
 
 if TYPE_CHECKING:
@@ -94,10 +95,13 @@ _DEFAULT_TS = r"^(\d{4})-(\d{1,2})-(\d{1,2})(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(?:
 
 
 def _to_timestamp(a: list[Any], c: Call, ctx: Ctx) -> Any:
-    """Flink's default 'yyyy-[M]M-[d]d[ [H]H:[m]m:[s]s[.fraction]]' (fraction truncated to
+    """With a format: the local runner's strict parse (text_time.parse_pattern). Without: Flink's default 'yyyy-[M]M-[d]d[ [H]H:[m]m:[s]s[.fraction]]' (fraction truncated to
     milliseconds); NULL when the text does not match or names no calendar instant."""
     F = _f()  # noqa: N806
     s = a[0]
+    if len(a) > 1:
+        ms, ok = tt.parse_pattern(s, str(c.args[1].value), lenient=False)  # type: ignore[union-attr]
+        return F.when(ok, F.timestamp_millis(ms))
 
     def g(i: int) -> Any:
         return F.regexp_extract(s, _DEFAULT_TS, i)
@@ -109,6 +113,27 @@ def _to_timestamp(a: list[Any], c: Call, ctx: Ctx) -> Any:
     secs = num(6).cast("decimal(16,6)") + frac.cast("decimal(16,6)") / F.lit(1000)
     ts = F.try_make_timestamp(num(1), num(2), num(3), num(4), num(5), secs, F.lit("UTC"))
     return F.when(s.rlike(_DEFAULT_TS) & (num(4) <= 23) & (num(5) <= 59) & (num(6) <= 59), ts)
+
+
+_DEFAULT_DATE = r"^\s*(\d{1,4})-(\d{1,2})-(\d{1,2})(?:[ ].*)?$"
+
+
+def _to_date(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    """With a format: SimpleDateFormat's lenient parse (trailing text ignored, fields roll
+    over: '32.01.2024' is 2024-02-01). Without: 'yyyy-[M]M-[d]d' with an optional time part
+    after a space, NULL when the day does not exist."""
+    F = _f()  # noqa: N806
+    s = a[0]
+    if len(a) > 1:
+        ms, ok = tt.parse_pattern(s, str(c.args[1].value), lenient=True)  # type: ignore[union-attr]
+    else:
+        rx = tt.java_regex(_DEFAULT_DATE)
+        y, m, d = (F.regexp_extract(s, rx, i).cast("long") for i in (1, 2, 3))
+        mc = F.least(F.greatest(m, F.lit(1)), F.lit(12))
+        ok = s.rlike(rx) & (m >= 1) & (m <= 12) & (d >= 1) & (d <= tt.days_in_month(y, mc))
+        ms = tt.days_from_civil(y, m, d) * tt.MS_PER_DAY
+    days = F.floor(ms / F.lit(tt.MS_PER_DAY)).cast("int")
+    return F.when(ok, F.date_from_unix_date(days))
 
 
 _STRICT_TS = r"^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$"
@@ -291,6 +316,7 @@ BUILDERS: dict[str, Any] = {
     "dayofweek": _field("DOW"),
     "extract": _extract,
     "to_timestamp": _to_timestamp,
+    "to_date": _to_date,
     "unix_timestamp": _unix_timestamp,
     "from_unixtime": _from_unixtime,
     "to_timestamp_ltz": _to_timestamp_ltz,
@@ -328,8 +354,10 @@ def unsupported_form(c: Call) -> str | None:
             return f"EXTRACT unit {getattr(unit, 'value', '?')} (mapped: {', '.join(sorted(_FIELDS))})"
         if args[1].type.name not in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE"):
             return f"EXTRACT from a {args[1].type.name} value"
-    if name == "to_timestamp" and len(args) > 1:
-        return "TO_TIMESTAMP with a format (Java's strict DateTimeFormatter parse is not reproduced)"
+    if name in ("to_timestamp", "to_date") and len(args) > 1:
+        reason = tt.pattern_reason(args[1].value if isinstance(args[1], Literal) else None)
+        if reason:
+            return f"{name.upper()} with {reason}"
     if name == "unix_timestamp":
         if not args:
             return "UNIX_TIMESTAMP() (the current time is nondeterministic)"

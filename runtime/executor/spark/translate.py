@@ -62,6 +62,9 @@ class Translator(RelationalMixin, WindowedMixin):
         self.graph = graph
         self.streaming = streaming
         self.tmpdir = tmpdir
+        # Where the end-of-input streams live: the checkpoint root when the job has one, so a
+        # job restarted from its checkpoint replays its offsets against the same files.
+        self.end_dir = tmpdir
         cfg = graph.config or {}
         self.ctx = Ctx(cfg.get("table.local-time-zone", "UTC") or "UTC")
         self._dfs: dict[int, Any] = {}
@@ -232,8 +235,10 @@ class Translator(RelationalMixin, WindowedMixin):
         """A one-row parquet stream with the end-of-input rowtime (see the module doc)."""
         import pyarrow.parquet as pq
 
-        d = os.path.join(self.tmpdir, f"end-{node.id}")
+        d = os.path.join(self.end_dir, f"end-{node.id}")
         os.makedirs(d, exist_ok=True)
+        if os.path.exists(os.path.join(d, "end.parquet")):  # a restart: the stream has seen it
+            return self.spark.readStream.schema(src.schema).parquet(d)
         ri = node.params["rowtime_index"]
         schema = src.schema
         cols = []
