@@ -27,6 +27,7 @@ from runtime.functions._common import (
     to_numpy,
 )
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.zones import wall_to_instant
 from runtime.render import local_time, render_array
 from runtime.types import MAX_VARCHAR, DataType
 
@@ -297,24 +298,42 @@ def _to_binary(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, st
 
 
 # ---------------------------------------------------------------------- temporal
+def _scalar_as_array(v: pa.Scalar) -> pa.Array:
+    """A one-row array of a temporal scalar, via its raw integer (no Python datetime,
+    which cannot hold year 0000)."""
+    raw = getattr(v, "value", None) if v.is_valid else None
+    return pa.array([raw], pa.int64()).cast(v.type)
+
+
 def ltz_to_timestamp(v: ArgValue, time_zone: str, target: pa.DataType) -> ArgValue:
     """TIMESTAMP_LTZ instant → the wall-clock TIMESTAMP in the session zone."""
     if isinstance(v, pa.Scalar):
-        return ltz_to_timestamp(pa.array([v.as_py()], v.type), time_zone, target)[0]
+        return ltz_to_timestamp(_scalar_as_array(v), time_zone, target)[0]
     return local_time(v, time_zone).cast(target, safe=False)
 
 
 def timestamp_to_ltz(v: ArgValue, time_zone: str, target: pa.DataType) -> ArgValue:
-    """Wall-clock TIMESTAMP in the session zone → the TIMESTAMP_LTZ instant (a time that
-    falls into a DST gap moves forward, an ambiguous one takes the earlier offset)."""
+    """Wall-clock TIMESTAMP in the session zone → the TIMESTAMP_LTZ instant, with Java's
+    `atZone` rules: a time in a DST gap moves forward by the gap's length, an ambiguous
+    one takes the earlier offset (see `runtime.functions.zones`)."""
     if isinstance(v, pa.Scalar):
-        return timestamp_to_ltz(pa.array([v.as_py()], v.type), time_zone, target)[0]
-    zoned = pc.assume_timezone(v, timezone=time_zone, ambiguous="earliest", nonexistent="latest")
-    return zoned.cast(target, safe=False)
+        return timestamp_to_ltz(_scalar_as_array(v), time_zone, target)[0]
+    return wall_to_instant(v, time_zone).cast(target, safe=False)
 
 
-def _parse_timestamp(arr: pa.Array, dst: DataType, strict: bool, regex: str = _TS_RE) -> tuple[np.ndarray, np.ndarray]:
-    """Strings 'yyyy-MM-dd[ HH:mm[:ss[.fffffffff]]]' → (nanoseconds since epoch, bad mask)."""
+_UNIT_PER_US = {"s": (1_000_000, 0), "ms": (1000, 0), "us": (1, 0), "ns": (0, 1000)}
+_US_PER_DAY = 86_400_000_000
+
+
+def _parse_timestamp(
+    arr: pa.Array, dst: DataType, strict: bool, regex: str = _TS_RE
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Strings 'yyyy-MM-dd[ HH:mm[:ss[.fffffffff]]]' → (microseconds since epoch, the
+    nanoseconds below the microsecond, bad-or-null mask).
+
+    Microseconds in int64 cover Flink's whole TIMESTAMP range 0000-01-01 ..
+    9999-12-31 23:59:59.999999999 (nanoseconds would overflow before 1677 and after
+    2262); the sub-microsecond digits are kept apart for TIMESTAMP(7..9)."""
     text = _strings(arr)
     nulls = null_mask(arr)
     parts = pc.extract_regex(text, regex)
@@ -340,7 +359,8 @@ def _parse_timestamp(arr: pa.Array, dst: DataType, strict: bool, regex: str = _T
     else:
         frac = np.zeros(len(arr), np.int64)
     valid = ok & (mo >= 1) & (mo <= 12) & (d >= 1) & (h < 24) & (mi < 60) & (s < 60)
-    month_start = (np.clip(y, 1, 9999) - 1970) * 12 + np.clip(mo, 1, 12) - 1
+    # numpy's datetime64 is proleptic Gregorian with a year 0, like java.time
+    month_start = (np.clip(y, 0, 9999) - 1970) * 12 + np.clip(mo, 1, 12) - 1
     ms = month_start.astype("datetime64[M]")
     days_in_month = ((ms + 1).astype("datetime64[D]") - ms.astype("datetime64[D]")).astype(np.int64)
     valid &= d <= days_in_month
@@ -348,8 +368,22 @@ def _parse_timestamp(arr: pa.Array, dst: DataType, strict: bool, regex: str = _T
     kind = "value"
     _fail(strict, bad, arr, dst, kind)
     days = ms.astype("datetime64[D]").astype(np.int64) + d - 1
-    ns = days * 86_400_000_000_000 + ((h * 60 + mi) * 60 + s) * 1_000_000_000 + frac
-    return ns, nulls | bad
+    us = days * _US_PER_DAY + ((h * 60 + mi) * 60 + s) * 1_000_000 + frac // 1000
+    return us, frac % 1000, nulls | bad
+
+
+def _units_from_micros(us: np.ndarray, nanos: np.ndarray, unit: str, mask: np.ndarray) -> np.ndarray:
+    """Microseconds (+ sub-microsecond nanos) → int64 in an Arrow timestamp unit (floor).
+    Arrow's nanosecond timestamps only reach 1677..2262, so TIMESTAMP(7..9) values
+    outside that range cannot be represented and fail clearly instead of wrapping."""
+    div, mul = _UNIT_PER_US[unit]
+    if div:
+        return np.floor_divide(us, div)
+    lo, hi = np.iinfo(np.int64).min // mul + 1, np.iinfo(np.int64).max // mul - 1
+    out_of_range = ((us < lo) | (us > hi)) & ~mask
+    if out_of_range.any():
+        raise EvaluationError("TIMESTAMP(7..9) values before 1677-09-22 or after 2262-04-11 are not supported")
+    return np.where(mask, 0, us) * mul + nanos
 
 
 def _to_timestamp(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
@@ -357,9 +391,8 @@ def _to_timestamp(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext,
     naive = pa.timestamp(target.unit)
     name = src.name
     if src.is_string:
-        ns, mask = _parse_timestamp(arr, dst, strict)
-        per = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}[target.unit]
-        local = pa.array(np.floor_divide(ns, per), pa.int64(), mask=mask).cast(naive)
+        us, nanos, mask = _parse_timestamp(arr, dst, strict)
+        local = pa.array(_units_from_micros(us, nanos, target.unit, mask), pa.int64(), mask=mask).cast(naive)
     elif name == "DATE":
         local = pc.cast(arr, pa.timestamp("ms")).cast(naive)
     elif name == "TIMESTAMP":
@@ -379,8 +412,9 @@ def _to_timestamp(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext,
 
 
 # Flink's DateTimeUtils.parseDate: text after a space (not at the start) is ignored, and
-# month and day may be left out ('12' is 0012-01-01); each part may carry spaces.
-_LENIENT_DATE_RE = r"^\s*(?P<y>[+-]?\d+)\s*(?:-\s*(?P<m>\d+)\s*(?:-\s*(?P<d>\d+)\s*)?)?$"
+# month and day may be left out ('12' is 0012-01-01); each part may carry spaces but no
+# sign (its isInteger check), so '-0' is NULL although year 0 itself is valid.
+_LENIENT_DATE_RE = r"^\s*(?P<y>\d+)\s*(?:-\s*(?P<m>\d+)\s*(?:-\s*(?P<d>\d+)\s*)?)?$"
 
 
 def _parse_date(arr: pa.Array, dst: DataType, strict: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -396,8 +430,9 @@ def _parse_date(arr: pa.Array, dst: DataType, strict: bool) -> tuple[np.ndarray,
         return to_numpy(pc.cast(col, pa.int64()), 0).astype(np.int64)
 
     y, mo, d = num("y", "0"), num("m", "1"), num("d", "1")
-    valid = ok & (y >= 1) & (y <= 9999) & (mo >= 1) & (mo <= 12) & (d >= 1)
-    month = ((np.clip(y, 1, 9999) - 1970) * 12 + np.clip(mo, 1, 12) - 1).astype("datetime64[M]")
+    # DateTimeUtils.isIllegalDate accepts years 0..9999 (proleptic Gregorian, year 0 leap)
+    valid = ok & (y >= 0) & (y <= 9999) & (mo >= 1) & (mo <= 12) & (d >= 1)
+    month = ((np.clip(y, 0, 9999) - 1970) * 12 + np.clip(mo, 1, 12) - 1).astype("datetime64[M]")
     days_in_month = ((month + 1).astype("datetime64[D]") - month.astype("datetime64[D]")).astype(np.int64)
     valid &= d <= days_in_month
     bad = ~valid & ~nulls
@@ -428,8 +463,8 @@ def _to_time(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, stri
     name = src.name
     if src.is_string:
         text = pc.binary_join_element_wise(pa.scalar("1970-01-01 "), _strings(arr), "")
-        ns, mask = _parse_timestamp(text, dst, strict)
-        return pa.array((ns // 1_000_000).astype(np.int32), pa.time32("ms"), mask=mask | null_mask(arr))
+        us, _, mask = _parse_timestamp(text, dst, strict)
+        return pa.array((us // 1000).astype(np.int32), pa.time32("ms"), mask=mask | null_mask(arr))
     if name == "TIMESTAMP_LTZ":
         arr = local_time(arr, ctx.time_zone)
         name = "TIMESTAMP"

@@ -37,6 +37,7 @@ from runtime.functions._text_common import (
     to_array,
 )
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.zones import wall_to_instant
 from runtime.types import BIGINT, DATE, INT, STRING, TIME, TIMESTAMP, TIMESTAMP_LTZ, DataType
 
 STR = pa.string()
@@ -79,12 +80,11 @@ def to_wall(instant_ms: np.ndarray, tz: str) -> np.ndarray:
 
 
 def to_instant(wall_ms: np.ndarray, tz: str) -> np.ndarray:
-    """Wall-clock ms in zone `tz` -> instant epoch ms (earliest of an overlap; a time in a
-    DST gap moves past the gap)."""
+    """Wall-clock ms in zone `tz` -> instant epoch ms, as Java's `LocalDateTime.atZone`:
+    the earlier offset in an overlap, a time in a DST gap shifted forward by the gap."""
     if _is_utc(tz):
         return wall_ms
-    arr = pa.array(wall_ms, TS)
-    inst = pc.assume_timezone(arr, timezone=normalize_zone(tz), ambiguous="earliest", nonexistent="latest")
+    inst = wall_to_instant(pa.array(wall_ms, TS), normalize_zone(tz))
     return inst.cast(pa.int64()).to_numpy(zero_copy_only=False)
 
 

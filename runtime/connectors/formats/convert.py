@@ -345,10 +345,15 @@ def parse_timestamp(strings: pa.Array, dtype: DataType, style: str) -> Result:
     tod, valid = _time_of_day_nanos(parts, n)
     ok &= valid
     days = np.where(ok, days_from_civil(y, m, d), 0)
-    nanos = days * 86_400_000_000_000 + np.where(ok, tod, 0)
+    # microseconds: int64 nanoseconds overflow outside 1677..2262, Flink's range is 0000..9999
+    micros = days * 86_400_000_000 + np.where(ok, tod, 0) // 1000
     unit = timestamp_unit(dtype.precision)
-    div = {"ms": 1_000_000, "us": 1_000, "ns": 1}[unit]
-    values = pa.array(np.floor_divide(nanos, div), pa.int64()).cast(dtype.to_arrow())
+    if unit == "ns":  # Arrow's ns timestamps end at 1677/2262: treat the rest as unparsable
+        ok &= (micros > -(2**63) // 1000 + 1) & (micros < (2**63 - 1) // 1000 - 1)
+        raw = np.where(ok, micros, 0) * 1000 + np.where(ok, tod, 0) % 1000
+    else:
+        raw = np.floor_divide(micros, 1000) if unit == "ms" else micros
+    values = pa.array(raw, pa.int64()).cast(dtype.to_arrow())
     return _finish(values, ok, strings)
 
 
