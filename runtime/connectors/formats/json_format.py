@@ -9,6 +9,10 @@ HALF_UP, ARRAY/MAP/ROW are converted recursively. A line that is not a JSON obje
 the job with a DataError naming the file and line (or, with 'json.ignore-parse-errors',
 is skipped and counted; a field that does not convert is then NULL, as in Flink).
 
+Batches whose values already have the column's JSON type are first read by Arrow's C++
+parser (json_fast.py); that path gives up on anything needing the rules above, and the
+batch is then read here, so rows and errors do not depend on which path ran.
+
 Offsets are `{"byte": b, "line": n}`: where the next unread line starts.
 """
 
@@ -25,6 +29,7 @@ from runtime.batch import DELETE, INSERT, ROW_KIND, UPDATE_AFTER, UPDATE_BEFORE
 from runtime.connectors.base import ConfigOption, SourceContext
 from runtime.connectors.formats import FileFormat, FileReader, FileWriter, opt_bool, register_format
 from runtime.connectors.formats.convert import ISO, SQL, convert_strings, parse_float
+from runtime.connectors.formats.json_fast import FastJsonReader
 from runtime.connectors.formats.text import format_text_column
 from runtime.errors import ConnectorError, DataError
 from runtime.types import DataType, Field
@@ -359,6 +364,9 @@ class JsonFileReader(FileReader):
                 f"Unsupported value '{standard}' for '{prefix}.timestamp-format.standard'. Supported values are [SQL, ISO-8601]."
             )
         self.conv = _Converter(SQL if standard == "SQL" else ISO, self.ignore_errors)
+        # One Arrow C++ pass for batches whose values need no Java-specific conversion.
+        self.fast = FastJsonReader(self.fields, self.conv.style, self.fail_on_missing)
+        self.fast_batches = 0  # batches the fast path produced (tests and benchmarks)
         self.file = _LineFile(path)
         self.skipped_rows = 0
         self.schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in self.fields])
@@ -384,6 +392,10 @@ class JsonFileReader(FileReader):
                 return batch
 
     def _plain(self, lines: pa.Array, numbers: np.ndarray) -> pa.RecordBatch | None:
+        fast = self.fast.read(lines) if self.fast.usable else None
+        if fast is not None:
+            self.fast_batches += 1
+            return pa.RecordBatch.from_arrays(fast, schema=self.schema)
         arrays, invalid, bad, missing = self.conv.rows(lines, self.fields)
         self._check(lines, numbers, invalid, bad, missing)
         batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
