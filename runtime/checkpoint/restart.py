@@ -10,7 +10,16 @@ snapshot the job started from); sources rewind and sinks abort what was not comm
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, TypeVar
+
 from runtime.checkpoint.config import CheckpointConfig
+
+if TYPE_CHECKING:
+    from runtime.checkpoint.restore import LoadedSnapshot
+
+T = TypeVar("T")
 
 
 class RestartBackoff:
@@ -28,3 +37,38 @@ class RestartBackoff:
             return cfg.restart_delay_ms / 1000
         delay = cfg.restart_delay_ms * cfg.restart_multiplier ** (self.attempts - 1)
         return min(delay, cfg.restart_max_delay_ms) / 1000
+
+
+def run_with_restarts(
+    attempt: Callable[[LoadedSnapshot | None], Iterator[T]],
+    cfg: CheckpointConfig,
+    config: dict[str, str],
+    stopped: Callable[[], bool],
+    latest: Callable[[], str | None],
+    on_restart: Callable[[], None],
+) -> Iterator[T]:
+    """Run `attempt` from the configured restore point (`execution.savepoint.path`), and
+    after a failure again from the latest complete checkpoint (`latest()`), as the restart
+    strategy allows. Shared by the local and the parallel executor so both recover alike;
+    errors that would only fail again (no checkpointing support, a snapshot that does not
+    map, the caller closing the generator) are never retried."""
+    from runtime.checkpoint.restore import RestoreError, load_checkpoint, resolve_restore_path
+    from runtime.operators.base import CheckpointingNotSupportedError
+
+    restore = resolve_restore_path(cfg.restore_path, cfg.directory, cfg.job_id, config)
+    backoff = RestartBackoff(cfg)
+    while True:
+        try:
+            yield from attempt(restore)
+            return
+        except (CheckpointingNotSupportedError, RestoreError, GeneratorExit, KeyboardInterrupt):
+            raise
+        except Exception:
+            delay = backoff.next_delay()
+            if delay is None or stopped():
+                raise
+            on_restart()
+            time.sleep(delay)
+            location = latest()
+            if location is not None:
+                restore = load_checkpoint(location, config)

@@ -44,8 +44,8 @@ from runtime.checkpoint.faults import fault_point
 from runtime.checkpoint.incremental import IncrementalCheckpoints, UploadPlan
 from runtime.checkpoint.metadata import CheckpointMetadata, OperatorState
 from runtime.checkpoint.rescale import merge_executor_state, rescale_operator_states
-from runtime.checkpoint.restart import RestartBackoff
-from runtime.checkpoint.restore import LoadedSnapshot, RestoreError, match_report, resolve_restore_path
+from runtime.checkpoint.restart import run_with_restarts
+from runtime.checkpoint.restore import LoadedSnapshot, RestoreError, match_report
 from runtime.checkpoint.uid import fingerprint, operator_uids
 from runtime.graph import BATCH, JobGraph, Node
 from runtime.operators.base import (
@@ -155,29 +155,20 @@ class LocalExecutor:
     def run(self) -> Iterator[pa.RecordBatch]:
         """Run the job (restored from `execution.savepoint.path` when set), restarting
         after a failure as `restart-strategy.type` allows."""
-        cc = self.checkpoint_config
         try:
-            restore = resolve_restore_path(cc.restore_path, cc.directory, cc.job_id, dict(self.graph.config or {}))
-            backoff = RestartBackoff(cc)
-            while True:
-                try:
-                    yield from self._run_attempt(restore)
-                    return
-                except (CheckpointingNotSupportedError, RestoreError, GeneratorExit, KeyboardInterrupt):
-                    raise
-                except Exception:
-                    delay = backoff.next_delay()
-                    if delay is None or self._stopped():
-                        raise
-                    self.restarts += 1
-                    time.sleep(delay)
-                    latest = self.coordinator.latest_location
-                    if latest is not None:
-                        from runtime.checkpoint.restore import load_checkpoint
-
-                        restore = load_checkpoint(latest, dict(self.graph.config or {}))
+            yield from run_with_restarts(
+                self._run_attempt,
+                self.checkpoint_config,
+                dict(self.graph.config or {}),
+                self._stopped,
+                lambda: self.coordinator.latest_location,
+                self._count_restart,
+            )
         finally:
             self.coordinator.close()
+
+    def _count_restart(self) -> None:
+        self.restarts += 1
 
     def _run_attempt(self, restore: LoadedSnapshot | None) -> Iterator[pa.RecordBatch]:
         self._build()
@@ -434,21 +425,25 @@ class LocalExecutor:
             if nid == self.graph.result_node:
                 self._results.append(self._result_batch(b))
         for cid, idx in self._consumers.get(nid, []):
-            op = self.operators[cid]
-            cm = self.metrics[cid]
-            for b in batches:
-                cm.rows_in += b.num_rows
-                cm.batches_in += 1
-                out = Output()
-                t0 = time.perf_counter_ns()
-                op.process_batch(b, idx, out)
-                _add_busy(cm, t0)
-                self._drain(cid, out)
-            for wm in watermarks:
-                wms = self._input_wm[cid]
-                if wm > wms[idx]:
-                    wms[idx] = wm
-                self._advance(cid)
+            self._push(cid, idx, batches, watermarks)
+
+    def _push(self, cid: int, idx: int, batches: list[pa.RecordBatch], watermarks: list[int]) -> None:
+        """Input `idx` of node `cid` receives these batches, then these watermarks."""
+        op = self.operators[cid]
+        cm = self.metrics[cid]
+        for b in batches:
+            cm.rows_in += b.num_rows
+            cm.batches_in += 1
+            out = Output()
+            t0 = time.perf_counter_ns()
+            op.process_batch(b, idx, out)
+            _add_busy(cm, t0)
+            self._drain(cid, out)
+        for wm in watermarks:
+            wms = self._input_wm[cid]
+            if wm > wms[idx]:
+                wms[idx] = wm
+            self._advance(cid)
 
     def _advance(self, nid: int) -> None:
         """Recompute node `nid`'s watermark (min over its non-idle inputs) and fire

@@ -33,14 +33,14 @@ from typing import Any
 import pyarrow as pa
 
 from runtime.batch import MIN_WATERMARK
-from runtime.checkpoint.restart import RestartBackoff
-from runtime.checkpoint.restore import LoadedSnapshot, RestoreError, load_checkpoint, resolve_restore_path
+from runtime.checkpoint.restart import run_with_restarts
+from runtime.checkpoint.restore import LoadedSnapshot
 from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.checkpoints import ParentCheckpoints
 from runtime.executor.parallel.plan import RESULT_EDGE, ParallelPlan, plan_parallel
 from runtime.executor.parallel.worker import worker_main
 from runtime.graph import JobGraph
-from runtime.operators.base import CheckpointingNotSupportedError, Metrics, Operator, OperatorContext, Output
+from runtime.operators.base import Metrics, Operator, OperatorContext, Output
 from runtime.operators.base import create_operator as _create_operator
 from runtime.state import create_backend
 
@@ -117,30 +117,22 @@ class ParallelExecutor:
         return self.cp.stop_requested or (self.stop_event is not None and self.stop_event.is_set())
 
     # ------------------------------------------------------------------ run
+    def _count_restart(self) -> None:
+        self.restarts += 1
+
     def run(self) -> Iterator[pa.RecordBatch]:
         """Run the job (restored from `execution.savepoint.path` when set), restarting all
         workers from the latest complete checkpoint after a failure as
         `restart-strategy.type` allows (as LocalExecutor.run)."""
-        cc = self.checkpoint_config
-        cfg = dict(self.graph.config or {})
         try:
-            restore = resolve_restore_path(cc.restore_path, cc.directory, cc.job_id, cfg)
-            backoff = RestartBackoff(cc)
-            while True:
-                try:
-                    yield from self._run_attempt(restore)
-                    return
-                except (CheckpointingNotSupportedError, RestoreError, GeneratorExit, KeyboardInterrupt):
-                    raise
-                except Exception:
-                    delay = backoff.next_delay()
-                    if delay is None or self._stopped():
-                        raise
-                    self.restarts += 1
-                    time.sleep(delay)
-                    latest = self.coordinator.latest_location
-                    if latest is not None:
-                        restore = load_checkpoint(latest, cfg)
+            yield from run_with_restarts(
+                self._run_attempt,
+                self.checkpoint_config,
+                dict(self.graph.config or {}),
+                self._stopped,
+                lambda: self.coordinator.latest_location,
+                self._count_restart,
+            )
         finally:
             self.cp.close()
 

@@ -424,21 +424,7 @@ class WorkerEngine(LocalExecutor):
             if e is not None:
                 self._route(e, batches, watermarks)
                 continue
-            cm = self.metrics[cid]
-            op = self.operators[cid]
-            for b in batches:
-                cm.rows_in += b.num_rows
-                cm.batches_in += 1
-                out = Output()
-                t0 = time.perf_counter_ns()
-                op.process_batch(b, idx, out)
-                _add_busy(cm, t0)
-                self._drain(cid, out)
-            for wm in watermarks:
-                wms = self._input_wm[cid]
-                if wm > wms[idx]:
-                    wms[idx] = wm
-                self._advance(cid)
+            self._push(cid, idx, batches, watermarks)
 
     def _parent_consumers(self, nid: int) -> list[tuple[int, int]]:
         return [(e.dst, e.idx) for e in self.plan.edges if e.to_parent and e.src == nid]
