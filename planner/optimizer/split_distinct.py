@@ -21,9 +21,9 @@ other call (AVG, LISTAGG, ...) or a multi-argument DISTINCT leaves the aggregate
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
+from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
 from runtime.expr.ir import Call, InputRef, Literal
 from runtime.types import BIGINT, BOOLEAN, INT, Field
@@ -38,19 +38,7 @@ def split_distinct_aggregates(plan: PhysicalNode, config: dict[str, str], mode: 
     if mode != "STREAMING" or str(config.get(ENABLED_KEY, "false")).strip().lower() != "true":
         return plan
     buckets = int(str(config.get(BUCKET_KEY, "1024")).strip() or "1024")
-    memo: dict[int, PhysicalNode] = {}
-
-    def visit(n: PhysicalNode) -> PhysicalNode:
-        if id(n) in memo:
-            return memo[id(n)]
-        inputs = tuple(visit(i) for i in n.inputs)
-        new = replace(n, inputs=inputs) if inputs != n.inputs else n
-        if n.operator == "GroupAggregate" and inputs and inputs[0].operator == "Exchange":
-            new = _split(new, buckets) or new
-        memo[id(n)] = new
-        return new
-
-    return visit(plan)
+    return rewrite_keyed(plan, "GroupAggregate", lambda n: _split(n, buckets))
 
 
 def _distinct_columns(calls: list[dict[str, Any]]) -> list[int] | None:

@@ -18,12 +18,12 @@ MIN/MAX -> `min$i`/`max$i`; then `count1$` (the signed row count: key liveness).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from planner.changelog import register_changelog
 from planner.explain import format_agg, register_physical_line
 from planner.optimizer.mini_batch import mini_batch_enabled
+from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
 from runtime.types import BIGINT, Field
 
@@ -72,19 +72,7 @@ def split_two_phase_aggregates(plan: PhysicalNode, config: dict[str, str], mode:
     strategy = str(config.get(STRATEGY_KEY, "AUTO")).strip().upper()
     if mode != "STREAMING" or strategy == "ONE_PHASE" or not mini_batch_enabled(config):
         return plan
-    memo: dict[int, PhysicalNode] = {}
-
-    def visit(n: PhysicalNode) -> PhysicalNode:
-        if id(n) in memo:
-            return memo[id(n)]
-        inputs = tuple(visit(i) for i in n.inputs)
-        new = replace(n, inputs=inputs) if inputs != n.inputs else n
-        if n.operator == "GroupAggregate" and inputs and inputs[0].operator == "Exchange":
-            new = _split(new) or new
-        memo[id(n)] = new
-        return new
-
-    return visit(plan)
+    return rewrite_keyed(plan, "GroupAggregate", _split)
 
 
 def _split(agg: PhysicalNode) -> PhysicalNode | None:

@@ -35,7 +35,6 @@ one-phase operator does.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from planner.changelog import _producer, is_insert_only, register_changelog
@@ -43,6 +42,7 @@ from planner.errors import UnsupportedSqlError
 from planner.explain import format_agg, format_window, register_physical_line
 from planner.optimizer.mini_batch import mini_batch_enabled
 from planner.optimizer.two_phase_agg import STRATEGY_KEY
+from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
 from runtime.types import BIGINT, DataType, Field
 
@@ -61,19 +61,7 @@ def split_two_phase_window_aggregates(plan: PhysicalNode, config: dict[str, str]
     """Split every eligible streaming WindowAggregate into Local/Global phases."""
     if not applies(config, mode):
         return plan
-    memo: dict[int, PhysicalNode] = {}
-
-    def visit(n: PhysicalNode) -> PhysicalNode:
-        if id(n) in memo:
-            return memo[id(n)]
-        inputs = tuple(visit(i) for i in n.inputs)
-        new = replace(n, inputs=inputs) if inputs != n.inputs else n
-        if n.operator == "WindowAggregate" and inputs and inputs[0].operator == "Exchange":
-            new = _split(new) or new
-        memo[id(n)] = new
-        return new
-
-    return visit(plan)
+    return rewrite_keyed(plan, "WindowAggregate", _split)
 
 
 def _partial_fields(call: dict[str, Any], i: int) -> list[Field]:
