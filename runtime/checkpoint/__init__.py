@@ -8,22 +8,31 @@ processing thread, metadata last and atomically; once complete, two-phase-commit
 publish what they pre-committed.
 """
 
-from runtime.checkpoint.config import CheckpointConfig
-from runtime.checkpoint.coordinator import CheckpointCoordinator
-from runtime.checkpoint.metadata import CheckpointMetadata, OperatorState
-from runtime.checkpoint.restore import RestoreError, find_latest, load_checkpoint, resolve_restore_path
-from runtime.checkpoint.storage import CheckpointStorage
-from runtime.checkpoint.uid import operator_uids
+from __future__ import annotations
 
-__all__ = [
-    "CheckpointConfig",
-    "CheckpointCoordinator",
-    "CheckpointMetadata",
-    "CheckpointStorage",
-    "OperatorState",
-    "RestoreError",
-    "find_latest",
-    "load_checkpoint",
-    "operator_uids",
-    "resolve_restore_path",
-]
+from importlib import import_module
+from typing import Any
+
+# Names re-exported lazily: the planner imports `runtime.checkpoint.config` (durations) on
+# every start-up, and executing this package eagerly would pull in hashlib, the storage
+# and restore machinery for a job that never checkpoints.
+_EXPORTS = {
+    "CheckpointConfig": "runtime.checkpoint.config",
+    "CheckpointCoordinator": "runtime.checkpoint.coordinator",
+    "CheckpointMetadata": "runtime.checkpoint.metadata",
+    "CheckpointStorage": "runtime.checkpoint.storage",
+    "OperatorState": "runtime.checkpoint.metadata",
+    "RestoreError": "runtime.checkpoint.restore",
+    "find_latest": "runtime.checkpoint.restore",
+    "load_checkpoint": "runtime.checkpoint.restore",
+    "operator_uids": "runtime.checkpoint.uid",
+    "resolve_restore_path": "runtime.checkpoint.restore",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'runtime.checkpoint' has no attribute {name!r}")
