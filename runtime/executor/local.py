@@ -121,20 +121,32 @@ class LocalExecutor:
             visit(n.id, ())
         return order
 
+    # This executor is subtask `subtask_index` of `subtask_count` (a parallel worker
+    # overrides them, `_runs_here` and `_operator_config`).
+    subtask_index = 0
+    subtask_count = 1
+
+    def _runs_here(self, node: Node) -> bool:
+        return True
+
+    def _operator_config(self, node: Node, cfg: dict[str, str]) -> dict[str, str]:
+        return {**cfg, "$internal.operator-uid": self.uids[node.id]}
+
     def _build(self) -> None:
         cfg = dict(self.graph.config or {})
-        self._order = self._topological()
+        self._order = [n for n in self._topological() if self._runs_here(n)]
         self.operators, self.metrics, self._consumers = {}, {}, {}
         self._input_wm, self._node_wm, self._ended = {}, {}, {}
         self._results = []
         checkpointing = self.checkpoint_config.enabled
         for node in self._order:
-            op_cfg = {**cfg, "$internal.operator-uid": self.uids[node.id]}
+            op_cfg = self._operator_config(node, cfg)
             ctx = OperatorContext(
                 mode=self.graph.mode,
                 config=op_cfg,
                 time_zone=self.time_zone,
-                parallelism=1,
+                subtask_index=self.subtask_index,
+                parallelism=self.subtask_count,
                 metrics=Metrics(),
                 state=create_backend(op_cfg),
                 checkpointing=checkpointing,

@@ -54,9 +54,8 @@ from runtime.executor.local import LocalExecutor, _add_busy
 from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.barriers import BarrierHandler
 from runtime.executor.parallel.plan import RESULT_EDGE, Edge, ParallelPlan
-from runtime.graph import BATCH, JobGraph
-from runtime.operators.base import Metrics, OperatorContext, Output, create_operator
-from runtime.state import create_backend
+from runtime.graph import BATCH, JobGraph, Node
+from runtime.operators.base import Output
 from runtime.state.keygroups import key_groups_of_rows, subtask_of_key_groups
 
 METRICS_INTERVAL_S = 0.25
@@ -99,6 +98,7 @@ class WorkerEngine(LocalExecutor):
         self.restore_location = restore
         self.plan = plan
         self.index, self.n = index, n
+        self.subtask_index, self.subtask_count = index, n
         self.peers, self.parent = peers, parent
         self.credits = max(1, credits)
         self.max_parallelism = int((graph.config or {}).get("pipeline.max-parallelism") or 128)
@@ -118,36 +118,16 @@ class WorkerEngine(LocalExecutor):
         self.barriers: BarrierHandler | None = None
 
     # ------------------------------------------------------------------ setup
+    def _runs_here(self, node: Node) -> bool:
+        return node.id not in self.plan.parent_nodes  # the parent runs those sinks
+
+    def _operator_config(self, node: Node, cfg: dict[str, str]) -> dict[str, str]:
+        return {**super()._operator_config(node, cfg), "subtask.index": str(self.index)}
+
     def _build(self) -> None:
-        """As the local executor's, for the nodes this worker runs (not the parent's
-        sinks), each with its subtask index and the job's parallelism."""
-        cfg = dict(self.graph.config or {})
-        self._order = [n for n in self._topological() if n.id not in self.plan.parent_nodes]
-        self.operators, self.metrics, self._consumers = {}, {}, {}
-        self._input_wm, self._node_wm, self._ended = {}, {}, {}
-        for node in self._order:
-            op_cfg = {**cfg, "$internal.operator-uid": self.uids[node.id], "subtask.index": str(self.index)}
-            ctx = OperatorContext(
-                mode=self.graph.mode,
-                config=op_cfg,
-                time_zone=self.time_zone,
-                subtask_index=self.index,
-                parallelism=self.n,
-                metrics=Metrics(),
-                state=create_backend(op_cfg),
-                checkpointing=self.checkpoint_config.enabled,
-            )
-            op = create_operator(node, ctx)
-            if hasattr(op, "input_changelog_modes"):
-                op.input_changelog_modes = [self.graph.node(i).changelog_mode for i in node.inputs]
-            self.operators[node.id] = op
-            self.metrics[node.id] = ctx.metrics
-            self._consumers.setdefault(node.id, [])
-            self._input_wm[node.id] = [MIN_WATERMARK] * len(node.inputs)
-            self._node_wm[node.id] = MIN_WATERMARK
-            self._ended[node.id] = set()
-            for idx, src in enumerate(node.inputs):
-                self._consumers.setdefault(src, []).append((node.id, idx))
+        """As the local executor's, for the nodes this worker runs, each with its subtask
+        index and the job's parallelism; then the channels' watermark bookkeeping."""
+        super()._build()
         for e in self.plan.edges:
             if not e.to_parent:
                 self.chan_wm[e.id] = [MIN_WATERMARK] * self.n
