@@ -202,17 +202,7 @@ class LocalExecutor:
                     return
                 progressed = False
                 for sid in list(active):
-                    t0 = time.perf_counter_ns()
-                    batch = self.operators[sid].poll(self.batch_rows)  # type: ignore[attr-defined]
-                    _add_busy(self.metrics[sid], t0)
-                    if batch is None:
-                        active.remove(sid)
-                        self._end_output(sid, is_source=True)
-                        progressed = True
-                    elif batch.num_rows:
-                        self._deliver(sid, [batch], [])
-                        progressed = True
-                        fault_point("batch")
+                    progressed |= self._poll_source(sid, active)
                     yield from self._take_results()
                     self._checkpoint_work()
                     if self._stopped():
@@ -421,6 +411,22 @@ class LocalExecutor:
 
     def _stopped(self) -> bool:
         return self._stop_requested or (self.stop_event is not None and self.stop_event.is_set())
+
+    def _poll_source(self, sid: int, active: list[int]) -> bool:
+        """Poll source `sid` once and push what it read; at its end, end its output and
+        drop it from `active`. Whether anything happened."""
+        t0 = time.perf_counter_ns()
+        batch = self.operators[sid].poll(self.batch_rows)  # type: ignore[attr-defined]
+        _add_busy(self.metrics[sid], t0)
+        if batch is None:
+            active.remove(sid)
+            self._end_output(sid, is_source=True)
+            return True
+        if batch.num_rows:
+            self._deliver(sid, [batch], [])
+            fault_point("batch")
+            return True
+        return False
 
     def _take_results(self) -> Iterator[pa.RecordBatch]:
         while self._results:

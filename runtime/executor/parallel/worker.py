@@ -48,7 +48,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
-from runtime.checkpoint.faults import fault_point, kill_also
+from runtime.checkpoint.faults import kill_also
 from runtime.checkpoint.restore import load_checkpoint
 from runtime.executor.local import LocalExecutor, _add_busy
 from runtime.executor.parallel import channels as ch
@@ -165,17 +165,7 @@ class WorkerEngine(LocalExecutor):
                 for sid in list(active):
                     if self._is_gated(sid) or self.barriers.source_blocked(sid):
                         continue
-                    t0 = time.perf_counter_ns()
-                    batch = self.operators[sid].poll(self.batch_rows)  # type: ignore[attr-defined]
-                    _add_busy(self.metrics[sid], t0)
-                    if batch is None:
-                        active.remove(sid)
-                        self._end_output(sid, is_source=True)
-                        progressed = True
-                    elif batch.num_rows:
-                        self._deliver(sid, [batch], [])
-                        progressed = True
-                        fault_point("batch")
+                    progressed |= self._poll_source(sid, active)
                 now = time.monotonic()
                 if not done_sent and not active and self._all_ended() and not any(self.out.values()):
                     self._send_metrics()
