@@ -17,10 +17,10 @@ How an operator is re-split:
 
 - same layout (an old entry has exactly `new_range` and there are M entries): that entry,
   unchanged (nothing is merged or re-numbered);
-- "stateless" operators: None;
-- an operator with a `rescale_snapshots(old, new_range, subtask_index, parallelism)`
-  method (the custom-state operators: sources, sinks, joins, Rank, Deduplicate) does it
-  itself (runtime/checkpoint/rescale_ops.py holds their implementations);
+- otherwise the operator's `rescale_snapshots(old, new_range, subtask_index, parallelism)`
+  hook (runtime/operators/base.py) does it: the custom-state operators (sources, sinks,
+  joins, Rank, Deduplicate) override it in their own modules with the helpers below;
+  the base class returns None for "stateless" operators and merges "generic" ones:
 - "generic" operators declare how each of their `state_attributes` merges in the class
   attribute `state_merge` ({attribute: kind}, kinds in `GENERIC_KINDS`). The keyed
   backend snapshots of all old subtasks are filtered to `new_range` and their slots
@@ -35,14 +35,22 @@ from __future__ import annotations
 import copy
 import pickle
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
 
+from runtime.aggregates.accumulators import Accumulator
+from runtime.aggregates.aggset import AggregateSet
 from runtime.checkpoint.restore import RestoreError
-from runtime.operators.base import Operator, checkpointing_mode
+from runtime.operators.slot_state import canonical_snapshot
+from runtime.state.keygroups import key_group_range, key_groups_of_rows
 from runtime.state.slot_values import NativeSnapshot
+from runtime.state.ttl import NEVER
+from runtime.types import DataType
+
+if TYPE_CHECKING:
+    from runtime.operators.base import Operator
 
 OldStates = Sequence[tuple[tuple[int, int], Any]]
 
@@ -76,15 +84,7 @@ def rescale_operator_states(
         return same[0]
     if all(s is None for _, s in old):
         return None
-    mode = checkpointing_mode(op)
-    if mode == "stateless":
-        return None
-    hook = getattr(op, "rescale_snapshots", None)
-    if hook is not None:
-        return hook(old, (int(new_range[0]), int(new_range[1])), subtask_index, parallelism)
-    if mode == "generic":
-        return merge_generic(op, old, (int(new_range[0]), int(new_range[1])), subtask_index)
-    raise RestoreError(cannot_rescale_message(op))
+    return op.rescale_snapshots(old, (int(new_range[0]), int(new_range[1])), subtask_index, parallelism)
 
 
 def cannot_rescale_message(op: Operator, why: str = "") -> str:
@@ -100,10 +100,25 @@ def load_state(state: Any) -> Any:
     """An operator snapshot as a Python object (generic/custom snapshots are pickled bytes;
     a RocksDB checkpoint becomes the generic dict, runtime/operators/slot_state.py)."""
     if isinstance(state, NativeSnapshot):
-        from runtime.operators.slot_state import canonical_snapshot
-
         return canonical_snapshot(state)
     return pickle.loads(state) if isinstance(state, bytes) else state
+
+
+# ---------------------------------------------------------------------- key groups
+def max_parallelism_of(backend: Any) -> int:
+    """The number of key groups of an operator's keyed backend (128 without one)."""
+    return int(getattr(backend, "max_parallelism", 128) or 128)
+
+
+def in_key_group_range(groups: np.ndarray, new_range: tuple[int, int]) -> np.ndarray:
+    """Which of these key groups the new subtask owns (inclusive range)."""
+    return (groups >= new_range[0]) & (groups <= new_range[1])
+
+
+def key_groups_of(columns: Sequence[pa.Array | pa.ChunkedArray], n: int, max_par: int) -> np.ndarray:
+    """Key group of every row's key columns: the function the state backends and the hash
+    exchange use, so a row follows its key."""
+    return key_groups_of_rows(list(columns), n, max_par).astype(np.int64)
 
 
 # ---------------------------------------------------------------------- keyed snapshots
@@ -213,8 +228,6 @@ def merge_slot_objects(objs: Sequence[Any], plans: Sequence[SlotPlan]) -> Any:
 
 
 def _is_config_list(values: Sequence[Any]) -> bool:
-    from runtime.types import DataType
-
     items = [x for v in values for x in v]
     return bool(items) and all(isinstance(x, (pa.DataType, DataType, dict, str)) for x in items)
 
@@ -222,9 +235,6 @@ def _is_config_list(values: Sequence[Any]) -> bool:
 def _is_runtime_object(v: Any) -> bool:
     """Objects the walker descends into: accumulator sets and accumulators (their other
     attributes, e.g. a result DataType, are configuration and kept as they are)."""
-    from runtime.aggregates.accumulators import Accumulator
-    from runtime.aggregates.aggset import AggregateSet
-
     return isinstance(v, (Accumulator, AggregateSet))
 
 
@@ -324,8 +334,6 @@ def merge_ttl(objs: Sequence[Any], plans: Sequence[Any], like: Any) -> Any:
     pairs = [(o, p) for o, p in zip(objs, plans, strict=True) if o is not None]
     if not pairs:
         return like
-    from runtime.state.ttl import NEVER
-
     new = copy.copy(pairs[0][0])
     parts = []
     for o, p in pairs:
@@ -352,7 +360,7 @@ def _scalar(kind: str) -> Callable[[list[Any]], Any]:
 
 def merge_generic(op: Operator, old: OldStates, new_range: tuple[int, int], subtask_index: int) -> Any:
     """Re-split the base-class ("generic") snapshots of `op` (module docstring)."""
-    declared: dict[str, str] = dict(getattr(type(op), "state_merge", {}) or {})
+    declared = dict(type(op).state_merge)
     attrs = tuple(type(op).state_attributes)
     missing = [a for a in attrs if declared.get(a) not in GENERIC_KINDS]
     if missing:
@@ -360,8 +368,7 @@ def merge_generic(op: Operator, old: OldStates, new_range: tuple[int, int], subt
     snaps = [load_state(s) for _, s in old]
     present = [s for s in snaps if s is not None]
     plans = plan_slots([s.get("keyed") if s is not None else None for s in snaps], new_range)
-    state = getattr(op, "state", None)
-    maxp = int(getattr(state, "max_parallelism", 128) or 128)
+    maxp = max_parallelism_of(op.state)
     keyed_present = any(s is not None and s.get("keyed") is not None for s in snaps)
     merged: dict[str, Any] = {"keyed": merged_keyed(plans, maxp) if keyed_present else None, "attrs": {}}
     for name in attrs:
@@ -409,8 +416,6 @@ def split_states(
     """One state re-split into `parallelism` subtask states with their key-group ranges
     (what a job restored with that parallelism builds): `op_factory(i)` gives a fresh open
     operator for subtask i."""
-    from runtime.state.keygroups import key_group_range
-
     old = [((0, max_parallelism - 1), state)]
     out = []
     for i in range(parallelism):

@@ -152,8 +152,7 @@ class LocalExecutor:
                 checkpointing=checkpointing,
             )
             op = create_operator(node, ctx)
-            if hasattr(op, "input_changelog_modes"):
-                op.input_changelog_modes = [self.graph.node(i).changelog_mode for i in node.inputs]
+            op.input_changelog_modes = [self.graph.node(i).changelog_mode for i in node.inputs]
             self.operators[node.id] = op
             self.metrics[node.id] = ctx.metrics
             self._consumers.setdefault(node.id, [])
@@ -196,7 +195,7 @@ class LocalExecutor:
             sources = [n.id for n in self._order if not n.inputs]
             if restore is not None:
                 self._restore(restore)
-            active = [s for s in sources if not getattr(self.operators[s], "finished", False)]
+            active = [s for s in sources if not self.operators[s].finished]
             while active:
                 if self._stopped():
                     return
@@ -229,9 +228,8 @@ class LocalExecutor:
                     if not failed:
                         raise
             for op in self.operators.values():
-                dispose = getattr(op.ctx.state, "dispose", None)
-                if dispose is not None:
-                    dispose()
+                if op.ctx.state is not None:
+                    op.ctx.state.dispose()
 
     # ------------------------------------------------------------------ checkpoints
     def trigger_checkpoint(self) -> Future[str]:
@@ -416,7 +414,7 @@ class LocalExecutor:
         """Poll source `sid` once and push what it read; at its end, end its output and
         drop it from `active`. Whether anything happened."""
         t0 = time.perf_counter_ns()
-        batch = self.operators[sid].poll(self.batch_rows)  # type: ignore[attr-defined]
+        batch = self.operators[sid].poll(self.batch_rows)
         _add_busy(self.metrics[sid], t0)
         if batch is None:
             active.remove(sid)
@@ -484,10 +482,9 @@ class LocalExecutor:
         """Whether node `nid`'s output is idle: a WatermarkAssigner past its idle timeout,
         or a node all of whose inputs are idle (ended inputs are never idle: they sent
         MAX_WATERMARK)."""
-        op = self.operators[nid]
-        check = getattr(op, "is_idle", None)
-        if check is not None:
-            return bool(check())
+        idle = self.operators[nid].is_idle()
+        if idle is not None:
+            return idle
         inputs = self.graph.node(nid).inputs
         return bool(inputs) and all(self._is_idle(i) for i in inputs)
 
@@ -502,11 +499,9 @@ class LocalExecutor:
         """While sources are idle: operators with an `on_timer(out)` hook (the
         MiniBatchAssigner's latency bound) may flush what they buffer."""
         for node in self._order:
-            hook = getattr(self.operators[node.id], "on_timer", None)
-            if hook is not None:
-                out = Output()
-                hook(out)
-                self._drain(node.id, out)
+            out = Output()
+            self.operators[node.id].on_timer(out)
+            self._drain(node.id, out)
 
     def _drain(self, nid: int, out: Output) -> None:
         batches, watermarks = out.drain()
@@ -546,7 +541,7 @@ def state_names(op: Operator, snap: Any) -> list[str]:
         return [str(k) for k in snap]
     if checkpointing_mode(op) == "generic":
         attrs = list(type(op).state_attributes)
-        return ["keyed", *attrs] if getattr(op, "state", None) is not None else attrs
+        return ["keyed", *attrs] if op.state is not None else attrs
     return [] if snap is None else ["state"]
 
 

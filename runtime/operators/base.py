@@ -5,6 +5,11 @@ An operator is built from its JobGraph node by a factory registered under the no
 `process_batch` for every input batch, `on_watermark` when the combined input
 watermark advances, `end_input` when a bounded input is exhausted, and `close`.
 Everything it produces goes to `out`.
+
+Every hook an executor (runtime/executor/task.py) calls is declared on `Operator` with a
+default, so an executor never asks whether an operator has a hook: sources implement
+`poll`, a WatermarkAssigner `is_idle`, a MiniBatchAssigner `on_timer`, operators with
+custom state `snapshot_state` / `restore_state` / `rescale_snapshots`.
 """
 
 from __future__ import annotations
@@ -16,8 +21,12 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
+from runtime.checkpoint.rescale import OldStates, cannot_rescale_message, merge_generic
+from runtime.checkpoint.restore import RestoreError
 from runtime.graph import BATCH, Node
+from runtime.operators.slot_state import native_snapshot, restore_native
 from runtime.plugins import import_submodules
+from runtime.state import KeyedStateBackend
 
 
 class Output:
@@ -107,6 +116,19 @@ class Operator:
     # Top-level state attributes that are 1-D arrays indexed by slot: with the rocksdb
     # backend their values are written into RocksDB (runtime/state/slot_values.py).
     slot_attributes: ClassVar[tuple[str, ...]] = ()
+    # How each of `state_attributes` merges when a "generic" operator is restored with
+    # another parallelism ({attribute: kind}, kinds in runtime.checkpoint.rescale.GENERIC_KINDS).
+    state_merge: ClassVar[dict[str, str]] = {}
+
+    # The keyed state backend a stateful operator keeps its keys in (the generic snapshot
+    # and `state_size` read it); None for operators without keyed state.
+    state: KeyedStateBackend | None = None
+    # Set by the executor before `open`: the changelog mode of every input edge ("I",
+    # "I,UB,UA,D", ...); None when unknown (then an operator must assume retractions).
+    input_changelog_modes: list[str] | None = None
+    # A source restored from a snapshot taken after it had read everything: the executor
+    # does not poll it again.
+    finished: bool = False
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         self.node = node
@@ -117,6 +139,22 @@ class Operator:
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         raise NotImplementedError
+
+    def poll(self, max_rows: int) -> pa.RecordBatch | None:
+        """Sources (nodes without inputs): the next batch of at most `max_rows` rows (an
+        empty batch when nothing is available now), or None once the input is exhausted."""
+        raise NotImplementedError(f"operator {self.node.operator} has no input to poll: it is not a source")
+
+    def is_idle(self) -> bool | None:
+        """Whether this operator's output is idle (its watermark must not hold back a
+        multi-input consumer). None, the default: idle exactly when all its inputs are (a
+        source without idleness detection is never idle). A WatermarkAssigner answers
+        from its idle timeout."""
+        return None
+
+    def on_timer(self, out: Output) -> None:
+        """Processing time passed while the sources had nothing to read: an operator with
+        a latency bound (the MiniBatchAssigner) may flush what it buffers."""
 
     def on_watermark(self, watermark: int, out: Output) -> None:
         """The combined input watermark advanced to `watermark` (ms). Fire timers/windows,
@@ -137,18 +175,13 @@ class Operator:
             return None
         if mode != "generic":
             raise CheckpointingNotSupportedError(not_supported_message(self))
-        keyed = getattr(self, "state", None)
+        keyed = self.state
         attrs = {a: getattr(self, a) for a in self.state_attributes}
-        if hasattr(keyed, "write_values"):  # rocksdb: values of written slots into RocksDB
-            from runtime.operators.slot_state import native_snapshot
-
+        if keyed is not None and keyed.stores_values:  # rocksdb: values of written slots into RocksDB
             native = native_snapshot(self, keyed, attrs)
             if native is not None:
                 return native
-        snap = {
-            "keyed": keyed.snapshot() if keyed is not None and hasattr(keyed, "snapshot") else None,
-            "attrs": attrs,
-        }
+        snap = {"keyed": keyed.snapshot() if keyed is not None else None, "attrs": attrs}
         return pickle.dumps(snap, protocol=pickle.HIGHEST_PROTOCOL)
 
     def restore_state(self, handles: Any) -> None:
@@ -158,18 +191,33 @@ class Operator:
         if checkpointing_mode(self) != "generic":
             raise CheckpointingNotSupportedError(not_supported_message(self))
         if not isinstance(handles, (bytes, dict)):  # an incremental RocksDB checkpoint
-            from runtime.operators.slot_state import restore_native
-
             restore_native(self, handles)
             self.after_restore()
             return
         snap = pickle.loads(handles) if isinstance(handles, bytes) else handles
-        keyed = getattr(self, "state", None)
+        keyed = self.state
         if snap.get("keyed") is not None and keyed is not None:
             keyed.restore(snap["keyed"])
         for name, value in snap["attrs"].items():
             setattr(self, name, value)
         self.after_restore()
+
+    def rescale_snapshots(
+        self, old: OldStates, new_range: tuple[int, int], subtask_index: int, parallelism: int
+    ) -> Any:
+        """The state subtask `subtask_index` of `parallelism` restores from, built from the
+        old subtasks' `((first, last), state)` entries (a snapshot taken with another
+        parallelism): keep exactly the keys whose key group is in `new_range`. The default
+        handles "stateless" (None) and "generic" operators (`state_merge`); an operator
+        with custom state overrides it next to its `snapshot_state`. Called through
+        runtime.checkpoint.rescale.rescale_operator_states, which handles the same-layout
+        case first."""
+        mode = checkpointing_mode(self)
+        if mode == "stateless":
+            return None
+        if mode == "generic":
+            return merge_generic(self, old, new_range, subtask_index)
+        raise RestoreError(cannot_rescale_message(self))
 
     def after_restore(self) -> None:
         """Re-link restored attributes to this operator (the generic restore calls it)."""
@@ -180,8 +228,8 @@ class Operator:
 
     def state_size(self) -> dict[str, int]:
         """Metrics for `savepoint inspect` / job metrics: number of keys in keyed state."""
-        keyed = getattr(self, "state", None)
-        if keyed is not None and hasattr(keyed, "live_slots"):
+        keyed = self.state
+        if keyed is not None:
             return {"keys": len(keyed.live_slots())}
         return {}
 

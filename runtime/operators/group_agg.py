@@ -72,7 +72,6 @@ class GroupAggregateOperator(Operator):
         self.calls: list[dict[str, Any]] = list(node.params.get("aggs") or [])
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
         self.aggset: AggregateSet | None = None
-        self.input_changelog_modes: list[str] | None = None
         self.emit_update_before = "UB" in (node.changelog_mode or "") or node.changelog_mode in ("", "I")
         self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, node.params)
         self.ttl = StateTtl(self._ttl_ms)  # last-write time per slot

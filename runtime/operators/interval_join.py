@@ -28,6 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
+from runtime.checkpoint.rescale import OldStates, in_key_group_range, key_groups_of, load_state, max_parallelism_of
 from runtime.graph import Node
 from runtime.operators._join_util import (
     EMPTY,
@@ -197,13 +198,38 @@ class IntervalJoinOperator(Operator):
                 self._emit_padded(side, s.rows, np.flatnonzero(~hit), out)
 
     # ------------------------------------------------------------------ checkpoints
-    def rescale_snapshots(
-        self, old: list[tuple[tuple[int, int], Any]], new_range: tuple[int, int], index: int, parallelism: int
-    ) -> Any:
-        """Restore with another parallelism (runtime/checkpoint/rescale.py): cached rows of the new range."""
-        from runtime.checkpoint.rescale_ops import rescale_interval_join
-
-        return rescale_interval_join(self, old, new_range, index, parallelism)
+    def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
+        """Interval join: each side's cached rows whose join key is in range (with their time,
+        matched and valid flags); the operator watermark is the minimum over the old subtasks."""
+        snaps = [load_state(s) for _, s in old]
+        snaps = [s for s in snaps if s is not None]
+        max_par = max_parallelism_of(self.ctx.state)
+        sides = []
+        for side in (0, 1):
+            new = type(self.sides[side])()
+            for s in snaps:
+                cache = s["sides"][side]
+                if cache.rows is None or cache.size == 0:
+                    continue
+                rows = cache.rows
+                keys = [rows.column(k) for k in self.keys[side]]
+                keep = in_key_group_range(key_groups_of(keys, rows.num_rows, max_par), new_range)
+                if keep.any():
+                    mask = pa.array(keep)
+                    kept = rows.filter(mask)
+                    batch = kept.combine_chunks().to_batches()
+                    rb = pa.concat_batches(batch) if batch else pa.RecordBatch.from_pylist([], schema=kept.schema)
+                    new.add(rb, cache.time[keep], cache.matched[keep], cache.valid[keep])
+            sides.append(new)
+        wms = [int(s["wm"]) for s in snaps]
+        ended = [set(s.get("ended") or ()) for s in snaps]
+        return pickle.dumps(
+            {
+                "sides": tuple(sides),
+                "wm": min(wms) if wms else self.wm,
+                "ended": set.intersection(*ended) if ended else set(),
+            }
+        )
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
         return pickle.dumps({"sides": self.sides, "wm": self.wm, "ended": getattr(self, "_ended", set())})

@@ -33,6 +33,8 @@ all right rows), final rows only.
 from __future__ import annotations
 
 import pickle
+from collections.abc import Sequence
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -40,6 +42,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, data_columns, row_kinds
+from runtime.checkpoint.rescale import (
+    OldStates,
+    SlotPlan,
+    in_key_group_range,
+    key_groups_of,
+    load_state,
+    max_parallelism_of,
+    merge_ttl,
+    merged_keyed,
+    plan_slots,
+)
+from runtime.checkpoint.restore import RestoreError
 from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import conform, eval_context, make_batch
@@ -89,7 +103,6 @@ class JoinOperator(Operator):
         self._buffers: tuple[list[pa.RecordBatch], list[pa.RecordBatch]] = ([], [])
         self._ended: set[int] = set()
         # Set by the executor before `open`: an insert-only side skips row hashing.
-        self.input_changelog_modes: list[str] | None = None
 
     def open(self) -> None:
         modes = self.input_changelog_modes or []
@@ -363,13 +376,108 @@ class JoinOperator(Operator):
         return pa.RecordBatch.from_arrays(cols, names=names)
 
     # ------------------------------------------------------------------ checkpoints
-    def rescale_snapshots(
-        self, old: list[tuple[tuple[int, int], Any]], new_range: tuple[int, int], index: int, parallelism: int
-    ) -> Any:
-        """Restore with another parallelism (runtime/checkpoint/rescale.py): keys and rows of the new key-group range."""
-        from runtime.checkpoint.rescale_ops import rescale_join
+    def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
+        """Regular join: the join-key index keeps the keys in range; each side keeps the live
+        rows whose join key (NULL keys included, hashed as the exchange routes them) is in
+        range, with their copy counts and association counts."""
+        snaps = [load_state(s) for _, s in old]
+        snaps = [s for s in snaps if s is not None]
+        max_par = max_parallelism_of(self.key_state)
+        plans = plan_slots([s["keys"] for s in snaps], new_range)
+        out: dict[str, Any] = {"keys": merged_keyed(plans, max_par)}
+        for side, name in ((0, "left"), (1, "right")):
+            parts, offset = [], 0
+            for s, p in zip(snaps, plans, strict=True):
+                part = self._rescale_side(s[name], side, p, new_range, max_par, offset)
+                offset += part["n"]
+                parts.append(part)
+            types = next((p["types"] for p in parts if p["types"] is not None), None)
+            total = sum(p["n"] for p in parts)
+            width = max((len(p["columns"]) for p in parts), default=0)
+            columns = (
+                [pa.concat_arrays([p["columns"][i] for p in parts if p["columns"]]) for i in range(width)]
+                if width
+                else []
+            )
+            rows = [rk for p in parts for rk in p["row_keys"]]
+            append_only = all(p["append_only"] for p in parts) if parts else False
+            out[name] = {
+                "rows": {
+                    "max_parallelism": max_par,
+                    "slots": list(range(total)) if not append_only else [],
+                    "keys": [k for k, _ in rows] if not append_only else [],
+                    "key_groups": [int(g) for _, g in rows] if not append_only else [],
+                },
+                "types": types,
+                "count": np.concatenate([p["count"] for p in parts]) if parts else np.zeros(0, dtype=np.int64),
+                "key": np.concatenate([p["key"] for p in parts]) if parts else np.zeros(0, dtype=np.int64),
+                "assoc": np.concatenate([p["assoc"] for p in parts]) if parts else np.zeros(0, dtype=np.int64),
+                "pos": np.arange(total, dtype=np.int64),
+                "columns": columns,
+                "stored": total,
+                "append_only": append_only,
+                "next_slot": total,
+            }
+            if any(p["ttl"] is not None for p in parts):
+                plans_ttl = [SimpleNamespace(old_slots=p["old_slots"]) for p in parts]
+                out[name]["ttl"] = merge_ttl([p["ttl"] for p in parts], plans_ttl, self.sides[side].ttl)
+            if not append_only and len(rows) != total:
+                raise RestoreError("cannot re-split the join state: a stored row has no entry in the row index")
+        out["buffers"] = tuple(
+            self._rescale_buffers([s["buffers"][side] for s in snaps], side, new_range, max_par) for side in (0, 1)
+        )
+        return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
 
-        return rescale_join(self, old, new_range, index, parallelism)
+    def _rescale_side(
+        self, d: dict[str, Any], side: int, plan: SlotPlan, new_range: tuple[int, int], max_par: int, offset: int
+    ) -> dict[str, Any]:
+        """One old subtask's side of a regular join restricted to the new range: live rows
+        whose join key's group is in it, re-numbered from `offset` (slots and value positions)."""
+        count = np.asarray(d["count"], dtype=np.int64)
+        live = np.flatnonzero(count > 0)
+        cols: list[pa.Array] = list(d["columns"] or [])
+        if len(live) and cols:
+            pos = pa.array(np.asarray(d["pos"], dtype=np.int64)[live], type=pa.int64())
+            keys = []
+            for j, k in enumerate(self.keys[side]):
+                c = cols[k].take(pos)
+                keys.append(conform(c, self.key_types[j]) if j < len(self.key_types) else c)
+            groups = key_groups_of(keys, len(live), max_par)
+            live = live[in_key_group_range(groups, new_range)]
+        key = np.asarray(d["key"], dtype=np.int64)[live]
+        new_key = np.where(key >= 0, plan.remap(key), -1)
+        take = pa.array(np.asarray(d["pos"], dtype=np.int64)[live], type=pa.int64())
+        rows_snap = d["rows"] or {"slots": [], "keys": [], "key_groups": []}
+        by_slot = {
+            int(s): (k, g)
+            for s, k, g in zip(rows_snap["slots"], rows_snap["keys"], rows_snap["key_groups"], strict=True)
+        }
+        kept_rows = [by_slot[s] for s in live.tolist() if s in by_slot]  # loop over kept rows (restore time)
+        return {
+            "n": len(live),
+            "count": count[live],
+            "key": new_key,
+            "assoc": np.asarray(d["assoc"], dtype=np.int64)[live],
+            "columns": [c.take(take) for c in cols],
+            "row_keys": kept_rows,
+            "types": d["types"],
+            "append_only": bool(d.get("append_only")),
+            "offset": offset,
+            "ttl": d.get("ttl"),
+            "old_slots": live,
+        }
+
+    def _rescale_buffers(
+        self, buffers: Sequence[list[pa.RecordBatch]], side: int, new_range: tuple[int, int], max_par: int
+    ) -> list[pa.RecordBatch]:
+        """Batch-mode buffered input rows whose join key is in the range."""
+        out = []
+        for b in (b for bufs in buffers for b in bufs):
+            keys = [b.column(k) for k in self.keys[side]]
+            keep = in_key_group_range(key_groups_of(keys, b.num_rows, max_par), new_range)
+            if keep.any():
+                out.append(b.filter(pa.array(keep)))
+        return out
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
         return pickle.dumps(

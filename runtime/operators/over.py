@@ -66,7 +66,6 @@ class OverAggregateOperator(Operator):
         self.time_kind: str | None = p.get("time_kind")
         self.computer = OverComputer(self.width, p)
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
-        self.input_changelog_modes: list[str] | None = None
         self.seq = 0
         self.pending: list[pa.Table] = []
         self.history: pa.Table | None = None

@@ -32,6 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
+from runtime.checkpoint.rescale import OldStates, load_state, max_parallelism_of, merge_ttl, merged_keyed, plan_slots
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
@@ -64,7 +65,6 @@ class RankOperator(Operator):
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
         self.rows: pa.Table | None = None
         self.next_seq = 0
-        self.input_changelog_modes: list[str] | None = None
         self.pending: list[pa.RecordBatch] = []
         self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, p)
         self.ttl = StateTtl(self._ttl_ms)
@@ -253,13 +253,28 @@ class RankOperator(Operator):
         self._emit(data, rows, ranks[sel], np.zeros(len(rows), dtype=np.int8), out)
 
     # ------------------------------------------------------------------ checkpoints
-    def rescale_snapshots(
-        self, old: list[tuple[tuple[int, int], Any]], new_range: tuple[int, int], index: int, parallelism: int
-    ) -> Any:
-        """Restore with another parallelism (runtime/checkpoint/rescale.py): partitions of the new range."""
-        from runtime.checkpoint.rescale_ops import rescale_rank
-
-        return rescale_rank(self, old, new_range, index, parallelism)
+    def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
+        """Rank: partitions in range with their kept rows (the partition column re-numbered to
+        the new slots); the arrival sequence continues after the largest old one."""
+        snaps = [load_state(s) for _, s in old]
+        snaps = [s for s in snaps if s is not None]
+        plans = plan_slots([s["keys"] for s in snaps], new_range)
+        tables = []
+        for s, p in zip(snaps, plans, strict=True):
+            rows = s["rows"]
+            if rows is None or rows.num_rows == 0:
+                continue
+            idx = rows.schema.get_field_index(_PART)
+            new_part = p.remap(rows.column(idx).to_numpy())
+            keep = new_part >= 0
+            kept = rows.filter(pa.array(keep))
+            tables.append(kept.set_column(idx, _PART, pa.array(new_part[keep], type=pa.int64())))
+        rows_out = pa.concat_tables(tables).combine_chunks() if tables else None
+        seq = max((int(s["seq"]) for s in snaps), default=0)
+        out = {"keys": merged_keyed(plans, max_parallelism_of(self.state)), "rows": rows_out, "seq": seq}
+        if any(s.get("ttl") is not None for s in snaps):
+            out["ttl"] = merge_ttl([s.get("ttl") for s in snaps], plans, self.ttl)
+        return pickle.dumps(out)
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
         return pickle.dumps({"keys": self.state.snapshot(), "rows": self.rows, "seq": self.next_seq, "ttl": self.ttl})

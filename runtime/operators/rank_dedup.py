@@ -29,6 +29,16 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import INSERT, MAX_WATERMARK, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds, row_watermarks
+from runtime.checkpoint.rescale import (
+    OldStates,
+    concat_slot_arrays,
+    load_state,
+    max_parallelism_of,
+    merge_ttl,
+    merged_keyed,
+    plan_slots,
+    take_slot_array,
+)
 from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
@@ -216,13 +226,34 @@ class DeduplicateOperator(Operator):
         out.emit(make_batch(self.node, cols, np.zeros(len(due), dtype=np.int8)))
 
     # ------------------------------------------------------------------ checkpoints
-    def rescale_snapshots(
-        self, old: list[tuple[tuple[int, int], Any]], new_range: tuple[int, int], index: int, parallelism: int
-    ) -> Any:
-        """Restore with another parallelism (runtime/checkpoint/rescale.py): keys of the new range."""
-        from runtime.checkpoint.rescale_ops import rescale_dedup
-
-        return rescale_dedup(self, old, new_range, index, parallelism)
+    def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
+        """Deduplicate: keys in range with their per-key arrays and kept rows (the row store is
+        rebuilt with only those rows)."""
+        snaps = [load_state(s) for _, s in old]
+        snaps = [s for s in snaps if s is not None]
+        plans = plan_slots([s["keys"] for s in snaps], new_range)
+        arrays: list[list[np.ndarray]] = [[], [], [], []]
+        stores: list[pa.Table] = []
+        stored = 0
+        for s, p in zip(snaps, plans, strict=True):
+            taken = [take_slot_array(a, p.old_slots, "deduplicate state") for a in s["arrays"]]
+            row_of = taken[3]
+            has = row_of >= 0
+            if has.any() and s["store"] is not None:
+                stores.append(s["store"].take(pa.array(row_of[has], type=pa.int64())))
+            new_row_of = np.full(len(row_of), -1, dtype=np.int64)
+            new_row_of[has] = stored + np.arange(int(has.sum()), dtype=np.int64)
+            stored += int(has.sum())
+            taken[3] = new_row_of
+            for i in range(4):
+                arrays[i].append(taken[i])
+        likes = [self.kept_ts, self.has_row, self.emitted, self.row_of]
+        merged = tuple(concat_slot_arrays(arrays[i], likes[i]) for i in range(4))
+        store = pa.concat_tables(stores).combine_chunks() if stores else None
+        out = {"keys": merged_keyed(plans, max_parallelism_of(self.state)), "arrays": merged, "store": store}
+        if any(s.get("ttl") is not None for s in snaps):
+            out["ttl"] = merge_ttl([s.get("ttl") for s in snaps], plans, self.ttl)
+        return pickle.dumps(out)
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
         return pickle.dumps(

@@ -15,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, data_width
+from runtime.checkpoint.rescale import OldStates, load_state
 from runtime.checkpoint.twophase import is_two_phase
 from runtime.connectors.base import Sink, SourceContext, get_connector
 from runtime.errors import ConnectorError
@@ -76,13 +77,20 @@ class SinkOperator(Operator):
         self.sink.flush()
 
     # ------------------------------------------------------------------ checkpoints
-    def rescale_snapshots(
-        self, old: list[tuple[tuple[int, int], Any]], new_range: tuple[int, int], index: int, parallelism: int
-    ) -> Any:
-        """Restore with another parallelism (runtime/checkpoint/rescale.py): subtask 0 commits all."""
-        from runtime.checkpoint.rescale_ops import rescale_sink
-
-        return rescale_sink(self, old, new_range, index, parallelism)
+    def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
+        """Two-phase-commit sinks: new subtask 0 takes over every old subtask's pre-committed
+        transactions (so each is committed exactly once, idempotently); new subtask `i` keeps
+        old subtask `i`'s own bookkeeping (part-file uuid and counter, transaction prefix), so
+        it cleans up that subtask's uncommitted files. Hidden uncommitted files of old subtasks
+        beyond the new parallelism are left in place (never published)."""
+        states = [load_state(s) for _, s in old]
+        pending: dict[Any, Any] = {}
+        if index == 0:
+            for i, st in enumerate(states):
+                for cid, committable in sorted((st or {}).get("pending", {}).items()):
+                    pending[(int(cid), i)] = committable
+        own = states[index] if index < len(states) and states[index] is not None else None
+        return {"pending": pending, "sink": None if own is None else own.get("sink")}
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
         assert self.sink is not None

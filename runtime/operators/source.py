@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import zlib
 from collections import deque
 from typing import Any
 
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND
+from runtime.checkpoint.rescale import OldStates, load_state
 from runtime.connectors.base import Source, SourceContext, SplitReader, get_connector
 from runtime.errors import ConnectorError
 from runtime.graph import Node
@@ -47,7 +49,7 @@ class TableSourceScanOperator(Operator):
         self.bounded = True
         self._discovers = True
         # Splits other subtasks were reading, taken over at a restore with another
-        # parallelism (runtime/checkpoint/rescale_ops.py): resumed before `_pending`.
+        # parallelism (`rescale_snapshots`): resumed before `_pending`.
         self._resume: deque[dict[str, Any]] = deque()
 
     def open(self) -> None:
@@ -113,13 +115,46 @@ class TableSourceScanOperator(Operator):
             return make_batch(self.node, list(batch.columns[: len(self.node.schema)]), kinds=kinds)
 
     # ------------------------------------------------------------------ checkpoints
-    def rescale_snapshots(
-        self, old: list[tuple[tuple[int, int], Any]], new_range: tuple[int, int], index: int, parallelism: int
-    ) -> Any:
-        """Restore with another parallelism (runtime/checkpoint/rescale.py): this subtask's splits."""
-        from runtime.checkpoint.rescale_ops import rescale_source
+    def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
+        """Split states are reassigned: new subtask `index` takes the splits whose position in
+        the source's split list modulo `parallelism` is `index` (a split discovered later, not
+        in that list, by a stable hash of its name): splits not started, and the splits old
+        subtasks were reading with their offsets, resumed first. Nothing is asked of the
+        connector."""
+        states = [load_state(s) for _, s in old if s is not None]
+        # the source's whole split list (a parallel subtask's `_pending` holds only its share)
+        position = {s: i for i, s in enumerate(self.source.splits() if self.source is not None else [])}
 
-        return rescale_source(self, old, new_range, index, parallelism)
+        def mine(split: str) -> bool:
+            pos = position.get(split)
+            if pos is None:
+                pos = zlib.crc32(str(split).encode("utf-8"))
+            return pos % parallelism == index
+
+        in_progress: list[dict[str, Any]] = []
+        pending: list[str] = []
+        known: set[str] | None = None
+        for st in states:
+            resumes = list(st.get("resume") or [])
+            if st.get("split") is not None:
+                resumes.insert(
+                    0, {"split": st["split"], "offset": st.get("offset"), "split_rows": st.get("split_rows")}
+                )
+            in_progress += [r for r in resumes if mine(r["split"])]
+            pending += [s for s in st.get("pending") or [] if mine(s)]
+            if st.get("known") is not None:
+                known = (known or set()) | set(st["known"])
+        # each old subtask's own order of its splits is kept; only ownership changes
+        first = in_progress[0] if in_progress else None
+        return {
+            "pending": pending,
+            "split": None if first is None else first["split"],
+            "offset": None if first is None else first.get("offset"),
+            "split_rows": 0 if first is None else int(first.get("split_rows") or 0),
+            "resume": in_progress[1:],
+            "finished": bool(states) and all(st.get("finished") for st in states) and not (pending or in_progress),
+            "known": sorted(known) if known is not None else None,
+        }
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
         offset = self._reader.offset() if self._reader is not None else None

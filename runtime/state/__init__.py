@@ -6,7 +6,8 @@ values in columnar arrays indexed by slot. Every key also belongs to a key group
 (`pipeline.max-parallelism`, default 128) so state can be re-split across subtasks.
 """
 
-from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend, create_backend, encode_rows
+from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend, encode_rows
+from runtime.state.factory import create_backend
 from runtime.state.hashmap import HashMapStateBackend
 from runtime.state.keygroups import key_group_range, key_groups_of_rows, subtask_of_key_groups
 

@@ -65,6 +65,10 @@ class KeyedStateBackend(ABC):
     # operator keys its state by (window_start, window_end, *group keys) but rows reach
     # it by the group keys alone, so it sets the group keys' positions here.
     group_key_columns: Sequence[int] | None = None
+    # Whether the operators' per-slot values are written into the backend at every
+    # checkpoint (`write_values`, rocksdb): the generic snapshot then takes the backend's
+    # own checkpoint (runtime/operators/slot_state.py).
+    stores_values: bool = False
 
     @abstractmethod
     def lookup(self, keys: Sequence[pa.Array], num_rows: int, create: bool = True) -> np.ndarray:
@@ -110,18 +114,8 @@ class KeyedStateBackend(ABC):
     def restore(self, snap: dict[str, Any], key_group_range: tuple[int, int] | None = None) -> None:
         """Restore from `snapshot()`, keeping only keys whose key group is in the range."""
 
-
-def create_backend(config: dict[str, str] | None = None) -> KeyedStateBackend:
-    """The backend named by `state.backend.type`: `hashmap` (default) or `rocksdb`."""
-    from runtime.state.hashmap import HashMapStateBackend
-
-    config = config or {}
-    max_par = int(config.get("pipeline.max-parallelism", DEFAULT_MAX_PARALLELISM) or DEFAULT_MAX_PARALLELISM)
-    kind = config.get("state.backend.type", "hashmap").lower()
-    if kind == "rocksdb":
-        from runtime.state.rocksdb import RocksDBStateBackend
-
-        return RocksDBStateBackend(max_parallelism=max_par, config=config)
-    if kind not in ("hashmap", "memory", "heap"):
-        raise ValueError(f"Unknown 'state.backend.type' = '{kind}': use hashmap or rocksdb.")
-    return HashMapStateBackend(max_parallelism=max_par)
+    def dispose(self) -> None:
+        """Release what the backend holds outside this process's memory (the rocksdb
+        working database); the executor calls it when the job's attempt ends. Nothing
+        for an in-memory backend."""
+        return None

@@ -40,6 +40,7 @@ import pyarrow as pa
 
 from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend
 from runtime.state.hashmap import distinct_keys
+from runtime.state.slot_values import decode_rows, encode_rows, layout_of
 
 _SLOT_PREFIX = b"\xff\xff"
 _VALUE_TAG = 0  # a pickled key starts with 0x80, so tag 0x00 never collides with it
@@ -60,8 +61,10 @@ def value_keys(groups: np.ndarray, slots: np.ndarray) -> list[bytes]:
 
 
 class RocksDBStateBackend(KeyedStateBackend):
+    stores_values = True
+
     def __init__(self, max_parallelism: int = DEFAULT_MAX_PARALLELISM, config: dict[str, str] | None = None) -> None:
-        import rocksdict
+        import rocksdict  # optional dependency: imported when the rocksdb backend is used
 
         config = config or {}
         self.max_parallelism = max_parallelism
@@ -224,8 +227,6 @@ class RocksDBStateBackend(KeyedStateBackend):
     def write_values(self, arrays: list[np.ndarray]) -> int:
         """Write the dirty slots' values (`arrays`: the operator's slot arrays) with one
         WriteBatch; a changed row format rewrites every live slot. Returns rows written."""
-        from runtime.state.slot_values import encode_rows, layout_of
-
         layout = layout_of(arrays)
         if layout != self._layout:
             self._dirty[: self._capacity] |= self._live[: self._capacity]
@@ -254,9 +255,7 @@ class RocksDBStateBackend(KeyedStateBackend):
         checkpoint): the key index in `snapshot()`'s format (slots in insertion order),
         the live slots in that order, and one value array per `layout` entry for them.
         Keys outside the key-group range are skipped (one range scan per bound)."""
-        import rocksdict
-
-        from runtime.state.slot_values import decode_rows
+        import rocksdict  # optional dependency: imported when the rocksdb backend is used
 
         db = rocksdict.Rdict(path)
         try:

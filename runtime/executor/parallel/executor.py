@@ -196,8 +196,7 @@ class ParallelExecutor:
                 checkpointing=self.checkpoint_config.enabled,
             )
             op = _create_operator(node, ctx)
-            if hasattr(op, "input_changelog_modes"):
-                op.input_changelog_modes = [self.graph.node(i).changelog_mode for i in node.inputs]
+            op.input_changelog_modes = [self.graph.node(i).changelog_mode for i in node.inputs]
             op.open()
             opened.append(op)
             self.operators[nid] = op

@@ -189,9 +189,8 @@ class WorkerEngine(LocalExecutor):
                 try:
                     op.close()
                 finally:
-                    dispose = getattr(op.ctx.state, "dispose", None)
-                    if dispose is not None:
-                        dispose()
+                    if op.ctx.state is not None:
+                        op.ctx.state.dispose()
             self.reader.stop()
 
     def _all_ended(self) -> bool:

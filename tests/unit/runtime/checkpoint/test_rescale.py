@@ -26,6 +26,7 @@ from runtime.checkpoint.restore import RestoreError, load_checkpoint
 from runtime.executor.local import LocalExecutor
 from runtime.graph import JobGraph, Node
 from runtime.operators.base import Operator, OperatorContext, Output, create_operator
+from runtime.operators.sink import SinkOperator
 from runtime.state import create_backend
 from runtime.state.keygroups import key_group_range
 from tests.unit.runtime.checkpoint.test_operator_snapshots import _env, _graph, _inputs, _rows, _SavepointAt
@@ -71,8 +72,7 @@ def _fresh(graph: JobGraph, node: Node, index: int, parallelism: int) -> Operato
         checkpointing=True,
     )
     op = create_operator(node, ctx)
-    if hasattr(op, "input_changelog_modes"):
-        op.input_changelog_modes = [graph.node(i).changelog_mode for i in node.inputs]
+    op.input_changelog_modes = [graph.node(i).changelog_mode for i in node.inputs]
     op.open()
     return op
 
@@ -246,16 +246,15 @@ def test_unsupported_operator_raises_restore_error_naming_it(tmp_path: Path) -> 
 
 
 def test_sink_pending_commits_go_to_subtask_zero_only(tmp_path: Path) -> None:
-    from runtime.checkpoint.rescale_ops import rescale_sink
-
+    sink = object.__new__(SinkOperator)  # the hook reads nothing of the operator itself
     old = [
         ((0, 63), {"pending": {5: ["a"]}, "sink": {"uuid": "u0", "count": 3}}),
         ((64, 127), {"pending": {5: ["b"], 6: ["c"]}, "sink": {"uuid": "u1", "count": 1}}),
     ]
-    zero = rescale_sink(None, old, (0, MAXP - 1), 0, 1)
+    zero = sink.rescale_snapshots(old, (0, MAXP - 1), 0, 1)
     assert [zero["pending"][k] for k in sorted(zero["pending"])] == [["a"], ["b"], ["c"]]
     assert zero["sink"] == {"uuid": "u0", "count": 3}
-    one = rescale_sink(None, old[:1], (64, 127), 1, 2)
+    one = sink.rescale_snapshots(old[:1], (64, 127), 1, 2)
     assert one["pending"] == {} and one["sink"] is None
 
 
