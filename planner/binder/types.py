@@ -58,6 +58,10 @@ def negate_literal(lit: Literal) -> Literal:
         return Literal(text, t)
     if t.name == "INT" and lit.value == 2**31:
         return Literal(-lit.value, INT(nullable=False))
+    if t.name in ("DOUBLE", "FLOAT") and lit.value == 0:
+        # Calcite folds `-0.0e0` through BigDecimal, where -0 is 0: Flink sees 0.0
+        # (COT(-0.0e0) is Infinity, CAST(-0.0e0 AS STRING) is '0.0')
+        return Literal(0.0, t)
     return Literal(-lit.value, t)
 
 

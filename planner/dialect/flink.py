@@ -66,7 +66,7 @@ class FlinkParser(BaseParser):
     FUNCTIONS = {
         k: v
         for k, v in BaseParser.FUNCTIONS.items()
-        if k not in ("LOG", "CHAR_LENGTH", "CHARACTER_LENGTH", "NOW", "JSON_EXISTS", "LOCATE", "INSTR")
+        if k not in ("LOG", "CHAR_LENGTH", "CHARACTER_LENGTH", "NOW", "JSON_EXISTS", "LOCATE", "INSTR", "TYPEOF")
     }
 
     # Token where the most recent error was raised: parse.py turns it into line/column.
