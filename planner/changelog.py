@@ -10,6 +10,7 @@ from collections.abc import Callable
 from planner.errors import UnsupportedSqlError
 from planner.physical import PhysicalNode
 from runtime.graph import BATCH
+from runtime.operators.spec import PlanRefusedError, spec_for
 
 _ORDER = ("I", "UB", "UA", "D")
 # Formats whose rows are a changelog (CDC), and connectors that upsert.
@@ -34,11 +35,16 @@ def register_changelog(operator: str) -> Callable[[ChangelogRule], ChangelogRule
 
 def _producer(n: PhysicalNode) -> str:
     """The operator that first made an edge updating (Calc/Exchange only forward it)."""
-    while n.operator in ("Calc", "Exchange", "WatermarkAssigner") and n.inputs:
+    while (_forwards(n.operator)) and n.inputs:
         n = n.inputs[0]
     from planner.explain import physical_line
 
     return physical_line(n)
+
+
+def _forwards(operator: str) -> bool:
+    spec = spec_for(operator)
+    return spec.forwards_changelog if spec is not None else operator == "WatermarkAssigner"
 
 
 def _flags(mode: str) -> set[str]:
@@ -74,11 +80,19 @@ def _infer_batch(n: PhysicalNode, inputs: tuple[PhysicalNode, ...]) -> str:
     refuses it as Flink does."""
     op = n.operator
     in_modes = [i.changelog_mode for i in inputs]
-    if op == "TableSourceScan":
+    spec = spec_for(op)
+    if spec is not None:
+        try:
+            out = spec.batch_changelog_mode(n, inputs)
+        except PlanRefusedError as e:
+            raise UnsupportedSqlError(str(e)) from None
+        if out is not None:
+            return out
+    elif op == "TableSourceScan":
         return _infer(n, inputs, "STREAMING")
     if all(is_insert_only(m) for m in in_modes):
         return "I"
-    if op in ("Calc", "Exchange", "WatermarkAssigner", "Expand"):
+    if op in ("WatermarkAssigner", "Expand"):
         return in_modes[0]
     if op == "GroupAggregate":
         return "I"
@@ -97,6 +111,12 @@ def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
         return _infer_batch(n, inputs)
     op = n.operator
     in_modes = [i.changelog_mode for i in inputs]
+    spec = spec_for(op)
+    if spec is not None:
+        try:
+            return spec.changelog_mode(n, inputs)
+        except PlanRefusedError as e:
+            raise UnsupportedSqlError(str(e)) from None
     if op in _RULES:
         return _RULES[op](n, in_modes)
     if op == "TableSourceScan":
@@ -107,9 +127,9 @@ def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
         if n.params.get("connector") == "upsert-kafka":
             return "I,UA,D"
         return "I"
-    if op in ("Values", "WindowTableFunction"):
+    if op == "WindowTableFunction":
         return "I"
-    if op in ("Calc", "Exchange", "WatermarkAssigner"):
+    if op == "WatermarkAssigner":
         return in_modes[0]
     if op == "GroupAggregate":
         if is_insert_only(in_modes[0]):
@@ -123,11 +143,6 @@ def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
                 f"(its input's changelog mode is [{in_modes[0]}])"
             )
         return "I"
-    if op == "Union":
-        flags: set[str] = set()
-        for m in in_modes:
-            flags |= _flags(m)
-        return _mode(flags)
     if op == "Sink":
         if n.params.get("connector") in _APPEND_ONLY_SINKS and not is_insert_only(in_modes[0]):
             child = inputs[0]

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from planner.logical import (
-    AggCall,
     LogicalAggregate,
     LogicalCalc,
     LogicalFilter,
@@ -27,124 +26,13 @@ from planner.logical import (
     LogicalWatermarkAssigner,
     LogicalWindowAggregate,
     LogicalWindowTableFunction,
-    WindowSpec,
 )
 from planner.physical import PhysicalNode
-from runtime.expr.ir import Expr, InputRef, Literal
-from runtime.types import DataType, Field
+from runtime.operators.spec import explain_line, spec_for
+from runtime.plan_text import format_agg, format_expr, format_literal, format_window, type_name
+from runtime.types import Field
 
-_OPS = {
-    "plus": "+",
-    "minus": "-",
-    "times": "*",
-    "divide": "/",
-    "mod": "MOD",
-    "negate": "-",
-    "equals": "=",
-    "not_equals": "<>",
-    "less_than": "<",
-    "less_than_or_equal": "<=",
-    "greater_than": ">",
-    "greater_than_or_equal": ">=",
-    "and": "AND",
-    "or": "OR",
-    "not": "NOT",
-    "is_null": "IS NULL",
-    "is_not_null": "IS NOT NULL",
-    "is_true": "IS TRUE",
-    "is_not_true": "IS NOT TRUE",
-    "is_false": "IS FALSE",
-    "is_not_false": "IS NOT FALSE",
-    "is_distinct_from": "IS DISTINCT FROM",
-    "is_not_distinct_from": "IS NOT DISTINCT FROM",
-    "concat": "||",
-    "in": "IN",
-    "like": "LIKE",
-    "similar_to": "SIMILAR TO",
-    "item": "ITEM",
-    "array": "ARRAY",
-    "map": "MAP",
-}
-
-
-def _type_name(t: DataType) -> str:
-    return str(t.with_nullable(True).as_time_attr(None))
-
-
-def format_literal(lit: Literal) -> str:
-    t = lit.type
-    if lit.value is None:
-        return f"null:{_type_name(t)}"
-    if t.name == "INTERVAL_DAY_TIME":
-        return f"{lit.value}:INTERVAL SECOND"
-    if t.name == "INTERVAL_YEAR_MONTH":
-        return f"{lit.value}:INTERVAL MONTH"
-    if isinstance(lit.value, bool):
-        return "true" if lit.value else "false"
-    if isinstance(lit.value, str) and t.name in ("CHAR", "VARCHAR"):
-        return "'" + lit.value.replace("'", "''") + "'"
-    if t.name in ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "DOUBLE", "FLOAT", "BIGINT"):
-        return f"{lit.value}:{_type_name(t)}"
-    return str(lit.value)
-
-
-def format_expr(e: Expr, names: list[str] | None) -> str:
-    """An expression Flink-style: `+(v, 1)`; columns by name, or `$i` when names is None."""
-    if isinstance(e, InputRef):
-        if names is not None and 0 <= e.index < len(names):
-            return names[e.index]
-        return f"${e.index}"
-    if isinstance(e, Literal):
-        return format_literal(e)
-    if e.name == "python_udf" and e.args and isinstance(e.args[0], Literal):  # a Python UDF: its name
-        import json
-
-        udf_args = ", ".join(format_expr(a, names) for a in e.args[1:])
-        return f"{json.loads(str(e.args[0].value)).get('name')}({udf_args})"
-    args = ", ".join(format_expr(a, names) for a in e.args)
-    if e.name in ("cast", "try_cast"):
-        return f"{e.name.upper()}({args} AS {_type_name(e.type)})"
-    return f"{_OPS.get(e.name, e.name.upper())}({args})"
-
-
-def format_window(w: WindowSpec | dict, time_col: str) -> str:
-    d = w.to_param() if isinstance(w, WindowSpec) else w
-    parts = [f"time_col=[{time_col}]"]
-    if d.get("partition_keys"):
-        parts.insert(0, "partition keys=[...]")
-
-    def dur(ms: int) -> str:
-        for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("min", 60_000), ("s", 1000)):
-            if ms % size == 0:
-                return f"{ms // size} {unit}"
-        return f"{ms} ms"
-
-    kind = d["kind"]
-    if kind == "TUMBLE":
-        parts.append(f"size=[{dur(d['size_ms'])}]")
-    elif kind == "HOP":
-        parts += [f"size=[{dur(d['size_ms'])}]", f"slide=[{dur(d['slide_ms'])}]"]
-    elif kind == "CUMULATE":
-        parts += [f"max_size=[{dur(d['size_ms'])}]", f"step=[{dur(d['step_ms'])}]"]
-    elif kind == "SESSION":
-        parts.append(f"gap=[{dur(d['gap_ms'])}]")
-    if d.get("offset_ms"):
-        parts.append(f"offset=[{dur(d['offset_ms'])}]")
-    return f"{kind}({', '.join(parts)})"
-
-
-def format_agg(a: AggCall | dict, names: list[str], out_name: str | None) -> str:
-    d = a.to_param() if isinstance(a, AggCall) else a
-    args = [names[i] for i in d["args"]]
-    inner = ", ".join(args) if args else ("*" if d["name"] == "count" else "")
-    if d["distinct"]:
-        inner = "DISTINCT " + inner
-    text = f"{d['name'].upper()}({inner})"
-    if d["filter"] is not None:
-        text += f" FILTER {names[d['filter']]}"
-    if d.get("params", {}).get("separator") is not None:
-        text = text[:-1] + f", '{d['params']['separator']}')"
-    return f"{text} AS {out_name}" if out_name else text
+__all__ = ["format_agg", "format_expr", "format_literal", "format_window", "explain_text", "physical_line"]
 
 
 def _names(fields: tuple[Field, ...]) -> list[str]:
@@ -203,7 +91,7 @@ def logical_line(n: LogicalNode) -> str:
         for v in (w.slide_ms, w.step_ms, w.size_ms, w.gap_ms, w.offset_ms):
             if v is not None:
                 args.append(f"{v}:INTERVAL SECOND")
-        rt = ", ".join(f"{_type_name(f.type)} {f.name}" for f in n.fields)
+        rt = ", ".join(f"{type_name(f.type)} {f.name}" for f in n.fields)
         return (
             f"LogicalTableFunctionScan(invocation=[{w.kind}(TABLE(#0), {', '.join(args)})], rowType=[RecordType({rt})])"
         )
@@ -243,6 +131,9 @@ def physical_line(n: PhysicalNode, changelog: bool = False) -> str:
     p = n.params
     in_names = _names(n.inputs[0].fields) if n.inputs else []
     parts: list[str] = []
+    spec = spec_for(op)
+    if spec is not None:
+        return explain_line(n, changelog)
     if op in _PHYSICAL_LINES:
         parts = list(_PHYSICAL_LINES[op](n))
     elif op == "TableSourceScan":
@@ -250,22 +141,10 @@ def physical_line(n: PhysicalNode, changelog: bool = False) -> str:
         if p.get("projection") is not None:
             path.append(f"project=[{', '.join(f.name for f in n.fields)}]")
         parts = [f"table=[[{', '.join(path)}]]", f"fields=[{', '.join(_names(n.fields))}]"]
-    elif op == "Calc":
-        sel = []
-        for f, e in zip(n.fields, p["projections"], strict=True):
-            text = format_expr(e, in_names)
-            sel.append(text if isinstance(e, InputRef) and text == f.name else f"{text} AS {f.name}")
-        parts = [f"select=[{', '.join(sel)}]"]
-        if p.get("condition") is not None:
-            parts.append(f"where=[{format_expr(p['condition'], in_names)}]")
     elif op == "WatermarkAssigner":
         parts = [f"rowtime=[{in_names[p['rowtime_index']]}]", f"watermark=[{format_expr(p['watermark'], in_names)}]"]
         if p.get("idle_timeout_ms"):
             parts.append(f"idleTimeout=[{p['idle_timeout_ms']} ms]")
-    elif op == "Exchange":
-        keys = p.get("keys") or []
-        dist = f"hash[{', '.join(in_names[k] for k in keys)}]" if p["distribution"] == "hash" else p["distribution"]
-        parts = [f"distribution=[{dist}]"]
     elif op == "GroupAggregate":
         g = [in_names[i] for i in p["grouping"]]
         aggs = [format_agg(a, in_names, f.name) for a, f in zip(p["aggs"], n.fields[len(g) :], strict=True)]
@@ -287,11 +166,6 @@ def physical_line(n: PhysicalNode, changelog: bool = False) -> str:
         parts.append(f"select=[{', '.join(g + aggs + props)}]")
     elif op == "WindowTableFunction":
         parts = [f"window=[{format_window(p['window'], in_names[p['time_index']])}]"]
-    elif op == "Values":
-        rows = ", ".join("{ " + ", ".join(format_literal(v) for v in r) + " }" for r in p["rows"])
-        parts = [f"tuples=[[{rows}]]", f"values=[{', '.join(_names(n.fields))}]"]
-    elif op == "Union":
-        parts = ["all=[true]", f"union=[{', '.join(_names(n.fields))}]"]
     elif op == "Sink":
         parts = [f"table=[{p['table']}]", f"fields=[{', '.join(in_names)}]"]
     if changelog:

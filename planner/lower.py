@@ -35,7 +35,7 @@ def lower(
                 operator=n.operator,
                 inputs=inputs,
                 schema=tuple(n.fields),
-                params=dict(n.params),
+                params=dict(n.params) if isinstance(n.params, dict) else n.params,
                 changelog_mode=n.changelog_mode,
                 parallelism=parallelism,
                 label=physical_line(n),

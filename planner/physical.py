@@ -7,7 +7,7 @@ them. `to_physical` is the optimizer's "physical" phase.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -30,23 +30,44 @@ from planner.logical import (
 )
 from runtime.expr.ir import InputRef
 from runtime.graph import BATCH, STREAMING
+from runtime.operators.calc import CalcParams
+from runtime.operators.spec import OperatorParams, OperatorSpec, spec_of
+from runtime.operators.union import ExchangeParams, UnionParams
+from runtime.operators.values import ValuesParams
 from runtime.types import Field
 
 
 @dataclass(frozen=True, eq=False)
 class PhysicalNode:
-    """One physical operator: `params` are exactly the JobGraph node's params."""
+    """One physical operator: `params` are exactly the JobGraph node's params, the typed
+    params dataclass of the operator's kind (runtime/operators/spec.py). Build one with
+    `PhysicalNode.of(params, ...)`: the operator name comes from the params class."""
 
     operator: str
     inputs: tuple[PhysicalNode, ...]
     fields: tuple[Field, ...]
-    params: dict[str, Any] = field(default_factory=dict)
+    # An `OperatorParams` (a plain dict for a kind without a spec yet).
+    params: Any = field(default_factory=dict)
     changelog_mode: str = "I"
     # Extra facts EXPLAIN prints but the runtime does not need (e.g. the agg output names).
     info: dict[str, Any] = field(default_factory=dict)
 
+    @staticmethod
+    def of(
+        params: OperatorParams,
+        inputs: Sequence[PhysicalNode],
+        fields: Sequence[Field],
+        info: dict[str, Any] | None = None,
+    ) -> PhysicalNode:
+        """A node of the kind whose params class `params` is."""
+        return PhysicalNode(spec_of(params).name, tuple(inputs), tuple(fields), params, info=info or {})
+
     def with_mode(self, mode: str, inputs: tuple[PhysicalNode, ...]) -> PhysicalNode:
         return replace(self, changelog_mode=mode, inputs=inputs)
+
+    def is_kind(self, spec: OperatorSpec[Any]) -> bool:
+        """This node is of kind `spec`."""
+        return self.operator == spec.name
 
 
 _DURATION = re.compile(r"^\s*(\d+)\s*([a-z]*)\s*$", re.IGNORECASE)
@@ -155,12 +176,12 @@ class PhysicalPlanner:
         )
 
     def _LogicalValues(self, node: LogicalValues) -> PhysicalNode:  # noqa: N802
-        return PhysicalNode("Values", (), node.fields, {"rows": [list(r) for r in node.rows]})
+        return PhysicalNode.of(ValuesParams(tuple(tuple(r) for r in node.rows)), (), node.fields)
 
     # ------------------------------------------------------------------ row-wise
     def _calc(self, node: LogicalNode, exprs: tuple, condition) -> PhysicalNode:  # noqa: ANN001
         child = self.convert(node.inputs[0])
-        return PhysicalNode("Calc", (child,), node.fields, {"projections": list(exprs), "condition": condition})
+        return PhysicalNode.of(CalcParams(tuple(exprs), condition), (child,), node.fields)
 
     def _LogicalCalc(self, node: LogicalCalc) -> PhysicalNode:  # noqa: N802
         return self._calc(node, node.exprs, node.condition)
@@ -193,8 +214,7 @@ class PhysicalPlanner:
 
     # ------------------------------------------------------------------ keyed
     def _exchange(self, child: PhysicalNode, keys: list[int]) -> PhysicalNode:
-        dist = "hash" if keys else "single"
-        return PhysicalNode("Exchange", (child,), child.fields, {"distribution": dist, "keys": keys})
+        return PhysicalNode.of(ExchangeParams.on(keys), (child,), child.fields)
 
     def _LogicalAggregate(self, node: LogicalAggregate) -> PhysicalNode:  # noqa: N802
         child = self.convert(node.input)
@@ -249,7 +269,7 @@ class PhysicalPlanner:
 
     # ------------------------------------------------------------------ others
     def _LogicalUnion(self, node: LogicalUnion) -> PhysicalNode:  # noqa: N802
-        return PhysicalNode("Union", tuple(self.convert(c) for c in node.children), node.fields, {})
+        return PhysicalNode.of(UnionParams(), tuple(self.convert(c) for c in node.children), node.fields)
 
     def _LogicalJoin(self, node: LogicalJoin) -> PhysicalNode:  # noqa: N802
         raise UnsupportedSqlError("Joins are not supported yet")

@@ -1,9 +1,10 @@
 """The JobGraph: the only thing that crosses from planner to runtime.
 
 Plain data: every node names its operator, its inputs, its output schema, its changelog
-mode and its parameters. Parameters are JSON values, except that they may hold
-`Expr`, `DataType` and `Field` objects, which `to_json` tags and `from_json` restores, so
-a saved graph can be run, inspected and diffed on its own.
+mode and its parameters: the typed, frozen params dataclass of its kind
+(runtime/operators/spec.py), serialized field by field; `Expr`, `DataType` and `Field`
+values inside are tagged, so a saved graph can be run, inspected and diffed on its own.
+The JSON carries `format_version`; `from_json` refuses any other version.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.expr.ir import Call, InputRef, Literal, expr_from_json, expr_to_json
-from runtime.types import DataType, Field
+from runtime.operators.spec import GRAPH_FORMAT_VERSION, OperatorSpec, decode_untyped, encode_value, spec_for
+from runtime.types import Field
 
 STREAMING = "STREAMING"
 BATCH = "BATCH"
@@ -27,13 +28,19 @@ class Node:
     operator: str
     inputs: tuple[int, ...]
     schema: tuple[Field, ...]
-    params: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    # The kind's typed params (an `OperatorParams` dataclass); a plain dict for a kind that
+    # declares no spec yet.
+    params: Any = field(default_factory=dict, hash=False, compare=False)
     # Changelog mode of the output edge: "I" (insert-only), "I,UB,UA" / "I,UB,UA,D"
     # (retract) or "I,UA,D" (upsert), as Flink's EXPLAIN CHANGELOG_MODE prints them.
     changelog_mode: str = "I"
     parallelism: int = 1
     # A short human label (EXPLAIN-style) for logs, metrics and the dashboard.
     label: str = ""
+
+    def is_kind(self, spec: OperatorSpec[Any]) -> bool:
+        """This node is of kind `spec`."""
+        return self.operator == spec.name
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,7 @@ class JobGraph:
     def to_json(self) -> str:
         return json.dumps(
             {
+                "format_version": GRAPH_FORMAT_VERSION,
                 "name": self.name,
                 "mode": self.mode,
                 "config": self.config,
@@ -67,7 +75,7 @@ class JobGraph:
                         "operator": n.operator,
                         "inputs": list(n.inputs),
                         "schema": [f.to_json() for f in n.schema],
-                        "params": _encode(n.params),
+                        "params": encode_value(n.params),
                         "changelog_mode": n.changelog_mode,
                         "parallelism": n.parallelism,
                         "label": n.label,
@@ -81,7 +89,17 @@ class JobGraph:
 
     @staticmethod
     def from_json(text: str) -> JobGraph:
+        """The graph `to_json` wrote. Raises GraphFormatError for another format version or
+        params that do not fit their operator's params class."""
         d = json.loads(text)
+        version = d.get("format_version") if isinstance(d, dict) else None
+        if version != GRAPH_FORMAT_VERSION:
+            found = "no format_version" if version is None else f"format_version {version!r}"
+            raise GraphFormatError(
+                f"Cannot read this JobGraph: it has {found}, this streamsql reads format_version "
+                f"{GRAPH_FORMAT_VERSION}. Plan the query again with this version (EXPLAIN / compile) to get a "
+                "graph it can run."
+            )
         return JobGraph(
             nodes=tuple(
                 Node(
@@ -89,7 +107,7 @@ class JobGraph:
                     operator=n["operator"],
                     inputs=tuple(n["inputs"]),
                     schema=tuple(Field.from_json(f) for f in n["schema"]),
-                    params=_decode(n["params"]),
+                    params=_decode_params(n["operator"], n["params"]),
                     changelog_mode=n["changelog_mode"],
                     parallelism=n["parallelism"],
                     label=n.get("label", ""),
@@ -103,29 +121,15 @@ class JobGraph:
         )
 
 
-def _encode(v: Any) -> Any:
-    if isinstance(v, (InputRef, Literal, Call)):
-        return {"@expr": expr_to_json(v)}
-    if isinstance(v, DataType):
-        return {"@type": v.to_json()}
-    if isinstance(v, Field):
-        return {"@field": v.to_json()}
-    if isinstance(v, dict):
-        return {k: _encode(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_encode(x) for x in v]
-    return v
+class GraphFormatError(ValueError):
+    """A saved JobGraph this version cannot read (another format version, bad params)."""
 
 
-def _decode(v: Any) -> Any:
-    if isinstance(v, dict):
-        if "@expr" in v and len(v) == 1:
-            return expr_from_json(v["@expr"])
-        if "@type" in v and len(v) == 1:
-            return DataType.from_json(v["@type"])
-        if "@field" in v and len(v) == 1:
-            return Field.from_json(v["@field"])
-        return {k: _decode(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_decode(x) for x in v]
-    return v
+def _decode_params(operator: str, data: Any) -> Any:
+    spec = spec_for(operator)
+    if spec is None:
+        return decode_untyped(data)
+    try:
+        return spec.decode_params(data)
+    except (TypeError, ValueError) as e:
+        raise GraphFormatError(f"Cannot read the params of operator {operator}: {e}") from None

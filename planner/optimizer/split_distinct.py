@@ -26,6 +26,8 @@ from typing import Any
 from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
 from runtime.expr.ir import Call, InputRef, Literal
+from runtime.operators.calc import CalcParams
+from runtime.operators.union import ExchangeParams
 from runtime.types import BIGINT, BOOLEAN, INT, Field
 
 ENABLED_KEY = "table.optimizer.distinct-agg.split.enabled"
@@ -80,7 +82,7 @@ def _split(agg: PhysicalNode, buckets: int) -> PhysicalNode | None:
         # One distinct column: bucket it; the other calls are computed per bucket too.
         bucket = _bucket(refs[dcols[0]], buckets)
         fields = (*child.fields, Field(bucket_name, bucket.type))
-        pre = PhysicalNode("Calc", (child,), fields, {"projections": [*idents, bucket], "condition": None})
+        pre = PhysicalNode.of(CalcParams((*idents, bucket)), (child,), fields)
         p_keys = [*grouping, n]
         partial_calls = calls
     else:
@@ -111,11 +113,9 @@ def _split(agg: PhysicalNode, buckets: int) -> PhysicalNode | None:
             partial_calls.append({**c, "filter": n + 2 + j})
         cond_fields = tuple(Field(f"$g{j}", cd.type) for j, cd in enumerate(conds))
         ex_idents = [InputRef(i, f.type) for i, f in enumerate(ex_fields)]
-        pre = PhysicalNode(
-            "Calc", (expand,), (*ex_fields, *cond_fields), {"projections": [*ex_idents, *conds], "condition": None}
-        )
+        pre = PhysicalNode.of(CalcParams((*ex_idents, *conds)), (expand,), (*ex_fields, *cond_fields))
         p_keys = [*grouping, n, n + 1]
-    ex1 = PhysicalNode("Exchange", (pre,), pre.fields, {"distribution": "hash", "keys": p_keys})
+    ex1 = PhysicalNode.of(ExchangeParams.on(p_keys), (pre,), pre.fields)
     key_fields = [pre.fields[k] for k in p_keys]
     partial_fields = [Field(f"{bucket_name}_{j}", c["type"]) for j, c in enumerate(calls)]
     partial = PhysicalNode(
@@ -128,9 +128,7 @@ def _split(agg: PhysicalNode, buckets: int) -> PhysicalNode | None:
     g = len(grouping)
     width = len(p_keys)
     f_keys = list(range(g))
-    ex2 = PhysicalNode(
-        "Exchange", (partial,), partial.fields, {"distribution": "hash" if g else "single", "keys": f_keys}
-    )
+    ex2 = PhysicalNode.of(ExchangeParams.on(f_keys), (partial,), partial.fields)
     final_calls = [
         {
             "name": _FINAL[c["name"].lower()],

@@ -18,6 +18,7 @@ MIN/MAX -> `min$i`/`max$i`; then `count1$` (the signed row count: key liveness).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from planner.changelog import register_changelog
@@ -25,6 +26,7 @@ from planner.explain import format_agg, register_physical_line
 from planner.optimizer.mini_batch import mini_batch_enabled
 from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
+from runtime.operators.union import ExchangeParams
 from runtime.types import BIGINT, Field
 
 STRATEGY_KEY = "table.optimizer.agg-phase-strategy"
@@ -99,7 +101,7 @@ def _split(agg: PhysicalNode) -> PhysicalNode | None:
     params = {"grouping": grouping, "aggs": calls, "partials": layout, "count1": len(local_fields) - 1}
     local = PhysicalNode("LocalGroupAggregate", (child,), local_fields, params, info={"source_fields": child.fields})
     keys = list(range(len(grouping)))
-    new_ex = PhysicalNode("Exchange", (local,), local_fields, {"distribution": ex.params["distribution"], "keys": keys})
+    new_ex = PhysicalNode.of(replace(ExchangeParams.of(ex), keys=tuple(keys)), (local,), local_fields)
     gparams = {"grouping": keys, "aggs": calls, "partials": layout, "count1": len(local_fields) - 1}
     if "state_ttl_ms" in agg.params:  # STATE_TTL hint: the global phase holds the state
         gparams["state_ttl_ms"] = agg.params["state_ttl_ms"]

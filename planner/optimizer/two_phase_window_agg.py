@@ -35,6 +35,7 @@ one-phase operator does.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from planner.changelog import _producer, is_insert_only, register_changelog
@@ -44,6 +45,7 @@ from planner.optimizer.mini_batch import mini_batch_enabled
 from planner.optimizer.two_phase_agg import STRATEGY_KEY
 from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
+from runtime.operators.union import ExchangeParams
 from runtime.types import BIGINT, DataType, Field
 
 
@@ -88,7 +90,7 @@ def _split(agg: PhysicalNode) -> PhysicalNode | None:
     time_field = child.fields[int(p["time_index"])]
     if time_field.type.time_attr == "PROCTIME" or spec.get("partition_keys"):
         return None
-    if list(ex.params.get("keys") or []) != grouping:
+    if list(ExchangeParams.of(ex).keys) != grouping:
         return None
     if not can_slice(spec, calls, [f.type.to_arrow() for f in child.fields], grouping):
         return None
@@ -113,7 +115,7 @@ def _split(agg: PhysicalNode) -> PhysicalNode | None:
         info={"source_fields": child.fields},
     )
     keys = list(range(len(grouping)))
-    new_ex = PhysicalNode("Exchange", (local,), local_fields, {"distribution": ex.params["distribution"], "keys": keys})
+    new_ex = PhysicalNode.of(replace(ExchangeParams.of(ex), keys=tuple(keys)), (local,), local_fields)
     gparams = {
         **shared,
         "grouping": keys,

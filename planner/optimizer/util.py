@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from runtime.expr.ir import Call, Expr, InputRef
+from runtime.operators.union import EXCHANGE
 from runtime.types import BOOLEAN
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def rewrite_keyed(
             return memo[id(n)]
         inputs = tuple(visit(i) for i in n.inputs)
         new = replace(n, inputs=inputs) if inputs != n.inputs else n
-        if n.operator == operator and inputs and inputs[0].operator == "Exchange":
+        if n.operator == operator and inputs and inputs[0].is_kind(EXCHANGE):
             new = rewrite(new) or new
         memo[id(n)] = new
         return new

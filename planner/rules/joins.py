@@ -29,6 +29,8 @@ from planner.explain import format_expr, register_physical_line
 from planner.logical import LogicalFilter, LogicalJoin, LogicalNode, transform_up
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Call, Expr, InputRef, input_refs, remap_refs
+from runtime.operators.calc import CALC, CalcParams
+from runtime.operators.union import EXCHANGE
 from runtime.types import Field
 
 FLINK_JOIN_TYPES = {
@@ -166,15 +168,17 @@ def unique_key(node: PhysicalNode) -> frozenset[int] | None:
     op = node.operator
     if op == "GroupAggregate":
         return frozenset(node.params.get("grouping") or [])
-    if op in ("Exchange", "WatermarkAssigner"):
+    if node.is_kind(EXCHANGE) or op == "WatermarkAssigner":
         return unique_key(node.inputs[0])
-    if op == "Calc":
+    if node.is_kind(CALC):
         below = unique_key(node.inputs[0])
         if below is None:
             return None
         out: set[int] = set()
         for k in below:
-            hits = [j for j, e in enumerate(node.params["projections"]) if isinstance(e, InputRef) and e.index == k]
+            hits = [
+                j for j, e in enumerate(CalcParams.of(node).projections) if isinstance(e, InputRef) and e.index == k
+            ]
             if not hits:
                 return None
             out.add(hits[0])

@@ -20,6 +20,7 @@ from planner.logical import LogicalNode
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Expr
 from runtime.graph import STREAMING
+from runtime.operators.union import ExchangeParams
 
 
 @dataclass(frozen=True)
@@ -148,7 +149,7 @@ def _parts(p: dict[str, Any], in_names: list[str], out_names: list[str]) -> list
 def _to_physical(planner: PhysicalPlanner, node: LogicalMatch) -> PhysicalNode:
     child = planner.convert(node.input)
     keys = list(node.partition_keys)
-    ex = PhysicalNode("Exchange", (child,), child.fields, {"distribution": "hash" if keys else "single", "keys": keys})
+    ex = PhysicalNode.of(ExchangeParams.on(keys), (child,), child.fields)
     params = node.params()
     if planner.mode != STREAMING:
         params["proctime"] = False

@@ -26,6 +26,7 @@ from planner.logical import _Single
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Literal
 from runtime.graph import STREAMING
+from runtime.operators.union import ExchangeParams
 from runtime.types import DataType
 
 RANKING_FUNCTIONS = ("row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile")
@@ -176,9 +177,7 @@ def _convert(planner: PhysicalPlanner, node: LogicalOverAggregate) -> PhysicalNo
     n = len(node.input.fields)
     for g in node.groups:
         keys = list(g.partition)
-        ex = PhysicalNode(
-            "Exchange", (child,), child.fields, {"distribution": "hash" if keys else "single", "keys": keys}
-        )
+        ex = PhysicalNode.of(ExchangeParams.on(keys), (child,), child.fields)
         width = len(child.fields) + len(g.calls)
         child = PhysicalNode(
             "OverAggregate",

@@ -29,6 +29,8 @@ from planner.explain import register_physical_line
 from planner.logical import AggCall, LogicalNode
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.operators.calc import CalcParams
+from runtime.operators.union import ExchangeParams, UnionParams
 from runtime.types import BIGINT, BOOLEAN, INT, Field
 
 _LOGICAL_NAMES = {"UNION": "LogicalUnion", "INTERSECT": "LogicalIntersect", "EXCEPT": "LogicalMinus"}
@@ -54,7 +56,7 @@ class LogicalSetOp(LogicalNode):
 
 
 def _calc(child: PhysicalNode, fields: tuple[Field, ...], exprs: list[Expr], cond: Expr | None) -> PhysicalNode:
-    return PhysicalNode("Calc", (child,), fields, {"projections": exprs, "condition": cond})
+    return PhysicalNode.of(CalcParams(tuple(exprs), cond), (child,), fields)
 
 
 def _call(name: str, args: list[Expr], t: object) -> Call:
@@ -67,10 +69,8 @@ def _convert(planner: PhysicalPlanner, node: LogicalSetOp) -> PhysicalNode:
     keys = list(range(width))
     children = [planner.convert(c) for c in node.children]
     if node.kind == "UNION":
-        union = PhysicalNode("Union", tuple(children), node.fields, {})
-        ex = PhysicalNode(
-            "Exchange", (union,), node.fields, {"distribution": "hash" if keys else "single", "keys": keys}
-        )
+        union = PhysicalNode.of(UnionParams(), children, node.fields)
+        ex = PhysicalNode.of(ExchangeParams.on(keys), (union,), node.fields)
         return PhysicalNode("GroupAggregate", (ex,), node.fields, {"grouping": keys, "aggs": []}, info={"aggs": ()})
 
     # INTERSECT / EXCEPT: mark each side, count per distinct row.
@@ -81,8 +81,8 @@ def _convert(planner: PhysicalPlanner, node: LogicalSetOp) -> PhysicalNode:
         refs: list[Expr] = [InputRef(i, f.type) for i, f in enumerate(child.fields)]
         yes, no = Literal(True, marker_t), Literal(None, marker_t)
         marked.append(_calc(child, marked_fields, refs + ([yes, no] if side == 0 else [no, yes]), None))
-    union = PhysicalNode("Union", tuple(marked), marked_fields, {})
-    ex = PhysicalNode("Exchange", (union,), marked_fields, {"distribution": "hash" if keys else "single", "keys": keys})
+    union = PhysicalNode.of(UnionParams(), marked, marked_fields)
+    ex = PhysicalNode.of(ExchangeParams.on(keys), (union,), marked_fields)
     cnt_t = BIGINT(nullable=False)
     aggs = (
         AggCall("count", (width,), cnt_t, display="COUNT(vcol_left_marker)"),

@@ -43,6 +43,7 @@ from planner.rules.time_joins import (
 )
 from runtime.expr.ir import Call, Expr, InputRef, input_refs, remap_refs
 from runtime.graph import BATCH
+from runtime.operators.calc import CalcParams
 from runtime.types import Field
 
 if TYPE_CHECKING:
@@ -295,9 +296,7 @@ def _lookup_join(
     if computed:
         idents: list[Expr] = [InputRef(i, f.type) for i, f in enumerate(left.fields)]
         key_fields = tuple(Field(f"$key{i}", e.type) for i, e in enumerate(computed))
-        left = PhysicalNode(
-            "Calc", (left,), left.fields + key_fields, {"projections": idents + computed, "condition": None}
-        )
+        left = PhysicalNode.of(CalcParams(tuple(idents + computed)), (left,), left.fields + key_fields)
         shift = {i: (i if i < nl else i + len(computed)) for i in range(nl + len(node.right.fields))}
         residual = [remap_refs(r, shift) for r in residual]
     t = scan.table
@@ -326,12 +325,7 @@ def _lookup_join(
     if not computed:
         return joined
     keep = [i for i in range(len(joined.fields)) if not nl <= i < width]
-    return PhysicalNode(
-        "Calc",
-        (joined,),
-        fields,
-        {"projections": [InputRef(i, joined.fields[i].type) for i in keep], "condition": None},
-    )
+    return PhysicalNode.of(CalcParams(tuple(InputRef(i, joined.fields[i].type) for i in keep)), (joined,), fields)
 
 
 def _computed_key(e: Expr, nl: int) -> tuple[Expr, int] | None:

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from runtime.graph import JobGraph, Node
+from runtime.operators.spec import plain_params
 
 _STATE_PARAMS = (
     "table",
@@ -35,7 +36,7 @@ _STATE_PARAMS = (
 
 
 def _signature(node: Node) -> Any:
-    p = node.params or {}
+    p = plain_params(node.params) or {}
     sig: dict[str, Any] = {k: p[k] for k in _STATE_PARAMS if k in p}
     if "aggs" in p:
         sig["aggs"] = [(a.get("name"), a.get("args"), bool(a.get("distinct"))) for a in p["aggs"] or []]

@@ -25,6 +25,7 @@ from runtime.checkpoint.rescale import OldStates, cannot_rescale_message, merge_
 from runtime.checkpoint.restore import RestoreError
 from runtime.graph import BATCH, Node
 from runtime.operators.slot_state import native_snapshot, restore_native
+from runtime.operators.spec import spec_for
 from runtime.plugins import import_submodules
 from runtime.state import KeyedStateBackend
 
@@ -91,7 +92,7 @@ class CheckpointingNotSupportedError(Exception):
 
 # Operators defined in modules outside the state package's reach that hold no state
 # between batches (a snapshot of them is empty).
-STATELESS_OPERATORS: set[str] = {"Calc", "Union", "Exchange", "WindowTableFunction"}
+STATELESS_OPERATORS: set[str] = {"WindowTableFunction"}
 
 
 class Operator:
@@ -268,6 +269,9 @@ def register_operator(name: str) -> Callable[[OperatorFactory], OperatorFactory]
 
 def create_operator(node: Node, ctx: OperatorContext) -> Operator:
     _ensure_loaded()
+    spec = spec_for(node.operator)
+    if spec is not None:
+        return spec.create(node, ctx)
     try:
         factory = _OPERATORS[node.operator]
     except KeyError:

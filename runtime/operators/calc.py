@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import ROW_KIND, ROW_WATERMARK, data_columns
-from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.expr.ir import Call, Expr, InputRef, Literal, input_refs, remap_refs
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.plan_text import format_expr
+
+
+@dataclass(frozen=True)
+class CalcParams(OperatorParams):
+    """Output column i is `projections[i]` over the input row; rows where `condition` is
+    not TRUE are dropped first."""
+
+    projections: tuple[Expr, ...]
+    condition: Expr | None = None
 
 
 def _is_access(expr: Any) -> bool:
@@ -37,7 +50,6 @@ def _refs(expr: Any, acc: set[int]) -> set[int]:
     return acc
 
 
-@register_operator("Calc")
 class CalcOperator(Operator):
     """Filters first (a NULL condition drops the row), then projects the kept rows, so a
     projection never fails on a row the condition removed (Flink's generated code does the
@@ -48,14 +60,17 @@ class CalcOperator(Operator):
     the projections are taken first and only their results are filtered; otherwise only the
     columns the projections read are filtered."""
 
+    checkpointing = "stateless"
+
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        self.projections: list[Expr] = list(node.params.get("projections") or [])
-        self.condition = node.params.get("condition")
-        self.project_first = all(_is_access(p) for p in self.projections)
+        params = CalcParams.of(node)
+        self.projections: list[Expr] = list(params.projections)
+        self.condition = params.condition
+        self.project_first = all(_is_access(e) for e in self.projections)
         used: set[int] = set()
-        for p in self.projections:
-            _refs(p, used)
+        for e in self.projections:
+            _refs(e, used)
         self.used = used
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
@@ -100,3 +115,46 @@ class CalcOperator(Operator):
             else:
                 cols.append(pa.nulls(kept.num_rows, f.type))
         return pa.RecordBatch.from_arrays(cols, schema=batch.schema)
+
+
+class CalcSpec(OperatorSpec[CalcParams]):
+    """Stateless and row-wise: runs wherever its input is, forwards the changelog."""
+
+    name = "Calc"
+    params_type = CalcParams
+    operator_class = CalcOperator
+    forwards_changelog = True
+    parallel = True
+    rescalable = True
+    spark = SparkCapability(True, True, "Projections and filters; scalar functions from the runner's function table.")
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        in_names = [f.name for f in node.inputs[0].fields]
+        sel = []
+        for f, e in zip(node.fields, p.projections, strict=True):
+            text = format_expr(e, in_names)
+            sel.append(text if isinstance(e, InputRef) and text == f.name else f"{text} AS {f.name}")
+        parts = [f"select=[{', '.join(sel)}]"]
+        if p.condition is not None:
+            parts.append(f"where=[{format_expr(p.condition, in_names)}]")
+        return parts
+
+    def input_columns(self, params: CalcParams) -> set[int] | None:
+        p = params
+        used: set[int] = set()
+        for e in (*p.projections, *([p.condition] if p.condition is not None else [])):
+            used |= input_refs(e)
+        return used
+
+    def remap_input_columns(self, params: CalcParams, mapping: Mapping[int, int]) -> CalcParams:
+        p = params
+        m = dict(mapping)
+        return replace(
+            p,
+            projections=tuple(remap_refs(e, m) for e in p.projections),
+            condition=remap_refs(p.condition, m) if p.condition is not None else None,
+        )
+
+
+CALC = register_spec(CalcSpec())

@@ -2,16 +2,54 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, ROW_WATERMARK, data_width
 from runtime.operators._common import make_batch, system_column
-from runtime.operators.base import Operator, Output, register_operator
+from runtime.operators.base import Operator, Output
+from runtime.operators.spec import (
+    ANY,
+    OperatorParams,
+    OperatorSpec,
+    PlanView,
+    SparkCapability,
+    register_spec,
+)
+
+# Exchange distributions: rows hashed on `keys` to key groups, all rows to one subtask, or
+# each subtask keeps its own rows.
+HASH = "hash"
+SINGLE_DISTRIBUTION = "single"
+FORWARD = "forward"
+
+
+@dataclass(frozen=True)
+class UnionParams(OperatorParams):
+    """UNION ALL of the inputs (same schema); no parameters."""
+
+
+@dataclass(frozen=True)
+class ExchangeParams(OperatorParams):
+    """How rows are distributed to the consumer's subtasks: `distribution` is "hash" (on
+    the input columns `keys`), "single" or "forward"."""
+
+    distribution: str
+    keys: tuple[int, ...] = ()
+
+    @staticmethod
+    def on(keys: Sequence[int]) -> ExchangeParams:
+        """Hash on `keys`, or everything to one subtask when there are none."""
+        return ExchangeParams(HASH if keys else SINGLE_DISTRIBUTION, tuple(keys))
 
 
 class _PassThrough(Operator):
-    """Forwards every batch, renamed to the node's schema, system columns kept. The
+    """Stateless. Forwards every batch, renamed to the node's schema, system columns kept. The
     executor combines the inputs' watermarks (minimum) before `on_watermark`."""
+
+    checkpointing = "stateless"
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         n = data_width(batch)
@@ -22,11 +60,53 @@ class _PassThrough(Operator):
         )
 
 
-@register_operator("Union")
 class UnionOperator(_PassThrough):
     """UNION ALL of n inputs with the same schema."""
 
 
-@register_operator("Exchange")
 class ExchangeOperator(_PassThrough):
     """Hash / single / forward distribution: one subtask here, so a pass-through."""
+
+
+class UnionSpec(OperatorSpec[UnionParams]):
+    """Emits every row kind any input emits."""
+
+    name = "Union"
+    params_type = UnionParams
+    operator_class = UnionOperator
+    parallel = True
+    rescalable = True
+    spark = SparkCapability(True, True, "UNION ALL (`unionByName`).")
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        kinds: set[str] = set()
+        for i in inputs:
+            kinds |= set(i.changelog_mode.split(","))
+        return ",".join(k for k in ("I", "UB", "UA", "D") if k in kinds)
+
+    def explain(self, node: PlanView) -> list[str]:
+        return ["all=[true]", f"union=[{', '.join(f.name for f in node.fields)}]"]
+
+
+class ExchangeSpec(OperatorSpec[ExchangeParams]):
+    """The only place data distribution is decided: the planner puts one in front of every
+    operator whose `input_distribution` is not ANY."""
+
+    name = "Exchange"
+    params_type = ExchangeParams
+    operator_class = ExchangeOperator
+    forwards_changelog = True
+    input_distribution = ANY
+    parallel = True
+    rescalable = True
+    spark = SparkCapability(True, True, "Spark plans its own shuffles: pass-through.")
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        in_names = [f.name for f in node.inputs[0].fields]
+        dist = f"hash[{', '.join(in_names[k] for k in p.keys)}]" if p.distribution == HASH else p.distribution
+        return [f"distribution=[{dist}]"]
+
+
+UNION = register_spec(UnionSpec())
+EXCHANGE = register_spec(ExchangeSpec())

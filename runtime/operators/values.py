@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import pyarrow as pa
 
-from runtime.expr.ir import Literal
+from runtime.expr.ir import Expr, Literal
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.plan_text import format_expr, format_literal
 
 
-@register_operator("Values")
+@dataclass(frozen=True)
+class ValuesParams(OperatorParams):
+    """The rows, each a tuple of constant expressions (literals, or constants the binder
+    did not fold such as `-7`), one per output column."""
+
+    rows: tuple[tuple[Expr, ...], ...]
+
+
 class ValuesOperator(Operator):
     """Produces its rows once, on the first `poll` (the executor polls operators that
     have no inputs, like table scans)."""
@@ -31,7 +43,7 @@ class ValuesOperator(Operator):
     def build(self) -> pa.RecordBatch:
         from runtime.expr.evaluator import evaluate, literal_value_to_py
 
-        rows = self.node.params.get("rows") or []
+        rows = ValuesParams.of(self.node).rows
         width = len(self.node.schema)
         # A one-row batch to evaluate constant expressions over (their value ignores it).
         unit = pa.RecordBatch.from_arrays([pa.nulls(1, pa.int8())], names=["_"])
@@ -57,3 +69,33 @@ class ValuesOperator(Operator):
             return None
         self._done = True
         return self.build()
+
+
+class ValuesSpec(OperatorSpec[ValuesParams]):
+    """A bounded, insert-only source; at parallelism > 1 only subtask 0 emits the rows."""
+
+    name = "Values"
+    params_type = ValuesParams
+    operator_class = ValuesOperator
+    parallel = True
+    rescalable = True
+    spark = SparkCapability(
+        True,
+        True,
+        "Built on the driver; a streaming job whose only sources are VALUES runs as a batch job "
+        "(VALUES next to a streaming source is refused).",
+    )
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        return "I"
+
+    def explain(self, node: PlanView) -> list[str]:
+        rows = ", ".join("{ " + ", ".join(_literal_text(v) for v in r) + " }" for r in self.params(node).rows)
+        return [f"tuples=[[{rows}]]", f"values=[{', '.join(f.name for f in node.fields)}]"]
+
+
+def _literal_text(e: Expr) -> str:
+    return format_literal(e) if isinstance(e, Literal) else format_expr(e, None)
+
+
+VALUES = register_spec(ValuesSpec())

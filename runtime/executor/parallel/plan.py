@@ -20,17 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from runtime.graph import JobGraph
+from runtime.operators.spec import spec_for
+from runtime.operators.union import EXCHANGE, FORWARD, ExchangeParams
 
-# Operators that may run once per subtask on a part of the data: they keep no state
+# Operators without a spec yet (the others declare `parallel`) that may run once per subtask on a part of the data: they keep no state
 # across batches that depends on seeing all rows (LocalGroupAggregate pre-aggregates per
 # batch, MiniBatchAssigner only buffers, WatermarkAssigner is per split as in Flink).
 PARALLEL_SAFE = frozenset(
     {
         "TableSourceScan",
-        "Values",  # a source: only subtask 0 emits its rows
-        "Calc",
-        "Exchange",
-        "Union",
         "WatermarkAssigner",
         "WindowTableFunction",
         "Expand",
@@ -107,19 +105,18 @@ def plan_parallel(graph: JobGraph) -> ParallelPlan:
             for idx, src in enumerate(n.inputs):
                 add(src, n.id, idx, "single")
             continue
-        if n.operator == "Exchange":
-            dist = str(n.params.get("distribution", "hash"))
-            keys = tuple(int(k) for k in n.params.get("keys") or ())
+        if n.is_kind(EXCHANGE):
+            ex = ExchangeParams.of(n)
+            dist, keys = ex.distribution, ex.keys
             if dist == "hash" and not keys:
                 dist = "single"
             if dist in ("hash", "single"):
                 add(n.inputs[0], n.id, 0, dist, keys if dist == "hash" else ())
             continue
-        if n.operator in PARALLEL_SAFE or n.operator == "Sink":
+        spec = spec_for(n.operator)
+        if n.operator in PARALLEL_SAFE or (spec is not None and spec.parallel) or n.operator == "Sink":
             continue
-        fed = all(
-            nodes[i].operator == "Exchange" and nodes[i].params.get("distribution") != "forward" for i in n.inputs
-        )
+        fed = all(nodes[i].is_kind(EXCHANGE) and ExchangeParams.of(nodes[i]).distribution != FORWARD for i in n.inputs)
         if not fed:
             fallback.append(f"{n.operator} (node {n.id})")
             for idx, src in enumerate(n.inputs):

@@ -8,22 +8,19 @@ parameters (aggregate functions, window kinds, connectors, formats) are in `chec
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from runtime.executor.spark.expressions import check_expr
 from runtime.executor.spark.types import SparkUnsupportedError, check_type
 from runtime.executor.spark.windowed import correlate_refusal, limit_refusal, over_refusal
 from runtime.graph import BATCH, JobGraph, Node
+from runtime.operators.calc import CalcParams
+from runtime.operators.spec import SparkCapability, all_specs, spec_for
+from runtime.operators.union import EXCHANGE
+from runtime.operators.values import VALUES
 from runtime.state.ttl import operator_ttl
 
+Capability = SparkCapability
 
-@dataclass(frozen=True)
-class Capability:
-    batch: bool
-    streaming: bool
-    note: str
-
-
+# Kinds that do not declare their Spark capability on their spec yet (issue 13: moving).
 CAPABILITIES: dict[str, Capability] = {
     "TableSourceScan": Capability(
         True,
@@ -31,14 +28,6 @@ CAPABILITIES: dict[str, Capability] = {
         "`filesystem` connector, csv / json / parquet, read by Spark (`spark.read` / `readStream`). "
         "CSV follows Flink's rules: `csv.null-literal` is the only NULL, an empty numeric field fails the job.",
     ),
-    "Values": Capability(
-        True,
-        True,
-        "Built on the driver; a streaming job whose only sources are VALUES runs as a batch job "
-        "(VALUES next to a streaming source is refused).",
-    ),
-    "Calc": Capability(True, True, "Projections and filters; scalar functions from the runner's function table."),
-    "Exchange": Capability(True, True, "Spark plans its own shuffles: pass-through."),
     "WatermarkAssigner": Capability(
         True,
         True,
@@ -65,7 +54,6 @@ CAPABILITIES: dict[str, Capability] = {
         "back into a -U/+U changelog at the result; only projections may follow it (no filter, join or second "
         "aggregate over the updates).",
     ),
-    "Union": Capability(True, True, "UNION ALL (`unionByName`)."),
     "Sink": Capability(
         True,
         True,
@@ -211,7 +199,7 @@ def check_graph(graph: JobGraph) -> None:
     streaming = graph.mode != BATCH and any(n.operator == "TableSourceScan" for n in graph.nodes)
     mode = "streaming" if streaming else "batch"
     for node in graph.nodes:
-        cap = CAPABILITIES.get(node.operator)
+        cap = capability(node.operator)
         if cap is None or not (cap.streaming if streaming else cap.batch):
             note = cap.note if cap else "the operator is not in the Spark runner's capability table"
             raise _refuse(node, f"not supported in {mode} mode ({note})")
@@ -220,7 +208,7 @@ def check_graph(graph: JobGraph) -> None:
         _check_params(graph, node, streaming)
     if streaming:
         for node in graph.nodes:
-            if node.operator == "Values":
+            if node.is_kind(VALUES):
                 raise _refuse(node, "Structured Streaming cannot combine a VALUES input with a stream")
             if node.operator in _TTL_OPERATORS and any(operator_ttl(graph.config, node.params, i) for i in (0, 1)):
                 raise _refuse(node, "state TTL (table.exec.state.ttl / STATE_TTL hint) has no Spark counterpart")
@@ -240,11 +228,11 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
         fmt = (p.get("options") or {}).get("format")
         if fmt not in FORMATS:
             raise _refuse(node, f"format '{fmt}' (csv, json and parquet are supported)")
-    elif node.operator == "Calc":
-        for e in p.get("projections") or []:
+    elif isinstance(p, CalcParams):
+        for e in p.projections:
             check_expr(e, where)
-        if p.get("condition") is not None:
-            check_expr(p["condition"], where)
+        if p.condition is not None:
+            check_expr(p.condition, where)
     elif node.operator in ("GroupAggregate", "WindowAggregate"):
         allowed = SUPPORTED_AGGS_STREAMING if streaming else SUPPORTED_AGGS_BATCH
         for a in p.get("aggs") or []:
@@ -327,7 +315,7 @@ def _check_streaming_shape(graph: JobGraph) -> None:
         if node.operator != "GroupAggregate":
             continue
         for c in _downstream(graph, node.id):
-            ok = c.operator == "Exchange" or (c.operator == "Calc" and c.params.get("condition") is None)
+            ok = c.operator == EXCHANGE.name or (isinstance(c.params, CalcParams) and c.params.condition is None)
             if not ok:
                 raise _refuse(
                     c,
@@ -360,7 +348,17 @@ def _upstream(graph: JobGraph, nid: int) -> list[Node]:
     return out
 
 
+def capability(operator: str) -> Capability | None:
+    """The Spark capability of operator kind `operator` (its spec's `spark`), or None."""
+    spec = spec_for(operator)
+    if spec is not None:
+        return spec.spark
+    return CAPABILITIES.get(operator)
+
+
 def capability_rows() -> list[tuple[str, str, str, str]]:
-    """(operator, batch, streaming, note) for the generated docs."""
+    """(operator, batch, streaming, note) for the generated docs, by operator name."""
     yes = {True: "yes", False: "no"}
-    return [(op, yes[c.batch], yes[c.streaming], c.note) for op, c in CAPABILITIES.items()]
+    caps: dict[str, Capability] = {s.name: s.spark for s in all_specs() if s.spark is not None}
+    caps.update(CAPABILITIES)
+    return [(op, yes[c.batch], yes[c.streaming], c.note) for op, c in sorted(caps.items())]

@@ -26,6 +26,8 @@ from runtime.executor.spark.types import SparkUnsupportedError, spark_schema
 from runtime.executor.spark.windowed import WindowedMixin
 from runtime.expr.ir import Call, InputRef, Literal
 from runtime.graph import JobGraph, Node
+from runtime.operators.calc import CalcParams
+from runtime.operators.values import ValuesParams
 
 END_TS_MICROS = 253402300799_000000  # 9999-12-31 23:59:59 UTC: the end-of-input row's rowtime
 HIDDEN = "__k"
@@ -184,7 +186,8 @@ class Translator(RelationalMixin, WindowedMixin):
 
         cols = []
         for i, f in enumerate(node.schema):
-            vals = [r[i].value if isinstance(r[i], Literal) else None for r in node.params["rows"]]
+            column = [r[i] for r in ValuesParams.of(node).rows]
+            vals = [v.value if isinstance(v, Literal) else None for v in column]
             if f.type.name == "DECIMAL":
                 vals = [None if v is None else Decimal(str(v)) for v in vals]
             cols.append(pa.array(vals, type=f.type.to_arrow()))
@@ -203,10 +206,11 @@ class Translator(RelationalMixin, WindowedMixin):
     def _Calc(self, node: Node) -> Any:  # noqa: N802
         src = self.df(node.inputs[0])
         cols = self._cols(src, self.width(node.inputs[0]))
-        if node.params.get("condition") is not None:
-            src = src.filter(to_column(node.params["condition"], cols, self.ctx))
+        p = CalcParams.of(node)
+        if p.condition is not None:
+            src = src.filter(to_column(p.condition, cols, self.ctx))
             cols = self._cols(src, self.width(node.inputs[0]))
-        out = [to_column(e, cols, self.ctx).alias(cname(i)) for i, e in enumerate(node.params["projections"])]
+        out = [to_column(e, cols, self.ctx).alias(cname(i)) for i, e in enumerate(p.projections)]
         return src.select(*out, *self._hidden(src))
 
     def _Exchange(self, node: Node) -> Any:  # noqa: N802

@@ -62,8 +62,8 @@ def test_left_join_on_vs_where() -> None:
     # the right-only ON conjunct moved below the join; the left-only one must stay in ON
     assert "greater_than" in str(j.params["condition"])
     assert "not_equals" not in str(j.params["condition"])
-    calcs = [n for n in graph.nodes if n.operator == "Calc" and n.params.get("condition") is not None]
-    assert any("not_equals" in str(n.params["condition"]) for n in calcs)
+    calcs = [n for n in graph.nodes if n.operator == "Calc" and n.params.condition is not None]
+    assert any("not_equals" in str(n.params.condition) for n in calcs)
     assert pq.changelog_mode == "I,UB,UA,D"
     # the right side's columns are nullable in the output
     assert pq.schema[1].type.nullable
@@ -79,7 +79,7 @@ def test_cross_join_has_no_keys() -> None:
     (j,) = _joins(graph)
     assert j.params["left_keys"] == [] and j.params["condition"] is None
     ex = [n for n in graph.nodes if n.operator == "Exchange" and n.id in j.inputs]
-    assert all(n.params["distribution"] == "single" for n in ex)
+    assert all(n.params.distribution == "single" for n in ex)
 
 
 def test_not_in_keeps_null_semantics_and_uses_keys_when_not_null() -> None:
@@ -107,7 +107,7 @@ def test_correlated_count_subquery_is_decorrelated() -> None:
     assert any(n.operator == "GroupAggregate" and n.params["grouping"] == [0] for n in graph.nodes)
     # a customer-less order counts 0, not NULL
     assert graph.result_node is not None
-    assert "coalesce" in str(graph.node(graph.result_node).params["projections"][1])
+    assert "coalesce" in str(graph.node(graph.result_node).params.projections[1])
 
 
 def test_star_does_not_show_hidden_scalar_columns() -> None:

@@ -13,6 +13,7 @@ from planner.parse import parse_script
 from planner.statements import CreateTable, CreateView, Explain, InsertInto, Query
 from runtime.expr.ir import Call, InputRef
 from runtime.graph import JobGraph
+from runtime.operators.union import ExchangeParams
 from runtime.types import Field
 
 DDL = """
@@ -67,8 +68,8 @@ def test_filter_projection_single_calc_and_projection_pushdown() -> None:
     wm = node(pq, "WatermarkAssigner")
     assert wm.params["rowtime_index"] == 0 and wm.params["idle_timeout_ms"] == 5000
     calc = node(pq, "Calc")
-    assert calc.params["condition"].name == "greater_than"
-    assert [str(e) for e in calc.params["projections"]] == ["$1", "plus($2, 1)"]
+    assert calc.params.condition.name == "greater_than"
+    assert [str(e) for e in calc.params.projections] == ["$1", "plus($2, 1)"]
     assert [f.name for f in pq.schema] == ["k", "w"]
 
 
@@ -83,7 +84,7 @@ def test_group_aggregate_exchange_and_changelog() -> None:
     pq = plan("SELECT k, MAX(v) AS max_v FROM t GROUP BY k")
     assert ops(pq) == ["TableSourceScan", "WatermarkAssigner", "Calc", "Exchange", "GroupAggregate"]
     ex = node(pq, "Exchange")
-    assert ex.params == {"distribution": "hash", "keys": [0]}
+    assert ex.params == ExchangeParams("hash", (0,))
     agg = node(pq, "GroupAggregate")
     assert agg.params["grouping"] == [0]
     (a,) = agg.params["aggs"]
@@ -94,7 +95,7 @@ def test_group_aggregate_exchange_and_changelog() -> None:
 
 def test_global_aggregate_single_exchange_and_distinct_insert_only() -> None:
     pq = plan("SELECT COUNT(*) AS n FROM t")
-    assert node(pq, "Exchange").params["distribution"] == "single"
+    assert node(pq, "Exchange").params.distribution == "single"
     assert pq.changelog_mode == "I,UB,UA"
     d = plan("SELECT DISTINCT k FROM t")
     assert d.changelog_mode == "I" and node(d, "GroupAggregate").params["aggs"] == []
@@ -118,7 +119,7 @@ def test_window_tvf_aggregate_is_fused() -> None:
     }
     assert w.params["window_props"] == ["window_start", "window_end"]
     inp = pq.graph.node(w.inputs[0])
-    assert inp.operator == "Exchange" and inp.params["keys"] == w.params["grouping"]
+    assert inp.operator == "Exchange" and list(inp.params.keys) == list(w.params["grouping"])
     assert inp.schema[w.params["time_index"]].name == "ts"
     assert [f.name for f in w.schema] == ["k", "cnt", "s", "window_start", "window_end"]
     assert [f.name for f in pq.schema] == ["window_start", "window_end", "k", "cnt", "s"]
@@ -151,7 +152,7 @@ def test_legacy_window_lowers_to_window_aggregate() -> None:
     w = node(pq, "WindowAggregate")
     assert w.params["window_props"] == ["window_start", "window_end", "window_time"]
     top = pq.graph.nodes[-1]
-    assert top.operator == "Calc" and top.params["condition"] is not None
+    assert top.operator == "Calc" and top.params.condition is not None
 
 
 def test_rules_can_be_switched_off() -> None:
@@ -177,11 +178,11 @@ def test_union_and_values() -> None:
     pq = plan("SELECT k FROM t UNION ALL SELECT 'x'")
     assert "Union" in ops(pq) and "Values" in ops(pq)
     values = node(pq, "Values")
-    assert [[lit.value for lit in r] for r in values.params["rows"]] == [[0]]
+    assert [[lit.value for lit in r] for r in values.params.rows] == [[0]]
     assert node(pq, "Union").schema[0].name == "k"
     v = plan("SELECT * FROM (VALUES (1, 'a'), (2, 'bb')) AS x(n, s)")
     vals = node(v, "Values")
-    assert [[lit.value for lit in r] for r in vals.params["rows"]] == [[1, "a"], [2, "bb"]]
+    assert [[lit.value for lit in r] for r in vals.params.rows] == [[1, "a"], [2, "bb"]]
 
 
 def test_jobgraph_json_round_trip() -> None:
@@ -208,9 +209,9 @@ def test_insert_into_sink_with_implicit_cast() -> None:
         Field("total", sink.params["schema"][1].type),
     ]
     calc = g.node(sink.inputs[0])
-    cast = calc.params["projections"][1]
+    cast = calc.params.projections[1]
     assert isinstance(cast, Call) and cast.name == "cast" and str(cast.type) == "BIGINT"
-    assert isinstance(calc.params["projections"][0], InputRef)
+    assert isinstance(calc.params.projections[0], InputRef)
 
 
 def test_insert_errors() -> None:
@@ -239,7 +240,7 @@ def test_explain_changelog_mode() -> None:
 def test_select_without_from_reads_one_row_values() -> None:
     pq = plan("SELECT 1 AS one, 'x' AS s")
     assert ops(pq) == ["Values", "Calc"]
-    assert [[lit.value for lit in r] for r in node(pq, "Values").params["rows"]] == [[0]]
+    assert [[lit.value for lit in r] for r in node(pq, "Values").params.rows] == [[0]]
     assert [f.name for f in pq.schema] == ["one", "s"]
 
 
@@ -250,7 +251,7 @@ def test_insert_with_column_list_fills_nulls_and_statement_set_explain() -> None
     (ins,) = parse_script("INSERT INTO wide (total, k) SELECT v, k FROM t")
     g = p.plan_inserts([ins])
     calc = g.node(g.nodes[-1].inputs[0])
-    projections = calc.params["projections"]
+    projections = calc.params.projections
     assert [type(e).__name__ for e in projections] == ["InputRef", "Call", "Literal"]
     assert projections[2].value is None and str(projections[2].type) == "INT"
     (ss,) = parse_script(

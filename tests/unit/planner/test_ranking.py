@@ -76,12 +76,12 @@ def test_filter_on_rank_becomes_the_rank_range(cond: str, start: int, end: int) 
     assert [o["nulls_first"] for o in rank.params["order"]] == [False, True]
     assert rank.changelog_mode == "I,UB,UA,D"
     # the absorbed condition leaves no filter on the rank above it
-    assert all(x.params.get("condition") is None for x in nodes(root) if x.operator == "Calc")
+    assert all(x.params.condition is None for x in nodes(root) if x.operator == "Calc")
 
 
 def test_other_conditions_stay_above_the_rank() -> None:
     root = physical(TOPN.format(cond="rn <= 2 AND v > 5"))
-    assert root.operator == "Calc" and root.params["condition"] is not None
+    assert root.operator == "Calc" and root.params.condition is not None
     assert find(root, "Rank").params["rank_end"] == 2
 
 

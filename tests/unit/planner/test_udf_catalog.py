@@ -89,5 +89,5 @@ def test_jobgraph_carries_only_a_reference() -> None:
     assert "python_udf" in text and "module_level_inc" in text
     again = JobGraph.from_json(text)
     calc = next(n for n in again.nodes if n.operator == "Calc")
-    ref = calc.params["projections"][0].args[0].value
+    ref = calc.params.projections[0].args[0].value
     assert resolve(ref).call_target()(1) == 2

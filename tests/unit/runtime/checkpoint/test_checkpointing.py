@@ -13,6 +13,7 @@ from runtime.checkpoint.config import CheckpointConfig
 from runtime.checkpoint.restart import RestartBackoff
 from runtime.checkpoint.restore import RestoreError
 from runtime.operators.base import CheckpointingNotSupportedError
+from runtime.operators.values import ValuesParams
 from streamsql.environment import TableEnvironment
 
 
@@ -133,7 +134,7 @@ def test_unsupported_operator_is_refused_by_name(tmp_path: Path) -> None:
 
     graph = JobGraph(
         nodes=(
-            Node(0, "Values", (), (Field("x", BIGINT()),), {"rows": []}),
+            Node(0, "Values", (), (Field("x", BIGINT()),), ValuesParams(())),
             Node(1, "TestUndeclared", (0,), (Field("x", BIGINT()),), {}),
         ),
         config={"execution.checkpointing.interval": "1 s", "execution.checkpointing.dir": str(tmp_path)},

@@ -19,6 +19,7 @@ from runtime.connectors.base import ConfigOption, ConnectorFactory, Sink, Source
 from runtime.executor.local import LocalExecutor
 from runtime.expr.ir import Call, InputRef, Literal
 from runtime.graph import BATCH, STREAMING, JobGraph, Node
+from runtime.operators.spec import encode_value, spec_for
 from runtime.types import BIGINT, INT, INTERVAL_DAY_TIME, STRING, TIMESTAMP, TIMESTAMP_LTZ, DataType, Field
 
 CASES = Path(__file__).resolve().parents[4] / "tests" / "conformance" / "cases"
@@ -121,19 +122,28 @@ def scan(nid: int, path: Path | str, fields: list[Field], rows_per_batch: int = 
         "TableSourceScan",
         (),
         tuple(fields),
-        {
-            "table": "t",
-            "connector": "testfile",
-            "options": {"path": str(path), "rows-per-batch": str(rows_per_batch)},
-            "physical_schema": list(fields),
-            "projection": None,
-            "bounded": True,
-        },
+        typed_params(
+            "TableSourceScan",
+            {
+                "table": "t",
+                "connector": "testfile",
+                "options": {"path": str(path), "rows-per-batch": str(rows_per_batch)},
+                "physical_schema": list(fields),
+                "projection": None,
+                "bounded": True,
+            },
+        ),
     )
 
 
+def typed_params(op: str, params: dict[str, Any]) -> Any:
+    """`params` (the JSON-shaped dict a test writes) as operator `op`'s typed params."""
+    spec = spec_for(op)
+    return params if spec is None else spec.decode_params(encode_value(params))
+
+
 def node(nid: int, op: str, inputs: tuple[int, ...], fields: list[Field], mode: str = "I", **params: Any) -> Node:
-    return Node(nid, op, inputs, tuple(fields), params, changelog_mode=mode)
+    return Node(nid, op, inputs, tuple(fields), typed_params(op, params), changelog_mode=mode)
 
 
 def agg(

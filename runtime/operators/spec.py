@@ -1,0 +1,326 @@
+"""Operator specs: everything the planner, EXPLAIN, the executors and the Spark runner need
+to know about one operator kind, declared once, next to its runtime class.
+
+An operator kind lives in one module (e.g. `runtime/operators/group_agg.py`) that holds
+
+- its typed parameters: a frozen dataclass (subclass of `OperatorParams`), the node's
+  `params` in the physical plan and in the JobGraph, serialized field by field (field name
+  = JSON key; `Expr`, `DataType` and `Field` values are tagged as before);
+- its runtime class (an `Operator` subclass);
+- its spec: an `OperatorSpec` subclass instance registered with `register_spec`, declaring
+  the kind's name, params class and runtime class, changelog-mode inference, EXPLAIN line,
+  which input columns the params read and how to remap them, the input distribution it
+  needs, whether it runs at parallelism > 1 / can be rescaled, and its Spark capability.
+
+Everything else looks the spec up (`spec_for(name)`, `spec_of(params)`, `all_specs()`) and
+never spells an operator name: the planner builds a node with `plan_node(params, ...)`
+(the name comes from the params class), compares names with `SPEC.name`.
+tests/unit/test_operator_names.py fails when an operator name appears as a string literal
+outside its spec module.
+
+Why in the runtime: the JobGraph is the runtime's input and the runtime must not import the
+planner, so the declarations the planner also reads live on this side of the boundary.
+The registry fills when the operator modules are imported (`runtime.plugins`, on the first
+look-up, so `import runtime` stays cheap).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+
+from runtime.expr.ir import Call, InputRef, Literal, expr_from_json, expr_to_json
+from runtime.plugins import import_submodules
+from runtime.types import DataType, Field
+
+if TYPE_CHECKING:
+    from runtime.graph import Node
+    from runtime.operators.base import Operator, OperatorContext
+
+# The JobGraph JSON format version (runtime/graph.py writes it, refuses any other).
+GRAPH_FORMAT_VERSION = 1
+
+# Required input distributions (`OperatorSpec.input_distribution`).
+ANY = "any"  # no requirement: runs on whatever part of the data reaches its subtask
+KEYED = "keyed"  # rows of one key on one subtask: fed by a hash Exchange on its keys
+SINGLE = "single"  # all rows on one subtask (a global sort, a LIMIT, ...)
+
+_P = TypeVar("_P", bound="OperatorParams")
+
+
+@dataclass(frozen=True)
+class OperatorParams:
+    """Base class of every kind's typed parameters (frozen dataclass subclasses)."""
+
+    @classmethod
+    def of(cls: type[_P], node: PlanView | Node) -> _P:
+        """`node.params` as this class (a node of another kind is a programming error)."""
+        p = node.params
+        if not isinstance(p, cls):
+            raise TypeError(f"{node.operator} node has params {type(p).__name__}, expected {cls.__name__}")
+        return p
+
+
+class PlanView(Protocol):
+    """What a spec sees of a physical plan node (planner.physical.PhysicalNode)."""
+
+    @property
+    def operator(self) -> str: ...
+    @property
+    def params(self) -> Any: ...
+    @property
+    def fields(self) -> tuple[Field, ...]: ...
+    @property
+    def inputs(self) -> Sequence[PlanView]: ...
+    @property
+    def changelog_mode(self) -> str: ...
+    @property
+    def info(self) -> dict[str, Any]: ...
+
+
+class PlanRefusedError(Exception):
+    """A plan the operator cannot run (e.g. an update stream into a window aggregate); the
+    planner reports it as an UnsupportedSqlError with this message."""
+
+
+@dataclass(frozen=True)
+class SparkCapability:
+    """Whether the Spark runner runs the kind, per mode, and the note docs/spark.md prints.
+    Checks that depend on the params are in runtime/executor/spark/capabilities.py."""
+
+    batch: bool
+    streaming: bool
+    note: str
+
+
+class OperatorSpec(Generic[_P]):
+    """One operator kind, generic over its params class. Subclass, set the class
+    attributes, override what differs, and register an instance with `register_spec` in
+    the kind's module."""
+
+    # The kind's name (Flink's ExecNode name), as EXPLAIN prints it and the JobGraph stores it.
+    name: ClassVar[str]
+    params_type: type[_P]
+    # The runtime class (constructed as `operator_class(node, ctx)`); None: planner-only.
+    operator_class: ClassVar[type[Operator] | None] = None
+    # Passes its input's changelog through unchanged and makes no update itself (Calc,
+    # Exchange, WatermarkAssigner): changelog errors name the operator below it.
+    forwards_changelog: ClassVar[bool] = False
+    # What its input must look like across subtasks: ANY, KEYED (hash Exchange on the
+    # keys) or SINGLE. The planner places the Exchanges; the parallel planner checks them.
+    input_distribution: ClassVar[str] = ANY
+    # May run once per subtask on part of the data without a keyed Exchange in front
+    # (stateless, per-split, or pre-aggregating per batch).
+    parallel: ClassVar[bool] = False
+    # Its state can be re-split by key group when restored with another parallelism.
+    rescalable: ClassVar[bool] = False
+    # On Spark (None: refused with "not in the Spark runner's capability table").
+    spark: ClassVar[SparkCapability | None] = None
+
+    # ------------------------------------------------------------------ changelog
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        """STREAMING: the row kinds the node emits ("I", "I,UB,UA", "I,UB,UA,D",
+        "I,UA,D"), given its inputs (their `changelog_mode` is already set). Raise
+        `PlanRefusedError` for an input it cannot consume. Default: forwards input 0's."""
+        return inputs[0].changelog_mode if inputs else "I"
+
+    def batch_changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str | None:
+        """BATCH: insert-only unless an input is a changelog (a CDC source); then the mode
+        the node emits, or None if it refuses a changelog input (the planner then names
+        the source table, as Flink does)."""
+        if all(i.changelog_mode == "I" for i in inputs):
+            return "I"
+        if self.forwards_changelog:
+            return inputs[0].changelog_mode
+        return None
+
+    # ------------------------------------------------------------------ EXPLAIN
+    def explain(self, node: PlanView) -> list[str]:
+        """The `key=[value]` parts of the node's EXPLAIN line (without changelogMode)."""
+        return []
+
+    def explain_changelog(self, node: PlanView) -> str:
+        """What EXPLAIN CHANGELOG_MODE prints for the node (a sink: NONE)."""
+        return node.changelog_mode
+
+    # ------------------------------------------------------------------ columns
+    def params(self, node: PlanView | Node) -> _P:
+        """`node.params`, typed."""
+        return self.params_type.of(node)
+
+    def input_columns(self, params: _P) -> set[int] | None:
+        """The input columns (of input 0) the params read; None: all of them."""
+        return None
+
+    def remap_input_columns(self, params: _P, mapping: Mapping[int, int]) -> _P:
+        """The params after input column i moved to mapping[i] (input pruned below)."""
+        return params
+
+    # ------------------------------------------------------------------ executors
+    def runs_in_parent(self, params: _P) -> bool:
+        """With parallelism > 1: runs once, in the parent process, fed by every worker
+        (sinks that only one process can write)."""
+        return False
+
+    def create(self, node: Node, ctx: OperatorContext) -> Operator:
+        """The runtime operator for `node`."""
+        if self.operator_class is None:
+            raise ValueError(f"operator {self.name} has no runtime class")
+        return self.operator_class(node, ctx)
+
+    # ------------------------------------------------------------------ JSON
+    def encode_params(self, params: _P) -> dict[str, Any]:
+        return typing.cast(dict[str, Any], encode_value(params))
+
+    def decode_params(self, data: dict[str, Any]) -> _P:
+        return typing.cast(_P, decode_value(data, self.params_type))
+
+    def __repr__(self) -> str:
+        return f"<operator spec {self.name}>"
+
+
+_SPECS: dict[str, OperatorSpec[Any]] = {}
+_BY_PARAMS: dict[type, OperatorSpec[Any]] = {}
+_S = TypeVar("_S", bound="OperatorSpec[Any]")
+
+
+def register_spec(spec: _S) -> _S:
+    """Register `spec` (at import of its kind's module); returns it for a module constant."""
+    if spec.name in _SPECS and type(_SPECS[spec.name]) is not type(spec):
+        raise ValueError(f"operator {spec.name} is declared twice")
+    _SPECS[spec.name] = spec
+    _BY_PARAMS[spec.params_type] = spec
+    return spec
+
+
+def _load() -> None:
+    import_submodules("runtime.operators", skip=("base", "spec"))
+
+
+def spec_for(name: str) -> OperatorSpec[Any] | None:
+    """The spec of operator kind `name`, or None (not declared as a spec)."""
+    _load()
+    return _SPECS.get(name)
+
+
+def spec_of(params: OperatorParams) -> OperatorSpec[Any]:
+    """The spec whose params class `params` is an instance of."""
+    _load()
+    try:
+        return _BY_PARAMS[type(params)]
+    except KeyError:
+        raise TypeError(f"{type(params).__name__} is not an operator's params class") from None
+
+
+def all_specs() -> list[OperatorSpec[Any]]:
+    """Every registered spec, by name."""
+    _load()
+    return [_SPECS[k] for k in sorted(_SPECS)]
+
+
+def explain_line(node: PlanView, changelog: bool = False) -> str:
+    """`Name(k=[v], ...)` for a node whose kind has a spec (planner.explain for the rest)."""
+    spec = spec_for(node.operator)
+    parts = list(spec.explain(node)) if spec is not None else []
+    if changelog:
+        mode = spec.explain_changelog(node) if spec is not None else node.changelog_mode
+        parts.append(f"changelogMode=[{mode}]")
+    return f"{node.operator}({', '.join(parts)})"
+
+
+# ---------------------------------------------------------------------- JSON codec
+def encode_value(v: Any) -> Any:
+    """JSON form of a params value: dataclasses field by field, tuples as lists, `Expr` /
+    `DataType` / `Field` tagged (`{"@expr": ...}`, `{"@type": ...}`, `{"@field": ...}`)."""
+    if isinstance(v, (InputRef, Literal, Call)):
+        return {"@expr": expr_to_json(v)}
+    if isinstance(v, DataType):
+        return {"@type": v.to_json()}
+    if isinstance(v, Field):
+        return {"@field": v.to_json()}
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return {f.name: encode_value(getattr(v, f.name)) for f in dataclasses.fields(v)}
+    if isinstance(v, dict):
+        return {k: encode_value(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [encode_value(x) for x in v]
+    return v
+
+
+def plain_params(v: Any) -> Any:
+    """Params as plain Python data (dataclasses as dicts, tuples as lists; `Expr`,
+    `DataType` and `Field` values kept): the shape the untyped params had, for code that
+    hashes or compares params generically (runtime/checkpoint/uid.py)."""
+    if isinstance(v, (InputRef, Literal, Call, DataType, Field)):
+        return v
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return {f.name: plain_params(getattr(v, f.name)) for f in dataclasses.fields(v)}
+    if isinstance(v, dict):
+        return {k: plain_params(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain_params(x) for x in v]
+    return v
+
+
+def decode_untyped(v: Any) -> Any:
+    """Inverse of `encode_value` without a type: tagged values restored, lists stay lists."""
+    if isinstance(v, dict):
+        if len(v) == 1:
+            if "@expr" in v:
+                return expr_from_json(v["@expr"])
+            if "@type" in v:
+                return DataType.from_json(v["@type"])
+            if "@field" in v:
+                return Field.from_json(v["@field"])
+        return {k: decode_untyped(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [decode_untyped(x) for x in v]
+    return v
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def decode_value(v: Any, hint: Any) -> Any:
+    """Inverse of `encode_value` guided by the type hint `hint` (a params dataclass, a
+    tuple / list / dict of values, an optional, a plain JSON type, Expr / DataType / Field)."""
+    if v is None:
+        return None
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(hint) if a is not type(None)]
+        return decode_value(v, options[0]) if len(options) == 1 else decode_untyped(v)
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(decode_value(x, args[0]) for x in v)
+        if args:
+            return tuple(decode_value(x, a) for x, a in zip(v, args, strict=True))
+        return tuple(decode_untyped(x) for x in v)
+    if origin is list:
+        (arg,) = typing.get_args(hint) or (Any,)
+        return [decode_value(x, arg) for x in v]
+    if origin is dict:
+        args = typing.get_args(hint)
+        val = args[1] if len(args) == 2 else Any
+        return {k: decode_value(x, val) for k, x in v.items()}
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        if not isinstance(v, dict):
+            raise ValueError(f"{hint.__name__}: expected an object, got {v!r}")
+        hints = _hints(hint)
+        known = {f.name for f in dataclasses.fields(hint)}
+        unknown = set(v) - known
+        if unknown:
+            raise ValueError(f"{hint.__name__}: unknown parameter(s) {', '.join(sorted(unknown))}")
+        return hint(**{k: decode_value(x, hints[k]) for k, x in v.items()})
+    return decode_untyped(v)

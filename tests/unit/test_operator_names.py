@@ -1,0 +1,240 @@
+"""One home per operator kind: an operator name (a JobGraph `operator`, e.g. "GroupAggregate")
+appears as a string literal only in the module that declares its spec
+(runtime/operators/spec.py). Everything else looks the spec up or uses `SPEC.name`.
+
+The scan covers planner/, runtime/ and streamsql/ (docstrings and comments excluded; a
+string fragment of an f-string counts). `_NOT_YET_MIGRATED` lists the occurrences left
+while issue 13 moves kinds onto specs; it only shrinks, and a stale entry fails too.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections import Counter
+from pathlib import Path
+
+from planner.changelog import _RULES
+from planner.explain import _PHYSICAL_LINES
+from runtime.operators.base import _OPERATORS, _ensure_loaded
+from runtime.operators.spec import all_specs
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("planner", "runtime", "streamsql")
+
+# (file, name) -> occurrences, for kinds not yet declared as specs (issue 13: must become empty).
+_NOT_YET_MIGRATED: dict[tuple[str, str], int] = {
+    ("planner/changelog.py", "Expand"): 1,
+    ("planner/changelog.py", "GroupAggregate"): 2,
+    ("planner/changelog.py", "Sink"): 1,
+    ("planner/changelog.py", "TableSourceScan"): 3,
+    ("planner/changelog.py", "WatermarkAssigner"): 3,
+    ("planner/changelog.py", "WindowAggregate"): 1,
+    ("planner/changelog.py", "WindowTableFunction"): 1,
+    ("planner/explain.py", "GroupAggregate"): 1,
+    ("planner/explain.py", "Sink"): 2,
+    ("planner/explain.py", "TableSourceScan"): 1,
+    ("planner/explain.py", "WatermarkAssigner"): 1,
+    ("planner/explain.py", "WindowAggregate"): 1,
+    ("planner/explain.py", "WindowTableFunction"): 1,
+    ("planner/optimizer/mini_batch.py", "GlobalGroupAggregate"): 1,
+    ("planner/optimizer/mini_batch.py", "GroupAggregate"): 1,
+    ("planner/optimizer/mini_batch.py", "LocalGroupAggregate"): 1,
+    ("planner/optimizer/mini_batch.py", "LocalWindowAggregate"): 1,
+    ("planner/optimizer/mini_batch.py", "MiniBatchAssigner"): 3,
+    ("planner/optimizer/mini_batch.py", "TableSourceScan"): 1,
+    ("planner/optimizer/mini_batch.py", "Values"): 1,
+    ("planner/optimizer/mini_batch.py", "WatermarkAssigner"): 2,
+    ("planner/optimizer/split_distinct.py", "Expand"): 1,
+    ("planner/optimizer/split_distinct.py", "GroupAggregate"): 3,
+    ("planner/optimizer/two_phase_agg.py", "Calc"): 1,
+    ("planner/optimizer/two_phase_agg.py", "Exchange"): 1,
+    ("planner/optimizer/two_phase_agg.py", "GlobalGroupAggregate"): 3,
+    ("planner/optimizer/two_phase_agg.py", "GroupAggregate"): 1,
+    ("planner/optimizer/two_phase_agg.py", "LocalGroupAggregate"): 4,
+    ("planner/optimizer/two_phase_agg.py", "MiniBatchAssigner"): 1,
+    ("planner/optimizer/two_phase_agg.py", "TableSourceScan"): 2,
+    ("planner/optimizer/two_phase_agg.py", "Union"): 1,
+    ("planner/optimizer/two_phase_agg.py", "Values"): 1,
+    ("planner/optimizer/two_phase_agg.py", "WatermarkAssigner"): 1,
+    ("planner/optimizer/two_phase_window_agg.py", "GlobalWindowAggregate"): 3,
+    ("planner/optimizer/two_phase_window_agg.py", "LocalWindowAggregate"): 3,
+    ("planner/optimizer/two_phase_window_agg.py", "WindowAggregate"): 1,
+    ("planner/physical.py", "GroupAggregate"): 1,
+    ("planner/physical.py", "Sink"): 1,
+    ("planner/physical.py", "TableSourceScan"): 1,
+    ("planner/physical.py", "WatermarkAssigner"): 1,
+    ("planner/physical.py", "WindowAggregate"): 1,
+    ("planner/physical.py", "WindowTableFunction"): 1,
+    ("planner/rules/correlate.py", "Correlate"): 3,
+    ("planner/rules/grouping_sets.py", "Expand"): 3,
+    ("planner/rules/joins.py", "GroupAggregate"): 1,
+    ("planner/rules/joins.py", "Join"): 3,
+    ("planner/rules/joins.py", "WatermarkAssigner"): 1,
+    ("planner/rules/match.py", "Match"): 3,
+    ("planner/rules/over.py", "OverAggregate"): 3,
+    ("planner/rules/ranking.py", "Deduplicate"): 3,
+    ("planner/rules/ranking.py", "Limit"): 3,
+    ("planner/rules/ranking.py", "Rank"): 4,
+    ("planner/rules/ranking.py", "Sort"): 2,
+    ("planner/rules/ranking.py", "SortLimit"): 4,
+    ("planner/rules/ranking.py", "TemporalSort"): 3,
+    ("planner/rules/ranking.py", "WindowDeduplicate"): 3,
+    ("planner/rules/ranking.py", "WindowRank"): 3,
+    ("planner/rules/setops.py", "GroupAggregate"): 2,
+    ("planner/rules/setops.py", "ReplicateRows"): 3,
+    ("planner/rules/table_aggregate.py", "GroupTableAggregate"): 3,
+    ("planner/rules/temporal_joins.py", "LookupJoin"): 3,
+    ("planner/rules/temporal_joins.py", "TemporalJoin"): 3,
+    ("planner/rules/time_joins.py", "IntervalJoin"): 3,
+    ("planner/rules/time_joins.py", "WindowJoin"): 3,
+    ("runtime/executor/local.py", "Sink"): 2,
+    ("runtime/executor/local.py", "TableSourceScan"): 1,
+    ("runtime/executor/parallel/barriers.py", "Sink"): 1,
+    ("runtime/executor/parallel/plan.py", "Correlate"): 1,
+    ("runtime/executor/parallel/plan.py", "Expand"): 1,
+    ("runtime/executor/parallel/plan.py", "LocalGroupAggregate"): 1,
+    ("runtime/executor/parallel/plan.py", "LookupJoin"): 1,
+    ("runtime/executor/parallel/plan.py", "MiniBatchAssigner"): 1,
+    ("runtime/executor/parallel/plan.py", "ReplicateRows"): 1,
+    ("runtime/executor/parallel/plan.py", "Sink"): 2,
+    ("runtime/executor/parallel/plan.py", "TableSourceScan"): 1,
+    ("runtime/executor/parallel/plan.py", "WatermarkAssigner"): 1,
+    ("runtime/executor/parallel/plan.py", "WindowTableFunction"): 1,
+    ("runtime/executor/parallel/worker.py", "TableSourceScan"): 1,
+    ("runtime/executor/spark/capabilities.py", "Correlate"): 2,
+    ("runtime/executor/spark/capabilities.py", "Deduplicate"): 3,
+    ("runtime/executor/spark/capabilities.py", "Expand"): 2,
+    ("runtime/executor/spark/capabilities.py", "GlobalGroupAggregate"): 1,
+    ("runtime/executor/spark/capabilities.py", "GroupAggregate"): 5,
+    ("runtime/executor/spark/capabilities.py", "IntervalJoin"): 4,
+    ("runtime/executor/spark/capabilities.py", "Join"): 3,
+    ("runtime/executor/spark/capabilities.py", "Limit"): 2,
+    ("runtime/executor/spark/capabilities.py", "LookupJoin"): 1,
+    ("runtime/executor/spark/capabilities.py", "Match"): 1,
+    ("runtime/executor/spark/capabilities.py", "OverAggregate"): 2,
+    ("runtime/executor/spark/capabilities.py", "Rank"): 2,
+    ("runtime/executor/spark/capabilities.py", "ReplicateRows"): 1,
+    ("runtime/executor/spark/capabilities.py", "Sink"): 4,
+    ("runtime/executor/spark/capabilities.py", "Sort"): 1,
+    ("runtime/executor/spark/capabilities.py", "SortLimit"): 2,
+    ("runtime/executor/spark/capabilities.py", "TableSourceScan"): 4,
+    ("runtime/executor/spark/capabilities.py", "TemporalJoin"): 1,
+    ("runtime/executor/spark/capabilities.py", "TemporalSort"): 1,
+    ("runtime/executor/spark/capabilities.py", "WatermarkAssigner"): 3,
+    ("runtime/executor/spark/capabilities.py", "WindowAggregate"): 5,
+    ("runtime/executor/spark/capabilities.py", "WindowDeduplicate"): 1,
+    ("runtime/executor/spark/capabilities.py", "WindowJoin"): 2,
+    ("runtime/executor/spark/capabilities.py", "WindowRank"): 1,
+    ("runtime/executor/spark/capabilities.py", "WindowTableFunction"): 2,
+    ("runtime/executor/spark/executor.py", "IntervalJoin"): 1,
+    ("runtime/executor/spark/executor.py", "Sink"): 2,
+    ("runtime/executor/spark/executor.py", "TableSourceScan"): 3,
+    ("runtime/executor/spark/executor.py", "WatermarkAssigner"): 3,
+    ("runtime/executor/spark/executor.py", "WindowAggregate"): 1,
+    ("runtime/executor/spark/translate.py", "GroupAggregate"): 1,
+    ("runtime/executor/spark/windowed.py", "Exchange"): 1,
+    ("runtime/executor/spark/windowed.py", "Sort"): 1,
+    ("runtime/operators/base.py", "WindowTableFunction"): 1,
+    ("runtime/operators/correlate.py", "Correlate"): 1,
+    ("runtime/operators/expand.py", "Expand"): 1,
+    ("runtime/operators/group_agg.py", "GroupAggregate"): 1,
+    ("runtime/operators/group_table_agg.py", "GroupTableAggregate"): 1,
+    ("runtime/operators/interval_join.py", "IntervalJoin"): 2,
+    ("runtime/operators/join.py", "Join"): 1,
+    ("runtime/operators/lookup_join.py", "LookupJoin"): 1,
+    ("runtime/operators/match.py", "Match"): 1,
+    ("runtime/operators/mini_batch.py", "MiniBatchAssigner"): 1,
+    ("runtime/operators/over.py", "OverAggregate"): 1,
+    ("runtime/operators/rank.py", "Rank"): 2,
+    ("runtime/operators/rank.py", "SortLimit"): 1,
+    ("runtime/operators/rank_dedup.py", "Deduplicate"): 1,
+    ("runtime/operators/rank_sort.py", "Limit"): 2,
+    ("runtime/operators/rank_sort.py", "Sort"): 2,
+    ("runtime/operators/rank_sort.py", "TemporalSort"): 2,
+    ("runtime/operators/rank_window.py", "WindowDeduplicate"): 1,
+    ("runtime/operators/rank_window.py", "WindowRank"): 1,
+    ("runtime/operators/setops.py", "ReplicateRows"): 1,
+    ("runtime/operators/sink.py", "Sink"): 1,
+    ("runtime/operators/source.py", "TableSourceScan"): 1,
+    ("runtime/operators/temporal_join.py", "TemporalJoin"): 1,
+    ("runtime/operators/two_phase_agg.py", "GlobalGroupAggregate"): 1,
+    ("runtime/operators/two_phase_agg.py", "LocalGroupAggregate"): 1,
+    ("runtime/operators/watermark.py", "WatermarkAssigner"): 1,
+    ("runtime/operators/window_agg.py", "WindowAggregate"): 1,
+    ("runtime/operators/window_join.py", "WindowJoin"): 2,
+    ("runtime/operators/window_tvf.py", "WindowTableFunction"): 1,
+    ("runtime/operators/window_two_phase.py", "GlobalWindowAggregate"): 1,
+    ("runtime/operators/window_two_phase.py", "LocalWindowAggregate"): 1,
+    ("streamsql/progress.py", "TableSourceScan"): 1,
+    ("streamsql/table.py", "TableSourceScan"): 1,
+}
+
+
+def operator_names() -> set[str]:
+    _ensure_loaded()
+    return {s.name for s in all_specs()} | set(_OPERATORS) | set(_PHYSICAL_LINES) | set(_RULES)
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of the Constant nodes that are docstrings."""
+    out: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                out.add(id(body[0].value))
+    return out
+
+
+def literal_occurrences(names: set[str]) -> Counter[tuple[str, str]]:
+    """(file relative to the repository, name) -> number of string literals equal to name."""
+    found: Counter[tuple[str, str]] = Counter()
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            docs = _docstrings(tree)
+            rel = path.relative_to(ROOT).as_posix()
+            for node in ast.walk(tree):
+                if (
+                    isinstance(node, ast.Constant)
+                    and isinstance(node.value, str)
+                    and node.value in names
+                    and id(node) not in docs
+                ):
+                    found[(rel, node.value)] += 1
+    return found
+
+
+def spec_modules() -> dict[str, str]:
+    """operator name -> the file that declares its spec."""
+    out: dict[str, str] = {}
+    for spec in all_specs():
+        mod = sys.modules[type(spec).__module__]
+        assert mod.__file__ is not None
+        out[spec.name] = Path(mod.__file__).resolve().relative_to(ROOT).as_posix()
+    return out
+
+
+def test_operator_names_only_in_their_spec_module() -> None:
+    homes = spec_modules()
+    found = literal_occurrences(operator_names())
+    stray = {key: n for key, n in found.items() if homes.get(key[1]) != key[0] and _NOT_YET_MIGRATED.get(key) != n}
+    assert not stray, (
+        "operator names spelled as string literals outside their spec module (use SPEC.name, "
+        f"Node.is_kind(SPEC) or the params class): {sorted(stray.items())}"
+    )
+
+
+def test_allow_list_is_not_stale() -> None:
+    found = literal_occurrences(operator_names())
+    stale = {key: n for key, n in _NOT_YET_MIGRATED.items() if found.get(key) != n}
+    assert not stale, f"_NOT_YET_MIGRATED entries that changed or disappeared (update / remove them): {stale}"
+
+
+def test_every_spec_is_declared_once_with_its_params_class() -> None:
+    specs = all_specs()
+    assert len({s.name for s in specs}) == len(specs)
+    assert len({s.params_type for s in specs}) == len(specs)
+    for s in specs:
+        assert s.operator_class is not None, s.name
