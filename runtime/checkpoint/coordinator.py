@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from runtime.checkpoint.config import CheckpointConfig
 from runtime.checkpoint.faults import fault_point
+from runtime.checkpoint.incremental import collect_garbage
 from runtime.checkpoint.metadata import CheckpointMetadata
 from runtime.checkpoint.storage import METADATA, CheckpointStorage
 from runtime.errors import JobError
@@ -191,8 +192,6 @@ class CheckpointCoordinator:
                 if n < p.checkpoint_id and n not in keep and n not in in_flight:
                     p.storage.delete_dir(f"{self.cfg.job_id}/{name}")
         if self._uses_shared:
-            from runtime.checkpoint.incremental import collect_garbage
-
             collect_garbage(p.storage, self.cfg.job_id, {f for q in self.pending for f in q.shared})
 
     def close(self) -> None:

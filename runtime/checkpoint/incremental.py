@@ -28,13 +28,10 @@ import shutil
 import tempfile
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from runtime.checkpoint.metadata import CheckpointMetadata
+from runtime.checkpoint.storage import METADATA, CheckpointStorage
 from runtime.state.slot_values import NativeSnapshot
-
-if TYPE_CHECKING:
-    from runtime.checkpoint.storage import CheckpointStorage
 
 SHARED = "shared"
 PARENT = "../"  # a file path relative to the job directory, not the checkpoint's
@@ -138,9 +135,7 @@ def download(storage: CheckpointStorage, chk_rel: str, snap: NativeSnapshot, loc
 def collect_garbage(storage: CheckpointStorage, job_id: str, in_flight: set[str]) -> int:
     """Delete shared files that neither a checkpoint left in storage (its `_metadata`)
     nor an in-flight one (`in_flight`, relative to the job dir) needs. Returns how many."""
-    import pyarrow.fs as pafs
-
-    from runtime.checkpoint.storage import METADATA
+    import pyarrow.fs as pafs  # imported when a checkpoint is first stored (not at start-up)
 
     needed = set(in_flight)
     for name in storage.list_dirs(job_id):

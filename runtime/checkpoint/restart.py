@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from runtime.checkpoint.config import CheckpointConfig
-
-if TYPE_CHECKING:
-    from runtime.checkpoint.restore import LoadedSnapshot
+from runtime.checkpoint.restore import LoadedSnapshot, RestoreError, load_checkpoint, resolve_restore_path
+from runtime.operators.base import CheckpointingNotSupportedError
 
 T = TypeVar("T")
 
@@ -52,9 +51,6 @@ def run_with_restarts(
     strategy allows. Shared by the local and the parallel executor so both recover alike;
     errors that would only fail again (no checkpointing support, a snapshot that does not
     map, the caller closing the generator) are never retried."""
-    from runtime.checkpoint.restore import RestoreError, load_checkpoint, resolve_restore_path
-    from runtime.operators.base import CheckpointingNotSupportedError
-
     restore = resolve_restore_path(cfg.restore_path, cfg.directory, cfg.job_id, config)
     backoff = RestartBackoff(cfg)
     while True:

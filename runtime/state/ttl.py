@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from runtime.checkpoint.config import duration_ms
+
 CONFIG_KEY = "table.exec.state.ttl"
 # Node param the planner sets from a STATE_TTL hint (ms; a join has one per side).
 HINT_PARAM = "state_ttl_ms"
@@ -58,8 +60,6 @@ def set_clock(clock: Callable[[], int] | None) -> Callable[[], int]:
 
 def ttl_from_config(config: Mapping[str, str] | None) -> int:
     """`table.exec.state.ttl` in ms (0 = never expire)."""
-    from runtime.checkpoint.config import duration_ms
-
     text = (config or {}).get(CONFIG_KEY)
     value = duration_ms(text, CONFIG_KEY, 0)
     return max(0, int(value or 0))
