@@ -74,11 +74,11 @@ def throughput(backend: str, incremental: bool, rows: int, keys: int, on: bool) 
 
 def _checkpoint(ex: LocalExecutor) -> dict[str, float]:
     t0, c0 = time.perf_counter(), time.process_time()
-    p = ex._snapshot("checkpoint")  # noqa: SLF001 - the benchmark drives the executor's barrier itself
+    p = ex.checkpoints.snapshot("checkpoint")  # the benchmark drives the executor's barrier itself
     sync, sync_cpu = time.perf_counter() - t0, time.process_time() - c0
     p.upload.result()
     total = time.perf_counter() - t0
-    ex._complete(ex.coordinator.completed(wait=True))  # noqa: SLF001
+    ex.checkpoints.complete(ex.coordinator.completed(wait=True))
     return {"sync_s": sync, "sync_cpu_s": sync_cpu, "async_s": total - sync, "bytes": float(ex.coordinator.last_size)}
 
 
@@ -93,12 +93,11 @@ def checkpoint_cost(keys: int, backend: str, incremental: bool, batch: int = 100
             graph, config={**(graph.config or {}), **_conf(backend, incremental, root / "chk", root / "local")}
         )
         ex = LocalExecutor(graph)
-        ex._build()  # noqa: SLF001
-        for op in ex.operators.values():
-            op.open()
+        ex.task.build()
+        ex.task.open()
         agg_id = next(n.id for n in graph.nodes if n.operator == "GroupAggregate")
         agg = ex.operators[agg_id]
-        agg.input_changelog_modes = ["I"]  # type: ignore[attr-defined]
+        agg.input_changelog_modes = ["I"]
         from runtime.operators.base import Output
 
         def feed(k: np.ndarray) -> None:

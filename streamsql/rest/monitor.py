@@ -5,7 +5,8 @@ Why sampling: the local executor pushes every batch depth-first through the DAG 
 thread, so it keeps only counters (`Metrics`). Busy and back-pressured time are measured
 the way Flink's web UI first did it, by sampling the job thread's stack (20 times a
 second): the innermost frame that belongs to an operator is the *busy* operator; every
-node whose output is being delivered further down the stack (`_deliver(nid)`) is waiting
+node whose output is being delivered further down the stack (the task runner's
+`deliver(nid)`, runtime/executor/task.py) is waiting
 for its consumers, i.e. *back-pressured*. Rates come from successive counter snapshots.
 
 Checkpoint history: the coordinator keeps only the latest location and counters, so the
@@ -190,12 +191,13 @@ def _stack_sample(frame: Any, ex: Any) -> tuple[int | None, set[int]]:
     if frame is None:
         return None, set()
     by_id = {id(op): nid for nid, op in ex.operators.items()}
+    runner = getattr(ex, "task", None)  # the local executor's task runner (None: other executors)
     busy: int | None = None
     pressured: set[int] = set()
     f = frame
     while f is not None:
         code = f.f_code
-        if code.co_name in ("_deliver", "_drain") or busy is None:
+        if code.co_name in ("deliver", "drain") or busy is None:
             try:
                 local_vars = f.f_locals
             except Exception:  # noqa: BLE001 - a frame that vanished under us
@@ -203,7 +205,7 @@ def _stack_sample(frame: Any, ex: Any) -> tuple[int | None, set[int]]:
             owner = local_vars.get("self")
             if busy is None and owner is not None and id(owner) in by_id:
                 busy = by_id[id(owner)]
-            elif owner is ex and code.co_name == "_deliver":
+            elif runner is not None and owner is runner and code.co_name == "deliver":
                 nid = local_vars.get("nid")
                 if isinstance(nid, int):
                     pressured.add(nid)

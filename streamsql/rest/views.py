@@ -118,9 +118,10 @@ def vertex_metrics(mon: JobMonitor, nid: int, with_state: bool = True) -> dict[s
     has_measured = m is not None and "busy_ns" in m.extra
     busy = measured_busy if has_measured else st.ratio(st.busy) * 1000
     bp = st.ratio(st.backpressured) * 1000
-    input_wms = list(getattr(ex, "_input_wm", {}).get(nid, []))
+    runner = getattr(ex, "task", None)  # the local executor's task runner (None: other executors)
+    input_wms = list(runner.input_wm.get(nid, [])) if runner is not None else []
     in_wm = min(input_wms) if input_wms else MIN_WATERMARK
-    out_wm = _wm(getattr(ex, "_node_wm", {}).get(nid))
+    out_wm = _wm(runner.node_wm.get(nid) if runner is not None else None)
     if not node.inputs:  # a source: its output watermark is its own
         in_wm = out_wm
     # Every batch a node emits is handed to each consumer: a single-input consumer's

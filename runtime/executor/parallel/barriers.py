@@ -26,19 +26,18 @@ at a time (the parent triggers the next one only after this one was acknowledged
 from __future__ import annotations
 
 import pickle
+import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from runtime.checkpoint.faults import fault_point
 from runtime.checkpoint.storage import CheckpointStorage
-from runtime.executor.local import state_names
 from runtime.executor.parallel import channels as ch
+from runtime.executor.parallel.plan import Edge, ParallelPlan
+from runtime.executor.task import TaskRunner
+from runtime.executor.task_state import state_names
 from runtime.graph import JobGraph
-from runtime.operators.base import Output
-
-if TYPE_CHECKING:
-    from runtime.executor.parallel.plan import Edge, ParallelPlan
-    from runtime.executor.parallel.worker import WorkerEngine
 
 SOURCES = (-1, -1)  # the pseudo input of a stage's source nodes
 
@@ -91,12 +90,27 @@ def worker_stages(graph: JobGraph, plan: ParallelPlan, order: list[int]) -> tupl
 
 
 class BarrierHandler:
-    """The checkpoint side of a WorkerEngine (module docstring)."""
+    """The checkpoint side of a parallel worker (module docstring): subtask `index` of `n`
+    running `task`; `chan_end` are the transport's ended channels per routed edge and
+    `send_barrier(edge, info)` forwards a barrier on a routed edge."""
 
-    def __init__(self, w: WorkerEngine) -> None:
-        self.w = w
-        self.stage_of, self.stages = worker_stages(w.graph, w.plan, [n.id for n in w._order])
-        self.exactly_once = w.checkpoint_config.mode == "EXACTLY_ONCE"
+    def __init__(
+        self,
+        task: TaskRunner,
+        plan: ParallelPlan,
+        index: int,
+        n: int,
+        parent: socket.socket,
+        exactly_once: bool,
+        chan_end: dict[int, set[int]],
+        send_barrier: Callable[[int, dict[str, Any]], None],
+    ) -> None:
+        self.task, self.plan = task, plan
+        self.index, self.n, self.parent = index, n, parent
+        self.chan_end = chan_end
+        self.send_barrier = send_barrier
+        self.stage_of, self.stages = worker_stages(task.graph, plan, [n.id for n in task.order])
+        self.exactly_once = exactly_once
         self.cid: int | None = None
         self.info: dict[str, Any] = {}
         self.got: dict[int, set[tuple[int, int]]] = {}
@@ -128,7 +142,7 @@ class BarrierHandler:
 
     def on_barrier(self, e: Edge, src: int, info: dict[str, Any]) -> None:
         """Channel (e, src) delivered a barrier (after all its earlier messages)."""
-        if src in self.w.chan_end[e.id]:
+        if src in self.chan_end[e.id]:
             return  # sent after END (nothing can follow on that channel anyway)
         self._begin(info)
         s = self.stages[self.stage_of[e.dst]]
@@ -155,8 +169,8 @@ class BarrierHandler:
     def _required(self, s: Stage) -> set[tuple[int, int]]:
         need = {SOURCES} if s.has_sources else set()
         for eid in s.inputs:
-            ended = self.w.chan_end[eid]
-            need |= {(eid, src) for src in range(self.w.n) if src not in ended}
+            ended = self.chan_end[eid]
+            need |= {(eid, src) for src in range(self.n) if src not in ended}
         return need
 
     def _try(self, s: Stage) -> None:
@@ -167,57 +181,50 @@ class BarrierHandler:
 
     # ------------------------------------------------------------------ the snapshot
     def _snapshot_stage(self, s: Stage) -> None:
-        w, cid = self.w, self.cid
+        task, cid = self.task, self.cid
         assert cid is not None
         self.done.add(s.id)
-        for nid in s.nodes:  # flush what operators buffer: it is sent before the barrier
-            out = Output()
-            w.operators[nid].prepare_snapshot_pre_barrier(cid, out)
-            w._drain(nid, out)
+        task.flush_before_barrier(s.nodes, cid)  # what operators buffer is sent before the barrier
         blobs: dict[str, bytes] = {}
         for nid in s.nodes:
-            op = w.operators[nid]
+            op = task.operators[nid]
             snap = op.snapshot_state(cid)
-            uid = w.uids[nid]
+            uid = task.uids[nid]
             entry: dict[str, Any] = {
                 "file": None,
                 "bytes": 0,
                 "keys": op.state_size().get("keys"),
                 "state_names": state_names(op, snap),
-                "executor": {
-                    "input_wm": list(w._input_wm[nid]),
-                    "node_wm": w._node_wm[nid],
-                    "ended": sorted(w._ended[nid]),
-                },
+                "executor": task.executor_state(nid),
             }
             if snap is not None:
                 data = pickle.dumps(snap, protocol=pickle.HIGHEST_PROTOCOL)
-                entry["file"] = f"op-{uid}-{w.index}.state"
+                entry["file"] = f"op-{uid}-{self.index}.state"
                 entry["bytes"] = len(data)
                 blobs[entry["file"]] = data
             self.entries[nid] = entry
         fault_point("snapshot")
         for eid in s.outputs:  # behind everything the stage emitted before it
-            w.send_barrier(eid, self.info)
+            self.send_barrier(eid, self.info)
         storage = self._storage(str(self.info["uri"]))
         for name, data in blobs.items():
             storage.write(f"{self.info['rel']}/{name}", data)
         self.blocked -= {k for k in self.blocked if k[0] in s.inputs}
         self.src_blocked.discard(s.id)
         if len(self.done) == len(self.stages):
-            ch.send(w.parent, ch.ACK, w.index, pickle.dumps((cid, self.entries)))
+            ch.send(self.parent, ch.ACK, self.index, pickle.dumps((cid, self.entries)))
             self.cid = None
 
     def _storage(self, uri: str) -> CheckpointStorage:
         if uri not in self._storages:
-            self._storages[uri] = CheckpointStorage(uri, dict(self.w.graph.config or {}))
+            self._storages[uri] = CheckpointStorage(uri, dict(self.task.graph.config or {}))
         return self._storages[uri]
 
     def on_complete(self, cid: int) -> None:
         """Checkpoint `cid` is durable: operators commit (2PC sinks publish); tell the parent."""
-        w = self.w
-        for node in w._order:
-            w.operators[node.id].notify_checkpoint_complete(cid)
+        task = self.task
+        for node in task.order:
+            task.operators[node.id].notify_checkpoint_complete(cid)
             if node.operator == "Sink":
                 fault_point("commit")
-        ch.send(w.parent, ch.COMMITTED, cid)
+        ch.send(self.parent, ch.COMMITTED, cid)

@@ -37,13 +37,12 @@ from runtime.checkpoint.config import CheckpointConfig
 from runtime.checkpoint.coordinator import CheckpointCoordinator, PendingSnapshot
 from runtime.checkpoint.faults import fault_point
 from runtime.checkpoint.metadata import CheckpointMetadata, OperatorState, SubtaskState
-from runtime.checkpoint.rescale import rescale_operator_states
 from runtime.checkpoint.restore import LoadedSnapshot
 from runtime.checkpoint.storage import CheckpointStorage
 from runtime.checkpoint.uid import fingerprint, operator_uids
-from runtime.executor.local import check_claims, state_names
 from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.plan import ParallelPlan
+from runtime.executor.task_state import check_claims, state_names
 from runtime.graph import JobGraph
 from runtime.operators.base import Operator, Output
 from runtime.state.keygroups import key_group_range
@@ -105,18 +104,6 @@ class ParentCheckpoints:
         mine = {self.uids[n.id]: n for n in self.graph.nodes}
         check_claims(snap, mine, self.graph, self.config.ignore_unclaimed_state)
         self.coordinator.next_id = max(self.coordinator.next_id, snap.metadata.checkpoint_id + 1)
-
-    def restore_parent_sinks(self, snap: LoadedSnapshot, ops: dict[int, Operator]) -> None:
-        """The parent-run sinks restore as the single subtask of their node."""
-        mine = {self.uids[n.id]: n for n in self.graph.nodes}
-        bad = check_claims(snap, mine, self.graph, self.config.ignore_unclaimed_state)
-        groups = (0, snap.metadata.max_parallelism - 1)
-        for nid, op in ops.items():
-            uid = self.uids[nid]
-            o = snap.metadata.operator(uid)
-            if o is None or uid in bad or not (o.file is not None or any(st.file for st in o.subtasks)):
-                continue
-            op.restore_state(rescale_operator_states(op, snap.subtask_states(uid), groups, 0, 1))
 
     # ------------------------------------------------------------------ triggering
     def work(self, all_done: bool) -> None:

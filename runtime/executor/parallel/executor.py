@@ -39,10 +39,10 @@ from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.checkpoints import ParentCheckpoints
 from runtime.executor.parallel.plan import RESULT_EDGE, ParallelPlan, plan_parallel
 from runtime.executor.parallel.worker import worker_main
+from runtime.executor.task import TaskRunner, Transport
+from runtime.executor.task_state import restore_task
 from runtime.graph import JobGraph
-from runtime.operators.base import Metrics, Operator, OperatorContext, Output
-from runtime.operators.base import create_operator as _create_operator
-from runtime.state import create_backend
+from runtime.operators.base import Metrics, Operator
 
 DEFAULT_CREDITS = 4
 CREDITS_KEY = "taskmanager.network.credits"
@@ -89,6 +89,13 @@ class ParallelExecutor:
         self.checkpoint_config = self.cp.config
         self.coordinator = self.cp.coordinator
         self.uids = self.cp.uids
+        self.parent_task = TaskRunner(
+            graph,
+            Transport(),
+            self.uids,
+            checkpointing=self.checkpoint_config.enabled,
+            runs_here=self.plan.parent_nodes,
+        )
         self._ends: dict[int, set[int]] = {}
 
     @property
@@ -150,13 +157,12 @@ class ParallelExecutor:
         procs: list[Any] = []
         finished = False
         sel = selectors.DefaultSelector()
-        opened: list[Operator] = []
         self._ends = {}
         self.cp.start_attempt([u[0] for u in ups], self.operators, self._ends)
         try:
-            self._open_parent_sinks(opened)
-            if restore is not None:
-                self.cp.restore_parent_sinks(restore, self.operators)
+            self._open_parent_sinks()
+            if restore is not None:  # as the single subtask of their nodes
+                restore_task(self.parent_task, restore, 0, 1, self.checkpoint_config.ignore_unclaimed_state)
             for i in range(n):
                 peers = {j: pairs[(min(i, j), max(i, j))][0 if i < j else 1] for j in range(n) if j != i}
                 mine = {id(s) for s in peers.values()} | {id(ups[i][1])}
@@ -175,31 +181,17 @@ class ParallelExecutor:
         finally:
             self.cp.fail_requests()
             self._teardown(procs, [u[0] for u in ups], sel, JOIN_SECONDS if finished else 0.5)
-            for op in reversed(opened):
-                try:
-                    op.close()
-                except Exception:  # noqa: BLE001, S110 - closing after a failure must not mask it
-                    pass
+            self.parent_task.close(failed=True)  # a sink's close error must not mask the job's
 
-    def _open_parent_sinks(self, opened: list[Operator]) -> None:
-        cfg = dict(self.graph.config or {})
+    def _open_parent_sinks(self) -> None:
+        """The sinks that write from one process run here, as a task of their own whose
+        input arrives from every worker (`_frame`)."""
+        task = self.parent_task
+        task.build()
         self.operators.clear()
-        for nid in sorted(self.plan.parent_nodes):
-            node = self.graph.node(nid)
-            op_cfg = {**cfg, "$internal.operator-uid": self.uids[nid]}
-            ctx = OperatorContext(
-                mode=self.graph.mode,
-                config=op_cfg,
-                time_zone=cfg.get("table.local-time-zone", "UTC") or "UTC",
-                metrics=self.metrics[nid],
-                state=create_backend(op_cfg),
-                checkpointing=self.checkpoint_config.enabled,
-            )
-            op = _create_operator(node, ctx)
-            op.input_changelog_modes = [self.graph.node(i).changelog_mode for i in node.inputs]
-            op.open()
-            opened.append(op)
-            self.operators[nid] = op
+        self.operators.update(task.operators)
+        self.metrics.update(task.metrics)
+        task.open()
 
     def _serve(
         self, sel: selectors.BaseSelector, socks: list[socket.socket], procs: list[Any]
@@ -286,16 +278,10 @@ class ParallelExecutor:
             self._raise_worker_error(w, payload)
 
     def _sink_batch(self, nid: int, idx: int, batch: pa.RecordBatch) -> None:
-        m = self.metrics[nid]
-        m.rows_in += batch.num_rows
-        m.batches_in += 1
-        out = Output()
-        t0 = time.perf_counter_ns()
-        self.operators[nid].process_batch(batch, idx, out)
-        m.extra["busy_ns"] = m.extra.get("busy_ns", 0) + time.perf_counter_ns() - t0
+        self.parent_task.push(nid, idx, [batch], [])
 
     def _sink_end(self, nid: int, idx: int) -> None:
-        self.operators[nid].end_input(idx, Output())
+        self.parent_task.end_input(nid, idx)
 
     def _raise_worker_error(self, w: int, payload: bytes) -> None:
         try:

@@ -58,10 +58,10 @@ class _Ticking(LocalExecutor):
         if self.calls != self.stop_after:
             super()._checkpoint_work()
             return
-        p = self._snapshot("savepoint", self.directory, stop=True)
-        self._complete(self.coordinator.completed(wait=True))
+        p = self.checkpoints.snapshot("savepoint", self.directory, stop=True)
+        self.checkpoints.complete(self.coordinator.completed(wait=True))
         self.location = p.location
-        self.flushed, self._results = list(self._results), []
+        self.flushed = self.results.drain()
 
 
 def _rows(batches: list[pa.RecordBatch]) -> list[tuple[str, tuple[Any, ...]]]:

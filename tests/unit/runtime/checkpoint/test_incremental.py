@@ -48,12 +48,12 @@ class _CheckpointsAt(LocalExecutor):
         if self.calls not in self.at:
             super()._checkpoint_work()
             return
-        p = self._snapshot("checkpoint")
-        self._complete(self.coordinator.completed(wait=True))
+        p = self.checkpoints.snapshot("checkpoint")
+        self.checkpoints.complete(self.coordinator.completed(wait=True))
         self.locations.append(p.location)
         if self.calls == self.at[-1]:
-            self._stop_requested = True
-            self.flushed, self._results = list(self._results), []
+            self.checkpoints.stop_requested = True
+            self.flushed = self.results.drain()
 
 
 def _rows(batches: list[pa.RecordBatch]) -> list[tuple[int, tuple[Any, ...]]]:
@@ -167,8 +167,8 @@ def test_savepoint_is_canonical_with_incremental_on(tmp_path: Path) -> None:
             if self.calls != 6:
                 LocalExecutor._checkpoint_work(self)
                 return
-            p = self._snapshot("savepoint", str(tmp_path / "sp"), stop=True)
-            self._complete(self.coordinator.completed(wait=True))
+            p = self.checkpoints.snapshot("savepoint", str(tmp_path / "sp"), stop=True)
+            self.checkpoints.complete(self.coordinator.completed(wait=True))
             self.locations.append(p.location)
 
     ex = _Savepoint(_graph(env, tmp_path, sql), [])

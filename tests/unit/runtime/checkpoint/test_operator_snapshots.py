@@ -42,11 +42,11 @@ class _SavepointAt(LocalExecutor):
         if self.calls != self.after:
             super()._checkpoint_work()
             return
-        p = self._snapshot("savepoint", self.directory, stop=True)
-        self._complete(self.coordinator.completed(wait=True))
+        p = self.checkpoints.snapshot("savepoint", self.directory, stop=True)
+        self.checkpoints.complete(self.coordinator.completed(wait=True))
         self.location = p.location
         # what the barrier flushed out belongs before it
-        self.flushed, self._results = list(self._results), []
+        self.flushed = self.results.drain()
 
 
 def _rows(batches: list[pa.RecordBatch]) -> list[tuple[int, tuple[Any, ...]]]:

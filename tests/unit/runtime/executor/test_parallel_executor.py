@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 from runtime.executor.parallel.plan import Edge, plan_parallel
-from runtime.executor.parallel.worker import partition
+from runtime.executor.parallel.transport import partition
 from runtime.state.keygroups import key_group_range, key_groups_of_rows
 from streamsql import EnvironmentSettings, TableEnvironment
 from streamsql.udf import DataTypes, udf
