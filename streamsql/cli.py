@@ -126,7 +126,7 @@ class Runner:
             self._print_result(result)
             self._print_stats(result)
         elif isinstance(stmt, (InsertInto, StatementSet)):
-            job = result.get_job_client()
+            job = result.job
             self.info.write("[INFO] Submitting SQL update statement to the cluster...\n")
             self.info.write(
                 f"[INFO] SQL update statement has been successfully submitted to the cluster:\nJob ID: {job.get_job_id() if job else ''}\n"

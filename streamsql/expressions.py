@@ -23,10 +23,44 @@ from enum import Enum
 from typing import Any
 
 from runtime.types import DataType
+from streamsql.expression import JsonOnNull, TimeIntervalUnit, TimePointUnit
 from streamsql.expression_methods import FunctionMethods
 
 __all__ = [
     "CURRENT_RANGE",
+    "JsonOnNull",
+    "atan2",
+    "concat_ws",
+    "convert_tz",
+    "current_database",
+    "current_time",
+    "current_watermark",
+    "date_format",
+    "descriptor",
+    "e",
+    "from_unixtime",
+    "json",
+    "json_array",
+    "json_array_agg",
+    "json_object",
+    "json_object_agg",
+    "json_string",
+    "local_time",
+    "log",
+    "negative",
+    "pi",
+    "rand",
+    "rand_integer",
+    "range_",
+    "source_watermark",
+    "temporal_overlaps",
+    "timestamp_diff",
+    "to_date",
+    "to_timestamp",
+    "to_timestamp_ltz",
+    "unix_timestamp",
+    "uuid",
+    "without_columns",
     "CURRENT_ROW",
     "UNBOUNDED_RANGE",
     "UNBOUNDED_ROW",
@@ -53,32 +87,6 @@ __all__ = [
     "row_interval",
     "with_columns",
 ]
-
-
-class TimeIntervalUnit(Enum):
-    """Units for `extract`, `floor` and `ceil` (PyFlink's names)."""
-
-    YEAR = "YEAR"
-    QUARTER = "QUARTER"
-    MONTH = "MONTH"
-    WEEK = "WEEK"
-    DAY = "DAY"
-    HOUR = "HOUR"
-    MINUTE = "MINUTE"
-    SECOND = "SECOND"
-    MILLISECOND = "MILLISECOND"
-
-
-class TimePointUnit(Enum):
-    YEAR = "YEAR"
-    MONTH = "MONTH"
-    DAY = "DAY"
-    HOUR = "HOUR"
-    MINUTE = "MINUTE"
-    SECOND = "SECOND"
-    QUARTER = "QUARTER"
-    WEEK = "WEEK"
-    MILLISECOND = "MILLISECOND"
 
 
 @dataclass
@@ -241,11 +249,20 @@ class Expression(FunctionMethods):
     def __getitem__(self, index: Any) -> Expression:
         return self.at(index)
 
-    def __getattr__(self, name: str) -> Expression:
-        """`col('r').x` reads field x of a ROW (PyFlink's `get`)."""
+    def __getattr__(self, name: str) -> Any:
+        """An unknown method name is an error naming PyFlink's closest method (a ROW's field
+        is read with `get('x')`, as in PyFlink): taking it as a field access would turn a
+        typo into "'Expression' object is not callable" far from the mistake."""
         if name.startswith("_"):
             raise AttributeError(name)
-        return self.get(name)
+        import difflib
+
+        known = sorted(n for n in dir(type(self)) if not n.startswith("_"))
+        close = difflib.get_close_matches(name, known, n=1)
+        hint = f" Did you mean '{close[0]}'?" if close else ""
+        raise AttributeError(
+            f"'Expression' object has no attribute '{name}'.{hint} (A ROW field is read with .get('{name}').)"
+        )
 
     # ------------------------------------------------------------------ naming, casting, ordering
     def alias(self, name: str, *extra_names: str) -> Expression:
@@ -693,9 +710,216 @@ def row_interval(rows: int) -> Expression:
     return Expression(lambda c: str(rows), rows=rows)
 
 
-def with_columns(*names: Any) -> list[Expression]:
-    """PyFlink's with_columns(col('a'), col('b')): the columns as a list (ranges unsupported)."""
-    return [n if isinstance(n, Expression) else col(str(n)) for n in names]
+def range_(start: str | int, end: str | int) -> Expression:
+    """A range of columns for `with_columns` / `without_columns`: by 1-based position or by
+    name, both ends included (PyFlink's `range_`)."""
+    e = Expression(lambda c: f"range_({start!r}, {end!r})")
+    e._range = (start, end)  # type: ignore[attr-defined]
+    return e
+
+
+def _selection(without: bool, items: tuple[Any, ...]) -> Expression:
+    def render(c: RenderCtx) -> str:
+        raise _validation("with_columns / without_columns can only be used where a table's columns are listed")
+
+    e = Expression(render)
+    e._selection = (without, items)  # type: ignore[attr-defined]
+    return e
+
+
+def with_columns(head: Any, *tails: Any) -> Expression:
+    """These columns (names, `col`s, 1-based positions or `range_`s), in this order."""
+    return _selection(False, (head, *tails))
+
+
+def without_columns(head: Any, *tails: Any) -> Expression:
+    """Every column of the input except these (names, `col`s, positions or `range_`s)."""
+    return _selection(True, (head, *tails))
+
+
+def _select_columns(items: tuple[Any, ...], columns: list[str]) -> list[str]:
+    """The column names a with_columns / without_columns item list stands for."""
+
+    def index_of(v: str | int) -> int:
+        if isinstance(v, int):
+            if not 1 <= v <= len(columns):
+                raise _validation(f"column index {v} is out of range: the input has {len(columns)} columns")
+            return v - 1
+        if v not in columns:
+            raise _validation(f"Column '{v}' not found; the input has columns {', '.join(columns)}")
+        return columns.index(v)
+
+    out: list[str] = []
+    for it in items:
+        rng = getattr(it, "_range", None) if isinstance(it, Expression) else None
+        if rng is not None:
+            lo, hi = index_of(rng[0]), index_of(rng[1])
+            out.extend(columns[lo : hi + 1])
+        elif isinstance(it, Expression) and it._column is not None:
+            out.append(columns[index_of(it._column)])
+        elif isinstance(it, (str, int)):
+            out.append(columns[index_of(it)])
+        else:
+            raise _validation(f"with_columns / without_columns take names, col()s, positions or range_()s, not {it}")
+    return out
+
+
+def current_database() -> Expression:
+    return Expression(lambda c: "CURRENT_DATABASE()")
+
+
+def current_time() -> Expression:
+    return Expression(lambda c: "CURRENT_TIME")
+
+
+def local_time() -> Expression:
+    return Expression(lambda c: "LOCALTIME")
+
+
+def current_watermark(rowtime_attribute: Any) -> Expression:
+    return _fn("CURRENT_WATERMARK", rowtime_attribute)
+
+
+def source_watermark() -> Expression:
+    """SOURCE_WATERMARK(): the watermark strategy of the source (used in a schema's watermark)."""
+    return Expression(lambda c: "SOURCE_WATERMARK()")
+
+
+def temporal_overlaps(
+    left_time_point: Any, left_temporal: Any, right_time_point: Any, right_temporal: Any
+) -> Expression:
+    a, b, c_, d = (_e(x) for x in (left_time_point, left_temporal, right_time_point, right_temporal))
+    return Expression(lambda c: f"(({a._render(c)}, {b._render(c)}) OVERLAPS ({c_._render(c)}, {d._render(c)}))")
+
+
+def date_format(timestamp: Any, format: Any) -> Expression:  # noqa: A002 - PyFlink's parameter name
+    return _fn("DATE_FORMAT", timestamp, format)
+
+
+def timestamp_diff(time_point_unit: TimePointUnit, time_point1: Any, time_point2: Any) -> Expression:
+    a, b = _e(time_point1), _e(time_point2)
+    return Expression(lambda c: f"TIMESTAMPDIFF({_unit(time_point_unit)}, {a._render(c)}, {b._render(c)})")
+
+
+def convert_tz(date_str: Any, tz_from: Any, tz_to: Any) -> Expression:
+    return _fn("CONVERT_TZ", date_str, tz_from, tz_to)
+
+
+def from_unixtime(unixtime: Any, format: Any = None) -> Expression:  # noqa: A002
+    return _fn("FROM_UNIXTIME", unixtime) if format is None else _fn("FROM_UNIXTIME", unixtime, format)
+
+
+def unix_timestamp(date_str: Any = None, format: Any = None) -> Expression:  # noqa: A002
+    if date_str is None:
+        return Expression(lambda c: "UNIX_TIMESTAMP()")
+    return _fn("UNIX_TIMESTAMP", date_str) if format is None else _fn("UNIX_TIMESTAMP", date_str, format)
+
+
+def to_date(date_str: Any, format: Any = None) -> Expression:  # noqa: A002
+    return _fn("TO_DATE", date_str) if format is None else _fn("TO_DATE", date_str, format)
+
+
+def to_timestamp(timestamp_str: Any, format: Any = None) -> Expression:  # noqa: A002
+    return _fn("TO_TIMESTAMP", timestamp_str) if format is None else _fn("TO_TIMESTAMP", timestamp_str, format)
+
+
+def to_timestamp_ltz(*args: Any) -> Expression:
+    """TO_TIMESTAMP_LTZ(numeric, precision) or TO_TIMESTAMP_LTZ(string[, format[, time zone]])."""
+    if not 1 <= len(args) <= 3:
+        raise TypeError(f"to_timestamp_ltz takes 1 to 3 arguments ({len(args)} given)")
+    return _fn("TO_TIMESTAMP_LTZ", *args)
+
+
+def pi() -> Expression:
+    return Expression(lambda c: "PI()")
+
+
+def e() -> Expression:
+    return Expression(lambda c: "E()")
+
+
+def rand(seed: Any = None) -> Expression:
+    return Expression(lambda c: "RAND()") if seed is None else _fn("RAND", seed)
+
+
+def rand_integer(bound: Any, seed: Any = None) -> Expression:
+    return _fn("RAND_INTEGER", bound) if seed is None else _fn("RAND_INTEGER", seed, bound)
+
+
+def atan2(y: Any, x: Any) -> Expression:
+    return _fn("ATAN2", y, x)
+
+
+def negative(v: Any) -> Expression:
+    a = _e(v)
+    return Expression(lambda c: f"(- {a._render(c)})")
+
+
+def concat_ws(separator: Any, first: Any, *others: Any) -> Expression:
+    return _fn("CONCAT_WS", separator, first, *others)
+
+
+def uuid() -> Expression:
+    return Expression(lambda c: "UUID()")
+
+
+def log(v: Any, base: Any = None) -> Expression:
+    return _fn("LOG", v) if base is None else _fn("LOG", base, v)
+
+
+def json(value: Any) -> Expression:
+    """JSON(value): a string taken as raw JSON inside json_object / json_array."""
+    return _fn("JSON", value)
+
+
+def json_string(value: Any) -> Expression:
+    return _fn("JSON_STRING", value)
+
+
+def json_object(on_null: JsonOnNull = JsonOnNull.NULL, *args: Any) -> Expression:
+    """JSON_OBJECT(KEY k VALUE v, ... {NULL|ABSENT} ON NULL) from alternating keys and values."""
+    if len(args) % 2:
+        raise TypeError("json_object takes key, value pairs after on_null")
+    pairs = [(_e(args[i]), _e(args[i + 1])) for i in range(0, len(args), 2)]
+    return Expression(
+        lambda c: (
+            "JSON_OBJECT("
+            + ", ".join(f"KEY {k._render(c)} VALUE {v._render(c)}" for k, v in pairs)
+            + f"{' ' if pairs else ''}{on_null.value} ON NULL)"
+        )
+    )
+
+
+def json_array(on_null: JsonOnNull = JsonOnNull.ABSENT, *args: Any) -> Expression:
+    items = [_e(a) for a in args]
+    return Expression(
+        lambda c: (
+            "JSON_ARRAY(" + ", ".join(i._render(c) for i in items) + f"{' ' if items else ''}{on_null.value} ON NULL)"
+        )
+    )
+
+
+def json_object_agg(on_null: JsonOnNull, key_expr: Any, value_expr: Any) -> Expression:
+    k, v = _e(key_expr), _e(value_expr)
+
+    def render(c: RenderCtx) -> str:
+        return f"JSON_OBJECTAGG(KEY {k._render(c)} VALUE {v._render(c)} {on_null.value} ON NULL)"
+
+    return Expression(render, agg=("JSON_OBJECTAGG", (k, v), False))
+
+
+def json_array_agg(on_null: JsonOnNull, item_expr: Any) -> Expression:
+    i = _e(item_expr)
+
+    def render(c: RenderCtx) -> str:
+        return f"JSON_ARRAYAGG({i._render(c)} {on_null.value} ON NULL)"
+
+    return Expression(render, agg=("JSON_ARRAYAGG", (i,), False))
+
+
+def descriptor(*column_names: str) -> Expression:
+    """DESCRIPTOR(col, ...): the time column argument of a window table function."""
+    return Expression(lambda c: "DESCRIPTOR(" + ", ".join(quote(n) for n in column_names) + ")")
 
 
 UNBOUNDED_ROW = Expression(lambda c: "UNBOUNDED", special="UNBOUNDED_ROW")
@@ -704,16 +928,24 @@ CURRENT_ROW = Expression(lambda c: "CURRENT ROW", special="CURRENT_ROW")
 CURRENT_RANGE = Expression(lambda c: "CURRENT ROW", special="CURRENT_RANGE")
 
 
-def to_expressions(items: tuple[Any, ...]) -> list[Expression]:
-    """Arguments of select & co: Expressions, or strings taken as SQL expression text."""
+def to_expressions(items: tuple[Any, ...], columns: Callable[[], list[str]] | None = None) -> list[Expression]:
+    """Arguments of select & co: Expressions, or strings taken as SQL expression text.
+    `columns` gives the input's column names, for `with_columns` / `without_columns`."""
     out: list[Expression] = []
     for it in items:
-        if isinstance(it, Expression):
+        sel = getattr(it, "_selection", None) if isinstance(it, Expression) else None
+        if sel is not None:
+            if columns is None:
+                raise _validation("with_columns / without_columns can only be used where a table's columns are listed")
+            names = columns()
+            picked = _select_columns(sel[1], names)
+            out.extend(col(n) for n in ([n for n in names if n not in picked] if sel[0] else picked))
+        elif isinstance(it, Expression):
             out.append(it)
         elif isinstance(it, str):
             out.append(col(it) if it.isidentifier() else call_sql_plain(it))
         elif isinstance(it, (list, tuple)):
-            out.extend(to_expressions(tuple(it)))
+            out.extend(to_expressions(tuple(it), columns))
         else:
             raise TypeError(f"expected an Expression, got {type(it).__name__}")
     return out

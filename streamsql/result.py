@@ -12,13 +12,17 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from enum import Enum
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, data_columns, row_kinds
 from runtime.types import Field, arrow_schema
 from streamsql.row import Row, RowKind
+
+if TYPE_CHECKING:
+    from streamsql.common import JobClient
+    from streamsql.descriptors import TableSchema
 
 
 class ResultKind(Enum):
@@ -201,8 +205,17 @@ class TableResult:
     def get_table_schema(self) -> tuple[Field, ...]:
         return self.fields
 
-    def get_job_client(self) -> JobHandle | None:
-        return self.job
+    def get_job_client(self) -> JobClient | None:
+        """PyFlink's JobClient of the job behind this result (None for DDL and queries that
+        are not jobs)."""
+        from streamsql.common import JobClient
+
+        return None if self.job is None else JobClient(self.job)
+
+    def get_resolved_schema(self) -> TableSchema:
+        from streamsql.descriptors import TableSchema
+
+        return TableSchema(self.fields)
 
     def wait(self, timeout_ms: int | None = None) -> None:
         if self.job is not None:
@@ -246,10 +259,17 @@ class TableResult:
         return CloseableIterator(rows(), self.cancel)
 
     def print(self, out: TextIO | None = None, max_width: int = 30) -> None:
-        from streamsql.printing import TableauPrinter
+        """Print the rows as PyFlink's `TableResult.print()` does (streamsql.tableau); the
+        SQL client and `streamsql -f` print the SQL client's layout instead."""
+        from streamsql.tableau import print_tableau
 
-        TableauPrinter(self.fields, out or sys.stdout, self.streaming, max_width).print_all(
-            self.batches(), self.time_zone
+        print_tableau(
+            self.fields,
+            self.batches(),
+            out or sys.stdout,
+            streaming=self.streaming,
+            time_zone=self.time_zone,
+            max_width=max_width,
         )
 
     def to_arrow(self) -> pa.Table:

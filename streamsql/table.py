@@ -99,16 +99,16 @@ class Table:
 
     # ------------------------------------------------------------------ relational operations
     def select(self, *fields: Any) -> Table:
-        exprs = to_expressions(fields)
+        exprs = to_expressions(fields, self._names)
         ctx = self._ctx()
         return self._derive(self._spec.with_select(render_all(exprs, ctx)))
 
     def add_columns(self, *fields: Any) -> Table:
-        exprs = to_expressions(fields)
+        exprs = to_expressions(fields, self._names)
         return self._derive(self._spec.with_select(["*", *render_all(exprs, self._ctx())]))
 
     def add_or_replace_columns(self, *fields: Any) -> Table:
-        exprs = to_expressions(fields)
+        exprs = to_expressions(fields, self._names)
         ctx = self._ctx()
         names = self._names()
         replaced: dict[str, str] = {}
@@ -124,7 +124,7 @@ class Table:
         return self._derive(self._spec.with_select(items))
 
     def rename_columns(self, *fields: Any) -> Table:
-        exprs = to_expressions(fields)
+        exprs = to_expressions(fields, self._names)
         names = self._names()
         renames: dict[str, str] = {}
         for e in exprs:
@@ -136,7 +136,7 @@ class Table:
         return self._derive(self._spec.with_select(items))
 
     def drop_columns(self, *fields: Any) -> Table:
-        exprs = to_expressions(fields)
+        exprs = to_expressions(fields, self._names)
         names = self._names()
         dropped = [e._column for e in exprs]
         if any(d is None for d in dropped):
@@ -162,7 +162,7 @@ class Table:
         return self._derive(self._spec.with_distinct())
 
     def group_by(self, *fields: Any) -> GroupedTable:
-        return GroupedTable(self, to_expressions(fields))
+        return GroupedTable(self, to_expressions(fields, self._names))
 
     def window(self, window: GroupWindow | OverWindow) -> GroupWindowedTable:
         if not isinstance(window, GroupWindow):
@@ -173,7 +173,7 @@ class Table:
         return OverWindowedTable(self, list(over_windows))
 
     def order_by(self, *fields: Any) -> Table:
-        return self._derive(self._spec.with_order(render_all(to_expressions(fields), self._ctx())))
+        return self._derive(self._spec.with_order(render_all(to_expressions(fields, self._names), self._ctx())))
 
     def offset(self, offset: int) -> Table:
         return self._derive(self._spec.with_offset(int(offset)))
@@ -378,7 +378,9 @@ class GroupedTable:
     def select(self, *fields: Any) -> Table:
         t = self._table
         ctx = t._ctx()
-        return t._derive(t._spec.with_group(render_all(self._keys, ctx), render_all(to_expressions(fields), ctx)))
+        return t._derive(
+            t._spec.with_group(render_all(self._keys, ctx), render_all(to_expressions(fields, t._names), ctx))
+        )
 
     def aggregate(self, func: Expression) -> AggregatedTable:
         return AggregatedTable(self._table, self._keys, func)
@@ -412,7 +414,7 @@ class GroupWindowedTable:
         self._window = window
 
     def group_by(self, *fields: Any) -> WindowGroupedTable:
-        return WindowGroupedTable(self._table, self._window, to_expressions(fields))
+        return WindowGroupedTable(self._table, self._window, to_expressions(fields, self._table._names))
 
 
 class WindowGroupedTable:
@@ -428,7 +430,7 @@ class WindowGroupedTable:
                 f"A group window aggregation must group by the window alias: group_by(col('{self._window.name}'), ...)"
             )
         keys = render_all(self._keys, ctx)
-        return t._derive(t._spec.with_group(keys, render_all(to_expressions(fields), ctx)))
+        return t._derive(t._spec.with_group(keys, render_all(to_expressions(fields, t._names), ctx)))
 
 
 class OverWindowedTable:
@@ -442,4 +444,4 @@ class OverWindowedTable:
         t = self._table
         base = t._ctx()
         ctx = t._ctx(over_windows={w.name or "": w.render(base) for w in self._windows})
-        return t._derive(t._spec.with_select(render_all(to_expressions(fields), ctx)))
+        return t._derive(t._spec.with_select(render_all(to_expressions(fields, t._names), ctx)))

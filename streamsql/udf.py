@@ -32,9 +32,9 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from runtime import types as t_
 from runtime.types import DataType
 from runtime.udf_registry import SPEC_ATTR, UdfSpec
+from streamsql.types import DataTypes
 
 __all__ = [
     "AggregateFunction",
@@ -48,38 +48,6 @@ __all__ = [
     "udtaf",
     "udtf",
 ]
-
-
-class DataTypes:
-    """PyFlink's `DataTypes` factory, returning streamsql's `DataType`s: the constructors of
-    `runtime.types`, whose names and arguments already follow PyFlink's."""
-
-    TINYINT = staticmethod(t_.TINYINT)
-    SMALLINT = staticmethod(t_.SMALLINT)
-    INT = staticmethod(t_.INT)
-    BIGINT = staticmethod(t_.BIGINT)
-    FLOAT = staticmethod(t_.FLOAT)
-    DOUBLE = staticmethod(t_.DOUBLE)
-    BOOLEAN = staticmethod(t_.BOOLEAN)
-    STRING = staticmethod(t_.STRING)
-    VARCHAR = staticmethod(t_.VARCHAR)
-    CHAR = staticmethod(t_.CHAR)
-    BYTES = staticmethod(t_.BYTES)
-    DECIMAL = staticmethod(t_.DECIMAL)
-    DATE = staticmethod(t_.DATE)
-    TIME = staticmethod(t_.TIME)
-    TIMESTAMP = staticmethod(t_.TIMESTAMP)
-    TIMESTAMP_LTZ = staticmethod(t_.TIMESTAMP_LTZ)
-    ARRAY = staticmethod(t_.ARRAY)
-    MAP = staticmethod(t_.MAP)
-
-    @staticmethod
-    def FIELD(name: str, data_type: DataType) -> tuple[str, DataType]:  # noqa: N802 - PyFlink's spelling
-        return (name, data_type)
-
-    @staticmethod
-    def ROW(fields: list[tuple[str, DataType]] | None = None, nullable: bool = True) -> DataType:  # noqa: N802
-        return t_.ROW(list(fields or []), nullable)
 
 
 class UserDefinedFunction:

@@ -132,7 +132,7 @@ class RestServer:
                 job_ids: list[str] = []
                 for stmt in statements:
                     result = self.env.execute_statement(stmt)
-                    job = result.get_job_client()
+                    job = result.job
                     if job is not None and isinstance(stmt, (InsertInto, StatementSet)):
                         job_ids.append(job.get_job_id())
                         self.sampler.monitor(job)

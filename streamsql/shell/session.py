@@ -119,7 +119,7 @@ class ShellSession:
         if isinstance(stmt, Query):
             self._query(result)
         elif isinstance(stmt, (InsertInto, StatementSet)):
-            job = result.get_job_client()
+            job = result.job
             self._write(
                 "[INFO] Submitting SQL update statement to the cluster...\n"
                 "[INFO] SQL update statement has been successfully submitted to the cluster:\n"

@@ -44,7 +44,7 @@ def test_source_progress_reads_the_job_executor() -> None:
     env.execute_sql("CREATE TABLE snk (id BIGINT) WITH ('connector'='blackhole')")
     result = env.execute_sql("INSERT INTO snk SELECT id FROM src")
     result.wait()
-    job = result.get_job_client()
+    job = result.job
     assert job is not None
     assert source_progress(job._executor()) == (5000, 5000)
     assert source_progress(None) == (0, None)

@@ -57,7 +57,7 @@ def test_periodic_checkpoints_metadata_retention_and_exactly_once_output(tmp_pat
     env = _env(tmp_path, **{"execution.checkpointing.interval": "1 ms", "state.checkpoints.num-retained": "2"})
     r = env.execute_sql(INSERT)
     r.wait()
-    job_id = r.get_job_client().get_job_id()  # type: ignore[union-attr]
+    job_id = r.job.get_job_id()  # type: ignore[union-attr]
     job_dir = tmp_path / "chk" / job_id
     chks = sorted(os.listdir(job_dir))
     assert len(chks) == 2, chks  # num-retained
@@ -92,7 +92,7 @@ def test_savepoint_restore_continues_and_refuses_changed_sql(tmp_path: Path) -> 
     _csv(tmp_path / "in", 200)
     env = _env(tmp_path)
     result = env.execute_sql(INSERT)
-    job = result.get_job_client()
+    job = result.job
     assert job is not None
     job.wait()
     # a savepoint of a finished job cannot be taken
@@ -102,7 +102,7 @@ def test_savepoint_restore_continues_and_refuses_changed_sql(tmp_path: Path) -> 
     env3 = _env(tmp_path, **{"execution.checkpointing.interval": "1 h"})
     r3 = env3.execute_sql(INSERT)
     r3.wait()
-    snap = find_latest(f"file://{tmp_path}/chk", r3.get_job_client().get_job_id())  # type: ignore[union-attr]
+    snap = find_latest(f"file://{tmp_path}/chk", r3.job.get_job_id())  # type: ignore[union-attr]
     assert snap is not None
     # the same SQL restores (nothing left to do: no new rows)
     before = _rows(tmp_path / "out")

@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from streamsql import EnvironmentSettings, TableEnvironment
+from streamsql.common import JobStatus
 from streamsql.expressions import col
 
 DDL = """
@@ -37,25 +38,26 @@ def test_job_client_status_savepoint_and_stop(tmp_path: Path) -> None:
     result = table.execute_insert("snk")
     client = result.get_job_client()
     assert client is not None
-    assert client.get_job_id() and client.get_job_status() == "RUNNING"
-    sp = client.trigger_savepoint(str(tmp_path / "sp1"))
+    assert str(client.get_job_id()) and client.get_job_status().result() == JobStatus.RUNNING
+    sp = client.trigger_savepoint(str(tmp_path / "sp1")).result()
     assert Path(sp, "_metadata").is_file()
-    assert client.get_job_status() == "RUNNING"
-    final = client.stop_with_savepoint(str(tmp_path / "sp2"))
+    assert client.get_job_status().result() == JobStatus.RUNNING
+    final = client.stop_with_savepoint(False, str(tmp_path / "sp2")).result()
     assert Path(final, "_metadata").is_file() and final != sp
     _wait(lambda: not client.is_running())
-    assert client.get_job_status() in ("CANCELED", "FINISHED")
+    assert client.get_job_status().result() in (JobStatus.CANCELED, JobStatus.FINISHED)
+    assert client.get_job_status().result().is_globally_terminal_state()
 
 
 def test_job_client_cancel(tmp_path: Path) -> None:
     env = _env(tmp_path)
     result = env.from_path("src").execute_insert("snk")
     client = result.get_job_client()
-    assert client is not None and client.get_job_status() == "RUNNING"
-    client.cancel()
+    assert client is not None and client.get_job_status().result() == JobStatus.RUNNING
+    client.cancel().result()
     _wait(lambda: not client.is_running())
-    assert client.get_job_status() == "CANCELED"
-    other = env.execute_sql("INSERT INTO snk SELECT k, v FROM src").get_job_client()
+    assert client.get_job_status().result() == JobStatus.CANCELED
+    other = env.execute_sql("INSERT INTO snk SELECT k, v FROM src").job
     assert other is not None and other.get_job_id() != client.get_job_id()
     other.cancel()
     other.join(10)
@@ -66,10 +68,11 @@ def test_bounded_query_result_has_no_savepoint_after_finishing(tmp_path: Path) -
     env.execute_sql("CREATE TABLE b (x INT) WITH ('connector' = 'blackhole')")
     client = env.from_elements([(1,), (2,)], ["x"]).execute_insert("b").get_job_client()
     assert client is not None
-    client.wait()
-    assert client.get_job_status() == "FINISHED"
+    result = client.get_job_execution_result().result()
+    assert result.get_job_id() == client.get_job_id() and result.get_net_runtime() >= 0
+    assert client.get_job_status().result() == JobStatus.FINISHED
     try:
-        client.stop_with_savepoint(str(tmp_path / "sp"), timeout=1.0)
+        client.stop_with_savepoint(False, str(tmp_path / "sp")).result()
     except RuntimeError as e:
         assert "not running" in str(e)
     else:
