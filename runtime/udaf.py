@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from runtime.aggregates.accumulators import Accumulator
 from runtime.errors import JobError
-from runtime.udf_registry import UdfSpec, resolve
+from runtime.udf_registry import UdfSpec, implements, resolve
 
 
 class _UdafBase(Accumulator):
@@ -67,7 +67,7 @@ class GeneralUdafAcc(_UdafBase):
 
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
         fn = self.spec.func
-        retract = getattr(fn, "retract", None)
+        retract = fn.retract if implements(fn, "retract") else None
         cols = [a.to_pylist() for a in args]
         for i, (slot, sign) in enumerate(zip(slots.tolist(), signs.tolist(), strict=True)):  # per row: Python UDAF
             acc = self.state[slot]
@@ -124,6 +124,6 @@ def create_udaf_accumulator(call: dict[str, Any], arg_types: list[pa.DataType], 
     if params.get("func_type") == "pandas":
         return PandasUdafAcc(call, arg_types)
     acc = GeneralUdafAcc(call, arg_types)
-    if retract and not hasattr(acc.spec.func, "retract"):
+    if retract and not implements(acc.spec.func, "retract"):
         acc.retractable = False
     return acc

@@ -57,6 +57,86 @@ class UdfSpec:
         return ev if callable(ev) else self.func
 
 
+class FunctionContext:
+    """What a function's `open(function_context)` receives (PyFlink's FunctionContext):
+    global job parameters and the task it runs in. Metrics are not collected for Python
+    functions, so `get_metric_group` raises as PyFlink does with metrics disabled."""
+
+    def __init__(
+        self,
+        base_metric_group: Any = None,
+        job_parameters: dict[str, str] | None = None,
+        task_name: str | None = None,
+        task_name_with_subtasks: str | None = None,
+        number_of_parallel_subtasks: int | None = None,
+        max_number_of_parallel_subtasks: int | None = None,
+        index_of_this_subtask: int | None = None,
+        attempt_number: int | None = None,
+    ) -> None:
+        self._base_metric_group = base_metric_group
+        self._job_parameters = dict(job_parameters or {})
+        self._task_name = task_name
+        self._task_name_with_subtasks = task_name_with_subtasks
+        self._number_of_parallel_subtasks = number_of_parallel_subtasks
+        self._max_number_of_parallel_subtasks = max_number_of_parallel_subtasks
+        self._index_of_this_subtask = index_of_this_subtask
+        self._attempt_number = attempt_number
+
+    def get_metric_group(self) -> Any:
+        if self._base_metric_group is None:
+            raise RuntimeError("Metrics are not collected for Python functions in streamsql.")
+        return self._base_metric_group
+
+    def get_job_parameter(self, key: str, default_value: str) -> str:
+        return self._job_parameters.get(key, default_value)
+
+    def get_task_name(self) -> str | None:
+        return self._task_name
+
+    def get_task_name_with_subtasks(self) -> str | None:
+        return self._task_name_with_subtasks
+
+    def get_number_of_parallel_subtasks(self) -> int | None:
+        return self._number_of_parallel_subtasks
+
+    def get_max_number_of_parallel_subtasks(self) -> int | None:
+        return self._max_number_of_parallel_subtasks
+
+    def get_index_of_this_subtask(self) -> int | None:
+        return self._index_of_this_subtask
+
+    def get_attempt_number(self) -> int | None:
+        return self._attempt_number
+
+
+def _open(spec: UdfSpec) -> None:
+    """Call the function object's `open(FunctionContext)` once, before its first use (as
+    PyFlink does per task)."""
+    opener = getattr(spec.func, "open", None)
+    if callable(opener) and not isinstance(spec.func, type):
+        name = spec.name or "udf"
+        opener(
+            FunctionContext(
+                task_name=name,
+                task_name_with_subtasks=f"{name} (1/1)",
+                number_of_parallel_subtasks=1,
+                max_number_of_parallel_subtasks=1,
+                index_of_this_subtask=0,
+                attempt_number=0,
+            )
+        )
+
+
+UNIMPLEMENTED = "__streamsql_unimplemented__"
+
+
+def implements(obj: Any, method: str) -> bool:
+    """Whether a function object defines `method` itself: base classes declare optional
+    methods (retract, merge) for PyFlink's names, marked UNIMPLEMENTED."""
+    m = getattr(obj, method, None)
+    return m is not None and not getattr(m, UNIMPLEMENTED, False)
+
+
 def spec_of(obj: Any) -> UdfSpec | None:
     """The spec attached to a decorated UDF object (None for a plain object)."""
     spec = getattr(obj, SPEC_ATTR, None)
@@ -140,5 +220,6 @@ def resolve(reference: str) -> UdfSpec:
         )
     if isinstance(spec.func, type):
         spec = UdfSpec(**{**spec.__dict__, "func": spec.func()})
+    _open(spec)
     _CACHE[reference] = spec
     return spec

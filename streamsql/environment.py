@@ -281,13 +281,22 @@ class TableEnvironment(TableApiMixin):
 
     def _run_inserts(self, inserts: list[InsertInto]) -> TableResult:
         graph = self._planner().plan_inserts(inserts)
+        if self.runner == "spark":  # refuse an unsupported job before it starts
+            self._executor(graph, threading.Event(), inserts[0])
+        # Flink names an INSERT job after its sink tables.
+        name = "insert-into_" + ",".join(
+            "default_catalog.default_database." + ".".join(i.table) if len(i.table) == 1 else ".".join(i.table)
+            for i in inserts
+        )
+        return self.submit_job_graph(graph, name)
+
+    def submit_job_graph(self, graph: Any, name: str) -> TableResult:
+        """Run a planned JobGraph as a job (an INSERT's, or a compiled plan's) in the background."""
         job_id = f"{next(_job_ids):032x}"
         # Checkpoints of this job live under <execution.checkpointing.dir>/<job id>/ (job ids
         # count from 1 in each session, so re-running a script finds its checkpoints).
         graph = dataclasses.replace(graph, config={**(graph.config or {}), "$internal.pipeline.job-id": job_id})
         executors: list[Any] = []
-        if self.runner == "spark":  # refuse an unsupported job before it starts
-            self._executor(graph, threading.Event(), inserts[0])
 
         def run(stop: threading.Event) -> None:
             executor = self._executor(graph, stop)
@@ -295,11 +304,6 @@ class TableEnvironment(TableApiMixin):
             for _ in executor.run():
                 pass
 
-        # Flink names an INSERT job after its sink tables.
-        name = "insert-into_" + ",".join(
-            "default_catalog.default_database." + ".".join(i.table) if len(i.table) == 1 else ".".join(i.table)
-            for i in inserts
-        )
         handle = JobHandle(job_id, run, name=name, executor=lambda: executors[0] if executors else None)
         self.jobs[job_id] = handle
         if self._config.get("rest.port"):  # REST API + dashboard (streamsql/rest, docs/rest.md)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from planner.errors import SqlValidationError, did_you_mean
 from planner.statements import Explain, Query
 from streamsql.descriptors import TableDescriptor, TableSchema
-from streamsql.expressions import Expression, RenderCtx, col, quote, to_expressions
+from streamsql.expressions import Expression, RenderCtx, col, quote, to_expressions, type_sql, udf_call
 from streamsql.table_lowering import SelectSpec, fresh_alias, render_all, render_ctx
 from streamsql.window import GroupWindow, OverWindow
 
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from streamsql.environment import TableEnvironment
+    from streamsql.pipeline import TablePipeline
     from streamsql.result import TableResult
 
 _unnamed = itertools.count(0)
@@ -256,13 +257,42 @@ class Table:
     def minus_all(self, right: Table) -> Table:
         return self._setop(right, "EXCEPT ALL")
 
+    def alias(self, field: str, *fields: str) -> Table:
+        """Renames the columns, in order (`table.alias('a', 'b')`)."""
+        names = self._names()
+        new = [field, *fields]
+        if len(new) > len(names):
+            raise SqlValidationError(
+                f"Aliasing more fields than we actually have: {len(new)} names for the {len(names)} columns "
+                f"{', '.join(names)}"
+            )
+        items = [f"{quote(o)} AS {quote(n)}" for o, n in zip(names, new, strict=False)] + [
+            quote(o) for o in names[len(new) :]
+        ]
+        return self._derive(self._spec.wrapped().with_select(items))
+
+    def _row_argument(self) -> Expression:
+        """All columns as one named ROW value: what a bare UDF given to map / flat_map takes
+        (PyFlink passes the whole row)."""
+        fields = self._fields()
+        ctor = ", ".join(quote(f.name) for f in fields)
+        typ = ", ".join(f"{quote(f.name)} {type_sql(f.type)}" for f in fields)
+        text = f"CAST(ROW({ctor}) AS ROW<{typ}>)"
+        return Expression(lambda c: text)
+
     # ------------------------------------------------------------------ Python functions
-    def map(self, func: Expression) -> Table:
-        """A scalar function applied to each row; a ROW result becomes the columns."""
+    def map(self, func: Any) -> Table:
+        """A scalar function applied to each row; a ROW result becomes the columns. A bare
+        UDF (not called) receives the whole row as a `Row`."""
+        if not isinstance(func, Expression):
+            func = udf_call(func, (self._row_argument(),))
         return _flatten(self, self.select(func.alias("_r") if not func._names else func), func)
 
-    def flat_map(self, func: Expression) -> Table:
-        """A table function applied to each row; its rows (only) form the result."""
+    def flat_map(self, func: Any) -> Table:
+        """A table function applied to each row; its rows (only) form the result. A bare
+        UDTF (not called) receives the whole row as a `Row`."""
+        if not isinstance(func, Expression):
+            func = udf_call(func, (self._row_argument(),))
         names = list(func._names) or _udtf_names(func)
         alias = fresh_alias()
         inner = func._inner if func._names and func._inner is not None else func
@@ -298,6 +328,33 @@ class Table:
 
         target = ".".join(quote(p) for p in path.split("."))
         return parse_statement(f"INSERT {'OVERWRITE' if overwrite else 'INTO'} {target} {self._spec.sql()}")
+
+    def insert_into(self, table_path_or_descriptor: str | TableDescriptor, overwrite: bool = False) -> TablePipeline:
+        """A pipeline writing this Table into a table (by path or descriptor); run it with
+        `execute()`, or add it to a StatementSet."""
+        from streamsql.pipeline import TablePipeline
+
+        if isinstance(table_path_or_descriptor, TableDescriptor):
+            path = f"__sink${next(_sinks)}"
+            self._env.create_temporary_table(path, table_path_or_descriptor)
+        else:
+            path = table_path_or_descriptor
+        return TablePipeline(self._env, self._insert_statement(path, overwrite), path)
+
+    def print_explain(self, *extra_details: Any) -> None:
+        print(self.explain(*extra_details))
+
+    def to_changelog(self, *arguments: Any) -> Table:
+        """Flink 2.3's TO_CHANGELOG process table function: not supported by streamsql yet."""
+        raise SqlValidationError(
+            "Table.to_changelog (the TO_CHANGELOG process table function) is not supported by streamsql yet"
+        )
+
+    def from_changelog(self, *arguments: Any) -> Table:
+        """Flink 2.3's FROM_CHANGELOG process table function: not supported by streamsql yet."""
+        raise SqlValidationError(
+            "Table.from_changelog (the FROM_CHANGELOG process table function) is not supported by streamsql yet"
+        )
 
     def explain(self, *extra_details: Any) -> str:
         details = tuple(str(getattr(d, "name", d)).upper() for d in extra_details)

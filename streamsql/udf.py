@@ -33,11 +33,16 @@ from collections.abc import Callable
 from typing import Any
 
 from runtime.types import DataType
-from runtime.udf_registry import SPEC_ATTR, UdfSpec
+from runtime.udf_registry import SPEC_ATTR, UNIMPLEMENTED, FunctionContext, UdfSpec
 from streamsql.types import DataTypes
 
 __all__ = [
     "AggregateFunction",
+    "AsyncScalarFunction",
+    "DataView",
+    "FunctionContext",
+    "ListView",
+    "MapView",
     "DataTypes",
     "ScalarFunction",
     "TableAggregateFunction",
@@ -51,9 +56,9 @@ __all__ = [
 
 
 class UserDefinedFunction:
-    """Base of function classes: optional `open(context)` / `close()` hooks."""
+    """Base of function classes: optional `open(function_context)` / `close()` hooks."""
 
-    def open(self, function_context: Any) -> None:  # noqa: B027 - optional hook
+    def open(self, function_context: FunctionContext) -> None:  # noqa: B027 - optional hook
         pass
 
     def close(self) -> None:  # noqa: B027 - optional hook
@@ -64,16 +69,32 @@ class UserDefinedFunction:
 
 
 class ScalarFunction(UserDefinedFunction):
-    """Subclass and define `eval(self, *args)`."""
+    """Subclass and define `eval(self, *args)`, called per row with Python values."""
+
+    def eval(self, *args: Any) -> Any:
+        raise NotImplementedError("a ScalarFunction defines eval(self, *args)")
+
+
+class AsyncScalarFunction(UserDefinedFunction):
+    """Subclass and define `async def eval(self, *args)`: the rows of a batch are awaited
+    concurrently (at most `table.exec.async-scalar.max-concurrent-operations` at a time,
+    each within `table.exec.async-scalar.timeout`, retried per
+    `table.exec.async-scalar.retry-strategy`), and the results keep the input order."""
+
+    async def eval(self, *args: Any) -> Any:
+        raise NotImplementedError("an AsyncScalarFunction defines async def eval(self, *args)")
 
 
 class TableFunction(UserDefinedFunction):
     """Subclass and define `eval(self, *args)` yielding rows (tuples / Row / values)."""
 
+    def eval(self, *args: Any) -> Any:
+        raise NotImplementedError("a TableFunction defines eval(self, *args)")
 
-class AggregateFunction(UserDefinedFunction):
-    """Subclass and define `create_accumulator`, `accumulate(acc, *args)`, `get_value(acc)`
-    and, for updating inputs, `retract(acc, *args)`."""
+
+class ImperativeAggregateFunction(UserDefinedFunction):
+    """What AggregateFunction and TableAggregateFunction share: the accumulator contract,
+    and the result / accumulator types a function may declare itself."""
 
     def create_accumulator(self) -> Any:
         raise NotImplementedError
@@ -81,8 +102,109 @@ class AggregateFunction(UserDefinedFunction):
     def accumulate(self, accumulator: Any, *args: Any) -> None:
         raise NotImplementedError
 
+    def retract(self, accumulator: Any, *args: Any) -> None:
+        """Define it for updating inputs (the runtime checks whether a subclass does)."""
+        raise NotImplementedError(f"{type(self).__name__} does not retract: it cannot consume an updating input")
+
+    def merge(self, accumulator: Any, accumulators: list[Any]) -> None:
+        raise NotImplementedError(f"{type(self).__name__} does not define merge()")
+
+    setattr(retract, UNIMPLEMENTED, True)
+    setattr(merge, UNIMPLEMENTED, True)
+
+    def get_result_type(self) -> DataType | str | None:
+        """The result type, when `udaf(...)` / `udtaf(...)` is given none."""
+        return None
+
+    def get_accumulator_type(self) -> DataType | str | None:
+        return None
+
+
+class AggregateFunction(ImperativeAggregateFunction):
+    """Subclass and define `create_accumulator`, `accumulate(acc, *args)`, `get_value(acc)`
+    and, for updating inputs, `retract(acc, *args)`."""
+
     def get_value(self, accumulator: Any) -> Any:
         raise NotImplementedError
+
+
+class DataView:
+    """Base of ListView / MapView: collections held in an aggregate function's accumulator."""
+
+    def clear(self) -> None:
+        raise NotImplementedError
+
+
+class ListView(DataView):
+    """A list in an accumulator (PyFlink's ListView): `add`, `add_all`, `get`, `clear`."""
+
+    def __init__(self) -> None:
+        self._list: list[Any] = []
+
+    def get(self) -> list[Any]:
+        return self._list
+
+    def add(self, value: Any) -> None:
+        self._list.append(value)
+
+    def add_all(self, values: list[Any]) -> None:
+        self._list.extend(values)
+
+    def clear(self) -> None:
+        self._list = []
+
+    def __iter__(self) -> Any:
+        return iter(self._list)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ListView) and other._list == self._list
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class MapView(DataView):
+    """A map in an accumulator (PyFlink's MapView)."""
+
+    def __init__(self) -> None:
+        self._dict: dict[Any, Any] = {}
+
+    def get(self, key: Any) -> Any:
+        return self._dict.get(key)
+
+    def put(self, key: Any, value: Any) -> None:
+        self._dict[key] = value
+
+    def put_all(self, dict_value: dict[Any, Any]) -> None:
+        self._dict.update(dict_value)
+
+    def remove(self, key: Any) -> None:
+        self._dict.pop(key, None)
+
+    def contains(self, key: Any) -> bool:
+        return key in self._dict
+
+    def items(self) -> Any:
+        return self._dict.items()
+
+    def keys(self) -> Any:
+        return self._dict.keys()
+
+    def values(self) -> Any:
+        return self._dict.values()
+
+    def is_empty(self) -> bool:
+        return not self._dict
+
+    def clear(self) -> None:
+        self._dict = {}
+
+    def __iter__(self) -> Any:
+        return iter(self._dict)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MapView) and other._dict == self._dict
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class UserDefinedFunctionWrapper:
@@ -101,6 +223,11 @@ class UserDefinedFunctionWrapper:
     def __call__(self, *args: Any) -> Any:
         spec: UdfSpec = getattr(self, SPEC_ATTR)
         return spec.call_target()(*args)
+
+    def alias(self, *alias_names: str) -> UserDefinedFunctionWrapper:
+        """Names of the columns a table function (or a ROW result of map) produces."""
+        self._alias_names = tuple(alias_names)
+        return self
 
     def __repr__(self) -> str:
         spec: UdfSpec = getattr(self, SPEC_ATTR)
@@ -191,19 +318,23 @@ def udaf(
     """An aggregate function: an AggregateFunction object (general) or a function over a
     group's values as pandas Series (pandas)."""
     ft = _check_func_type(func_type, ("general", "pandas"))
-    if result_type is None:
-        raise ValueError("udaf() needs result_type")
     inputs = [input_types] if isinstance(input_types, DataType) else input_types
 
     def make(g: Any) -> UdfSpec:
         if ft == "general" and not hasattr(g, "accumulate"):
             raise TypeError("a general udaf must be an AggregateFunction (create_accumulator/accumulate/get_value)")
+        rt = result_type if result_type is not None else getattr(g, "get_result_type", lambda: None)()
+        if rt is None:
+            raise ValueError(
+                "udaf() needs result_type, or an AggregateFunction whose get_result_type() returns the type"
+            )
+        acc = accumulator_type if accumulator_type is not None else getattr(g, "get_accumulator_type", lambda: None)()
         return UdfSpec(
             "aggregate",
             g,
-            result_type=result_type,
+            result_type=rt,
             input_types=tuple(inputs) if inputs else None,
-            accumulator_type=accumulator_type,
+            accumulator_type=acc,
             func_type=ft,
             name=_name(g, name),
             deterministic=True if deterministic is None else deterministic,
@@ -212,16 +343,10 @@ def udaf(
     return _decorate(f, make)
 
 
-class TableAggregateFunction(UserDefinedFunction):
+class TableAggregateFunction(ImperativeAggregateFunction):
     """Subclass and define `create_accumulator`, `accumulate(acc, *args)`, `emit_value(acc)`
     yielding the rows to emit (tuples / Row / values) and, for updating inputs,
     `retract(acc, *args)`. Used with `Table.flat_aggregate` (`streamsql.udf.udtaf`)."""
-
-    def create_accumulator(self) -> Any:
-        raise NotImplementedError
-
-    def accumulate(self, accumulator: Any, *args: Any) -> None:
-        raise NotImplementedError
 
     def emit_value(self, accumulator: Any) -> Any:
         raise NotImplementedError

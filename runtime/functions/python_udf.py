@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from runtime.errors import JobError
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.row import Row
 from runtime.types import DataType
 
 
@@ -61,6 +62,31 @@ def python_udf(args: list[ArgValue], types: list[DataType], result_type: DataTyp
         return _result(values, result_type, n, name)
     if spec.func_type == "arrow":
         return _result(fn(*cols), result_type, n, name)
-    py = [c.to_pylist() for c in cols]
+    py = [python_values(c, t) for c, t in zip(cols, types[1:], strict=True)]
     out = [fn(*row) for row in zip(*py, strict=True)] if py else [fn() for _ in range(n)]
     return _result(out, result_type, n, name)
+
+
+def python_values(arr: pa.Array, dt: DataType) -> list[Any]:
+    """A column as the Python values a function receives: ROW values as named `Row`s (as
+    PyFlink passes them), inside arrays and maps too; everything else as Arrow gives it."""
+    values = arr.to_pylist()
+    return values if not _has_row(dt) else [_convert(v, dt) for v in values]
+
+
+def _has_row(dt: DataType) -> bool:
+    return dt.name == "ROW" or any(_has_row(c) for c in dt.children or ())
+
+
+def _convert(v: Any, dt: DataType) -> Any:
+    if v is None:
+        return None
+    if dt.name == "ROW":
+        children = dt.children or ()
+        names = tuple(dt.field_names or ())
+        return Row.of(tuple(_convert(v.get(n), c) for n, c in zip(names, children, strict=True)), names)
+    if dt.name in ("ARRAY", "MULTISET") and dt.children:
+        return [_convert(x, dt.children[0]) for x in v]
+    if dt.name == "MAP" and dt.children:
+        return [(_convert(k, dt.children[0]), _convert(x, dt.children[1])) for k, x in v]
+    return v

@@ -33,34 +33,9 @@ from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.row import Row
 from runtime.state import KeyedStateBackend, create_backend
-from runtime.udf_registry import UdfSpec, resolve
-
-
-class InputRow(tuple):  # noqa: SLOT001 - a tuple with field access, like PyFlink's Row
-    """The whole input row handed to `accumulate` (fields by index, name or attribute)."""
-
-    _names: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, values: tuple[Any, ...], names: tuple[str, ...]) -> InputRow:
-        row = cls(values)
-        row._names = names
-        return row
-
-    def __getitem__(self, item: Any) -> Any:  # type: ignore[override]
-        if isinstance(item, str):
-            return tuple.__getitem__(self, self._names.index(item))
-        return tuple.__getitem__(self, item)
-
-    def __getattr__(self, name: str) -> Any:
-        names = object.__getattribute__(self, "_names")
-        if name in names:
-            return tuple.__getitem__(self, names.index(name))
-        raise AttributeError(name)
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(zip(self._names, self, strict=True))
+from runtime.udf_registry import UdfSpec, implements, resolve
 
 
 def as_values(r: Any, width: int, name: str) -> tuple[Any, ...]:
@@ -153,12 +128,12 @@ class GroupTableAggregateOperator(Operator):
 
     def _fold(self, data: pa.RecordBatch, slots: np.ndarray, signs: np.ndarray) -> None:
         fn = self.spec.func
-        retract = getattr(fn, "retract", None)
+        retract = fn.retract if implements(fn, "retract") else None
         cols = [data.column(i).to_pylist() for i in self.args]
         arg_rows: Any = list(zip(*cols, strict=True)) if cols else [()] * data.num_rows
         if self.row_arg:
             names = self.input_names or tuple(data.schema.names[i] for i in self.args)
-            arg_rows = [(InputRow.of(r, names),) for r in arg_rows]
+            arg_rows = [(Row.of(r, names),) for r in arg_rows]
         for slot, sign, args in zip(slots.tolist(), signs.tolist(), arg_rows, strict=True):  # per row: Python UDF
             acc = self.accs.get(slot)
             if acc is None:
