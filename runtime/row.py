@@ -19,6 +19,10 @@ class RowKind(Enum):
     def __str__(self) -> str:
         return self.short_string()
 
+    def to_j_row_kind(self) -> None:
+        """PyFlink's conversion to the Java RowKind: there is no JVM here."""
+        raise NotImplementedError("RowKind.to_j_row_kind converts to a Java object: streamsql has no JVM")
+
 
 class Row(tuple):  # noqa: SLOT001 - a tuple subclass like PyFlink's Row
     """A row with a kind and optional field names (access by index, name or attribute).

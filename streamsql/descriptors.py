@@ -125,8 +125,14 @@ class FormatDescriptor:
     options: dict[str, str] = field(default_factory=dict)
 
     @staticmethod
-    def for_format(fmt: str) -> FormatDescriptor.Builder:
-        return FormatDescriptor.Builder(fmt)
+    def for_format(format: str) -> FormatDescriptor.Builder:  # noqa: A002 - PyFlink's parameter name
+        return FormatDescriptor.Builder(format)
+
+    def get_format(self) -> str:
+        return self.format
+
+    def get_options(self) -> dict[str, str]:
+        return dict(self.options)
 
     class Builder:
         def __init__(self, fmt: str) -> None:
@@ -165,6 +171,12 @@ class TableDescriptor:
 
     def get_schema(self) -> Schema | None:
         return self.schema
+
+    def get_partition_keys(self) -> list[str]:
+        return list(self.partition_keys)
+
+    def get_comment(self) -> str | None:
+        return self.comment
 
     def to_ddl(self, name: str, temporary: bool = True, if_not_exists: bool = False) -> str:
         """The CREATE TABLE statement this descriptor stands for."""
@@ -230,8 +242,20 @@ class TableSchema(tuple):  # noqa: SLOT001 - a tuple of Fields, with PyFlink's T
     def get_field_count(self) -> int:
         return len(self)
 
-    def get_field_name(self, index: int) -> str | None:
-        return self[index].name if 0 <= index < len(self) else None
+    def get_field_name(self, field_index: int) -> str | None:
+        return self[field_index].name if 0 <= field_index < len(self) else None
+
+    def copy(self) -> TableSchema:
+        return TableSchema(self)
+
+    def to_row_data_type(self) -> DataType:
+        from runtime.types import ROW
+
+        return ROW([(f.name, f.type) for f in self])
+
+    @classmethod
+    def builder(cls) -> TableSchemaBuilder:
+        return TableSchemaBuilder()
 
     def get_field_data_type(self, field: int | str) -> DataType | None:
         if isinstance(field, int):
@@ -244,3 +268,17 @@ class TableSchema(tuple):  # noqa: SLOT001 - a tuple of Fields, with PyFlink's T
     def __str__(self) -> str:
         lines = [f"  `{f.name}` {f.type}" for f in self]
         return "(\n" + ",\n".join(lines) + "\n)"
+
+
+class TableSchemaBuilder:
+    """`TableSchema.builder().field('a', DataTypes.INT()).build()` (PyFlink's legacy builder)."""
+
+    def __init__(self) -> None:
+        self._fields: list[Field] = []
+
+    def field(self, name: str, data_type: DataType) -> TableSchemaBuilder:
+        self._fields.append(Field(name, data_type))
+        return self
+
+    def build(self) -> TableSchema:
+        return TableSchema(self._fields)

@@ -30,10 +30,13 @@ from runtime.types import BOOLEAN, STRING, Field
 from streamsql.config import TableConfig
 from streamsql.result import JobHandle, ResultKind, TableResult
 from streamsql.table_env_api import TableApiMixin, visible
+from streamsql.table_env_catalog import CatalogApiMixin
+from streamsql.unsupported import DATASTREAM, refuse
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from streamsql.common import Configuration
     from streamsql.table import Table
 
 _job_ids = itertools.count(1)
@@ -41,6 +44,9 @@ _job_ids = itertools.count(1)
 
 class EnvironmentSettings:
     """Runtime mode and initial configuration of a TableEnvironment."""
+
+    DEFAULT_BUILTIN_CATALOG = "default_catalog"
+    DEFAULT_BUILTIN_DATABASE = "default_database"
 
     def __init__(self, mode: str = "streaming", configuration: dict[str, str] | None = None) -> None:
         self.mode = mode
@@ -61,6 +67,17 @@ class EnvironmentSettings:
     def is_streaming_mode(self) -> bool:
         return self.mode == "streaming"
 
+    def get_built_in_catalog_name(self) -> str:
+        return self.configuration.get("table.builtin-catalog-name", self.DEFAULT_BUILTIN_CATALOG)
+
+    def get_built_in_database_name(self) -> str:
+        return self.configuration.get("table.builtin-database-name", self.DEFAULT_BUILTIN_DATABASE)
+
+    def get_configuration(self) -> Configuration:
+        from streamsql.common import Configuration
+
+        return Configuration.from_dict(self.to_configuration())
+
     def to_configuration(self) -> dict[str, str]:
         return {**self.configuration, "execution.runtime-mode": self.mode}
 
@@ -77,7 +94,16 @@ class EnvironmentSettings:
             self._mode = "batch"
             return self
 
-        def with_configuration(self, conf: dict[str, str]) -> EnvironmentSettings.Builder:
+        def with_built_in_catalog_name(self, built_in_catalog_name: str) -> EnvironmentSettings.Builder:
+            self._conf["table.builtin-catalog-name"] = built_in_catalog_name
+            return self
+
+        def with_built_in_database_name(self, built_in_database_name: str) -> EnvironmentSettings.Builder:
+            self._conf["table.builtin-database-name"] = built_in_database_name
+            return self
+
+        def with_configuration(self, config: Configuration | dict[str, str]) -> EnvironmentSettings.Builder:
+            conf = config if isinstance(config, dict) else config.to_dict()
             self._conf.update(conf)
             mode = conf.get("execution.runtime-mode")
             if mode:
@@ -88,7 +114,7 @@ class EnvironmentSettings:
             return EnvironmentSettings(self._mode, self._conf)
 
 
-class TableEnvironment(TableApiMixin):
+class TableEnvironment(TableApiMixin, CatalogApiMixin):
     """Runs Flink SQL in this process; the Table API methods come from TableApiMixin."""
 
     def __init__(self, settings: EnvironmentSettings | None = None) -> None:
@@ -102,8 +128,12 @@ class TableEnvironment(TableApiMixin):
         self.jobs: dict[str, JobHandle] = {}
 
     @staticmethod
-    def create(settings: EnvironmentSettings | dict[str, str] | None = None) -> TableEnvironment:
-        if isinstance(settings, dict):
+    def create(
+        environment_settings: EnvironmentSettings | Configuration | dict[str, str] | None = None,
+    ) -> TableEnvironment:
+        """A TableEnvironment from EnvironmentSettings or a Configuration (PyFlink's two forms)."""
+        settings = environment_settings
+        if settings is not None and not isinstance(settings, EnvironmentSettings):
             settings = EnvironmentSettings.new_instance().with_configuration(settings).build()
         return TableEnvironment(settings)
 
@@ -158,40 +188,45 @@ class TableEnvironment(TableApiMixin):
 
         return parse_script(sql)
 
-    def execute_sql(self, sql: str) -> TableResult:
+    def execute_sql(self, stmt: str) -> TableResult:
         """Run one statement (or a script: each in order; the last one's result returns)."""
-        statements = self.parse(sql)
+        statements = self.parse(stmt)
         if not statements:
             return TableResult.ok()
         result = TableResult.ok()
-        for stmt in statements:
-            result = self.execute_statement(stmt)
-            if stmt is not statements[-1] and result.job is not None:
+        for statement in statements:
+            result = self.execute_statement(statement)
+            if statement is not statements[-1] and result.job is not None:
                 result.wait()
         return result
 
-    def sql_query(self, sql: str) -> Table:
+    def sql_query(self, query: str) -> Table:
         from streamsql.table import Table
 
-        statements = self.parse(sql)
+        statements = self.parse(query)
         if len(statements) != 1 or not isinstance(statements[0], Query):
-            raise UnsupportedSqlError("sql_query() takes exactly one SELECT query", sql=sql, line=1, column=1)
+            raise UnsupportedSqlError("sql_query() takes exactly one SELECT query", sql=query, line=1, column=1)
         table = Table(self, statements[0])
         table._fields()  # validated now, as PyFlink's sql_query does
         return table
 
-    def explain_sql(self, sql: str, *details: str) -> str:
+    def explain_sql(self, stmt: str, *extra_details: Any) -> str:
+        sql = stmt
+        details = tuple(str(getattr(d, "name", d)) for d in extra_details)
         statements = self.parse(sql)
         if len(statements) != 1:
             raise UnsupportedSqlError("explain_sql() takes exactly one statement", sql=sql, line=1, column=1)
-        stmt = statements[0]
-        if not isinstance(stmt, Explain):
-            if not isinstance(stmt, (Query, InsertInto, StatementSet)):
+        parsed = statements[0]
+        if not isinstance(parsed, Explain):
+            if not isinstance(parsed, (Query, InsertInto, StatementSet)):
                 raise UnsupportedSqlError(
                     "only queries and INSERT statements can be explained", sql=sql, line=1, column=1
                 )
-            stmt = Explain(stmt, tuple(d.upper() for d in details), sql=stmt.sql, line=stmt.line, column=stmt.column)
-        return self._with_source(stmt, lambda: self._planner().explain(stmt))
+            parsed = Explain(
+                parsed, tuple(d.upper() for d in details), sql=parsed.sql, line=parsed.line, column=parsed.column
+            )
+        explain = parsed
+        return self._with_source(explain, lambda: self._planner().explain(explain))
 
     def execute_statement(self, stmt: Statement) -> TableResult:
         return self._with_source(stmt, lambda: self._execute(stmt))
@@ -396,3 +431,39 @@ def _parallelism(graph: Any) -> int:
         return int((getattr(graph, "config", None) or {}).get("parallelism.default") or 1)
     except (TypeError, ValueError):
         return 1
+
+
+class StreamTableEnvironment(TableEnvironment):
+    """PyFlink's StreamTableEnvironment: a streaming TableEnvironment. `create(env)` takes
+    the settings of a `streamsql.datastream.StreamExecutionEnvironment`; the DataStream
+    conversions need PyFlink's DataStream API and raise JvmRequiredError."""
+
+    @staticmethod
+    def create(  # type: ignore[override]
+        stream_execution_environment: Any = None,
+        environment_settings: EnvironmentSettings | None = None,
+    ) -> StreamTableEnvironment:
+        conf: dict[str, str] = {}
+        if stream_execution_environment is not None:
+            conf.update(stream_execution_environment.to_configuration())
+        settings = environment_settings or EnvironmentSettings.in_streaming_mode()
+        merged = {**settings.to_configuration(), **conf}
+        return StreamTableEnvironment(EnvironmentSettings(merged.get("execution.runtime-mode", "streaming"), merged))
+
+    def from_data_stream(self, data_stream: Any, *fields_or_schema: Any) -> Table:
+        refuse("StreamTableEnvironment.from_data_stream", DATASTREAM)
+
+    def from_changelog_stream(self, data_stream: Any, schema: Any = None, changelog_mode: Any = None) -> Table:
+        refuse("StreamTableEnvironment.from_changelog_stream", DATASTREAM)
+
+    def to_data_stream(self, table: Table) -> Any:
+        refuse("StreamTableEnvironment.to_data_stream", DATASTREAM)
+
+    def to_changelog_stream(self, table: Table, target_schema: Any = None, changelog_mode: Any = None) -> Any:
+        refuse("StreamTableEnvironment.to_changelog_stream", DATASTREAM)
+
+    def to_append_stream(self, table: Table, type_info: Any) -> Any:
+        refuse("StreamTableEnvironment.to_append_stream", DATASTREAM)
+
+    def to_retract_stream(self, table: Table, type_info: Any) -> Any:
+        refuse("StreamTableEnvironment.to_retract_stream", DATASTREAM)

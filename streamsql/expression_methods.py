@@ -89,14 +89,16 @@ class FunctionMethods:
     def truncate(self, n: Any = None) -> Expression:
         return _x._fn("TRUNCATE", self) if n is None else _x._fn("TRUNCATE", self, n)
 
-    def floor(self, unit: TimeIntervalUnit | None = None) -> Expression:
+    def floor(self, time_interval_unit: TimeIntervalUnit | None = None) -> Expression:
         """FLOOR(x), or FLOOR(x TO unit) for a temporal value."""
+        unit = time_interval_unit
         if unit is None:
             return _x._fn("FLOOR", self)
         a = self
         return _x.Expression(lambda c: f"FLOOR({a._render(c)} TO {_x._unit(unit)})")
 
-    def ceil(self, unit: TimeIntervalUnit | None = None) -> Expression:
+    def ceil(self, time_interval_unit: TimeIntervalUnit | None = None) -> Expression:
+        unit = time_interval_unit
         if unit is None:
             return _x._fn("CEIL", self)
         a = self
@@ -190,11 +192,11 @@ class FunctionMethods:
     def concat(self, other: Any) -> Expression:
         return _x._bin("||", self, other)
 
-    def starts_with(self, prefix: Any) -> Expression:
-        return _x._fn("STARTSWITH", self, prefix)
+    def starts_with(self, start_expr: Any) -> Expression:
+        return _x._fn("STARTSWITH", self, start_expr)
 
-    def ends_with(self, suffix: Any) -> Expression:
-        return _x._fn("ENDSWITH", self, suffix)
+    def ends_with(self, end_expr: Any) -> Expression:
+        return _x._fn("ENDSWITH", self, end_expr)
 
     @property
     def md5(self) -> Expression:

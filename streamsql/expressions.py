@@ -329,18 +329,19 @@ class Expression(FunctionMethods):
     def is_not_false(self) -> Expression:
         return _post(self, "IS NOT FALSE")
 
-    def between(self, lower: Any, upper: Any) -> Expression:
-        a, lo, hi = self, _e(lower), _e(upper)
+    def between(self, lower_bound: Any, upper_bound: Any) -> Expression:
+        a, lo, hi = self, _e(lower_bound), _e(upper_bound)
         return Expression(lambda c: f"({a._render(c)} BETWEEN {lo._render(c)} AND {hi._render(c)})")
 
-    def not_between(self, lower: Any, upper: Any) -> Expression:
-        a, lo, hi = self, _e(lower), _e(upper)
+    def not_between(self, lower_bound: Any, upper_bound: Any) -> Expression:
+        a, lo, hi = self, _e(lower_bound), _e(upper_bound)
         return Expression(lambda c: f"({a._render(c)} NOT BETWEEN {lo._render(c)} AND {hi._render(c)})")
 
-    def in_(self, first: Any, *rest: Any) -> Expression:
+    def in_(self, first_element_or_table: Any, *remaining_elements: Any) -> Expression:
         from streamsql.table import Table
 
         a = self
+        first, rest = first_element_or_table, remaining_elements
         if isinstance(first, Table):
             sub = first
             return Expression(lambda c: f"({a._render(c)} IN ({sub._sql_for(c)}))")
@@ -366,8 +367,8 @@ class Expression(FunctionMethods):
     def then(self, if_true: Any, if_false: Any) -> Expression:
         return if_then_else(self, if_true, if_false)
 
-    def if_null(self, replacement: Any) -> Expression:
-        return _fn("IFNULL", self, replacement)
+    def if_null(self, null_replacement: Any) -> Expression:
+        return _fn("IFNULL", self, null_replacement)
 
     # ------------------------------------------------------------------ temporal
     @property
@@ -382,9 +383,9 @@ class Expression(FunctionMethods):
     def to_time(self) -> Expression:
         return self.cast(_types().TIME(0))
 
-    def extract(self, unit: TimeIntervalUnit | str) -> Expression:
+    def extract(self, time_interval_unit: TimeIntervalUnit | str) -> Expression:
         a = self
-        return Expression(lambda c: f"EXTRACT({_unit(unit)} FROM {a._render(c)})")
+        return Expression(lambda c: f"EXTRACT({_unit(time_interval_unit)} FROM {a._render(c)})")
 
     def date_format(self, fmt: Any) -> Expression:
         return _fn("DATE_FORMAT", self, fmt)

@@ -478,6 +478,10 @@ class WindowGroupedTable:
     def __init__(self, table: Table, window: GroupWindow, keys: list[Expression]) -> None:
         self._table, self._window, self._keys = table, window, keys
 
+    def aggregate(self, func: Expression) -> WindowAggregatedTable:
+        """An aggregate function (udaf) per window and key: finish with `select(...)`."""
+        return WindowAggregatedTable(self, func)
+
     def select(self, *fields: Any) -> Table:
         t = self._table
         base = t._ctx()
@@ -502,3 +506,16 @@ class OverWindowedTable:
         base = t._ctx()
         ctx = t._ctx(over_windows={w.name or "": w.render(base) for w in self._windows})
         return t._derive(t._spec.with_select(render_all(to_expressions(fields, t._names), ctx)))
+
+
+class WindowAggregatedTable:
+    """`window(...).group_by(...).aggregate(f(...).alias('x'))`: finish with `select(...)`."""
+
+    def __init__(self, grouped: WindowGroupedTable, func: Expression) -> None:
+        self._grouped, self._func = grouped, func
+
+    def select(self, *fields: Any) -> Table:
+        func = self._func if self._func._names else self._func.alias("f0")
+        window = self._grouped._window.name
+        keys = [k for k in self._grouped._keys if k._column != window]
+        return self._grouped.select(*keys, func).select(*fields)

@@ -37,17 +37,38 @@ class TableApiMixin:
         t._fields()
         return t
 
-    def create_temporary_table(self, path: str, descriptor: TableDescriptor) -> None:
+    def create_temporary_table(self, path: str, descriptor: TableDescriptor, ignoreIfExists: bool = False) -> None:  # noqa: N803 - PyFlink's parameter name
+        if ignoreIfExists and self.catalog.get(_path(path)) is not None:  # type: ignore[attr-defined]
+            return
         self.execute_sql(descriptor.to_ddl(path, temporary=True))  # type: ignore[attr-defined]
 
-    def create_table(self, path: str, descriptor: TableDescriptor, ignore_if_exists: bool = False) -> bool:
+    def create_table(
+        self,
+        path: str,
+        descriptor: TableDescriptor,
+        ignoreIfExists: bool = False,  # noqa: N803 - PyFlink's parameter name
+        *,
+        ignore_if_exists: bool | None = None,
+    ) -> bool:
+        ignore_if_exists = ignoreIfExists if ignore_if_exists is None else ignore_if_exists
         if ignore_if_exists and self.catalog.get(_path(path)) is not None:  # type: ignore[attr-defined]
             return False
         self.execute_sql(descriptor.to_ddl(path, temporary=False, if_not_exists=ignore_if_exists))  # type: ignore[attr-defined]
         return True
 
-    def create_temporary_view(self, view_path: str, table: Table) -> None:
-        """Register `table` under `view_path` (usable from SQL and from_path)."""
+    def create_temporary_view(self, view_path: str, table_or_data_stream: Table, *fields_or_schema: Any) -> None:
+        """Register a Table under `view_path` (usable from SQL and from_path); with field
+        names, its columns are renamed (a DataStream needs PyFlink's DataStream API)."""
+        from streamsql.table import Table
+
+        if not isinstance(table_or_data_stream, Table):
+            from streamsql.unsupported import DATASTREAM, refuse
+
+            refuse("create_temporary_view of a DataStream", DATASTREAM)
+        table = table_or_data_stream
+        if fields_or_schema:
+            names = [getattr(f, "_column", None) or str(f) for f in fields_or_schema]
+            table = table.alias(*names)
         self.execute_sql(f"CREATE TEMPORARY VIEW {_path_sql(view_path)} AS {table.to_sql()}")  # type: ignore[attr-defined]
 
     def _drop(self, kind: str, path: str) -> bool:

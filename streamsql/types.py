@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from runtime import types as t_
 from runtime.types import DataType
 from streamsql.row import Row, RowKind
+from streamsql.unsupported import jvm_only_class
 
 __all__ = ["DataType", "DataTypes", "Row", "RowField", "RowKind", "UserDefinedType"]
 
@@ -186,11 +187,7 @@ class DataTypes:
         raise ValueError(f"an INTERVAL cannot mix year-month and day-time units: {sorted(units)}")
 
 
-class UserDefinedType:
-    """PyFlink's base for Python user-defined types backed by a Java class: they need the JVM."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise NotImplementedError(
-            "UserDefinedType maps a Python class to a Java class and needs the JVM; "
-            "use a ROW type (DataTypes.ROW) for structured values in streamsql"
-        )
+UserDefinedType = jvm_only_class(
+    "UserDefinedType",
+    "it maps a Python class to a Java class (a JVM); use a ROW type (DataTypes.ROW) for structured values",
+)

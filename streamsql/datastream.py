@@ -1,0 +1,90 @@
+"""The part of `pyflink.datastream` a Table API program touches (import rule:
+`pyflink.datastream` → `streamsql.datastream`).
+
+PyFlink's Table API examples start from `StreamExecutionEnvironment.get_execution_environment()`
+to make a `StreamTableEnvironment`; here that environment only carries the settings such a
+program sets on it (parallelism, runtime mode, checkpointing), which become the table
+environment's configuration. DataStream operations themselves are not implemented: they
+raise JvmRequiredError naming the Table API or SQL instead.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from streamsql.unsupported import DATASTREAM, jvm_only_class, refuse
+
+__all__ = ["CheckpointingMode", "DataStream", "RuntimeExecutionMode", "StreamExecutionEnvironment"]
+
+
+class RuntimeExecutionMode(Enum):
+    STREAMING = 0
+    BATCH = 1
+    AUTOMATIC = 2
+
+
+class CheckpointingMode(Enum):
+    EXACTLY_ONCE = 0
+    AT_LEAST_ONCE = 1
+
+
+class StreamExecutionEnvironment:
+    """Settings of a streaming program; `StreamTableEnvironment.create(env)` takes them."""
+
+    def __init__(self, j_stream_execution_environment: Any = None) -> None:
+        self._config: dict[str, str] = {}
+
+    @staticmethod
+    def get_execution_environment(configuration: Any = None) -> StreamExecutionEnvironment:
+        env = StreamExecutionEnvironment()
+        if configuration is not None:
+            env._config.update(configuration if isinstance(configuration, dict) else configuration.to_dict())
+        return env
+
+    def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
+        self._config["parallelism.default"] = str(int(parallelism))
+        return self
+
+    def get_parallelism(self) -> int:
+        return int(self._config.get("parallelism.default", "1"))
+
+    def set_max_parallelism(self, max_parallelism: int) -> StreamExecutionEnvironment:
+        self._config["pipeline.max-parallelism"] = str(int(max_parallelism))
+        return self
+
+    def get_max_parallelism(self) -> int:
+        return int(self._config.get("pipeline.max-parallelism", "128"))
+
+    def set_runtime_mode(self, execution_mode: RuntimeExecutionMode) -> StreamExecutionEnvironment:
+        self._config["execution.runtime-mode"] = execution_mode.name.lower()
+        return self
+
+    def enable_checkpointing(self, interval: int, mode: CheckpointingMode | None = None) -> StreamExecutionEnvironment:
+        self._config["execution.checkpointing.interval"] = f"{int(interval)} ms"
+        if mode is not None:
+            self._config["execution.checkpointing.mode"] = mode.name
+        return self
+
+    def configure(self, configuration: Any) -> None:
+        self._config.update(configuration if isinstance(configuration, dict) else configuration.to_dict())
+
+    def add_python_file(self, file_path: str) -> None:
+        import os
+        import sys
+
+        path = os.path.abspath(file_path)
+        entry = path if os.path.isdir(path) else os.path.dirname(path)
+        if entry not in sys.path:
+            sys.path.insert(0, entry)
+
+    def to_configuration(self) -> dict[str, str]:
+        return dict(self._config)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        refuse(f"StreamExecutionEnvironment.{name}", DATASTREAM)
+
+
+DataStream = jvm_only_class("DataStream", DATASTREAM)
