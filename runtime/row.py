@@ -3,6 +3,7 @@ receive for ROW values (re-exported by `streamsql.row`, `streamsql.common`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from enum import Enum
 from typing import Any
 
@@ -24,31 +25,39 @@ class RowKind(Enum):
         raise NotImplementedError("RowKind.to_j_row_kind converts to a Java object: streamsql has no JVM")
 
 
-class Row(tuple):  # noqa: SLOT001 - a tuple subclass like PyFlink's Row
-    """A row with a kind and optional field names (access by index, name or attribute).
+class Row:
+    """A row with a kind and optional field names, as PyFlink's: fields by index, name or
+    attribute, and mutable (an aggregate function's `Row(0, 0)` accumulator is updated in
+    place). `Row(1, 'a')`, `Row(name='Alice', age=11)`; `Person = Row('name', 'age')` makes a
+    row "class" whose call `Person('Alice', 11)` gives a named row.
 
-    As in PyFlink: `Row(1, 'a')`, `Row(name='Alice', age=11)`, and `Person = Row('name',
-    'age')` makes a row "class" whose call `Person('Alice', 11)` gives a named row.
+    Beyond PyFlink, a Row also equals the plain tuple of its values and sorts like it, so
+    rows collected from a result compare with tuples in tests and notebooks.
     """
+
+    __slots__ = ("_fields", "_kind", "_values")
 
     _fields: tuple[str, ...] | None
     _kind: RowKind
+    _values: list[Any]
 
-    def __new__(cls, *values: Any, **named: Any) -> Row:
-        if values and named:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and kwargs:
             raise ValueError("Can not use both args and kwargs to create Row")
-        if named:
-            row = super().__new__(cls, tuple(named.values()))
-            row._fields = tuple(named.keys())
+        if kwargs:
+            self._fields = tuple(kwargs)
+            self._values = list(kwargs.values())
         else:
-            row = super().__new__(cls, values)
-            row._fields = None
-        row._kind = RowKind.INSERT
-        return row
+            self._fields = None
+            self._values = list(args)
+        self._kind = RowKind.INSERT
 
     @classmethod
-    def of(cls, values: tuple[Any, ...], names: tuple[str, ...] | None, kind: RowKind = RowKind.INSERT) -> Row:
-        row = super().__new__(cls, values)
+    def of(
+        cls, values: tuple[Any, ...] | list[Any], names: tuple[str, ...] | None, kind: RowKind = RowKind.INSERT
+    ) -> Row:
+        row = cls.__new__(cls)
+        row._values = list(values)
         row._fields = names
         row._kind = kind
         return row
@@ -63,7 +72,7 @@ class Row(tuple):  # noqa: SLOT001 - a tuple subclass like PyFlink's Row
         """A row "class" (`Row('name', 'age')`) called with values gives a named row."""
         if len(args) > len(self):
             raise ValueError(f"Can not create Row with fields {self!r}, expected {len(self)} values but got {args}")
-        return Row.of(tuple(args), tuple(str(f) for f in self), self._kind)
+        return Row.of(tuple(args), tuple(str(f) for f in self._values), self._kind)
 
     def get_row_kind(self) -> RowKind:
         return self._kind
@@ -75,7 +84,12 @@ class Row(tuple):  # noqa: SLOT001 - a tuple subclass like PyFlink's Row
         self._fields = tuple(field_names)
 
     def get_fields_by_names(self, names: list[str]) -> list[Any]:
-        return [self[n] for n in names]
+        if self._fields is None or list(names) == list(self._fields):
+            return list(self._values)
+        missing = [n for n in names if n not in self._fields]
+        if missing:
+            raise KeyError(f"Field names {missing} not exist in {list(self._fields)}.")
+        return [self._values[self._fields.index(n)] for n in names]
 
     def as_dict(self, recursive: bool = False) -> dict[str, Any]:
         if self._fields is None:
@@ -90,28 +104,80 @@ class Row(tuple):  # noqa: SLOT001 - a tuple subclass like PyFlink's Row
                 return {k: conv(x) for k, x in v.items()}
             return v
 
-        return {n: (conv(v) if recursive else v) for n, v in zip(self._fields, self, strict=True)}
+        return {n: (conv(v) if recursive else v) for n, v in zip(self._fields, self._values, strict=True)}
+
+    def as_tuple(self) -> tuple[Any, ...]:
+        """The values as a tuple, nested Rows too (what Arrow takes for a ROW value)."""
+        return tuple(v.as_tuple() if isinstance(v, Row) else v for v in self._values)
+
+    def _index(self, item: str) -> int:
+        if self._fields is None or item not in self._fields:
+            raise KeyError(item)
+        return self._fields.index(item)
+
+    def __getitem__(self, item: Any) -> Any:
+        if isinstance(item, str):
+            return self._values[self._index(item)]
+        return self._values[item]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if isinstance(key, str):
+            self._values[self._index(key)] = value
+        else:
+            self._values[key] = value
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        fields = self._fields
+        if fields is not None and name in fields:
+            return self._values[fields.index(name)]
+        raise AttributeError(name)
 
     def __contains__(self, item: object) -> bool:
         if self._fields is not None:
             return item in self._fields
-        return tuple.__contains__(self, item)
+        return item in self._values
 
-    def __getitem__(self, item: Any) -> Any:  # type: ignore[override]
-        if isinstance(item, str):
-            if self._fields is None or item not in self._fields:
-                raise KeyError(item)
-            return tuple.__getitem__(self, self._fields.index(item))
-        return tuple.__getitem__(self, item)
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._values)
 
-    def __getattr__(self, name: str) -> Any:
-        fields = object.__getattribute__(self, "_fields")
-        if fields is not None and name in fields:
-            return tuple.__getitem__(self, fields.index(name))
-        raise AttributeError(name)
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Row):
+            if (self._fields is None) != (other._fields is None) or self._kind != other._kind:
+                return False
+            if self._fields is not None and other._fields is not None:
+                if sorted(self._fields) != sorted(other._fields):
+                    return False
+                return all(self[n] == other[n] for n in self._fields)
+            return self._values == other._values
+        if isinstance(other, tuple):
+            return tuple(self._values) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._values))
+
+    def __lt__(self, other: object) -> bool:
+        return tuple(self._values) < tuple(other)  # type: ignore[call-overload]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Row.of, (tuple(self._values), self._fields, self._kind))
 
     def __repr__(self) -> str:
         # PyFlink's text: named rows as Row(a=1, b='x'), others as <Row(1, 'x')>.
         if self._fields:
-            return "Row(" + ", ".join(f"{n}={v!r}" for n, v in zip(self._fields, self, strict=True)) + ")"
-        return "<Row(" + ", ".join(repr(v) for v in self) + ")>"
+            return "Row(" + ", ".join(f"{n}={v!r}" for n, v in zip(self._fields, self._values, strict=True)) + ")"
+        return "<Row(" + ", ".join(repr(v) for v in self._values) + ")>"
+
+
+def arrow_value(v: Any) -> Any:
+    """A Python value as Arrow takes it: Rows (also inside lists) as tuples."""
+    if isinstance(v, Row):
+        return tuple(arrow_value(x) for x in v)
+    if isinstance(v, list):
+        return [arrow_value(x) for x in v]
+    return v

@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from runtime.aggregates.accumulators import Accumulator
 from runtime.errors import JobError
+from runtime.row import arrow_value
 from runtime.udf_registry import UdfSpec, implements, resolve
 
 
@@ -55,7 +56,7 @@ class _UdafBase(Accumulator):
 
     def _result_array(self, values: list[Any]) -> pa.Array:
         try:
-            return pa.array(values, type=self.arrow_type, from_pandas=True)
+            return pa.array([arrow_value(v) for v in values], type=self.arrow_type, from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
             raise JobError(
                 f"Aggregate function {self.name} returned a value that is not {self.result_type}: {e}"

@@ -954,7 +954,22 @@ def to_expressions(items: tuple[Any, ...], columns: Callable[[], list[str]] | No
 
 def call_sql_plain(text: str) -> Expression:
     """Unparenthesized SQL text (it may hold `AS alias` or a list)."""
-    return Expression(lambda c: text)
+    return Expression(lambda c: text, special="SQL_TEXT")
+
+
+def with_default_names(exprs: list[Expression]) -> list[Expression]:
+    """Flink's Table API names each unnamed expression of a projection `EXPR$0`, `EXPR$1`,
+    ... counting only the unnamed ones (SQL instead numbers them by their position in the
+    SELECT list); column references keep their column's name."""
+    out: list[Expression] = []
+    n = 0
+    for e in exprs:
+        if e._names or e._column is not None or e._special is not None or e._order is not None:
+            out.append(e)
+        else:
+            out.append(e.alias(f"EXPR${n}"))
+            n += 1
+    return out
 
 
 def _install_udf_call_hook() -> None:

@@ -15,7 +15,16 @@ from typing import TYPE_CHECKING, Any
 from planner.errors import SqlValidationError, did_you_mean
 from planner.statements import Explain, Query
 from streamsql.descriptors import TableDescriptor, TableSchema
-from streamsql.expressions import Expression, RenderCtx, col, quote, to_expressions, type_sql, udf_call
+from streamsql.expressions import (
+    Expression,
+    RenderCtx,
+    col,
+    quote,
+    to_expressions,
+    type_sql,
+    udf_call,
+    with_default_names,
+)
 from streamsql.table_lowering import SelectSpec, fresh_alias, render_all, render_ctx
 from streamsql.window import GroupWindow, OverWindow
 
@@ -100,7 +109,7 @@ class Table:
 
     # ------------------------------------------------------------------ relational operations
     def select(self, *fields: Any) -> Table:
-        exprs = to_expressions(fields, self._names)
+        exprs = with_default_names(to_expressions(fields, self._names))
         ctx = self._ctx()
         return self._derive(self._spec.with_select(render_all(exprs, ctx)))
 
@@ -435,9 +444,8 @@ class GroupedTable:
     def select(self, *fields: Any) -> Table:
         t = self._table
         ctx = t._ctx()
-        return t._derive(
-            t._spec.with_group(render_all(self._keys, ctx), render_all(to_expressions(fields, t._names), ctx))
-        )
+        items = render_all(with_default_names(to_expressions(fields, t._names)), ctx)
+        return t._derive(t._spec.with_group(render_all(self._keys, ctx), items))
 
     def aggregate(self, func: Expression) -> AggregatedTable:
         return AggregatedTable(self._table, self._keys, func)
@@ -491,7 +499,9 @@ class WindowGroupedTable:
                 f"A group window aggregation must group by the window alias: group_by(col('{self._window.name}'), ...)"
             )
         keys = render_all(self._keys, ctx)
-        return t._derive(t._spec.with_group(keys, render_all(to_expressions(fields, t._names), ctx)))
+        return t._derive(
+            t._spec.with_group(keys, render_all(with_default_names(to_expressions(fields, t._names)), ctx))
+        )
 
 
 class OverWindowedTable:
@@ -505,7 +515,7 @@ class OverWindowedTable:
         t = self._table
         base = t._ctx()
         ctx = t._ctx(over_windows={w.name or "": w.render(base) for w in self._windows})
-        return t._derive(t._spec.with_select(render_all(to_expressions(fields, t._names), ctx)))
+        return t._derive(t._spec.with_select(render_all(with_default_names(to_expressions(fields, t._names)), ctx)))
 
 
 class WindowAggregatedTable:

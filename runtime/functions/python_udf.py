@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from runtime.errors import JobError
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
-from runtime.row import Row
+from runtime.row import Row, arrow_value
 from runtime.types import DataType
 
 
@@ -38,6 +38,8 @@ def _result(values: Any, result_type: DataType, n: int, name: str) -> pa.Array:
     if isinstance(values, pa.Array):
         arr = values if values.type == target else values.cast(target)
     else:
+        if _has_row(result_type):
+            values = [arrow_value(v) for v in values]
         try:
             arr = pa.array(values, type=target, from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:

@@ -20,6 +20,7 @@ from runtime.batch import data_columns, data_width
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.row import Row, arrow_value
 
 
 def _collection_parts(arr: pa.Array, element: str) -> tuple[np.ndarray, np.ndarray, pa.Array]:
@@ -112,12 +113,14 @@ class CorrelateOperator(Operator):
     # ------------------------------------------------------------------ Python UDTF
     def _call_udtf(self, data: pa.RecordBatch) -> tuple[np.ndarray, list[pa.Array]]:
         from runtime.expr.evaluator import evaluate_many
+        from runtime.functions.python_udf import python_values
         from runtime.udf_registry import resolve
 
         if self._udtf is None:
             self._udtf = resolve(self.function["udf"]).call_target()
-        args = evaluate_many(list(self.function["args"]), data, eval_context(self.ctx, data.num_rows))
-        py_args = [a.to_pylist() for a in args]
+        exprs = list(self.function["args"])
+        args = evaluate_many(exprs, data, eval_context(self.ctx, data.num_rows))
+        py_args = [python_values(a, e.type) for a, e in zip(args, exprs, strict=True)]
         width = len(self.node.schema) - data.num_columns
         parent: list[int] = []
         rows: list[tuple[Any, ...]] = []
@@ -138,11 +141,8 @@ class CorrelateOperator(Operator):
 
 
 def _as_tuple(r: Any, width: int) -> tuple[Any, ...]:
-    if isinstance(r, (tuple, list)):
-        return tuple(r)
-    values = getattr(r, "_values", None)
-    if values is not None:
-        return tuple(values)
+    if isinstance(r, (tuple, list, Row)):
+        return tuple(arrow_value(v) for v in r)
     if width == 1:
         return (r,)
     raise TypeError(f"table function produced {r!r}; expected a row of {width} values")

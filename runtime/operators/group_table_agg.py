@@ -33,17 +33,15 @@ from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
-from runtime.row import Row
+from runtime.row import Row, arrow_value
 from runtime.state import KeyedStateBackend, create_backend
 from runtime.udf_registry import UdfSpec, implements, resolve
 
 
 def as_values(r: Any, width: int, name: str) -> tuple[Any, ...]:
     """One row yielded by `emit_value` as a tuple of `width` values."""
-    if isinstance(r, (tuple, list)):
-        values = tuple(r)
-    elif getattr(r, "_values", None) is not None:
-        values = tuple(r._values)
+    if isinstance(r, (tuple, list, Row)):
+        values = tuple(arrow_value(v) for v in r)
     elif width == 1:
         values = (r,)
     else:
