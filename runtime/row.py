@@ -162,7 +162,7 @@ class Row:
         return hash(tuple(self._values))
 
     def __lt__(self, other: object) -> bool:
-        return tuple(self._values) < tuple(other)  # type: ignore[call-overload]
+        return tuple(self._values) < tuple(other)  # type: ignore[call-overload,arg-type]
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Row.of, (tuple(self._values), self._fields, self._kind))

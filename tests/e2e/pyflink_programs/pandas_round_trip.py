@@ -1,7 +1,6 @@
 """pandas in and out: from_pandas, Table operations, to_pandas."""
 
 import pandas as pd
-
 from pyflink.table import DataTypes, EnvironmentSettings, TableEnvironment
 from pyflink.table.expressions import col
 

@@ -56,9 +56,9 @@ def main() -> None:
     ).execute().print()
 
     print("over")
-    events.over_window(
-        Over.partition_by(col("name")).order_by(col("ts")).preceding(UNBOUNDED_RANGE).alias("w")
-    ).select(col("name"), col("ts"), col("price").sum.over(col("w")).alias("running")).execute().print()
+    events.over_window(Over.partition_by(col("name")).order_by(col("ts")).preceding(UNBOUNDED_RANGE).alias("w")).select(
+        col("name"), col("ts"), col("price").sum.over(col("w")).alias("running")
+    ).execute().print()
 
 
 if __name__ == "__main__":
