@@ -1,77 +1,47 @@
-"""sqlglot `exp.DataType` → `DataType`.
+"""sqlglot `exp.DataType` → `DataType` for the binder, with a positioned error.
 
-The parser's `planner.dialect.types.to_data_type` is the authority; this module falls back
-to a local conversion of the common types while that module is missing or declines.
+`planner.dialect.types.to_data_type` is the one conversion; this wrapper only turns its
+`UnknownTypeError` into a `SqlValidationError` at the type (or at `at`, the expression the
+type belongs to, when the type node carries no position), as Calcite reports an unknown
+type name: "Unknown identifier 'NOSUCHTYPE'".
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from runtime.types import MAX_VARCHAR, DataType
-
-_SIMPLE = {
-    "INT": "INT",
-    "UINT": "INT",
-    "BIGINT": "BIGINT",
-    "SMALLINT": "SMALLINT",
-    "TINYINT": "TINYINT",
-    "FLOAT": "FLOAT",
-    "DOUBLE": "DOUBLE",
-    "BOOLEAN": "BOOLEAN",
-    "DATE": "DATE",
-}
+from planner.binder.scope import error, node_position
+from planner.dialect.types import UnknownTypeError
+from planner.dialect.types import to_data_type as _convert
+from planner.errors import SqlValidationError
+from runtime.types import DataType
 
 
-def to_data_type(dt: exp.DataType) -> DataType:
-    """The Flink type a parsed type stands for."""
+def to_data_type(dt: exp.DataType, at: exp.Expression | None = None, sql: str | None = None) -> DataType:
+    """The Flink type a parsed type stands for; an unknown or malformed type is a
+    SqlValidationError located at the type name."""
     try:
-        from planner.dialect import types as dialect_types
-    except ImportError:
-        return _local(dt)
-    try:
-        return dialect_types.to_data_type(dt)
-    except Exception:  # noqa: BLE001 - fall back to the local conversion below
-        pass
-    return _local(dt)
+        return _convert(dt)
+    except UnknownTypeError as e:
+        if node_position(dt)[0] is None and at is not None and sql is not None:
+            line, col = _find_type_name(dt, at, sql)
+            if line is not None:
+                raise SqlValidationError(str(e), sql=sql, line=line, column=col) from None
+        where: exp.Expression | None = dt if node_position(dt)[0] is not None else at
+        raise error(SqlValidationError, str(e), where, sql) from None
 
 
-def _params(dt: exp.DataType) -> list[int]:
-    out = []
-    for p in dt.expressions:
-        if isinstance(p, exp.DataTypeParam) and isinstance(p.this, exp.Literal):
-            out.append(int(p.this.this))
-    return out
-
-
-def _local(dt: exp.DataType) -> DataType:
-    kind = dt.this.name if hasattr(dt.this, "name") else str(dt.this)
-    params = _params(dt)
-    nullable = dt.args.get("nullable") is not False
-    if kind in _SIMPLE:
-        return DataType(_SIMPLE[kind], nullable)
-    if kind in ("TEXT", "VARCHAR", "NVARCHAR") and not params:
-        return DataType("VARCHAR", nullable, precision=MAX_VARCHAR)
-    if kind in ("VARCHAR", "NVARCHAR"):
-        return DataType("VARCHAR", nullable, precision=params[0])
-    if kind in ("CHAR", "NCHAR"):
-        return DataType("CHAR", nullable, precision=params[0] if params else 1)
-    if kind in ("DECIMAL", "BIGDECIMAL"):
-        p = params[0] if params else 10
-        s = params[1] if len(params) > 1 else 0
-        return DataType("DECIMAL", nullable, precision=p, scale=s)
-    if kind in ("TIMESTAMP", "DATETIME"):
-        return DataType("TIMESTAMP", nullable, precision=params[0] if params else 6)
-    if kind in ("TIMESTAMPLTZ", "TIMESTAMPTZ"):
-        return DataType("TIMESTAMP_LTZ", nullable, precision=params[0] if params else 6)
-    if kind == "TIME":
-        return DataType("TIME", nullable, precision=params[0] if params else 0)
-    if kind in ("VARBINARY", "BINARY", "BLOB"):
-        if kind == "BINARY":
-            return DataType("BINARY", nullable, precision=params[0] if params else 1)
-        return DataType("VARBINARY", nullable, precision=params[0] if params else MAX_VARCHAR)
-    if kind == "ARRAY":
-        return DataType("ARRAY", nullable, children=(_local(dt.expressions[0]),))
-    if kind == "MAP":
-        return DataType("MAP", nullable, children=(_local(dt.expressions[0]), _local(dt.expressions[1])))
-    raise ValueError(f"unsupported type {dt.sql()}")
+def _find_type_name(dt: exp.DataType, at: exp.Expression, sql: str) -> tuple[int | None, int | None]:
+    """Where the type's name is written: its first occurrence at or after `at` (sqlglot
+    keeps no position on type nodes)."""
+    line, col = node_position(at)
+    if line is None or col is None:
+        return None, None
+    name = str(dt.args.get("kind") or dt.this.name if hasattr(dt.this, "name") else dt.this).split("(")[0]
+    lines = sql.split("\n")
+    start = sum(len(x) + 1 for x in lines[: line - 1]) + col - 1
+    found = sql.upper().find(name.upper(), start)
+    if found < 0:
+        return None, None
+    before = sql[:found]
+    return before.count("\n") + 1, found - (before.rfind("\n") + 1) + 1

@@ -16,9 +16,12 @@ from sqlglot import exp
 from planner.binder import json_sql
 from planner.binder.datatypes import to_data_type
 from planner.binder.scope import Scope, error
+from planner.dialect.flink import is_typed_literal
 from planner.binder.types import common_type, negate_literal, number_literal, plain
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.functions._common import calcite_name
+from runtime.functions.cast import cast_supported
 from runtime.functions.json_functions import mark_nested_json
 from runtime.functions.registry import FunctionTypeError, lookup
 from runtime.types import (
@@ -184,14 +187,50 @@ def function_args(node: exp.Expression) -> list[exp.Expression]:
     return out
 
 
+# Interval qualifiers with two fields (`DAY TO SECOND`): the literal's pattern (Calcite's)
+# and the milliseconds of each field after the first; YEAR TO MONTH counts months.
+_SPAN_PATTERNS = {
+    "YEAR TO MONTH": (r"(\d+)-(\d+)", (12, 1)),
+    "DAY TO HOUR": (r"(\d+) (\d+)", (86_400_000, 3_600_000)),
+    "DAY TO MINUTE": (r"(\d+) (\d+):(\d+)", (86_400_000, 3_600_000, 60_000)),
+    "DAY TO SECOND": (r"(\d+) (\d+):(\d+):(\d+(?:\.\d*)?)", (86_400_000, 3_600_000, 60_000, 1000)),
+    "HOUR TO MINUTE": (r"(\d+):(\d+)", (3_600_000, 60_000)),
+    "HOUR TO SECOND": (r"(\d+):(\d+):(\d+(?:\.\d*)?)", (3_600_000, 60_000, 1000)),
+    "MINUTE TO SECOND": (r"(\d+):(\d+(?:\.\d*)?)", (60_000, 1000)),
+}
+
+
 def interval_ms(node: exp.Interval, sql: str | None) -> Literal:
-    """`INTERVAL '10' SECOND` → Literal(10000, INTERVAL_DAY_TIME); months for YEAR/MONTH."""
+    """`INTERVAL '10' SECOND` → Literal(10000, INTERVAL_DAY_TIME); months for YEAR/MONTH;
+    two-field qualifiers (`'1-1' YEAR TO MONTH`, `'10 00:00:00.004' DAY TO SECOND`) too.
+    A leading precision (`DAY(3)`) only bounds the digits, so it is accepted and ignored."""
     unit_node = node.args.get("unit")
-    unit = (unit_node.name if unit_node is not None else "").upper()
+    if unit_node is not None and not isinstance(unit_node, exp.Var) and isinstance(unit_node, exp.Expression):
+        unit = unit_node.key.upper()  # DAY(3): sqlglot's Day(this=3)
+    else:
+        unit = (unit_node.name if unit_node is not None else "").upper()
+    unit = " ".join(unit.split())
     unit = unit[:-1] if unit.endswith("S") and unit[:-1] in (_DAY_TIME_MS.keys() | _YEAR_MONTH.keys()) else unit
     raw = node.this
     text = raw.name if isinstance(raw, exp.Literal) else (raw.sql() if raw is not None else "")
     text = text.strip()
+    sign = 1
+    if unit in _SPAN_PATTERNS:
+        if text[:1] in "+-":
+            sign = -1 if text[0] == "-" else 1
+            text = text[1:].strip()
+        pattern, weights = _SPAN_PATTERNS[unit]
+        m = re.fullmatch(pattern, text)
+        if m is None:
+            raise error(
+                SqlValidationError, f"Illegal interval literal format '{text}' for INTERVAL {unit}", node, sql
+            )
+        total = sum(float(g) * w for g, w in zip(m.groups(), weights, strict=True))
+        if unit == "YEAR TO MONTH":
+            if int(m.group(2)) > 11:
+                raise error(SqlValidationError, f"Illegal interval literal '{text}': month 12 or more", node, sql)
+            return Literal(sign * int(total), INTERVAL_YEAR_MONTH(nullable=False))
+        return Literal(sign * int(round(total)), INTERVAL_DAY_TIME(nullable=False))
     if unit in _DAY_TIME_MS:
         try:
             value = float(text)
@@ -205,6 +244,28 @@ def interval_ms(node: exp.Interval, sql: str | None) -> Literal:
         months = int(m.group(1)) * _YEAR_MONTH[unit] + (int(m.group(2)) if m.group(2) else 0)
         return Literal(months, INTERVAL_YEAR_MONTH(nullable=False))
     raise error(UnsupportedSqlError, f"Unsupported interval unit '{unit}'", node, sql)
+
+
+# Typed literal formats Calcite accepts (pattern, the format its error message names).
+_TYPED_LITERAL_FORMATS = {
+    "DATE": (r"[+-]?\d{1,4}-\d{1,2}-\d{1,2}", "yyyy-MM-dd"),
+    "TIME": (r"\d{1,2}:\d{1,2}:\d{1,2}(?:\.(?P<f>\d*))?", "HH:mm:ss"),
+    "TIMESTAMP": (
+        r"\d{1,4}-\d{1,2}-\d{1,2} \d{1,2}:\d{1,2}:\d{1,2}(?:\.(?P<f>\d*))?",
+        "yyyy-MM-dd HH:mm:ss",
+    ),
+    "TIMESTAMP_LTZ": (
+        r"\d{1,4}-\d{1,2}-\d{1,2} \d{1,2}:\d{1,2}:\d{1,2}(?:\.(?P<f>\d*))?",
+        "yyyy-MM-dd HH:mm:ss",
+    ),
+}
+
+
+def _in_gregorian_gap(text: str) -> bool:
+    """1582-10-05 .. 1582-10-14 do not exist in Java's GregorianCalendar, which Calcite
+    uses to check a DATE literal."""
+    m = re.fullmatch(r"0*1582-0*10-0*(\d+)", text)
+    return m is not None and 5 <= int(m.group(1)) <= 14
 
 
 class ExprBinder:
@@ -422,13 +483,41 @@ class ExprBinder:
         return self.call("case", args, node)
 
     def _cast(self, node: exp.Cast) -> Expr:
-        target = to_data_type(node.args["to"])
+        target = to_data_type(node.args["to"], node, self.sql)
+        if is_typed_literal(node) and isinstance(node.this, exp.Literal):
+            target = self._typed_literal_type(node, target)
         inner = self.bind(node.this)
         name = "try_cast" if isinstance(node, exp.TryCast) or node.args.get("safe") else "cast"
         if isinstance(inner, Literal) and inner.value is None:
             return Literal(None, target.with_nullable(True))
+        if not cast_supported(plain(inner.type), target):
+            raise self.err(
+                f"Cast function cannot convert value of type {calcite_name(inner.type)} "
+                f"to type {calcite_name(target)}",
+                node,
+            )
         nullable = inner.type.nullable or name == "try_cast"
         return Call(name, (inner,), target.with_nullable(nullable if target.nullable else False))
+
+    def _typed_literal_type(self, node: exp.Cast, target: DataType) -> DataType:
+        """The type of `TIMESTAMP '...'` / `TIME '...'` / `DATE '...'`: Calcite checks the
+        format at validation and gives a TIMESTAMP or TIME the precision of the fraction
+        written (`TIMESTAMP '2024-01-01 00:00:00'` is TIMESTAMP(0))."""
+        text = node.this.name
+        kind = {"TIMESTAMP_LTZ": "TIMESTAMP WITH LOCAL TIME ZONE"}.get(target.name, target.name)
+        fmt = _TYPED_LITERAL_FORMATS.get(target.name)
+        if fmt is None:
+            return target
+        pattern, shown = fmt
+        m = re.fullmatch(pattern, text.strip())
+        if m is None or (target.name == "DATE" and _in_gregorian_gap(text.strip())):
+            raise self.err(f"Illegal {kind} literal '{text}': not in format '{shown}'", node)
+        if target.name == "DATE":
+            return target
+        fraction = m.group("f") or ""
+        if len(fraction) > 9:
+            raise self.err(f"Illegal {kind} literal '{text}': not in format '{shown}'", node)
+        return DataType(target.name, target.nullable, precision=len(fraction))
 
     def _bracket(self, node: exp.Bracket) -> Expr:
         base = node.this

@@ -36,7 +36,7 @@ def bind_json_value(b: ExprBinder, node: exp.JSONValue) -> Expr:
     on_empty, empty_default = _behaviour(b, cond.args.get("empty") if cond else None)
     on_error, error_default = _behaviour(b, cond.args.get("error") if cond else None)
     returning = node.args.get("returning")
-    result = to_data_type(returning).with_nullable(True) if returning is not None else STRING()
+    result = to_data_type(returning, node, b.sql).with_nullable(True) if returning is not None else STRING()
     args = [b.bind(node.this), b.bind(node.args["path"]), on_empty, empty_default, on_error, error_default]
     b.call("json_value", args, node)  # type check of the document and path
     return Call("json_value", tuple(args), result)

@@ -47,6 +47,16 @@ def _unwrap_call(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _typed_literal(node: exp.Expression) -> exp.Expression:
+    node.meta["typed_literal"] = True
+    return node
+
+
+def is_typed_literal(node: exp.Expression) -> bool:
+    """Whether a Cast node is a typed literal (`TIMESTAMP '2024-01-01 00:00:00'`)."""
+    return bool(node._meta and node._meta.get("typed_literal"))  # noqa: SLF001 - read without creating meta
+
+
 class FlinkParser(BaseParser):
     """sqlglot's parser plus Flink's table functions, types, JSON and interval forms."""
 
@@ -67,6 +77,17 @@ class FlinkParser(BaseParser):
         k: v
         for k, v in BaseParser.FUNCTIONS.items()
         if k not in ("LOG", "CHAR_LENGTH", "CHARACTER_LENGTH", "NOW", "JSON_EXISTS", "LOCATE", "INSTR", "TYPEOF")
+    }
+
+    # `TIMESTAMP '...'`, `TIME '...'`, `DATE '...'`: typed literals, not CASTs. Calcite gives
+    # them the precision of the fraction written and checks their format at validation;
+    # the Cast node is marked so the binder can tell them from CAST('...' AS TIMESTAMP).
+    TYPE_LITERAL_PARSERS = {
+        **BaseParser.TYPE_LITERAL_PARSERS,
+        **{
+            kind: lambda self, this, dt: _typed_literal(self.expression(exp.Cast(this=this, to=dt)))
+            for kind in (exp.DType.TIMESTAMP, exp.DType.TIME, exp.DType.DATE, exp.DType.TIMESTAMPLTZ)
+        },
     }
 
     # Token where the most recent error was raised: parse.py turns it into line/column.

@@ -201,34 +201,109 @@ def _decimal_op(
     if op in ("plus", "minus"):
         need = max(ta_.precision - ta_.scale, tb_.precision - tb_.scale) + max(ta_.scale, tb_.scale) + 1
         if need > 38:
-            da, db = _widen(da, 76), _widen(db, 76)
+            da, db = _wide(da), _wide(db)
         res = (pc.add if op == "plus" else pc.subtract)(da, db)
     elif op == "times":
         if ta_.precision + tb_.precision + 1 > 38:
-            da, db = _widen(da, 76), _widen(db, 76)
+            da, db = _tight(da), _tight(db)
+            if da.type.precision + db.type.precision + 1 > 76:
+                return round_decimal(_decimal_product_exact(da, db, ctx), p, s)
+            if da.type.precision + db.type.precision + 1 > 38:
+                da, db = _wide(da), _wide(db)
         res = pc.multiply(da, db)
     else:
-        # Rescale the dividend so Arrow's quotient has at least s + 1 digits, then round.
-        s1 = max(ta_.scale, s + tb_.scale - tb_.precision)
-        p1 = ta_.precision - ta_.scale + s1
-        wide_p = p1 - s1 + tb_.scale + max(4, s1 + tb_.precision - tb_.scale + 1)
-        da = _prep(da, ta, decimal_type(p1 if wide_p <= 38 else max(p1, 39), s1))
-        if wide_p > 38 and isinstance(db, pa.Array | pa.Scalar) and db.type.precision <= 38:
-            db = _widen(db, max(db.type.precision, 39))
-        try:
-            res = pc.divide(da, db)
-        except pa.ArrowInvalid as e:
-            if "zero" in str(e).lower():
-                raise EvaluationError("Division by zero") from None
-            raise
+        res = _decimal_quotient(da, db, s, ctx)
     if isinstance(res, pa.Scalar):
         return round_decimal(pa.array([res.as_py()], res.type), p, s)[0]
     return round_decimal(res, p, s)
 
 
-def _widen(v: ArgValue, precision: int) -> ArgValue:
+def _tight(v: ArgValue) -> ArgValue:
+    """`v` cast to the fewest decimal digits its actual values need (same scale).
+
+    Arrow sizes a quotient by the declared precisions, so a COUNT (DECIMAL(19, 0)) divisor
+    under a SUM (DECIMAL(38, s)) would ask for more than 76 digits; the values nearly always
+    need far fewer. One reduction per batch, no per-row work."""
     t = v.type
-    return _prep(v, DataType("DECIMAL"), pa.decimal256(min(precision, 76), t.scale))
+    biggest = pc.max(pc.abs(v)) if isinstance(v, pa.Array) else (pc.abs(v) if v.is_valid else None)
+    if biggest is None or not biggest.is_valid:
+        return v
+    m = biggest.as_py()
+    int_digits = m.adjusted() + 1 if m >= 1 else 0
+    precision = max(int_digits + t.scale, 1)
+    if precision >= t.precision:
+        return v
+    return _prep(v, DataType("DECIMAL"), decimal_type(precision, t.scale))
+
+
+def _decimal_quotient(da: ArgValue, db: ArgValue, s: int, ctx: EvalContext) -> ArgValue:
+    """a / b with at least s + 1 fractional digits, truncated (round_decimal then rounds
+    HALF_UP to s, which equals Java's BigDecimal.divide(b, s, HALF_UP))."""
+    da, db = _tight(da), _tight(db)
+    ta, tb = da.type, db.type
+    # Arrow: quotient scale = max(4, s1 + p2 - s2 + 1); rescale the dividend to reach s + 1.
+    s1 = max(ta.scale, s + tb.scale - tb.precision)
+    p1 = ta.precision - ta.scale + s1
+    wide_p = p1 - s1 + tb.scale + max(4, s1 + tb.precision - tb.scale + 1)
+    if wide_p > 76:
+        return _decimal_quotient_exact(da, db, s, ctx)
+    if wide_p > 38:
+        da = _prep(da, DataType("DECIMAL"), pa.decimal256(p1, s1))
+        db = _wide(db)
+    else:
+        da = _prep(da, DataType("DECIMAL"), decimal_type(p1, s1))
+    try:
+        return pc.divide(da, db)
+    except pa.ArrowInvalid as e:
+        if "zero" in str(e).lower():
+            raise EvaluationError("Division by zero") from None
+        raise
+
+
+def _decimal_quotient_exact(da: ArgValue, db: ArgValue, s: int, ctx: EvalContext) -> ArgValue:
+    """a / b over values too wide for Arrow's 76-digit quotient (both near 38 digits): a
+    loop with Python Decimals at 80 digits of context, then the usual rounding."""
+    n = ctx.num_rows
+    out: list[decimal.Decimal | None] = []
+    with decimal.localcontext() as dctx:
+        dctx.prec = 80
+        quantum = decimal.Decimal(1).scaleb(-(s + 1))
+        for x, y in zip(to_array(da, n).to_pylist(), to_array(db, n).to_pylist(), strict=True):
+            if x is None or y is None:
+                out.append(None)
+            elif y == 0:
+                raise EvaluationError("Division by zero")
+            else:
+                out.append((x / y).quantize(quantum, rounding=decimal.ROUND_DOWN))
+    return pa.array(out, decimal_type(76, s + 1))
+
+
+def _decimal_product_exact(da: ArgValue, db: ArgValue, ctx: EvalContext) -> pa.Array:
+    """a * b over values whose exact product exceeds Arrow's 76 digits: Python Decimals
+    (rare: both factors near 38 significant digits); the caller rounds and NULLs overflow,
+    so a product is capped to 76 digits here (it overflows DECIMAL(38, s) anyway)."""
+    n = ctx.num_rows
+    scale = da.type.scale + db.type.scale
+    limit = decimal.Decimal(10) ** (76 - scale)
+    out: list[decimal.Decimal | None] = []
+    with decimal.localcontext() as dctx:
+        dctx.prec = 160
+        for x, y in zip(to_array(da, n).to_pylist(), to_array(db, n).to_pylist(), strict=True):
+            if x is None or y is None:
+                out.append(None)
+            else:
+                v = x * y
+                out.append(v if abs(v) < limit else limit.copy_sign(v) - decimal.Decimal(1).scaleb(-scale))
+    return pa.array(out, decimal_type(76, scale))
+
+
+def _wide(v: ArgValue) -> ArgValue:
+    """`v` as a 256-bit decimal of the same precision and scale: Arrow then sizes the
+    result from the real precisions and may go past 38 digits (up to 76)."""
+    t = v.type
+    if isinstance(t, pa.Decimal256Type):
+        return v
+    return _prep(v, DataType("DECIMAL"), pa.decimal256(t.precision, t.scale))
 
 
 def _decimal_mod(da: ArgValue, db: ArgValue, p: int, s: int, ctx: EvalContext) -> ArgValue:
