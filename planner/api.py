@@ -50,7 +50,7 @@ class Planner:
         """The logical plan as bound (EXPLAIN's abstract syntax tree)."""
         try:
             if isinstance(stmt, InsertInto):
-                return bind_insert(stmt, self.catalog, self.mode)
+                return bind_insert(stmt, self.catalog, self.mode, self.config)
             return bind_query(stmt.query, self.catalog, stmt.sql, self.mode)
         except SqlError as e:
             if e.sql is None:

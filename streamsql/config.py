@@ -187,6 +187,20 @@ KEYS: tuple[ConfigKey, ...] = (
         "amortize per-batch work, smaller ones show streaming updates in finer steps.",
     ),
     ConfigKey(
+        "table.exec.sink.not-null-enforcer",
+        "ERROR",
+        "A NULL written into a column declared NOT NULL (of an INSERT's sink, or of a query's result "
+        "type): ERROR fails the job naming the column; DROP drops the row silently.",
+        ("ERROR", "DROP"),
+    ),
+    ConfigKey(
+        "table.exec.sink.type-length-enforcer",
+        "IGNORE",
+        "A CHAR/VARCHAR/BINARY/VARBINARY value whose length differs from its sink column's: IGNORE "
+        "writes it as is; TRIM_PAD cuts it to the declared length and pads CHAR/BINARY up to it.",
+        ("IGNORE", "TRIM_PAD"),
+    ),
+    ConfigKey(
         "table.exec.mini-batch.enabled",
         "false",
         "STREAMING: insert a MiniBatchAssigner after each source / watermark assigner of a plan with a "

@@ -26,6 +26,7 @@ from planner.statements import (
     Statement,
     StatementSet,
 )
+from runtime.sink_constraints import enforce_not_null, not_null_action
 from runtime.types import BOOLEAN, STRING, Field
 from streamsql.config import TableConfig
 from streamsql.result import JobHandle, ResultKind, TableResult
@@ -296,9 +297,17 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
         executor = self._executor(graph, stop, stmt)  # the Spark runner refuses here, before running
 
+        # Flink's collect sink enforces NOT NULL result columns too (runtime.sink_constraints).
+        not_null = {i: f.name for i, f in enumerate(planned.schema) if not f.type.nullable}
+        action = not_null_action(graph.config)
+
         def batches() -> Iterator[pa.RecordBatch]:
             running.append(executor)
-            yield from executor.run()
+            if not not_null:
+                yield from executor.run()
+                return
+            for batch in executor.run():
+                yield enforce_not_null(batch, not_null, action)
 
         def watermark() -> int | None:
             return running[0].current_watermark if running else None

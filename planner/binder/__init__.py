@@ -7,6 +7,7 @@ FROM), `select` (one SELECT block), `types` (literal and common types).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -15,9 +16,10 @@ from planner.binder.query import BindContext, bind_query_node
 from planner.binder.scope import error
 from planner.binder.types import implicitly_castable, plain
 from planner.errors import SqlValidationError, UnsupportedSqlError
-from planner.logical import LogicalNode, LogicalProject, LogicalSink
+from planner.logical import LogicalFilter, LogicalNode, LogicalProject, LogicalSink
 from runtime.expr.ir import Call, Expr, InputRef, Literal
-from runtime.types import Field
+from runtime.sink_constraints import not_null_action, type_length_action
+from runtime.types import BOOLEAN, STRING, Field
 
 if TYPE_CHECKING:
     from planner.catalog import Catalog
@@ -32,8 +34,15 @@ def bind_query(query: exp.Expression, catalog: Catalog, sql: str | None = None, 
         return bind_query_node(BindContext(catalog, sql, mode.upper()), query)
 
 
-def bind_insert(stmt: InsertInto, catalog: Catalog, mode: str = "STREAMING") -> LogicalSink:
-    """INSERT INTO: the query, cast to the sink's column types, into a LogicalSink."""
+def bind_insert(
+    stmt: InsertInto, catalog: Catalog, mode: str = "STREAMING", config: Mapping[str, str] | None = None
+) -> LogicalSink:
+    """INSERT INTO: the query, cast to the sink's column types, into a LogicalSink.
+
+    The values are converted as Flink's sink does (runtime.sink_constraints): implicit casts
+    only; CHAR/VARCHAR/BINARY/VARBINARY lengths kept (type-length enforcer IGNORE) or cut
+    and padded (TRIM_PAD); a nullable value into a NOT NULL column fails the job on a NULL
+    (not-null enforcer ERROR) or drops the row (DROP)."""
     from planner.catalog import CatalogTable, CatalogView
 
     table = catalog.lookup(stmt.table, None, stmt.sql)
@@ -70,6 +79,9 @@ def bind_insert(stmt: InsertInto, catalog: Catalog, mode: str = "STREAMING") -> 
             raise _mismatch(shown, q_fields, sink_fields, stmt, "Different number of columns.")
         exprs = [InputRef(i, f.type) for i, f in enumerate(q_fields)]
     out: list[Expr] = []
+    length_action = type_length_action(config)
+    not_null = not_null_action(config)
+    drop: list[Expr] = []  # DROP: IS NOT NULL conditions of the NOT NULL columns
     for e, f in zip(exprs, sink_fields, strict=True):
         assert e is not None
         if isinstance(e, Literal):
@@ -83,8 +95,10 @@ def bind_insert(stmt: InsertInto, catalog: Catalog, mode: str = "STREAMING") -> 
                 stmt,
                 f"Incompatible types for sink column '{f.name}' at position {sink_fields.index(f)}.",
             )
-        same = plain(e.type).with_nullable(True) == plain(f.type).with_nullable(True)
-        out.append(e if same else Call("cast", (e,), f.type.with_nullable(e.type.nullable or f.type.nullable)))
+        out.append(_sink_value(e, f, length_action, not_null, drop))
+    if drop:
+        cond: Expr = drop[0] if len(drop) == 1 else Call("and", tuple(drop), BOOLEAN(nullable=False))
+        plan = LogicalFilter(fields=plan.fields, input=plan, condition=cond)
     identity = all(isinstance(e, InputRef) and e.index == i for i, e in enumerate(out)) and len(out) == len(q_fields)
     if not identity or [f.name for f in q_fields] != [f.name for f in sink_fields]:
         plan = LogicalProject(
@@ -93,6 +107,28 @@ def bind_insert(stmt: InsertInto, catalog: Catalog, mode: str = "STREAMING") -> 
             exprs=tuple(out),
         )
     return LogicalSink(fields=(), input=plan, table=table.table_info(), schema=sink_fields)
+
+
+_LENGTH_TYPES = ("CHAR", "VARCHAR", "BINARY", "VARBINARY")
+
+
+def _sink_value(e: Expr, f: Field, length_action: str, not_null: str, drop: list[Expr]) -> Expr:
+    """The query value `e` converted for sink column `f` (see `bind_insert`)."""
+    src, dst = plain(e.type), f.type
+    keep_length = (
+        length_action == "IGNORE"
+        and src.name in _LENGTH_TYPES
+        and dst.name in _LENGTH_TYPES
+        and (src.name in ("CHAR", "VARCHAR")) == (dst.name in ("CHAR", "VARCHAR"))
+    )  # same family, another length: written as is (Flink's default IGNORE)
+    if src.with_nullable(True) != plain(dst).with_nullable(True) and not keep_length:
+        e = Call("cast", (e,), dst.with_nullable(src.nullable or dst.nullable))
+    if not dst.nullable and e.type.nullable:
+        if not_null == "DROP":
+            drop.append(Call("is_not_null", (e,), BOOLEAN(nullable=False)))
+        else:
+            e = Call("enforce_not_null", (e, Literal(f.name, STRING(nullable=False))), e.type.not_null())
+    return e
 
 
 def _mismatch(

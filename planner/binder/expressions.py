@@ -9,6 +9,7 @@ computing cannot disagree. Aggregates and legacy window properties are delegated
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from typing import Protocol
 
 from sqlglot import exp
@@ -16,8 +17,8 @@ from sqlglot import exp
 from planner.binder import json_sql
 from planner.binder.datatypes import to_data_type
 from planner.binder.scope import Scope, error
-from planner.dialect.flink import is_typed_literal
 from planner.binder.types import common_type, negate_literal, number_literal, plain
+from planner.dialect.flink import is_typed_literal
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.functions._common import calcite_name
@@ -222,9 +223,7 @@ def interval_ms(node: exp.Interval, sql: str | None) -> Literal:
         pattern, weights = _SPAN_PATTERNS[unit]
         m = re.fullmatch(pattern, text)
         if m is None:
-            raise error(
-                SqlValidationError, f"Illegal interval literal format '{text}' for INTERVAL {unit}", node, sql
-            )
+            raise error(SqlValidationError, f"Illegal interval literal format '{text}' for INTERVAL {unit}", node, sql)
         total = sum(float(g) * w for g, w in zip(m.groups(), weights, strict=True))
         if unit == "YEAR TO MONTH":
             if int(m.group(2)) > 11:
@@ -324,7 +323,17 @@ class ExprBinder:
             if node.is_string:
                 text = node.this
                 return Literal(text, CHAR(max(len(text), 1), nullable=False) if text else CHAR(0, nullable=False))
-            return number_literal(node.this)
+            lit = number_literal(node.this)
+            if isinstance(node.parent, exp.Neg):
+                return lit  # checked once negated (-9223372036854775808 fits)
+            return self._checked_number(lit, node)
+        if isinstance(node, exp.HexString):
+            # X'0102': a BINARY(n) literal of n bytes
+            text = str(node.this)
+            if len(text) % 2:
+                raise self.err(f"Binary literal string must contain an even number of hexits: X'{text}'", node)
+            data = bytes.fromhex(text)
+            return Literal(data, DataType("BINARY", False, precision=max(len(data), 1)))
         if isinstance(node, exp.Boolean):
             return Literal(bool(node.this), BOOLEAN(nullable=False))
         if isinstance(node, exp.Null):
@@ -340,11 +349,22 @@ class ExprBinder:
         if isinstance(node, exp.Neg):
             inner = self.bind(node.this)
             if isinstance(inner, Literal) and inner.type.is_numeric:
-                return negate_literal(inner)
+                return self._checked_number(negate_literal(inner), node)
             return self.call("negate", [inner], node)
         for cls, name in _BINARY.items():
             if type(node) is cls:
-                return self.call(name, [self.bind(node.this), self.bind(node.expression)], node)
+                left, right = self.bind(node.this), self.bind(node.expression)
+                if (
+                    name == "divide"
+                    and isinstance(left, Literal)
+                    and isinstance(right, Literal)
+                    and right.type.name in ("DOUBLE", "FLOAT")
+                    and right.value == 0
+                ):
+                    # Flink folds a constant division while planning, with BigDecimal
+                    # arithmetic: 1.0e0 / 0.0e0 fails there (over a column it is Infinity)
+                    raise self.err("Division by zero", node)
+                return self.call(name, [left, right], node)
         if isinstance(node, (exp.And, exp.Or)):
             parts = _flatten(node, type(node))
             return self.call("and" if isinstance(node, exp.And) else "or", [self.bind(p) for p in parts], node)
@@ -354,9 +374,16 @@ class ExprBinder:
             return self._is(node, False)
         if isinstance(node, exp.Between):
             x = self.bind(node.this)
-            lo = self.call("greater_than_or_equal", [x, self.bind(node.args["low"])], node)
-            hi = self.call("less_than_or_equal", [x, self.bind(node.args["high"])], node)
-            return self.call("and", [lo, hi], node)
+            low, high = self.bind(node.args["low"]), self.bind(node.args["high"])
+            lo = self.call("greater_than_or_equal", [x, low], node)
+            hi = self.call("less_than_or_equal", [x, high], node)
+            between = self.call("and", [lo, hi], node)
+            if not node.args.get("symmetric"):
+                return between
+            # BETWEEN SYMMETRIC: either order of the bounds
+            lo2 = self.call("greater_than_or_equal", [x, high], node)
+            hi2 = self.call("less_than_or_equal", [x, low], node)
+            return self.call("or", [between, self.call("and", [lo2, hi2], node)], node)
         if isinstance(node, exp.In):
             if node.args.get("query") is not None or node.args.get("unnest") is not None:
                 raise self.err("IN with a subquery is not supported yet", node, UnsupportedSqlError)
@@ -416,6 +443,16 @@ class ExprBinder:
         if isinstance(node, exp.Func):
             return self._function(node)
         raise self.err(f"Unsupported expression: {node.sql()}", node, UnsupportedSqlError)
+
+    def _checked_number(self, lit: Literal, node: exp.Expression) -> Literal:
+        """Calcite refuses an exact numeric literal whose unscaled value needs more than 63
+        bits ("Numeric literal '...' out of range"); DOUBLE literals are not limited."""
+        if lit.type.name == "DECIMAL" and lit.value is not None:
+            value = Decimal(str(lit.value))
+            unscaled = int("".join(map(str, value.as_tuple().digits)) or "0")
+            if unscaled.bit_length() > 63:
+                raise self.err(f"Numeric literal '{abs(value)}' out of range", node)
+        return lit
 
     # ------------------------------------------------------------------ pieces
     def _not(self, node: exp.Not) -> Expr:
@@ -492,8 +529,7 @@ class ExprBinder:
             return Literal(None, target.with_nullable(True))
         if not cast_supported(plain(inner.type), target):
             raise self.err(
-                f"Cast function cannot convert value of type {calcite_name(inner.type)} "
-                f"to type {calcite_name(target)}",
+                f"Cast function cannot convert value of type {calcite_name(inner.type)} to type {calcite_name(target)}",
                 node,
             )
         nullable = inner.type.nullable or name == "try_cast"
@@ -527,7 +563,16 @@ class ExprBinder:
             return self.call("array", [self.bind(e) for e in node.expressions], node)
         if len(node.expressions) != 1:
             raise self.err("Item access takes one index", node)
-        return self.call("item", [self.bind(base), self.bind(node.expressions[0])], node)
+        target, index = self.bind(base), self.bind(node.expressions[0])
+        if (
+            target.type.name == "ARRAY"
+            and isinstance(index, Literal)
+            and index.type.is_integer
+            and index.value is not None
+            and index.value < 1
+        ):
+            raise self.err(f"Array element access needs an index starting at 1 but was {index.value}.", node)
+        return self.call("item", [target, index], node)
 
     def _trim(self, node: exp.Trim) -> Expr:
         position = str(node.args.get("position") or "BOTH").upper()

@@ -8,6 +8,7 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 
 from runtime.expr.ir import Literal
+from runtime.functions.cast import implicit_cast_supported
 from runtime.types import (
     BIGINT,
     DECIMAL,
@@ -53,15 +54,24 @@ def negate_literal(lit: Literal) -> Literal:
     t = lit.type
     if lit.value is None:
         return lit
+    if t.name == "DECIMAL" and t.scale == 0 and Decimal(lit.value) == 2**63:
+        return Literal(-(2**63), BIGINT(nullable=False))
     if t.name == "DECIMAL":
         text = str(-Decimal(lit.value))
         return Literal(text, t)
-    if t.name == "INT" and lit.value == 2**31:
+    # Calcite reads `-2147483648` as one INT literal (and `-9223372036854775808` as BIGINT),
+    # though the unsigned text alone would not fit
+    if t.name == "BIGINT" and lit.value == 2**31:
         return Literal(-lit.value, INT(nullable=False))
     if t.name in ("DOUBLE", "FLOAT") and lit.value == 0:
         # Calcite folds `-0.0e0` through BigDecimal, where -0 is 0: Flink sees 0.0
         # (COT(-0.0e0) is Infinity, CAST(-0.0e0 AS STRING) is '0.0')
         return Literal(0.0, t)
+    if t.name in _INT_DIGITS:  # Java negation wraps: -(-2147483648) = -2147483648
+        bits = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}[t.name]
+        v = -lit.value
+        half = 1 << (bits - 1)
+        return Literal((v + half) % (1 << bits) - half, t)
     return Literal(-lit.value, t)
 
 
@@ -147,33 +157,7 @@ def convert_literal(lit: Literal, target: DataType) -> Literal:
     return Literal(v, target)
 
 
-_FAMILY = {
-    **{n: "int" for n in _INT_DIGITS},
-    "DECIMAL": "exact",
-    "FLOAT": "approx",
-    "DOUBLE": "approx",
-    "CHAR": "char",
-    "VARCHAR": "char",
-    "BINARY": "binary",
-    "VARBINARY": "binary",
-}
-
-
 def implicitly_castable(src: DataType, dst: DataType) -> bool:
     """Whether Flink writes a `src` value into a `dst` sink column without an explicit CAST
-    (numeric widening, string/binary length changes, timestamp precision, NULL)."""
-    if src.name == "NULL":
-        return True
-    if plain(src).with_nullable(True) == plain(dst).with_nullable(True):
-        return True
-    fs, fd = _FAMILY.get(src.name), _FAMILY.get(dst.name)
-    if fs and fd:
-        if fs == fd:
-            return True
-        order = ["int", "exact", "approx"]
-        if fs in order and fd in order:
-            return order.index(fs) <= order.index(fd)
-        return False
-    if src.name == dst.name:
-        return True
-    return False
+    (Flink's LogicalTypeCasts implicit rules, `runtime.functions.cast`)."""
+    return implicit_cast_supported(plain(src), plain(dst))

@@ -71,6 +71,45 @@ def cast_supported(src: DataType, dst: DataType) -> bool:
     return s in ("INTERVAL_DAY_TIME", "INTERVAL_YEAR_MONTH") and d == s
 
 
+# Flink's LogicalTypeCasts implicit rules: target root → source roots it takes without an
+# explicit CAST (INSERT into a sink column, UNION branches, function arguments, comparisons).
+_IMPLICIT_FROM: dict[str, frozenset[str]] = {
+    "CHAR": frozenset({"CHAR"}),
+    "VARCHAR": frozenset({"CHAR", "VARCHAR"}),
+    "BOOLEAN": frozenset({"BOOLEAN"}),
+    "BINARY": frozenset({"BINARY"}),
+    "VARBINARY": frozenset({"BINARY", "VARBINARY"}),
+    "DECIMAL": frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "FLOAT", "DOUBLE"}),
+    "TINYINT": frozenset({"TINYINT"}),
+    "SMALLINT": frozenset({"TINYINT", "SMALLINT"}),
+    "INT": frozenset({"TINYINT", "SMALLINT", "INT"}),
+    "BIGINT": frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT"}),
+    "FLOAT": frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DECIMAL"}),
+    "DOUBLE": frozenset({"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DECIMAL", "DOUBLE"}),
+    "DATE": frozenset({"DATE", "TIMESTAMP"}),
+    "TIME": frozenset({"TIME", "TIMESTAMP"}),
+    "TIMESTAMP": frozenset({"TIMESTAMP", "TIMESTAMP_LTZ"}),
+    "TIMESTAMP_LTZ": frozenset({"TIMESTAMP_LTZ", "TIMESTAMP"}),
+    "INTERVAL_YEAR_MONTH": frozenset({"INTERVAL_YEAR_MONTH"}),
+    "INTERVAL_DAY_TIME": frozenset({"INTERVAL_DAY_TIME"}),
+}
+_CONSTRUCTED = ("ARRAY", "MULTISET", "MAP", "ROW")
+
+
+def implicit_cast_supported(src: DataType, dst: DataType) -> bool:
+    """Whether Flink converts a `src` value to `dst` without an explicit CAST (its
+    LogicalTypeCasts.supportsImplicitCast, nullability aside: the NOT NULL enforcer of a
+    sink handles a nullable value going into a NOT NULL column)."""
+    s, d = src.name, dst.name
+    if s == "NULL":
+        return True
+    if s in _CONSTRUCTED or d in _CONSTRUCTED:
+        if s != d or len(src.children) != len(dst.children):
+            return False
+        return all(implicit_cast_supported(a, b) for a, b in zip(src.children, dst.children, strict=True))
+    return s in _IMPLICIT_FROM.get(d, frozenset({d}))
+
+
 def _infer_cast(types: list[DataType]) -> DataType:
     """CAST's result type is the Call's own type (set by the binder); the argument type is
     all this can see, so it is returned unchanged."""
@@ -293,7 +332,13 @@ def _try_utf8(arr: pa.Array) -> pa.Array:
 
 def _to_binary(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
     if src.is_string or src.name in ("BINARY", "VARBINARY"):
-        return pc.cast(arr, pa.binary())
+        out = pc.cast(arr, pa.binary())
+        n = dst.precision or MAX_VARCHAR
+        if n < MAX_VARCHAR:
+            if dst.name == "BINARY":  # Flink pads a BINARY(n) with zero bytes
+                out = pc.binary_join_element_wise(out, pa.scalar(b"\x00" * n), b"")
+            out = pc.binary_slice(out, 0, n)
+        return out
     raise EvaluationError(f"Unsupported cast from {src} to {dst}")
 
 

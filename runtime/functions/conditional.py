@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 from runtime.functions._common import calcite_name, common_type, null_mask, to_array
 from runtime.functions.comparison import coerce
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.sink_constraints import not_null_violation
 from runtime.types import DataType
 
 
@@ -171,3 +172,21 @@ def _extreme(is_max: bool):
 
 scalar("greatest", _infer_extreme("GREATEST"))(_extreme(True))
 scalar("least", _infer_extreme("LEAST"))(_extreme(False))
+
+
+# ---------------------------------------------------------------------- sink NOT NULL check
+def _infer_enforce_not_null(types: list[DataType]) -> DataType:
+    if len(types) != 2:
+        raise FunctionTypeError("ENFORCE_NOT_NULL takes a value and the column name")
+    return types[0].not_null()
+
+
+@scalar("enforce_not_null", _infer_enforce_not_null)
+def _enforce_not_null(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+    """The planner's not-null enforcer (ERROR) for a nullable value written into a NOT NULL
+    sink column: the value unchanged, or the job fails naming the column
+    (runtime.sink_constraints)."""
+    v, column = args
+    if (isinstance(v, pa.Scalar) and not v.is_valid) or (isinstance(v, pa.Array) and v.null_count):
+        raise not_null_violation(str(column.as_py() if isinstance(column, pa.Scalar) else column[0].as_py()))
+    return v

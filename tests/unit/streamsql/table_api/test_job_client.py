@@ -65,7 +65,7 @@ def test_job_client_cancel(tmp_path: Path) -> None:
 
 def test_bounded_query_result_has_no_savepoint_after_finishing(tmp_path: Path) -> None:
     env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    env.execute_sql("CREATE TABLE b (x INT) WITH ('connector' = 'blackhole')")
+    env.execute_sql("CREATE TABLE b (x BIGINT) WITH ('connector' = 'blackhole')")
     client = env.from_elements([(1,), (2,)], ["x"]).execute_insert("b").get_job_client()
     assert client is not None
     result = client.get_job_execution_result().result()
