@@ -221,4 +221,24 @@ def join_skip(items: Sequence[ArgValue], sep: ArgValue | str) -> pa.Array:
         if isinstance(sep, pa.Scalar):
             return out if sep.is_valid else pa.nulls(len(out), out.type)
         return pc.if_else(sep.is_null(), pa.scalar(None, out.type), out)
-    return pc.binary_join_element_wise(*items, sep, null_handling="skip")
+    # Arrow 26 also drops the rows where every item is NULL (the output gets shorter):
+    # join the other rows only and give '' (or NULL for a NULL separator) to those.
+    n = len(arrays[0]) if arrays else (len(sep) if isinstance(sep, pa.Array) else 1)
+    all_null = None
+    for a in arrays:
+        nulls = a.is_null()
+        all_null = nulls if all_null is None else pc.and_(all_null, nulls)
+    if not arrays or all_null is None or not pc.any(all_null).as_py():
+        return pc.binary_join_element_wise(*items, sep, null_handling="skip")
+    if any(isinstance(i, pa.Scalar) and i.is_valid for i in items):
+        return pc.binary_join_element_wise(*items, sep, null_handling="skip")
+    some = pc.invert(all_null)
+    kept = [i.filter(some) if isinstance(i, pa.Array) else i for i in items]
+    kept_sep = sep.filter(some) if isinstance(sep, pa.Array) else sep
+    joined = pc.binary_join_element_wise(*kept, kept_sep, null_handling="skip")
+    out = pc.replace_with_mask(pa.nulls(n, joined.type).fill_null(""), some, joined)
+    if isinstance(sep, pa.Array):
+        out = pc.if_else(sep.is_null(), pa.scalar(None, out.type), out)
+    elif isinstance(sep, pa.Scalar) and not sep.is_valid:
+        out = pa.nulls(n, out.type)
+    return out

@@ -66,7 +66,8 @@ def to_base64(args: list[ArgValue], arg_types: list[DataType], result_type: Data
 def from_base64(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     def dec(v: str) -> str | None:
         try:
-            return base64.b64decode(v, validate=False).decode("utf-8", errors="replace")
+            # Java's decoder does not require the '=' padding
+            return base64.b64decode(v + "=" * (-len(v) % 4), validate=False).decode("utf-8", errors="replace")
         except (binascii.Error, ValueError):
             return None
 

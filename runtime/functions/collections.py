@@ -191,8 +191,25 @@ def _map(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCon
     keys = [_as_type(a, t, kt, ctx) for a, t in zip(args[0::2], types[0::2], strict=True)]
     vals = [_as_type(a, t, vt, ctx) for a, t in zip(args[1::2], types[1::2], strict=True)]
     k = len(keys)
-    offsets = pa.array(np.arange(0, n * k + 1, k, dtype=np.int32))
-    return pa.MapArray.from_arrays(offsets, _interleave(keys, n), _interleave(vals, n), type=rt.to_arrow())
+    for key in keys:
+        if key.null_count:
+            raise EvaluationError("MAP keys cannot be NULL in streamsql (Arrow maps have non-null keys)")
+    # A repeated key keeps its first position and its last value (Java's map put), per row.
+    keep = np.ones((n, k), dtype=bool)
+    for j in range(1, k):
+        for i in range(j):
+            same = to_numpy(pc.fill_null(pc.equal(keys[i], keys[j]), False), False).astype(bool) & keep[:, i]
+            if same.any():
+                vals[i] = pc.if_else(pa.array(same), vals[j], vals[i])
+                keep[:, j] &= ~same
+    flat_keys, flat_vals = _interleave(keys, n), _interleave(vals, n)
+    if keep.all():
+        offsets = pa.array(np.arange(0, n * k + 1, k, dtype=np.int32))
+    else:
+        mask = pa.array(keep.reshape(-1))
+        flat_keys, flat_vals = flat_keys.filter(mask), flat_vals.filter(mask)
+        offsets = pa.array(np.concatenate([[0], np.cumsum(keep.sum(axis=1))]).astype(np.int32))
+    return pa.MapArray.from_arrays(offsets, flat_keys, flat_vals, type=rt.to_arrow())
 
 
 # ---------------------------------------------------------------------- ROW field access

@@ -192,7 +192,13 @@ def json_object(args: list[ArgValue], arg_types: list[DataType], result_type: Da
     absent = _mode(args[0], "NULL") == "ABSENT"
     n = ctx.num_rows
     entries: list[pa.Array] = []
-    for i in range(1, len(args), 2):
+    # Flink writes the members ordered by key (a repeated key keeps its last value) when the
+    # keys are constants, as they nearly always are; column keys keep the written order.
+    pairs = list(range(1, len(args), 2))
+    if all(isinstance(args[i], pa.Scalar) and args[i].is_valid for i in pairs):
+        last = {str(args[i].as_py()): i for i in pairs}
+        pairs = [last[k] for k in sorted(last)]
+    for i in pairs:
         key = to_array(args[i], n)
         if key.null_count:
             raise EvaluationError("JSON_OBJECT: a key was NULL")

@@ -105,10 +105,45 @@ def _infer_rand(types: list[DataType]) -> DataType:
     return DOUBLE(False)
 
 
+class JavaRandom:
+    """java.util.Random: Flink's RAND(seed) / RAND_INTEGER(seed, n) draw from one per call
+    site, so a seeded call gives Java's sequence (RAND(42) is 0.7275636800328681 first).
+    A Python loop per draw: seeded RAND is rare and its sequence is inherently serial."""
+
+    _MULT = 0x5DEECE66D
+    _MASK = (1 << 48) - 1
+
+    def __init__(self, seed: int) -> None:
+        self.seed = (seed ^ self._MULT) & self._MASK
+
+    def next_bits(self, bits: int) -> int:
+        self.seed = (self.seed * self._MULT + 0xB) & self._MASK
+        r = self.seed >> (48 - bits)
+        return r - (1 << bits) if bits == 32 and r >= 1 << 31 else r
+
+    def next_double(self) -> float:
+        return ((self.next_bits(26) << 27) + self.next_bits(27)) * (1.0 / (1 << 53))
+
+    def next_int(self, bound: int) -> int:
+        r = self.next_bits(31)
+        m = bound - 1
+        if bound & m == 0:
+            return (bound * r) >> 31
+        u = r
+        r = u % bound
+        while u - r + m >= 1 << 31:
+            u = self.next_bits(31)
+            r = u % bound
+        return r
+
+
 @scalar("rand", _infer_rand, deterministic=False)
 def _rand(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
     seed = args[0].as_py() if args and isinstance(args[0], pa.Scalar) else None
-    return pa.array(np.random.default_rng(seed).random(ctx.num_rows), pa.float64())
+    if seed is None:
+        return pa.array(np.random.default_rng().random(ctx.num_rows), pa.float64())
+    rnd = JavaRandom(int(seed))
+    return pa.array([rnd.next_double() for _ in range(ctx.num_rows)], pa.float64())
 
 
 # ---------------------------------------------------------------------- ABS / SIGN
@@ -123,8 +158,8 @@ def _infer_same(name: str):
 @scalar("abs", _infer_same("ABS"))
 def _abs(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
     a = args[0]
-    if types[0].is_integer:  # Java: Math.abs(MIN_VALUE) == MIN_VALUE
-        return pc.abs(a)
+    if types[0].is_integer:  # Java: Math.abs(MIN_VALUE) == MIN_VALUE (wraps)
+        return pc.cast(pc.abs(pc.cast(a, pa.int64())), a.type, safe=False)
     return pc.abs(a)
 
 

@@ -36,7 +36,7 @@ from runtime.functions._text_common import (
 )
 from runtime.functions._text_java import java_regex_to_re2, name_capture_groups, python_regex, special_case_regex
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
-from runtime.types import ARRAY, BOOLEAN, INT, STRING, DataType
+from runtime.types import ARRAY, BOOLEAN, INT, MAX_VARCHAR, STRING, DataType
 
 STR = pa.string()
 _S = [is_stringish]
@@ -90,12 +90,21 @@ def _case_map(arr: ArgValue, mapper: str, ctx: EvalContext) -> ArgValue:
 @scalar("upper", _infer_same_string("upper"), "ucase")
 def upper(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     """Java's `String.toUpperCase()` (full mapping: 'ß' -> 'SS')."""
-    return _case_map(args[0], "upper", ctx)
+    return _folded_length(_case_map(args[0], "upper", ctx), args[0], result_type)
 
 
 @scalar("lower", _infer_same_string("lower"), "lcase")
 def lower(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
-    return _case_map(args[0], "lower", ctx)
+    return _folded_length(_case_map(args[0], "lower", ctx), args[0], result_type)
+
+
+def _folded_length(out: ArgValue, arg: ArgValue, result_type: DataType) -> ArgValue:
+    """Flink folds a call over a literal into a literal of the call's type, which cuts the
+    value to that type's length: UPPER('straße') is CHAR(6) 'STRASS', UPPER('ﬁ') is 'F'."""
+    n = result_type.precision
+    if not is_scalar(arg) or n is None or n >= MAX_VARCHAR or not isinstance(out, pa.Scalar) or not out.is_valid:
+        return out
+    return pa.scalar(out.as_py()[:n], STR)
 
 
 def _initcap_py(s: str) -> str:
@@ -171,7 +180,8 @@ def _locate(s: pa.Array, needle: str, start: int) -> pa.Array:
     any start (indexOf answers 0 before it looks at the start). NULL where `s` is NULL."""
     if needle == "":
         return pc.if_else(pc.is_valid(s), pa.scalar(1, pa.int32()), pa.scalar(None, pa.int32()))
-    offset = max(start, 1) - 1
+    offset = start - 1 if start > -(2**31) else 2**31 - 1  # Java's `start - 1` wraps at MIN_VALUE
+    offset = max(offset, 0)
     base = s if offset == 0 else pc.utf8_slice_codeunits(s, start=offset)  # "" past the end
     parts = pc.split_pattern(base, pattern=needle, max_splits=1)
     first_len = pc.cast(pc.utf8_length(pc.list_element(parts, 0)), pa.int32())
@@ -368,11 +378,8 @@ def overlay(args: list[ArgValue], arg_types: list[DataType], result_type: DataTy
 def _infer_concat(types: list[DataType]) -> DataType:
     if len(types) < 1:
         raise FunctionTypeError("Invalid number of arguments to function 'CONCAT'. Was expecting at least 1 argument")
-    if any(t.name in ("BINARY", "VARBINARY") for t in types) and all(
-        t.name in ("BINARY", "VARBINARY", "NULL") for t in types
-    ):
-        return DataType("VARBINARY", any_nullable(types), precision=2147483647)
-    require("concat", types, [is_stringish] * len(types), "CONCAT(<STRING>, ...)")
+    # Flink 2.3 takes character strings only: CONCAT(X'01', X'02') is a validation error
+    require("concat", types, [is_stringish] * len(types), "CONCAT(<CHARACTER>)")
     return string_result(types)
 
 
@@ -650,7 +657,9 @@ def repeat(args: list[ArgValue], arg_types: list[DataType], result_type: DataTyp
         if k is None:
             return pa.scalar(None, STR) if is_scalar(args[0]) else pa.nulls(len(args[0]), STR)
         return pc.binary_repeat(args[0], max(int(k), 0))
-    return pc.binary_repeat(args[0], pc.max_element_wise(pc.cast(times, pa.int64()), 0))
+    # max_element_wise skips NULLs (max(NULL, 0) = 0): keep a NULL count NULL
+    counts = pc.max_element_wise(pc.cast(times, pa.int64()), 0, skip_nulls=False)
+    return pc.binary_repeat(args[0], counts)
 
 
 def _pad_kernel(left: bool):
@@ -675,7 +684,37 @@ def _pad_kernel(left: bool):
     return kernel
 
 
+_ASTRAL = "[\U00010000-\U0010ffff]"
+
+
+def _java_pad(base: str, width: int, pad: str, left: bool) -> str:
+    """Flink's LPAD/RPAD on Java strings: lengths count UTF-16 code units, so a character
+    outside the BMP (an emoji) counts twice and may be cut in half (shown as '?')."""
+    b = base.encode("utf-16-le")
+    p = pad.encode("utf-16-le")
+    n_base, n_pad, w = len(b) // 2, len(p) // 2, width * 2
+    fill_units = max(width - n_base, 0)
+    filler = (p * (fill_units // n_pad + 1))[: fill_units * 2]
+    kept = b[: (width - fill_units) * 2]
+    data = filler + kept if left else kept + filler
+    return data[:w].decode("utf-16-le", errors="replace").replace("\ufffd", "?")
+
+
 def _pad(arr: pa.Array, width: int, pad: str, left: bool) -> pa.Array:
+    out = _pad_code_points(arr, width, pad, left)
+    # rows with characters outside the BMP: Java's UTF-16 lengths (rare; one per distinct value)
+    astral = pc.fill_null(pc.match_substring_regex(arr, _ASTRAL), False)
+    if any(ch > "\uffff" for ch in pad):
+        astral = pc.is_valid(arr)
+    if pc.any(astral).as_py():
+        fixed = map_distinct_any(
+            pc.if_else(astral, arr, pa.scalar(None, STR)), lambda v: _java_pad(v, width, pad, left), STR
+        )
+        out = pc.if_else(astral, fixed, out)
+    return out
+
+
+def _pad_code_points(arr: pa.Array, width: int, pad: str, left: bool) -> pa.Array:
     truncated = pc.utf8_slice_codeunits(arr, start=0, stop=width)
     if len(pad) == 1:
         return (
@@ -707,8 +746,15 @@ scalar(
 
 @scalar("ascii", _infer_int("ascii", 1, 1, _S, "ASCII(<STRING>)"))
 def ascii_(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
-    """Code of the first character; 0 for ''."""
-    return map_distinct_any(args[0], lambda s: ord(s[0]) if s else 0, pa.int32())
+    """Flink's ASCII: the first UTF-8 byte as a Java (signed) byte, so 'é' is -61; 0 for ''."""
+
+    def first_byte(s: str) -> int:
+        if not s:
+            return 0
+        b = s.encode("utf-8")[0]
+        return b - 256 if b >= 128 else b
+
+    return map_distinct_any(args[0], first_byte, pa.int32())
 
 
 _CHR_TABLE = pa.array([chr(i) for i in range(256)], STR)

@@ -131,7 +131,8 @@ def test_json_text_of_other_types():
         lit("s"),
         InputRef(3, STRING()),
     )
-    assert run(e, batch) == ['{"t":"2024-01-01T10:00:01.5","a":[1,null],"d":1.50,"s":"a\\nb\\\\c\\u0001"}']
+    # members ordered by key, as Flink 2.3 writes them (functions corpus json_lit_06)
+    assert run(e, batch) == ['{"a":[1,null],"d":1.50,"s":"a\\nb\\\\c\\u0001","t":"2024-01-01T10:00:01.5"}']
     assert dump_json({"x": [1.0e10, 1e-5, True, None]}) == '{"x":[1.0E10,1.0E-5,true,null]}'
 
 
