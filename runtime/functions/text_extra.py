@@ -311,7 +311,7 @@ def _java_str(v: Any, t: DataType) -> str:
 def _infer_printf(types: list[DataType]) -> DataType:
     if not types or not is_stringish(types[0]):
         raise FunctionTypeError("Invalid input arguments. PRINTF(<STRING>, <ANY>...) needs a format string")
-    return STRING(types[0].nullable)
+    return STRING(True)  # NULL when the format does not fit (so never NOT NULL)
 
 
 @scalar("printf", _infer_printf)
