@@ -285,17 +285,17 @@ def _substring(s: ArgValue, pos: int, length: int | None) -> ArgValue:
     return pc.if_else(too_far, pa.scalar("", STR), sliced)
 
 
-@scalar(
+_infer_substring = infer_string(
     "substring",
-    infer_string(
-        "substring",
-        2,
-        3,
-        [is_stringish, is_integerish, is_integerish],
-        "SUBSTRING(<CHARACTER> FROM <INTEGER> [FOR <INTEGER>])",
-    ),
-    "substr",
+    2,
+    3,
+    [is_stringish, is_integerish, is_integerish],
+    "SUBSTRING(<CHARACTER> FROM <INTEGER> [FOR <INTEGER>])",
 )
+
+
+# nullable: a negative length gives NULL (Flink: SUBSTR('Hello', 2, -1) is NULL, no failure)
+@scalar("substring", lambda types: _infer_substring(types).with_nullable(True), "substr")
 def substring(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     length = args[2] if len(args) > 2 else pa.scalar(None, pa.int64())
     ln_null_means_all = len(args) <= 2

@@ -52,7 +52,9 @@ def _string_fn(name: str, lo: int, hi: int, checks: list[Any], form: str, result
     def infer(types: list[DataType]) -> DataType:
         check_arity(name, types, lo, hi)
         require(name, types, checks, form)
-        return result.with_nullable(_nullable(types))
+        # Flink declares these results nullable (explicit(...) output types): they give NULL
+        # for input they cannot read, and a NOT NULL type would fail the job there
+        return result.with_nullable(True)
 
     return infer
 
@@ -196,7 +198,7 @@ def _infer_extract_all(types: list[DataType]) -> DataType:
         [is_stringish, is_stringish, is_integerish],
         "REGEXP_EXTRACT_ALL(<STRING>, <STRING>[, <INTEGER>])",
     )
-    return ARRAY(STRING(), _nullable(types))
+    return ARRAY(STRING(), True)  # NULL for a group that does not exist
 
 
 def _extract_all(rx: re.Pattern[str], v: str, p: list[Any]) -> list[str | None] | None:
