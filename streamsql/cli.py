@@ -216,6 +216,9 @@ def _read(path: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from runtime.pandas_interop import keep_pyarrow_from_pandas
+
+    keep_pyarrow_from_pandas()  # the CLI never hands pyarrow pandas objects: skip its ~0.25 s import
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["savepoint"]:
         from streamsql.savepoint_cli import savepoint_main

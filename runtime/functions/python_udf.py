@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from runtime.errors import JobError
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.pandas_interop import arrow_input, to_series
 from runtime.row import Row, arrow_value
 from runtime.types import DataType
 
@@ -41,7 +42,7 @@ def _result(values: Any, result_type: DataType, n: int, name: str) -> pa.Array:
         if _has_row(result_type):
             values = [arrow_value(v) for v in values]
         try:
-            arr = pa.array(values, type=target, from_pandas=True)
+            arr = pa.array(arrow_input(values), type=target, from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
             raise JobError(f"Python function {name} returned values that are not {result_type}: {e}") from None
     if len(arr) != n:
@@ -60,7 +61,7 @@ def python_udf(args: list[ArgValue], types: list[DataType], result_type: DataTyp
     n = ctx.num_rows
     cols = [_to_array(a, n) for a in args[1:]]
     if spec.func_type == "pandas":
-        values = fn(*[c.to_pandas() for c in cols]) if cols else fn()
+        values = fn(*[to_series(c) for c in cols]) if cols else fn()
         return _result(values, result_type, n, name)
     if spec.func_type == "arrow":
         return _result(fn(*cols), result_type, n, name)
