@@ -12,6 +12,7 @@ vectorized with Arrow casts and string kernels for the common types:
 - DECIMAL keeps its scale, BOOLEAN is TRUE/FALSE, DATE yyyy-MM-dd, TIME HH:mm:ss.
 - ARRAY `[a, b]`, MAP `{k=v}`, ROW `(a, b)` render their children vectorized, then join
   per row (a loop over rows, only for nested types); NULL elements are `NULL`.
+- BITMAP `{1,2,3}` (unsigned values in ascending order).
 - BYTES `x'0102'`, INTERVAL `+0 00:00:10.000` (day-time) and `+1-02` (year-month).
 """
 
@@ -71,6 +72,10 @@ def render_array(array: pa.Array | pa.ChunkedArray, dtype: DataType, time_zone: 
         )
     if n == "INTERVAL_YEAR_MONTH":
         return pa.array([None if v is None else _year_month(v) for v in array.to_pylist()], pa.string())
+    if n == "BITMAP":
+        # RoaringBitmap.toString: `{1,2,4294967295}` (unsigned, ascending)
+        joined = pc.binary_join(pc.cast(array, pa.list_(pa.string())), ",")
+        return pc.binary_join_element_wise("{", joined, "}", "")
     if n == "MULTISET":
         return _render_multiset(array, dtype, time_zone)
     if n == "ARRAY":

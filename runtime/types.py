@@ -26,7 +26,7 @@ ALL_TYPE_NAMES = (
     + BINARY_TYPES
     + TIMESTAMP_TYPES
     + INTERVAL_TYPES
-    + ("BOOLEAN", "DATE", "TIME", "ARRAY", "MAP", "MULTISET", "ROW", "NULL")
+    + ("BOOLEAN", "DATE", "TIME", "ARRAY", "MAP", "MULTISET", "ROW", "NULL", "BITMAP")
 )
 
 # Default precisions, as Flink's LogicalType classes define them.
@@ -189,6 +189,9 @@ _SIMPLE_ARROW: dict[str, pa.DataType] = {
     "INTERVAL_DAY_TIME": pa.duration("ms"),
     "INTERVAL_YEAR_MONTH": pa.int32(),
     "NULL": pa.null(),
+    # Flink's BITMAP (a RoaringBitmap of 32-bit unsigned ints): the sorted distinct values
+    # (runtime/functions/bitmap.py)
+    "BITMAP": pa.list_(pa.uint32()),
 }
 
 

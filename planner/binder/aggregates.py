@@ -17,7 +17,7 @@ from planner.binder.types import plain
 from planner.errors import SqlError, SqlValidationError, UnsupportedSqlError
 from planner.logical import AggCall, LogicalAggregate, LogicalNode, LogicalProject, LogicalWindowAggregate, WindowSpec
 from runtime.aggregates.types import infer_aggregate, is_aggregate
-from runtime.expr.ir import Expr, InputRef, Literal, remap_refs
+from runtime.expr.ir import Call, Expr, InputRef, Literal, remap_refs
 from runtime.functions.registry import FunctionTypeError
 from runtime.types import BIGINT, DataType, Field
 
@@ -102,6 +102,8 @@ class AggregateScope:
             params = (("separator", sep.value),)
             args = args[:1]
         arg_exprs = [inner.bind(a) for a in args]
+        if name == "percentile" and len(arg_exprs) > 1:
+            _check_percentage(arg_exprs[1], args[1], self.sql)
         from planner.functions_catalog import lookup_function  # Python UDAFs (issue 3)
 
         udaf = lookup_function(name, "aggregate")
@@ -262,3 +264,25 @@ def legacy_window(
     # Flink rejects legacy SESSION windows and windows over TIMESTAMP_LTZ in batch mode;
     # streamsql runs them with the same semantics as in streaming (minus late-row drops).
     return LegacyWindow(kind, spec, time_expr, tuple(intervals), node)
+
+
+def _check_percentage(e: Expr, node: exp.Expression, sql: str | None) -> None:
+    """PERCENTILE's percentage (or each of an ARRAY of them) must be in [0, 1]: Flink
+    rejects a literal outside at validation ("Invalid input arguments")."""
+    from decimal import Decimal, InvalidOperation
+
+    items = e.args if isinstance(e, Call) and e.name == "array" else (e,)
+    for item in items:
+        if not isinstance(item, Literal) or item.value is None:
+            continue
+        try:
+            v = Decimal(str(item.value))
+        except InvalidOperation:
+            continue
+        if not Decimal(0) <= v <= Decimal(1):
+            raise error(
+                SqlValidationError,
+                f"Invalid input arguments. The percentage of PERCENTILE must be between 0.0 and 1.0, got {item.value}",
+                node,
+                sql,
+            )

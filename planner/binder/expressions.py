@@ -20,6 +20,7 @@ from planner.binder.scope import Scope, error
 from planner.binder.types import common_type, negate_literal, number_literal, plain
 from planner.dialect.flink import is_typed_literal
 from planner.errors import SqlValidationError, UnsupportedSqlError
+from runtime.aggregates.types import AGGREGATE_NAMES
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.functions._common import calcite_name
 from runtime.functions.cast import cast_supported
@@ -59,6 +60,7 @@ AGGREGATE_FUNCTIONS = {
     "bit_and",
     "bit_or",
     "bit_xor",
+    *AGGREGATE_NAMES,
 }
 
 # Legacy group-window auxiliary functions: name → (window kind, property).

@@ -302,6 +302,11 @@ def create_extra_accumulator(
         return VarianceAcc(arg_types, rtype, name)
     if name == "collect":
         return CollectAcc(arg_types, rtype)
+    from runtime.aggregates.more import create_more_accumulator
+
+    more = create_more_accumulator(name, call, arg_types)
+    if more is not None:
+        return more
     if not retract:
         return None
     if name == "listagg":

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from runtime.aggregates.more import MORE_AGGREGATES, infer_more_aggregate
 from runtime.functions.registry import FunctionTypeError
 from runtime.types import BIGINT, DECIMAL, STRING, DataType
 
@@ -23,6 +24,7 @@ AGGREGATE_NAMES = (
     "var_samp",
     "variance",
     "collect",
+    *MORE_AGGREGATES,
 )
 
 # STDDEV / VARIANCE family: aliases resolved by the binder's callers (`canonical_aggregate`).
@@ -36,6 +38,9 @@ def is_aggregate(name: str) -> bool:
 def infer_aggregate(name: str, arg_types: list[DataType]) -> DataType:
     """Result type of aggregate `name` (lower case) over `arg_types` (COUNT(*) has none)."""
     n = name.lower()
+    more = infer_more_aggregate(n, arg_types)
+    if more is not None:
+        return more
     if n == "count":
         return BIGINT(nullable=False)
     if not arg_types:

@@ -25,7 +25,7 @@ from runtime.functions._lists import codes, first_distinct, flatten, implicit_fi
 from runtime.functions._text_common import grouped_apply
 from runtime.functions.cast import cast_value
 from runtime.functions.collections import _as_type
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import BOOLEAN, INT, STRING, DataType
 
 
@@ -408,3 +408,34 @@ def _array_concat(args: list[ArgValue], types: list[DataType], rt: DataType, ctx
     vals = pa.concat_arrays([p[1] for p in parts])
     order = np.argsort(rows, kind="stable")
     return rebuild(n, rows[order], vals.take(pa.array(order)), nulls, rt.to_arrow())
+
+
+document(
+    {
+        "array_append": ("ARRAY_APPEND(array, element)", "ARRAY_APPEND(ARRAY[1, 2], 3)"),
+        "array_prepend": ("ARRAY_PREPEND(array, element)", "ARRAY_PREPEND(ARRAY[1, 2], 0)"),
+        "array_contains": (
+            "ARRAY_CONTAINS(array, element)",
+            "ARRAY_CONTAINS(ARRAY[1, CAST(NULL AS INT)], CAST(NULL AS INT))",
+        ),
+        "array_position": ("ARRAY_POSITION(array, element)", "ARRAY_POSITION(ARRAY[5, 6, 5], 5)"),
+        "array_remove": ("ARRAY_REMOVE(array, element)", "ARRAY_REMOVE(ARRAY[1, 5, 5, 2], 5)"),
+        "array_distinct": ("ARRAY_DISTINCT(array)", "ARRAY_DISTINCT(ARRAY[1, 1, CAST(NULL AS INT), 2])"),
+        "array_reverse": ("ARRAY_REVERSE(array)", "ARRAY_REVERSE(ARRAY['a', 'b', 'c'])"),
+        "array_slice": ("ARRAY_SLICE(array, start[, end])", "ARRAY_SLICE(ARRAY[1, 2, 3, 4], -3, 3)"),
+        "array_sort": (
+            "ARRAY_SORT(array[, ascending[, nulls_first]])",
+            "ARRAY_SORT(ARRAY[3, CAST(NULL AS INT), 1], FALSE)",
+        ),
+        "array_max": ("ARRAY_MAX(array)", "ARRAY_MAX(ARRAY[1, CAST(NULL AS INT), 3])"),
+        "array_min": ("ARRAY_MIN(array)", "ARRAY_MIN(ARRAY['a', 'B'])"),
+        "array_join": (
+            "ARRAY_JOIN(array, delimiter[, null_replacement])",
+            "ARRAY_JOIN(ARRAY['a', CAST(NULL AS STRING), 'c'], ',', 'N')",
+        ),
+        "array_union": ("ARRAY_UNION(array1, array2)", "ARRAY_UNION(ARRAY[1, 2, 2], ARRAY[2, 3])"),
+        "array_except": ("ARRAY_EXCEPT(array1, array2)", "ARRAY_EXCEPT(ARRAY[1, 2, 2, 3], ARRAY[2])"),
+        "array_intersect": ("ARRAY_INTERSECT(array1, array2)", "ARRAY_INTERSECT(ARRAY[1, 2, 2, 3], ARRAY[3, 2])"),
+        "array_concat": ("ARRAY_CONCAT(array, ...)", "ARRAY_CONCAT(ARRAY[1], ARRAY[2, 3])"),
+    }
+)

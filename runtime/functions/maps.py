@@ -14,7 +14,7 @@ import pyarrow as pa
 from runtime.errors import EvaluationError
 from runtime.functions._common import common_type, null_mask, to_array
 from runtime.functions._lists import codes, first_distinct, flatten
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import DataType
 
 
@@ -170,3 +170,14 @@ def _map_union(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: E
     keep = first_distinct(rows, kcode)
     keep = keep[~nulls[rows[keep]]]
     return _build_map(n, rows[keep], keys.take(pa.array(keep)), items.take(pa.array(keep)), nulls, t)
+
+
+document(
+    {
+        "map_keys": ("MAP_KEYS(map)", "MAP_KEYS(MAP['a', 1, 'b', 2])"),
+        "map_values": ("MAP_VALUES(map)", "MAP_VALUES(MAP['a', 1, 'b', 2])"),
+        "map_entries": ("MAP_ENTRIES(map)", "MAP_ENTRIES(MAP['a', 1])"),
+        "map_from_arrays": ("MAP_FROM_ARRAYS(keys, values)", "MAP_FROM_ARRAYS(ARRAY['a', 'b'], ARRAY[1, 2])"),
+        "map_union": ("MAP_UNION(map, ...)", "MAP_UNION(MAP['a', 1, 'b', 2], MAP['b', 3])"),
+    }
+)

@@ -54,6 +54,10 @@ class ScalarFunction:
     deterministic: bool = True
     aliases: tuple[str, ...] = field(default=())
     infer_with_literals: InferWithLiterals | None = None
+    # For docs/functions.md (generated): the SQL call form(s) and one example call whose
+    # result type and value the doc generator computes by running it.
+    signature: str = ""
+    example: str = ""
 
     def result_type(self, arg_types: list[DataType], literals: list[object] | None = None) -> DataType:
         """The result type for these arguments; `literals` holds literal argument values."""
@@ -77,19 +81,40 @@ def scalar(
     *aliases: str,
     deterministic: bool = True,
     infer_with_literals: InferWithLiterals | None = None,
+    signature: str = "",
+    example: str = "",
 ) -> Callable[[Kernel], Kernel]:
-    """Decorator: register `kernel` under `name` (and aliases) with its type inference."""
+    """Decorator: register `kernel` under `name` (and aliases) with its type inference;
+    `signature` and `example` document it (docs/functions.md)."""
 
     def deco(kernel: Kernel) -> Kernel:
-        register(ScalarFunction(name, infer, kernel, deterministic, tuple(aliases), infer_with_literals))
+        register(
+            ScalarFunction(name, infer, kernel, deterministic, tuple(aliases), infer_with_literals, signature, example)
+        )
         return kernel
 
     return deco
 
 
+def document(docs: dict[str, tuple[str, str]]) -> None:
+    """Attach (signature, example) to functions registered by the calling module, for
+    docs/functions.md: one table at the end of a module, next to the functions it describes."""
+    from dataclasses import replace
+
+    for name, (signature, example) in docs.items():
+        fn = _REGISTRY[name]
+        register(replace(fn, signature=signature, example=example))
+
+
 def lookup(name: str) -> ScalarFunction | None:
     _ensure_loaded()
     return _REGISTRY.get(name.lower())
+
+
+def functions() -> list[ScalarFunction]:
+    """Every registered function once (aliases not repeated), by name."""
+    _ensure_loaded()
+    return sorted({id(f): f for f in _REGISTRY.values()}.values(), key=lambda f: f.name)
 
 
 def function_names() -> list[str]:

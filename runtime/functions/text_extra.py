@@ -34,7 +34,7 @@ from runtime.functions._text_common import (
     require,
 )
 from runtime.functions._text_java import java_double_str, java_float_str, python_regex
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import ARRAY, BIGINT, BOOLEAN, BYTES, INT, STRING, DataType
 
 STR = pa.string()
@@ -731,3 +731,40 @@ def _infer_current_database(types: list[DataType]) -> DataType:
 def _current_database(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
     """The session's database: streamsql has one catalog with Flink's default database."""
     return pa.scalar("default_database", STR)
+
+
+document(
+    {
+        "parse_url": (
+            "PARSE_URL(url, part[, key])",
+            "PARSE_URL('http://a.com/p?k1=v1&k2=v2#r', 'QUERY', 'k2')",
+        ),
+        "sha2": ("SHA2(string, bits)", "SHA2('abc', 224)"),
+        "regexp_count": ("REGEXP_COUNT(string, regex)", "REGEXP_COUNT('ababab', 'ab')"),
+        "regexp_instr": ("REGEXP_INSTR(string, regex)", "REGEXP_INSTR('hello world', 'o')"),
+        "regexp_substr": ("REGEXP_SUBSTR(string, regex)", "REGEXP_SUBSTR('hello 123 world 456', '[0-9]+')"),
+        "regexp_extract_all": (
+            "REGEXP_EXTRACT_ALL(string, regex[, group])",
+            "REGEXP_EXTRACT_ALL('a1b22c333', '([a-z])([0-9]+)', 2)",
+        ),
+        "printf": ("PRINTF(format, arg, ...)", "PRINTF('%s-%05d|%-4s|', 'a', 42, 'b')"),
+        "url_encode": ("URL_ENCODE(string)", "URL_ENCODE('a b&c=d/é')"),
+        "url_decode": ("URL_DECODE(string)", "URL_DECODE('a+b%26c%3Dd')"),
+        "json_quote": ("JSON_QUOTE(string)", "JSON_QUOTE('a\"b/é')"),
+        "json_unquote": ("JSON_UNQUOTE(string)", "JSON_UNQUOTE('\"a\\\\tb\"')"),
+        "elt": ("ELT(index, expr, ...)", "ELT(2, 'a', 'b', 'c')"),
+        "encode": ("ENCODE(string, charset)", "ENCODE('日本', 'UTF-16BE')"),
+        "decode": ("DECODE(binary, charset)", "DECODE(ENCODE('日本', 'UTF-8'), 'UTF-8')"),
+        "inet_aton": ("INET_ATON(string)", "INET_ATON('127.0.0.1')"),
+        "inet_ntoa": ("INET_NTOA(integer)", "INET_NTOA(3232235786)"),
+        "is_alpha": ("IS_ALPHA(string)", "IS_ALPHA('日本')"),
+        "is_digit": ("IS_DIGIT(string)", "IS_DIGIT('123')"),
+        "is_decimal": ("IS_DECIMAL(string)", "IS_DECIMAL('-1.5e3')"),
+        "hex": ("HEX(integer | string)", "HEX(255)"),
+        "unhex": ("UNHEX(string)", "UNHEX('616263')"),
+        "bin": ("BIN(integer)", "BIN(12)"),
+        "typeof": ("TYPEOF(expr[, force_serializable])", "TYPEOF(ARRAY[1, 2])"),
+        "rand_integer": ("RAND_INTEGER([seed, ]bound)", "RAND_INTEGER(42, 100)"),
+        "current_database": ("CURRENT_DATABASE()", "CURRENT_DATABASE()"),
+    }
+)

@@ -1,0 +1,231 @@
+"""Aggregates of Flink 2.3's bitmap and percentile families: BITMAP_BUILD_AGG,
+BITMAP_AND_AGG, BITMAP_OR_AGG, BITMAP_XOR_AGG (and their *_CARDINALITY_AGG forms, which
+return the set's size as BIGINT), and PERCENTILE.
+
+Their result types live here too (`infer_more_aggregate`), next to the accumulators, so the
+binder and the operators agree. Same contract as `accumulators.py`: `update(slots, signs,
+args)` folds a batch; the batch is reduced with numpy over all rows, then merged into the
+stored per-key state once per touched key. None of these retract (as Flink's, which have no
+retract method): a changelog input fails the job with a clear error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.aggregates.accumulators import Accumulator, _drop_nulls, _grow
+from runtime.errors import EvaluationError
+from runtime.functions.registry import FunctionTypeError
+from runtime.types import BIGINT, DOUBLE, DataType
+
+BITMAP_SET_AGGS = {
+    "bitmap_and_agg": "and",
+    "bitmap_or_agg": "or",
+    "bitmap_xor_agg": "xor",
+    "bitmap_and_cardinality_agg": "and",
+    "bitmap_or_cardinality_agg": "or",
+    "bitmap_xor_cardinality_agg": "xor",
+}
+BITMAP_BUILD_AGGS = ("bitmap_build_agg", "bitmap_build_cardinality_agg")
+MORE_AGGREGATES = (*BITMAP_SET_AGGS, *BITMAP_BUILD_AGGS, "percentile")
+
+
+def infer_more_aggregate(name: str, arg_types: list[DataType]) -> DataType | None:
+    """Result type of one of this module's aggregates (None: not one of them)."""
+    if name not in MORE_AGGREGATES:
+        return None
+    shown = ", ".join(f"<{t}>" for t in arg_types)
+    bad = FunctionTypeError(f"Invalid input arguments. Invalid function call:\n{name.upper()}({shown})")
+    cardinality = name.endswith("_cardinality_agg")
+    if name in BITMAP_SET_AGGS:
+        if len(arg_types) != 1 or arg_types[0].name != "BITMAP":
+            raise bad
+        return BIGINT() if cardinality else DataType("BITMAP", True)
+    if name in BITMAP_BUILD_AGGS:
+        if len(arg_types) != 1 or arg_types[0].name not in ("INT", "SMALLINT", "TINYINT"):
+            raise bad
+        return BIGINT() if cardinality else DataType("BITMAP", True)
+    # PERCENTILE(value, percentage | ARRAY of percentages [, frequency])
+    if not 2 <= len(arg_types) <= 3 or not arg_types[0].is_numeric:
+        raise bad
+    p = arg_types[1]
+    if len(arg_types) == 3 and not arg_types[2].is_integer:
+        raise bad
+    if p.name == "ARRAY" and p.children[0].is_numeric:
+        return DataType("ARRAY", True, children=(DOUBLE(),))
+    if not p.is_numeric:
+        raise bad
+    return DOUBLE()
+
+
+class _SetAcc(Accumulator):
+    """Per slot: the sorted distinct uint32 values (None: no non-NULL input yet)."""
+
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType, name: str) -> None:
+        super().__init__(arg_types, result_type)
+        self.name = name
+        self.cardinality = name.endswith("_cardinality_agg")
+        self.values = np.empty(0, dtype=object)
+
+    def grow(self, n: int) -> None:
+        self.values = _grow(self.values, n, None)
+
+    def reset(self, slots: np.ndarray) -> None:
+        self.values[slots] = None
+
+    def results(self, slots: np.ndarray) -> pa.Array:
+        sets = self.values[slots].tolist()
+        if self.cardinality:
+            return pa.array([None if s is None else len(s) for s in sets], pa.int64())
+        return pa.array([None if s is None else s for s in sets], pa.list_(pa.uint32()))
+
+    def _merge(self, slots: np.ndarray, keys: np.ndarray, combine: Any) -> None:
+        """Merge the batch's per-slot sets (`slot << 32 | value` keys, sorted) into the
+        state: one numpy set operation per touched slot."""
+        key_slots = keys >> 32
+        for s in np.unique(slots):  # loop over the keys this batch touches
+            lo, hi = np.searchsorted(key_slots, [s, s + 1])
+            part = (keys[lo:hi] & 0xFFFFFFFF).astype(np.uint32)
+            old = self.values[s]
+            self.values[s] = part if old is None else combine(old, part).astype(np.uint32)
+
+
+class BitmapSetAcc(_SetAcc):
+    """BITMAP_AND_AGG / OR / XOR (and *_CARDINALITY_AGG) over BITMAP values."""
+
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType, name: str) -> None:
+        super().__init__(arg_types, result_type, name)
+        self.op = BITMAP_SET_AGGS[name]
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        self._no_retraction(signs, self.name)
+        slots, _, a = _drop_nulls(slots, signs, args)
+        if len(slots) == 0:
+            return
+        values = pc.list_flatten(a).to_numpy(zero_copy_only=False).astype(np.int64)
+        rows = pc.list_parent_indices(a).to_numpy(zero_copy_only=False).astype(np.int64)
+        keys = (slots[rows] << 32) | values
+        uniq, counts = np.unique(keys, return_counts=True)
+        if self.op == "or":
+            batch = uniq
+        elif self.op == "xor":
+            batch = uniq[counts % 2 == 1]
+        else:  # and: in every row of the slot
+            rows_per_slot = np.bincount(slots, minlength=int(slots.max()) + 1)
+            batch = uniq[counts == rows_per_slot[uniq >> 32]]
+        combine = {"or": np.union1d, "xor": np.setxor1d, "and": np.intersect1d}[self.op]
+        self._merge(slots, batch, combine)
+
+
+class BitmapBuildAcc(_SetAcc):
+    """BITMAP_BUILD_AGG / BITMAP_BUILD_CARDINALITY_AGG over INT values (read as unsigned)."""
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        self._no_retraction(signs, self.name)
+        slots, _, a = _drop_nulls(slots, signs, args)
+        if len(slots) == 0:
+            return
+        v = pc.cast(a, pa.int32()).to_numpy(zero_copy_only=False).view(np.uint32).astype(np.int64)
+        self._merge(slots, np.unique((slots << 32) | v), np.union1d)
+
+
+class PercentileAcc(Accumulator):
+    """PERCENTILE(x, p [, frequency]): the p-th percentile of the values (each counted
+    `frequency` times), interpolated linearly between the two nearest ranks, as a DOUBLE
+    (an ARRAY<DOUBLE> for an array of percentages). p must be in [0, 1]."""
+
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType) -> None:
+        super().__init__(arg_types, result_type)
+        self.parts = np.empty(0, dtype=object)  # per slot: list of (values, counts) arrays
+        self.percentages: list[float] | None = None
+        self.is_array = result_type.name == "ARRAY"
+
+    def grow(self, n: int) -> None:
+        self.parts = _grow(self.parts, n, None)
+
+    def reset(self, slots: np.ndarray) -> None:
+        self.parts[slots] = None
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        self._no_retraction(signs, "percentile")
+        if self.percentages is None and len(args[1]):
+            self._set_percentages(args[1])
+        checked = [args[0]] + ([args[2]] if len(args) > 2 else [])
+        m = None
+        for c in checked:
+            if c.null_count:
+                mm = pc.is_valid(c).to_numpy(zero_copy_only=False)
+                m = mm if m is None else m & mm
+        x = pc.cast(args[0], pa.float64())
+        freq = pc.cast(args[2], pa.int64()) if len(args) > 2 else None
+        if m is not None:
+            keep = pa.array(m)
+            slots, x = slots[m], x.filter(keep)
+            freq = freq.filter(keep) if freq is not None else None
+        if len(slots) == 0:
+            return
+        xv = x.to_numpy(zero_copy_only=False)
+        fv = np.ones(len(xv), dtype=np.int64) if freq is None else freq.to_numpy(zero_copy_only=False)
+        fv = np.maximum(fv, 0)  # Flink skips rows whose frequency is not positive
+        order = np.argsort(slots, kind="stable")
+        slots, xv, fv = slots[order], xv[order], fv[order]
+        uniq, starts = np.unique(slots, return_index=True)
+        ends = np.append(starts[1:], len(slots))
+        for s, lo, hi in zip(uniq, starts, ends, strict=True):  # loop over touched keys
+            lst = self.parts[s]
+            if lst is None:
+                lst = self.parts[s] = []
+            lst.append((xv[lo:hi], fv[lo:hi]))
+
+    def _set_percentages(self, col: pa.Array) -> None:
+        first = col[0].as_py()
+        ps = [float(v) for v in first] if isinstance(first, list) else [float(first)]
+        if any(p is None or not 0.0 <= p <= 1.0 for p in ps):
+            raise EvaluationError(f"PERCENTILE: the percentage must be between 0.0 and 1.0, got {first}")
+        self.percentages = ps
+
+    def results(self, slots: np.ndarray) -> pa.Array:
+        out: list[Any] = []
+        for lst in self.parts[slots].tolist():  # one sort per result key
+            if not lst:
+                out.append(None)
+                continue
+            xs = np.concatenate([p[0] for p in lst])
+            fs = np.concatenate([p[1] for p in lst])
+            values, inverse = np.unique(xs, return_inverse=True)
+            counts = np.bincount(inverse, weights=fs).astype(np.int64)
+            keep = counts > 0
+            values, cum = values[keep], np.cumsum(counts[keep])
+            if len(cum) == 0:
+                out.append(None)
+                continue
+            vals = [self._at(values, cum, int(cum[-1]), p) for p in self.percentages or [0.5]]
+            out.append(vals if self.is_array else vals[0])
+        return pa.array(out, type=self.arrow_type)
+
+    @staticmethod
+    def _at(values: np.ndarray, cum: np.ndarray, total: int, p: float) -> float:
+        """Flink's rule: the 1-based rank position p * (total - 1) + 1, interpolated
+        between the distinct values around it as (higher - pos) * v + (pos - lower) * v'."""
+        pos = p * (total - 1) + 1
+        lower, higher = int(np.floor(pos)), int(np.ceil(pos))
+        j = int(np.searchsorted(cum, lower))
+        if cum[j] >= higher or j == len(values) - 1:
+            return float(values[j])
+        return (higher - pos) * float(values[j]) + (pos - lower) * float(values[j + 1])
+
+
+def create_more_accumulator(name: str, call: dict[str, Any], arg_types: list[pa.DataType]) -> Accumulator | None:
+    """The accumulator for one of this module's aggregates (None: not one of them)."""
+    rtype: DataType = call["type"]
+    if name in BITMAP_SET_AGGS:
+        return BitmapSetAcc(arg_types, rtype, name)
+    if name in BITMAP_BUILD_AGGS:
+        return BitmapBuildAcc(arg_types, rtype, name)
+    if name == "percentile":
+        return PercentileAcc(arg_types, rtype)
+    return None
