@@ -1,31 +1,33 @@
 """Which edges of a JobGraph cross worker processes, and where every node runs.
 
-The planner places `Exchange` nodes (hash on keys, or "single") in front of keyed
-operators; in one process they are pass-throughs. With N workers each worker runs one
-subtask of every node (slot sharing), so an edge *into* an Exchange becomes a routed
-edge: the producer partitions each batch by key group and sends every part to the
-worker owning it. Everything else is a forward edge (same worker).
+The parallel executor follows the JobGraph: the planner's `Exchange` nodes are the only
+source of data distribution. With N workers each worker runs one subtask of every node
+(slot sharing); an edge *into* a hash or single Exchange becomes a routed edge (the
+producer partitions each batch by key group, or sends it all to subtask 0, and every part
+goes to the worker owning it). Everything else is a forward edge (same worker), except
+the inputs of nodes that run once in the parent process (`OperatorSpec.runs_in_parent`:
+sinks only one process can write: print, memory, duckdb), which arrive from every worker.
 
-Why a rewrite here and not in the planner: the planner reasons about one process. An
-operator that keeps state across batches but is not fed by an Exchange (a global Sort,
-Limit, SortLimit, a TemporalSort, ...) would run N times on partial data, so its input
-edges are routed "single" (all rows to subtask 0); the result stays correct, merely not
-parallel. Sinks that cannot be written by several processes (print: one stdout stream;
-memory: rows the caller reads in this process; duckdb: one writer) run in the parent
-process, which receives their input from every worker.
+Nothing is re-decided here. A kind that may not run on part of the data (its spec is not
+`parallel`: it keeps state that must see all rows of a key, or all rows) must be fed by a
+hash or single Exchange; a graph where it is not cannot run at parallelism > 1 and is
+refused (`DistributionError`, naming the operator), never silently re-routed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from runtime.graph import JobGraph
+from runtime.errors import JobError
+from runtime.graph import JobGraph, Node
 from runtime.operators.spec import spec_for
-from runtime.operators.union import EXCHANGE, FORWARD, ExchangeParams
+from runtime.operators.union import EXCHANGE, FORWARD, HASH, SINGLE_DISTRIBUTION, ExchangeParams
 
-# Operators without a spec yet (the others declare `parallel`) that may run once per subtask on a part of the data: they keep no state
-# across batches that depends on seeing all rows (LocalGroupAggregate pre-aggregates per
-# batch, MiniBatchAssigner only buffers, WatermarkAssigner is per split as in Flink).
+# Kinds without a spec yet (the others declare `parallel` and `runs_in_parent`) that may
+# run once per subtask on a part of the data: they keep no state across batches that
+# depends on seeing all rows (LocalGroupAggregate pre-aggregates per batch,
+# LocalWindowAggregate per batch, MiniBatchAssigner only buffers, WatermarkAssigner is
+# per split as in Flink). Shrinks as kinds get their spec (issue 13).
 PARALLEL_SAFE = frozenset(
     {
         "TableSourceScan",
@@ -35,12 +37,16 @@ PARALLEL_SAFE = frozenset(
         "Correlate",
         "MiniBatchAssigner",
         "LocalGroupAggregate",
+        "LocalWindowAggregate",
         "LookupJoin",
         "ReplicateRows",
+        "Sink",
     }
 )
-# Sinks every subtask may write on its own (part files per subtask, or nothing).
+# Sinks every subtask may write on its own (part files per subtask, or nothing): until
+# the Sink kind has its spec (`runs_in_parent`).
 PARALLEL_SINKS = frozenset({"filesystem", "blackhole"})
+
 # Pseudo edge id of the query result (worker -> parent).
 RESULT_EDGE = -1
 
@@ -48,7 +54,8 @@ RESULT_EDGE = -1
 @dataclass(frozen=True)
 class Edge:
     """A routed edge `src -> dst` (input `idx` of dst). `dist` "hash" (by `keys`) or
-    "single" (all rows to subtask 0); `to_parent`: dst runs in the parent process."""
+    "single" (all rows to subtask 0), as the Exchange says; `to_parent`: dst runs in the
+    parent process."""
 
     id: int
     src: int
@@ -68,7 +75,6 @@ class ParallelPlan:
     edges: list[Edge]
     parent_nodes: set[int]
     downstream: dict[int, frozenset[int]]
-    single_fallback: list[str] = field(default_factory=list)
     # Nodes all of whose input arrives through "single" edges (directly or through
     # forward edges): only subtask 0 sees rows, the others must not emit end-of-input
     # results either (a global aggregate's row for an empty input, in BATCH mode).
@@ -84,45 +90,68 @@ class ParallelPlan:
         return [e for e in self.edges if e.dst == dst]
 
 
+class DistributionError(JobError):
+    """The JobGraph lacks the Exchange an operator needs to run at parallelism > 1."""
+
+
+def runs_in_parallel(node: Node) -> bool:
+    """Whether `node`'s kind may run once per subtask on whatever part of the data
+    reaches it (its spec's `parallel`)."""
+    spec = spec_for(node.operator)
+    if spec is not None:
+        return spec.parallel
+    return node.operator in PARALLEL_SAFE
+
+
+def runs_in_parent(node: Node) -> bool:
+    """Whether `node` runs once, in the parent process (its spec's `runs_in_parent`)."""
+    spec = spec_for(node.operator)
+    if spec is not None:
+        return spec.runs_in_parent(spec.params(node))
+    if node.operator != "Sink":
+        return False
+    params = node.params if isinstance(node.params, dict) else {}
+    return str(params.get("connector", "")).lower() not in PARALLEL_SINKS
+
+
 def plan_parallel(graph: JobGraph) -> ParallelPlan:
     """Classify every edge of `graph` for a parallel run (see the module docstring)."""
     nodes = {n.id: n for n in graph.nodes}
-    parent_nodes = {
-        n.id
-        for n in graph.nodes
-        if n.operator == "Sink" and str(n.params.get("connector", "")).lower() not in PARALLEL_SINKS
-    }
+    parent_nodes = {n.id for n in graph.nodes if runs_in_parent(n)}
     edges: list[Edge] = []
-    fallback: list[str] = []
 
     def add(src: int, dst: int, idx: int, dist: str, keys: tuple[int, ...] = ()) -> None:
         edges.append(Edge(len(edges), src, dst, idx, dist, keys, dst in parent_nodes))
+
+    def distributed(nid: int) -> bool:
+        n = nodes[nid]
+        return n.is_kind(EXCHANGE) and ExchangeParams.of(n).distribution != FORWARD
 
     for n in graph.nodes:
         if not n.inputs:
             continue
         if n.id in parent_nodes:
             for idx, src in enumerate(n.inputs):
-                add(src, n.id, idx, "single")
+                add(src, n.id, idx, SINGLE_DISTRIBUTION)
             continue
         if n.is_kind(EXCHANGE):
             ex = ExchangeParams.of(n)
             dist, keys = ex.distribution, ex.keys
-            if dist == "hash" and not keys:
-                dist = "single"
-            if dist in ("hash", "single"):
-                add(n.inputs[0], n.id, 0, dist, keys if dist == "hash" else ())
+            if dist == HASH and not keys:
+                dist = SINGLE_DISTRIBUTION
+            if dist in (HASH, SINGLE_DISTRIBUTION):
+                add(n.inputs[0], n.id, 0, dist, keys if dist == HASH else ())
             continue
-        spec = spec_for(n.operator)
-        if n.operator in PARALLEL_SAFE or (spec is not None and spec.parallel) or n.operator == "Sink":
-            continue
-        fed = all(nodes[i].is_kind(EXCHANGE) and ExchangeParams.of(nodes[i]).distribution != FORWARD for i in n.inputs)
-        if not fed:
-            fallback.append(f"{n.operator} (node {n.id})")
-            for idx, src in enumerate(n.inputs):
-                add(src, n.id, idx, "single")
+        if not runs_in_parallel(n) and not all(distributed(i) for i in n.inputs):
+            label = n.label or n.operator
+            raise DistributionError(
+                f"operator {n.operator} (node {n.id}, {label}) needs all rows of a key (or all rows) in one "
+                "subtask, but the job graph has no hash or single Exchange in front of it: it cannot run with "
+                "'parallelism.default' > 1. Plan the query again (the planner places the Exchanges) or run it "
+                "with parallelism 1."
+            )
 
-    plan = ParallelPlan(edges, parent_nodes, {}, fallback)
+    plan = ParallelPlan(edges, parent_nodes, {})
     consumers: dict[int, list[tuple[int, int]]] = {}
     for n in graph.nodes:
         for idx, src in enumerate(n.inputs):
@@ -148,4 +177,4 @@ def plan_parallel(graph: JobGraph) -> ParallelPlan:
 
 def _single_input(plan: ParallelPlan, src: int, dst: int, idx: int) -> bool:
     e = plan.routed(src, dst, idx)
-    return e.dist == "single" if e is not None else src in plan.single_nodes
+    return e.dist == SINGLE_DISTRIBUTION if e is not None else src in plan.single_nodes

@@ -47,13 +47,14 @@ from runtime.executor.parallel.plan import RESULT_EDGE, Edge, ParallelPlan
 from runtime.executor.results import result_batch
 from runtime.executor.task import TaskRunner, Transport
 from runtime.graph import BATCH, JobGraph
+from runtime.operators.union import HASH
 from runtime.state.keygroups import key_groups_of_rows, subtask_of_key_groups
 
 
 def partition(batch: pa.RecordBatch, edge: Edge, n: int, max_parallelism: int) -> list[tuple[int, pa.RecordBatch]]:
     """(target subtask, rows) for every subtask that gets rows of `batch` on `edge`:
     "single" sends everything to subtask 0; "hash" by the key group of the key columns."""
-    if edge.dist != "hash" or n == 1:
+    if edge.dist != HASH or n == 1:
         return [(0, batch)]
     cols = [batch.column(k) for k in edge.keys]
     groups = key_groups_of_rows(cols, batch.num_rows, max_parallelism)

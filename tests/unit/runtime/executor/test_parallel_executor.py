@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from runtime.executor.parallel.plan import Edge, plan_parallel
+from runtime.executor.parallel.plan import DistributionError, Edge, plan_parallel
 from runtime.executor.parallel.transport import partition
 from runtime.state.keygroups import key_group_range, key_groups_of_rows
 from streamsql import EnvironmentSettings, TableEnvironment
@@ -82,8 +82,17 @@ def test_unkeyed_state_runs_in_subtask_0() -> None:
     graph = env._planner().plan_query(env.parse("SELECT v FROM src ORDER BY v LIMIT 3")[0]).graph  # noqa: SLF001
     plan = plan_parallel(graph)
     top = next(n.id for n in graph.nodes if n.operator == "SortLimit")
-    assert top in plan.single_nodes  # all rows reach subtask 0 (planner Exchange or fallback)
-    bare = type(graph)(  # the same graph without the planner's Exchange: the fallback routes it
+    assert top in plan.single_nodes  # the planner's single Exchange sends all rows to subtask 0
+    assert [tuple(r) for r in env.execute_sql("SELECT v FROM src ORDER BY v LIMIT 3").collect()] == [(1,), (2,), (3,)]
+
+
+def test_graph_without_the_needed_exchange_is_refused() -> None:
+    """The executor follows the JobGraph's Exchanges and re-decides nothing: a global
+    SortLimit without its Exchange cannot run in parallel, and the error names it."""
+    env = _env()
+    graph = env._planner().plan_query(env.parse("SELECT v FROM src ORDER BY v LIMIT 3")[0]).graph  # noqa: SLF001
+    top = next(n.id for n in graph.nodes if n.operator == "SortLimit")
+    bare = type(graph)(  # the same graph without the planner's Exchange
         nodes=tuple(
             n if n.operator != "SortLimit" else type(n)(n.id, n.operator, (1,), n.schema, n.params)
             for n in graph.nodes
@@ -93,9 +102,8 @@ def test_unkeyed_state_runs_in_subtask_0() -> None:
         config=graph.config,
         result_node=graph.result_node,
     )
-    fallback = plan_parallel(bare)
-    assert fallback.single_fallback == [f"SortLimit (node {top})"] and top in fallback.single_nodes
-    assert [tuple(r) for r in env.execute_sql("SELECT v FROM src ORDER BY v LIMIT 3").collect()] == [(1,), (2,), (3,)]
+    with pytest.raises(DistributionError, match=f"operator SortLimit \\(node {top}, .*no hash or single Exchange"):
+        plan_parallel(bare)
 
 
 @udf(result_type=DataTypes.BIGINT())
