@@ -83,7 +83,10 @@ def _url_part(url: str, part: str, key: str | None) -> str | None:
         found = re.search(r"(?:^|&)" + re.escape(key) + r"=([^&]*)", query)
         return found.group(1) if found else None
     if part == "HOST":
-        return sp.hostname if authority is not None and sp.hostname is not None else (None if authority is None else "")
+        if authority is None:
+            return None
+        host = authority.rsplit("@", 1)[-1]
+        return host[: host.index("]") + 1] if host.startswith("[") and "]" in host else host.split(":", 1)[0]
     if part == "PATH":
         return sp.path
     if part == "QUERY":
@@ -115,13 +118,64 @@ def _url_part(url: str, part: str, key: str | None) -> str | None:
     ),
 )
 def _parse_url(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+    """Vectorized: one RE2 split of every URL into its parts (per distinct part / key
+    argument); a URL whose protocol java.net.URL does not know gives NULL."""
     params = list(range(1, len(args)))
 
     def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
         part, key = p[0], (p[1] if len(p) > 1 else None)
-        return map_distinct_any(sub[0], lambda u: _url_part(u, part, key), STR)
+        if isinstance(sub[0], pa.Scalar):
+            v = sub[0].as_py()
+            return pa.scalar(None if v is None else _url_part(v, part, key), STR)
+        return _url_parts_vectorized(sub[0], part, key)
 
     return grouped_apply(args, params, run, ctx.num_rows, STR)
+
+
+_SCHEME = r"^[A-Za-z][A-Za-z0-9+.-]*:"
+
+
+def _group(text: pa.Array, pattern: str) -> pa.Array:
+    """Group `g` of `pattern` per row (NULL where it does not match)."""
+    return pc.struct_field(pc.extract_regex(text, pattern), "g")
+
+
+def _url_parts_vectorized(urls: pa.Array, part: str, key: str | None) -> pa.Array:
+    """The part of each URL, with one small RE2 pattern per part (a single pattern for the
+    whole URL is several times slower in RE2)."""
+    if part not in _URL_PARTS:
+        return pa.nulls(len(urls), STR)
+    text = urls.cast(STR)
+    known = pa.array(np.zeros(len(text), dtype=bool))
+    for proto in sorted(_URL_PROTOCOLS):
+        known = pc.or_(known, pc.fill_null(pc.starts_with(text, proto + ":", ignore_case=True), False))
+    none = pa.scalar(None, STR)
+    if part in ("QUERY", "FILE"):
+        query = _group(text, r"^[^?#]*\?(?P<g>[^#]*)")
+    if part == "QUERY" and key is not None:
+        out = _group(query, r"(?:^|&)" + re.escape(key) + r"=(?P<g>[^&]*)")
+    elif part in ("HOST", "AUTHORITY", "USERINFO"):
+        authority = _group(text, _SCHEME + r"//(?P<g>[^/?#]*)")
+        if part == "AUTHORITY":
+            out = authority
+        elif part == "USERINFO":
+            out = _group(authority, r"^(?P<g>.*)@")
+        else:
+            out = _group(authority, r"^(?:.*@)?(?P<g>\[[^\]]*\]|[^:]*)")
+    elif part in ("PATH", "FILE"):
+        path = _group(text, _SCHEME + r"(?://[^/?#]*)?(?P<g>[^?#]*)")
+        out = (
+            path
+            if part == "PATH"
+            else pc.if_else(pc.is_null(query), path, pc.binary_join_element_wise(path, query, "?"))
+        )
+    elif part == "QUERY":
+        out = query
+    elif part == "REF":
+        out = _group(text, r"#(?P<g>.*)$")
+    else:  # PROTOCOL
+        out = _group(text, r"^(?P<g>[A-Za-z][A-Za-z0-9+.-]*):")
+    return pc.if_else(known, out, none)
 
 
 # ---------------------------------------------------------------------- SHA2
@@ -322,6 +376,9 @@ def _printf(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: Eval
     catches the formatter's exception). A NULL format gives NULL; a NULL argument prints
     as `null`."""
     arg_types = types[1:]
+    fast = _printf_vectorized(args, types, ctx.num_rows)
+    if fast is not None:
+        return fast
 
     def run(_sub: list[ArgValue], p: list[Any]) -> ArgValue:
         if p[0] is None:
@@ -332,6 +389,45 @@ def _printf(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: Eval
             return pa.scalar(None, STR)
 
     return grouped_apply(args, list(range(len(args))), run, ctx.num_rows, STR, null_on_null_param=False)
+
+
+def _printf_vectorized(args: list[ArgValue], types: list[DataType], n: int) -> ArgValue | None:
+    """The common case without a per-row step: a literal format of plain `%s` / `%d` (and
+    `%%`, `%n`) over string, integer or boolean arguments becomes one element-wise string
+    join. None when the format needs the general formatter."""
+    fmt = args[0]
+    if not isinstance(fmt, pa.Scalar) or not fmt.is_valid or any(isinstance(a, pa.Scalar) for a in args[1:]):
+        return None
+    text = fmt.as_py()
+    pieces: list[Any] = []
+    pos = 0
+    k = 0
+    for m in _SPEC.finditer(text):
+        index, flags, width, prec, conv = m.groups()
+        pieces.append(text[pos : m.start()])
+        pos = m.end()
+        if conv in ("%", "n") and not (index or flags or width or prec):
+            pieces.append("%" if conv == "%" else "\n")
+            continue
+        if index or flags or width or prec or conv not in ("s", "d") or k >= len(args) - 1:
+            return None
+        t = types[k + 1]
+        col = to_array(args[k + 1], n)
+        if conv == "d" and not t.is_integer:
+            return None
+        if t.is_string or t.is_integer:
+            rendered = pc.cast(col, STR)
+        elif t.name == "BOOLEAN":
+            rendered = pc.if_else(col, pa.scalar("true"), pa.scalar("false"))
+        else:
+            return None
+        pieces.append(pc.fill_null(rendered, "null"))
+        k += 1
+    pieces.append(text[pos:])
+    cols = [p if isinstance(p, pa.Array) else pa.scalar(p, STR) for p in pieces if not (isinstance(p, str) and p == "")]
+    if not any(isinstance(c, pa.Array) for c in cols):
+        return None
+    return pc.binary_join_element_wise(*cols, "")
 
 
 # ---------------------------------------------------------------------- URL_ENCODE / URL_DECODE
