@@ -50,7 +50,9 @@ def render_array(array: pa.Array | pa.ChunkedArray, dtype: DataType, time_zone: 
     n = dtype.name
     if n == "NULL" or array.type == pa.null():
         return pa.nulls(len(array), pa.string())
-    if n in ("TINYINT", "SMALLINT", "INT", "BIGINT", "CHAR", "VARCHAR", "DATE"):
+    if n == "DATE":
+        return _four_digit_year(pc.cast(array, pa.string()))
+    if n in ("TINYINT", "SMALLINT", "INT", "BIGINT", "CHAR", "VARCHAR"):
         return pc.cast(array, pa.string())
     if n == "DECIMAL":
         return render_decimal(array)
@@ -61,7 +63,7 @@ def render_array(array: pa.Array | pa.ChunkedArray, dtype: DataType, time_zone: 
     if n == "FLOAT":
         return _render_floating(array, java_float_str)
     if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        return _render_timestamp(array, dtype, time_zone)
+        return _four_digit_year(_render_timestamp(array, dtype, time_zone))
     if n == "TIME":
         return _render_time(array, dtype)
     if n in ("BINARY", "VARBINARY"):
@@ -157,6 +159,12 @@ def java_double_str(x: float) -> str:
 
 def _shortest_sci(x: float) -> str:
     r = repr(x)
+    if "e" in r and "." not in r.split("e")[0] and x != 0:
+        # Java prints at least two digits and then picks the closest two-digit decimal:
+        # Double.MIN_VALUE (repr 5e-324) is 4.9E-324
+        two = f"{x:.1e}"
+        if float(two) == x:
+            return two
     if "e" in r or "inf" in r or "nan" in r:
         return r if "e" in r else "0e0"
     # repr is positional here: convert to d.ddd e n
@@ -196,6 +204,12 @@ def _render_timestamp(array: pa.Array, dtype: DataType, time_zone: str) -> pa.Ar
     if unit_digits == 0:
         pad = "." + pad
     return pc.binary_join_element_wise(text, pad, "")
+
+
+def _four_digit_year(text: pa.Array) -> pa.Array:
+    """Flink (Calcite's DateTimeUtils) prints the year with exactly four digits, so a date
+    past 9999-12-31 (9999-12-31 + INTERVAL '1' DAY) shows as year 0000."""
+    return pc.replace_substring_regex(text, r"^\d+(\d{4})-", r"\1-")
 
 
 def local_time(array: pa.Array, time_zone: str) -> pa.Array:

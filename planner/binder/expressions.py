@@ -477,6 +477,9 @@ class ExprBinder:
                 name = "is_not_true" if negated else "is_true"
             else:
                 name = "is_not_false" if negated else "is_false"
+        elif isinstance(what, exp.JSON):
+            is_json = json_sql.bind_is_json(self, isnode)
+            return self.call("not", [is_json], pos) if negated else is_json
         else:
             raise self.err(f"Unsupported IS predicate: {isnode.sql()}", isnode, UnsupportedSqlError)
         return self.call(name, [x], pos)
@@ -588,7 +591,11 @@ class ExprBinder:
         mode = "ABSENT" if handling.startswith("ABSENT") else "NULL"
         args: list[Expr] = [Literal(mode, CHAR(len(mode), nullable=False))]
         for kv in node.expressions:
-            args += [self.bind(kv.this), self.bind(kv.expression)]
+            key = self.bind(kv.this)
+            if key.type.nullable and key.type.name != "NULL":
+                # Calcite: a JSON_OBJECT key must be NOT NULL (a nullable column is refused)
+                raise self.err(f"Argument to function '{kv.this.sql()}' must not be NULL", node)
+            args += [key, self.bind(kv.expression)]
         return self.call("json_object", list(mark_nested_json(args)), node)
 
     def _function(self, node: exp.Expression) -> Expr:

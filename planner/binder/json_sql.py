@@ -28,7 +28,8 @@ def _behaviour(b: ExprBinder, value: exp.Expression | str | None) -> tuple[Liter
     if isinstance(value, exp.Expression) and not isinstance(value, exp.Var):
         return _word("DEFAULT"), b.bind(value)
     word = str(value.name if isinstance(value, exp.Var) else value).split(" ON ")[0].strip().upper()
-    return _word("ERROR" if word == "ERROR" else "NULL"), null
+    mode = {"ERROR": "ERROR", "EMPTY ARRAY": "EMPTY_ARRAY", "EMPTY OBJECT": "EMPTY_OBJECT"}.get(word, "NULL")
+    return _word(mode), null
 
 
 def bind_json_value(b: ExprBinder, node: exp.JSONValue) -> Expr:

@@ -68,6 +68,7 @@ class FlinkParser(BaseParser):
         "JSON_ARRAY": lambda self: self._parse_flink_json_array(),
         "JSON_VALUE": lambda self: self._parse_flink_json_value(),
         "JSON_QUERY": lambda self: self._parse_flink_json_query(),
+        "JSON_EXISTS": lambda self: self._parse_flink_json_exists(),
         "TIMESTAMPADD": lambda self: self._parse_flink_timestamp_unit_fn("TIMESTAMPADD"),
         "TIMESTAMPDIFF": lambda self: self._parse_flink_timestamp_unit_fn("TIMESTAMPDIFF"),
     }
@@ -436,11 +437,45 @@ class FlinkParser(BaseParser):
             expression=path,
             option=exp.var(" ".join(words)) if words else None,
             json_query=True,
-            on_condition=self._parse_on_condition(),
+            on_condition=self._parse_flink_json_behaviours(),
         )
         if returning:
             node.meta["returning"] = returning
         return node
+
+    def _parse_flink_json_exists(self) -> exp.Anonymous:
+        """JSON_EXISTS(doc, path [{TRUE | FALSE | UNKNOWN | ERROR} ON ERROR])."""
+        doc = self._parse_assignment()
+        self._match(TokenType.COMMA)
+        path = self._parse_assignment()
+        args: list[exp.Expr | None] = [doc, path]
+        cond = self._parse_flink_json_behaviours()
+        if cond is not None and cond.args.get("error") is not None:
+            args.append(exp.Literal.string(cond.args["error"].name.split(" ON ")[0]))
+        return exp.Anonymous(this="JSON_EXISTS", expressions=args)
+
+    def _parse_flink_json_behaviours(self) -> exp.OnCondition | None:
+        """The `<behaviour> ON EMPTY` / `<behaviour> ON ERROR` clauses of JSON_QUERY and
+        JSON_EXISTS, whose behaviours sqlglot does not know (EMPTY ARRAY, EMPTY OBJECT,
+        TRUE, FALSE, UNKNOWN): kept as text, e.g. Var('EMPTY ARRAY ON EMPTY')."""
+        found: dict[str, exp.Expression] = {}
+        words_ok = ("NULL", "ERROR", "EMPTY", "ARRAY", "OBJECT", "TRUE", "FALSE", "UNKNOWN")
+        while self._curr is not None:
+            start = self._index
+            words: list[str] = []
+            while self._curr is not None and self._curr.text.upper() in words_ok:
+                words.append(self._curr.text.upper())
+                self._advance()
+            if not words or not self._match_text_seq("ON"):
+                self._retreat(start)
+                break
+            target = self._curr.text.upper() if self._curr is not None else ""
+            if target not in ("EMPTY", "ERROR"):
+                self._retreat(start)
+                break
+            self._advance()
+            found[target.lower()] = exp.var(f"{' '.join(words)} ON {target}")
+        return exp.OnCondition(**found) if found else None
 
     def _parse_flink_timestamp_unit_fn(self, name: str) -> exp.Anonymous:
         unit_tok = self._curr

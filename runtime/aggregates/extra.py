@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.aggregates.accumulators import Accumulator, _drop_nulls, _grow, _ObjectAcc
+from runtime.functions._common import java_int_from_double
 from runtime.types import DataType
 
 
@@ -28,7 +29,7 @@ class VarianceAcc(Accumulator):
     statistics with Chan et al.'s parallel formula; retractions are merged with the
     inverse formula. On a single batch this is the exact two-pass result, which matches
     Flink's printed values (e.g. VAR_POP(1, 2, 4) = 1.5555555555555554). The result is
-    cast to the call's type: INT truncates (Flink keeps the argument type), DECIMAL
+    cast to the call's type: INT truncates and saturates (Flink keeps the argument type), DECIMAL
     rounds half-up to the result scale."""
 
     def __init__(self, arg_types: list[pa.DataType], result_type: DataType, kind: str) -> None:
@@ -95,8 +96,9 @@ class VarianceAcc(Accumulator):
                 for f, e in zip(v.tolist(), empty.tolist(), strict=True)
             ]
             return pa.array(vals, type=self.arrow_type)
-        if rt.is_integer:
-            ints = np.trunc(v).astype(np.int64)
+        if rt.is_integer:  # Java's (int) of the double: truncates and saturates
+            bits = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}[rt.name]
+            ints = java_int_from_double(v, bits)
             return pa.array(ints, mask=empty).cast(self.arrow_type, safe=False)
         return pa.array(v, mask=empty).cast(self.arrow_type)
 

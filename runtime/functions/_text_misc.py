@@ -117,11 +117,37 @@ def str_to_map(args: list[ArgValue], arg_types: list[DataType], result_type: Dat
             for pair in pairs:
                 kv = kd.split(pair, maxsplit=1)
                 out[pair if len(kv) < 2 else kv[0]] = None if len(kv) < 2 else kv[1]
-            return list(out.items())
+            return java_hash_map_order(out)
 
         return map_distinct_any(sub[0], parse, out_type)
 
     return grouped_apply([args[0], list_d, kv_d], [1, 2], run, _n(ctx), out_type)
+
+
+def _java_string_hash(s: str) -> int:
+    """java.lang.String.hashCode (over UTF-16 code units, 32-bit wrap-around)."""
+    h = 0
+    units = s.encode("utf-16-le")
+    for i in range(0, len(units), 2):
+        h = (31 * h + (units[i] | units[i + 1] << 8)) & 0xFFFFFFFF
+    return h
+
+
+def java_hash_map_order(entries: dict[str, str | None]) -> list[tuple[str, str | None]]:
+    """The entries in a java.util.HashMap's iteration order (STR_TO_MAP builds one, and
+    Flink prints the map in that order): by bucket, then insertion order in a bucket; the
+    table starts at 16 buckets and doubles past a 0.75 load."""
+    capacity = 16
+    while len(entries) > capacity * 0.75:
+        capacity *= 2
+
+    def bucket(key: str) -> int:
+        h = _java_string_hash(key)
+        return (h ^ (h >> 16)) & (capacity - 1)
+
+    items = list(entries.items())
+    order = sorted(range(len(items)), key=lambda i: (bucket(items[i][0]), i))
+    return [items[i] for i in order]
 
 
 def _java_split(rx: Any, text: str) -> list[str]:
@@ -141,7 +167,10 @@ def uuid(args: list[ArgValue], arg_types: list[DataType], result_type: DataType,
 def _infer_starts(name: str):
     def infer(types: list[DataType]) -> DataType:
         check_arity(name, types, 2)
-        require(name, types, _SS, f"{name.upper()}(<STRING>, <STRING>)")
+        binary = ("BINARY", "VARBINARY", "NULL")
+        if not (all(t.name in binary for t in types) and any(t.name != "NULL" for t in types)):
+            # STRING with STRING, or BYTES with BYTES
+            require(name, types, _SS, f"{name.upper()}(<STRING>, <STRING>)")
         return BOOLEAN(any_nullable(types))
 
     return infer
@@ -150,11 +179,24 @@ def _infer_starts(name: str):
 def _affix_kernel(starts: bool):
     def kernel(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
         def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
-            return pc.starts_with(sub[0], pattern=p[0]) if starts else pc.ends_with(sub[0], pattern=p[0])
+            pattern = p[0]
+            if isinstance(pattern, bytes):  # BYTES: compare the bytes, as Flink does
+                hay = sub[0]
+                n = len(pattern)
+                part = pc.binary_slice(hay, 0, n) if starts else _binary_tail(hay, n)
+                return pc.equal(part, pa.scalar(pattern, pa.binary()))
+            return pc.starts_with(sub[0], pattern=pattern) if starts else pc.ends_with(sub[0], pattern=pattern)
 
         return grouped_apply(args, [1], run, _n(ctx), pa.bool_())
 
     return kernel
+
+
+def _binary_tail(hay: ArgValue, n: int) -> ArgValue:
+    """The last `n` bytes of each value (all of it when shorter)."""
+    if n == 0:
+        return pc.binary_slice(hay, 0, 0)
+    return pc.binary_slice(hay, -n, 2**31 - 1)
 
 
 scalar("startswith", _infer_starts("startswith"), "starts_with")(_affix_kernel(True))

@@ -102,13 +102,11 @@ def _infer_negate(types: list[DataType]) -> DataType:
 def _prep(v: ArgValue, t: DataType, target: pa.DataType) -> ArgValue:
     if v.type == target:
         return v
-    return (
-        v.cast(target, safe=False)
-        if isinstance(v, pa.Array)
-        else pa.scalar(v.as_py(), target)
-        if v.is_valid
-        else pa.scalar(None, target)
-    )
+    if isinstance(v, pa.Array):
+        return v.cast(target, safe=False)
+    if not v.is_valid:
+        return pa.scalar(None, target)
+    return pa.array([v.as_py()], v.type).cast(target, safe=False)[0]
 
 
 def _int_cast(v: ArgValue, target: pa.DataType) -> ArgValue:
@@ -338,6 +336,13 @@ def _unit_per_ms(t: pa.DataType) -> int:
     return {"s": 1, "ms": 1, "us": 1000, "ns": 1_000_000}[t.unit]
 
 
+def _raw_int(a: pa.Array) -> pa.Array:
+    """The integer behind a temporal value (DATE days, TIME ms are 32-bit in Arrow)."""
+    if pa.types.is_date32(a.type) or pa.types.is_time32(a.type):
+        return pc.cast(a, pa.int32())
+    return pc.cast(a, pa.int64())
+
+
 def _temporal_op(
     op: str, a: ArgValue, b: ArgValue, ta: DataType, tb: DataType, rt: DataType, ctx: EvalContext
 ) -> ArgValue:
@@ -356,12 +361,8 @@ def _temporal_op(
         with np.errstate(all="ignore"):
             r = x * y if op == "times" else x / y
         return pa.array(np.trunc(r).astype(np.int64), pa.int64(), mask=nulls).cast(out)
-    x = to_numpy(pc.cast(aa, pa.int64()) if not pa.types.is_date32(aa.type) else pc.cast(aa, pa.int32()), 0).astype(
-        np.int64
-    )
-    y = to_numpy(pc.cast(bb, pa.int64()) if not pa.types.is_date32(bb.type) else pc.cast(bb, pa.int32()), 0).astype(
-        np.int64
-    )
+    x = to_numpy(_raw_int(aa), 0).astype(np.int64)
+    y = to_numpy(_raw_int(bb), 0).astype(np.int64)
     y = y * sign
     name = ta.name
     if name in _INTERVALS:

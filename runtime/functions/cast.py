@@ -234,7 +234,7 @@ def _to_floating(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, 
     if src.is_string:
         text = _strings(arr)
         norm = pc.replace_substring_regex(text, r"^([+-]?)Infinity$", r"\1inf")
-        norm = pc.replace_substring_regex(norm, r"[dDfF]$", "")
+        norm = pc.replace_substring_regex(norm, r"([0-9.])[dDfF]$", r"\1")  # Java's 1.5d / 2f suffixes
         ok_num = pc.match_substring_regex(norm, _NUMBER_RE)
         ok_special = pc.match_substring_regex(norm, r"^([+-]?inf|NaN)$")
         ok = pc.fill_null(pc.or_(ok_num, ok_special), True).to_numpy(zero_copy_only=False)
@@ -295,7 +295,7 @@ def _to_boolean(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, s
         zero = pa.scalar(decimal.Decimal(0), arr.type) if src.name == "DECIMAL" else pa.scalar(0, arr.type)
         return pc.not_equal(arr, zero)
     if src.is_string:
-        text = pc.utf8_lower(_strings(arr))
+        text = pc.utf8_lower(arr.cast(pa.string()))  # no trimming: CAST('  true ' AS BOOLEAN) fails
         is_true = pc.is_in(text, value_set=pa.array(_TRUE_WORDS))
         is_false = pc.is_in(text, value_set=pa.array(_FALSE_WORDS))
         bad = ~(is_true.to_numpy(zero_copy_only=False) | is_false.to_numpy(zero_copy_only=False)) & ~null_mask(arr)
@@ -309,7 +309,7 @@ def _to_boolean(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, s
 # ---------------------------------------------------------------------- to STRING / BYTES
 def _to_string(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
     if src.name in ("BINARY", "VARBINARY"):
-        text = pc.cast(arr, pa.string()) if strict else _try_utf8(arr)
+        text = _utf8_replacing(arr) if strict else _try_utf8(arr)
     else:
         text = render_array(arr, src, ctx.time_zone)
     n = dst.precision or MAX_VARCHAR
@@ -318,6 +318,17 @@ def _to_string(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, st
         if dst.name == "CHAR":
             text = pc.utf8_rpad(text, width=n, padding=" ")
     return text
+
+
+def _utf8_replacing(arr: pa.Array) -> pa.Array:
+    """Bytes as UTF-8 text, a malformed byte becoming U+FFFD (Java's new String(bytes, UTF_8),
+    which CAST(bytes AS STRING) uses): Arrow's cast when all is valid, else per value."""
+    try:
+        return pc.cast(arr, pa.string())
+    except pa.ArrowInvalid:
+        return pa.array(
+            [None if b is None else b.decode("utf-8", errors="replace") for b in arr.to_pylist()], pa.string()
+        )
 
 
 def _try_utf8(arr: pa.Array) -> pa.Array:

@@ -174,8 +174,18 @@ def _format_token(t: Token, f: Fields, n: int, zone: str) -> pa.Array | str:
     c, k = t.letter, t.count
     if c == "":
         return t.text
-    if c in ("y", "Y", "u") and c != "u":
+    if c == "Y":  # week-based year (US weeks): 2024-12-30 is in week 1 of 2025
+        week_year = np.where((f.month == 12) & (_us_week(f) == 1), f.year + 1, f.year)
+        return _num(week_year % 100, 2) if k == 2 else _num(week_year, k)
+    if c == "y":
         return _num(f.year % 100, 2) if k == 2 else _num(f.year, k)
+    if c in ("Q", "q"):
+        quarter = (f.month - 1) // 3 + 1
+        if k >= 4:
+            return _names(quarter - 1, ["1st quarter", "2nd quarter", "3rd quarter", "4th quarter"])
+        if k == 3:
+            return _names(quarter - 1, ["Q1", "Q2", "Q3", "Q4"])
+        return _num(quarter, k)
     if c == "u":
         return _num((f.dow0 + 6) % 7 + 1, k)
     if c in ("M", "L"):

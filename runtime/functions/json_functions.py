@@ -126,6 +126,15 @@ def _iso(v: _dt.datetime) -> str:
     return base
 
 
+def _json_number(java_text: str) -> str:
+    """A double as Flink's JSON functions write it: Java's Double.toString read back as a
+    BigDecimal and printed by it (1.0E308 → 1.0E+308, 1.0E-5 → 0.000010); NaN and the
+    infinities as JSON strings would not be numbers, so they stay as Java prints them."""
+    if java_text in ("NaN", "Infinity", "-Infinity"):
+        return json.dumps(java_text)
+    return str(Decimal(java_text))
+
+
 def _escape(arr: pa.Array) -> pa.Array:
     """Strings as quoted JSON string literals, vectorized (control characters other than
     \\b \\t \\n \\f \\r fall back to json.dumps per distinct value)."""
@@ -158,7 +167,7 @@ def json_text(arr: pa.Array, t: DataType, tz: str = "UTC") -> pa.Array:
     if n in ("DOUBLE", "FLOAT"):
         fmt = java_double_str if n == "DOUBLE" else java_float_str
         enc = pc.dictionary_encode(arr)
-        return pa.array([fmt(v) for v in enc.dictionary.to_pylist()], STR).take(enc.indices)
+        return pa.array([_json_number(fmt(v)) for v in enc.dictionary.to_pylist()], STR).take(enc.indices)
     if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         suffix = "Z" if n == "TIMESTAMP_LTZ" else ""
         vals = [None if v is None else json.dumps(_iso(v.replace(tzinfo=None)) + suffix) for v in arr.to_pylist()]
@@ -308,9 +317,11 @@ def compile_path(path: str) -> tuple[bool, tuple[tuple[str, Any], ...]]:
     return strict, tuple(steps)
 
 
-def eval_path(doc: Any, path: str) -> list[Any]:
+def eval_path(doc: Any, path: str, wrap_scalars: bool = True) -> list[Any]:
     """The items the path selects (empty when nothing matches in lax mode); raises
-    _PathError for a structural error in strict mode."""
+    _PathError for a structural error in strict mode. `wrap_scalars`: lax `[k]` on a
+    non-array treats it as a one-item array (JSON_EXISTS does not: `$[0]` of an object
+    does not exist there)."""
     strict, steps = compile_path(path)
     items = [doc]
     for kind, arg in steps:
@@ -337,7 +348,9 @@ def eval_path(doc: Any, path: str) -> list[Any]:
                 else:
                     nxt.append(it)
             else:
-                arr = it if isinstance(it, list) else ([it] if not strict else None)
+                arr = it if isinstance(it, list) else ([it] if not strict and wrap_scalars else None)
+                if arr is None and not strict:
+                    continue
                 if arr is None:
                     raise _PathError(f"array accessor on a non-array: {path}")
                 for k in arg:
@@ -352,6 +365,15 @@ def eval_path(doc: Any, path: str) -> list[Any]:
 @lru_cache(maxsize=4096)
 def _parse_doc(text: str) -> Any:
     return json.loads(text)
+
+
+def _load_exact(text: str) -> Any:
+    """Parsed JSON keeping each number's decimal text (JSON_QUERY writes `1.5e3` back as
+    Jackson's BigDecimal does: `1.5E+3`); ValueError for invalid JSON."""
+    try:
+        return json.loads(text, parse_float=Decimal)
+    except (ValueError, RecursionError) as e:
+        raise ValueError(str(e)) from e
 
 
 def _load(text: str) -> Any:
@@ -486,6 +508,8 @@ def json_query(args: list[ArgValue], arg_types: list[DataType], result_type: Dat
     wrapper = _mode(args[2], "WITHOUT") if len(args) > 2 else "WITHOUT"
     on_empty = _mode(args[3], "NULL") if len(args) > 3 else "NULL"
     on_error = _mode(args[4], "NULL") if len(args) > 4 else "NULL"
+    _, steps = compile_path(path)
+    indefinite = any(kind in ("keys*", "items*") or (kind == "idx" and len(arg) > 1) for kind, arg in steps)
 
     def fallback(mode: str, err: str) -> str | None:
         if mode == "ERROR":
@@ -496,9 +520,14 @@ def json_query(args: list[ArgValue], arg_types: list[DataType], result_type: Dat
         if text is None:
             return None
         try:
-            items = eval_path(_load(text), path)
+            doc = _load_exact(text)
+            items = eval_path(doc, path)
         except (ValueError, _PathError) as e:
             return fallback(on_error, str(e))
+        if indefinite and not (steps and steps[0][0] == "key" and not isinstance(doc, dict)):
+            # Jayway: a path with a wildcard selects one value, the (possibly empty) array
+            # of its matches ('$.a[*].b' WITH WRAPPER is [[]] when nothing matches)
+            items = [items]
         if not items or (len(items) == 1 and items[0] is None):
             # a lone JSON null counts as empty, as in Flink (Calcite's jsonQuery)
             return fallback(on_empty, f"no value for path {path}")
@@ -536,7 +565,8 @@ def json_exists(args: list[ArgValue], arg_types: list[DataType], result_type: Da
         if text is None:
             return None
         try:
-            return len(eval_path(_load(text), path)) > 0
+            # Flink (Jayway): a member whose value is null does not exist
+            return any(v is not None for v in eval_path(_load(text), path, wrap_scalars=False))
         except (ValueError, _PathError) as e:
             if on_error == "ERROR":
                 raise EvaluationError(f"JSON_EXISTS: {e}") from e

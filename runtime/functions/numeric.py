@@ -40,7 +40,7 @@ def as_double(v: ArgValue, t: DataType, n: int) -> np.ndarray:
     if pa.types.is_decimal(arr.type):
         arr = pc.cast(pc.cast(arr, pa.string()), pa.float64())
     elif arr.type != pa.float64():
-        arr = pc.cast(arr, pa.float64())
+        arr = pc.cast(arr, pa.float64(), safe=False)  # BIGINT beyond 2**53 rounds, as Java's (double)
     return to_numpy(arr, np.nan).astype(np.float64)
 
 
@@ -244,7 +244,10 @@ def _round_kernel(mode: str):
             return round_decimal(rounded, p, s)
         # DOUBLE/FLOAT: round the shortest decimal text (BigDecimal.valueOf(d))
         vals = to_numpy(a, 0.0).astype(np.float64)
-        finite = np.isfinite(vals)
+        # beyond 1e15 a double has no fraction digit left to round (and would not fit the
+        # decimal below): it stays as it is
+        with np.errstate(invalid="ignore"):
+            finite = np.isfinite(vals) & (np.abs(vals) < 1e15)
         text = pc.if_else(pa.array(finite), pc.cast(pc.cast(a, pa.float64()), pa.string()), pa.scalar("0"))
         dec = pc.cast(text, pa.decimal256(76, 30))
         rounded = pc.round(dec, ndigits=r, round_mode=mode)

@@ -50,7 +50,7 @@ def like_to_regex(pattern: str, escape: str | None = None) -> str:
 
 def similar_to_regex(pattern: str, escape: str | None = None) -> str:
     """SQL SIMILAR TO pattern → anchored regex: `%`/`_` as in LIKE, `| * + ? {m,n} ( ) [...]`
-    as in regular expressions, every other character literal."""
+    and `.` as in regular expressions (as Flink has it), every other character literal."""
     out = []
     i = 0
     in_class = False
@@ -73,7 +73,9 @@ def similar_to_regex(pattern: str, escape: str | None = None) -> str:
             out.append(".*")
         elif c == "_":
             out.append(".")
-        elif c in "|*+?{}(),":
+        elif c in "|*+?{}(),.":
+            # '.' too: Flink (Calcite's sqlToRegexSimilar) leaves it a regex wildcard, so
+            # 'abc' SIMILAR TO 'a.c' is TRUE
             out.append(c)
         else:
             out.append(_quote(c))

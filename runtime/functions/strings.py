@@ -451,7 +451,11 @@ def regexp_replace(
     def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
         regex, repl = java_regex_to_re2(p[0]), p[1]
         s = sub[0]
-        if _re2_ok(regex):
+        rx_py = python_regex(p[0])
+        # A pattern that matches '' also matches at the end after a match that reached it
+        # in Java (REGEXP_REPLACE('aaa', 'a*', 'X') is 'XX'); RE2 skips it, Python does not.
+        empty_ok = rx_py is not None and rx_py.fullmatch("") is not None
+        if _re2_ok(regex) and not empty_ok:
             return pc.replace_substring_regex(s, pattern=regex, replacement=repl.replace("\\", "\\\\"))
         rx = python_regex(p[0])
         if rx is None:

@@ -192,6 +192,15 @@ def to_date(args: list[ArgValue], arg_types: list[DataType], result_type: DataTy
 
 
 def _infer_to_timestamp_ltz(types: list[DataType]) -> DataType:
+    return _infer_to_timestamp_ltz_lit(types, [None] * len(types))
+
+
+_LTZ_PRECISIONS = (0, 3, 6, 9)
+# Flink's TIMESTAMP range in milliseconds: 0000-01-01 00:00:00 .. 9999-12-31 23:59:59.999
+_MIN_MS, _MAX_MS = -62167219200000, 253402300799999
+
+
+def _infer_to_timestamp_ltz_lit(types: list[DataType], literals: list[object]) -> DataType:
     check_arity("to_timestamp_ltz", types, 1, 3)
     t0 = types[0]
     if t0.is_string:
@@ -204,22 +213,33 @@ def _infer_to_timestamp_ltz(types: list[DataType]) -> DataType:
         return TIMESTAMP_LTZ(3, True)
     if not (t0.is_numeric or t0.name == "NULL"):
         raise FunctionTypeError(
-            f"Unsupported argument type {t0} for TO_TIMESTAMP_LTZ: expected a numeric epoch value (and a precision 0 or 3)"
+            f"Unsupported argument type {t0} for TO_TIMESTAMP_LTZ: expected a numeric epoch value (and a precision)"
         )
     if len(types) > 2 or (len(types) == 2 and not is_integerish(types[1])):
-        raise FunctionTypeError("TO_TIMESTAMP_LTZ(<NUMERIC>, <INTEGER precision>) expects a literal precision 0 or 3")
-    return TIMESTAMP_LTZ(3, any_nullable(types))
+        raise FunctionTypeError("TO_TIMESTAMP_LTZ(<NUMERIC>, <INTEGER precision>) expects a literal precision")
+    precision = literals[1] if len(literals) > 1 and literals[1] is not None else 3
+    if precision not in _LTZ_PRECISIONS:
+        raise FunctionTypeError(
+            f"The precision value '{precision}' for function TO_TIMESTAMP_LTZ is unsupported, "
+            "the supported value is '0', '3', '6' or '9'"
+        )
+    # out of range epochs give NULL, so the result is nullable
+    return TIMESTAMP_LTZ(max(3, int(precision)), True)
 
 
-@scalar("to_timestamp_ltz", _infer_to_timestamp_ltz)
+@scalar("to_timestamp_ltz", _infer_to_timestamp_ltz, infer_with_literals=_infer_to_timestamp_ltz_lit)
 def to_timestamp_ltz(
     args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext
 ) -> ArgValue:
-    """TIMESTAMP_LTZ(3) from epoch seconds (precision 0) or milliseconds (3, the default),
-    or from a timestamp string read in the given zone (default: the session zone)."""
+    """TIMESTAMP_LTZ from an epoch in seconds (precision 0), milliseconds (3, the default),
+    microseconds (6) or nanoseconds (9), or from a timestamp string read in the given zone
+    (default UTC, whatever the session zone: Flink's documented default).
+
+    As Flink: a DECIMAL epoch is truncated toward zero to the unit, a DOUBLE one floored to
+    milliseconds; an epoch outside 0000-01-01 .. 9999-12-31 gives NULL."""
     v = _arr(args[0], ctx)
     if arg_types[0].is_string:
-        tz = const(args[2]) if len(args) > 2 else ctx.time_zone
+        tz = const(args[2]) if len(args) > 2 else "UTC"
         if len(args) > 1:
             ms, ok = dp.parse(v, const(args[1]), lenient=False)
         else:
@@ -227,18 +247,32 @@ def to_timestamp_ltz(
         inst = to_instant(ms, tz)
         return _maybe_scalar(_ts_array(inst, ok & np_valid(v), TS_LTZ), args)
     precision = const(args[1]) if len(args) > 1 else 3
-    if precision not in (0, 3):
-        raise FunctionTypeError(
-            f"The precision value '{precision}' for function TO_TIMESTAMP_LTZ is unsupported, the supported value is '0' or '3'"
-        )
     valid = np_valid(v)
+    target = result_type.to_arrow()
+    if precision in (6, 9) and pa.types.is_integer(v.type):
+        raw = np_ints(v)
+        per_ms = 1000 if precision == 6 else 1_000_000
+        ms = np.floor_divide(raw, per_ms)
+        ok = valid & (ms >= _MIN_MS) & (ms <= _MAX_MS)
+        return _maybe_scalar(pa.array(raw, pa.int64(), mask=~ok).cast(target), args)
+    ms_per_unit = {0: 1000.0, 3: 1.0, 6: 0.001, 9: 0.000001}[int(precision)]
     if pa.types.is_integer(v.type):
         raw = np_ints(v)
-        ms = raw * 1000 if precision == 0 else raw
+        lo, hi = _MIN_MS / ms_per_unit, _MAX_MS / ms_per_unit
+        ok = valid & (raw >= lo) & (raw <= hi)
+        safe = np.where(ok, raw, 0)
+        ms = safe * int(ms_per_unit) if precision in (0, 3) else np.floor_divide(safe, int(1 / ms_per_unit))
     else:
         f = pc.cast(v, pa.float64()).fill_null(0).to_numpy(zero_copy_only=False)
-        ms = np.floor(f * (1000 if precision == 0 else 1)).astype(np.int64)
-    return _maybe_scalar(_ts_array(ms, valid, TS_LTZ), args)
+        with np.errstate(invalid="ignore", over="ignore"):
+            if arg_types[0].name == "DECIMAL":
+                scaled = np.trunc(f) * ms_per_unit  # whole units, toward zero
+            else:
+                scaled = np.floor(f * ms_per_unit)  # whole milliseconds, floored
+            ok = valid & np.isfinite(scaled) & (scaled >= _MIN_MS) & (scaled <= _MAX_MS)
+        ms = np.where(ok, np.floor(np.where(ok, scaled, 0)), 0).astype(np.int64)
+    ok = ok & (ms >= _MIN_MS) & (ms <= _MAX_MS)
+    return _maybe_scalar(_ts_array(np.where(ok, ms, 0), ok, TS_LTZ).cast(target), args)
 
 
 # ---------------------------------------------------------------------- format
@@ -252,6 +286,20 @@ def _infer_date_format(types: list[DataType]) -> DataType:
             "Supported form(s): 'DATE_FORMAT(<TIMESTAMP>, <STRING>)', 'DATE_FORMAT(<STRING>, <STRING>)'"
         )
     return STRING(True if types[0].is_string else any_nullable(types))
+
+
+def _check_local_pattern(pattern: str, x: pa.Array, ms: np.ndarray, ok: np.ndarray) -> None:
+    """Flink formats a LocalDateTime with java.time's DateTimeFormatter, which has no zone:
+    a zone or offset letter fails the job (as Flink's DateTimeException does)."""
+    from runtime.errors import EvaluationError
+
+    letters = {tok.letter for tok in dp.tokenize(pattern)}
+    if letters & {"z", "V", "v"}:
+        first = int(np.flatnonzero(ok)[0])
+        wall = dp.format_wall(ms[first : first + 1], ok[first : first + 1], "yyyy-MM-dd'T'HH:mm:ss.SSS", "UTC")
+        raise EvaluationError(f"Unable to extract ZoneId from temporal {wall[0].as_py()}")
+    if letters & {"X", "x", "Z", "O"}:
+        raise EvaluationError("Unsupported field: OffsetSeconds")
 
 
 @scalar("date_format", _infer_date_format)
@@ -268,6 +316,9 @@ def date_format(args: list[ArgValue], arg_types: list[DataType], result_type: Da
         ms, ok = wall_ms(x, t, ctx.time_zone), np.ones(len(x), bool)
     ok = ok & np_valid(x)
     zone = ctx.time_zone if t.name == "TIMESTAMP_LTZ" else "UTC"
+    pattern = const(args[1]) if is_scalar(args[1]) else None
+    if pattern is not None and ok.any():
+        _check_local_pattern(str(pattern), x, ms, ok)
 
     def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
         rows = sub[0]
@@ -548,10 +599,12 @@ def _add_months(wall: np.ndarray, months: np.ndarray) -> np.ndarray:
 def _infer_timestampadd(types: list[DataType]) -> DataType:
     check_arity("timestampadd", types, 3)
     t = types[2]
-    if not _is_temporal(t) or not is_integerish(types[1]):
+    if not (_is_temporal(t) or t.name == "TIME") or not is_integerish(types[1]):
         raise FunctionTypeError("Cannot apply 'TIMESTAMPADD' to arguments: expected (unit, <INTEGER>, <DATETIME>)")
     if t.name == "DATE":
         return DATE(any_nullable(types[1:]))
+    if t.name == "TIME":
+        return DataType("TIME", any_nullable(types[1:]), precision=t.precision or 0)
     return DataType(t.name, any_nullable(types[1:]), precision=t.precision if t.precision is not None else 3)
 
 
@@ -576,6 +629,9 @@ def timestampadd(args: list[ArgValue], arg_types: list[DataType], result_type: D
     if t.name == "DATE":
         days = np.floor_divide(out, dp.MS_PER_DAY).astype(np.int32)
         return _maybe_scalar(pa.array(days, pa.int32(), mask=~valid).cast(pa.date32()), args[1:])
+    if t.name == "TIME":  # the time of day wraps around midnight; months leave it as it is
+        tod = np.mod(out if unit in _UNIT_MS else base, dp.MS_PER_DAY).astype(np.int32)
+        return _maybe_scalar(pa.array(tod, pa.int32(), mask=~valid).cast(pa.time32("ms")), args[1:])
     return _maybe_scalar(
         _ts_array(out, valid, result_type.to_arrow() if result_type.precision in (None, 0, 1, 2, 3) else TS), args[1:]
     )
@@ -586,6 +642,35 @@ def _infer_timestampdiff(types: list[DataType]) -> DataType:
     if not (_is_temporal(types[1]) and _is_temporal(types[2])):
         raise FunctionTypeError("Cannot apply 'TIMESTAMPDIFF' to arguments: expected (unit, <DATETIME>, <DATETIME>)")
     return INT(any_nullable(types[1:]))
+
+
+def _months_between_days(d0: np.ndarray, d1: np.ndarray) -> np.ndarray:
+    """Calcite's subtractMonths(date0, date1) for date0 >= date1: the most months m with
+    date1 + m months (day clamped to the month's end) <= date0, so 2024-01-31 to
+    2024-02-29 is one month."""
+    from runtime.functions.arithmetic import add_months_days
+
+    y0, m0, _ = dp.civil_from_days(d0)
+    y1, m1, _ = dp.civil_from_days(d1)
+    m = (y0 * 12 + m0) - (y1 * 12 + m1)
+    return np.where(add_months_days(d1, m) > d0, m - 1, m)
+
+
+def _subtract_months(t0: np.ndarray, t1: np.ndarray) -> np.ndarray:
+    """Calcite's DateTimeUtils.subtractMonths(t0, t1) on epoch milliseconds, which Flink's
+    TIMESTAMPDIFF(MONTH/QUARTER/YEAR, t1, t0) uses: whole months on the calendar by days,
+    one less when the day matches but the time of day of t0 is earlier."""
+    from runtime.functions.arithmetic import add_months_days
+
+    ms0, ms1 = np.mod(t0, dp.MS_PER_DAY), np.mod(t1, dp.MS_PER_DAY)
+    d0, d1 = np.floor_divide(t0, dp.MS_PER_DAY), np.floor_divide(t1, dp.MS_PER_DAY)
+    forward = d0 >= d1
+    x = np.where(
+        forward,
+        _months_between_days(np.where(forward, d0, d1), np.where(forward, d1, d0)),
+        -_months_between_days(np.where(forward, d0, d1), np.where(forward, d1, d0)),
+    )
+    return np.where((add_months_days(d1, x) == d0) & (ms0 < ms1), x - 1, x)
 
 
 @scalar("timestampdiff", _infer_timestampdiff)
@@ -599,14 +684,7 @@ def timestampdiff(args: list[ArgValue], arg_types: list[DataType], result_type: 
         diff = wb - wa
         out = np.sign(diff) * (np.abs(diff) // _UNIT_MS[unit])
     elif unit in _UNIT_MONTHS:
-        ya, ma, _ = dp.civil_from_days(np.floor_divide(wa, dp.MS_PER_DAY))
-        yb, mb, _ = dp.civil_from_days(np.floor_divide(wb, dp.MS_PER_DAY))
-        months = (yb * 12 + mb) - (ya * 12 + ma)
-        # a partial month does not count: compare the rest (day + time) of each side
-        rest_a = wa - dp.days_from_civil(ya, ma, np.ones_like(ma)) * dp.MS_PER_DAY
-        rest_b = wb - dp.days_from_civil(yb, mb, np.ones_like(mb)) * dp.MS_PER_DAY
-        months = np.where((months > 0) & (rest_b < rest_a), months - 1, months)
-        months = np.where((months < 0) & (rest_b > rest_a), months + 1, months)
+        months = _subtract_months(wb, wa)
         out = np.sign(months) * (np.abs(months) // _UNIT_MONTHS[unit])
     else:
         raise FunctionTypeError(f"TIMESTAMPDIFF unit {unit} is not supported")
@@ -622,6 +700,24 @@ def _infer_convert_tz(types: list[DataType]) -> DataType:
     return STRING(True)
 
 
+def _java_time_zone(tz: str) -> str:
+    """java.util.TimeZone.getTimeZone: an id it does not know is GMT (no error)."""
+    try:
+        to_instant(np.zeros(1, dtype=np.int64), tz)
+    except (pa.ArrowInvalid, ValueError, KeyError):
+        return "UTC"
+    return tz
+
+
+def _to_instant_standard(wall: np.ndarray, tz: str) -> np.ndarray:
+    """Wall-clock ms → instant as java.util.Calendar resolves it (CONVERT_TZ's
+    SimpleDateFormat): a time in the fall-back overlap takes the later (standard) offset;
+    a time in a gap moves forward, as with `to_instant`."""
+    earlier = to_instant(wall, tz)
+    later = earlier + 3_600_000  # every DST overlap Flink's tests meet is one hour
+    return np.where(to_wall(later, tz) == wall, later, earlier)
+
+
 @scalar("convert_tz", _infer_convert_tz)
 def convert_tz(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     """A 'yyyy-MM-dd HH:mm:ss' string moved from one zone to another."""
@@ -632,7 +728,8 @@ def convert_tz(args: list[ArgValue], arg_types: list[DataType], result_type: Dat
 
     def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
         idx = np_ints(sub[0])
-        wall = to_wall(to_instant(ms[idx], p[0]), p[1])
+        src, dst = _java_time_zone(p[0]), _java_time_zone(p[1])
+        wall = to_wall(_to_instant_standard(ms[idx], src), dst)
         return dp.format_wall(wall, ok[idx], "yyyy-MM-dd HH:mm:ss", "UTC")
 
     return _maybe_scalar(grouped_apply([rows, args[1], args[2]], [1, 2], run, ctx.num_rows, STR), args)

@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 from runtime.functions._common import to_array
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
 from runtime.functions.temporal import normalize_zone
+from runtime.render import local_time
 from runtime.types import DataType
 
 # Flink's TimeIntervalUnit / TimeUnitRange names -> Arrow's calendar units.
@@ -41,7 +42,7 @@ UNITS = {
 def _infer(name: str):
     def infer(types: list[DataType]) -> DataType:
         t = types[0]
-        if t.name not in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "NULL"):
+        if t.name not in ("TIMESTAMP", "TIMESTAMP_LTZ", "DATE", "TIME", "NULL"):
             raise FunctionTypeError(
                 f"Cannot apply '{name}' to arguments of type '{name}(<{t}> TO <TIME UNIT>)'. "
                 f"Supported form(s): '{name}(<DATETIME> TO <TIME UNIT>)'"
@@ -67,9 +68,24 @@ def round_temporal(x: pa.Array, t: DataType, unit: str, up: bool, time_zone: str
     if t.name == "DATE":
         ts = x.cast(pa.timestamp("s"))
         return op(ts, **kw).cast(pa.date32())
+    if t.name == "TIME":
+        # milliseconds of the day, rounded as a timestamp on 1970-01-01; CEIL past the
+        # last unit of the day wraps to 00:00 as Flink's int arithmetic does
+        ms = pc.cast(x.cast(pa.int32()), pa.int64())
+        rounded = op(ms.cast(pa.timestamp("ms")), **kw).cast(pa.int64())
+        return pc.cast(
+            pc.cast(pc.subtract(rounded, pc.multiply(pc.divide(rounded, 86_400_000), 86_400_000)), pa.int32()), x.type
+        )
     if t.name == "TIMESTAMP_LTZ":
-        local = x.cast(pa.timestamp(x.type.unit, tz=normalize_zone(time_zone)))
-        return op(local, **kw).cast(x.type)
+        # Flink rounds the wall clock of the instant's own UTC offset and subtracts that
+        # same offset again (so across a DST change the result keeps the original offset:
+        # FLOOR(2024-03-31 03:00 CEST TO DAY) is 2024-03-30 23:00 CET in Berlin)
+        unit_ts = pa.timestamp(x.type.unit)
+        utc = x.cast(unit_ts).cast(pa.int64())
+        wall = local_time(x, normalize_zone(time_zone)).cast(unit_ts).cast(pa.int64())
+        offset = pc.subtract(wall, utc)
+        rounded = op(wall.cast(unit_ts), **kw).cast(pa.int64())
+        return pc.subtract(rounded, offset).cast(unit_ts).cast(x.type)
     return op(x, **kw)
 
 
