@@ -11,6 +11,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from runtime.checkpoint.format import register_state_type
+
 MAX_VARCHAR = 2147483647
 
 INTEGER_TYPES = ("TINYINT", "SMALLINT", "INT", "BIGINT")
@@ -33,6 +35,7 @@ ALL_TYPE_NAMES = (
 _DEFAULT_PRECISION = {"TIMESTAMP": 6, "TIMESTAMP_LTZ": 6, "TIME": 0, "DECIMAL": 10, "CHAR": 1, "VARCHAR": 1}
 
 
+@register_state_type
 @dataclass(frozen=True)
 class DataType:
     """One Flink logical type.

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.checkpoint.format import register_state_type
 from runtime.errors import JobError
 from runtime.types import DataType
 
@@ -60,9 +61,14 @@ def utf16_key(s: str) -> bytes:
 
 
 class Accumulator:
-    """Base class: per-slot state of one aggregate call."""
+    """Base class: per-slot state of one aggregate call. Every subclass is a state type
+    (runtime/checkpoint/format.py): checkpoints write its attributes."""
 
     retractable = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        register_state_type(cls)
 
     def __init__(self, arg_types: list[pa.DataType], result_type: DataType) -> None:
         self.arg_types = arg_types

@@ -14,8 +14,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.aggregates.accumulators import Accumulator, create_accumulator
+from runtime.checkpoint.format import register_state_type
 
 
+@register_state_type
 class AggregateSet:
     """Accumulators for `calls` (AggCall dicts) over the columns of input batches."""
 

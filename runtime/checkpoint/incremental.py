@@ -3,7 +3,7 @@
 With the `rocksdb` backend a generic operator answers a checkpoint with a
 `NativeSnapshot` (runtime/operators/slot_state.py): a RocksDB checkpoint of its working
 database in a local directory (SST files hard-linked, so creating it is cheap) and a small
-residual pickle. This module decides what to upload, as Flink's
+residual (runtime/checkpoint/format.py). This module decides what to upload, as Flink's
 `RocksIncrementalSnapshotStrategy` does:
 
 - SST files are immutable, so one already uploaded by a *completed* checkpoint is only
@@ -23,6 +23,7 @@ reads keys and values back from it.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import tempfile
@@ -67,9 +68,9 @@ class IncrementalCheckpoints:
         self.enabled = incremental_enabled(config)  # ... sharing SST files with earlier ones
         base = config.get("state.backend.rocksdb.localdir") or tempfile.gettempdir()
         self.local_base = os.path.abspath(os.path.expanduser(base))
-        # (database, file name, size) -> path of the shared copy relative to the job dir
-        self._uploaded: dict[tuple[str, str, int], str] = {}
-        self._pending: dict[int, dict[tuple[str, str, int], str]] = {}
+        # (database, file name, size) -> (path of the shared copy relative to the job dir, digest)
+        self._uploaded: dict[tuple[str, str, int], tuple[str, str]] = {}
+        self._pending: dict[int, dict[tuple[str, str, int], tuple[str, str]]] = {}
 
     def snapshot_dir(self, cid: int, uid: str) -> str:
         """A fresh local path for an operator's RocksDB checkpoint (must not exist yet)."""
@@ -90,12 +91,13 @@ class IncrementalCheckpoints:
             plan.total_bytes += size
             if name.endswith(".sst") and self.enabled:
                 ident = (snap.db_id, name, size)
-                rel = self._uploaded.get(ident)
-                if rel is None:
-                    rel = f"{SHARED}/{uid}/{uuid.uuid4().hex}-{name}"
-                    plan.files.append((local, f"{job_rel}/{rel}"))
+                known = self._uploaded.get(ident)
+                if known is None:
+                    known = (f"{SHARED}/{uid}/{uuid.uuid4().hex}-{name}", file_digest(local))
+                    plan.files.append((local, f"{job_rel}/{known[0]}"))
                     plan.new_bytes += size
-                    pending[ident] = rel
+                    pending[ident] = known
+                rel, snap.digests[name] = known
                 plan.shared.append(rel)
                 snap.files[name] = PARENT + rel
             else:
@@ -103,6 +105,7 @@ class IncrementalCheckpoints:
                 plan.files.append((local, f"{chk_rel}/{rel}"))
                 plan.new_bytes += size
                 snap.files[name] = rel
+                snap.digests[name] = file_digest(local)
         return plan
 
     def complete(self, cid: int) -> None:
@@ -114,7 +117,16 @@ class IncrementalCheckpoints:
                     self._uploaded.update(files)
 
 
-def _resolve(storage: CheckpointStorage, chk_rel: str, rel: str) -> str:
+def file_digest(path: str) -> str:
+    """SHA-256 of a local file, as `runtime.checkpoint.format.digest` gives for bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return "sha256:" + h.hexdigest()
+
+
+def resolve_path(storage: CheckpointStorage, chk_rel: str, rel: str) -> str:
     """Full filesystem path of a file of a snapshot at `chk_rel`."""
     base = storage.path(chk_rel)
     if rel.startswith(PARENT):
@@ -123,12 +135,21 @@ def _resolve(storage: CheckpointStorage, chk_rel: str, rel: str) -> str:
 
 
 def download(storage: CheckpointStorage, chk_rel: str, snap: NativeSnapshot, local_base: str | None = None) -> None:
-    """Fetch the RocksDB checkpoint of `snap` into a fresh local directory (`snap.local_dir`)."""
+    """Fetch the RocksDB checkpoint of `snap` into a fresh local directory (`snap.local_dir`),
+    checking every file against the digest the snapshot recorded for it."""
+    from runtime.checkpoint.restore import SnapshotCorruptError
+
     target = tempfile.mkdtemp(prefix="streamsql-restore-", dir=local_base)
     for name, rel in snap.files.items():
-        with storage.fs.open_input_stream(_resolve(storage, chk_rel, rel)) as src:
+        h = hashlib.sha256()
+        with storage.fs.open_input_stream(resolve_path(storage, chk_rel, rel)) as src:
             with open(os.path.join(target, name), "wb") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)  # type: ignore[misc]
+                while chunk := src.read(1 << 20):
+                    h.update(chunk)
+                    dst.write(chunk)
+        if "sha256:" + h.hexdigest() != snap.digests.get(name):
+            shutil.rmtree(target, ignore_errors=True)
+            raise SnapshotCorruptError(f"RocksDB file {rel} does not match its checksum")
     snap.local_dir = target
 
 

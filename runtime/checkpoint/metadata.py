@@ -4,16 +4,23 @@ It names every operator by its stable uid (runtime.checkpoint.uid), with the ope
 kind, label, state file, size, key count and state names, the executor's watermark
 bookkeeping for it, and the job graph itself, so `streamsql savepoint inspect` and a
 restore after a SQL change can explain what maps where without loading any state.
+
+Integrity (docs/state-format.md): every state file's SHA-256 is recorded next to it
+(`checksum`), and the document carries the SHA-256 of its own canonical JSON
+(`metadata_checksum`), so a flipped byte anywhere in a snapshot is detected before any
+state is restored (`runtime.checkpoint.restore`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 FORMAT = "streamsql-snapshot"
-VERSION = 1
+# 2: state files in runtime/checkpoint/format.py, checksums; 1 (pickled state) is refused.
+VERSION = 2
 
 
 @dataclass
@@ -25,6 +32,7 @@ class SubtaskState:
     file: str | None  # state file inside the snapshot directory (None: no state)
     bytes: int = 0
     keys: int | None = None
+    checksum: str = ""  # "sha256:<hex>" of `file` (runtime.checkpoint.format.digest)
 
 
 @dataclass
@@ -45,6 +53,7 @@ class OperatorState:
     # Incremental rocksdb checkpoint: the shared SST files (relative to the job directory)
     # this state needs; `bytes` is then what this checkpoint uploaded.
     shared_files: list[str] = field(default_factory=list)
+    checksum: str = ""  # "sha256:<hex>" of `file` (runtime.checkpoint.format.digest)
 
 
 @dataclass
@@ -63,15 +72,31 @@ class CheckpointMetadata:
     def to_json(self) -> bytes:
         d = asdict(self)
         d = {"format": FORMAT, "version": VERSION, **d}
+        d["metadata_checksum"] = _self_digest(d)
         return json.dumps(d, indent=1, sort_keys=False).encode("utf-8")
 
     @staticmethod
     def from_json(data: bytes) -> CheckpointMetadata:
-        d = json.loads(data.decode("utf-8"))
-        if d.get("format") != FORMAT:
+        """Parse and check a `_metadata` document: `ValueError` saying why it is not one
+        this streamsql can restore (not JSON, another format or version, a checksum that
+        does not match its content)."""
+        try:
+            d = json.loads(data.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError(f"_metadata is not valid JSON ({e})") from None
+        if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise ValueError("not a streamsql checkpoint or savepoint (_metadata has no 'format' marker)")
-        if int(d.get("version", 0)) > VERSION:
-            raise ValueError(f"snapshot format version {d.get('version')} is newer than this streamsql ({VERSION})")
+        version = d.get("version")
+        if version != VERSION:
+            if isinstance(version, int) and version > VERSION:
+                raise ValueError(f"snapshot format version {version} is newer than this streamsql's ({VERSION})")
+            raise ValueError(
+                f"snapshot format version {version} was written by an older streamsql with pickled state, "
+                f"which is never read (reading a pickle can run arbitrary code); this streamsql reads version {VERSION}"
+            )
+        recorded = d.pop("metadata_checksum", None)
+        if recorded != _self_digest(d):
+            raise ValueError("_metadata checksum does not match its content (the file was changed or damaged)")
         ops = []
         for o in d.pop("operators"):
             subtasks = [SubtaskState(**st) for st in o.pop("subtasks", [])]
@@ -89,3 +114,10 @@ class CheckpointMetadata:
     @property
     def total_bytes(self) -> int:
         return sum(o.bytes for o in self.operators)
+
+
+def _self_digest(d: dict[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of a `_metadata` document without its own checksum."""
+    body = {k: v for k, v in d.items() if k != "metadata_checksum"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()

@@ -33,7 +33,6 @@ How an operator is re-split:
 from __future__ import annotations
 
 import copy
-import pickle
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +41,7 @@ import pyarrow as pa
 
 from runtime.aggregates.accumulators import Accumulator
 from runtime.aggregates.aggset import AggregateSet
+from runtime.checkpoint import format as state_format
 from runtime.checkpoint.restore import RestoreError
 from runtime.operators.slot_state import canonical_snapshot
 from runtime.state.keygroups import key_group_range, key_groups_of_rows
@@ -97,11 +97,11 @@ def cannot_rescale_message(op: Operator, why: str = "") -> str:
 
 
 def load_state(state: Any) -> Any:
-    """An operator snapshot as a Python object (generic/custom snapshots are pickled bytes;
+    """An operator snapshot as a Python object (generic/custom snapshots are encoded bytes;
     a RocksDB checkpoint becomes the generic dict, runtime/operators/slot_state.py)."""
     if isinstance(state, NativeSnapshot):
         return canonical_snapshot(state)
-    return pickle.loads(state) if isinstance(state, bytes) else state
+    return state_format.unpack(state) if isinstance(state, bytes) else state
 
 
 # ---------------------------------------------------------------------- key groups
@@ -406,7 +406,7 @@ def merge_generic(op: Operator, old: OldStates, new_range: tuple[int, int], subt
         else:
             vals = [s["attrs"][name] for s in present if name in s["attrs"]]
             merged["attrs"][name] = _scalar(kind)(vals) if vals else getattr(op, name)
-    return pickle.dumps(merged, protocol=pickle.HIGHEST_PROTOCOL)
+    return state_format.pack(merged)
 
 
 # ---------------------------------------------------------------------- splitting helpers (tests, tools)

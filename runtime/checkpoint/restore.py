@@ -1,17 +1,29 @@
-"""Finding and loading a checkpoint or savepoint, and matching its operators to a job.
+"""Finding, verifying and loading a checkpoint or savepoint, and matching its operators
+to a job.
 
 `execution.savepoint.path` (or `streamsql --restore`) names a snapshot directory (one
-holding `_metadata`), or `latest`: the newest *complete* checkpoint under the job's
-checkpoint directory (`<dir>/<job-id>/chk-<n>/_metadata`; a checkpoint whose metadata is
-missing or unreadable was interrupted and is skipped).
+holding `_metadata`), or `latest`: the newest checkpoint under the job's checkpoint
+directory (`<dir>/<job-id>/chk-<n>/`) that *verifies*, as Flink takes the latest completed
+checkpoint. Verifying means: `_metadata` parses and matches its own checksum, and every
+state file it lists (and every RocksDB file those name) is there with the SHA-256 that
+`_metadata` recorded. All of it is checked before any operator sees any state, so a
+corrupt file is never partly applied.
+
+`latest` says on stderr which checkpoint it took and which newer ones it skipped and why.
+A directory without `_metadata` is a checkpoint that never completed (metadata is written
+last); if every checkpoint directory is like that the job starts fresh (it never
+completed one). If some completed checkpoint exists but none verifies, the restore fails
+naming each one: it never silently starts over, which would duplicate output.
 """
 
 from __future__ import annotations
 
-import pickle
-from dataclasses import dataclass
+import hashlib
+import sys
+from dataclasses import dataclass, field
 from typing import Any
 
+from runtime.checkpoint import format as state_format
 from runtime.checkpoint.incremental import download
 from runtime.checkpoint.metadata import CheckpointMetadata
 from runtime.checkpoint.storage import METADATA, CheckpointStorage
@@ -23,26 +35,75 @@ class RestoreError(JobError):
     """The snapshot cannot be used for this job (missing, corrupt, or state that no longer maps)."""
 
 
+class SnapshotCorruptError(ValueError):
+    """A snapshot that fails verification (the message says which file and why)."""
+
+
 @dataclass
 class LoadedSnapshot:
     storage: CheckpointStorage
     rel: str  # the snapshot directory relative to storage.root
     metadata: CheckpointMetadata
+    # `latest`: the newer checkpoints passed over, with the reason (reported on stderr)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
 
     def state(self, uid: str) -> Any:
         """The operator's snapshot as its `snapshot_state` returned it (None: no state)."""
         op = self.metadata.operator(uid)
         if op is None or op.file is None:
             return None
-        return self._load(op.file)
+        return self._load(op.file, op.checksum)
 
-    def _load(self, file: str) -> Any:
-        """Unpickle a state file; an incremental RocksDB handle also gets its files
-        downloaded (runtime/checkpoint/incremental.py)."""
-        data = pickle.loads(self.storage.read(f"{self.rel}/{file}"))
-        if isinstance(data, NativeSnapshot):
-            download(self.storage, self.rel, data)
+    def _read(self, file: str, checksum: str) -> bytes:
+        """A state file's bytes, after checking them against the checksum in `_metadata`."""
+        path = f"{self.rel}/{file}" if self.rel else file
+        try:
+            data = self.storage.read(path)
+        except OSError as e:
+            raise SnapshotCorruptError(f"state file {file} cannot be read ({e})") from None
+        if not checksum:
+            raise SnapshotCorruptError(f"state file {file} has no checksum in {METADATA}")
+        if state_format.digest(data) != checksum:
+            raise SnapshotCorruptError(f"state file {file} does not match its checksum in {METADATA}")
         return data
+
+    def _decode(self, file: str, checksum: str) -> Any:
+        try:
+            return state_format.decode(self._read(file, checksum), f"state file {file}")
+        except state_format.StateFormatError as e:
+            raise SnapshotCorruptError(str(e)) from None
+
+    def _load(self, file: str, checksum: str) -> Any:
+        """Decode a verified state file; an incremental RocksDB handle also gets its files
+        downloaded, each checked against its checksum (runtime/checkpoint/incremental.py)."""
+        try:
+            data = self._decode(file, checksum)
+            if isinstance(data, NativeSnapshot):
+                download(self.storage, self.rel, data)
+        except SnapshotCorruptError as e:
+            raise RestoreError(f"Cannot restore from '{self.location}': {e}.") from None
+        return data
+
+    def files(self) -> list[tuple[str, str]]:
+        """Every (state file, checksum) `_metadata` lists."""
+        out = []
+        for o in self.metadata.operators:
+            if o.file is not None:
+                out.append((o.file, o.checksum))
+            out += [(st.file, st.checksum) for st in o.subtasks if st.file is not None]
+        return out
+
+    def verify(self) -> None:
+        """Check every file of the snapshot against `_metadata` (SnapshotCorruptError if one
+        fails), decoding state files only to reach the RocksDB files they name."""
+        native = self.metadata.state_backend == "rocksdb"
+        for file, checksum in self.files():
+            if not native:
+                self._read(file, checksum)
+                continue
+            data = self._decode(file, checksum)
+            if isinstance(data, NativeSnapshot):
+                verify_native(self.storage, self.rel, data)
 
     def subtask_states(self, uid: str) -> list[tuple[tuple[int, int], Any]]:
         """Every subtask's snapshot of the operator with its key-group range, in subtask
@@ -55,7 +116,7 @@ class LoadedSnapshot:
             return [((0, self.metadata.max_parallelism - 1), self.state(uid))]
         out = []
         for st in sorted(op.subtasks, key=lambda s: s.index):
-            data = None if st.file is None else self._load(st.file)
+            data = None if st.file is None else self._load(st.file, st.checksum)
             out.append(((int(st.key_group_range[0]), int(st.key_group_range[1])), data))
         return out
 
@@ -64,47 +125,106 @@ class LoadedSnapshot:
         return self.storage.display(self.rel)
 
 
-def _read_metadata(storage: CheckpointStorage, rel: str) -> CheckpointMetadata | None:
+def verify_native(storage: CheckpointStorage, rel: str, snap: NativeSnapshot) -> None:
+    """Check the RocksDB files of an incremental handle against the digests it recorded."""
+    from runtime.checkpoint.incremental import resolve_path
+
+    for name, path in snap.files.items():
+        want = snap.digests.get(name, "")
+        h = hashlib.sha256()
+        try:
+            with storage.fs.open_input_stream(resolve_path(storage, rel, path)) as f:
+                while chunk := f.read(1 << 20):
+                    h.update(chunk)
+        except OSError as e:
+            raise SnapshotCorruptError(f"RocksDB file {path} cannot be read ({e})") from None
+        if not want or "sha256:" + h.hexdigest() != want:
+            raise SnapshotCorruptError(f"RocksDB file {path} does not match its checksum")
+
+
+def _read_metadata(storage: CheckpointStorage, rel: str) -> CheckpointMetadata:
+    """The parsed, self-checked `_metadata` of the snapshot at `rel` (SnapshotCorruptError)."""
     try:
-        return CheckpointMetadata.from_json(storage.read(f"{rel}/{METADATA}" if rel else METADATA))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+        data = storage.read(f"{rel}/{METADATA}" if rel else METADATA)
+    except OSError as e:
+        raise SnapshotCorruptError(f"{METADATA} cannot be read ({e})") from None
+    try:
+        return CheckpointMetadata.from_json(data)
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise SnapshotCorruptError(str(e) if isinstance(e, ValueError) else f"{METADATA} is malformed ({e})") from None
 
 
 def find_latest(directory: str, job_id: str, config: dict[str, str] | None = None) -> LoadedSnapshot | None:
-    """The newest complete checkpoint of `job_id` under `directory`, or None."""
+    """The newest checkpoint of `job_id` under `directory` that verifies; None when the job
+    never completed one (no checkpoint directory holds a `_metadata`). RestoreError when
+    completed checkpoints exist but none verifies."""
     storage = CheckpointStorage(directory, config)
-    chks = []
-    for name in storage.list_dirs(job_id):
-        if name.startswith("chk-") and name[4:].isdigit():
-            chks.append(int(name[4:]))
-    for n in sorted(chks, reverse=True):
+    chks = sorted(
+        (int(name[4:]) for name in storage.list_dirs(job_id) if name.startswith("chk-") and name[4:].isdigit()),
+        reverse=True,
+    )
+    skipped: list[tuple[str, str]] = []
+    completed = False
+    for n in chks:
         rel = f"{job_id}/chk-{n}"
-        meta = _read_metadata(storage, rel)
-        if meta is not None:
-            return LoadedSnapshot(storage, rel, meta)
+        if not storage.exists(f"{rel}/{METADATA}"):
+            skipped.append((f"chk-{n}", f"incomplete (no {METADATA}: the checkpoint never completed)"))
+            continue
+        completed = True
+        try:
+            snap = LoadedSnapshot(storage, rel, _read_metadata(storage, rel))
+            snap.verify()
+        except SnapshotCorruptError as e:
+            skipped.append((f"chk-{n}", str(e)))
+            continue
+        snap.skipped = skipped
+        _say(f"Restoring job '{job_id}' from checkpoint {n} ({snap.location}).", skipped)
+        return snap
+    if completed:
+        lines = [
+            f"Cannot restore job '{job_id}' from '--restore latest': no checkpoint under '{storage.display(job_id)}' verifies."
+        ]
+        lines += [f"  - {name}: {why}" for name, why in skipped]
+        lines.append("Restore a savepoint or an older copy explicitly, or start the job without '--restore'.")
+        raise RestoreError("\n".join(lines))
+    if skipped:
+        _say(f"No completed checkpoint of job '{job_id}' under '{storage.display(job_id)}': starting fresh.", skipped)
     return None
 
 
-def load_checkpoint(path: str, config: dict[str, str] | None = None) -> LoadedSnapshot:
-    """The snapshot at `path` (its directory, or its `_metadata` file)."""
+def _say(headline: str, skipped: list[tuple[str, str]]) -> None:
+    """Tell the user (stderr) which snapshot a `latest` restore took and what it skipped."""
+    lines = [headline]
+    if skipped:
+        lines.append("Skipped newer checkpoints:")
+        lines += [f"  - {name}: {why}" for name, why in skipped]
+    print("\n".join(lines), file=sys.stderr, flush=True)
+
+
+def load_checkpoint(path: str, config: dict[str, str] | None = None, verify: bool = True) -> LoadedSnapshot:
+    """The snapshot at `path` (its directory, or its `_metadata` file), verified (a worker
+    process loading what its parent verified passes `verify=False`; each file is still
+    checked against its checksum when it is read)."""
     path = path.rstrip("/")
     if path.endswith("/" + METADATA):
         path = path[: -len(METADATA) - 1]
     storage = CheckpointStorage(path, config)
-    meta = _read_metadata(storage, "")
-    if meta is None:
-        raise RestoreError(
-            f"Cannot restore from '{path}': no readable {METADATA} there (not a complete checkpoint or savepoint)."
-        )
-    return LoadedSnapshot(storage, "", meta)
+    try:
+        if not storage.exists(METADATA):
+            raise SnapshotCorruptError(f"no {METADATA} there (not a complete checkpoint or savepoint)")
+        snap = LoadedSnapshot(storage, "", _read_metadata(storage, ""))
+        if verify:
+            snap.verify()
+    except SnapshotCorruptError as e:
+        raise RestoreError(f"Cannot restore from '{path}': {e}.") from None
+    return snap
 
 
 def resolve_restore_path(
     restore: str | None, directory: str | None, job_id: str, config: dict[str, str] | None = None
 ) -> LoadedSnapshot | None:
-    """What `execution.savepoint.path` means for this job: None to start fresh. `latest`
-    with no complete checkpoint yet also starts fresh (the job had not checkpointed)."""
+    """What `execution.savepoint.path` means for this job: None to start fresh (no
+    `--restore`, or `latest` for a job that never completed a checkpoint)."""
     if not restore:
         return None
     if restore.strip().lower() == "latest":

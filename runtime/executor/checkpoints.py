@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import queue
 import time
 from concurrent.futures import Future
 from typing import Any
 
+from runtime.checkpoint import format as state_format
 from runtime.checkpoint.config import CheckpointConfig
 from runtime.checkpoint.coordinator import CheckpointCoordinator, PendingSnapshot
 from runtime.checkpoint.faults import fault_point
@@ -122,14 +122,16 @@ class LocalCheckpoints:
             op.ctx.snapshot_dir = None
             file = None
             size = 0
+            checksum = ""
             if isinstance(snap, NativeSnapshot):  # incremental: upload new SST files only
                 uploads.append(self.incremental.plan(cid, uid, snap, rel))
                 snap.local_dir = None
             if snap is not None:
-                data = pickle.dumps(snap, protocol=pickle.HIGHEST_PROTOCOL)
+                data = state_format.encode(snap)
                 file = f"op-{uid}.state"
                 blobs[file] = data
                 size = len(data)
+                checksum = state_format.digest(data)
             ops.append(
                 OperatorState(
                     uid=uid,
@@ -138,6 +140,7 @@ class LocalCheckpoints:
                     label=node.label or node.operator,
                     file=file,
                     bytes=size,
+                    checksum=checksum,
                     keys=op.state_size().get("keys"),
                     state_names=state_names(op, snap),
                     fingerprint=fingerprint(self.graph, node),

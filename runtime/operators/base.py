@@ -14,13 +14,13 @@ custom state `snapshot_state` / `restore_state` / `rescale_snapshots`.
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import pyarrow as pa
 
+from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import OldStates, cannot_rescale_message, merge_generic
 from runtime.checkpoint.restore import RestoreError
 from runtime.graph import BATCH, Node
@@ -104,7 +104,7 @@ class Operator:
     - "stateless": nothing to snapshot (`snapshot_state` returns None);
     - "generic": the base class snapshots the keyed backend `self.state` (key index laid
       out with each key's key group) plus the attributes named in `state_attributes`
-      (value arrays indexed by slot, timers, buffers...), pickled; `restore_state` puts
+      (value arrays indexed by slot, timers, buffers...), encoded (runtime/checkpoint/format.py); `restore_state` puts
       them back. Most operators need nothing more;
     - "custom": the operator overrides `snapshot_state` / `restore_state` itself;
     - None (the default): not declared. A job with checkpointing enabled that contains
@@ -183,7 +183,7 @@ class Operator:
             if native is not None:
                 return native
         snap = {"keyed": keyed.snapshot() if keyed is not None else None, "attrs": attrs}
-        return pickle.dumps(snap, protocol=pickle.HIGHEST_PROTOCOL)
+        return state_format.pack(snap)
 
     def restore_state(self, handles: Any) -> None:
         """Restore from what snapshot_state returned."""
@@ -195,7 +195,7 @@ class Operator:
             restore_native(self, handles)
             self.after_restore()
             return
-        snap = pickle.loads(handles) if isinstance(handles, bytes) else handles
+        snap = state_format.unpack(handles) if isinstance(handles, bytes) else handles
         keyed = self.state
         if snap.get("keyed") is not None and keyed is not None:
             keyed.restore(snap["keyed"])

@@ -21,13 +21,13 @@ vectorized hash join + range filter over the whole cache.
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
+from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import OldStates, in_key_group_range, key_groups_of, load_state, max_parallelism_of
 from runtime.graph import Node
 from runtime.operators._join_util import (
@@ -223,7 +223,7 @@ class IntervalJoinOperator(Operator):
             sides.append(new)
         wms = [int(s["wm"]) for s in snaps]
         ended = [set(s.get("ended") or ()) for s in snaps]
-        return pickle.dumps(
+        return state_format.pack(
             {
                 "sides": tuple(sides),
                 "wm": min(wms) if wms else self.wm,
@@ -232,9 +232,9 @@ class IntervalJoinOperator(Operator):
         )
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps({"sides": self.sides, "wm": self.wm, "ended": getattr(self, "_ended", set())})
+        return state_format.pack({"sides": self.sides, "wm": self.wm, "ended": getattr(self, "_ended", set())})
 
     def restore_state(self, handles: Any) -> None:
-        d = pickle.loads(handles)
+        d = state_format.unpack(handles)
         self.sides, self.wm = d["sides"], d["wm"]
         self._ended = set(d.get("ended") or ())

@@ -32,7 +32,6 @@ all right rows), final rows only.
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
@@ -42,6 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, data_columns, row_kinds
+from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import (
     OldStates,
     SlotPlan,
@@ -426,7 +426,7 @@ class JoinOperator(Operator):
         out["buffers"] = tuple(
             self._rescale_buffers([s["buffers"][side] for s in snaps], side, new_range, max_par) for side in (0, 1)
         )
-        return pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+        return state_format.pack(out)
 
     def _rescale_side(
         self, d: dict[str, Any], side: int, plan: SlotPlan, new_range: tuple[int, int], max_par: int, offset: int
@@ -480,7 +480,7 @@ class JoinOperator(Operator):
         return out
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps(
+        return state_format.pack(
             {
                 "keys": self.key_state.snapshot(),
                 "left": self.sides[0].snapshot(),
@@ -490,7 +490,7 @@ class JoinOperator(Operator):
         )
 
     def restore_state(self, handles: Any) -> None:
-        d = pickle.loads(handles)
+        d = state_format.unpack(handles)
         self.key_state.restore(d["keys"])
         self.sides[0].restore(d["left"])
         self.sides[1].restore(d["right"])

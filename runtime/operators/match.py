@@ -13,7 +13,6 @@ partitions of one flush and over each partition's rows is in Python (see there).
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 import numpy as np
@@ -21,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import MIN_WATERMARK, data_columns, row_watermarks
+from runtime.checkpoint import format as state_format
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
@@ -227,7 +227,7 @@ class MatchOperator(Operator):
 
     # ------------------------------------------------------------------ checkpoints
     def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps(
+        return state_format.pack(
             {
                 "keys": self.state.snapshot(),
                 "parts": self.parts,
@@ -241,7 +241,7 @@ class MatchOperator(Operator):
         )
 
     def restore_state(self, handles: Any) -> None:
-        d = pickle.loads(handles)
+        d = state_format.unpack(handles)
         self.state.restore(d["keys"])
         self.parts = d["parts"]
         self.batches = d["batches"]

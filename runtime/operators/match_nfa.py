@@ -29,10 +29,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.aggregates.aggset import AggregateSet
+from runtime.checkpoint.format import register_state_type
 from runtime.expr.ir import Expr, input_refs
 from runtime.functions.registry import EvalContext
 
 
+@register_state_type
 @dataclass(frozen=True)
 class Element:
     var: str
@@ -41,6 +43,7 @@ class Element:
     greedy: bool
 
 
+@register_state_type
 @dataclass(frozen=True)
 class Thread:
     """A partial (or complete) match: rows (store ids) and the element each row maps to."""
@@ -53,6 +56,7 @@ class Thread:
     labels: tuple[int, ...]
 
 
+@register_state_type
 @dataclass
 class PartitionState:
     threads: list[Thread] = field(default_factory=list)

@@ -24,7 +24,6 @@ The output is the input columns followed by one column per call; insert-only.
 
 from __future__ import annotations
 
-import pickle
 import time
 from typing import Any
 
@@ -33,6 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import MIN_WATERMARK, data_columns, row_kinds, row_watermarks
+from runtime.checkpoint import format as state_format
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
@@ -247,7 +247,7 @@ class OverAggregateOperator(Operator):
 
     # ------------------------------------------------------------------ checkpoints
     def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps(
+        return state_format.pack(
             {
                 "keys": self.state.snapshot(),
                 "seq": self.seq,
@@ -260,7 +260,7 @@ class OverAggregateOperator(Operator):
         )
 
     def restore_state(self, handles: Any) -> None:
-        d = pickle.loads(handles)
+        d = state_format.unpack(handles)
         self.state.restore(d["keys"])
         self.seq, self.pending, self.history = d["seq"], d["pending"], d["history"]
         self.last_fired, self.watermark = d["last_fired"], d["watermark"]

@@ -25,13 +25,13 @@ rows in range in sorted order (which is the ORDER BY order for SortLimit).
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
+from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import OldStates, load_state, max_parallelism_of, merge_ttl, merged_keyed, plan_slots
 from runtime.graph import Node
 from runtime.operators._common import make_batch
@@ -274,13 +274,15 @@ class RankOperator(Operator):
         out = {"keys": merged_keyed(plans, max_parallelism_of(self.state)), "rows": rows_out, "seq": seq}
         if any(s.get("ttl") is not None for s in snaps):
             out["ttl"] = merge_ttl([s.get("ttl") for s in snaps], plans, self.ttl)
-        return pickle.dumps(out)
+        return state_format.pack(out)
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps({"keys": self.state.snapshot(), "rows": self.rows, "seq": self.next_seq, "ttl": self.ttl})
+        return state_format.pack(
+            {"keys": self.state.snapshot(), "rows": self.rows, "seq": self.next_seq, "ttl": self.ttl}
+        )
 
     def restore_state(self, handles: Any) -> None:
-        d = pickle.loads(handles)
+        d = state_format.unpack(handles)
         self.state.restore(d["keys"])
         self.rows, self.next_seq = d["rows"], d["seq"]
         self.ttl = d.get("ttl") or StateTtl(self._ttl_ms)

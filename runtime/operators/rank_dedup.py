@@ -22,13 +22,13 @@ arrival), so the changelog has at most one change per key per batch.
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import INSERT, MAX_WATERMARK, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds, row_watermarks
+from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import (
     OldStates,
     concat_slot_arrays,
@@ -253,10 +253,10 @@ class DeduplicateOperator(Operator):
         out = {"keys": merged_keyed(plans, max_parallelism_of(self.state)), "arrays": merged, "store": store}
         if any(s.get("ttl") is not None for s in snaps):
             out["ttl"] = merge_ttl([s.get("ttl") for s in snaps], plans, self.ttl)
-        return pickle.dumps(out)
+        return state_format.pack(out)
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps(
+        return state_format.pack(
             {
                 "keys": self.state.snapshot(),
                 "arrays": (self.kept_ts, self.has_row, self.emitted, self.row_of),
@@ -266,7 +266,7 @@ class DeduplicateOperator(Operator):
         )
 
     def restore_state(self, handles: Any) -> None:
-        d = pickle.loads(handles)
+        d = state_format.unpack(handles)
         self.state.restore(d["keys"])
         self.kept_ts, self.has_row, self.emitted, self.row_of = d["arrays"]
         self.store = d["store"]

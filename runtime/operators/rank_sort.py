@@ -13,13 +13,13 @@
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import INSERT, MAX_WATERMARK, data_columns, row_kinds, row_watermarks
+from runtime.checkpoint import format as state_format
 from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
@@ -152,8 +152,8 @@ class TemporalSortOperator(Operator):
         out.emit(make_batch(self.node, take_rows(table, idx), np.zeros(len(idx), dtype=np.int8)))
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps({"buffer": self.buffer, "times": self.times})
+        return state_format.pack({"buffer": self.buffer, "times": self.times})
 
     def restore_state(self, handles: Any) -> None:
-        d = pickle.loads(handles)
+        d = state_format.unpack(handles)
         self.buffer, self.times = d["buffer"], d["times"]

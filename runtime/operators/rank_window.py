@@ -12,13 +12,13 @@ DESC; ties keep the first arrived).
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import INSERT, MAX_WATERMARK, data_columns, row_kinds, row_watermarks
+from runtime.checkpoint import format as state_format
 from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
@@ -113,10 +113,10 @@ class WindowRankOperator(Operator):
         out.emit(make_batch(self.node, out_cols, np.zeros(len(rows), dtype=np.int8)))
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps({"buffer": self.buffer, "ends": self.ends, "seqs": self.seqs, "seq": self.next_seq})
+        return state_format.pack({"buffer": self.buffer, "ends": self.ends, "seqs": self.seqs, "seq": self.next_seq})
 
     def restore_state(self, handles: Any) -> None:
-        d = pickle.loads(handles)
+        d = state_format.unpack(handles)
         self.buffer, self.ends, self.seqs, self.next_seq = d["buffer"], d["ends"], d["seqs"], d["seq"]
 
 

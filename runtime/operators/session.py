@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.aggregates.aggset import AggregateSet
+from runtime.checkpoint.format import register_state_type
 from runtime.operators.base import Output
 
 if TYPE_CHECKING:
@@ -83,6 +84,7 @@ def _seg_cumsum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
     return c - c[starts] + values[starts]
 
 
+@register_state_type
 class SessionWindows:
     def __init__(self, op: WindowAggregateOperator, gap: int) -> None:
         self.op = op

@@ -17,13 +17,13 @@ filter, then the last version per probe row by a lexsort.
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
+from runtime.checkpoint import format as state_format
 from runtime.graph import Node
 from runtime.operators._join_util import EMPTY, concat, gather, instant_ms, joined_batch, key_pairs, residual_mask
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
@@ -221,10 +221,10 @@ class TemporalJoinOperator(Operator):
         keys = ("left", "left_ts", "left_kind", "right", "right_ts", "right_seq", "right_live", "seq", "max_ts")
         snap = {k: getattr(self, k) for k in keys}
         snap["key_slots"] = self.key_slots.snapshot() if self.key_slots is not None else None
-        return pickle.dumps(snap)
+        return state_format.pack(snap)
 
     def restore_state(self, handles: Any) -> None:
-        d = pickle.loads(handles)
+        d = state_format.unpack(handles)
         slots = d.pop("key_slots", None)
         if slots is not None and self.key_slots is not None:
             self.key_slots.restore(slots)

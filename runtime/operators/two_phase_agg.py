@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from runtime.aggregates.aggset import AggregateSet
 from runtime.batch import data_columns, row_kinds
+from runtime.checkpoint.format import register_state_type
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
@@ -90,6 +91,7 @@ class LocalGroupAggregateOperator(Operator):
         out.emit(make_batch(self.node, res, np.zeros(grouped.num_rows, dtype=np.int8)))
 
 
+@register_state_type
 class MergedAggregateSet(AggregateSet):
     """An AggregateSet over partial rows: merges partial accumulators per slot."""
 

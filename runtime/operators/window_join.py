@@ -12,13 +12,13 @@ Batch: everything is buffered and joined at the end of both inputs.
 
 from __future__ import annotations
 
-import pickle
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
+from runtime.checkpoint import format as state_format
 from runtime.graph import Node
 from runtime.operators._join_util import (
     EMPTY,
@@ -180,9 +180,9 @@ class WindowJoinOperator(Operator):
 
     # ------------------------------------------------------------------ checkpoints
     def snapshot_state(self, checkpoint_id: int) -> Any:
-        return pickle.dumps({"buffers": self.buffers, "wm": self.wm, "ended": self.ended})
+        return state_format.pack({"buffers": self.buffers, "wm": self.wm, "ended": self.ended})
 
     def restore_state(self, handles: Any) -> None:
-        d = pickle.loads(handles)
+        d = state_format.unpack(handles)
         self.buffers, self.wm = d["buffers"], d["wm"]
         self.ended = set(d.get("ended") or ())

@@ -1,7 +1,7 @@
 """Keyed state on local disk (`state.backend.type` = `rocksdb`, via rocksdict).
 
 The key index lives in RocksDB, laid out by key group: an entry's key is the 2-byte
-big-endian key group followed by the pickled key tuple, its value the slot; a reverse
+big-endian key group followed by the key tuple as a MessagePack array (runtime/checkpoint/format.py), its value the slot; a reverse
 entry (prefix 0xFFFF + the slot) holds the key for `keys_of` and snapshots. A key-group
 range is therefore one contiguous RocksDB range (re-splitting state = range scans).
 What stays in memory is per slot and small: live flag, key group, insertion sequence,
@@ -28,7 +28,6 @@ databases go (a temporary directory by default); they are deleted when the job e
 from __future__ import annotations
 
 import os
-import pickle
 import shutil
 import tempfile
 import uuid
@@ -38,12 +37,13 @@ from typing import Any, cast
 import numpy as np
 import pyarrow as pa
 
+from runtime.checkpoint import format as state_format
 from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend
 from runtime.state.hashmap import distinct_keys
 from runtime.state.slot_values import decode_rows, encode_rows, layout_of
 
 _SLOT_PREFIX = b"\xff\xff"
-_VALUE_TAG = 0  # a pickled key starts with 0x80, so tag 0x00 never collides with it
+_VALUE_TAG = 0  # an encoded key is a MessagePack array (0x90-0x9f, 0xdc, 0xdd): never 0x00
 
 
 def _slot_key(slot: int) -> bytes:
@@ -98,7 +98,7 @@ class RocksDBStateBackend(KeyedStateBackend):
 
     @staticmethod
     def _encode(key: tuple[Any, ...], group: int) -> bytes:
-        return group.to_bytes(2, "big") + pickle.dumps(key, protocol=4)
+        return group.to_bytes(2, "big") + state_format.pack_key(key)
 
     # ------------------------------------------------------------------ lookup
     def lookup(self, keys: Sequence[pa.Array], num_rows: int, create: bool = True) -> np.ndarray:
@@ -163,7 +163,7 @@ class RocksDBStateBackend(KeyedStateBackend):
         if not len(slots):
             return []
         kbs = self.db.get([_slot_key(s) for s in slots.tolist()])  # one multi-get
-        return [pickle.loads(kb[2:]) for kb in kbs]
+        return [state_format.unpack_key(kb[2:]) for kb in kbs]
 
     def live_slots(self) -> np.ndarray:
         live = np.flatnonzero(self._live[: self._capacity])
@@ -281,7 +281,7 @@ class RocksDBStateBackend(KeyedStateBackend):
         entries = [keys_by_slot[s] for s in slots.tolist()]
         snap = {
             "slots": slots.tolist(),
-            "keys": [pickle.loads(kb[2:]) for kb, _ in entries],
+            "keys": [state_format.unpack_key(kb[2:]) for kb, _ in entries],
             "key_groups": [g for _, g in entries],
         }
         return snap, slots, values

@@ -4,45 +4,47 @@ Operators keep per-key values in slot-indexed arrays (runtime/state/backend.py).
 `rocksdb` backend those values are also written into the database, one entry per key
 (`rocksdb.value_keys`: key group, a 0x00 tag, the slot), so that an incremental checkpoint
 is a RocksDB checkpoint plus a small *residual*: everything else the operator keeps,
-pickled with each slot array replaced by a placeholder (`SlotArrayRef`).
+encoded (runtime/checkpoint/format.py) with each slot array replaced by a placeholder (`SlotArrayRef`).
 
 Which arrays are slot-indexed is declared, never guessed (a wrongly split array would lose
 values): a top-level operator attribute named in `Operator.slot_attributes`, or a 1-D
 array attribute of an object whose type is registered with `register_slot_container`
 (`AggregateSet`, the accumulators) whose length covers the backend's capacity. Anything
 else (dicts keyed by slot, DISTINCT's seen-sets, session buffers, TTL timestamps) stays
-in the residual and is pickled whole at every checkpoint, which is always correct.
+in the residual and is written whole at every checkpoint, which is always correct.
 
 Row encoding (`encode_rows` / `decode_rows`) is vectorized for numeric arrays: the dirty
 slots' values are gathered into one byte matrix (8-byte insertion sequence first, then
 each array's item bytes) whose rows become the RocksDB values; object arrays (DECIMAL
-sums, MIN/MAX multisets, LISTAGG lists) append one pickled tuple per row, the only
+sums, MIN/MAX multisets, LISTAGG lists) append one encoded tuple per row, the only
 per-row Python work, and only for dirty slots at checkpoint time.
 """
 
 from __future__ import annotations
 
-import io
-import pickle
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
 
+from runtime.checkpoint import format as state_format
+
 _CONTAINERS: list[type] = []
 
 
 def register_slot_container(*types: type) -> None:
-    """Declare that 1-D numpy attributes of these types' instances are slot-indexed."""
+    """Declare that 1-D numpy attributes of these types' instances are slot-indexed (they
+    are state types too: runtime/checkpoint/format.py)."""
     for t in types:
         if t not in _CONTAINERS:
             _CONTAINERS.append(t)
+        state_format.register_state_type(t)
 
 
 @dataclass(frozen=True)
 class SlotArrayRef:
-    """Placeholder for a slot array inside a residual pickle: its position and dtype."""
+    """Placeholder for a slot array inside a residual: its position and dtype."""
 
     index: int
     dtype: str
@@ -85,30 +87,46 @@ def find_slot_arrays(attrs: dict[str, Any], slot_attributes: Iterable[str], capa
 
 
 def dump_residual(attrs: dict[str, Any], arrays: list[np.ndarray]) -> bytes:
-    """Pickle `attrs` with every array of `arrays` replaced by a `SlotArrayRef`."""
+    """Encode `attrs` (runtime/checkpoint/format.py) with every array of `arrays` replaced
+    by a `SlotArrayRef`."""
     ids = {id(a): i for i, a in enumerate(arrays)}
-    buf = io.BytesIO()
+    return state_format.pack(_replace(attrs, ids, arrays))
 
-    class _Pickler(pickle.Pickler):
-        def persistent_id(self, obj: Any) -> Any:
-            i = ids.get(id(obj))
-            if i is None:
-                return None
-            return SlotArrayRef(i, arrays[i].dtype.str)
 
-    _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(attrs)
-    return buf.getvalue()
+def _replace(obj: Any, ids: dict[int, int], arrays: list[np.ndarray]) -> Any:
+    """`obj` with the slot arrays (by identity) replaced by placeholders: the containers on
+    the way are copied, registered state types as shallow copies of their fields."""
+    if type(obj) is np.ndarray:
+        i = ids.get(id(obj))
+        return obj if i is None else SlotArrayRef(i, arrays[i].dtype.str)
+    if type(obj) is dict:
+        return {k: _replace(v, ids, arrays) for k, v in obj.items()}
+    if type(obj) in (list, tuple):
+        return type(obj)(_replace(v, ids, arrays) for v in obj)
+    if _CONTAINERS and isinstance(obj, tuple(_CONTAINERS)):
+        copy = object.__new__(type(obj))
+        for k, v in vars(obj).items():
+            object.__setattr__(copy, k, _replace(v, ids, arrays))
+        return copy
+    return obj
 
 
 def load_residual(data: bytes, arrays: list[np.ndarray]) -> dict[str, Any]:
-    """Unpickle a residual, putting `arrays[ref.index]` where each placeholder was."""
+    """Decode a residual, putting `arrays[ref.index]` where each placeholder was."""
+    return cast("dict[str, Any]", _restore_refs(state_format.unpack(data), arrays))
 
-    class _Unpickler(pickle.Unpickler):
-        def persistent_load(self, pid: Any) -> Any:
-            return arrays[pid.index]
 
-    result: dict[str, Any] = _Unpickler(io.BytesIO(data)).load()
-    return result
+def _restore_refs(obj: Any, arrays: list[np.ndarray]) -> Any:
+    if type(obj) is SlotArrayRef:
+        return arrays[obj.index]
+    if type(obj) is dict:
+        return {k: _restore_refs(v, arrays) for k, v in obj.items()}
+    if type(obj) in (list, tuple):
+        return type(obj)(_restore_refs(v, arrays) for v in obj)
+    if _CONTAINERS and isinstance(obj, tuple(_CONTAINERS)):
+        for k, v in vars(obj).items():
+            object.__setattr__(obj, k, _restore_refs(v, arrays))
+    return obj
 
 
 def layout_of(arrays: list[np.ndarray]) -> list[str]:
@@ -136,10 +154,8 @@ def encode_rows(arrays: list[np.ndarray], slots: np.ndarray, seq: np.ndarray) ->
     fixed = cast("list[bytes]", mat.view(np.dtype((np.void, mat.shape[1]))).ravel().tolist())
     if not objects:
         return fixed
-    dumps = pickle.dumps
-    return [
-        f + dumps(r, protocol=pickle.HIGHEST_PROTOCOL) for f, r in zip(fixed, zip(*objects, strict=True), strict=True)
-    ]
+    pack = state_format.pack
+    return [f + pack(r) for f, r in zip(fixed, zip(*objects, strict=True), strict=True)]
 
 
 def decode_rows(blobs: list[bytes], layout: list[str]) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -149,7 +165,7 @@ def decode_rows(blobs: list[bytes], layout: list[str]) -> tuple[np.ndarray, list
     has_objects = any(np.dtype(d).hasobject for d in layout)
     if has_objects:
         fixed = b"".join(b[:width] for b in blobs)
-        rows = [pickle.loads(b[width:]) for b in blobs]  # restore only
+        rows = [state_format.unpack(b[width:]) for b in blobs]  # restore only
     else:
         fixed = b"".join(blobs)
         rows = []
@@ -189,3 +205,8 @@ class NativeSnapshot:
     files: dict[str, str] = field(default_factory=dict)
     keys: int = 0
     db_id: str = ""  # the working database the files come from (SST names are per database)
+    digests: dict[str, str] = field(default_factory=dict)  # file name -> "sha256:<hex>"
+
+
+state_format.register_state_type(SlotArrayRef)
+state_format.register_state_type(NativeSnapshot)

@@ -14,7 +14,7 @@ slots in their own arrays and `backend.remove` them. To keep `expired` cheap it 
 the earliest time anything can expire (`next_due`): until then it returns at once; when
 something is due it is one vectorized scan of the array. Expiry is therefore exact at
 every access (no expired value is ever read), and a key that is never accessed again is
-freed by the first batch after its expiry. `StateTtl` pickles with the operator's state,
+freed by the first batch after its expiry. `StateTtl` is written with the operator's state,
 so the timestamps survive a checkpoint / savepoint restore.
 
 The clock is processing time in epoch ms. Tests swap it with `set_clock` (a callable
@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from runtime.checkpoint.config import duration_ms
+from runtime.checkpoint.format import register_state_type
 
 CONFIG_KEY = "table.exec.state.ttl"
 # Node param the planner sets from a STATE_TTL hint (ms; a join has one per side).
@@ -76,6 +77,7 @@ def operator_ttl(config: Mapping[str, str] | None, params: Mapping[str, Any], si
     return ttl_from_config(config)
 
 
+@register_state_type
 class StateTtl:
     """Last-write processing time per slot of one keyed state (module docstring)."""
 

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from runtime.checkpoint import format as state_format
 from runtime.checkpoint.faults import fault_point
 from runtime.checkpoint.storage import CheckpointStorage
 from runtime.executor.parallel import channels as ch
@@ -198,9 +199,10 @@ class BarrierHandler:
                 "executor": task.executor_state(nid),
             }
             if snap is not None:
-                data = pickle.dumps(snap, protocol=pickle.HIGHEST_PROTOCOL)
+                data = state_format.encode(snap)
                 entry["file"] = f"op-{uid}-{self.index}.state"
                 entry["bytes"] = len(data)
+                entry["checksum"] = state_format.digest(data)
                 blobs[entry["file"]] = data
             self.entries[nid] = entry
         fault_point("snapshot")

@@ -33,6 +33,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
+from runtime.checkpoint import format as state_format
 from runtime.checkpoint.config import CheckpointConfig
 from runtime.checkpoint.coordinator import CheckpointCoordinator, PendingSnapshot
 from runtime.checkpoint.faults import fault_point
@@ -170,8 +171,9 @@ class ParentCheckpoints:
             entry: dict[str, Any] = {"file": None, "bytes": 0, "keys": op.state_size().get("keys")}
             entry["state_names"] = state_names(op, snap)
             if snap is not None:
-                data = pickle.dumps(snap, protocol=pickle.HIGHEST_PROTOCOL)
+                data = state_format.encode(snap)
                 entry["file"], entry["bytes"] = f"op-{self.uids[nid]}.state", len(data)
+                entry["checksum"] = state_format.digest(data)
                 f.blobs[entry["file"]] = data
             f.parent_entries[nid] = entry
         self.blocked.clear()
@@ -211,11 +213,17 @@ class ParentCheckpoints:
             if node.id in f.parent_entries:  # one subtask, as a parallelism-1 job writes it
                 e = f.parent_entries[node.id]
                 o.file, o.bytes, o.keys, o.state_names = e["file"], e["bytes"], e["keys"], e["state_names"]
+                o.checksum = e.get("checksum", "")
             else:
                 parts = [f.acks[w][node.id] for w in range(self.n)]
                 o.subtasks = [
                     SubtaskState(
-                        w, list(key_group_range(w, self.n, self.max_parallelism)), p["file"], p["bytes"], p["keys"]
+                        w,
+                        list(key_group_range(w, self.n, self.max_parallelism)),
+                        p["file"],
+                        p["bytes"],
+                        p["keys"],
+                        p.get("checksum", ""),
                     )
                     for w, p in enumerate(parts)
                 ]

@@ -98,7 +98,7 @@ class WorkerEngine:
             if self.checkpoint_config.enabled or self.restore_location:
                 task.check_checkpointable()
             if self.restore_location:
-                snap = load_checkpoint(self.restore_location, dict(self.graph.config or {}))
+                snap = load_checkpoint(self.restore_location, dict(self.graph.config or {}), verify=False)
                 restore_task(task, snap, self.index, self.n, self.checkpoint_config.ignore_unclaimed_state)
             active = task.sources()
             for sid in list(active):

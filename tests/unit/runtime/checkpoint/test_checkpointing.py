@@ -84,7 +84,7 @@ def test_incomplete_checkpoint_is_never_chosen(tmp_path: Path) -> None:
     storage = CheckpointStorage(str(tmp_path))
     storage.write("job/chk-7/op-x.state", b"partial")  # no _metadata: interrupted
     assert find_latest(str(tmp_path), "job") is None
-    with pytest.raises(RestoreError, match="no readable _metadata"):
+    with pytest.raises(RestoreError, match="no _metadata there"):
         load_checkpoint(str(tmp_path / "job" / "chk-7"))
 
 

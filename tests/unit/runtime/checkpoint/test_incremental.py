@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import pickle
 import random
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import pyarrow as pa
 import pytest
 
 from runtime.batch import data_width, row_kinds
+from runtime.checkpoint import format as state_format
 from runtime.checkpoint.incremental import incremental_enabled
 from runtime.executor.local import LocalExecutor
 from runtime.graph import JobGraph
@@ -23,7 +23,7 @@ from streamsql.environment import TableEnvironment
 
 BASE = 1_700_000_000_000
 QUERIES = {
-    # MAX over insert-only input keeps an object array (a pickled column of the value rows)
+    # MAX over insert-only input keeps an object array (an encoded column of the value rows)
     "group_agg": "SELECT k, COUNT(*), SUM(v), MAX(v) FROM a GROUP BY k",
     "group_agg_retract": "SELECT c, COUNT(*), MIN(k) FROM (SELECT k, COUNT(*) AS c FROM a GROUP BY k) GROUP BY c",
     "window_agg": (
@@ -121,7 +121,7 @@ def test_incremental_chain_restores_exactly(tmp_path: Path, case: str) -> None:
     private = sum(f.stat().st_size for f in (chk2 / f"native-{agg2['uid']}").iterdir())
     state_file = (chk2 / agg2["file"]).stat().st_size
     assert agg2["bytes"] == new_sst + private + state_file  # only SST files not in chk-1 were uploaded
-    handle = pickle.loads((chk2 / agg2["file"]).read_bytes())
+    handle = state_format.decode((chk2 / agg2["file"]).read_bytes())
     assert isinstance(handle, NativeSnapshot) and handle.local_dir is None
     # restore from chk-2 into fresh operators and run the rest
     rest = LocalExecutor(_graph(env, tmp_path, sql, **{"execution.savepoint.path": first.locations[1]}))
@@ -177,8 +177,8 @@ def test_savepoint_is_canonical_with_incremental_on(tmp_path: Path) -> None:
     meta = _meta(str(sp))
     assert not _shared(meta)
     agg = next(o for o in meta["operators"] if o["operator"] == "GroupAggregate")
-    state = pickle.loads((sp / agg["file"]).read_bytes())
-    assert isinstance(state, bytes)  # the canonical generic pickle, self-contained
+    state = state_format.decode((sp / agg["file"]).read_bytes())
+    assert isinstance(state, bytes)  # the canonical generic encoding, self-contained
     assert not (sp / "shared").exists()
 
 

@@ -11,7 +11,6 @@ the savepoint plus the one after the restore is the uninterrupted run's.
 from __future__ import annotations
 
 import dataclasses
-import pickle
 import shutil
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from runtime.checkpoint import format as state_format
 from runtime.checkpoint.metadata import CheckpointMetadata, SubtaskState
 from runtime.checkpoint.rescale import merge_executor_state, rescale_operator_states
 from runtime.checkpoint.restore import RestoreError, load_checkpoint
@@ -79,7 +79,7 @@ def _fresh(graph: JobGraph, node: Node, index: int, parallelism: int) -> Operato
 
 def _keyed(state: Any) -> dict[str, Any] | None:
     """The key index of a keyed operator's snapshot (generic or custom), or None."""
-    d = pickle.loads(state) if isinstance(state, bytes) else state
+    d = state_format.unpack(state) if isinstance(state, bytes) else state
     if not isinstance(d, dict):
         return None
     k = d.get("keyed", d.get("keys"))
@@ -103,9 +103,17 @@ def _split_snapshot(graph: JobGraph, location: str, target: Path) -> dict[str, l
             rng = key_group_range(i, 2, MAXP)
             state = rescale_operator_states(_fresh(graph, nodes[o.node_id], i, 2), old, rng, i, 2)
             file = f"op-{o.uid}-{i}.state"
-            data = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
+            data = state_format.encode(state)
             (target / file).write_bytes(data)
-            subtasks.append(SubtaskState(index=i, key_group_range=list(rng), file=file, bytes=len(data)))
+            subtasks.append(
+                SubtaskState(
+                    index=i,
+                    key_group_range=list(rng),
+                    file=file,
+                    bytes=len(data),
+                    checksum=state_format.digest(data),
+                )
+            )
             k = _keyed(state)
             if k is not None:
                 keyed.setdefault(o.uid, []).append(k)

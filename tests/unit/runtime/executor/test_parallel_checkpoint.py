@@ -4,7 +4,6 @@ before its snapshot), the snapshot layout, savepoints and restoring them."""
 
 from __future__ import annotations
 
-import pickle
 import shutil
 import time
 from pathlib import Path
@@ -12,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from runtime.checkpoint import format as state_format
 from runtime.checkpoint.metadata import CheckpointMetadata
 from runtime.checkpoint.restore import load_checkpoint
 from runtime.executor.parallel.barriers import worker_stages
@@ -59,7 +59,7 @@ def _files_env(tmp: Path, parallelism: int, **conf: str) -> TableEnvironment:
 
 
 def _state(snap: Any, file: str | None) -> Any:
-    return None if file is None else pickle.loads(snap.storage.read(f"{snap.rel}/{file}"))
+    return None if file is None else state_format.decode(snap.storage.read(f"{snap.rel}/{file}"))
 
 
 def _counted(snap: Any, uid: str) -> int:
@@ -67,7 +67,7 @@ def _counted(snap: Any, uid: str) -> int:
     total = 0
     for _, data in snap.subtask_states(uid):
         if data is not None:
-            total += int(pickle.loads(data)["attrs"]["aggset"].row_count.sum())
+            total += int(state_format.unpack(data)["attrs"]["aggset"].row_count.sum())
     return total
 
 

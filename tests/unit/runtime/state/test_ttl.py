@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import pickle
-
 import numpy as np
 import pyarrow as pa
 import pytest
 
+from runtime.checkpoint import format as state_format
 from runtime.state import ttl as ttl_mod
 from runtime.state.ttl import NEVER, StateTtl, now_ms, operator_ttl, set_clock, state_bytes, ttl_from_config
 
@@ -59,11 +58,11 @@ def test_next_due_skips_the_scan_until_something_can_expire() -> None:
     assert t.expired(1499).tolist() == []
 
 
-def test_pickle_and_reconfigure_keep_timestamps() -> None:
+def test_state_file_round_trip_and_reconfigure_keep_timestamps() -> None:
     t = StateTtl(100)
     t.touch(np.array([0, 1]), 10)
     t.touch(np.array([2]), 50)
-    r = pickle.loads(pickle.dumps(t))
+    r = state_format.decode(state_format.encode(t))
     r.reconfigure(20)  # the restored job's TTL applies to the restored timestamps
     assert r.next_due == 30
     assert r.expired(35).tolist() == [0, 1]

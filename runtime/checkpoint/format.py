@@ -1,0 +1,428 @@
+"""The state file format of checkpoints and savepoints: versioned, checksummed, no pickle.
+
+A state file is `MAGIC` (4 bytes), the format version (2 bytes, big-endian) and one
+value in MessagePack (docs/state-format.md). MessagePack carries None, bool, int (64-bit),
+float, str, bytes, list and dict natively; everything else an operator keeps is an
+*extension* with a fixed code (`Ext`), never a class name to import:
+
+- tuple, set, frozenset: the elements as a MessagePack array;
+- a list of equally long tuples (rows, keys): column by column (`ROWS`); a dict whose keys
+  are all tuples: its keys as `ROWS` and its values (`TUPLE_KEYED_DICT`). Both are only
+  faster layouts of the same values (MessagePack packs a column of scalars natively);
+- an int beyond 64 bits, a Decimal: its decimal text;
+- numpy arrays: dtype text, shape and the raw bytes (object arrays: their elements);
+  numpy scalars: dtype text and bytes; a dtype: its text;
+- Arrow arrays, chunked arrays, record batches and tables: Arrow IPC stream bytes; Arrow
+  data types, fields and schemas: an Arrow IPC schema message;
+- date, time, datetime, timedelta: their numeric fields;
+- a *registered state type* (`register_state_type`): the registered name and the values of
+  its declared fields. Only classes registered in this process can be read back, by the
+  name they were registered under; reading never imports a module or calls anything
+  other than the registered class's `__new__` and plain attribute assignment.
+
+So reading a state file can construct nothing but data and the few state classes
+streamsql declares: a crafted file cannot run code (the worst it can do is fail to
+decode, which `decode` reports as `StateFormatError`). Integrity is checked separately:
+`_metadata` records each file's SHA-256 (`digest`), verified before anything is decoded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import enum
+import hashlib
+from decimal import Decimal
+from operator import itemgetter
+from typing import Any
+
+import msgpack
+import numpy as np
+
+MAGIC = b"SSQS"
+# 2: MessagePack state files (this module); 1 was pickle and is refused (not safe to read).
+FORMAT_VERSION = 2
+_HEADER = len(MAGIC) + 2
+
+
+class StateFormatError(ValueError):
+    """A state file or value that is not in this format (corrupt, foreign, or too new)."""
+
+
+class Ext(enum.IntEnum):
+    """MessagePack extension codes (stable: they are part of the file format)."""
+
+    TUPLE = 1
+    SET = 2
+    FROZENSET = 3
+    BIGINT = 4
+    DECIMAL = 5
+    NDARRAY = 6
+    NPSCALAR = 7
+    ARROW = 8
+    DATETIME = 9
+    DATE = 10
+    TIME = 11
+    TIMEDELTA = 12
+    RECORD = 13
+    DTYPE = 14
+    ROWS = 15
+    TUPLE_KEYED_DICT = 16
+
+
+_ARROW_KINDS = ("batch", "table", "array", "chunked", "type", "field", "schema")
+
+# name -> class, and class -> (name, field names): the only classes `decode` constructs.
+_TYPES: dict[str, type] = {}
+_FIELDS: dict[type, tuple[str, tuple[str, ...]]] = {}
+
+
+def register_state_type(cls: type, name: str | None = None, fields: tuple[str, ...] | None = None) -> type:
+    """Allow instances of `cls` in operator state. They are written as their fields' values
+    (dataclass fields, `__slots__`, or `fields`; else the instance `__dict__`) and read back
+    by `cls.__new__` plus attribute assignment: no `__init__`, no `__setstate__`. Usable as
+    a class decorator. `name` (default: the class's qualified name) is what the file records."""
+    key = name or f"{cls.__module__}.{cls.__qualname__}"
+    if fields is None:
+        if dataclasses.is_dataclass(cls):
+            fields = tuple(f.name for f in dataclasses.fields(cls))
+        elif "__slots__" in cls.__dict__:
+            slots = cls.__dict__["__slots__"]
+            fields = (slots,) if isinstance(slots, str) else tuple(slots)
+    _TYPES[key] = cls
+    _FIELDS[cls] = (key, fields or ())
+    return cls
+
+
+def registered_types() -> list[str]:
+    """Names of the registered state types (docs, tests)."""
+    return sorted(_TYPES)
+
+
+# ------------------------------------------------------------------------------ write
+def _default(obj: Any) -> Any:
+    t = type(obj)
+    if t is tuple:
+        return msgpack.ExtType(Ext.TUPLE, _pack(list(obj)))
+    if t is np.ndarray:
+        return msgpack.ExtType(Ext.NDARRAY, _pack(_ndarray_fields(obj)))
+    if t is set:
+        return msgpack.ExtType(Ext.SET, _pack(list(obj)))
+    if t is frozenset:
+        return msgpack.ExtType(Ext.FROZENSET, _pack(list(obj)))
+    if t is Decimal:
+        return msgpack.ExtType(Ext.DECIMAL, str(obj).encode())
+    if isinstance(obj, np.generic):
+        return msgpack.ExtType(Ext.NPSCALAR, _pack([obj.dtype.str, obj.tobytes()]))
+    if isinstance(obj, np.dtype):
+        return msgpack.ExtType(Ext.DTYPE, _pack(_dtype_text(obj)))
+    if t is _dt.datetime:
+        tz = obj.utcoffset()
+        fields = [obj.year, obj.month, obj.day, obj.hour, obj.minute, obj.second, obj.microsecond]
+        return msgpack.ExtType(
+            Ext.DATETIME, _pack([*fields, None if tz is None else tz // _dt.timedelta(microseconds=1)])
+        )
+    if t is _dt.date:
+        return msgpack.ExtType(Ext.DATE, _pack(obj.toordinal()))
+    if t is _dt.time:
+        return msgpack.ExtType(Ext.TIME, _pack([obj.hour, obj.minute, obj.second, obj.microsecond]))
+    if t is _dt.timedelta:
+        return msgpack.ExtType(Ext.TIMEDELTA, _pack([obj.days, obj.seconds, obj.microseconds]))
+    if t is int or isinstance(obj, int) and not isinstance(obj, enum.Enum):
+        return msgpack.ExtType(Ext.BIGINT, str(int(obj)).encode())
+    arrow = _arrow_fields(obj)
+    if arrow is not None:
+        return msgpack.ExtType(Ext.ARROW, _pack(arrow))
+    reg = _FIELDS.get(t)
+    if reg is not None:
+        name, declared = reg
+        if isinstance(obj, enum.Enum):
+            values: Any = obj.value
+        elif _custom(t, "__getstate__"):
+            values = obj.__getstate__()
+        elif declared:
+            values = {f: getattr(obj, f) for f in declared if hasattr(obj, f)}
+        else:
+            values = dict(vars(obj))
+        return msgpack.ExtType(Ext.RECORD, _pack([name, values]))
+    raise StateFormatError(
+        f"cannot write a {t.__module__}.{t.__qualname__} into a state file: not a state type "
+        "(runtime.checkpoint.format.register_state_type)"
+    )
+
+
+def _custom(cls: type, method: str) -> bool:
+    """`cls` defines `method` itself (not only `object`'s default)."""
+    return getattr(cls, method, None) is not getattr(object, method, None)
+
+
+def _dtype_text(dt: np.dtype) -> Any:
+    return dt.descr if dt.fields is not None else dt.str
+
+
+def _ndarray_fields(a: np.ndarray) -> list[Any]:
+    if a.dtype.hasobject:
+        return ["O", list(a.shape), a.ravel().tolist()]
+    return [_dtype_text(a.dtype), list(a.shape), np.ascontiguousarray(a).tobytes()]
+
+
+def _arrow_fields(obj: Any) -> list[Any] | None:
+    import sys
+
+    pa = sys.modules.get("pyarrow")
+    if pa is None:
+        return None
+    if isinstance(obj, pa.DataType):
+        return ["type", pa.schema([pa.field("t", obj)]).serialize().to_pybytes()]
+    if isinstance(obj, pa.Field):
+        return ["field", pa.schema([obj]).serialize().to_pybytes()]
+    if isinstance(obj, pa.Schema):
+        return ["schema", obj.serialize().to_pybytes()]
+    if isinstance(obj, pa.RecordBatch):
+        return ["batch", _ipc(pa, obj.schema, [obj])]
+    if isinstance(obj, pa.Table):
+        return ["table", _ipc(pa, obj.schema, obj.to_batches())]
+    if isinstance(obj, pa.ChunkedArray):
+        t = pa.table({"c": obj})
+        return ["chunked", _ipc(pa, t.schema, t.to_batches())]
+    if isinstance(obj, pa.Array):
+        b = pa.record_batch([obj], names=["c"])
+        return ["array", _ipc(pa, b.schema, [b])]
+    return None
+
+
+def _ipc(pa: Any, schema: Any, batches: list[Any]) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, schema) as w:
+        for b in batches:
+            w.write_batch(b)
+    return bytes(sink.getvalue())
+
+
+_SCALARS = frozenset({int, float, str, bytes, bool, type(None)})
+_NESTED = frozenset({list, dict, tuple})
+
+
+def _prepare(obj: Any) -> Any:
+    """`obj` with its lists of rows and tuple-keyed dicts in their columnar layouts (the
+    per-element work happens in C: type sets, zip); everything else is left as is."""
+    t = type(obj)
+    if t is list:
+        if len(obj) < 8:
+            return [_prepare(x) for x in obj] if any(type(x) in _NESTED for x in obj) else obj
+        types = set(map(type, obj))
+        if types == {tuple}:
+            rows = _rows(obj)
+            if rows is not None:
+                return rows
+        if types & _NESTED:
+            return [_prepare(x) for x in obj]
+        return obj
+    if t is dict:
+        if not obj:
+            return obj
+        values = list(obj.values())
+        prepared = _prepare(values)
+        if len(obj) >= 8 and set(map(type, obj)) == {tuple}:
+            keys = _rows(list(obj))
+            if keys is not None:
+                return msgpack.ExtType(Ext.TUPLE_KEYED_DICT, _pack([keys, prepared]))
+        return obj if prepared is values else dict(zip(obj, prepared, strict=True))
+    return obj
+
+
+def _rows(rows: list[tuple[Any, ...]]) -> msgpack.ExtType | None:
+    """Equally long tuples as columns (None when their lengths differ)."""
+    widths = set(map(len, rows))
+    if len(widths) != 1 or 0 in widths:
+        return None
+    (width,) = widths
+    cols = [_pack(list(map(itemgetter(i), rows))) for i in range(width)]
+    return msgpack.ExtType(Ext.ROWS, msgpack.packb([len(rows), width, cols], use_bin_type=True))
+
+
+def _pack(obj: Any) -> bytes:
+    obj = _prepare(obj)
+    try:
+        return msgpack.packb(obj, default=_default, strict_types=True, use_bin_type=True, datetime=False)  # type: ignore[no-any-return]
+    except OverflowError:  # an int beyond 64 bits somewhere: MessagePack has no hook for it
+        return msgpack.packb(_big_ints(obj), default=_default, strict_types=True, use_bin_type=True)  # type: ignore[no-any-return]
+
+
+def _big_ints(obj: Any) -> Any:
+    """`obj` with every int outside MessagePack's range as a BIGINT extension."""
+    t = type(obj)
+    if t is int:
+        return obj if -(2**63) <= obj < 2**64 else msgpack.ExtType(Ext.BIGINT, str(obj).encode())
+    if t is list:
+        return [_big_ints(x) for x in obj]
+    if t is tuple:
+        return msgpack.ExtType(Ext.TUPLE, _pack([_big_ints(x) for x in obj]))
+    if t is dict:
+        return {_big_ints(k): _big_ints(v) for k, v in obj.items()}
+    return obj
+
+
+# ------------------------------------------------------------------------------- read
+def _ext_hook(code: int, data: bytes) -> Any:
+    if code == Ext.TUPLE:
+        return tuple(_unpack(data))
+    if code == Ext.NDARRAY:
+        return _ndarray(_unpack(data))
+    if code == Ext.SET:
+        return set(_unpack(data))
+    if code == Ext.FROZENSET:
+        return frozenset(_unpack(data))
+    if code == Ext.DECIMAL:
+        return Decimal(data.decode("ascii"))
+    if code == Ext.BIGINT:
+        return int(data.decode("ascii"))
+    if code == Ext.NPSCALAR:
+        dt, raw = _unpack(data)
+        return np.frombuffer(raw, dtype=_dtype(dt), count=1)[0]
+    if code == Ext.DTYPE:
+        return _dtype(_unpack(data))
+    if code == Ext.ARROW:
+        return _arrow(_unpack(data))
+    if code == Ext.DATETIME:
+        y, mo, d, h, mi, sec, us, offset = _unpack(data)
+        tz = None if offset is None else _dt.timezone(_dt.timedelta(microseconds=offset))
+        return _dt.datetime(y, mo, d, h, mi, sec, us, tzinfo=tz)
+    if code == Ext.DATE:
+        return _dt.date.fromordinal(_unpack(data))
+    if code == Ext.TIME:
+        return _dt.time(*_unpack(data))
+    if code == Ext.TIMEDELTA:
+        d, s, us = _unpack(data)
+        return _dt.timedelta(days=d, seconds=s, microseconds=us)
+    if code == Ext.RECORD:
+        return _record(*_unpack(data))
+    if code == Ext.ROWS:
+        n, width, cols = msgpack.unpackb(data, raw=False)
+        if width < 1 or len(cols) != width:
+            raise StateFormatError("malformed rows in a state file")
+        columns = [_unpack(c) for c in cols]
+        if any(len(c) != n for c in columns):
+            raise StateFormatError("rows whose columns differ in length in a state file")
+        return list(zip(*columns, strict=True))
+    if code == Ext.TUPLE_KEYED_DICT:
+        keys, values = _unpack(data)
+        return dict(zip(keys, values, strict=True))
+    raise StateFormatError(f"unknown extension code {code} in a state file")
+
+
+def _dtype(text: Any) -> np.dtype:
+    """A dtype from its text; never one holding Python objects (those are read from their
+    encoded elements, not from raw bytes, which would be pointers)."""
+    try:
+        dt = np.dtype([tuple(f) for f in text]) if isinstance(text, list) else np.dtype(text)
+    except (TypeError, ValueError) as e:
+        raise StateFormatError(f"invalid array dtype {text!r} in a state file ({e})") from None
+    if not isinstance(text, (str, list)) or dt.hasobject:
+        raise StateFormatError(f"invalid array dtype {text!r} in a state file")
+    return dt
+
+
+def _ndarray(fields: Any) -> np.ndarray:
+    dt, shape, payload = fields
+    if dt == "O":
+        a = np.empty(len(payload), dtype=object)
+        a[:] = payload
+        return a.reshape(shape)
+    return np.frombuffer(payload, dtype=_dtype(dt)).reshape(shape).copy()
+
+
+def _arrow(fields: Any) -> Any:
+    import pyarrow as pa
+
+    kind, data = fields
+    if kind not in _ARROW_KINDS:
+        raise StateFormatError(f"unknown Arrow value kind {kind!r} in a state file")
+    if kind in ("type", "field", "schema"):
+        schema = pa.ipc.read_schema(pa.py_buffer(data))
+        return schema if kind == "schema" else schema.field(0) if kind == "field" else schema.field(0).type
+    table = pa.ipc.open_stream(pa.py_buffer(data)).read_all()
+    if kind == "table":
+        return table
+    if kind == "batch":
+        return (
+            table.combine_chunks().to_batches()[0] if table.num_rows else pa.RecordBatch.from_pylist([], table.schema)
+        )
+    col = table.column(0)
+    return col if kind == "chunked" else col.combine_chunks()
+
+
+def _record(name: str, values: Any) -> Any:
+    cls = _TYPES.get(name)
+    if cls is None:
+        raise StateFormatError(f"state type {name!r} is not known to this streamsql")
+    if issubclass(cls, enum.Enum):
+        return cls(values)
+    obj = cls.__new__(cls)
+    if _custom(cls, "__setstate__"):
+        obj.__setstate__(values)  # type: ignore[attr-defined]
+        return obj
+    if not isinstance(values, dict):
+        raise StateFormatError(f"state type {name!r} with fields that are not a map")
+    for k, v in values.items():
+        object.__setattr__(obj, k, v)
+    return obj
+
+
+def _unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False, use_list=True, timestamp=0)
+
+
+# ---------------------------------------------------------------------------- public
+def encode(obj: Any) -> bytes:
+    """A state file holding `obj` (header, then the value)."""
+    return MAGIC + FORMAT_VERSION.to_bytes(2, "big") + _pack(obj)
+
+
+def decode(data: bytes, what: str = "state file") -> Any:
+    """The value of a state file written by `encode`; `StateFormatError` naming `what` for
+    anything else (another format, a newer version, a corrupt payload)."""
+    if data[: len(MAGIC)] != MAGIC:
+        if data[:1] == b"\x80":
+            raise StateFormatError(
+                f"{what} is a Python pickle (written by streamsql before state format 2); "
+                "pickles are never read, as reading one can run arbitrary code"
+            )
+        raise StateFormatError(f"{what} is not a streamsql state file (no '{MAGIC.decode()}' header)")
+    version = int.from_bytes(data[len(MAGIC) : _HEADER], "big")
+    if version != FORMAT_VERSION:
+        newer = "newer" if version > FORMAT_VERSION else "older"
+        raise StateFormatError(
+            f"{what} has state format version {version}, {newer} than this streamsql's ({FORMAT_VERSION})"
+        )
+    try:
+        return _unpack(data[_HEADER:])
+    except StateFormatError as e:
+        raise StateFormatError(f"{what}: {e}") from None
+    except Exception as e:  # noqa: BLE001 - any decoding failure of untrusted bytes is "corrupt"
+        raise StateFormatError(f"{what} is corrupt ({type(e).__name__}: {e})") from None
+
+
+def pack(obj: Any) -> bytes:
+    """`obj` without the file header (values inside other structures: RocksDB entries)."""
+    return _pack(obj)
+
+
+def unpack(data: bytes) -> Any:
+    """Inverse of `pack`."""
+    return _unpack(data)
+
+
+def pack_key(key: tuple[Any, ...]) -> bytes:
+    """A key tuple as a MessagePack array (equal keys give equal bytes; never starts with
+    0x00, which RocksDB value entries use as their tag)."""
+    return _pack(list(key))
+
+
+def unpack_key(data: bytes) -> tuple[Any, ...]:
+    return tuple(_unpack(data))
+
+
+def digest(data: bytes) -> str:
+    """The checksum `_metadata` records for a file: "sha256:<hex>"."""
+    return "sha256:" + hashlib.sha256(data).hexdigest()

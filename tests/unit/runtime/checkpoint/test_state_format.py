@@ -1,0 +1,246 @@
+"""The state file format (runtime/checkpoint/format.py): every value kind operators keep
+round-trips exactly, and reading a crafted file can construct nothing but data: the pickle
+trick and other object-construction tricks fail cleanly without running anything."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import pickle
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from runtime.checkpoint import format as state_format
+from runtime.checkpoint.format import Ext, StateFormatError
+from runtime.types import DataType
+
+
+@state_format.register_state_type
+@dataclass
+class _Point:
+    x: int
+    y: list[int]
+
+
+class _WithState:
+    def __init__(self) -> None:
+        self.a = 1
+        self.transient = "dropped"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"a": self.a}
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        self.__dict__.update(d)
+        self.transient = "rebuilt"
+
+
+state_format.register_state_type(_WithState)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, np.ndarray):
+        return (
+            isinstance(b, np.ndarray)
+            and a.dtype == b.dtype
+            and a.shape == b.shape
+            and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+            if a.dtype != object
+            else list(a.ravel()) == list(b.ravel())
+        )
+    if isinstance(a, float) and a != a:
+        return isinstance(b, float) and b != b
+    if isinstance(a, (pa.Array, pa.ChunkedArray, pa.RecordBatch, pa.Table)):
+        return type(a) is type(b) and a.equals(b)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+VALUES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    -(2**63),
+    2**64 - 1,
+    2**100,
+    -(3**90),
+    1.5,
+    float("nan"),
+    float("-inf"),
+    "",
+    "ünïcode",
+    b"\x00\xff",
+    [],
+    (),
+    (1, "a", None),
+    [(1, "a"), (2, "b")] * 10,  # rows: the columnar layout
+    [(1,), (2, 3)] * 5,  # rows of differing widths
+    [()] * 9,
+    {"a": 1, 2: "b", None: [1]},
+    {(i, str(i)): i for i in range(20)},  # tuple keys: the columnar layout
+    {(1, 2): {(3,): [(4, 5)]}},
+    {1, 2, 3},
+    frozenset({"x"}),
+    Decimal("12345678901234567890.123456789"),
+    Decimal("-0.00"),
+    dt.datetime(2024, 2, 29, 23, 59, 59, 999999),
+    dt.datetime(2024, 1, 1, tzinfo=dt.timezone(dt.timedelta(hours=-3, minutes=-30))),
+    dt.date(1, 1, 1),
+    dt.time(12, 30, 1, 5),
+    dt.timedelta(days=-2, seconds=5, microseconds=7),
+    np.arange(10, dtype=np.int64),
+    np.array([1.5, np.nan], dtype=">f8"),
+    np.zeros((3, 4), dtype=np.int8),
+    np.array([True, False]),
+    np.array(["ab", "c"]),
+    np.array([(1, 2.0)], dtype=[("a", "<i4"), ("b", "<f8")]),
+    np.array([Decimal("1.1"), None, (1, 2)], dtype=object),
+    np.empty(0, dtype=object),
+    np.int32(7),
+    np.float64(2.5),
+    np.dtype("<u2"),
+    pa.array([1, None, 3]),
+    pa.array(["x", None]),
+    pa.chunked_array([[1, 2], [3]]),
+    pa.record_batch([pa.array([1, 2]), pa.array(["a", "b"])], names=["k", "v"]),
+    pa.record_batch([pa.array([], pa.int64())], names=["k"]),
+    pa.table({"a": [1, 2], "b": [[1], None]}),
+    pa.int64(),
+    pa.list_(pa.struct([("x", pa.timestamp("ms", "UTC"))])),
+    pa.field("f", pa.decimal128(10, 2), nullable=False),
+    pa.schema([("a", pa.int8())]),
+    DataType("INT", True),
+    _Point(3, [1, 2]),
+]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=[f"{i}-{type(v).__name__}" for i, v in enumerate(VALUES)])
+def test_round_trip(value: Any) -> None:
+    back = state_format.decode(state_format.encode(value))
+    assert _same(value, back), (value, back)
+    assert _same(value, state_format.unpack(state_format.pack(value)))
+
+
+def test_registered_types_use_their_own_state_methods() -> None:
+    back = state_format.decode(state_format.encode(_WithState()))
+    assert type(back) is _WithState and back.a == 1 and back.transient == "rebuilt"
+
+
+def test_key_encoding_is_deterministic_and_never_starts_with_the_value_tag() -> None:
+    for key in [(0,), (1, "a"), (None,), (b"",), tuple(range(20)), (Decimal("1.0"), dt.date(2020, 1, 1))]:
+        data = state_format.pack_key(key)
+        assert data[0] != 0 and data == state_format.pack_key(tuple(key))
+        assert state_format.unpack_key(data) == key
+
+
+def test_unregistered_objects_are_refused_when_writing() -> None:
+    class Foreign:
+        pass
+
+    with pytest.raises(StateFormatError, match="not a state type"):
+        state_format.encode({"x": Foreign()})
+
+
+def test_header_version_and_pickle_are_refused_with_a_reason() -> None:
+    good = state_format.encode([1])
+    assert good[:4] == b"SSQS"
+    with pytest.raises(StateFormatError, match="newer"):
+        state_format.decode(good[:4] + (state_format.FORMAT_VERSION + 1).to_bytes(2, "big") + good[6:])
+    with pytest.raises(StateFormatError, match="older"):
+        state_format.decode(good[:4] + (1).to_bytes(2, "big") + good[6:])
+    with pytest.raises(StateFormatError, match="pickle"):
+        state_format.decode(pickle.dumps({"a": 1}))
+    with pytest.raises(StateFormatError, match="not a streamsql state file"):
+        state_format.decode(b"PK\x03\x04")
+
+
+# --------------------------------------------------------------- code execution tricks
+class _Boom:
+    """What an attacker's pickle would construct: a call to os.system on load."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def _tricks(marker: Path) -> list[bytes]:
+    header = state_format.MAGIC + state_format.FORMAT_VERSION.to_bytes(2, "big")
+
+    def ext(code: int, payload: Any) -> bytes:
+        return header + msgpack.packb(msgpack.ExtType(code, msgpack.packb(payload, use_bin_type=True)))
+
+    evil = pickle.dumps(_Boom(marker))
+    return [
+        evil,  # a plain pickle
+        header + evil,  # a pickle behind a valid header
+        ext(Ext.RECORD, ["os.system", f"touch {marker}"]),  # a class by module path
+        ext(Ext.RECORD, ["builtins.eval", {"x": f"__import__('os').system('touch {marker}')"}]),
+        ext(Ext.RECORD, ["subprocess.Popen", {"args": ["touch", str(marker)]}]),
+        ext(Ext.NDARRAY, ["O", [1], evil]),  # an object array from raw bytes
+        ext(Ext.NDARRAY, ["|O", [1], evil]),
+        ext(Ext.NPSCALAR, ["O", evil]),
+        ext(Ext.DTYPE, [["a", "O"]]),  # a structured dtype with objects
+        ext(Ext.ARROW, ["pickle", evil]),
+        ext(Ext.DECIMAL, "__import__('os')"),
+        ext(99, evil),  # an unknown extension
+        header + msgpack.packb(msgpack.ExtType(Ext.BIGINT, b"1" * 100_000)),
+        header + msgpack.packb(msgpack.ExtType(Ext.ROWS, msgpack.packb([10**9, 1, []]))),
+    ]
+
+
+def test_crafted_files_cannot_run_code(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    for i, data in enumerate(_tricks(marker)):
+        try:
+            value = state_format.decode(data, f"trick {i}")
+        except StateFormatError:
+            continue
+        # anything that decodes is plain data (e.g. a big int), never a callable's result
+        assert isinstance(value, (int, str, bytes, list, dict, Decimal, np.ndarray)), (i, type(value))
+    assert not marker.exists()
+
+
+def test_numpy_object_arrays_in_state_hold_decoded_values_only() -> None:
+    a = np.array([1, "x", None], dtype=object)
+    data = state_format.encode(a)
+    assert b"\x80\x04" not in data and b"\x80\x05" not in data  # no pickle inside
+    assert list(state_format.decode(data)) == [1, "x", None]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300))
+def test_random_bytes_decode_or_fail_cleanly(data: bytes) -> None:
+    header = state_format.MAGIC + state_format.FORMAT_VERSION.to_bytes(2, "big")
+    for blob in (data, header + data):
+        try:
+            state_format.decode(blob)
+        except StateFormatError:
+            pass
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=0, max_value=10_000), st.integers(min_value=0, max_value=255))
+def test_a_flipped_byte_decodes_or_fails_cleanly(pos: int, value: int) -> None:
+    data = bytearray(state_format.encode(VALUES))
+    data[pos % len(data)] = value
+    try:
+        state_format.decode(bytes(data))
+    except StateFormatError:
+        pass
