@@ -2,7 +2,7 @@
 the asynchronous upload, completion and retention.
 
 The executor takes the synchronous part itself (barrier through the DAG, every
-operator's `snapshot_state`, pickled into bytes: a copy that later processing cannot
+operator's `snapshot_state`, encoded into bytes: a copy that later processing cannot
 change); the coordinator uploads those bytes on a background thread, state files first
 and `_metadata` last (atomically), so processing continues while storage is slow. Uploads
 run one after the other (FIFO), so checkpoints complete in id order. The executor polls

@@ -43,6 +43,7 @@ from runtime.operators._join_util import (
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
 
 
+@state_format.register_state_type
 class _Side:
     """One input's cache: rows, their time (ms) and whether each row was joined yet."""
 

@@ -3,9 +3,9 @@
 With the `rocksdb` backend, every checkpoint of a generic operator first writes the values
 of the slots written since the previous checkpoint into RocksDB (`write_values`, one
 WriteBatch). For an incremental checkpoint (the executor sets `ctx.snapshot_dir`) the
-snapshot is then a RocksDB checkpoint of the working database plus the residual pickle
-(runtime/state/slot_values.py); otherwise (full checkpoints, savepoints) it stays the
-canonical pickle both backends read, so savepoints remain self-contained and portable.
+snapshot is then a RocksDB checkpoint of the working database plus the residual
+(runtime/state/slot_values.py, encoded as runtime/checkpoint/format.py says); otherwise (full checkpoints, savepoints) it stays the
+canonical state file both backends read, so savepoints remain self-contained and portable.
 
 Restore from an incremental checkpoint reads keys and values back from the downloaded
 database (`RocksDBStateBackend.read_native`), restores the key index into whatever backend
