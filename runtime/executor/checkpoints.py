@@ -30,6 +30,7 @@ from runtime.checkpoint.metadata import CheckpointMetadata, OperatorState
 from runtime.checkpoint.uid import fingerprint
 from runtime.executor.task import TaskRunner
 from runtime.executor.task_state import state_names
+from runtime.operators.sink import SinkOperator
 from runtime.state.slot_values import NativeSnapshot
 
 Request = tuple[str, str | None, bool, "Future[str]"]
@@ -96,7 +97,7 @@ class LocalCheckpoints:
                 self.incremental.complete(p.checkpoint_id)
             for i, node in enumerate(task.order):
                 task.operators[node.id].notify_checkpoint_complete(p.checkpoint_id)
-                if i and node.operator == "Sink":
+                if i and isinstance(task.operators[node.id], SinkOperator):
                     fault_point("commit")
             if not p.result.done():
                 p.result.set_result(p.location)

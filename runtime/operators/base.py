@@ -130,6 +130,10 @@ class Operator:
     # A source restored from a snapshot taken after it had read everything: the executor
     # does not poll it again.
     finished: bool = False
+    # A source that divides its input among the subtasks itself (a table scan reads its
+    # share of the splits). Any other source (VALUES) is read by subtask 0 alone: the
+    # others end their output at once.
+    splits_input: ClassVar[bool] = False
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         self.node = node

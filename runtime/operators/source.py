@@ -37,6 +37,7 @@ class TableSourceScanOperator(Operator):
     """
 
     checkpointing = "custom"
+    splits_input = True  # subtask i of N reads the splits k with k mod N = i
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)

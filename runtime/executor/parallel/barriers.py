@@ -39,6 +39,7 @@ from runtime.executor.parallel.plan import Edge, ParallelPlan
 from runtime.executor.task import TaskRunner
 from runtime.executor.task_state import state_names
 from runtime.graph import JobGraph
+from runtime.operators.sink import SinkOperator
 
 SOURCES = (-1, -1)  # the pseudo input of a stage's source nodes
 
@@ -227,6 +228,6 @@ class BarrierHandler:
         task = self.task
         for node in task.order:
             task.operators[node.id].notify_checkpoint_complete(cid)
-            if node.operator == "Sink":
+            if isinstance(task.operators[node.id], SinkOperator):
                 fault_point("commit")
         ch.send(self.parent, ch.COMMITTED, cid)

@@ -102,7 +102,7 @@ class WorkerEngine:
                 restore_task(task, snap, self.index, self.n, self.checkpoint_config.ignore_unclaimed_state)
             active = task.sources()
             for sid in list(active):
-                if self.graph.node(sid).operator != "TableSourceScan" and self.index != 0:
+                if not task.operators[sid].splits_input and self.index != 0:
                     active.remove(sid)  # Values & co: subtask 0 alone emits the rows
                     task.end_output(sid, is_source=True)
             done_sent = False
