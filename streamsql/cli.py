@@ -54,6 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--host", help="address the REST server binds to (rest.bind-address, default 127.0.0.1)")
     p.add_argument("--token", help="bearer token the REST server requires (rest.token; needed off loopback)")
+    p.add_argument("--token-file", help="read the REST server's bearer token from this file (rest.token-file)")
+    p.add_argument(
+        "--allow-submit",
+        action="store_true",
+        help="enable the REST server's POST /jobs and savepoint target directories without a token",
+    )
     p.add_argument(
         "--stats", action="store_true", help="after each job (or on Ctrl-C) print per-operator statistics to stderr"
     )
@@ -79,9 +85,16 @@ class Runner:
             conf["execution.savepoint.path"] = args.restore
         if args.runner:
             conf["execution.target"] = args.runner
-        for key, value in (("rest.port", args.rest_port), ("rest.bind-address", args.host), ("rest.token", args.token)):
+        for key, value in (
+            ("rest.port", args.rest_port),
+            ("rest.bind-address", args.host),
+            ("rest.token", args.token),
+            ("rest.token-file", getattr(args, "token_file", None)),
+        ):
             if value is not None:
                 conf[key] = str(value)
+        if getattr(args, "allow_submit", False):
+            conf["rest.allow-submit"] = "true"
         if args.master:
             conf["spark.master"] = args.master
             conf.setdefault("execution.target", "spark")
@@ -254,6 +267,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace) -> int:
     runner = Runner(args, sys.stdout, sys.stderr)
+    if runner.env.get_config().get("rest.port") not in (None, ""):
+        from streamsql.rest.server import RestConfigError, server_options
+
+        try:  # refused before any statement runs (the server starts with the first job)
+            server_options(runner.env.get_config())
+        except RestConfigError as e:
+            sys.stderr.write(f"[ERROR] Could not start the REST server: {e}\n")
+            return EXIT_SQL_ERROR
     scripts: list[tuple[str, str]] = []
     try:
         if args.init:

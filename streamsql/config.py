@@ -170,7 +170,19 @@ KEYS: tuple[ConfigKey, ...] = (
         "(docs/rest.md); unset: no server. `streamsql --rest-port` sets it.",
     ),
     ConfigKey("rest.bind-address", "127.0.0.1", "Address the REST server binds to; not loopback: needs rest.token."),
-    ConfigKey("rest.token", None, "Bearer token the REST server requires (`Authorization: Bearer <token>`)."),
+    ConfigKey(
+        "rest.token",
+        None,
+        "Bearer token the REST server requires (`Authorization: Bearer <token>` only); prefer "
+        "rest.token-file or $STREAMSQL_REST_TOKEN over the command line.",
+    ),
+    ConfigKey("rest.token-file", None, "File whose first line is the REST server's bearer token."),
+    ConfigKey(
+        "rest.allow-submit",
+        "false",
+        "Enable POST /jobs (runs SQL) and savepoint target directories on a REST server without a token.",
+    ),
+    ConfigKey("rest.max-body-bytes", "1048576", "Largest REST request body accepted (413 beyond)."),
     ConfigKey(
         "streamsql.jobs.dir",
         None,

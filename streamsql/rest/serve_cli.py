@@ -12,7 +12,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="streamsql serve", description=__doc__)
     p.add_argument("--port", type=int, default=8081, help="port (default 8081; 0: any free port)")
     p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
-    p.add_argument("--token", help="bearer token clients must send (required when --host is not loopback)")
+    p.add_argument(
+        "--token",
+        help="bearer token clients must send (required when --host is not loopback; visible in `ps`: "
+        "prefer --token-file or $STREAMSQL_REST_TOKEN)",
+    )
+    p.add_argument("--token-file", help="read the bearer token from this file (rest.token-file)")
+    p.add_argument(
+        "--allow-submit",
+        action="store_true",
+        help="enable POST /jobs and savepoint target directories without a token (rest.allow-submit)",
+    )
+    p.add_argument("--max-body-bytes", type=int, help="largest request body accepted (rest.max-body-bytes)")
     p.add_argument("--mode", choices=["streaming", "batch"], help="runtime mode of the session")
     p.add_argument("-i", "--init", help="a .sql file to run first in the session (e.g. CREATE TABLEs)")
     p.add_argument(
@@ -23,19 +34,34 @@ def build_parser() -> argparse.ArgumentParser:
 
 def serve_main(argv: list[str], err: TextIO) -> int:
     from streamsql.environment import EnvironmentSettings, TableEnvironment
-    from streamsql.rest.server import RestConfigError, RestServer
+    from streamsql.rest.server import RestConfigError, RestServer, server_options
 
     args = build_parser().parse_args(argv)
     conf = dict(o.partition("=")[::2] for o in args.options)
     conf = {k.strip(): v.strip() for k, v in conf.items()}
     if args.mode:
         conf["execution.runtime-mode"] = args.mode
+    for key, value in (
+        ("rest.bind-address", args.host),
+        ("rest.token", args.token),
+        ("rest.token-file", args.token_file),
+        ("rest.max-body-bytes", args.max_body_bytes),
+    ):
+        if value is not None:
+            conf[key] = str(value)
+    if args.allow_submit:
+        conf["rest.allow-submit"] = "true"
+    try:
+        options = server_options(conf)  # refused before the init script runs
+    except RestConfigError as e:
+        err.write(f"[ERROR] Could not start the REST server: {e}\n")
+        return 1
     env = TableEnvironment.create(EnvironmentSettings.new_instance().with_configuration(conf).build())
     if args.init:
         with open(args.init, encoding="utf-8") as fh:
             env.execute_sql(fh.read())
     try:
-        server = RestServer(env, args.port, args.host, args.token)
+        server = RestServer(env, args.port, **options)
     except (RestConfigError, OSError) as e:
         err.write(f"[ERROR] Could not start the REST server: {e}\n")
         return 1

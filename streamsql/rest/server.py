@@ -1,9 +1,20 @@
 """The REST server (Flink's Dispatcher REST endpoint, for one TableEnvironment) and the
 dashboard page, on the standard library's ThreadingHTTPServer.
 
-Served by a job process when `rest.port` is set and by `streamsql serve`. Binds to
-127.0.0.1 by default; binding anywhere else requires a token (`rest.token`), sent as
-`Authorization: Bearer <token>` (or `?token=` for the browser page).
+Served by a job process when `rest.port` is set and by `streamsql serve`, with the same
+rules (docs/rest.md, Security):
+
+- binds to 127.0.0.1 by default; binding anywhere else requires a token, taken from
+  `--token-file` / `rest.token-file`, `$STREAMSQL_REST_TOKEN` or `rest.token`, and accepted
+  only in the `Authorization: Bearer <token>` header;
+- the `Host` header must name the bound address (or, on loopback, a loopback name) and an
+  `Origin` header, when sent, that same address and port: DNS rebinding and cross-site
+  requests from a web page are refused (403);
+- request bodies are capped (`rest.max-body-bytes`, 413 beyond), must be JSON
+  (`Content-Type: application/json`, else 415) and are never echoed back;
+- what runs SQL or writes files (`POST /jobs`, savepoint target directories) is off on a
+  server without a token unless enabled (`--allow-submit` / `rest.allow-submit`), and a
+  target directory must lie inside the savepoint root (`execution.checkpointing.savepoint-dir`).
 """
 
 from __future__ import annotations
@@ -11,6 +22,8 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import os
+import posixpath
 import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,8 +43,46 @@ _STATIC_TYPES = {
 }
 
 
+DEFAULT_MAX_BODY_BYTES = 1 << 20
+TOKEN_ENV = "STREAMSQL_REST_TOKEN"
+MAX_ERROR_CHARS = 2000  # an error message never carries more than this (no body echo)
+# Served without a token: the dashboard page and the API description hold no job data.
+_PUBLIC = frozenset({"index.html", "openapi.json"})
+
+
 class RestConfigError(ValueError):
     """The server cannot start as configured (e.g. a public address without a token)."""
+
+
+def resolve_token(token: str | None = None, token_file: str | None = None) -> str | None:
+    """The bearer token: given directly, else read from `token_file` (first line), else
+    from $STREAMSQL_REST_TOKEN; None when there is none."""
+    if token:
+        return token
+    if token_file:
+        try:
+            with open(os.path.expanduser(token_file), encoding="utf-8") as fh:
+                value = fh.readline().strip()
+        except (OSError, UnicodeDecodeError) as e:
+            raise RestConfigError(f"cannot read the REST token file '{token_file}': {e}") from None
+        if not value:
+            raise RestConfigError(f"the REST token file '{token_file}' is empty")
+        return value
+    return os.environ.get(TOKEN_ENV) or None
+
+
+def check_bind(host: str, token: str | None) -> None:
+    """Refuse a non-loopback bind address without a token (before anything else runs)."""
+    if not is_loopback(host) and not token:
+        raise RestConfigError(
+            f"the REST server binds to {host}, which is not a loopback address: set a token "
+            f"(--token-file / 'rest.token-file', ${TOKEN_ENV}, or 'rest.token'); clients then send "
+            "'Authorization: Bearer <token>'"
+        )
+
+
+def _flag(value: Any) -> bool:
+    return str(value or "").strip().lower() == "true"
 
 
 def is_loopback(host: str) -> bool:
@@ -66,14 +117,23 @@ def allowed_methods(parts: list[str]) -> str:
 class RestServer:
     """`RestServer(env, port, host, token).start()`: serves env's jobs on a daemon thread."""
 
-    def __init__(self, env: Any, port: int = 8081, host: str = "127.0.0.1", token: str | None = None) -> None:
-        if not is_loopback(host) and not token:
-            raise RestConfigError(
-                f"the REST server binds to {host}, which is not a loopback address: set a token "
-                "('rest.token' or --token); clients then send 'Authorization: Bearer <token>'"
-            )
+    def __init__(
+        self,
+        env: Any,
+        port: int = 8081,
+        host: str = "127.0.0.1",
+        token: str | None = None,
+        allow_submit: bool = False,
+        max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    ) -> None:
+        check_bind(host, token)
+        if max_body_bytes < 0:
+            raise RestConfigError(f"'rest.max-body-bytes' must not be negative (got {max_body_bytes})")
         self.env = env
         self.token = token or None
+        # SQL and file-writing endpoints: with a token, or when the user enabled them
+        self.submit_enabled = bool(self.token) or allow_submit
+        self.max_body_bytes = max_body_bytes
         self.sampler = Sampler()
         self.operations: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
@@ -83,6 +143,46 @@ class RestServer:
         self.host = host
         self.port = int(self.httpd.server_address[1])
         self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ request checks
+    def host_allowed(self, host_header: str | None) -> bool:
+        """The Host header names this server (DNS rebinding: a foreign name is refused). A
+        wildcard bind (0.0.0.0, ::) accepts any name: it always has a token."""
+        if host_header is None:
+            return True  # HTTP/1.0
+        name = _host_name(host_header)
+        if self.host in ("0.0.0.0", "::"):
+            return True
+        if name == self.host.lower():
+            return True
+        return is_loopback(self.host) and is_loopback(name)
+
+    def origin_allowed(self, origin: str | None) -> bool:
+        """An Origin (sent by browsers on cross-site and POST requests) must be this server."""
+        if origin is None:
+            return True
+        u = urlparse(origin)
+        if u.scheme not in ("http", "https") or not u.hostname:
+            return False  # "null" (sandboxed pages, file://) included
+        port = u.port or (443 if u.scheme == "https" else 80)
+        return port == self.port and self.host_allowed(u.netloc)
+
+    def savepoint_target(self, directory: str) -> str:
+        """`directory` if it lies inside the savepoint root, else ApiError 403."""
+        if not self.submit_enabled:
+            raise ApiError(403, _SUBMIT_OFF.format(what="writing savepoints to a target directory"))
+        root = self.env.get_config().get("execution.checkpointing.savepoint-dir")
+        if not root:
+            raise ApiError(
+                403,
+                "savepoint target directories must lie inside the savepoint root "
+                "('execution.checkpointing.savepoint-dir'), which is not set on this server",
+            )
+        if not isinstance(directory, str) or not directory.strip():
+            raise ApiError(400, "the target directory must be a non-empty string")
+        if not _inside(directory, str(root)):
+            raise ApiError(403, f"the target directory is outside the savepoint root '{root}'")
+        return directory
 
     @property
     def url(self) -> str:
@@ -121,6 +221,8 @@ class RestServer:
         from planner.errors import SqlError
         from planner.statements import InsertInto, Query, StatementSet
 
+        if not self.submit_enabled:
+            raise ApiError(403, _SUBMIT_OFF.format(what="submitting SQL"))
         sql = body.get("sql") if isinstance(body, dict) else None
         if not isinstance(sql, str) or not sql.strip():
             raise ApiError(400, "the request body needs a 'sql' string (a SQL script)")
@@ -137,7 +239,7 @@ class RestServer:
                         job_ids.append(job.get_job_id())
                         self.sampler.monitor(job)
             except SqlError as e:
-                raise ApiError(400, e.render()) from None
+                raise ApiError(400, _clip(e.render())) from None
         return {"jobid": job_ids[-1] if job_ids else None, "jobids": job_ids}
 
     def stop(self, job_id: str, body: dict[str, Any], savepoint_only: bool = False) -> dict[str, Any]:
@@ -150,6 +252,8 @@ class RestServer:
         else:
             directory = body.get("targetDirectory") or body.get("target-directory")
             stop = True
+        if directory is not None:
+            directory = self.savepoint_target(directory)
         if not h.is_running():
             raise ApiError(409, f"Job {job_id} is not running ({h.get_job_status()})")
         request_id = uuid.uuid4().hex
@@ -179,6 +283,50 @@ class RestServer:
         return {"request-id": request_id}
 
 
+_SUBMIT_OFF = (
+    "{what} is off on this server: it has no token, so any local process or web page could "
+    "use it; start it with --allow-submit ('rest.allow-submit' = 'true') or give it a token "
+    f"(--token-file, ${TOKEN_ENV})"
+)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_ERROR_CHARS else text[:MAX_ERROR_CHARS] + " ... (truncated)"
+
+
+def _host_name(netloc: str) -> str:
+    """The host of a Host header / netloc, without port and IPv6 brackets, lower case."""
+    netloc = netloc.strip().lower()
+    if netloc.startswith("["):
+        return netloc[1:].split("]", 1)[0]
+    if netloc.count(":") == 1:
+        return netloc.split(":", 1)[0]
+    return netloc
+
+
+def _inside(directory: str, root: str) -> bool:
+    """`directory` is `root` or below it (no `..` escape; local paths resolved)."""
+
+    def local(p: str) -> str | None:
+        if p.startswith("file://"):
+            return p[len("file://") :]
+        return None if "://" in p else p
+
+    d, r = local(directory), local(root)
+    if r is not None:
+        if d is None:
+            return False
+        if not os.path.isabs(d):
+            d = os.path.join(r, d)
+        real_d, real_r = os.path.realpath(d), os.path.realpath(r)
+        return real_d == real_r or real_d.startswith(real_r.rstrip("/") + "/")
+    if d is not None or "/.." in directory or directory.split("://", 1)[0] != root.split("://", 1)[0]:
+        return False
+    nd = posixpath.normpath(directory.split("://", 1)[1])
+    nr = posixpath.normpath(root.split("://", 1)[1])
+    return nd == nr or nd.startswith(nr.rstrip("/") + "/")
+
+
 class _Handler(BaseHTTPRequestHandler):
     rest: RestServer
     server_version = "streamsql-rest/1"
@@ -201,22 +349,48 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(self, status: int, doc: Any, allow: str | None = None) -> None:
         self._send(status, json.dumps(doc).encode("utf-8"), "application/json", allow)
 
-    def _authorized(self, query: dict[str, list[str]]) -> bool:
+    def _authorized(self, parts: list[str]) -> bool:
+        """The token, from the Authorization header only (a URL leaks into logs and
+        history); the dashboard page and the API description are public."""
         token = self.rest.token
-        if token is None:
+        if token is None or not parts or (len(parts) == 1 and parts[0] in _PUBLIC):
+            return True
+        if parts[0] == "static" and len(parts) == 2:
             return True
         header = self.headers.get("Authorization", "")
-        given = header[7:] if header.startswith("Bearer ") else (query.get("token") or [""])[0]
+        given = header[7:] if header.startswith("Bearer ") else ""
         return hmac.compare_digest(given.encode(), token.encode())
 
+    def _content_length(self) -> int:
+        """The declared body size, checked against the cap before anything is read."""
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            self.close_connection = True
+            raise ApiError(411, "chunked request bodies are not accepted: send Content-Length")
+        raw = self.headers.get("Content-Length")
+        try:
+            length = int(raw) if raw is not None else 0
+        except ValueError:
+            length = -1
+        if length < 0:
+            self.close_connection = True
+            raise ApiError(400, "invalid Content-Length")
+        if length > self.rest.max_body_bytes:
+            self.close_connection = True  # the body is never read
+            raise ApiError(
+                413,
+                f"the request body ({length} bytes) exceeds the limit of {self.rest.max_body_bytes} bytes "
+                "('rest.max-body-bytes')",
+            )
+        return length
+
     def _body(self) -> dict[str, Any]:
-        length = int(self.headers.get("Content-Length") or 0)
+        length = self._content_length()
         if not length:
             return {}
+        ctype = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
         raw = self.rfile.read(length)
-        ctype = self.headers.get("Content-Type", "")
-        if "json" not in ctype and not raw.lstrip().startswith(b"{"):
-            return {"sql": raw.decode("utf-8", "replace")}  # a bare SQL script
+        if ctype != "application/json":
+            raise ApiError(415, "request bodies must be JSON ('Content-Type: application/json')")
         try:
             doc = json.loads(raw)
         except ValueError:
@@ -232,14 +406,19 @@ class _Handler(BaseHTTPRequestHandler):
         if parts[:1] == ["v1"]:  # Flink accepts a /v1 prefix
             parts = parts[1:]
         try:
-            if not self._authorized(query):
+            if not self.rest.host_allowed(self.headers.get("Host")):
+                raise ApiError(403, "the Host header does not name this server")
+            if not self.rest.origin_allowed(self.headers.get("Origin")):
+                raise ApiError(403, "cross-origin requests are not accepted")
+            if not self._authorized(parts):
                 self._json(401, {"errors": ["missing or wrong token: send 'Authorization: Bearer <token>'"]})
                 return
+            self._content_length()  # every method: an oversized body is refused unread
             self._route(self.command, parts, query)
         except ApiError as e:
-            self._json(e.status, {"errors": [str(e)]}, e.allow)
+            self._json(e.status, {"errors": [_clip(str(e))]}, e.allow)
         except Exception as e:  # noqa: BLE001 - a bug must not kill the connection silently
-            self._json(500, {"errors": [f"{type(e).__name__}: {e}"]})
+            self._json(500, {"errors": [f"internal error while serving the request ({type(e).__name__})"]})
 
     do_GET = do_POST = do_PATCH = do_HEAD = _dispatch  # noqa: N815 - stdlib naming
 
@@ -364,9 +543,35 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, path.read_bytes(), _STATIC_TYPES.get(suffix, "application/octet-stream"))
 
 
-def start_rest_server(env: Any, port: int, host: str | None = None, token: str | None = None) -> RestServer:
+def start_rest_server(
+    env: Any,
+    port: int,
+    host: str | None = None,
+    token: str | None = None,
+    allow_submit: bool = False,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+) -> RestServer:
     """Start (on a daemon thread) the REST server for `env`'s jobs."""
-    return RestServer(env, port, host or "127.0.0.1", token).start()
+    return RestServer(env, port, host or "127.0.0.1", token, allow_submit, max_body_bytes).start()
+
+
+def server_options(cfg: Any) -> dict[str, Any]:
+    """The REST settings of a session's configuration (`rest.*`), checked: what both
+    servers start from. RestConfigError for an unusable combination."""
+    host = cfg.get("rest.bind-address") or "127.0.0.1"
+    token = resolve_token(cfg.get("rest.token"), cfg.get("rest.token-file"))
+    check_bind(host, token)
+    raw = cfg.get("rest.max-body-bytes")
+    try:
+        max_body = int(raw) if raw not in (None, "") else DEFAULT_MAX_BODY_BYTES
+    except ValueError:
+        raise RestConfigError(f"'rest.max-body-bytes' must be a number of bytes (got '{raw}')") from None
+    return {
+        "host": host,
+        "token": token,
+        "allow_submit": _flag(cfg.get("rest.allow-submit")),
+        "max_body_bytes": max_body,
+    }
 
 
 def serve_session(env: Any, handle: Any = None) -> RestServer:
@@ -375,9 +580,7 @@ def serve_session(env: Any, handle: Any = None) -> RestServer:
     server: RestServer | None = getattr(env, "_rest_server", None)
     if server is None:
         cfg = env.get_config()
-        server = start_rest_server(
-            env, int(cfg.get("rest.port") or 0), cfg.get("rest.bind-address"), cfg.get("rest.token")
-        )
+        server = start_rest_server(env, int(cfg.get("rest.port") or 0), **server_options(cfg))
         env._rest_server = server
         import sys
 

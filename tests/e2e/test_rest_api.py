@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 from streamsql.environment import TableEnvironment
-from streamsql.rest.server import RestConfigError, RestServer
+from streamsql.rest.server import ApiError, RestConfigError, RestServer, resolve_token
 
 DDL = """
 CREATE TABLE src (k INT, v BIGINT, ts AS LOCALTIMESTAMP, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
@@ -62,6 +63,8 @@ def job_env(tmp_path: Path) -> Any:
             "rest.port": "0",
             "execution.checkpointing.interval": "300 ms",
             "execution.checkpointing.dir": str(tmp_path / "chk"),
+            "execution.checkpointing.savepoint-dir": str(tmp_path / "savepoints"),
+            "rest.allow-submit": "true",
         }
     )
     env.execute_sql(DDL)
@@ -155,7 +158,7 @@ def _serve(tmp_path: Path, *extra: str) -> tuple[subprocess.Popen[str], str]:
 
 
 def test_serve_submits_sql_jobs_and_runs_schemathesis(tmp_path: Path) -> None:
-    proc, base = _serve(tmp_path)
+    proc, base = _serve(tmp_path, "--allow-submit")
     try:
         status, doc = call(base + "jobs", "POST", {"sql": DDL + INSERT + ";"})
         assert status == 200 and doc["jobids"] == [doc["jobid"]]
@@ -207,3 +210,150 @@ def test_cli_rest_port_flag(tmp_path: Path) -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+# ------------------------------------------------------------------ attacks (issue: trust)
+def _raw(port: int, request: bytes) -> tuple[int, bytes]:
+    """Send raw bytes to the server (headers an HTTP client would not let us forge) and
+    return the status and body."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body
+
+
+@pytest.fixture
+def plain_server() -> Any:
+    """A default server: loopback, no token, submission off."""
+    env = TableEnvironment.create({})
+    server = RestServer(env, 0, max_body_bytes=4096).start()
+    yield server
+    server.shutdown()
+
+
+def test_huge_bodies_are_refused_unread_and_never_echoed(plain_server: Any) -> None:
+    port = plain_server.port
+    status, body = _raw(
+        port,
+        b"POST /jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 100000000000\r\n\r\n{",
+    )
+    assert status == 413 and b"rest.max-body-bytes" in body
+    big = json.dumps({"sql": "X" * 10_000}).encode()
+    status, body = _raw(
+        port,
+        b"POST /jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + f"Content-Length: {len(big)}\r\n\r\n".encode()
+        + big,
+    )
+    assert status == 413 and b"XXXX" not in body and len(body) < 1000
+    status, _ = _raw(port, b"POST /jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: -5\r\n\r\n")
+    assert status == 400
+    status, _ = _raw(port, b"POST /jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+    assert status == 411
+
+
+def test_body_cap_is_configurable_and_bodies_are_json_only(tmp_path: Path) -> None:
+    env = TableEnvironment.create({})
+    server = RestServer(env, 0, allow_submit=True, max_body_bytes=64).start()
+    try:
+        assert (
+            call(server.url + "jobs", "POST", {"sql": "CREATE TABLE t (a INT) WITH ('connector' = 'blackhole')"})[0]
+            == 413
+        )
+        assert call(server.url + "jobs", "POST", b"SELECT 1")[0] == 415  # text/plain: a CSRF-able body
+        status, err = call(server.url + "jobs", "POST", {"sql": "SELEC 1"})
+        assert status == 400 and err["errors"]
+    finally:
+        server.shutdown()
+
+
+def test_host_and_origin_must_name_the_server(plain_server: Any) -> None:
+    port = plain_server.port
+    ok = f"GET /overview HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode()
+    assert _raw(port, ok)[0] == 200
+    assert _raw(port, ok.replace(b"127.0.0.1", b"localhost"))[0] == 200
+    rebinding = f"GET /overview HTTP/1.1\r\nHost: evil.example:{port}\r\nConnection: close\r\n\r\n".encode()
+    assert _raw(port, rebinding)[0] == 403
+    for origin in ("http://evil.example", "null", f"http://127.0.0.1:{port + 1}"):
+        req = f"GET /overview HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: {origin}\r\nConnection: close\r\n\r\n"
+        assert _raw(port, req.encode())[0] == 403, origin
+    same = f"GET /overview HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+    assert _raw(port, same.encode())[0] == 200
+
+
+def test_submission_and_target_directories_are_off_without_token_or_allow_submit(
+    plain_server: Any, tmp_path: Path
+) -> None:
+    status, err = call(plain_server.url + "jobs", "POST", {"sql": "SELECT 1"})
+    assert status == 403 and "--allow-submit" in err["errors"][0]
+    env = TableEnvironment.create({"execution.checkpointing.savepoint-dir": str(tmp_path / "sp")})
+    server = RestServer(env, 0, allow_submit=True)
+    try:
+        assert server.savepoint_target(str(tmp_path / "sp" / "a")) == str(tmp_path / "sp" / "a")
+        assert server.savepoint_target("rel") == "rel"
+        for bad in ("/etc", str(tmp_path / "sp" / ".." / "x"), str(tmp_path), "s3://bucket/x"):
+            with pytest.raises(ApiError) as e:
+                server.savepoint_target(bad)
+            assert e.value.status == 403
+    finally:
+        server.httpd.server_close()
+    locked = RestServer(env, 0)
+    try:
+        with pytest.raises(ApiError, match="allow-submit"):
+            locked.savepoint_target(str(tmp_path / "sp" / "a"))
+    finally:
+        locked.httpd.server_close()
+
+
+def test_token_from_file_or_environment_and_only_in_the_header(tmp_path: Path, monkeypatch: Any) -> None:
+    (tmp_path / "tok").write_text("fromfile\n")
+    assert resolve_token(None, str(tmp_path / "tok")) == "fromfile"
+    monkeypatch.setenv("STREAMSQL_REST_TOKEN", "fromenv")
+    assert resolve_token(None, None) == "fromenv"
+    with pytest.raises(RestConfigError, match="token file"):
+        resolve_token(None, str(tmp_path / "missing"))
+    env = TableEnvironment.create({})
+    server = RestServer(env, 0, host="0.0.0.0", token=resolve_token(None, None)).start()
+    try:
+        local = f"http://127.0.0.1:{server.port}/"
+        assert call(local + "overview?token=fromenv")[0] == 401  # never in the URL
+        assert call(local + "overview", token="fromenv")[0] == 200
+        assert call(local + "openapi.json")[0] == 200  # the API description is public
+        # a token makes submission available
+        assert call(local + "jobs", "POST", {"sql": "SELECT 1"}, token="fromenv")[0] == 400
+    finally:
+        server.shutdown()
+
+
+def test_public_bind_without_token_is_refused_before_any_statement(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    script = tmp_path / "job.sql"
+    script.write_text(
+        f"CREATE TABLE t (a INT) WITH ('connector' = 'filesystem', 'path' = '{marker}', 'format' = 'csv');\n"
+        "INSERT INTO t VALUES (1);\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "STREAMSQL_REST_TOKEN"}
+    p = subprocess.run(
+        [sys.executable, "-m", "streamsql.cli", "--rest-port", "0", "--host", "0.0.0.0", "-f", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert p.returncode != 0
+    assert "not a loopback address" in p.stderr and "Internal error" not in p.stderr
+    assert not marker.exists()
+    serve = subprocess.run(
+        [sys.executable, "-m", "streamsql.cli", "serve", "--port", "0", "--host", "0.0.0.0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert serve.returncode == 1 and "not a loopback address" in serve.stderr

@@ -3,7 +3,9 @@
 (function () {
   "use strict";
   var params = new URLSearchParams(window.location.search);
-  var token = params.get("token");
+  // the token comes from the page address (#token=... keeps it out of server logs) and is
+  // sent in the Authorization header only
+  var token = new URLSearchParams(window.location.hash.slice(1)).get("token") || params.get("token");
   var NODE_W = 250, NODE_H = 96, SVG_NS = "http://www.w3.org/2000/svg";
   var state = { job: params.get("job"), layoutKey: null };
 
