@@ -28,7 +28,7 @@ ALL_TYPE_NAMES = (
     + BINARY_TYPES
     + TIMESTAMP_TYPES
     + INTERVAL_TYPES
-    + ("BOOLEAN", "DATE", "TIME", "ARRAY", "MAP", "MULTISET", "ROW", "NULL", "BITMAP")
+    + ("BOOLEAN", "DATE", "TIME", "ARRAY", "MAP", "MULTISET", "ROW", "NULL", "BITMAP", "VARIANT")
 )
 
 # Default precisions, as Flink's LogicalType classes define them.
@@ -195,6 +195,8 @@ _SIMPLE_ARROW: dict[str, pa.DataType] = {
     # Flink's BITMAP (a RoaringBitmap of 32-bit unsigned ints): the sorted distinct values
     # (runtime/functions/bitmap.py)
     "BITMAP": pa.list_(pa.uint32()),
+    # Flink's VARIANT: its canonical JSON text (runtime/functions/variant.py)
+    "VARIANT": pa.string(),
 }
 
 

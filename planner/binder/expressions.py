@@ -595,8 +595,14 @@ class ExprBinder:
             if key.type.nullable and key.type.name != "NULL":
                 # Calcite: a JSON_OBJECT key must be NOT NULL (a nullable column is refused)
                 raise self.err(f"Argument to function '{kv.this.sql()}' must not be NULL", node)
-            args += [key, self.bind(kv.expression)]
+            args += [key, self._json_value(kv.expression)]
         return self.call("json_object", list(mark_nested_json(args)), node)
+
+    def _json_value(self, node: exp.Expression) -> Expr:
+        """A JSON_OBJECT value / JSON_ARRAY element: the one place JSON(text) is allowed."""
+        if isinstance(node, exp.Func) and function_name(node) == "json":
+            return self.call("json", [self.bind(a) for a in function_args(node)], node)
+        return self.bind(node)
 
     def _function(self, node: exp.Expression) -> Expr:
         name = function_name(node)
@@ -624,6 +630,12 @@ class ExprBinder:
             if handler is None:
                 raise self.err(f"{name.upper()} is only allowed with GROUP BY", node)
             return handler(name, node, function_args(node))  # type: ignore[no-any-return]
+        if name == "json":
+            raise self.err(
+                "The JSON() function is currently only supported inside JSON_ARRAY() or as the VALUE param "
+                "of JSON_OBJECT()",
+                node,
+            )
         if name in ("tumble", "hop", "session"):
             raise self.err(f"Group window function {name.upper()} is only allowed in GROUP BY", node)
         if name == "proctime":
@@ -656,7 +668,7 @@ class ExprBinder:
             mode = "NULL" if str(handling).upper().startswith("NULL") else "ABSENT"
         values = list(node.expressions) if isinstance(node, exp.JSONArray) else args_nodes
         args: list[Expr] = [Literal(mode, CHAR(len(mode), nullable=False))]
-        args += [self.bind(v) for v in values]
+        args += [self._json_value(v) for v in values]
         return self.call("json_array", list(mark_nested_json(args)), node)
 
     def _aggregate(self, call: exp.Expression, node: exp.Expression, filter_node: exp.Expression | None) -> Expr:

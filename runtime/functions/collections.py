@@ -35,6 +35,10 @@ def _infer_item(types: list[DataType]) -> DataType:
     if len(types) != 2:
         raise FunctionTypeError("ITEM takes a collection and an index")
     c, k = types
+    if c.name == "VARIANT":
+        from runtime.functions.variant import infer_variant_item
+
+        return infer_variant_item(types)
     if c.name == "ARRAY":
         if not (k.is_integer or k.name == "NULL"):
             raise FunctionTypeError(
@@ -56,6 +60,10 @@ def _item(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCo
     target = rt.to_arrow()
     if types[0].name == "NULL" or types[1].name == "NULL":
         return pa.nulls(n, target)
+    if types[0].name == "VARIANT":
+        from runtime.functions.variant import variant_item
+
+        return variant_item(args, types, ctx)
     coll = to_array(args[0], n)
     if types[0].name == "ARRAY":
         return _array_item(coll, to_array(args[1], n), target)

@@ -153,7 +153,7 @@ def _escape(arr: pa.Array) -> pa.Array:
 
 def json_text(arr: pa.Array, t: DataType, tz: str = "UTC") -> pa.Array:
     """JSON text of each value (NULL stays NULL)."""
-    if is_raw_json_type(t):
+    if is_raw_json_type(t) or t.name == "VARIANT":  # a VARIANT is carried as its JSON text
         return arr
     n = t.name
     if n == "NULL":
