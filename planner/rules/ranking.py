@@ -21,9 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from planner.changelog import register_changelog
 from planner.errors import UnsupportedSqlError
-from planner.explain import format_window, register_physical_line
 from planner.logical import (
     LogicalCalc,
     LogicalNode,
@@ -36,37 +34,18 @@ from planner.logical import (
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.graph import BATCH
+from runtime.operators.rank import RankParams, SortLimitParams
+from runtime.operators.rank_common import SortKey
+from runtime.operators.rank_dedup import DeduplicateParams
+from runtime.operators.rank_sort import LimitParams, SortParams, TemporalSortParams
+from runtime.operators.rank_window import WindowDeduplicateParams, WindowRankParams
+from runtime.plan_params import WindowParams
 from runtime.types import BIGINT, Field
+
+__all__ = ["SortKey"]  # re-exported: the binder builds the logical nodes' keys
 
 RANK_TYPES = ("ROW_NUMBER", "RANK", "DENSE_RANK")
 NOT_TIME_ORDERED = "OVER windows' ordering in stream mode must be defined on a time attribute."
-
-
-@dataclass(frozen=True)
-class SortKey:
-    """One ORDER BY key over the node's input: column, direction, null placement."""
-
-    index: int
-    descending: bool = False
-    nulls_first: bool = True
-
-    def to_param(self) -> dict[str, Any]:
-        return {"index": self.index, "descending": self.descending, "nulls_first": self.nulls_first}
-
-    def remap(self, m: dict[int, int]) -> SortKey:
-        return replace(self, index=m[self.index])
-
-
-def format_order(keys: list[dict[str, Any]] | tuple[SortKey, ...], names: list[str]) -> str:
-    """Flink's `orderBy=[v DESC, k ASC]` (null placement shown when not the default)."""
-    parts = []
-    for k in keys:
-        d = k.to_param() if isinstance(k, SortKey) else k
-        text = f"{names[d['index']]} {'DESC' if d['descending'] else 'ASC'}"
-        if d["nulls_first"] == bool(d["descending"]):  # default: ASC nulls first, DESC nulls last
-            text += " NULLS FIRST" if d["nulls_first"] else " NULLS LAST"
-        parts.append(text)
-    return ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -298,15 +277,15 @@ def _single_or_hash(planner: PhysicalPlanner, child: PhysicalNode, keys: list[in
     return planner._exchange(child, keys)  # noqa: SLF001 - the shared Exchange builder
 
 
-def _rank_params(node: LogicalRank) -> dict[str, Any]:
-    return {
-        "partition_keys": list(node.partition_keys),
-        "order": [k.to_param() for k in node.order],
-        "rank_type": node.rank_type,
-        "rank_start": node.rank_start,
-        "rank_end": node.rank_end,
-        "output_rank": node.output_rank,
-    }
+def _rank_params(node: LogicalRank) -> RankParams:
+    return RankParams(
+        tuple(node.partition_keys), tuple(node.order), node.rank_type, node.rank_start, node.rank_end, node.output_rank
+    )
+
+
+def window_params(w: Any) -> WindowParams:
+    """A logical WindowSpec as the runtime's typed window."""
+    return WindowParams(w.kind, w.size_ms, w.slide_ms, w.step_ms, w.offset_ms, w.gap_ms, tuple(w.partition_keys))
 
 
 def _time_kind(node: LogicalNode, index: int) -> str | None:
@@ -319,7 +298,7 @@ def _rank_physical(planner: PhysicalPlanner, node: LogicalRank) -> PhysicalNode:
     ex = _single_or_hash(planner, child, list(node.partition_keys))
     params = _rank_params(node)
     if planner.mode == BATCH:
-        return PhysicalNode("Rank", (ex,), node.fields, params, info={"batch": True})
+        return PhysicalNode.of(params, (ex,), node.fields, info={"batch": True})
     if node.rank_end is None:
         raise UnsupportedSqlError(NOT_TIME_ORDERED)
     window = window_of(node)
@@ -327,20 +306,26 @@ def _rank_physical(planner: PhysicalPlanner, node: LogicalRank) -> PhysicalNode:
         spec, start_i, end_i = window
         keys = [k for k in node.partition_keys if k not in (start_i, end_i)]
         ex = _single_or_hash(planner, child, keys)
-        params.update({"window": spec.to_param(), "window_start_index": start_i, "window_end_index": end_i})
         if node.rank_type != "ROW_NUMBER":
             raise UnsupportedSqlError(
                 f"{node.rank_type}() function is not supported on Window TopN currently, "
                 "only ROW_NUMBER() is supported."
             )
+        cls = WindowRankParams
         if _is_dedup(node) and _time_kind(node.input, node.order[0].index) == "ROWTIME":
-            return PhysicalNode("WindowDeduplicate", (ex,), node.fields, params)
-        return PhysicalNode("WindowRank", (ex,), node.fields, params)
-    if _is_dedup(node) and _time_kind(node.input, node.order[0].index) is not None:
-        params["time_kind"] = _time_kind(node.input, node.order[0].index)
-        params["keep_last"] = node.order[0].descending
-        return PhysicalNode("Deduplicate", (ex,), node.fields, params)
-    return PhysicalNode("Rank", (ex,), node.fields, params)
+            cls = WindowDeduplicateParams
+        windowed = cls(*_fields(params), window=window_params(spec), window_start_index=start_i, window_end_index=end_i)
+        return PhysicalNode.of(windowed, (ex,), node.fields)
+    if _is_dedup(node):
+        time_kind = _time_kind(node.input, node.order[0].index)
+        if time_kind is not None:
+            dedup = DeduplicateParams(*_fields(params), time_kind=time_kind, keep_last=node.order[0].descending)
+            return PhysicalNode.of(dedup, (ex,), node.fields)
+    return PhysicalNode.of(params, (ex,), node.fields)
+
+
+def _fields(p: RankParams) -> tuple[Any, ...]:
+    return (p.partition_keys, p.order, p.rank_type, p.rank_start, p.rank_end, p.output_rank)
 
 
 def _is_dedup(node: LogicalRank) -> bool:
@@ -357,165 +342,18 @@ def _is_dedup(node: LogicalRank) -> bool:
 def _sort_physical(planner: PhysicalPlanner, node: LogicalSort) -> PhysicalNode:
     child = planner.convert(node.input)
     ex = _single_or_hash(planner, child, [])
-    params: dict[str, Any] = {"order": [k.to_param() for k in node.order], "offset": node.offset, "fetch": node.fetch}
+    order = tuple(node.order)
     batch = {"batch": True} if planner.mode == BATCH else {}
     if not node.order:
-        return PhysicalNode("Limit", (ex,), node.fields, params, info=batch)
+        return PhysicalNode.of(LimitParams(node.offset, node.fetch), (ex,), node.fields, info=batch)
     if planner.mode == BATCH:
         if node.fetch is None and not node.offset:
-            return PhysicalNode("Sort", (ex,), node.fields, params, info=batch)
-        return PhysicalNode("SortLimit", (ex,), node.fields, params, info=batch)
+            return PhysicalNode.of(SortParams(order), (ex,), node.fields, info=batch)
+        return PhysicalNode.of(SortLimitParams(order, node.offset, node.fetch), (ex,), node.fields, info=batch)
     first = node.order[0]
-    time_first = _time_kind(node.input, first.index) is not None and not first.descending
+    time_kind = _time_kind(node.input, first.index)
     if node.fetch is None:
-        if time_first and not node.offset:
-            params["time_kind"] = _time_kind(node.input, first.index)
-            return PhysicalNode("TemporalSort", (ex,), node.fields, params)
+        if time_kind is not None and not first.descending and not node.offset:
+            return PhysicalNode.of(TemporalSortParams(order, time_kind), (ex,), node.fields)
         raise UnsupportedSqlError("Sort on a non-time-attribute field is not supported.")
-    return PhysicalNode("SortLimit", (ex,), node.fields, params)
-
-
-# ---------------------------------------------------------------------- changelog modes
-def _updating(modes: list[str]) -> bool:
-    return any(m != "I" for m in modes)
-
-
-@register_changelog("Rank")
-@register_changelog("SortLimit")
-def _rank_changelog(n: PhysicalNode, modes: list[str]) -> str:
-    return "I,UB,UA,D"
-
-
-@register_changelog("Deduplicate")
-def _dedup_changelog(n: PhysicalNode, modes: list[str]) -> str:
-    if _updating(modes):
-        raise UnsupportedSqlError("Deduplicate doesn't support consuming update and delete changes")
-    return "I,UB,UA" if n.params.get("keep_last") else "I"
-
-
-@register_changelog("WindowRank")
-@register_changelog("WindowDeduplicate")
-@register_changelog("TemporalSort")
-@register_changelog("Limit")
-def _insert_only_changelog(n: PhysicalNode, modes: list[str]) -> str:
-    if _updating(modes):
-        raise UnsupportedSqlError(f"{n.operator} doesn't support consuming update and delete changes")
-    return "I"
-
-
-# ---------------------------------------------------------------------- EXPLAIN
-def _in_names(n: PhysicalNode) -> list[str]:
-    return [f.name for f in n.inputs[0].fields] if n.inputs else []
-
-
-def _strategy(n: PhysicalNode) -> str:
-    mode = n.inputs[0].changelog_mode if n.inputs else "I"
-    return "AppendFastStrategy" if mode == "I" else "RetractStrategy"
-
-
-def _select(n: PhysicalNode) -> str:
-    names = _in_names(n)
-    if n.params.get("output_rank"):
-        names = names + ["w0$o0"]
-    return ", ".join(names)
-
-
-def _range(p: dict[str, Any]) -> str:
-    end = p["rank_end"] if p.get("rank_end") is not None else "unbounded"
-    return f"rankRange=[rankStart={p['rank_start']}, rankEnd={end}]"
-
-
-def _window_text(n: PhysicalNode) -> str:
-    names = _in_names(n)
-    p = n.params
-    w = format_window(p["window"], "x")
-    inner = w[w.index("(") + 1 : -1].replace("time_col=[x]", "")
-    inner = f"win_start=[{names[p['window_start_index']]}], win_end=[{names[p['window_end_index']]}]" + (
-        ", " + inner.lstrip(", ") if inner.strip(", ") else ""
-    )
-    return f"window=[{p['window']['kind']}({inner})]"
-
-
-def _partition(n: PhysicalNode, skip: tuple[int, ...] = ()) -> str:
-    names = _in_names(n)
-    return ", ".join(names[k] for k in n.params["partition_keys"] if k not in skip)
-
-
-@register_physical_line("Rank")
-def _rank_line(n: PhysicalNode) -> list[str]:
-    p = n.params
-    parts: list[str] = []
-    if not _is_batch_node(n):
-        parts.append(f"strategy=[{_strategy(n)}]")
-    parts += [f"rankType=[{p['rank_type']}]", _range(p), f"partitionBy=[{_partition(n)}]"]
-    parts.append(f"orderBy=[{format_order(p['order'], _in_names(n))}]")
-    if _is_batch_node(n):
-        parts.append("global=[true]")
-    parts.append(f"select=[{_select(n)}]")
-    return parts
-
-
-def _is_batch_node(n: PhysicalNode) -> bool:
-    """Batch nodes are marked by the physical conversion (their EXPLAIN lines differ)."""
-    return bool(n.info.get("batch"))
-
-
-@register_physical_line("Deduplicate")
-def _dedup_line(n: PhysicalNode) -> list[str]:
-    p = n.params
-    return [
-        f"keep=[{'LastRow' if p.get('keep_last') else 'FirstRow'}]",
-        f"key=[{_partition(n)}]",
-        f"order=[{p.get('time_kind') or 'ROWTIME'}]",
-    ]
-
-
-@register_physical_line("WindowRank")
-def _window_rank_line(n: PhysicalNode) -> list[str]:
-    p = n.params
-    skip = (p["window_start_index"], p["window_end_index"])
-    return [
-        _window_text(n),
-        f"rankType=[{p['rank_type']}]",
-        _range(p),
-        f"partitionBy=[{_partition(n, skip)}]",
-        f"orderBy=[{format_order(p['order'], _in_names(n))}]",
-        f"select=[{_select(n)}]",
-    ]
-
-
-@register_physical_line("WindowDeduplicate")
-def _window_dedup_line(n: PhysicalNode) -> list[str]:
-    p = n.params
-    skip = (p["window_start_index"], p["window_end_index"])
-    order = p["order"][0]
-    return [
-        _window_text(n),
-        f"keep=[{'LastRow' if order['descending'] else 'FirstRow'}]",
-        f"partitionKeys=[{_partition(n, skip)}]",
-        f"orderKey=[{_in_names(n)[order['index']]}]",
-        "order=[ROWTIME]",
-    ]
-
-
-def _offset_fetch(p: dict[str, Any]) -> list[str]:
-    fetch = p["fetch"] if p.get("fetch") is not None else "unlimited"
-    return [f"offset=[{p.get('offset') or 0}]", f"fetch=[{fetch}]"]
-
-
-@register_physical_line("SortLimit")
-def _sort_limit_line(n: PhysicalNode) -> list[str]:
-    parts = [f"orderBy=[{format_order(n.params['order'], _in_names(n))}]"] + _offset_fetch(n.params)
-    parts.append("global=[true]" if _is_batch_node(n) else f"strategy=[{_strategy(n)}]")
-    return parts
-
-
-@register_physical_line("Sort")
-@register_physical_line("TemporalSort")
-def _sort_line(n: PhysicalNode) -> list[str]:
-    return [f"orderBy=[{format_order(n.params['order'], _in_names(n))}]"]
-
-
-@register_physical_line("Limit")
-def _limit_line(n: PhysicalNode) -> list[str]:
-    return _offset_fetch(n.params) + (["global=[true]"] if _is_batch_node(n) else [])
+    return PhysicalNode.of(SortLimitParams(order, node.offset, node.fetch), (ex,), node.fields)

@@ -25,6 +25,8 @@ rows in range in sorted order (which is the ORDER BY order for SortLimit).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,8 +37,9 @@ from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import OldStates, load_state, max_parallelism_of, merge_ttl, merged_keyed, plan_slots
 from runtime.graph import Node
 from runtime.operators._common import make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
-from runtime.operators.rank_common import rank_numbers, take_rows
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.rank_common import SortKey, format_order, rank_numbers, take_rows
+from runtime.operators.spec import KEYED, SINGLE, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.state import KeyedStateBackend, create_backend
 from runtime.state.backend import encode_rows
 from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
@@ -45,28 +48,55 @@ _PART, _SEQ, _RANK = "__part", "__seq", "__rank"
 BIG = np.iinfo(np.int64).max
 
 
+@dataclass(frozen=True)
+class RankParams(OperatorParams):
+    """`rank_type` (ROW_NUMBER | RANK | DENSE_RANK) over the rows of each partition
+    (`partition_keys`, input columns) sorted by `order`; the rows ranked `rank_start` ..
+    `rank_end` (inclusive, None = unbounded) are kept, with the rank number appended as the
+    last output column when `output_rank`."""
+
+    partition_keys: tuple[int, ...]
+    order: tuple[SortKey, ...]
+    rank_type: str
+    rank_start: int
+    rank_end: int | None
+    output_rank: bool
+
+
+@dataclass(frozen=True)
+class SortLimitParams(OperatorParams):
+    """ORDER BY `order` OFFSET `offset` FETCH `fetch` (None = no limit): a ROW_NUMBER Top-N
+    over one partition, ranks offset+1 .. offset+fetch, without the rank number."""
+
+    order: tuple[SortKey, ...]
+    offset: int = 0
+    fetch: int | None = None
+
+    def as_rank(self) -> RankParams:
+        end = None if self.fetch is None else self.offset + self.fetch
+        return RankParams((), self.order, "ROW_NUMBER", self.offset + 1, end, False)
+
+
 class RankOperator(Operator):
-    """See the module docstring. Params: partition_keys, order, rank_type, rank_start,
-    rank_end (None = unbounded), output_rank."""
+    """See the module docstring (`params`: the node's own, or a SortLimit's as a Rank)."""
 
     checkpointing = "custom"  # partition index + the kept rows table
 
-    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+    def __init__(self, node: Node, ctx: OperatorContext, params: RankParams | None = None) -> None:
         super().__init__(node, ctx)
-        p = node.params
-        self.partition_keys: list[int] = list(p.get("partition_keys") or [])
-        self.order: list[dict[str, Any]] = list(p.get("order") or [])
-        self.rank_type: str = str(p.get("rank_type") or "ROW_NUMBER")
-        self.start = int(p.get("rank_start") or 1)
-        end = p.get("rank_end")
-        self.end = BIG if end is None else int(end)
-        self.output_rank = bool(p.get("output_rank"))
+        p = params if params is not None else RankParams.of(node)
+        self.partition_keys: list[int] = list(p.partition_keys)
+        self.order: list[SortKey] = list(p.order)
+        self.rank_type: str = p.rank_type
+        self.start = p.rank_start
+        self.end = BIG if p.rank_end is None else p.rank_end
+        self.output_rank = p.output_rank
         self.by_position = self.output_rank or self.start > 1 or self.end == 1
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
         self.rows: pa.Table | None = None
         self.next_seq = 0
         self.pending: list[pa.RecordBatch] = []
-        self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, p)
+        self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, None)
         self.ttl = StateTtl(self._ttl_ms)
 
     def _expire(self, now: int) -> None:
@@ -303,25 +333,99 @@ def _rank_by_seq(src_seq: np.ndarray, src_rank: np.ndarray, query: np.ndarray) -
     return out
 
 
-@register_operator("Rank")
-def _rank(node: Node, ctx: OperatorContext) -> Operator:
-    return RankOperator(node, ctx)
+# ---------------------------------------------------------------------- specs
+def _strategy(node: PlanView) -> str:
+    """Flink's Top-N strategy: AppendFast for an insert-only input, Retract otherwise."""
+    mode = node.inputs[0].changelog_mode if node.inputs else "I"
+    return "AppendFastStrategy" if mode == "I" else "RetractStrategy"
 
 
-@register_operator("SortLimit")
-def _sort_limit(node: Node, ctx: OperatorContext) -> Operator:
-    """ORDER BY ... OFFSET o FETCH f: a ROW_NUMBER Top-N over one partition, ranks
-    o+1 .. o+f, without the rank number."""
-    p = node.params
-    offset = int(p.get("offset") or 0)
-    fetch = p.get("fetch")
-    params = {
-        "partition_keys": [],
-        "order": p.get("order") or [],
-        "rank_type": "ROW_NUMBER",
-        "rank_start": offset + 1,
-        "rank_end": None if fetch is None else offset + int(fetch),
-        "output_rank": False,
-    }
-    inner = Node(node.id, "Rank", node.inputs, node.schema, params, node.changelog_mode, node.parallelism, node.label)
-    return RankOperator(inner, ctx)
+def is_batch_node(node: PlanView) -> bool:
+    """Batch ranking/sorting nodes are marked by the planner (`info["batch"]`): their
+    EXPLAIN lines differ (Flink's batch operators print `global=[true]`)."""
+    return bool(node.info.get("batch"))
+
+
+def rank_range(start: int, end: int | None) -> str:
+    return f"rankRange=[rankStart={start}, rankEnd={end if end is not None else 'unbounded'}]"
+
+
+def offset_fetch(offset: int, fetch: int | None) -> list[str]:
+    return [f"offset=[{offset}]", f"fetch=[{fetch if fetch is not None else 'unlimited'}]"]
+
+
+def input_names(node: PlanView) -> list[str]:
+    return [f.name for f in node.inputs[0].fields] if node.inputs else []
+
+
+def rank_select(node: PlanView, output_rank: bool) -> str:
+    """The input columns, then Flink's name of the rank number column."""
+    return ", ".join(input_names(node) + (["w0$o0"] if output_rank else []))
+
+
+class RankSpec(OperatorSpec[RankParams]):
+    """Top-N per partition (streaming: retracting; batch: final rows at end of input)."""
+
+    name = "Rank"
+    params_type = RankParams
+    operator_class = RankOperator
+    input_distribution = KEYED
+    rescalable = True
+    spark = SparkCapability(
+        True,
+        False,
+        "Batch: `row_number` / `rank` / `dense_rank` over a Spark window, filtered to the range; ROW_NUMBER ties "
+        "among different rows at the range boundary fail the job (Flink breaks them by arrival order, which Spark "
+        "does not define). Streaming Top-N retracts earlier results: no Structured Streaming counterpart.",
+    )
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        return "I,UB,UA,D"
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        names = input_names(node)
+        batch = is_batch_node(node)
+        parts = [] if batch else [f"strategy=[{_strategy(node)}]"]
+        parts += [
+            f"rankType=[{p.rank_type}]",
+            rank_range(p.rank_start, p.rank_end),
+            f"partitionBy=[{', '.join(names[k] for k in p.partition_keys)}]",
+            f"orderBy=[{format_order(p.order, names)}]",
+        ]
+        if batch:
+            parts.append("global=[true]")
+        parts.append(f"select=[{rank_select(node, p.output_rank)}]")
+        return parts
+
+
+class SortLimitSpec(OperatorSpec[SortLimitParams]):
+    """ORDER BY ... LIMIT: the Rank operator over one partition (all rows on one subtask)."""
+
+    name = "SortLimit"
+    params_type = SortLimitParams
+    operator_class = RankOperator
+    input_distribution = SINGLE
+    rescalable = True
+    spark = SparkCapability(
+        True,
+        False,
+        "Batch: ROW_NUMBER over one partition (ties across the cut fail the job), then `orderBy`. "
+        "Streaming Top-N over one partition needs retractions.",
+    )
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        return "I,UB,UA,D"
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        parts = [f"orderBy=[{format_order(p.order, input_names(node))}]", *offset_fetch(p.offset, p.fetch)]
+        parts.append("global=[true]" if is_batch_node(node) else f"strategy=[{_strategy(node)}]")
+        return parts
+
+    def create(self, node: Node, ctx: OperatorContext) -> Operator:
+        return RankOperator(node, ctx, SortLimitParams.of(node).as_rank())
+
+
+RANK = register_spec(RankSpec())
+SORT_LIMIT = register_spec(SortLimitSpec())

@@ -10,11 +10,38 @@ columns: a null indicator (0/1, placing NULLs first or last) and the value.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+
+@dataclass(frozen=True)
+class SortKey:
+    """One ORDER BY key over the operator's input: column, direction, null placement (the
+    binder resolves Flink's default: ASC NULLS FIRST, DESC NULLS LAST). Part of the typed
+    params of the ranking and sorting operators (and the planner's logical sort nodes)."""
+
+    index: int
+    descending: bool = False
+    nulls_first: bool = True
+
+    def remap(self, m: Mapping[int, int]) -> SortKey:
+        """The key after input column i moved to m[i]."""
+        return replace(self, index=m[self.index])
+
+
+def format_order(keys: Sequence[SortKey], names: Sequence[str]) -> str:
+    """Flink's `orderBy=[v DESC, k ASC]` (null placement shown when not the default)."""
+    parts = []
+    for k in keys:
+        text = f"{names[k.index]} {'DESC' if k.descending else 'ASC'}"
+        if k.nulls_first == k.descending:  # default: ASC nulls first, DESC nulls last
+            text += " NULLS FIRST" if k.nulls_first else " NULLS LAST"
+        parts.append(text)
+    return ", ".join(parts)
 
 
 def _plain(col: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -27,7 +54,7 @@ def _plain(col: pa.Array | pa.ChunkedArray) -> pa.Array:
 
 def sort_order(
     columns: list[pa.Array],
-    order: list[dict[str, Any]],
+    order: Sequence[SortKey],
     part: np.ndarray | None = None,
     seq: np.ndarray | None = None,
 ) -> np.ndarray:
@@ -40,9 +67,9 @@ def sort_order(
         arrays.append(pa.array(part, type=pa.int64()))
         keys.append((f"c{len(arrays) - 1}", "ascending"))
     for k in order:
-        col = _plain(columns[int(k["index"])])
-        desc = bool(k.get("descending"))
-        nulls_first = bool(k.get("nulls_first", not desc))
+        col = _plain(columns[k.index])
+        desc = k.descending
+        nulls_first = k.nulls_first
         if col.null_count:
             isnull = pc.is_null(col).to_numpy(zero_copy_only=False)
             ind = np.where(isnull, 0, 1) if nulls_first else np.where(isnull, 1, 0)
@@ -84,7 +111,7 @@ def _same_adjacent(col: pa.Array) -> np.ndarray:
 
 def rank_numbers(
     columns: list[pa.Array],
-    order: list[dict[str, Any]],
+    order: Sequence[SortKey],
     rank_type: str,
     part: np.ndarray | None = None,
     seq: np.ndarray | None = None,
@@ -111,7 +138,7 @@ def rank_numbers(
     take = pa.array(idx, type=pa.int64())
     same = np.ones(n, dtype=bool)
     for k in order:
-        same &= _same_adjacent(_plain(columns[int(k["index"])]).take(take))
+        same &= _same_adjacent(_plain(columns[k.index]).take(take))
     new_key = new_part | ~same
     if rank_type == "RANK":
         key_start = np.maximum.accumulate(np.where(new_key, pos, 0))

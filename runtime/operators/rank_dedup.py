@@ -22,6 +22,8 @@ arrival), so the changelog has at most one change per key per batch.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,8 +44,10 @@ from runtime.checkpoint.rescale import (
 from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.rank import RankParams, input_names
 from runtime.operators.rank_common import take_rows
+from runtime.operators.spec import KEYED, OperatorSpec, PlanRefusedError, PlanView, SparkCapability, register_spec
 from runtime.operators.window_assign import rowtime_ms
 from runtime.state import KeyedStateBackend, create_backend
 from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
@@ -57,27 +61,35 @@ def _grow(arr: np.ndarray, n: int, fill: int | bool) -> np.ndarray:
     return out
 
 
-@register_operator("Deduplicate")
+@dataclass(frozen=True)
+class DeduplicateParams(RankParams):
+    """The Rank it replaces (ROW_NUMBER, range [1, 1], one order key: the time attribute
+    `order[0]`; these fields also shape the operator uid), plus `time_kind` (ROWTIME |
+    PROCTIME: the order key's time attribute) and `keep_last` (ORDER BY ... DESC)."""
+
+    time_kind: str
+    keep_last: bool
+
+
 class DeduplicateOperator(Operator):
-    """See the module docstring. Params: partition_keys, order ([{index, descending}]),
-    keep_last, time_kind (ROWTIME | PROCTIME)."""
+    """See the module docstring."""
 
     checkpointing = "custom"  # key index, per-slot arrays, the kept rows
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        p = node.params
-        self.keys: list[int] = list(p.get("partition_keys") or [])
-        self.time_index = int(p["order"][0]["index"])
-        self.keep_last = bool(p.get("keep_last"))
-        self.rowtime = str(p.get("time_kind") or "ROWTIME").upper() == "ROWTIME"
+        p = DeduplicateParams.of(node)
+        self.keys: list[int] = list(p.partition_keys)
+        self.time_index = p.order[0].index
+        self.keep_last = p.keep_last
+        self.rowtime = p.time_kind.upper() == "ROWTIME"
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
         self.kept_ts = np.zeros(0, dtype=np.int64)
         self.has_row = np.zeros(0, dtype=bool)  # a row is kept (emitted, or buffered)
         self.emitted = np.zeros(0, dtype=bool)
         self.row_of = np.zeros(0, dtype=np.int64)  # slot -> row of self.store
         self.store: pa.Table | None = None
-        self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, p)
+        self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, None)
         self.ttl = StateTtl(self._ttl_ms)
 
     def _expire(self, now: int) -> None:
@@ -272,3 +284,37 @@ class DeduplicateOperator(Operator):
         self.store = d["store"]
         self.ttl = d.get("ttl") or StateTtl(self._ttl_ms)
         self.ttl.reconfigure(self._ttl_ms)
+
+
+class DeduplicateSpec(OperatorSpec[DeduplicateParams]):
+    """Keep the first / last row per key on a time attribute (see the module docstring)."""
+
+    name = "Deduplicate"
+    params_type = DeduplicateParams
+    operator_class = DeduplicateOperator
+    input_distribution = KEYED
+    rescalable = True
+    spark = SparkCapability(
+        True,
+        False,
+        "Batch: ROW_NUMBER over the time attribute (ties among different rows fail the job, as for Rank). "
+        "Streaming: `dropDuplicatesWithinWatermark` keeps the first row to *arrive* and forgets a key once the "
+        "watermark passes, Flink keeps the smallest rowtime for good: refused.",
+    )
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        if any(i.changelog_mode != "I" for i in inputs):
+            raise PlanRefusedError(f"{self.name} doesn't support consuming update and delete changes")
+        return "I,UB,UA" if self.params(node).keep_last else "I"
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        names = input_names(node)
+        return [
+            f"keep=[{'LastRow' if p.keep_last else 'FirstRow'}]",
+            f"key=[{', '.join(names[k] for k in p.partition_keys)}]",
+            f"order=[{p.time_kind}]",
+        ]
+
+
+DEDUPLICATE = register_spec(DeduplicateSpec())

@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,9 +25,43 @@ from runtime.checkpoint import format as state_format
 from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
-from runtime.operators.rank_common import sort_order, take_rows
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.rank import input_names, is_batch_node, offset_fetch
+from runtime.operators.rank_common import SortKey, format_order, sort_order, take_rows
+from runtime.operators.spec import (
+    SINGLE,
+    OperatorParams,
+    OperatorSpec,
+    PlanRefusedError,
+    PlanView,
+    SparkCapability,
+    register_spec,
+)
 from runtime.operators.window_assign import rowtime_ms
+
+
+@dataclass(frozen=True)
+class SortParams(OperatorParams):
+    """ORDER BY `order` (batch: the whole input, emitted sorted at its end)."""
+
+    order: tuple[SortKey, ...]
+
+
+@dataclass(frozen=True)
+class LimitParams(OperatorParams):
+    """OFFSET `offset` FETCH `fetch` (None = no limit) without ORDER BY: rows in arrival order."""
+
+    offset: int = 0
+    fetch: int | None = None
+
+
+@dataclass(frozen=True)
+class TemporalSortParams(OperatorParams):
+    """Streaming ORDER BY `order`, whose first key is a time attribute (`time_kind`
+    ROWTIME | PROCTIME) ascending: rows are emitted sorted as the watermark passes them."""
+
+    order: tuple[SortKey, ...]
+    time_kind: str = "ROWTIME"
 
 
 def _insert_only(batch: pa.RecordBatch, name: str) -> None:
@@ -33,9 +69,8 @@ def _insert_only(batch: pa.RecordBatch, name: str) -> None:
         raise JobError(f"{name} doesn't support consuming update and delete changes")
 
 
-@register_operator("Sort")
 class SortOperator(Operator):
-    """Params: order ([{index, descending, nulls_first}])."""
+    """Batch ORDER BY (module docstring)."""
 
     # Batch mode only in practice (the buffer is sorted at end of input); snapshotted as is.
     checkpointing = "generic"
@@ -44,13 +79,13 @@ class SortOperator(Operator):
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        self.order: list[dict[str, Any]] = list(node.params.get("order") or [])
+        self.order: list[SortKey] = list(SortParams.of(node).order)
         self.buffer: list[pa.RecordBatch] = []
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         data = data_columns(batch)
         if data.num_rows:
-            _insert_only(batch, "Sort")
+            _insert_only(batch, self.node.operator)
             self.buffer.append(data)
 
     def end_input(self, input_index: int, out: Output) -> None:
@@ -63,17 +98,16 @@ class SortOperator(Operator):
         out.emit(make_batch(self.node, take_rows(table, idx), np.zeros(len(idx), dtype=np.int8)))
 
 
-@register_operator("Limit")
 class LimitOperator(Operator):
-    """Params: offset, fetch (None = no limit)."""
+    """LIMIT without ORDER BY (module docstring)."""
 
     checkpointing = "custom"  # the number of rows seen
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        self.offset = int(node.params.get("offset") or 0)
-        fetch = node.params.get("fetch")
-        self.stop = None if fetch is None else self.offset + int(fetch)
+        p = LimitParams.of(node)
+        self.offset = p.offset
+        self.stop = None if p.fetch is None else self.offset + p.fetch
         self.seen = 0
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
@@ -81,7 +115,7 @@ class LimitOperator(Operator):
         n = data.num_rows
         if n == 0:
             return
-        _insert_only(batch, "Limit")
+        _insert_only(batch, self.node.operator)
         lo = max(self.offset - self.seen, 0)
         hi = n if self.stop is None else min(max(self.stop - self.seen, 0), n)
         self.seen += n
@@ -96,16 +130,15 @@ class LimitOperator(Operator):
         self.seen = int(handles)
 
 
-@register_operator("TemporalSort")
 class TemporalSortOperator(Operator):
-    """Params: order (the first key is the time attribute, ascending)."""
+    """Streaming ORDER BY a time attribute (module docstring)."""
 
     checkpointing = "custom"  # rows waiting for the watermark
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        self.order: list[dict[str, Any]] = list(node.params.get("order") or [])
-        self.time_index = int(self.order[0]["index"])
+        self.order: list[SortKey] = list(TemporalSortParams.of(node).order)
+        self.time_index = self.order[0].index
         self.buffer: list[pa.RecordBatch] = []
         self.times: list[np.ndarray] = []
 
@@ -113,7 +146,7 @@ class TemporalSortOperator(Operator):
         data = data_columns(batch)
         if data.num_rows == 0:
             return
-        _insert_only(batch, "TemporalSort")
+        _insert_only(batch, self.node.operator)
         ts, valid = rowtime_ms(data.column(self.time_index), self.ctx.time_zone)
         wms = row_watermarks(batch)
         ok = valid.copy()
@@ -157,3 +190,66 @@ class TemporalSortOperator(Operator):
     def restore_state(self, handles: Any) -> None:
         d = state_format.unpack(handles)
         self.buffer, self.times = d["buffer"], d["times"]
+
+
+# ---------------------------------------------------------------------- specs
+class _InsertOnlySpec(OperatorSpec[Any]):
+    """Consumes an insert-only input and emits one (every row at most once)."""
+
+    input_distribution = SINGLE
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        if any(i.changelog_mode != "I" for i in inputs):
+            raise PlanRefusedError(f"{self.name} doesn't support consuming update and delete changes")
+        return "I"
+
+
+class SortSpec(OperatorSpec[SortParams]):
+    """Batch ORDER BY over all rows (one subtask); planned in BATCH mode only."""
+
+    name = "Sort"
+    params_type = SortParams
+    operator_class = SortOperator
+    input_distribution = SINGLE
+    rescalable = True  # generic state, `state_merge`
+    spark = SparkCapability(True, False, "Batch: `orderBy`.")
+
+    def explain(self, node: PlanView) -> list[str]:
+        return [f"orderBy=[{format_order(SortParams.of(node).order, input_names(node))}]"]
+
+
+class LimitSpec(_InsertOnlySpec):
+    """LIMIT / OFFSET without ORDER BY (one subtask: arrival order)."""
+
+    name = "Limit"
+    params_type = LimitParams
+    operator_class = LimitOperator
+    spark = SparkCapability(
+        True,
+        False,
+        "Batch: LIMIT without ORDER BY keeps the first rows to arrive, which Spark does not define: the job runs "
+        "only where the result cannot depend on it (at most FETCH rows, at most OFFSET rows, or all rows equal; "
+        "checked at run time, the job fails naming the operator otherwise); over a Sort it is a SortLimit. "
+        "Streaming: arrival order again.",
+    )
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = LimitParams.of(node)
+        return offset_fetch(p.offset, p.fetch) + (["global=[true]"] if is_batch_node(node) else [])
+
+
+class TemporalSortSpec(_InsertOnlySpec):
+    """Streaming ORDER BY a time attribute (one subtask)."""
+
+    name = "TemporalSort"
+    params_type = TemporalSortParams
+    operator_class = TemporalSortOperator
+    spark = SparkCapability(False, False, "Structured Streaming cannot sort a stream.")
+
+    def explain(self, node: PlanView) -> list[str]:
+        return [f"orderBy=[{format_order(TemporalSortParams.of(node).order, input_names(node))}]"]
+
+
+SORT = register_spec(SortSpec())
+LIMIT = register_spec(LimitSpec())
+TEMPORAL_SORT = register_spec(TemporalSortSpec())

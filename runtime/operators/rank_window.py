@@ -12,6 +12,8 @@ DESC; ties keep the first arrived).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,31 +24,50 @@ from runtime.checkpoint import format as state_format
 from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
-from runtime.operators.rank_common import rank_numbers, take_rows
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.rank import RankParams, input_names, rank_range, rank_select
+from runtime.operators.rank_common import SortKey, format_order, rank_numbers, take_rows
+from runtime.operators.spec import KEYED, OperatorSpec, PlanRefusedError, PlanView, SparkCapability, register_spec
 from runtime.operators.window_assign import rowtime_ms
+from runtime.plan_params import WindowParams
+from runtime.plan_text import format_window
 from runtime.state.backend import encode_rows
 
 BIG = np.iinfo(np.int64).max
 
 
+@dataclass(frozen=True)
+class WindowRankParams(RankParams):
+    """A Top-N per window: `partition_keys` include the window columns `window_start_index`
+    and `window_end_index` (input columns) of `window` (the window TVF's or window
+    aggregate's, for EXPLAIN)."""
+
+    window: WindowParams
+    window_start_index: int
+    window_end_index: int
+
+
+@dataclass(frozen=True)
+class WindowDeduplicateParams(WindowRankParams):
+    """A window Top-1 on the rowtime (ROW_NUMBER, range [1, 1], `order[0]` the rowtime:
+    ascending keeps the first row, descending the last)."""
+
+
 class WindowRankOperator(Operator):
-    """Params: partition_keys (including the window columns), order, rank_type,
-    rank_start, rank_end, output_rank, window_end_index."""
+    """WindowRank and WindowDeduplicate (the module docstring)."""
 
     checkpointing = "custom"  # the rows of windows not fired yet
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        p = node.params
-        self.partition_keys: list[int] = list(p.get("partition_keys") or [])
-        self.order: list[dict[str, Any]] = list(p.get("order") or [])
-        self.rank_type = str(p.get("rank_type") or "ROW_NUMBER")
-        self.start = int(p.get("rank_start") or 1)
-        end = p.get("rank_end")
-        self.end = BIG if end is None else int(end)
-        self.output_rank = bool(p.get("output_rank"))
-        self.end_index = int(p["window_end_index"])
+        p = WindowRankParams.of(node)
+        self.partition_keys: list[int] = list(p.partition_keys)
+        self.order: list[SortKey] = list(p.order)
+        self.rank_type = p.rank_type
+        self.start = p.rank_start
+        self.end = BIG if p.rank_end is None else p.rank_end
+        self.output_rank = p.output_rank
+        self.end_index = p.window_end_index
         self.buffer: list[pa.RecordBatch] = []
         self.ends: list[np.ndarray] = []
         self.seqs: list[np.ndarray] = []
@@ -120,11 +141,81 @@ class WindowRankOperator(Operator):
         self.buffer, self.ends, self.seqs, self.next_seq = d["buffer"], d["ends"], d["seqs"], d["seq"]
 
 
-@register_operator("WindowRank")
-def _window_rank(node: Node, ctx: OperatorContext) -> Operator:
-    return WindowRankOperator(node, ctx)
+# ---------------------------------------------------------------------- specs
+def _window_text(node: PlanView, p: WindowRankParams) -> str:
+    names = input_names(node)
+    w = format_window(p.window, "x")
+    inner = w[w.index("(") + 1 : -1].replace("time_col=[x]", "")
+    inner = f"win_start=[{names[p.window_start_index]}], win_end=[{names[p.window_end_index]}]" + (
+        ", " + inner.lstrip(", ") if inner.strip(", ") else ""
+    )
+    return f"window=[{p.window.kind}({inner})]"
 
 
-@register_operator("WindowDeduplicate")
-def _window_dedup(node: Node, ctx: OperatorContext) -> Operator:
-    return WindowRankOperator(node, ctx)
+def _partition(node: PlanView, p: WindowRankParams) -> str:
+    names = input_names(node)
+    skip = (p.window_start_index, p.window_end_index)
+    return ", ".join(names[k] for k in p.partition_keys if k not in skip)
+
+
+class _WindowTopNSpec(OperatorSpec[Any]):
+    operator_class = WindowRankOperator
+    input_distribution = KEYED
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        if any(i.changelog_mode != "I" for i in inputs):
+            raise PlanRefusedError(f"{self.name} doesn't support consuming update and delete changes")
+        return "I"
+
+
+class WindowRankSpec(_WindowTopNSpec):
+    """Top-N per window, emitted once when the watermark passes the window end."""
+
+    name = "WindowRank"
+    params_type = WindowRankParams
+    spark = SparkCapability(
+        True,
+        False,
+        "Batch: as `Rank`, partitioned by window_start, window_end and the keys. Streaming: Structured Streaming "
+        "rejects ranking window functions over a stream, and a per-window Top-N through `applyInPandasWithState` "
+        "is not implemented.",
+    )
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = WindowRankParams.of(node)
+        return [
+            _window_text(node, p),
+            f"rankType=[{p.rank_type}]",
+            rank_range(p.rank_start, p.rank_end),
+            f"partitionBy=[{_partition(node, p)}]",
+            f"orderBy=[{format_order(p.order, input_names(node))}]",
+            f"select=[{rank_select(node, p.output_rank)}]",
+        ]
+
+
+class WindowDeduplicateSpec(_WindowTopNSpec):
+    """The first / last row per window and key on the rowtime."""
+
+    name = "WindowDeduplicate"
+    params_type = WindowDeduplicateParams
+    spark = SparkCapability(
+        True,
+        False,
+        "Batch: as `Deduplicate`, per window and keys (the planner plans both as Rank in batch). Streaming: "
+        "refused, as `WindowRank`.",
+    )
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = WindowDeduplicateParams.of(node)
+        order = p.order[0]
+        return [
+            _window_text(node, p),
+            f"keep=[{'LastRow' if order.descending else 'FirstRow'}]",
+            f"partitionKeys=[{_partition(node, p)}]",
+            f"orderKey=[{input_names(node)[order.index]}]",
+            "order=[ROWTIME]",
+        ]
+
+
+WINDOW_RANK = register_spec(WindowRankSpec())
+WINDOW_DEDUPLICATE = register_spec(WindowDeduplicateSpec())

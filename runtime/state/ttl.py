@@ -66,10 +66,16 @@ def ttl_from_config(config: Mapping[str, str] | None) -> int:
     return max(0, int(value or 0))
 
 
-def operator_ttl(config: Mapping[str, str] | None, params: Mapping[str, Any], side: int | None = None) -> int:
-    """The TTL (ms) of an operator's state: its STATE_TTL hint (node param `state_ttl_ms`,
-    a list per input for joins; None = not hinted) wins over `table.exec.state.ttl`."""
-    hint = params.get(HINT_PARAM)
+def operator_ttl(config: Mapping[str, str] | None, params: Any, side: int | None = None) -> int:
+    """The TTL (ms) of an operator's state: its STATE_TTL hint (the typed params' field
+    `state_ttl_ms`, or that key of untyped params: a list per input for joins; None = not
+    hinted; `params` None = the kind takes no hint) wins over `table.exec.state.ttl`."""
+    if params is None:
+        hint = None
+    elif isinstance(params, Mapping):
+        hint = params.get(HINT_PARAM)
+    else:
+        hint = getattr(params, HINT_PARAM, None)
     if isinstance(hint, (list, tuple)):
         hint = hint[side or 0] if len(hint) > (side or 0) else None
     if hint is not None:

@@ -70,10 +70,10 @@ TOPN = "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DE
 def test_filter_on_rank_becomes_the_rank_range(cond: str, start: int, end: int) -> None:
     root = physical(TOPN.format(cond=cond))
     rank = find(root, "Rank")
-    assert (rank.params["rank_start"], rank.params["rank_end"]) == (start, end)
-    assert rank.params["partition_keys"] and rank.params["rank_type"] == "ROW_NUMBER"
-    assert [o["descending"] for o in rank.params["order"]] == [True, False]
-    assert [o["nulls_first"] for o in rank.params["order"]] == [False, True]
+    assert (rank.params.rank_start, rank.params.rank_end) == (start, end)
+    assert rank.params.partition_keys and rank.params.rank_type == "ROW_NUMBER"
+    assert [o.descending for o in rank.params.order] == [True, False]
+    assert [o.nulls_first for o in rank.params.order] == [False, True]
     assert rank.changelog_mode == "I,UB,UA,D"
     # the absorbed condition leaves no filter on the rank above it
     assert all(x.params.condition is None for x in nodes(root) if x.operator == "Calc")
@@ -82,23 +82,23 @@ def test_filter_on_rank_becomes_the_rank_range(cond: str, start: int, end: int) 
 def test_other_conditions_stay_above_the_rank() -> None:
     root = physical(TOPN.format(cond="rn <= 2 AND v > 5"))
     assert root.operator == "Calc" and root.params.condition is not None
-    assert find(root, "Rank").params["rank_end"] == 2
+    assert find(root, "Rank").params.rank_end == 2
 
 
 def test_rank_number_dropped_when_not_selected() -> None:
     sql = "SELECT k, v FROM (SELECT *, RANK() OVER (PARTITION BY k ORDER BY v) AS r FROM s) WHERE r <= 2"
     rank = find(physical(sql), "Rank")
-    assert rank.params["output_rank"] is False and rank.params["rank_type"] == "RANK"
+    assert rank.params.output_rank is False and rank.params.rank_type == "RANK"
     kept = find(physical(TOPN.format(cond="rn <= 2")), "Rank")
-    assert kept.params["output_rank"] is True
+    assert kept.params.output_rank is True
 
 
 def test_cte_and_view_with_ranking() -> None:
     cte = "WITH r AS (SELECT *, DENSE_RANK() OVER (ORDER BY v) AS d FROM s) SELECT id FROM r WHERE d <= 2"
     rank = find(physical(cte), "Rank")
-    assert rank.params["rank_type"] == "DENSE_RANK" and rank.params["partition_keys"] == []
+    assert rank.params.rank_type == "DENSE_RANK" and rank.params.partition_keys == ()
     view = "CREATE VIEW top AS SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM s;"
-    assert find(physical("SELECT id FROM top WHERE rn = 2", extra=view), "Rank").params["rank_start"] == 2
+    assert find(physical("SELECT id FROM top WHERE rn = 2", extra=view), "Rank").params.rank_start == 2
 
 
 def test_retracting_input_uses_retract_strategy() -> None:
@@ -116,7 +116,7 @@ def test_unbounded_ranking_in_streaming_is_refused_batch_runs_it() -> None:
     sql = "SELECT id, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM s"
     with pytest.raises(UnsupportedSqlError, match="time attribute"):
         physical(sql)
-    assert find(physical(sql, "batch"), "Rank").params["rank_end"] is None
+    assert find(physical(sql, "batch"), "Rank").params.rank_end is None
 
 
 @pytest.mark.parametrize(("direction", "keep_last", "mode"), [("ASC", False, "I"), ("DESC", True, "I,UB,UA")])
@@ -126,14 +126,14 @@ def test_row_number_one_on_rowtime_is_deduplicate(direction: str, keep_last: boo
         f"{direction}) AS rn FROM ev) WHERE rn = 1"
     )
     d = find(physical(sql), "Deduplicate")
-    assert d.params["keep_last"] is keep_last and d.params["time_kind"] == "ROWTIME"
+    assert d.params.keep_last is keep_last and d.params.time_kind == "ROWTIME"
     assert d.changelog_mode == mode
-    assert find(physical(sql, "batch"), "Rank").params["rank_end"] == 1
+    assert find(physical(sql, "batch"), "Rank").params.rank_end == 1
 
 
 def test_proctime_dedup() -> None:
     sql = "SELECT usr FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY usr ORDER BY pt) AS rn FROM ev) WHERE rn = 1"
-    assert find(physical(sql), "Deduplicate").params["time_kind"] == "PROCTIME"
+    assert find(physical(sql), "Deduplicate").params.time_kind == "PROCTIME"
 
 
 WINDOWED = (
@@ -144,8 +144,8 @@ WINDOWED = (
 
 def test_window_topn_and_window_dedup() -> None:
     wr = find(physical(WINDOWED.format(fn="ROW_NUMBER", d="DESC", cond="<= 2")), "WindowRank")
-    assert wr.changelog_mode == "I" and wr.params["window"]["kind"] == "TUMBLE"
-    assert wr.params["window_end_index"] in wr.params["partition_keys"]
+    assert wr.changelog_mode == "I" and wr.params.window.kind == "TUMBLE"
+    assert wr.params.window_end_index in wr.params.partition_keys
     sql = WINDOWED.format(fn="ROW_NUMBER", d="ASC", cond="= 1").replace("SELECT *", "SELECT usr, action", 1)
     assert find(physical(sql), "WindowDeduplicate").changelog_mode == "I"
 
@@ -154,17 +154,17 @@ def test_window_topn_with_rank_is_refused_in_streaming_only() -> None:
     sql = WINDOWED.format(fn="RANK", d="DESC", cond="<= 2")
     with pytest.raises(UnsupportedSqlError, match="only ROW_NUMBER"):
         physical(sql)
-    assert find(physical(sql, "batch"), "Rank").params["rank_type"] == "RANK"
+    assert find(physical(sql, "batch"), "Rank").params.rank_type == "RANK"
 
 
 # ---------------------------------------------------------------------- ORDER BY / LIMIT
 def test_order_by_limit_operators() -> None:
     sl = find(physical("SELECT k, v FROM s ORDER BY v DESC, k LIMIT 3"), "SortLimit")
-    assert sl.params["fetch"] == 3 and sl.params["offset"] == 0 and sl.changelog_mode == "I,UB,UA,D"
-    assert [o["nulls_first"] for o in sl.params["order"]] == [False, True]
-    assert find(physical("SELECT k FROM s ORDER BY v", "batch"), "Sort").params["order"][0]["index"] == 1
+    assert sl.params.fetch == 3 and sl.params.offset == 0 and sl.changelog_mode == "I,UB,UA,D"
+    assert [o.nulls_first for o in sl.params.order] == [False, True]
+    assert find(physical("SELECT k FROM s ORDER BY v", "batch"), "Sort").params.order[0].index == 1
     lim = find(physical("SELECT k FROM s LIMIT 2 OFFSET 1"), "Limit")
-    assert (lim.params["offset"], lim.params["fetch"], lim.changelog_mode) == (1, 2, "I")
+    assert (lim.params.offset, lim.params.fetch, lim.changelog_mode) == (1, 2, "I")
     ts = find(physical("SELECT usr, ts FROM ev ORDER BY ts, usr DESC"), "TemporalSort")
     assert ts.changelog_mode == "I"
 
@@ -173,7 +173,7 @@ def test_order_by_resolution() -> None:
     # ordinal, alias, and a column that is not selected (hidden, projected away after the sort)
     root = physical("SELECT id AS x, k FROM s ORDER BY 2 DESC, x, v LIMIT 1", "batch")
     sl = find(root, "SortLimit")
-    assert [o["index"] for o in sl.params["order"]] == [1, 0, 2]
+    assert [o.index for o in sl.params.order] == [1, 0, 2]
     assert [f.name for f in root.fields] == ["x", "k"]
 
 
@@ -184,4 +184,4 @@ def test_streaming_sort_on_non_time_column_is_refused() -> None:
 
 def test_set_operation_order_by() -> None:
     sql = "SELECT id, v FROM s UNION ALL SELECT id, v FROM s ORDER BY v DESC LIMIT 2"
-    assert find(physical(sql), "SortLimit").params["fetch"] == 2
+    assert find(physical(sql), "SortLimit").params.fetch == 2

@@ -13,7 +13,8 @@ import pytest
 from runtime.batch import ROW_KIND_NAMES, data_width, row_kinds, with_system_columns
 from runtime.graph import BATCH, STREAMING, Node
 from runtime.operators.base import OperatorContext, Output, create_operator
-from runtime.operators.rank_common import rank_numbers, sort_order
+from runtime.operators.rank_common import SortKey, rank_numbers, sort_order
+from runtime.operators.spec import spec_for
 from runtime.types import BIGINT, INT, STRING, TIMESTAMP, Field
 
 KV = [Field("k", STRING()), Field("v", INT())]
@@ -21,7 +22,10 @@ RANKED = KV + [Field("rn", BIGINT(nullable=False))]
 
 
 def make(op: str, schema: list[Field], mode: str = STREAMING, input_modes: list[str] | None = None, **params: Any):
-    node = Node(0, op, (1,), tuple(schema), params)
+    """Operator `op` with its typed params from the JSON-shaped `params`."""
+    spec = spec_for(op)
+    assert spec is not None
+    node = Node(0, op, (1,), tuple(schema), spec.decode_params(params))
     o = create_operator(node, OperatorContext(mode=mode, config={}))
     if input_modes is not None:
         o.input_changelog_modes = input_modes  # type: ignore[attr-defined]
@@ -62,9 +66,9 @@ ORDER_V_DESC = [{"index": 1, "descending": True, "nulls_first": False}]
 def test_sort_order_per_key_null_placement_and_stability() -> None:
     a = pa.array([3, None, 1, 3, None])
     b = pa.array(["x", "y", "z", "w", "v"])
-    asc_nf = sort_order([a, b], [{"index": 0, "descending": False, "nulls_first": True}])
+    asc_nf = sort_order([a, b], [SortKey(0, False, True)])
     assert asc_nf.tolist() == [1, 4, 2, 0, 3]  # NULLs first, ties keep arrival order
-    desc_nl = sort_order([a, b], [{"index": 0, "descending": True, "nulls_first": False}])
+    desc_nl = sort_order([a, b], [SortKey(0, True, False)])
     assert desc_nl.tolist() == [0, 3, 2, 1, 4]
 
 
@@ -75,7 +79,7 @@ def test_sort_order_per_key_null_placement_and_stability() -> None:
 def test_rank_numbers(rank_type: str, expected: list[int]) -> None:
     v = pa.array([9, 9, 5, None, 7])
     part = np.array([0, 0, 0, 0, 1])
-    idx, ranks = rank_numbers([v], [{"index": 0, "descending": True, "nulls_first": False}], rank_type, part)
+    idx, ranks = rank_numbers([v], [SortKey(0, True, False)], rank_type, part)
     assert idx.tolist() == [0, 1, 2, 3, 4] and ranks.tolist() == expected
 
 
@@ -164,6 +168,7 @@ def _ts_batch(rows: list[tuple[int, str]], wm: list[int]):
 
 def test_dedup_keep_first_rowtime_waits_for_watermark_and_drops_late_rows() -> None:
     op = make("Deduplicate", TS, partition_keys=[1], order=[{"index": 0, "descending": False}], keep_last=False,
+              rank_type="ROW_NUMBER", rank_start=1, rank_end=1, output_rank=False,
               time_kind="ROWTIME")  # fmt: skip
     out = Output()
     op.process_batch(_ts_batch([(5000, "u1"), (3000, "u1"), (4000, "u2")], [-(2**63), 3000, 3000]), 0, out)
@@ -180,6 +185,7 @@ def test_dedup_keep_first_rowtime_waits_for_watermark_and_drops_late_rows() -> N
 
 def test_dedup_keep_last_rowtime_updates_only_for_newer_rows() -> None:
     op = make("Deduplicate", TS, partition_keys=[1], order=[{"index": 0, "descending": True}], keep_last=True,
+              rank_type="ROW_NUMBER", rank_start=1, rank_end=1, output_rank=False,
               time_kind="ROWTIME")  # fmt: skip
     out = Output()
     op.process_batch(_ts_batch([(5000, "u1")], [0]), 0, out)
@@ -193,7 +199,8 @@ def test_dedup_keep_last_rowtime_updates_only_for_newer_rows() -> None:
 def test_window_rank_fires_with_the_watermark() -> None:
     schema = [Field("k", STRING()), Field("v", INT()), Field("window_end", TIMESTAMP(3))]
     op = make("WindowRank", schema, partition_keys=[2], order=[{"index": 1, "descending": True, "nulls_first": False}],
-              rank_type="ROW_NUMBER", rank_start=1, rank_end=1, output_rank=False, window_end_index=2)  # fmt: skip
+              rank_type="ROW_NUMBER", rank_start=1, rank_end=1, output_rank=False, window_end_index=2,
+              window={"kind": "TUMBLE", "size_ms": 10000}, window_start_index=2)  # fmt: skip
     data = pa.RecordBatch.from_arrays(
         [pa.array(["a", "b", "c"]), pa.array([1, 3, 2]), pa.array([10000, 10000, 20000], pa.timestamp("ms"))],
         names=["k", "v", "window_end"],

@@ -17,6 +17,7 @@ import pytest
 from runtime.batch import ROW_KIND_NAMES, data_width, row_kinds
 from runtime.graph import STREAMING, Node
 from runtime.operators.base import OperatorContext, Output, create_operator
+from runtime.operators.spec import spec_for
 from runtime.state.ttl import set_clock
 from runtime.types import BIGINT, INT, STRING, Field
 
@@ -40,7 +41,9 @@ def clock() -> Iterator[Clock]:
 
 
 def _op(operator: str, schema: list[Field], params: dict[str, Any], config: dict[str, str] | None = None) -> Any:
-    node = Node(1, operator, (0,), tuple(schema), params, "I,UB,UA,D")
+    spec = spec_for(operator)  # typed params from their JSON shape
+    typed = spec.decode_params(params) if spec is not None else params
+    node = Node(1, operator, (0,), tuple(schema), typed, "I,UB,UA,D")
     op = create_operator(node, OperatorContext(mode=STREAMING, config=config or {}))
     op.input_changelog_modes = ["I", "I"]
     op.open()
@@ -180,6 +183,10 @@ def _dedup(keep_last: bool) -> Any:
     params = {
         "partition_keys": [0],
         "order": [{"index": 1, "descending": keep_last, "nulls_first": False}],
+        "rank_type": "ROW_NUMBER",
+        "rank_start": 1,
+        "rank_end": 1,
+        "output_rank": False,
         "keep_last": keep_last,
         "time_kind": "PROCTIME",
     }
