@@ -1,5 +1,5 @@
-"""Regular joins and semi/anti joins: logical rewrites, physical conversion, changelog
-modes and EXPLAIN lines.
+"""Regular joins and semi/anti joins: logical rewrites and physical conversion (the `Join`
+operator's params, changelog mode and EXPLAIN line are in runtime/operators/join.py).
 
 The binder produces `LogicalJoin(kind=INNER|LEFT|RIGHT|FULL|CROSS|SEMI|ANTI)`; SEMI/ANTI
 come from IN / EXISTS subqueries (planner.binder.subqueries) and output only the left
@@ -24,23 +24,13 @@ from typing import Any
 
 from planner.binder.scope import uniquify
 from planner.binder.types import common_type, plain
-from planner.changelog import register_changelog
-from planner.explain import format_expr, register_physical_line
 from planner.logical import LogicalFilter, LogicalJoin, LogicalNode, transform_up
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Call, Expr, InputRef, input_refs, remap_refs
 from runtime.operators.calc import CALC, CalcParams
+from runtime.operators.join import JoinParams
 from runtime.operators.union import EXCHANGE
 from runtime.types import Field
-
-FLINK_JOIN_TYPES = {
-    "INNER": "InnerJoin",
-    "LEFT": "LeftOuterJoin",
-    "RIGHT": "RightOuterJoin",
-    "FULL": "FullOuterJoin",
-    "SEMI": "LeftSemiJoin",
-    "ANTI": "LeftAntiJoin",
-}
 
 
 @dataclass(frozen=True)
@@ -214,56 +204,26 @@ def convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
         fields = tuple(Field(n, f.type) for n, f in zip(names[:nl], node.left.fields, strict=True))
     else:
         fields = tuple(Field(n, f.type) for n, f in zip(names, node.fields, strict=True))
-    params: dict[str, Any] = {
-        "join_type": kind,
-        "left_keys": lk,
-        "right_keys": rk,
-        "key_types": key_types,
-        "null_safe": ns,
-        "condition": _and(rest),
-        "left_width": nl,
-        "right_types": [f.type for f in node.right.fields],
-        "single_row_right": bool(getattr(node, "single_row", False)),
-    }
-    if node.state_ttl_ms is not None and any(t is not None for t in node.state_ttl_ms):
-        params["state_ttl_ms"] = list(node.state_ttl_ms)  # STATE_TTL hint per side
+    ttl = node.state_ttl_ms  # STATE_TTL hint per side
+    params = JoinParams(
+        join_type=kind,
+        left_keys=tuple(lk),
+        right_keys=tuple(rk),
+        key_types=tuple(key_types),
+        null_safe=tuple(ns),
+        condition=_and(rest),
+        left_width=nl,
+        right_types=tuple(f.type for f in node.right.fields),
+        single_row_right=isinstance(node, LogicalScalarJoin) and node.single_row,
+        state_ttl_ms=ttl if ttl is not None and any(t is not None for t in ttl) else None,
+    )
     info = {
         "condition": node.condition,
         "names": names,
         "left_spec": _input_spec(left, lk),
         "right_spec": _input_spec(right, rk),
     }
-    return PhysicalNode(
-        "Join",
-        (_exchange(planner, left, lk), _exchange(planner, right, rk)),
-        fields,
-        params,
-        info=info,
-    )
-
-
-@register_changelog("Join")
-def join_changelog(node: PhysicalNode, in_modes: list[str]) -> str:
-    """Inner/semi joins of insert-only inputs are insert-only; anything else (outer or
-    anti joins, updating inputs) emits retractions (Flink: ALL_CHANGES)."""
-    if node.params.get("join_type") in ("INNER", "SEMI") and all(m == "I" for m in in_modes):
-        return "I"
-    return "I,UB,UA,D"
-
-
-@register_physical_line("Join")
-def join_line(node: PhysicalNode) -> list[str]:
-    p, info = node.params, node.info
-    cond = info.get("condition")
-    parts = [f"joinType=[{FLINK_JOIN_TYPES.get(p['join_type'], p['join_type'])}]"]
-    parts.append(f"where=[{format_expr(cond, info['names']) if cond is not None else 'true'}]")
-    select = info["names"] if p["join_type"] not in ("SEMI", "ANTI") else info["names"][: p["left_width"]]
-    parts.append(f"select=[{', '.join(select)}]")
-    parts.append(f"leftInputSpec=[{info['left_spec']}]")
-    parts.append(f"rightInputSpec=[{info['right_spec']}]")
-    if p.get("single_row_right"):
-        parts.append("singleRowRight=[true]")
-    return parts
+    return PhysicalNode.of(params, (_exchange(planner, left, lk), _exchange(planner, right, rk)), fields, info=info)
 
 
 # ---------------------------------------------------------------------- projection pushdown

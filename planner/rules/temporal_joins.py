@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from planner.changelog import register_changelog
 from planner.errors import SqlValidationError, UnsupportedSqlError
-from planner.explain import format_expr, register_physical_line
 from planner.logical import (
     LogicalCalc,
     LogicalFilter,
@@ -30,13 +28,11 @@ from planner.logical import (
 )
 from planner.physical import PhysicalNode
 from planner.rules.time_joins import (
-    JOIN_TYPE_NAMES,
     LogicalSnapshot,
     and_all,
     compose_chain,
     conjuncts,
     equi_pair,
-    join_names,
     output_fields,
     rebuild_chain,
     snapshot_error,
@@ -44,6 +40,8 @@ from planner.rules.time_joins import (
 from runtime.expr.ir import Call, Expr, InputRef, input_refs, remap_refs
 from runtime.graph import BATCH
 from runtime.operators.calc import CalcParams
+from runtime.operators.lookup_join import LookupJoinParams
+from runtime.operators.temporal_join import TemporalJoinParams
 from runtime.types import Field
 
 if TYPE_CHECKING:
@@ -195,48 +193,17 @@ def _temporal_join(
     fields = output_fields(node)
     # The versioned side's rowtime is a plain timestamp after the join.
     fields = fields[:nl] + tuple(Field(f.name, f.type.as_time_attr(None)) for f in fields[nl:])
-    return PhysicalNode(
-        "TemporalJoin",
-        (left, right),
-        fields,
-        {
-            "kind": kind,
-            "left_keys": lkeys,
-            "right_keys": list(pk),
-            "left_time": snap.period.index,
-            "right_time": rowtimes[0],
-            "condition": and_all(residual),
-            "left_width": nl,
-            "right_monotonic": stripped is not None,
-        },
-        info={"condition": node.condition},
+    params = TemporalJoinParams(
+        kind=kind,
+        left_keys=tuple(lkeys),
+        right_keys=tuple(pk),
+        left_time=snap.period.index,
+        right_time=rowtimes[0],
+        condition=and_all(residual),
+        left_width=nl,
+        right_monotonic=stripped is not None,
     )
-
-
-@register_changelog("TemporalJoin")
-def _temporal_mode(n: PhysicalNode, in_modes: list[str]) -> str:
-    return in_modes[0]
-
-
-@register_physical_line("TemporalJoin")
-def _temporal_line(n: PhysicalNode) -> list[str]:
-    p = n.params
-    names = join_names(n)
-    nl = p["left_width"]
-    cond = n.info.get("condition")
-    eq = format_expr(cond, names) if cond is not None else "true"
-    pk = ", ".join(names[nl + k] for k in p["right_keys"])
-    lk = ", ".join(names[k] for k in p["left_keys"])
-    temporal = (
-        f"__TEMPORAL_JOIN_CONDITION({names[p['left_time']]}, {names[nl + p['right_time']]}, "
-        f"__TEMPORAL_JOIN_CONDITION_PRIMARY_KEY({pk}), __TEMPORAL_JOIN_LEFT_KEY({lk}), "
-        f"__TEMPORAL_JOIN_RIGHT_KEY({pk}))"
-    )
-    return [
-        f"joinType=[{JOIN_TYPE_NAMES.get(p['kind'], p['kind'])}]",
-        f"where=[AND({eq}, {temporal})]",
-        f"select=[{', '.join(names[: len(n.fields)])}]",
-    ]
+    return PhysicalNode.of(params, (left, right), fields, info={"condition": node.condition})
 
 
 # ---------------------------------------------------------------------- lookup
@@ -301,25 +268,30 @@ def _lookup_join(
         residual = [remap_refs(r, shift) for r in residual]
     t = scan.table
     fields = output_fields(node)
-    joined = PhysicalNode(
-        "LookupJoin",
+    table_keys: list[int] = []
+    for k in keys:
+        ref = right_exprs[k[1]]
+        assert isinstance(ref, InputRef)  # keys are only taken where the right side is a column
+        table_keys.append(ref.index)
+    params = LookupJoinParams(
+        kind=kind,
+        table=t.name,
+        connector=t.connector,
+        options=t.options_dict,
+        physical_schema=tuple(t.physical_schema),
+        projection=tuple(scan.projection) if scan.projection is not None else None,
+        left_keys=tuple(k[0] for k in keys),
+        right_keys=tuple(k[1] for k in keys),
+        table_keys=tuple(table_keys),
+        right_projections=None if not chain else tuple(right_exprs),
+        right_condition=right_cond,
+        condition=and_all(residual),
+        left_width=width,
+    )
+    joined = PhysicalNode.of(
+        params,
         (left,),
         left.fields + fields[nl:] if computed else fields,
-        {
-            "kind": kind,
-            "table": t.name,
-            "connector": t.connector,
-            "options": t.options_dict,
-            "physical_schema": list(t.physical_schema),
-            "projection": list(scan.projection) if scan.projection is not None else None,
-            "left_keys": [k[0] for k in keys],
-            "right_keys": [k[1] for k in keys],
-            "table_keys": [right_exprs[k[1]].index for k in keys],  # type: ignore[union-attr]
-            "right_projections": None if not chain else right_exprs,
-            "right_condition": right_cond,
-            "condition": and_all(residual),
-            "left_width": width,
-        },
         info={"condition": node.condition, "right_fields": list(node.right.fields)},
     )
     if not computed:
@@ -337,29 +309,3 @@ def _computed_key(e: Expr, nl: int) -> tuple[Expr, int] | None:
         if isinstance(b, InputRef) and b.index >= nl and refs and max(refs) < nl:
             return a, b.index - nl
     return None
-
-
-@register_changelog("LookupJoin")
-def _lookup_mode(n: PhysicalNode, in_modes: list[str]) -> str:
-    return in_modes[0]
-
-
-@register_physical_line("LookupJoin")
-def _lookup_line(n: PhysicalNode) -> list[str]:
-    p = n.params
-    left_names = [f.name for f in n.inputs[0].fields]
-    right_names = [f.name for f in n.info.get("right_fields", [])]
-    from planner.binder.scope import uniquify
-
-    names = uniquify(left_names + right_names)
-    nl = p["left_width"]
-    lookup = ", ".join(f"{names[nl + r]}={names[lk]}" for lk, r in zip(p["left_keys"], p["right_keys"], strict=True))
-    parts = [
-        f"table=[{p['table']}]",
-        f"joinType=[{JOIN_TYPE_NAMES.get(p['kind'], p['kind'])}]",
-        f"lookup=[{lookup}]",
-    ]
-    if p.get("condition") is not None:
-        parts.append(f"where=[{format_expr(p['condition'], names)}]")
-    parts.append(f"select=[{', '.join(names[: len(n.fields)])}]")
-    return parts

@@ -16,12 +16,9 @@ Conditions are IR over the join's concatenated row (left columns first).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from planner.binder.scope import uniquify
-from planner.changelog import register_changelog
 from planner.errors import SqlValidationError, UnsupportedSqlError
-from planner.explain import format_expr, register_physical_line
 from planner.logical import (
     LogicalCalc,
     LogicalFilter,
@@ -35,10 +32,12 @@ from planner.logical import (
     _Single,
 )
 from planner.physical import PhysicalNode
-from planner.rules.joins import FLINK_JOIN_TYPES as JOIN_TYPE_NAMES  # EXPLAIN's joinType names
 from planner.rules.joins import conjuncts
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.graph import BATCH
+from runtime.operators.interval_join import IntervalJoinParams
+from runtime.operators.window_join import WindowJoinParams
+from runtime.plan_params import WindowParams
 from runtime.types import BOOLEAN, Field
 
 if TYPE_CHECKING:
@@ -327,23 +326,18 @@ def _interval_join(
     assert b.lower is not None and b.upper is not None
     lkeys, rkeys = [k[0] for k in keys], [k[1] for k in keys]
     left, right = _keyed_inputs(planner, node, lkeys, rkeys)
-    return PhysicalNode(
-        "IntervalJoin",
-        (left, right),
-        output_fields(node),
-        {
-            "kind": kind,
-            "left_keys": lkeys,
-            "right_keys": rkeys,
-            "left_time": b.left_time,
-            "right_time": b.right_time,
-            "lower_ms": b.lower,
-            "upper_ms": b.upper,
-            "condition": and_all(residual),
-            "left_width": nl,
-        },
-        info={"condition": node.condition},
+    params = IntervalJoinParams(
+        kind=kind,
+        left_keys=tuple(lkeys),
+        right_keys=tuple(rkeys),
+        left_time=b.left_time,
+        right_time=b.right_time,
+        lower_ms=b.lower,
+        upper_ms=b.upper,
+        condition=and_all(residual),
+        left_width=nl,
     )
+    return PhysicalNode.of(params, (left, right), output_fields(node), info={"condition": node.condition})
 
 
 def _window_join(planner: PhysicalPlanner, node: LogicalJoin, s: WindowJoinShape, kind: str) -> PhysicalNode:
@@ -352,101 +346,19 @@ def _window_join(planner: PhysicalPlanner, node: LogicalJoin, s: WindowJoinShape
     left, right = _keyed_inputs(planner, node, lkeys, rkeys)
     if planner.mode != BATCH and s.window.kind == "SESSION":
         raise UnsupportedSqlError("Window join on SESSION windows is not supported yet")
-    return PhysicalNode(
-        "WindowJoin",
-        (left, right),
-        output_fields(node),
-        {
-            "kind": kind,
-            "left_keys": lkeys,
-            "right_keys": rkeys,
-            "left_window": list(s.left_window),
-            "right_window": list(s.right_window),
-            "window": s.window.to_param(),
-            "ltz": s.ltz,
-            "condition": and_all(s.rest),
-            "left_width": nl,
-        },
-        info={"condition": node.condition},
+    w = s.window
+    params = WindowJoinParams(
+        kind=kind,
+        left_keys=tuple(lkeys),
+        right_keys=tuple(rkeys),
+        left_window=s.left_window,
+        right_window=s.right_window,
+        window=WindowParams(w.kind, w.size_ms, w.slide_ms, w.step_ms, w.offset_ms, w.gap_ms, tuple(w.partition_keys)),
+        ltz=s.ltz,
+        condition=and_all(s.rest),
+        left_width=nl,
     )
-
-
-# ---------------------------------------------------------------------- changelog
-def _require_insert_only(n: PhysicalNode, in_modes: list[str]) -> str:
-    for m in in_modes:
-        if m != "I":
-            raise UnsupportedSqlError(
-                f"{n.operator} doesn't support consuming update and delete changes (input changelog mode [{m}])"
-            )
-    return "I"
-
-
-register_changelog("IntervalJoin")(_require_insert_only)
-register_changelog("WindowJoin")(_require_insert_only)
-
-
-# ---------------------------------------------------------------------- EXPLAIN
-def join_names(n: PhysicalNode) -> list[str]:
-    """Calcite's names of the concatenated join row (`k`, `k0`, ...)."""
-    names = [f.name for f in n.inputs[0].fields] + [f.name for f in n.inputs[1].fields]
-    return uniquify(names)
-
-
-def _select(n: PhysicalNode, names: list[str]) -> str:
-    width = len(n.fields)
-    return ", ".join(names[:width])
-
-
-def _where(n: PhysicalNode, names: list[str]) -> str:
-    cond = n.info.get("condition")
-    return format_expr(cond, names) if cond is not None else "true"
-
-
-@register_physical_line("IntervalJoin")
-def _interval_line(n: PhysicalNode) -> list[str]:
-    p = n.params
-    names = join_names(n)
-    nl = p["left_width"]
-    # Flink's bounds are on l.ts - r.ts.
-    bounds = (
-        f"isRowTime=true, leftLowerBound={-p['upper_ms']}, leftUpperBound={-p['lower_ms']}, "
-        f"leftTimeIndex={p['left_time']}, rightTimeIndex={p['right_time']}"
-    )
-    del nl
-    return [
-        f"joinType=[{JOIN_TYPE_NAMES.get(p['kind'], p['kind'])}]",
-        f"windowBounds=[{bounds}]",
-        f"where=[{_where(n, names)}]",
-        f"select=[{_select(n, names)}]",
-    ]
-
-
-def _window_text(w: dict[str, Any], start: str, end: str) -> str:
-    from planner.explain import format_window
-
-    text = format_window(w, "x")
-    inner = text[text.index("(") + 1 : -1].replace("time_col=[x], ", "").replace("time_col=[x]", "")
-    head = f"win_start=[{start}], win_end=[{end}]"
-    return f"{w['kind']}({head}{', ' + inner if inner else ''})"
-
-
-@register_physical_line("WindowJoin")
-def _window_join_line(n: PhysicalNode) -> list[str]:
-    p = n.params
-    names = join_names(n)
-    nl = p["left_width"]
-    lw, rw = p["left_window"], p["right_window"]
-    where_parts = [f"=({names[lk]}, {names[nl + rk]})" for lk, rk in zip(p["left_keys"], p["right_keys"], strict=True)]
-    if p.get("condition") is not None:
-        where_parts.append(format_expr(p["condition"], names))
-    where = where_parts[0] if len(where_parts) == 1 else (f"AND({', '.join(where_parts)})" if where_parts else "true")
-    return [
-        f"leftWindow=[{_window_text(p['window'], names[lw[0]], names[lw[1]])}]",
-        f"rightWindow=[{_window_text(p['window'], names[nl + rw[0]], names[nl + rw[1]])}]",
-        f"joinType=[{JOIN_TYPE_NAMES.get(p['kind'], p['kind'])}]",
-        f"where=[{where}]",
-        f"select=[{_select(n, names)}]",
-    ]
+    return PhysicalNode.of(params, (left, right), output_fields(node), info={"condition": node.condition})
 
 
 def snapshot_error(cls: type[SqlValidationError] | type[UnsupportedSqlError], message: str, snap: LogicalSnapshot):

@@ -9,6 +9,7 @@ gathered pairs, then gather the output columns (NULL-padding the outer side wher
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch
 from runtime.operators.base import OperatorContext
+from runtime.operators.spec import PlanRefusedError, PlanView
 
 EMPTY = np.zeros(0, dtype=np.int64)
 
@@ -166,3 +168,51 @@ def concat(a: pa.Table | None, b: pa.RecordBatch | pa.Table) -> pa.Table:
     if tb.schema != a.schema:
         tb = pa.Table.from_arrays([c.cast(t) for c, t in zip(tb.columns, a.schema.types, strict=True)], schema=a.schema)
     return pa.concat_tables([a, tb]).combine_chunks()
+
+
+# ---------------------------------------------------------------------- EXPLAIN
+# Flink's joinType names, by the params' join kind.
+JOIN_TYPE_NAMES = {
+    "INNER": "InnerJoin",
+    "LEFT": "LeftOuterJoin",
+    "RIGHT": "RightOuterJoin",
+    "FULL": "FullOuterJoin",
+    "SEMI": "LeftSemiJoin",
+    "ANTI": "LeftAntiJoin",
+}
+
+
+def join_type_name(kind: str) -> str:
+    return JOIN_TYPE_NAMES.get(kind, kind)
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """Calcite's names of a concatenated row: a repeated `k` becomes `k0`, `k1`, ..."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for n in names:
+        cand = n
+        i = 0
+        while cand in seen:
+            cand = f"{n}{i}"
+            i += 1
+        seen.add(cand)
+        out.append(cand)
+    return out
+
+
+def join_names(node: PlanView) -> list[str]:
+    """The names of a two-input join node's concatenated row (a spec's PlanView)."""
+    return unique_names([f.name for f in node.inputs[0].fields] + [f.name for f in node.inputs[1].fields])
+
+
+def require_insert_only(operator: str, inputs: Sequence[PlanView]) -> str:
+    """The changelog mode of a join that consumes and emits insert-only rows (IntervalJoin,
+    WindowJoin): "I", or PlanRefusedError for an updating input."""
+    for i in inputs:
+        if i.changelog_mode != "I":
+            raise PlanRefusedError(
+                f"{operator} doesn't support consuming update and delete changes "
+                f"(input changelog mode [{i.changelog_mode}])"
+            )
+    return "I"

@@ -21,6 +21,8 @@ vectorized hash join + range filter over the whole cache.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,6 +31,7 @@ import pyarrow as pa
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import OldStates, in_key_group_range, key_groups_of, load_state, max_parallelism_of
+from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._join_util import (
     EMPTY,
@@ -36,11 +39,34 @@ from runtime.operators._join_util import (
     gather,
     insert_only,
     instant_ms,
+    join_names,
+    join_type_name,
     joined_batch,
     key_pairs,
+    require_insert_only,
     residual_mask,
 )
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.plan_text import format_expr
+
+
+@dataclass(frozen=True)
+class IntervalJoinParams(OperatorParams):
+    """`kind` INNER | LEFT | RIGHT | FULL; equi-keys `left_keys` / `right_keys`; the rowtime
+    columns `left_time` / `right_time` (the right one indexes the right input) with
+    `lower_ms <= r.ts - l.ts <= upper_ms`; `condition` the rest, over the left columns then
+    the right columns; `left_width` the left input's width."""
+
+    kind: str
+    left_keys: tuple[int, ...]
+    right_keys: tuple[int, ...]
+    left_time: int
+    right_time: int
+    lower_ms: int
+    upper_ms: int
+    condition: Expr | None
+    left_width: int
 
 
 @state_format.register_state_type
@@ -72,20 +98,19 @@ class _Side:
         self.valid = self.valid[mask]
 
 
-@register_operator("IntervalJoin")
 class IntervalJoinOperator(Operator):
     checkpointing = "custom"
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        p = node.params
-        self.keys = (list(p["left_keys"]), list(p["right_keys"]))
-        self.time_index = (int(p["left_time"]), int(p["right_time"]))
-        self.lower = int(p["lower_ms"])
-        self.upper = int(p["upper_ms"])
-        self.kind = str(p["kind"]).upper()
-        self.condition = p.get("condition")
-        nl = int(p["left_width"])
+        p = IntervalJoinParams.of(node)
+        self.keys = (list(p.left_keys), list(p.right_keys))
+        self.time_index = (p.left_time, p.right_time)
+        self.lower = p.lower_ms
+        self.upper = p.upper_ms
+        self.kind = p.kind.upper()
+        self.condition = p.condition
+        nl = p.left_width
         self.types = (
             [f.type.to_arrow() for f in node.schema[:nl]],
             [f.type.to_arrow() for f in node.schema[nl:]],
@@ -139,7 +164,7 @@ class IntervalJoinOperator(Operator):
 
     # ------------------------------------------------------------------ input
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        rows = insert_only(batch, "IntervalJoin")
+        rows = insert_only(batch, self.node.operator)
         if rows.num_rows == 0:
             return
         side = input_index
@@ -239,3 +264,43 @@ class IntervalJoinOperator(Operator):
         d = state_format.unpack(handles)
         self.sides, self.wm = d["sides"], d["wm"]
         self._ended = set(d.get("ended") or ())
+
+
+class IntervalJoinSpec(OperatorSpec[IntervalJoinParams]):
+    """A join bounded in time on both inputs' rowtimes (insert-only in and out)."""
+
+    name = "IntervalJoin"
+    params_type = IntervalJoinParams
+    operator_class = IntervalJoinOperator
+    input_distribution = KEYED
+    rescalable = True
+    spark = SparkCapability(
+        True,
+        True,
+        "A join on the keys and `lower <= r.ts - l.ts <= upper` (batch: INNER / LEFT / RIGHT / FULL). Streaming: "
+        "INNER only, a stream-stream join in append mode over watermarked inputs, no other stateful operator in "
+        "the job; a bounded input with rows below the watermark is refused (outer joins: Spark emits the padded "
+        "rows in a later micro-batch, which a bounded query may never run).",
+    )
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        return require_insert_only(self.name, inputs)
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        names = join_names(node)
+        cond = node.info.get("condition")
+        # Flink's bounds are on l.ts - r.ts.
+        bounds = (
+            f"isRowTime=true, leftLowerBound={-p.upper_ms}, leftUpperBound={-p.lower_ms}, "
+            f"leftTimeIndex={p.left_time}, rightTimeIndex={p.right_time}"
+        )
+        return [
+            f"joinType=[{join_type_name(p.kind)}]",
+            f"windowBounds=[{bounds}]",
+            f"where=[{format_expr(cond, names) if cond is not None else 'true'}]",
+            f"select=[{', '.join(names[: len(node.fields)])}]",
+        ]
+
+
+INTERVAL_JOIN = register_spec(IntervalJoinSpec())

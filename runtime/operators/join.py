@@ -1,12 +1,6 @@
 """Join: Flink's regular (non-windowed) streaming join and its semi/anti variant.
 
-Params (planner.rules.joins builds them):
-`join_type` INNER | LEFT | RIGHT | FULL | SEMI | ANTI; `left_keys` / `right_keys` (equi-key
-columns of each input, possibly empty = every row has the same key); `key_types` (the
-common type each key pair is compared in); `null_safe` (per key: IS NOT DISTINCT FROM, so
-NULL matches NULL); `condition` (residual predicate over left columns then right columns,
-or null); `left_width`; `right_types`; `single_row_right` (a scalar subquery: fail when
-the right side holds more than one row, like Flink's SINGLE_VALUE).
+Params: `JoinParams` below (planner.rules.joins builds them).
 
 Output: regular joins emit left columns then right columns; SEMI/ANTI emit the left row.
 
@@ -33,6 +27,7 @@ all right rows), final rows only.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -55,12 +50,17 @@ from runtime.checkpoint.rescale import (
 )
 from runtime.checkpoint.restore import RestoreError
 from runtime.errors import JobError
+from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._common import conform, eval_context, make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators._join_util import join_type_name
+from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.join_state import JoinSide, candidate_pairs, transitions
+from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.plan_text import format_expr
 from runtime.state import create_backend
 from runtime.state.ttl import now_ms, operator_ttl
+from runtime.types import DataType
 
 _OUTER = {"INNER": (False, False), "LEFT": (True, False), "RIGHT": (False, True), "FULL": (True, True)}
 
@@ -69,7 +69,34 @@ class SingleRowError(JobError):
     """A scalar subquery produced more than one row."""
 
 
-@register_operator("Join")
+@dataclass(frozen=True)
+class JoinParams(OperatorParams):
+    """A regular join. `join_type` INNER | LEFT | RIGHT | FULL | SEMI | ANTI; `left_keys` /
+    `right_keys` the equi-key columns of each input (empty: every row has the same key);
+    `key_types` the common type each key pair is compared in; `null_safe` per key (IS NOT
+    DISTINCT FROM: NULL matches NULL); `condition` the residual predicate over the left
+    columns then the right columns; `left_width`; `right_types` the right input's column
+    types; `single_row_right` a scalar subquery (fail when the right side holds more than
+    one row, like Flink's SINGLE_VALUE); `state_ttl_ms` the STATE_TTL hint per side (ms,
+    None = not hinted; runtime/state/ttl.py)."""
+
+    join_type: str
+    left_keys: tuple[int, ...]
+    right_keys: tuple[int, ...]
+    key_types: tuple[DataType, ...]
+    null_safe: tuple[bool, ...]
+    condition: Expr | None
+    left_width: int
+    right_types: tuple[DataType, ...]
+    single_row_right: bool = False
+    state_ttl_ms: tuple[int | None, int | None] | None = None
+
+    @property
+    def semi(self) -> bool:
+        """SEMI / ANTI: the output is the left row."""
+        return self.join_type in ("SEMI", "ANTI")
+
+
 class JoinOperator(Operator):
     """Regular join of two inputs with keyed multiset state per side (module docstring)."""
 
@@ -77,17 +104,17 @@ class JoinOperator(Operator):
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        p = node.params
-        self.join_type: str = str(p.get("join_type", "INNER")).upper()
-        self.semi = self.join_type in ("SEMI", "ANTI")
-        self.keys: tuple[list[int], list[int]] = (list(p.get("left_keys") or []), list(p.get("right_keys") or []))
-        self.key_types = [t.to_arrow() for t in (p.get("key_types") or [])]
-        self.null_safe = list(p.get("null_safe") or [False] * len(self.keys[0]))
-        self.condition = p.get("condition")
-        self.left_width = int(p.get("left_width", len(node.schema)))
-        self.single_row_right = bool(p.get("single_row_right"))
+        p = JoinParams.of(node)
+        self.join_type: str = p.join_type.upper()
+        self.semi = p.semi
+        self.keys: tuple[list[int], list[int]] = (list(p.left_keys), list(p.right_keys))
+        self.key_types = [t.to_arrow() for t in p.key_types]
+        self.null_safe = list(p.null_safe) or [False] * len(self.keys[0])
+        self.condition = p.condition
+        self.left_width = p.left_width
+        self.single_row_right = p.single_row_right
         left_types = [f.type.to_arrow() for f in node.schema[: self.left_width]]
-        right_types = [t.to_arrow() for t in p.get("right_types") or []]
+        right_types = [t.to_arrow() for t in p.right_types]
         if not right_types and not self.semi:
             right_types = [f.type.to_arrow() for f in node.schema[self.left_width :]]
         self.types = (left_types, right_types)
@@ -495,3 +522,46 @@ class JoinOperator(Operator):
         self.sides[0].restore(d["left"])
         self.sides[1].restore(d["right"])
         self._buffers = d["buffers"]
+
+
+class JoinSpec(OperatorSpec[JoinParams]):
+    """Regular (and semi / anti) joins: keyed on the equi-keys on both inputs."""
+
+    name = "Join"
+    params_type = JoinParams
+    operator_class = JoinOperator
+    input_distribution = KEYED
+    rescalable = True
+    spark = SparkCapability(
+        True,
+        False,
+        "Batch: Spark joins (INNER / LEFT / RIGHT / FULL with the residual condition, SEMI / ANTI from IN / EXISTS, "
+        "a scalar subquery fails on a second row as in Flink). Streaming: regular joins retract earlier results; "
+        "Structured Streaming joins cannot.",
+    )
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        """Inner/semi joins of insert-only inputs are insert-only; anything else (outer or
+        anti joins, updating inputs) emits retractions (Flink: ALL_CHANGES)."""
+        if self.params(node).join_type in ("INNER", "SEMI") and all(i.changelog_mode == "I" for i in inputs):
+            return "I"
+        return "I,UB,UA,D"
+
+    def explain(self, node: PlanView) -> list[str]:
+        """Flink's `Join(joinType=[InnerJoin], where=[...], select=[...], leftInputSpec=[...],
+        rightInputSpec=[...])`; the planner leaves the original condition, the row's names
+        and the input specs (unique keys) in `info`."""
+        p, info = self.params(node), node.info
+        cond = info.get("condition")
+        parts = [f"joinType=[{join_type_name(p.join_type)}]"]
+        parts.append(f"where=[{format_expr(cond, info['names']) if cond is not None else 'true'}]")
+        select = info["names"] if not p.semi else info["names"][: p.left_width]
+        parts.append(f"select=[{', '.join(select)}]")
+        parts.append(f"leftInputSpec=[{info['left_spec']}]")
+        parts.append(f"rightInputSpec=[{info['right_spec']}]")
+        if p.single_row_right:
+            parts.append("singleRowRight=[true]")
+        return parts
+
+
+JOIN = register_spec(JoinSpec())

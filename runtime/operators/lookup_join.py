@@ -11,6 +11,7 @@ Metrics: `extra["lookup_cache_hits"]`, `extra["lookup_cache_misses"]`, `extra["l
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,38 +19,71 @@ import pyarrow as pa
 
 from runtime.batch import data_columns, row_kinds
 from runtime.connectors.lookup import LookupCache, LookupSource, open_lookup
+from runtime.expr.ir import Expr
 from runtime.graph import Node
-from runtime.operators._join_util import gather, joined_batch, key_pairs, residual_mask
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators._join_util import (
+    gather,
+    join_type_name,
+    joined_batch,
+    key_pairs,
+    residual_mask,
+    unique_names,
+)
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.plan_text import format_expr
 from runtime.types import Field
 
 
-@register_operator("LookupJoin")
+@dataclass(frozen=True)
+class LookupJoinParams(OperatorParams):
+    """`kind` INNER | LEFT against lookup table `table` (`connector`, its `options`,
+    `physical_schema`, scan `projection`): the probe's `left_keys` equal the looked-up
+    rows' `right_keys` (columns after `right_projections`), which are the table columns
+    `table_keys`; `right_projections` / `right_condition` apply to the table's rows before
+    the join (None: as read), `condition` after it (over the left then right columns);
+    `left_width` the probe's width (with computed key columns)."""
+
+    kind: str
+    table: str
+    connector: str
+    options: dict[str, str]
+    physical_schema: tuple[Field, ...]
+    projection: tuple[int, ...] | None
+    left_keys: tuple[int, ...]
+    right_keys: tuple[int, ...]
+    table_keys: tuple[int, ...]
+    right_projections: tuple[Expr, ...] | None
+    right_condition: Expr | None
+    condition: Expr | None
+    left_width: int
+
+
 class LookupJoinOperator(Operator):
     checkpointing = "stateless"  # the lookup cache is not state (as in Flink)
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        p = node.params
-        self.kind = str(p["kind"]).upper()
-        self.left_keys = list(p["left_keys"])
-        self.right_keys = list(p["right_keys"])
-        self.table_keys = list(p.get("table_keys") or self.right_keys)
-        self.right_projections = p.get("right_projections")
-        self.right_condition = p.get("right_condition")
-        self.condition = p.get("condition")
-        nl = int(p["left_width"])
+        p = self._params = LookupJoinParams.of(node)
+        self.kind = p.kind.upper()
+        self.left_keys = list(p.left_keys)
+        self.right_keys = list(p.right_keys)
+        self.table_keys = list(p.table_keys or self.right_keys)
+        self.right_projections = list(p.right_projections) if p.right_projections is not None else None
+        self.right_condition = p.right_condition
+        self.condition = p.condition
+        nl = p.left_width
         self.ltypes = [f.type.to_arrow() for f in node.schema[:nl]]
         self.rtypes = [f.type.to_arrow() for f in node.schema[nl:]]
-        schema: tuple[Field, ...] = tuple(p["physical_schema"])
-        self.projection = p.get("projection")
+        schema: tuple[Field, ...] = tuple(p.physical_schema)
+        self.projection = list(p.projection) if p.projection is not None else None
         self.schema = schema
-        self.options: dict[str, str] = dict(p.get("options") or {})
+        self.options: dict[str, str] = dict(p.options)
         self.cache = LookupCache(self.options)
         self.source: LookupSource | None = None
 
     def open(self) -> None:
-        self.source = open_lookup(self.node.params["connector"], self.options, self.schema, dict(self.ctx.config))
+        self.source = open_lookup(self._params.connector, self.options, self.schema, dict(self.ctx.config))
 
     def close(self) -> None:
         if self.source is not None:
@@ -153,3 +187,31 @@ class LookupJoinOperator(Operator):
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
         return None
+
+
+class LookupJoinSpec(OperatorSpec[LookupJoinParams]):
+    """Processing-time lookups: stateless (the cache is not state), runs per subtask on the
+    probe rows that reach it; the probe's changelog passes through."""
+
+    name = "LookupJoin"
+    params_type = LookupJoinParams
+    operator_class = LookupJoinOperator
+    parallel = True
+    rescalable = True
+    spark = SparkCapability(False, False, "Not mapped.")
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        left_names = [f.name for f in node.inputs[0].fields]
+        right_names = [f.name for f in node.info.get("right_fields", [])]
+        names = unique_names(left_names + right_names)
+        nl = p.left_width
+        lookup = ", ".join(f"{names[nl + r]}={names[lk]}" for lk, r in zip(p.left_keys, p.right_keys, strict=True))
+        parts = [f"table=[{p.table}]", f"joinType=[{join_type_name(p.kind)}]", f"lookup=[{lookup}]"]
+        if p.condition is not None:
+            parts.append(f"where=[{format_expr(p.condition, names)}]")
+        parts.append(f"select=[{', '.join(names[: len(node.fields)])}]")
+        return parts
+
+
+LOOKUP_JOIN = register_spec(LookupJoinSpec())

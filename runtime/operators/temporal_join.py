@@ -17,6 +17,7 @@ filter, then the last version per probe row by a lexsort.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,28 +25,58 @@ import pyarrow as pa
 
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
 from runtime.checkpoint import format as state_format
+from runtime.expr.ir import Expr
 from runtime.graph import Node
-from runtime.operators._join_util import EMPTY, concat, gather, instant_ms, joined_batch, key_pairs, residual_mask
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators._join_util import (
+    EMPTY,
+    concat,
+    gather,
+    instant_ms,
+    join_names,
+    join_type_name,
+    joined_batch,
+    key_pairs,
+    residual_mask,
+)
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.plan_text import format_expr
 from runtime.state import create_backend
 
 _KINDS_I8 = np.zeros(0, dtype=np.int8)
 
 
-@register_operator("TemporalJoin")
+@dataclass(frozen=True)
+class TemporalJoinParams(OperatorParams):
+    """`kind` INNER | LEFT; the probe's keys `left_keys` match the versioned table's primary
+    key `right_keys`; `left_time` the probe's rowtime column, `right_time` the versions'
+    (right input column); `condition` the residual over the left then right columns;
+    `left_width`; `right_monotonic`: the right input is a rowtime deduplication's input, so
+    rows older than their key's latest version are dropped (as the deduplication would)."""
+
+    kind: str
+    left_keys: tuple[int, ...]
+    right_keys: tuple[int, ...]
+    left_time: int
+    right_time: int
+    condition: Expr | None
+    left_width: int
+    right_monotonic: bool = False
+
+
 class TemporalJoinOperator(Operator):
     checkpointing = "custom"
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        p = node.params
-        self.kind = str(p["kind"]).upper()
-        self.left_keys = list(p["left_keys"])
-        self.right_keys = list(p["right_keys"])
-        self.left_time = int(p["left_time"])
-        self.right_time = int(p["right_time"])
-        self.condition = p.get("condition")
-        nl = int(p["left_width"])
+        p = TemporalJoinParams.of(node)
+        self.kind = p.kind.upper()
+        self.left_keys = list(p.left_keys)
+        self.right_keys = list(p.right_keys)
+        self.left_time = p.left_time
+        self.right_time = p.right_time
+        self.condition = p.condition
+        nl = p.left_width
         self.ltypes = [f.type.to_arrow() for f in node.schema[:nl]]
         self.rtypes = [f.type.to_arrow() for f in node.schema[nl:]]
         # Probe rows waiting for the watermark.
@@ -60,7 +91,7 @@ class TemporalJoinOperator(Operator):
         self.seq = 0
         # Versioned view over a rowtime deduplication: per key, rows older than the key's
         # latest rowtime are dropped (as the deduplication drops them).
-        self.monotonic = bool(p.get("right_monotonic"))
+        self.monotonic = p.right_monotonic
         self.key_slots = create_backend(ctx.config) if self.monotonic else None
         self.max_ts = np.zeros(0, dtype=np.int64)
 
@@ -230,3 +261,35 @@ class TemporalJoinOperator(Operator):
             self.key_slots.restore(slots)
         for k, v in d.items():
             setattr(self, k, v)
+
+
+class TemporalJoinSpec(OperatorSpec[TemporalJoinParams]):
+    """Event-time temporal join: the probe's changelog passes through (its row kinds kept)."""
+
+    name = "TemporalJoin"
+    params_type = TemporalJoinParams
+    operator_class = TemporalJoinOperator
+    input_distribution = KEYED
+    spark = SparkCapability(False, False, "Spark has no event-time temporal join.")
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        names = join_names(node)
+        nl = p.left_width
+        cond = node.info.get("condition")
+        eq = format_expr(cond, names) if cond is not None else "true"
+        pk = ", ".join(names[nl + k] for k in p.right_keys)
+        lk = ", ".join(names[k] for k in p.left_keys)
+        temporal = (
+            f"__TEMPORAL_JOIN_CONDITION({names[p.left_time]}, {names[nl + p.right_time]}, "
+            f"__TEMPORAL_JOIN_CONDITION_PRIMARY_KEY({pk}), __TEMPORAL_JOIN_LEFT_KEY({lk}), "
+            f"__TEMPORAL_JOIN_RIGHT_KEY({pk}))"
+        )
+        return [
+            f"joinType=[{join_type_name(p.kind)}]",
+            f"where=[AND({eq}, {temporal})]",
+            f"select=[{', '.join(names[: len(node.fields)])}]",
+        ]
+
+
+TEMPORAL_JOIN = register_spec(TemporalJoinSpec())

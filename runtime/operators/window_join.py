@@ -12,6 +12,8 @@ Batch: everything is buffered and joined at the end of both inputs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,7 @@ import pyarrow as pa
 
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
 from runtime.checkpoint import format as state_format
+from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._join_util import (
     EMPTY,
@@ -26,12 +29,36 @@ from runtime.operators._join_util import (
     gather,
     insert_only,
     instant_ms,
+    join_names,
+    join_type_name,
     joined_batch,
     key_pairs,
+    require_insert_only,
     residual_mask,
 )
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.operators.window_assign import wall_to_instant
+from runtime.plan_params import WindowParams
+from runtime.plan_text import format_expr, format_window
+
+
+@dataclass(frozen=True)
+class WindowJoinParams(OperatorParams):
+    """`kind` INNER | LEFT | RIGHT | FULL | SEMI | ANTI; equi-keys `left_keys` /
+    `right_keys`; `left_window` / `right_window` the (window_start, window_end) columns of
+    each input, of `window` (both sides'); `ltz`: the window columns are TIMESTAMP_LTZ;
+    `condition` the residual over the left then right columns; `left_width`."""
+
+    kind: str
+    left_keys: tuple[int, ...]
+    right_keys: tuple[int, ...]
+    left_window: tuple[int, int]
+    right_window: tuple[int, int]
+    window: WindowParams
+    ltz: bool
+    condition: Expr | None
+    left_width: int
 
 
 class _Buffer:
@@ -65,19 +92,18 @@ class _Buffer:
         return out
 
 
-@register_operator("WindowJoin")
 class WindowJoinOperator(Operator):
     checkpointing = "custom"
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        p = node.params
-        self.kind = str(p["kind"]).upper()
-        self.keys = (list(p["left_keys"]), list(p["right_keys"]))
-        self.windows = (list(p["left_window"]), list(p["right_window"]))
-        self.condition = p.get("condition")
-        self.ltz = bool(p.get("ltz"))
-        nl = int(p["left_width"])
+        p = WindowJoinParams.of(node)
+        self.kind = p.kind.upper()
+        self.keys = (list(p.left_keys), list(p.right_keys))
+        self.windows = (list(p.left_window), list(p.right_window))
+        self.condition = p.condition
+        self.ltz = p.ltz
+        nl = p.left_width
         self.left_width = nl
         self.buffers = (_Buffer(), _Buffer())
         self.wm = MIN_WATERMARK
@@ -88,7 +114,7 @@ class WindowJoinOperator(Operator):
 
     # ------------------------------------------------------------------ input
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        rows = insert_only(batch, "WindowJoin")
+        rows = insert_only(batch, self.node.operator)
         if rows.num_rows == 0:
             return
         ws_i, we_i = self.windows[input_index]
@@ -186,3 +212,52 @@ class WindowJoinOperator(Operator):
         d = state_format.unpack(handles)
         self.buffers, self.wm = d["buffers"], d["wm"]
         self.ended = set(d.get("ended") or ())
+
+
+def _window_text(w: WindowParams, start: str, end: str) -> str:
+    text = format_window(w, "x")
+    inner = text[text.index("(") + 1 : -1].replace("time_col=[x], ", "").replace("time_col=[x]", "")
+    head = f"win_start=[{start}], win_end=[{end}]"
+    return f"{w.kind}({head}{', ' + inner if inner else ''})"
+
+
+class WindowJoinSpec(OperatorSpec[WindowJoinParams]):
+    """A join of two windowed inputs per window (insert-only in and out)."""
+
+    name = "WindowJoin"
+    params_type = WindowJoinParams
+    operator_class = WindowJoinOperator
+    input_distribution = KEYED
+    spark = SparkCapability(
+        True,
+        False,
+        "Batch: a Spark join on window_start / window_end and the keys (INNER / LEFT / RIGHT / FULL / SEMI / ANTI). "
+        "Streaming: Flink joins each window once when the watermark closes it and drops late rows; a Structured "
+        "Streaming join emits per micro-batch and pads outer rows only in a later one: not mapped.",
+    )
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        return require_insert_only(self.name, inputs)
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        names = join_names(node)
+        nl = p.left_width
+        lw, rw = p.left_window, p.right_window
+        where_parts = [f"=({names[lk]}, {names[nl + rk]})" for lk, rk in zip(p.left_keys, p.right_keys, strict=True)]
+        if p.condition is not None:
+            where_parts.append(format_expr(p.condition, names))
+        if len(where_parts) == 1:
+            where = where_parts[0]
+        else:
+            where = f"AND({', '.join(where_parts)})" if where_parts else "true"
+        return [
+            f"leftWindow=[{_window_text(p.window, names[lw[0]], names[lw[1]])}]",
+            f"rightWindow=[{_window_text(p.window, names[nl + rw[0]], names[nl + rw[1]])}]",
+            f"joinType=[{join_type_name(p.kind)}]",
+            f"where=[{where}]",
+            f"select=[{', '.join(names[: len(node.fields)])}]",
+        ]
+
+
+WINDOW_JOIN = register_spec(WindowJoinSpec())

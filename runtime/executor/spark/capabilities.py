@@ -13,6 +13,8 @@ from runtime.executor.spark.types import SparkUnsupportedError, check_type
 from runtime.executor.spark.windowed import correlate_refusal, limit_refusal, over_refusal
 from runtime.graph import BATCH, JobGraph, Node
 from runtime.operators.calc import CalcParams
+from runtime.operators.rank_dedup import DeduplicateParams
+from runtime.operators.rank_sort import LimitParams
 from runtime.operators.spec import SparkCapability, all_specs, spec_for
 from runtime.operators.union import EXCHANGE
 from runtime.operators.values import VALUES
@@ -85,49 +87,6 @@ CAPABILITIES: dict[str, Capability] = {
     ),
     "TemporalJoin": Capability(False, False, "Spark has no event-time temporal join."),
     "LookupJoin": Capability(False, False, "Not mapped."),
-    "Rank": Capability(
-        True,
-        False,
-        "Batch: `row_number` / `rank` / `dense_rank` over a Spark window, filtered to the range; ROW_NUMBER ties "
-        "among different rows at the range boundary fail the job (Flink breaks them by arrival order, which Spark "
-        "does not define). Streaming Top-N retracts earlier results: no Structured Streaming counterpart.",
-    ),
-    "Deduplicate": Capability(
-        True,
-        False,
-        "Batch: ROW_NUMBER over the time attribute (ties among different rows fail the job, as for Rank). "
-        "Streaming: `dropDuplicatesWithinWatermark` keeps the first row to *arrive* and forgets a key once the "
-        "watermark passes, Flink keeps the smallest rowtime for good: refused.",
-    ),
-    "WindowRank": Capability(
-        True,
-        False,
-        "Batch: as `Rank`, partitioned by window_start, window_end and the keys. Streaming: Structured Streaming "
-        "rejects ranking window functions over a stream, and a per-window Top-N through `applyInPandasWithState` "
-        "is not implemented.",
-    ),
-    "WindowDeduplicate": Capability(
-        True,
-        False,
-        "Batch: as `Deduplicate`, per window and keys (the planner plans both as Rank in batch). Streaming: "
-        "refused, as `WindowRank`.",
-    ),
-    "SortLimit": Capability(
-        True,
-        False,
-        "Batch: ROW_NUMBER over one partition (ties across the cut fail the job), then `orderBy`. "
-        "Streaming Top-N over one partition needs retractions.",
-    ),
-    "Sort": Capability(True, False, "Batch: `orderBy`."),
-    "TemporalSort": Capability(False, False, "Structured Streaming cannot sort a stream."),
-    "Limit": Capability(
-        True,
-        False,
-        "Batch: LIMIT without ORDER BY keeps the first rows to arrive, which Spark does not define: the job runs "
-        "only where the result cannot depend on it (at most FETCH rows, at most OFFSET rows, or all rows equal; "
-        "checked at run time, the job fails naming the operator otherwise); over a Sort it is a SortLimit. "
-        "Streaming: arrival order again.",
-    ),
     "Expand": Capability(True, True, "GROUPING SETS / ROLLUP / CUBE: one projection per set, `unionByName`."),
     "OverAggregate": Capability(
         True,
@@ -264,7 +223,7 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
         if reason:
             raise _refuse(node, reason)
         check_expr(p["function"]["expr"], where)
-    elif node.operator == "Limit":
+    elif isinstance(p, LimitParams):
         reason = limit_refusal(node)
         if reason:
             raise _refuse(node, reason)
@@ -275,8 +234,8 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
         for proj in p["projects"]:
             for e in proj:
                 check_expr(e, where)
-    elif node.operator == "Deduplicate":
-        if p.get("time_kind") != "ROWTIME":
+    elif isinstance(p, DeduplicateParams):
+        if p.time_kind != "ROWTIME":
             raise _refuse(node, "deduplication on processing time is not reproducible on Spark")
     elif node.operator == "WindowTableFunction":
         if p["window"]["kind"] == "SESSION":

@@ -10,11 +10,17 @@ result. A tie group of identical rows is harmless (any of them gives the same ou
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from runtime.executor.spark.expressions import to_column
 from runtime.executor.spark.types import spark_type
 from runtime.graph import Node
+from runtime.operators.rank import RankParams, SortLimitParams
+from runtime.operators.rank_common import SortKey
+from runtime.operators.rank_dedup import DeduplicateParams
+from runtime.operators.rank_sort import SortParams
 
 JOIN_HOW = {
     "INNER": "inner",
@@ -114,22 +120,30 @@ class RelationalMixin:
         return self._join_output(joined, node, lw, rw, p["kind"] in ("SEMI", "ANTI"))
 
     # ------------------------------------------------------------------ order
-    def _sort_cols(self, df: Any, order: list[dict[str, Any]]) -> list[Any]:
+    def _sort_cols(self, df: Any, order: Sequence[SortKey]) -> list[Any]:
         out = []
         for k in order:
-            c = df[f"c{k['index']}"]
-            if k["descending"]:
-                out.append(c.desc_nulls_first() if k["nulls_first"] else c.desc_nulls_last())
+            c = df[f"c{k.index}"]
+            if k.descending:
+                out.append(c.desc_nulls_first() if k.nulls_first else c.desc_nulls_last())
             else:
-                out.append(c.asc_nulls_first() if k["nulls_first"] else c.asc_nulls_last())
+                out.append(c.asc_nulls_first() if k.nulls_first else c.asc_nulls_last())
         return out
 
     def _Sort(self, node: Node) -> Any:  # noqa: N802
         src = self.df(node.inputs[0])
-        return src.orderBy(*self._sort_cols(src, node.params["order"]))
+        return src.orderBy(*self._sort_cols(src, SortParams.of(node).order))
 
     def _ranked(
-        self, node: Node, src: Any, keys: list[int], order: list[dict[str, Any]], kind: str, lo: int, hi: int | None
+        self,
+        node: Node,
+        src: Any,
+        keys: Sequence[int],
+        order: Sequence[SortKey],
+        kind: str,
+        lo: int,
+        hi: int | None,
+        output_rank: bool = False,
     ) -> Any:
         """`src` with its rank in `__rn`, rows outside [lo, hi] removed, and a run-time failure
         when a tie among different rows makes the kept set (or ROW_NUMBER) arrival-dependent."""
@@ -142,7 +156,7 @@ class RelationalMixin:
         fn = {"ROW_NUMBER": F.row_number, "RANK": F.rank, "DENSE_RANK": F.dense_rank}[kind]
         df = src.withColumn("__rn", fn().over(w))
         if kind == "ROW_NUMBER":
-            tie = Window.partitionBy(*part, *[df[f"c{k['index']}"] for k in order])
+            tie = Window.partitionBy(*part, *[df[f"c{k.index}"] for k in order])
             rows = F.struct(*[df[f"c{i}"] for i in range(n)])
             df = (
                 df.withColumn("__tmin", F.min("__rn").over(tie))
@@ -152,7 +166,7 @@ class RelationalMixin:
             in_lo, in_hi = F.col("__tmin") >= lo, F.lit(True) if hi is None else F.col("__tmax") <= hi
             touches = (F.col("__tmax") >= lo) & (F.lit(True) if hi is None else F.col("__tmin") <= hi)
             straddles = touches & ~(in_lo & in_hi)
-            numbered = touches & F.lit(bool(node.params.get("output_rank")))
+            numbered = touches & F.lit(output_rank)
             bad = (F.col("__tdistinct") > 1) & (straddles | numbered)
             msg = F.lit(
                 f"{node.operator} (node {node.id}): rows with equal sort keys straddle the kept range (or carry "
@@ -165,35 +179,35 @@ class RelationalMixin:
             keep = keep & (F.col("__rn") <= hi)
         return df.filter(keep)
 
-    def _Rank(self, node: Node) -> Any:  # noqa: N802
-        p = node.params
+    def _Rank(self, node: Node) -> Any:  # noqa: N802 - also WindowRank / WindowDeduplicate (batch)
+        p = RankParams.of(node)
         src = self.df(node.inputs[0])
         n = self.width(node.inputs[0])
         df = self._ranked(
-            node, src, p["partition_keys"], p["order"], p["rank_type"], int(p["rank_start"]), p.get("rank_end")
+            node, src, p.partition_keys, p.order, p.rank_type, p.rank_start, p.rank_end, output_rank=p.output_rank
         )
         cols = [df[f"c{i}"] for i in range(n)]
-        if p.get("output_rank"):
+        if p.output_rank:
             cols.append(df["__rn"].cast("long"))
         return df.select(*[c.alias(f"c{i}") for i, c in enumerate(cols)])
 
     def _SortLimit(self, node: Node) -> Any:  # noqa: N802
-        p = node.params
-        src = self.df(node.inputs[0])
-        n = self.width(node.inputs[0])
-        offset = int(p.get("offset") or 0)
-        fetch = p.get("fetch")
-        hi = None if fetch is None else offset + int(fetch)
-        df = self._ranked(node, src, [], p["order"], "ROW_NUMBER", offset + 1, hi)
-        return df.select(*[df[f"c{i}"] for i in range(n)]).orderBy(*self._sort_cols(df, p["order"]))
+        return self._sort_limit(node, SortLimitParams.of(node), node.inputs[0])
+
+    def _sort_limit(self, node: Node, p: SortLimitParams, input_id: int) -> Any:
+        """ORDER BY ... OFFSET / FETCH over node `input_id` (a SortLimit, or a Limit over a Sort)."""
+        src = self.df(input_id)
+        n = self.width(input_id)
+        hi = None if p.fetch is None else p.offset + p.fetch
+        df = self._ranked(node, src, [], p.order, "ROW_NUMBER", p.offset + 1, hi)
+        return df.select(*[df[f"c{i}"] for i in range(n)]).orderBy(*self._sort_cols(df, p.order))
 
     def _Deduplicate(self, node: Node) -> Any:  # noqa: N802
-        p = node.params
+        p = DeduplicateParams.of(node)
         src = self.df(node.inputs[0])
         n = self.width(node.inputs[0])
-        order = [dict(p["order"][0])]
-        order[0]["descending"] = bool(p.get("keep_last"))
-        df = self._ranked(node, src, p["partition_keys"], order, "ROW_NUMBER", 1, 1)
+        order = [replace(p.order[0], descending=p.keep_last)]
+        df = self._ranked(node, src, p.partition_keys, order, "ROW_NUMBER", 1, 1)
         return df.select(*[df[f"c{i}"] for i in range(n)])
 
     def _Expand(self, node: Node) -> Any:  # noqa: N802

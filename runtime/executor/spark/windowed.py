@@ -10,12 +10,17 @@ result. A tie among identical rows is harmless (any order gives the same multise
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from runtime.executor.spark.expressions import literal, to_column
 from runtime.executor.spark.types import SparkUnsupportedError, spark_type
 from runtime.expr.ir import Literal
 from runtime.graph import Node
+from runtime.operators.rank import SortLimitParams
+from runtime.operators.rank_common import SortKey
+from runtime.operators.rank_sort import SORT, LimitParams, SortParams
+from runtime.operators.union import EXCHANGE
 
 # OVER calls whose value for a row depends on how ties on the ORDER BY keys are broken.
 TIE_BREAK_CALLS = {"row_number", "ntile", "lag", "lead"}
@@ -52,8 +57,8 @@ def over_refusal(node: Node) -> str | None:
 
 
 def limit_refusal(node: Node) -> str | None:
-    p = node.params
-    if p.get("fetch") is not None and int(p["fetch"]) < 0:
+    p = LimitParams.of(node)
+    if p.fetch is not None and p.fetch < 0:
         return "a negative FETCH"
     return None
 
@@ -78,9 +83,9 @@ class WindowedMixin:
 
         def df(self, nid: int) -> Any: ...
         def width(self, nid: int) -> int: ...
-        def _sort_cols(self, df: Any, order: list[dict[str, Any]]) -> list[Any]: ...
+        def _sort_cols(self, df: Any, order: Sequence[SortKey]) -> list[Any]: ...
         def _Rank(self, node: Node) -> Any: ...  # noqa: N802
-        def _SortLimit(self, node: Node) -> Any: ...  # noqa: N802
+        def _sort_limit(self, node: Node, p: SortLimitParams, input_id: int) -> Any: ...
         def _sides(self, node: Node) -> tuple[Any, Any, int, int]: ...
         def _join_output(self, joined: Any, node: Node, lw: int, rw: int, semi: bool) -> Any: ...
 
@@ -262,16 +267,17 @@ class WindowedMixin:
         from pyspark.sql import Window
 
         F = self.F  # noqa: N806
-        p = node.params
+        p = LimitParams.of(node)
         inner = self.graph.node(node.inputs[0])
-        while inner.operator == "Exchange":
+        while inner.is_kind(EXCHANGE):
             inner = self.graph.node(inner.inputs[0])
-        if inner.operator == "Sort":
-            return self._SortLimit(_with_order(node, inner))
+        if inner.is_kind(SORT):  # ORDER BY ... LIMIT planned as Sort + Limit: a SortLimit
+            ordered = SortLimitParams(SortParams.of(inner).order, p.offset, p.fetch)
+            return self._sort_limit(node, ordered, inner.inputs[0])
         src = self.df(node.inputs[0])
         n = self.width(node.inputs[0])
-        offset = int(p.get("offset") or 0)
-        fetch = p.get("fetch")
+        offset = p.offset
+        fetch = p.fetch
         every = Window.partitionBy()
         total = F.count(F.lit(1)).over(every)
         distinct = F.size(F.collect_set(F.struct(*[src[f"c{i}"] for i in range(n)])).over(every))
@@ -294,12 +300,3 @@ class WindowedMixin:
             keep = keep & (df["__rn"] <= F.lit(offset + int(fetch)))
         df = df.filter(keep)
         return df.select(*[df[f"c{i}"] for i in range(n)])
-
-
-def _with_order(limit: Node, sort: Node) -> Node:
-    """The Limit as a SortLimit over the Sort's input, in the Sort's order."""
-    from dataclasses import replace
-
-    params = dict(limit.params)
-    params["order"] = sort.params["order"]
-    return replace(limit, params=params, inputs=tuple(sort.inputs))

@@ -46,9 +46,9 @@ def _joins(graph: JobGraph) -> list[Node]:
 def test_comma_join_with_where_becomes_an_equi_join() -> None:
     graph, pq = _plan("SELECT o.oid, c.name FROM o, c WHERE o.cid = c.cid AND o.amount > c.cid")
     (j,) = _joins(graph)
-    assert j.params["join_type"] == "INNER"
-    assert (j.params["left_keys"], j.params["right_keys"]) == ([1], [0])
-    assert j.params["condition"] is not None  # the non-equi part stays a residual
+    assert j.params.join_type == "INNER"
+    assert (j.params.left_keys, j.params.right_keys) == ((1,), (0,))
+    assert j.params.condition is not None  # the non-equi part stays a residual
     assert pq.changelog_mode == "I"
 
 
@@ -58,10 +58,10 @@ def test_left_join_on_vs_where() -> None:
         "WHERE o.oid > 1"
     )
     (j,) = _joins(graph)
-    assert j.params["join_type"] == "LEFT"
+    assert j.params.join_type == "LEFT"
     # the right-only ON conjunct moved below the join; the left-only one must stay in ON
-    assert "greater_than" in str(j.params["condition"])
-    assert "not_equals" not in str(j.params["condition"])
+    assert "greater_than" in str(j.params.condition)
+    assert "not_equals" not in str(j.params.condition)
     calcs = [n for n in graph.nodes if n.operator == "Calc" and n.params.condition is not None]
     assert any("not_equals" in str(n.params.condition) for n in calcs)
     assert pq.changelog_mode == "I,UB,UA,D"
@@ -77,7 +77,7 @@ def test_full_outer_join_makes_both_sides_nullable() -> None:
 def test_cross_join_has_no_keys() -> None:
     graph, _ = _plan("SELECT o.oid, c.name FROM o CROSS JOIN c")
     (j,) = _joins(graph)
-    assert j.params["left_keys"] == [] and j.params["condition"] is None
+    assert j.params.left_keys == () and j.params.condition is None
     ex = [n for n in graph.nodes if n.operator == "Exchange" and n.id in j.inputs]
     assert all(n.params.distribution == "single" for n in ex)
 
@@ -85,25 +85,25 @@ def test_cross_join_has_no_keys() -> None:
 def test_not_in_keeps_null_semantics_and_uses_keys_when_not_null() -> None:
     graph, pq = _plan("SELECT oid FROM o WHERE cid NOT IN (SELECT cid FROM c)")
     (j,) = _joins(graph)
-    assert j.params["join_type"] == "ANTI" and j.params["left_keys"] == []
-    assert "is_not_false" in str(j.params["condition"])
+    assert j.params.join_type == "ANTI" and j.params.left_keys == ()
+    assert "is_not_false" in str(j.params.condition)
     assert pq.changelog_mode == "I,UB,UA,D"
     graph, _ = _plan("SELECT cid FROM nn WHERE cid NOT IN (SELECT cid FROM nn)")
     (j,) = _joins(graph)
-    assert j.params["left_keys"] == [0] and j.params["condition"] is None
+    assert j.params.left_keys == (0,) and j.params.condition is None
 
 
 def test_semi_join_of_inserts_is_insert_only() -> None:
     graph, pq = _plan("SELECT oid FROM o WHERE EXISTS (SELECT 1 FROM c WHERE c.cid = o.cid AND c.name = 'x')")
     (j,) = _joins(graph)
-    assert j.params["join_type"] == "SEMI" and j.params["left_keys"] == [1]
+    assert j.params.join_type == "SEMI" and j.params.left_keys == (1,)
     assert pq.changelog_mode == "I"
 
 
 def test_correlated_count_subquery_is_decorrelated() -> None:
     graph, pq = _plan("SELECT oid, (SELECT COUNT(*) FROM c WHERE c.cid = o.cid) AS n FROM o")
     (j,) = _joins(graph)
-    assert j.params["join_type"] == "LEFT" and j.params["left_keys"] == [1]
+    assert j.params.join_type == "LEFT" and j.params.left_keys == (1,)
     assert any(n.operator == "GroupAggregate" and n.params["grouping"] == [0] for n in graph.nodes)
     # a customer-less order counts 0, not NULL
     assert graph.result_node is not None
@@ -118,10 +118,10 @@ def test_star_does_not_show_hidden_scalar_columns() -> None:
 def test_uncorrelated_non_aggregate_scalar_subquery_checks_one_row() -> None:
     graph, _ = _plan("SELECT oid, (SELECT name FROM c WHERE cid = 1) AS n FROM o")
     (j,) = _joins(graph)
-    assert j.params["single_row_right"] is True
+    assert j.params.single_row_right is True
     graph, _ = _plan("SELECT oid, (SELECT MAX(name) FROM c) AS n FROM o")
     (j,) = _joins(graph)
-    assert j.params["single_row_right"] is False
+    assert j.params.single_row_right is False
 
 
 def test_unsupported_correlation_is_reported() -> None:

@@ -63,8 +63,8 @@ def _find(n: PhysicalNode, op: str) -> PhysicalNode:
 def test_interval_bounds(cond: str, lower: int, upper: int) -> None:
     plan = _plan(f"SELECT a.v, b.w FROM a JOIN b ON a.k = b.k AND {cond}")
     j = _find(plan, "IntervalJoin")
-    assert (j.params["lower_ms"], j.params["upper_ms"]) == (lower, upper)
-    assert j.params["left_keys"] == [0] and j.params["right_keys"] == [0]
+    assert (j.params.lower_ms, j.params.upper_ms) == (lower, upper)
+    assert j.params.left_keys == (0,) and j.params.right_keys == (0,)
     assert j.changelog_mode == "I"
 
 
@@ -93,9 +93,9 @@ def test_window_join_params() -> None:
         "ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k = R.k AND L.v < R.w"
     )
     j = _find(plan, "WindowJoin")
-    assert j.params["kind"] == "LEFT"
-    assert j.params["left_keys"] == [0] and j.params["right_keys"] == [0]
-    assert j.params["condition"] is not None and j.params["window"]["size_ms"] == 5000
+    assert j.params.kind == "LEFT"
+    assert j.params.left_keys == (0,) and j.params.right_keys == (0,)
+    assert j.params.condition is not None and j.params.window.size_ms == 5000
 
 
 def test_different_windows_are_refused() -> None:
@@ -109,8 +109,8 @@ def test_different_windows_are_refused() -> None:
 
 def test_temporal_join_params_and_refusals() -> None:
     j = _find(_plan("SELECT a.v, b.w FROM a JOIN b FOR SYSTEM_TIME AS OF a.ts ON a.k = b.k"), "TemporalJoin")
-    assert j.params["left_keys"] == [0] and j.params["right_keys"] == [0]
-    assert j.params["left_time"] == 2 and j.params["right_time"] == 2
+    assert j.params.left_keys == (0,) and j.params.right_keys == (0,)
+    assert j.params.left_time == 2 and j.params.right_time == 2
     with pytest.raises(SqlError, match="BATCH"):
         _plan("SELECT a.v FROM a JOIN b FOR SYSTEM_TIME AS OF a.ts ON a.k = b.k", "batch")
     with pytest.raises(SqlError, match="requires primary key"):

@@ -15,6 +15,7 @@ from runtime.errors import JobError
 from runtime.expr.ir import Call, InputRef
 from runtime.graph import BATCH, STREAMING, Node
 from runtime.operators.base import OperatorContext, Output, create_operator
+from runtime.operators.join import JOIN, JoinParams
 from runtime.types import BOOLEAN, INT, STRING, Field
 
 OPS = {"+I": 0, "-U": 1, "+U": 2, "-D": 3}
@@ -36,7 +37,8 @@ def _join(join_type: str, mode: str = STREAMING, condition: Any = None, keys: bo
         "right_types": [f.type for f in RIGHT],
         **extra,
     }
-    node = Node(id=2, operator="Join", inputs=(0, 1), schema=schema, params=params, changelog_mode="I,UB,UA,D")
+    typed = JoinParams(**{k: tuple(v) if isinstance(v, list) else v for k, v in params.items()})
+    node = Node(id=2, operator=JOIN.name, inputs=(0, 1), schema=schema, params=typed, changelog_mode="I,UB,UA,D")
     return create_operator(node, OperatorContext(mode=mode, config={}))
 
 

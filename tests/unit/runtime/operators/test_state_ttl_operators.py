@@ -137,7 +137,7 @@ def _join(join_type: str, ttl: Any = None, config: dict[str, str] | None = None)
         "right_types": [INT(), STRING()],
     }
     if ttl is not None:
-        params["state_ttl_ms"] = ttl
+        params["state_ttl_ms"] = list(ttl) if isinstance(ttl, (list, tuple)) else ttl
     schema = [Field("k", INT()), Field("l", STRING()), Field("k0", INT()), Field("r", STRING())]
     return _op("Join", schema, params, config)
 

@@ -12,7 +12,7 @@ import pytest
 from runtime.connectors.lookup import LookupCache, supports_lookup
 from runtime.graph import STREAMING, Node
 from runtime.operators.base import OperatorContext, Output
-from runtime.operators.lookup_join import LookupJoinOperator
+from runtime.operators.lookup_join import LOOKUP_JOIN, LookupJoinOperator, LookupJoinParams
 from runtime.types import INT, STRING, Field
 from streamsql import EnvironmentSettings, TableEnvironment
 
@@ -91,21 +91,24 @@ class _Clock:
 def _operator(connector: str, options: dict[str, str], clock: _Clock) -> LookupJoinOperator:
     node = Node(
         id=1,
-        operator="LookupJoin",
+        operator=LOOKUP_JOIN.name,
         inputs=(0,),
         schema=(Field("id", INT()), Field("cur", STRING()), Field("cur0", STRING()), Field("rate", INT())),
-        params={
-            "kind": "LEFT",
-            "table": "r",
-            "connector": connector,
-            "options": options,
-            "physical_schema": [Field("cur", STRING()), Field("rate", INT())],
-            "projection": None,
-            "left_keys": [1],
-            "right_keys": [0],
-            "condition": None,
-            "left_width": 2,
-        },
+        params=LookupJoinParams(
+            kind="LEFT",
+            table="r",
+            connector=connector,
+            options=options,
+            physical_schema=(Field("cur", STRING()), Field("rate", INT())),
+            projection=None,
+            left_keys=(1,),
+            right_keys=(0,),
+            table_keys=(0,),
+            right_projections=None,
+            right_condition=None,
+            condition=None,
+            left_width=2,
+        ),
     )
     op = LookupJoinOperator(node, OperatorContext(mode=STREAMING, config={}))
     op.cache.clock = clock

@@ -8,9 +8,10 @@ import pyarrow as pa
 from runtime.batch import MAX_WATERMARK
 from runtime.graph import STREAMING, Node
 from runtime.operators.base import OperatorContext, Output
-from runtime.operators.interval_join import IntervalJoinOperator
-from runtime.operators.temporal_join import TemporalJoinOperator
-from runtime.operators.window_join import WindowJoinOperator
+from runtime.operators.interval_join import INTERVAL_JOIN, IntervalJoinOperator, IntervalJoinParams
+from runtime.operators.temporal_join import TEMPORAL_JOIN, TemporalJoinOperator, TemporalJoinParams
+from runtime.operators.window_join import WINDOW_JOIN, WindowJoinOperator, WindowJoinParams
+from runtime.plan_params import WindowParams
 from runtime.types import INT, TIMESTAMP, Field
 
 TS = TIMESTAMP(3)
@@ -36,10 +37,10 @@ def _rows(out: Output) -> list[tuple]:
 
 
 def _interval(kind: str) -> IntervalJoinOperator:
-    node = Node(1, "IntervalJoin", (0, 0), SCHEMA, {
-        "kind": kind, "left_keys": [0], "right_keys": [0], "left_time": 1, "right_time": 1,
-        "lower_ms": 0, "upper_ms": 1000, "condition": None, "left_width": 2,
-    })  # fmt: skip
+    node = Node(1, INTERVAL_JOIN.name, (0, 0), SCHEMA, IntervalJoinParams(
+        kind=kind, left_keys=(0,), right_keys=(0,), left_time=1, right_time=1,
+        lower_ms=0, upper_ms=1000, condition=None, left_width=2,
+    ))  # fmt: skip
     return IntervalJoinOperator(node, OperatorContext(mode=STREAMING, config={}))
 
 
@@ -63,10 +64,10 @@ def test_interval_join_joins_expires_and_pads() -> None:
 
 def test_window_join_drops_late_rows_and_fires_once() -> None:
     schema = tuple(Field(n, TS if n.startswith("w") else INT()) for n in ("k", "ws", "we", "k0", "ws0", "we0"))
-    node = Node(1, "WindowJoin", (0, 0), schema, {
-        "kind": "LEFT", "left_keys": [0], "right_keys": [0], "left_window": [1, 2], "right_window": [1, 2],
-        "window": {"kind": "TUMBLE", "size_ms": 10}, "ltz": False, "condition": None, "left_width": 3,
-    })  # fmt: skip
+    node = Node(1, WINDOW_JOIN.name, (0, 0), schema, WindowJoinParams(
+        kind="LEFT", left_keys=(0,), right_keys=(0,), left_window=(1, 2), right_window=(1, 2),
+        window=WindowParams("TUMBLE", size_ms=10), ltz=False, condition=None, left_width=3,
+    ))  # fmt: skip
     op, out = WindowJoinOperator(node, OperatorContext(mode=STREAMING, config={})), Output()
 
     def rows(k: list[int], start: int) -> pa.RecordBatch:
@@ -94,10 +95,10 @@ def test_window_join_drops_late_rows_and_fires_once() -> None:
 
 def test_temporal_join_picks_version_at_probe_time() -> None:
     schema = (Field("k", INT()), Field("ts", TS), Field("k0", INT()), Field("ts0", TS))
-    node = Node(1, "TemporalJoin", (0, 0), schema, {
-        "kind": "LEFT", "left_keys": [0], "right_keys": [0], "left_time": 1, "right_time": 1,
-        "condition": None, "left_width": 2,
-    })  # fmt: skip
+    node = Node(1, TEMPORAL_JOIN.name, (0, 0), schema, TemporalJoinParams(
+        kind="LEFT", left_keys=(0,), right_keys=(0,), left_time=1, right_time=1,
+        condition=None, left_width=2,
+    ))  # fmt: skip
     op, out = TemporalJoinOperator(node, OperatorContext(mode=STREAMING, config={})), Output()
     op.process_batch(_batch([1, 1, 1], [0, 10, 20]), 1, out)
     op.process_batch(_batch([1, 1, 1, 2], [5, 10, 19, 30]), 0, out)
