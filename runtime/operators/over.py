@@ -25,6 +25,8 @@ The output is the input columns followed by one column per call; insert-only.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,10 +35,15 @@ import pyarrow.compute as pc
 
 from runtime.batch import MIN_WATERMARK, data_columns, row_kinds, row_watermarks
 from runtime.checkpoint import format as state_format
+from runtime.expr.ir import Literal
 from runtime.graph import Node
 from runtime.operators._common import make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
-from runtime.operators.over_frames import SEQ, OverComputer, _epoch_ms
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.over_frames import SEQ, OverComputer, OverFrame, _epoch_ms
+from runtime.operators.rank_common import SortKey
+from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.plan_params import AggCallParams
+from runtime.plan_text import format_literal
 from runtime.state import KeyedStateBackend, create_backend
 
 SLOT = "__slot"
@@ -51,20 +58,35 @@ def _concat(tables: list[pa.Table]) -> pa.Table:
     return pa.concat_tables(tables, promote_options="permissive")
 
 
-@register_operator("OverAggregate")
+@dataclass(frozen=True)
+class OverAggregateParams(OperatorParams):
+    """One window group: `partition` (input columns), `order`, `frame` and the `calls`
+    (aggregates, ranking functions, LAG / LEAD with `params` offset / default, NTILE with
+    buckets) over it; `time_kind` the ORDER BY key's time attribute (ROWTIME | PROCTIME |
+    None, STREAMING); `updating`: recompute touched partitions and emit a retract diff (a
+    non-time ORDER BY or an updating input; beyond Flink)."""
+
+    partition: tuple[int, ...]
+    order: tuple[SortKey, ...]
+    frame: OverFrame
+    calls: tuple[AggCallParams, ...]
+    time_kind: str | None = None
+    updating: bool = False
+
+
 class OverAggregateOperator(Operator):
     checkpointing = "custom"
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        p = node.params
-        self.calls: list[dict[str, Any]] = list(p.get("calls") or [])
+        p = OverAggregateParams.of(node)
+        self.calls: list[AggCallParams] = list(p.calls)
         self.width = len(node.schema) - len(self.calls)
-        self.partition: list[int] = list(p.get("partition") or [])
-        self.order: list[list[Any]] = [list(o) for o in p.get("order") or []]
-        self.frame: dict[str, Any] = dict(p.get("frame") or {})
-        self.time_kind: str | None = p.get("time_kind")
-        self.computer = OverComputer(self.width, p)
+        self.partition: list[int] = list(p.partition)
+        self.order: list[SortKey] = list(p.order)
+        self.frame = p.frame
+        self.time_kind: str | None = p.time_kind
+        self.computer = OverComputer(self.width, p.partition, p.order, p.frame, p.calls)
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
         self.seq = 0
         self.pending: list[pa.Table] = []
@@ -72,7 +94,7 @@ class OverAggregateOperator(Operator):
         self.last_fired = np.zeros(0, dtype=np.int64)
         self.watermark = MIN_WATERMARK
         self.updating: Any = None
-        if p.get("updating") and not ctx.is_batch:
+        if p.updating and not ctx.is_batch:
             self._start_updating()
 
     def _start_updating(self) -> None:
@@ -84,7 +106,7 @@ class OverAggregateOperator(Operator):
     # ------------------------------------------------------------------ helpers
     @property
     def bounded(self) -> bool:
-        return self.frame.get("lower") is not None
+        return self.frame.lower is not None
 
     def _slots(self, data: pa.RecordBatch) -> np.ndarray:
         if not self.partition:
@@ -132,7 +154,7 @@ class OverAggregateOperator(Operator):
             self.pending.append(self._table(data, slots, ts, ts - 1))
             self._fire(now, out)
             return
-        ts_arr = _epoch_ms(data.column(self.order[0][0]))
+        ts_arr = _epoch_ms(data.column(self.order[0].index))
         ts = pc.fill_null(ts_arr, MIN_WATERMARK).to_numpy(zero_copy_only=False).astype(np.int64)
         wm = row_watermarks(batch)
         wm = np.full(n, self.watermark, dtype=np.int64) if wm is None else wm.astype(np.int64)
@@ -207,16 +229,16 @@ class OverAggregateOperator(Operator):
     def _retain(self, fired: pa.Table) -> None:
         """Keep the fired rows a later frame can still reach."""
         hist = _concat([self.history, fired]) if self.history is not None else fired
-        lower = self.frame.get("lower")
-        lags = [int((c.get("params") or {}).get("offset", 1)) for c in self.calls if c["name"] == "lag"]
-        aggs = [c for c in self.calls if c["name"] != "lag"]
+        lower = self.frame.lower
+        lags = [int(c.params.get("offset", 1)) for c in self.calls if c.name == "lag"]
+        aggs = [c for c in self.calls if c.name != "lag"]
         if aggs and lower is None:
             self.history = hist  # UNBOUNDED PRECEDING: every row stays in the frame
             return
         keep_rows = max(lags, default=0)
         keep_ms = None
         reach = -int(lower) if lower is not None else 0
-        if aggs and self.frame.get("kind") == "ROWS":
+        if aggs and self.frame.kind == "ROWS":
             keep_rows = max(keep_rows, reach)
         elif aggs:
             keep_ms = reach
@@ -267,3 +289,67 @@ class OverAggregateOperator(Operator):
         if d.get("updating") is not None:
             self._start_updating()
             self.updating.restore(d["updating"])
+
+
+# ---------------------------------------------------------------------- spec
+# OVER-only functions (the binder types them; the rest are aggregate functions).
+RANKING_FUNCTIONS = ("row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile")
+OFFSET_FUNCTIONS = ("lag", "lead")
+
+
+def over_call_text(c: AggCallParams, names: Sequence[str]) -> str:
+    """An OVER call Flink-style: `LAG(v, 2, 0)`, `NTILE(4)`, `COUNT(DISTINCT v)`."""
+    args = [names[i] for i in c.args]
+    params = c.params
+    if c.name in OFFSET_FUNCTIONS:
+        if params.get("offset") is not None and (params["offset"] != 1 or params.get("default") is not None):
+            args.append(str(params["offset"]))
+        default = params.get("default")
+        if default is not None:
+            args.append(format_literal(default) if isinstance(default, Literal) else str(default))
+    if c.name == "ntile" and params.get("buckets") is not None:
+        args = [str(params["buckets"])]
+    inner = ", ".join(args) if args else ("*" if c.name == "count" else "")
+    if c.distinct:
+        inner = "DISTINCT " + inner
+    return f"{c.name.upper()}({inner})"
+
+
+class OverAggregateSpec(OperatorSpec[OverAggregateParams]):
+    """OVER windows: one node per window group, keyed on the PARTITION BY columns."""
+
+    name = "OverAggregate"
+    params_type = OverAggregateParams
+    operator_class = OverAggregateOperator
+    input_distribution = KEYED
+    spark = SparkCapability(
+        True,
+        False,
+        "Batch: Spark window functions (ROW_NUMBER / RANK / DENSE_RANK / PERCENT_RANK / CUME_DIST / NTILE / LAG / "
+        "LEAD, COUNT / SUM / AVG / MIN / MAX / variance over ROWS or RANGE frames; a RANGE offset over a timestamp "
+        "is in milliseconds, peers included as in Flink). ROWS frames, ROW_NUMBER, NTILE and LAG / LEAD fail the "
+        "job when rows with equal ORDER BY keys differ (Flink orders them by arrival). No DISTINCT, FIRST_VALUE, "
+        "LAST_VALUE or LISTAGG (arrival order). Streaming: Structured Streaming has no OVER windows.",
+    )
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        if inputs[0].changelog_mode == "I" and not self.params(node).updating:
+            return "I"
+        return "I,UB,UA,D"
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        names = [f.name for f in node.inputs[0].fields]
+        parts = []
+        if p.partition:
+            parts.append(f"partitionBy=[{', '.join(names[i] for i in p.partition)}]")
+        order = [f"{names[k.index]} {'DESC' if k.descending else 'ASC'}" for k in p.order]
+        parts.append(f"orderBy=[{', '.join(order)}]")
+        parts.append(f"window=[ {p.frame.text()}]")
+        width = len(names)
+        calls = [f"{over_call_text(c, names)} AS {node.fields[width + i].name}" for i, c in enumerate(p.calls)]
+        parts.append(f"select=[{', '.join(names + calls)}]")
+        return parts
+
+
+OVER_AGGREGATE = register_spec(OverAggregateSpec())

@@ -18,14 +18,44 @@ Flink semantics that differ:
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.expr.ir import Literal
+from runtime.operators.rank_common import SortKey
+from runtime.plan_params import AggCallParams
 from runtime.types import DataType
+
+
+@dataclass(frozen=True)
+class OverFrame:
+    """ROWS or RANGE frame. Bounds are offsets from the current row (negative = PRECEDING,
+    0 = CURRENT ROW, positive = FOLLOWING; in ms for a RANGE over a time column, in order-key
+    units otherwise); None = UNBOUNDED (PRECEDING for `lower`, FOLLOWING for `upper`)."""
+
+    kind: str  # ROWS | RANGE
+    lower: int | None
+    upper: int | None
+
+    def text(self) -> str:
+        """Flink's rendering (`RANG` for unbounded RANGE frames is Flink's own spelling)."""
+
+        def bound(v: int | None, unbounded: str) -> str:
+            if v is None:
+                return f"UNBOUNDED {unbounded}"
+            if v == 0:
+                return "CURRENT ROW"
+            return f"{abs(v)} {'PRECEDING' if v < 0 else 'FOLLOWING'}"
+
+        kind = self.kind
+        if kind == "RANGE" and self.lower is None:
+            kind = "RANG"
+        return f"{kind} BETWEEN {bound(self.lower, 'PRECEDING')} AND {bound(self.upper, 'FOLLOWING')}"
+
 
 SEQ = "__seq"
 _RID = "__rid"
@@ -85,12 +115,19 @@ class OverComputer:
     """Evaluates one window group's calls with DuckDB. `width` is the number of input data
     columns; `partition`/`order`/`frame`/`calls` are the OverAggregate params."""
 
-    def __init__(self, width: int, params: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        width: int,
+        partition: Sequence[int],
+        order: Sequence[SortKey],
+        frame: OverFrame,
+        calls: Sequence[AggCallParams],
+    ) -> None:
         self.width = width
-        self.partition: list[int] = list(params.get("partition") or [])
-        self.order: list[list[Any]] = [list(o) for o in params.get("order") or []]
-        self.frame: dict[str, Any] = dict(params.get("frame") or {"kind": "ROWS", "lower": None, "upper": None})
-        self.calls: list[dict[str, Any]] = list(params.get("calls") or [])
+        self.partition: list[int] = list(partition)
+        self.order: list[SortKey] = list(order)
+        self.frame = frame
+        self.calls: list[AggCallParams] = list(calls)
         import duckdb  # deferred: start-up should not pay for DuckDB unless an OVER runs
 
         self.con = duckdb.connect()
@@ -101,8 +138,8 @@ class OverComputer:
         if self.partition:
             parts.append("PARTITION BY " + ", ".join(_q(f"c{i}") for i in self.partition))
         keys = []
-        for (_idx, asc, nulls_first), name in zip(self.order, order_cols, strict=True):
-            keys.append(f"{_q(name)} {'ASC' if asc else 'DESC'} NULLS {'FIRST' if nulls_first else 'LAST'}")
+        for k, name in zip(self.order, order_cols, strict=True):
+            keys.append(f"{_q(name)} {'DESC' if k.descending else 'ASC'} NULLS {'FIRST' if k.nulls_first else 'LAST'}")
         if tie_break:
             keys.append(f"{_q(SEQ)} ASC")
         if keys:
@@ -113,15 +150,13 @@ class OverComputer:
 
     def _frame_sql(self) -> str:
         f = self.frame
-        return (
-            f"{f['kind']} BETWEEN {_bound(f['lower'], 'PRECEDING', False)} AND {_bound(f['upper'], 'FOLLOWING', False)}"
-        )
+        return f"{f.kind} BETWEEN {_bound(f.lower, 'PRECEDING', False)} AND {_bound(f.upper, 'FOLLOWING', False)}"
 
-    def _call_sql(self, call: dict[str, Any], order_cols: list[str], types: list[pa.DataType]) -> list[str]:
-        name = call["name"]
-        args = [_q(f"c{i}") for i in call.get("args") or []]
-        params = call.get("params") or {}
-        rows_frame = self.frame["kind"] == "ROWS"
+    def _call_sql(self, call: AggCallParams, order_cols: list[str], types: list[pa.DataType]) -> list[str]:
+        name = call.name
+        args = [_q(f"c{i}") for i in call.args]
+        params = call.params
+        rows_frame = self.frame.kind == "ROWS"
         win = self._window(order_cols, rows_frame, self._frame_sql())
         if name in _PEERS:
             return [f"{name.upper()}() OVER {self._window(order_cols, False, None)}"]
@@ -133,14 +168,14 @@ class OverComputer:
             off = int(params.get("offset", 1))
             w = self._window(order_cols, True, None)
             return [f"{name.upper()}({args[0]}, {off}) OVER {w}", f"{name.upper()}(1, {off}) OVER {w}"]
-        distinct = "DISTINCT " if call.get("distinct") else ""
+        distinct = "DISTINCT " if call.distinct else ""
         if name == "count":
             inner = f"{distinct}{args[0]}" if args else "*"
             return [f"COUNT({inner}) OVER {win}"]
         if name == "sum0":
             return [f"COALESCE(SUM({distinct}{args[0]}) OVER {win}, 0)"]
         if name == "avg":
-            t = types[call["args"][0]]
+            t = types[call.args[0]]
             if _int_arrow(t):
                 return [f"SUM({distinct}{args[0]}) OVER {win}", f"COUNT({distinct}{args[0]}) OVER {win}"]
             return [f"AVG({distinct}{args[0]}) OVER {win}"]
@@ -156,7 +191,7 @@ class OverComputer:
         """One array per call for every row of `table` (input columns, then `__seq`)."""
         n = table.num_rows
         if n == 0:
-            return [pa.array([], type=_arrow(c["type"])) for c in self.calls]
+            return [pa.array([], type=_arrow(c.type)) for c in self.calls]
         cols: dict[str, pa.Array] = {}
         types = []
         for i in range(self.width):
@@ -165,9 +200,9 @@ class OverComputer:
             types.append(a.type)
         cols[SEQ] = table.column(SEQ).combine_chunks()
         cols[_RID] = pa.array(np.arange(n, dtype=np.int64))
-        order_cols = [f"c{o[0]}" for o in self.order]
-        ranged = self.frame["kind"] == "RANGE" and (self.frame["lower"] or self.frame["upper"])
-        if ranged and len(self.order) == 1 and pa.types.is_timestamp(types[self.order[0][0]]):
+        order_cols = [f"c{o.index}" for o in self.order]
+        ranged = self.frame.kind == "RANGE" and (self.frame.lower or self.frame.upper)
+        if ranged and len(self.order) == 1 and pa.types.is_timestamp(types[self.order[0].index]):
             cols[_ORD] = _epoch_ms(cols[order_cols[0]])
             order_cols = [_ORD]
         exprs: list[str] = []
@@ -203,10 +238,10 @@ def _cast(a: pa.Array, target: pa.DataType) -> pa.Array:
         return a
 
 
-def _finish(call: dict[str, Any], parts: list[pa.Array]) -> pa.Array:
+def _finish(call: AggCallParams, parts: list[pa.Array]) -> pa.Array:
     """The call's values in its Flink type from DuckDB's result columns."""
-    target = _arrow(call["type"])
-    name = call["name"]
+    target = _arrow(call.type)
+    name = call.name
     if name == "avg" and len(parts) == 2:
         s = parts[0].cast(pa.float64()).to_numpy(zero_copy_only=False)
         c = parts[1].to_numpy(zero_copy_only=False).astype(np.float64)
@@ -217,7 +252,7 @@ def _finish(call: dict[str, Any], parts: list[pa.Array]) -> pa.Array:
     if name in ("lag", "lead"):
         value, exists = parts
         value = _cast(value, target)
-        default = (call.get("params") or {}).get("default")
+        default = call.params.get("default")
         if default is None:
             return value
         dv = default.value if isinstance(default, Literal) else default

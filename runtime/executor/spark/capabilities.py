@@ -13,11 +13,17 @@ from runtime.executor.spark.types import SparkUnsupportedError, check_type
 from runtime.executor.spark.windowed import correlate_refusal, limit_refusal, over_refusal
 from runtime.graph import BATCH, JobGraph, Node
 from runtime.operators.calc import CalcParams
+from runtime.operators.interval_join import INTERVAL_JOIN, IntervalJoinParams
+from runtime.operators.join import JoinParams
+from runtime.operators.over import OverAggregateParams
+from runtime.operators.rank import RankParams, SortLimitParams
 from runtime.operators.rank_dedup import DeduplicateParams
 from runtime.operators.rank_sort import LimitParams
+from runtime.operators.rank_window import WindowRankParams
 from runtime.operators.spec import SparkCapability, all_specs, spec_for
 from runtime.operators.union import EXCHANGE
 from runtime.operators.values import VALUES
+from runtime.operators.window_join import WindowJoinParams
 from runtime.state.ttl import operator_ttl
 
 Capability = SparkCapability
@@ -63,40 +69,7 @@ CAPABILITIES: dict[str, Capability] = {
         "from `execution.checkpointing.dir`; a job killed and restarted with the same directory commits the "
         "output of an uninterrupted run, windowed jobs included), `print`, `blackhole` (Spark's `noop`).",
     ),
-    "Join": Capability(
-        True,
-        False,
-        "Batch: Spark joins (INNER / LEFT / RIGHT / FULL with the residual condition, SEMI / ANTI from IN / EXISTS, "
-        "a scalar subquery fails on a second row as in Flink). Streaming: regular joins retract earlier results; "
-        "Structured Streaming joins cannot.",
-    ),
-    "IntervalJoin": Capability(
-        True,
-        True,
-        "A join on the keys and `lower <= r.ts - l.ts <= upper` (batch: INNER / LEFT / RIGHT / FULL). Streaming: "
-        "INNER only, a stream-stream join in append mode over watermarked inputs, no other stateful operator in "
-        "the job; a bounded input with rows below the watermark is refused (outer joins: Spark emits the padded "
-        "rows in a later micro-batch, which a bounded query may never run).",
-    ),
-    "WindowJoin": Capability(
-        True,
-        False,
-        "Batch: a Spark join on window_start / window_end and the keys (INNER / LEFT / RIGHT / FULL / SEMI / ANTI). "
-        "Streaming: Flink joins each window once when the watermark closes it and drops late rows; a Structured "
-        "Streaming join emits per micro-batch and pads outer rows only in a later one: not mapped.",
-    ),
-    "TemporalJoin": Capability(False, False, "Spark has no event-time temporal join."),
-    "LookupJoin": Capability(False, False, "Not mapped."),
     "Expand": Capability(True, True, "GROUPING SETS / ROLLUP / CUBE: one projection per set, `unionByName`."),
-    "OverAggregate": Capability(
-        True,
-        False,
-        "Batch: Spark window functions (ROW_NUMBER / RANK / DENSE_RANK / PERCENT_RANK / CUME_DIST / NTILE / LAG / "
-        "LEAD, COUNT / SUM / AVG / MIN / MAX / variance over ROWS or RANGE frames; a RANGE offset over a timestamp "
-        "is in milliseconds, peers included as in Flink). ROWS frames, ROW_NUMBER, NTILE and LAG / LEAD fail the "
-        "job when rows with equal ORDER BY keys differ (Flink orders them by arrival). No DISTINCT, FIRST_VALUE, "
-        "LAST_VALUE or LISTAGG (arrival order). Streaming: Structured Streaming has no OVER windows.",
-    ),
     "Match": Capability(False, False, "Spark has no MATCH_RECOGNIZE."),
     "Correlate": Capability(
         True,
@@ -169,13 +142,21 @@ def check_graph(graph: JobGraph) -> None:
         for node in graph.nodes:
             if node.is_kind(VALUES):
                 raise _refuse(node, "Structured Streaming cannot combine a VALUES input with a stream")
-            if node.operator in _TTL_OPERATORS and any(operator_ttl(graph.config, node.params, i) for i in (0, 1)):
+            if _expires_state(node) and any(operator_ttl(graph.config, node.params, i) for i in (0, 1)):
                 raise _refuse(node, "state TTL (table.exec.state.ttl / STATE_TTL hint) has no Spark counterpart")
         _check_streaming_shape(graph)
 
 
-# Operators whose keyed state expires with state TTL (runtime/state/ttl.py).
-_TTL_OPERATORS = ("GroupAggregate", "GlobalGroupAggregate", "Join", "Deduplicate", "Rank", "SortLimit")
+# Operators whose keyed state expires with state TTL (runtime/state/ttl.py): kinds not yet
+# declared as specs by name, the others by their params class.
+_TTL_OPERATORS = ("GroupAggregate", "GlobalGroupAggregate")
+_TTL_PARAMS = (JoinParams, RankParams, DeduplicateParams, SortLimitParams)
+
+
+def _expires_state(node: Node) -> bool:
+    if isinstance(node.params, WindowRankParams):  # a RankParams whose state is per window
+        return False
+    return node.operator in _TTL_OPERATORS or isinstance(node.params, _TTL_PARAMS)
 
 
 def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
@@ -211,10 +192,10 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
                 raise _refuse(node, "CUMULATE windows have no Structured Streaming counterpart")
         if graph.node(node.inputs[0]).changelog_mode != "I":
             raise _refuse(node, "its input is a changelog (Spark aggregates insert-only input)")
-    elif node.operator in ("Join", "IntervalJoin"):
-        if p.get("condition") is not None:
-            check_expr(p["condition"], where)
-    elif node.operator == "OverAggregate":
+    elif isinstance(p, (JoinParams, IntervalJoinParams, WindowJoinParams)):
+        if p.condition is not None:
+            check_expr(p.condition, where)
+    elif isinstance(p, OverAggregateParams):
         reason = over_refusal(node)
         if reason:
             raise _refuse(node, reason)
@@ -227,9 +208,6 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
         reason = limit_refusal(node)
         if reason:
             raise _refuse(node, reason)
-    elif node.operator == "WindowJoin":
-        if p.get("condition") is not None:
-            check_expr(p["condition"], where)
     elif node.operator == "Expand":
         for proj in p["projects"]:
             for e in proj:
@@ -257,14 +235,17 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
 def _check_streaming_shape(graph: JobGraph) -> None:
     """Structured Streaming runs one output mode per query: an updating GroupAggregate may only
     be followed by projections up to the result; a windowed aggregate must be over a watermark."""
-    stateful = [n for n in graph.nodes if n.operator in ("GroupAggregate", "WindowAggregate", "IntervalJoin")]
+    stateful = [
+        n for n in graph.nodes if n.operator in ("GroupAggregate", "WindowAggregate") or n.is_kind(INTERVAL_JOIN)
+    ]
     for node in graph.nodes:
-        if node.operator != "IntervalJoin":
+        if not node.is_kind(INTERVAL_JOIN):
             continue
-        if node.params["kind"] != "INNER":
+        kind = IntervalJoinParams.of(node).kind
+        if kind != "INNER":
             # Spark emits an outer join's padded rows in the micro-batch after the watermark
             # passes; a bounded (availableNow) query can stop before that batch runs.
-            raise _refuse(node, f"a {node.params['kind']} interval join's padded rows are not emitted reliably")
+            raise _refuse(node, f"a {kind} interval join's padded rows are not emitted reliably")
         if len(stateful) > 1:
             raise _refuse(node, "Structured Streaming runs a stream-stream join with no other stateful operator here")
         for side in node.inputs:

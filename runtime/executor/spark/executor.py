@@ -38,6 +38,7 @@ from runtime.executor.spark.session import get_session
 from runtime.executor.spark.translate import HIDDEN, Translator, cname
 from runtime.executor.spark.types import to_layout
 from runtime.graph import BATCH, JobGraph, Node
+from runtime.operators.interval_join import INTERVAL_JOIN
 
 _DONE = object()
 
@@ -192,7 +193,7 @@ class SparkExecutor:
         from runtime.executor.spark.translate import watermark_delay_ms
 
         windows = [n.params["window"] for n in self.graph.nodes if n.operator == "WindowAggregate"]
-        joins = any(n.operator == "IntervalJoin" for n in self.graph.nodes)
+        joins = any(n.is_kind(INTERVAL_JOIN) for n in self.graph.nodes)
         if not windows and not joins:
             return  # stateless operators drop nothing in either engine
         spec = windows[0] if windows else None

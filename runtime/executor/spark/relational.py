@@ -17,10 +17,13 @@ from typing import Any
 from runtime.executor.spark.expressions import to_column
 from runtime.executor.spark.types import spark_type
 from runtime.graph import Node
+from runtime.operators.interval_join import IntervalJoinParams
+from runtime.operators.join import JoinParams
 from runtime.operators.rank import RankParams, SortLimitParams
 from runtime.operators.rank_common import SortKey
 from runtime.operators.rank_dedup import DeduplicateParams
 from runtime.operators.rank_sort import SortParams
+from runtime.types import DataType
 
 JOIN_HOW = {
     "INNER": "inner",
@@ -60,12 +63,20 @@ class RelationalMixin:
         left = left.select(*[left[f"c{i}"] for i in range(lw)])
         return left, right, lw, rw
 
-    def _key_condition(self, left: Any, right: Any, node: Node) -> Any:
-        p = node.params
+    def _key_condition(
+        self,
+        left: Any,
+        right: Any,
+        left_keys: Sequence[int],
+        right_keys: Sequence[int],
+        key_types: Sequence[DataType | None] = (),
+        null_safe: Sequence[bool] = (),
+    ) -> Any:
+        """The equi-key condition (keys compared in `key_types`, NULL-safe where flagged)."""
         cond = None
-        types = p.get("key_types") or [None] * len(p["left_keys"])
-        null_safe = p.get("null_safe") or [False] * len(p["left_keys"])
-        for lk, rk, t, ns in zip(p["left_keys"], p["right_keys"], types, null_safe, strict=True):
+        types = key_types or [None] * len(left_keys)
+        null_safe = null_safe or [False] * len(left_keys)
+        for lk, rk, t, ns in zip(left_keys, right_keys, types, null_safe, strict=True):
             lc, rc = left[f"c{lk}"], right[_rname(rk)]
             if t is not None:
                 lc, rc = lc.cast(spark_type(t)), rc.cast(spark_type(t))
@@ -81,20 +92,20 @@ class RelationalMixin:
 
     def _Join(self, node: Node) -> Any:  # noqa: N802 - operator names
         F = self.F  # noqa: N806
-        p = node.params
+        p = JoinParams.of(node)
         left, right, lw, rw = self._sides(node)
-        if p.get("single_row_right"):  # scalar subquery: Flink fails on a second row
+        if p.single_row_right:  # scalar subquery: Flink fails on a second row
             from pyspark.sql import Window
 
             n = F.count(F.lit(1)).over(Window.partitionBy())
             msg = F.lit("Scalar subquery returned more than one row")
             right = right.filter(F.when(n > 1, F.raise_error(msg).cast("boolean")).otherwise(F.lit(True)))
-        cond = self._key_condition(left, right, node)
-        if p.get("condition") is not None:
+        cond = self._key_condition(left, right, p.left_keys, p.right_keys, p.key_types, p.null_safe)
+        if p.condition is not None:
             cols = [left[f"c{i}"] for i in range(lw)] + [right[_rname(i)] for i in range(rw)]
-            residual = to_column(p["condition"], cols, self.ctx)
+            residual = to_column(p.condition, cols, self.ctx)
             cond = residual if cond is None else cond & residual
-        how = JOIN_HOW[p["join_type"]]
+        how = JOIN_HOW[p.join_type]
         if cond is None:
             joined = left.crossJoin(right) if how == "inner" else left.join(right, F.lit(True), how)
         else:
@@ -105,19 +116,19 @@ class RelationalMixin:
         """`lower_ms <= r.ts - l.ts <= upper_ms` as interval arithmetic Spark's stream-stream
         join recognises as a time bound (it drops state below the watermarks with it)."""
         F = self.F  # noqa: N806
-        p = node.params
+        p = IntervalJoinParams.of(node)
         left, right, lw, rw = self._sides(node)
-        lt, rt = left[f"c{p['left_time']}"], right[_rname(p["right_time"])]
-        lo = F.expr(f"INTERVAL {int(p['lower_ms'])} MILLISECONDS")
-        hi = F.expr(f"INTERVAL {int(p['upper_ms'])} MILLISECONDS")
-        cond = self._key_condition(left, right, node)
+        lt, rt = left[f"c{p.left_time}"], right[_rname(p.right_time)]
+        lo = F.expr(f"INTERVAL {p.lower_ms} MILLISECONDS")
+        hi = F.expr(f"INTERVAL {p.upper_ms} MILLISECONDS")
+        cond = self._key_condition(left, right, p.left_keys, p.right_keys)
         bounds = (rt >= lt + lo) & (rt <= lt + hi)
         cond = bounds if cond is None else cond & bounds
-        if p.get("condition") is not None:
+        if p.condition is not None:
             cols = [left[f"c{i}"] for i in range(lw)] + [right[_rname(i)] for i in range(rw)]
-            cond = cond & to_column(p["condition"], cols, self.ctx)
-        joined = left.join(right, cond, JOIN_HOW[p["kind"]])
-        return self._join_output(joined, node, lw, rw, p["kind"] in ("SEMI", "ANTI"))
+            cond = cond & to_column(p.condition, cols, self.ctx)
+        joined = left.join(right, cond, JOIN_HOW[p.kind])
+        return self._join_output(joined, node, lw, rw, p.kind in ("SEMI", "ANTI"))
 
     # ------------------------------------------------------------------ order
     def _sort_cols(self, df: Any, order: Sequence[SortKey]) -> list[Any]:

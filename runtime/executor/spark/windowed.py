@@ -17,10 +17,13 @@ from runtime.executor.spark.expressions import literal, to_column
 from runtime.executor.spark.types import SparkUnsupportedError, spark_type
 from runtime.expr.ir import Literal
 from runtime.graph import Node
+from runtime.operators.over import OverAggregateParams
 from runtime.operators.rank import SortLimitParams
 from runtime.operators.rank_common import SortKey
 from runtime.operators.rank_sort import SORT, LimitParams, SortParams
 from runtime.operators.union import EXCHANGE
+from runtime.operators.window_join import WindowJoinParams
+from runtime.plan_params import AggCallParams
 
 # OVER calls whose value for a row depends on how ties on the ORDER BY keys are broken.
 TIE_BREAK_CALLS = {"row_number", "ntile", "lag", "lead"}
@@ -38,20 +41,20 @@ OVER_CALLS = TIE_BREAK_CALLS | PEER_CALLS | OVER_AGGS
 
 def over_refusal(node: Node) -> str | None:
     """Why an OverAggregate cannot run on Spark with the local runner's semantics (None if it can)."""
-    p = node.params
-    frame = p.get("frame") or {}
-    for c in p.get("calls") or []:
-        if c["name"] not in OVER_CALLS:
-            return f"OVER function {c['name'].upper()} is not mapped to Spark"
-        if c.get("distinct"):
+    p = OverAggregateParams.of(node)
+    frame = p.frame
+    for c in p.calls:
+        if c.name not in OVER_CALLS:
+            return f"OVER function {c.name.upper()} is not mapped to Spark"
+        if c.distinct:
             return "DISTINCT aggregates over a window have no Spark counterpart"
-    if not p.get("order") and (frame.get("lower") is not None or frame.get("upper") is not None):
+    if not p.order and (frame.lower is not None or frame.upper is not None):
         return "a bounded frame without ORDER BY"
-    ranged = frame.get("kind") == "RANGE" and any(frame.get(b) not in (None, 0) for b in ("lower", "upper"))
+    ranged = frame.kind == "RANGE" and any(b not in (None, 0) for b in (frame.lower, frame.upper))
     if ranged:
-        if len(p["order"]) != 1:
+        if len(p.order) != 1:
             return "a RANGE frame with an offset needs exactly one ORDER BY key"
-        if any(not isinstance(frame.get(b), (int, type(None))) for b in ("lower", "upper")):
+        if any(not isinstance(b, (int, type(None))) for b in (frame.lower, frame.upper)):
             return "a RANGE offset that is not a whole number (of milliseconds)"
     return None
 
@@ -112,58 +115,57 @@ class WindowedMixin:
         from pyspark.sql import Window
 
         F = self.F  # noqa: N806
-        p = node.params
-        frame = p.get("frame") or {"kind": "ROWS", "lower": None, "upper": None}
-        order = [{"index": o[0], "descending": not o[1], "nulls_first": bool(o[2])} for o in p.get("order") or []]
-        part = [src[f"c{i}"] for i in p.get("partition") or []]
+        p = OverAggregateParams.of(node)
+        frame = p.frame
+        order = p.order
+        part = [src[f"c{i}"] for i in p.partition]
         order_cols = self._sort_cols(src, order)
         base = Window.partitionBy(*part)
         ordered = base.orderBy(*order_cols) if order_cols else base
-        lo, hi = frame.get("lower"), frame.get("upper")
+        lo, hi = frame.lower, frame.upper
         start = Window.unboundedPreceding if lo is None else int(lo)
         end = Window.unboundedFollowing if hi is None else int(hi)
         if not order_cols:
             framed = base  # the whole partition
-        elif frame["kind"] == "ROWS":
+        elif frame.kind == "ROWS":
             framed = ordered.rowsBetween(start, end)
         elif lo in (None, 0) and hi in (None, 0):
             framed = ordered.rangeBetween(start, end)  # peers included, as in Flink
         else:  # RANGE with an offset: over the key itself, timestamps as epoch milliseconds
             o = order[0]
-            key = src[f"c{o['index']}"]
-            if self.graph.node(node.inputs[0]).schema[o["index"]].type.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+            key = src[f"c{o.index}"]
+            if self.graph.node(node.inputs[0]).schema[o.index].type.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
                 key = F.unix_millis(key)
-            if o["descending"]:
-                k = key.desc_nulls_first() if o["nulls_first"] else key.desc_nulls_last()
+            if o.descending:
+                k = key.desc_nulls_first() if o.nulls_first else key.desc_nulls_last()
             else:
-                k = key.asc_nulls_first() if o["nulls_first"] else key.asc_nulls_last()
+                k = key.asc_nulls_first() if o.nulls_first else key.asc_nulls_last()
             framed = base.orderBy(k).rangeBetween(start, end)
-        return ordered, framed, part, [src[f"c{o['index']}"] for o in order]
+        return ordered, framed, part, [src[f"c{o.index}"] for o in order]
 
     def _OverAggregate(self, node: Node) -> Any:  # noqa: N802 - operator names
         """Spark window functions; ROWS frames, ROW_NUMBER, NTILE and LAG / LEAD are guarded
         against ties among different rows (see the module doc), RANGE frames see peers."""
-        p = node.params
+        p = OverAggregateParams.of(node)
         src = self.df(node.inputs[0])
         n = self.width(node.inputs[0])
-        frame = p.get("frame") or {"kind": "ROWS", "lower": None, "upper": None}
-        whole = frame.get("lower") is None and frame.get("upper") is None
+        frame = p.frame
+        whole = frame.lower is None and frame.upper is None
         sensitive = any(
-            c["name"] in TIE_BREAK_CALLS or (frame["kind"] == "ROWS" and not whole and c["name"] in OVER_AGGS)
-            for c in p["calls"]
+            c.name in TIE_BREAK_CALLS or (frame.kind == "ROWS" and not whole and c.name in OVER_AGGS) for c in p.calls
         )
         if sensitive:
             _, _, part, keys = self._over_windows(node, src)
             src = self._tie_guard(src, node, part, keys, n, "rows with equal ORDER BY keys differ")
         ordered, framed, _, _ = self._over_windows(node, src)
-        cols = [self._over_call(c, src, ordered, framed).cast(spark_type(c["type"])) for c in p["calls"]]
+        cols = [self._over_call(c, src, ordered, framed).cast(spark_type(c.type)) for c in p.calls]
         return src.select(*[src[f"c{i}"] for i in range(n)], *[c.alias(f"c{n + j}") for j, c in enumerate(cols)])
 
-    def _over_call(self, call: dict[str, Any], src: Any, ordered: Any, framed: Any) -> Any:
+    def _over_call(self, call: AggCallParams, src: Any, ordered: Any, framed: Any) -> Any:
         F = self.F  # noqa: N806
-        name = call["name"]
-        params = call.get("params") or {}
-        args = [src[f"c{i}"] for i in call.get("args") or []]
+        name = call.name
+        params = call.params
+        args = [src[f"c{i}"] for i in call.args]
         if name in ("row_number", "rank", "dense_rank", "percent_rank", "cume_dist"):
             return getattr(F, name)().over(ordered)
         if name == "ntile":
@@ -177,10 +179,8 @@ class WindowedMixin:
                 return fn(args[0], off).over(ordered)
             # Spark's default, like Flink's, replaces only a missing row (not a NULL value).
             exists = fn(F.lit(1), off).over(ordered)
-            fill = literal(dv, call["type"])
-            return F.when(exists.isNull(), fill).otherwise(
-                fn(args[0], off).over(ordered).cast(spark_type(call["type"]))
-            )
+            fill = literal(dv, call.type)
+            return F.when(exists.isNull(), fill).otherwise(fn(args[0], off).over(ordered).cast(spark_type(call.type)))
         x = args[0] if args else F.lit(1)
         if name == "count":
             return F.count(x).over(framed)
@@ -189,7 +189,7 @@ class WindowedMixin:
         if name == "sum0":
             return F.coalesce(F.sum(x).over(framed), F.lit(0))
         if name == "avg":
-            if call["type"].is_integer:  # Flink: SUM / COUNT in the integer type, truncated
+            if call.type.is_integer:  # Flink: SUM / COUNT in the integer type, truncated
                 return F.call_function("div", F.sum(x).over(framed), F.count(x).over(framed))
             return F.avg(x).over(framed)
         if name in ("min", "max"):
@@ -213,18 +213,18 @@ class WindowedMixin:
         """Batch: an equi-join on window_start, window_end and the keys (NULL keys never match)."""
         from runtime.executor.spark.relational import JOIN_HOW
 
-        p = node.params
+        p = WindowJoinParams.of(node)
         left, right, lw, rw = self._sides(node)
         cond = None
-        pairs = list(zip(p["left_window"], p["right_window"], strict=True))
-        pairs += list(zip(p["left_keys"], p["right_keys"], strict=True))
+        pairs = list(zip(p.left_window, p.right_window, strict=True))
+        pairs += list(zip(p.left_keys, p.right_keys, strict=True))
         for lk, rk in pairs:
             c = left[f"c{lk}"] == right[f"r{rk}"]
             cond = c if cond is None else cond & c
-        if p.get("condition") is not None:
+        if p.condition is not None:
             cols = [left[f"c{i}"] for i in range(lw)] + [right[f"r{i}"] for i in range(rw)]
-            cond = cond & to_column(p["condition"], cols, self.ctx)
-        how = JOIN_HOW[p["kind"]]
+            cond = cond & to_column(p.condition, cols, self.ctx)
+        how = JOIN_HOW[p.kind]
         joined = left.join(right, cond, how)
         return self._join_output(joined, node, lw, rw, how in ("left_semi", "left_anti"))
 

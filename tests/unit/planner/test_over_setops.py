@@ -102,14 +102,14 @@ def test_streaming_rejects_two_windows_and_lead() -> None:
 def test_streaming_over_is_insert_only_on_rowtime() -> None:
     pq = plan("SELECT k, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t")
     over = next(n for n in pq.graph.nodes if n.operator == "OverAggregate")
-    assert over.changelog_mode == "I" and over.params["time_kind"] == "ROWTIME"
-    assert not over.params["updating"]
+    assert over.changelog_mode == "I" and over.params.time_kind == "ROWTIME"
+    assert not over.params.updating
 
 
 def test_non_time_order_is_recompute_mode_beyond_flink() -> None:
     pq = plan("SELECT s, SUM(n) OVER (PARTITION BY s ORDER BY n) FROM a")
     over = next(n for n in pq.graph.nodes if n.operator == "OverAggregate")
-    assert over.params["updating"] and over.changelog_mode == "I,UB,UA,D"
+    assert over.params.updating and over.changelog_mode == "I,UB,UA,D"
 
 
 def test_set_operations_bind_with_widening_and_precedence() -> None:

@@ -10,6 +10,10 @@ from runtime.batch import MAX_WATERMARK, MIN_WATERMARK, with_system_columns
 from runtime.expr.ir import Literal
 from runtime.graph import BATCH, STREAMING, Node
 from runtime.operators.base import OperatorContext, Output, create_operator
+from runtime.operators.over import OVER_AGGREGATE, OverAggregateParams
+from runtime.operators.over_frames import OverFrame
+from runtime.operators.rank_common import SortKey
+from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, INT, STRING, TIMESTAMP, Field
 
 IN = (Field("ts", TIMESTAMP(3).as_time_attr("ROWTIME")), Field("k", STRING()), Field("v", INT()))
@@ -18,21 +22,18 @@ SEC = 1000
 
 def _node(calls, frame, mode="I", updating=False, order=None, out_types=None):
     schema = IN + tuple(Field(f"w0$o{i}", c["type"]) for i, c in enumerate(calls))
-    return Node(
-        1,
-        "OverAggregate",
-        (0,),
-        schema,
-        {
-            "partition": [1],
-            "order": order or [[0, True, True]],
-            "frame": frame,
-            "calls": calls,
-            "time_kind": None if updating else "ROWTIME",
-            "updating": updating,
-        },
-        changelog_mode=mode,
+    params = OverAggregateParams(
+        partition=(1,),
+        order=tuple(SortKey(i, not asc, nulls_first) for i, asc, nulls_first in (order or [[0, True, True]])),
+        frame=OverFrame(**frame),
+        calls=tuple(
+            AggCallParams(c["name"], tuple(c["args"]), c["type"], c["distinct"], c["filter"], c["params"])
+            for c in calls
+        ),
+        time_kind=None if updating else "ROWTIME",
+        updating=updating,
     )
+    return Node(1, OVER_AGGREGATE.name, (0,), schema, params, changelog_mode=mode)
 
 
 def _call(name, args, t, **params):
