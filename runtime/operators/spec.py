@@ -314,7 +314,11 @@ def decode_value(v: Any, hint: Any) -> Any:
         args = typing.get_args(hint)
         val = args[1] if len(args) == 2 else Any
         return {k: decode_value(x, val) for k, x in v.items()}
+    if hint in (DataType, Field):
+        return v if isinstance(v, hint) else decode_untyped(v)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        if isinstance(v, hint):
+            return v
         if not isinstance(v, dict):
             raise ValueError(f"{hint.__name__}: expected an object, got {v!r}")
         hints = _hints(hint)
