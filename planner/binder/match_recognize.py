@@ -24,11 +24,12 @@ from planner.binder.query import BindContext
 from planner.binder.scope import Scope, ScopeColumn, error
 from planner.binder.types import plain
 from planner.errors import SqlValidationError, UnsupportedSqlError
-from planner.logical import AggCall, LogicalNode
-from planner.rules.match import LogicalMatch, PatternElement
+from planner.logical import LogicalNode
+from planner.rules.match import LogicalMatch, MatchSlot, PatternElement
 from runtime.aggregates.types import infer_aggregate
 from runtime.expr.ir import Expr, InputRef, Literal
 from runtime.functions.registry import FunctionTypeError
+from runtime.plan_params import AggCallParams
 from runtime.types import DataType, Field
 
 _PATTERN_TOKEN = re.compile(
@@ -104,14 +105,15 @@ class _Rewriter:
         self.variables = variables
         self.sql = sql
         self.time_index = time_index
-        self.slots: list[dict[str, Any]] = []
+        self.slots: list[MatchSlot] = []
         self.n = len(scope.columns)
 
     def _slot(self, spec: dict[str, Any]) -> exp.Column:
+        slot = MatchSlot(spec["kind"], spec["var"], spec["col"], int(spec["offset"]), spec["type"], spec.get("agg"))
         for j, s in enumerate(self.slots):
-            if s == spec:
+            if s == slot:
                 return exp.column(f"__mr{j}")
-        self.slots.append(spec)
+        self.slots.append(slot)
         return exp.column(f"__mr{len(self.slots) - 1}")
 
     def _column(self, node: exp.Expression, what: str) -> tuple[str | None, InputRef]:
@@ -201,13 +203,13 @@ class _Rewriter:
             t = infer_aggregate(name, arg_types)
         except FunctionTypeError as e:
             raise error(SqlValidationError, str(e), n, self.sql) from None
-        call = AggCall(name, (0,) if col is not None else (), t).to_param()
+        call = AggCallParams(name, (0,) if col is not None else (), t)
         return self._slot({"kind": "agg", "var": var, "col": col, "offset": 0, "agg": call, "type": t})
 
 
 def _bind(rw: _Rewriter, node: exp.Expression, in_measures: bool, clause: str) -> Expr:
     rewritten = rw.rewrite(node, in_measures)
-    cols = list(rw.scope.columns) + [ScopeColumn(None, f"__mr{j}", rw.n + j, s["type"]) for j, s in enumerate(rw.slots)]
+    cols = list(rw.scope.columns) + [ScopeColumn(None, f"__mr{j}", rw.n + j, s.type) for j, s in enumerate(rw.slots)]
     return ExprBinder(Scope(cols, rw.sql), rw.sql, clause=clause).bind(rewritten)
 
 

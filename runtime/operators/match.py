@@ -13,6 +13,8 @@ partitions of one flush and over each partition's rows is in Python (see there).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,10 +23,21 @@ import pyarrow.compute as pc
 
 from runtime.batch import MIN_WATERMARK, data_columns, row_watermarks
 from runtime.checkpoint import format as state_format
+from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
-from runtime.operators.match_nfa import Element, Navigator, PartitionState, PatternMatcher, Thread
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.match_nfa import MatchSlot, Navigator, PartitionState, PatternElement, PatternMatcher, Thread
+from runtime.operators.spec import (
+    KEYED,
+    OperatorParams,
+    OperatorSpec,
+    PlanRefusedError,
+    PlanView,
+    SparkCapability,
+    register_spec,
+)
+from runtime.plan_text import format_expr
 from runtime.state import KeyedStateBackend, create_backend
 
 _COMPACT_ROWS = 4096
@@ -40,24 +53,60 @@ def _as_int64(arr: pa.Array) -> np.ndarray:
     return np.asarray(pc.fill_null(arr.cast(pa.int64()), np.iinfo(np.int64).min).to_numpy(zero_copy_only=False))
 
 
-@register_operator("Match")
+@dataclass(frozen=True)
+class MatchOrderKey:
+    """An ORDER BY key of MATCH_RECOGNIZE (the first is the time attribute)."""
+
+    index: int
+    desc: bool
+
+
+@dataclass(frozen=True)
+class MatchAfter:
+    """AFTER MATCH SKIP: `kind` PAST_LAST_ROW | TO_NEXT_ROW | TO_FIRST | TO_LAST (`var`)."""
+
+    kind: str
+    var: str | None = None
+
+
+@dataclass(frozen=True)
+class MatchParams(OperatorParams):
+    """MATCH_RECOGNIZE, ONE ROW PER MATCH: rows of each partition (`partition_keys`) in
+    `order_keys` order (the first one the time attribute `time_index`, a proctime when
+    `proctime`) are matched against `pattern`; `define` (variable, condition) and
+    `measures` are IR over the extended row (the input's columns, then the navigation
+    `slots`); `after` the skip strategy; `within_ms` the WITHIN interval."""
+
+    partition_keys: tuple[int, ...]
+    order_keys: tuple[MatchOrderKey, ...]
+    time_index: int | None
+    proctime: bool
+    pattern: tuple[PatternElement, ...]
+    define: tuple[tuple[str, Expr], ...]
+    measures: tuple[Expr, ...]
+    slots: tuple[MatchSlot, ...]
+    after: MatchAfter
+    within_ms: int | None = None
+    rows_per_match: str = "ONE"
+
+
 class MatchOperator(Operator):
     checkpointing = "custom"  # partition index, NFA threads, row store, pending rows
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        p = node.params
-        self.partition_keys: list[int] = list(p.get("partition_keys") or [])
-        self.order_keys: list[dict[str, Any]] = list(p.get("order_keys") or [])
-        self.time_index: int = int(p["time_index"])
-        self.proctime = bool(p.get("proctime")) and not ctx.is_batch
-        self.pattern = [Element(e["var"], e["min"], e["max"], e["greedy"]) for e in p["pattern"]]
-        self.define: dict[str, Any] = dict(p.get("define") or {})
-        self.measures = list(p.get("measures") or [])
-        self.slots = list(p.get("slots") or [])
-        after = p.get("after") or {"kind": "PAST_LAST_ROW", "var": None}
-        self.after = (after["kind"], after.get("var"))
-        self.within = p.get("within_ms")
+        p = MatchParams.of(node)
+        self.partition_keys: list[int] = list(p.partition_keys)
+        self.order_keys: list[MatchOrderKey] = list(p.order_keys)
+        assert p.time_index is not None, "MATCH_RECOGNIZE orders by a time attribute"
+        self.time_index: int = p.time_index
+        self.proctime = p.proctime and not ctx.is_batch
+        self.pattern = list(p.pattern)
+        self.define: dict[str, Expr] = dict(p.define)
+        self.measures = list(p.measures)
+        self.slots = list(p.slots)
+        self.after = (p.after.kind, p.after.var)
+        self.within = p.within_ms
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
         self.parts: dict[int, PartitionState] = {}
         self.batches: list[pa.RecordBatch] = []
@@ -147,8 +196,8 @@ class MatchOperator(Operator):
         keys: list[tuple[str, str]] = [("p", "ascending"), ("t", "ascending")]
         rel = pa.array(ids - self.base)
         for j, k in enumerate(self.order_keys[1:]):
-            cols[f"k{j}"] = store.column(k["index"]).take(rel)
-            keys.append((f"k{j}", "descending" if k["desc"] else "ascending"))
+            cols[f"k{j}"] = store.column(k.index).take(rel)
+            keys.append((f"k{j}", "descending" if k.desc else "ascending"))
         cols["id"] = ids
         keys.append(("id", "ascending"))
         table = pa.table(cols)
@@ -250,3 +299,62 @@ class MatchOperator(Operator):
         self.watermark = d["watermark"]
         if d["n_cols"]:
             self._ensure_matcher(d["n_cols"])
+
+
+# ---------------------------------------------------------------------- spec
+_AFTER_TEXT = {
+    "PAST_LAST_ROW": "SKIP PAST LAST ROW",
+    "TO_NEXT_ROW": "SKIP TO NEXT ROW",
+    "TO_FIRST": "SKIP TO FIRST {}",
+    "TO_LAST": "SKIP TO LAST {}",
+}
+
+
+def match_explain_parts(p: MatchParams, in_names: Sequence[str], out_names: Sequence[str]) -> list[str]:
+    """The `key=[value]` parts of Flink's Match line (also the planner's LogicalMatch line,
+    with `$i` input names)."""
+    ext = list(in_names) + [s.display(in_names) for s in p.slots]
+    n_part = len(p.partition_keys)
+    measures = [f"{format_expr(e, ext)} AS {name}" for e, name in zip(p.measures, out_names[n_part:], strict=True)]
+    order = [f"{in_names[k.index]} {'DESC' if k.desc else 'ASC'}" for k in p.order_keys]
+    pattern = " ".join(e.text() for e in p.pattern)
+    after = _AFTER_TEXT[p.after.kind].format(p.after.var)
+    parts = [
+        f"partitionBy=[{', '.join(in_names[i] for i in p.partition_keys)}]",
+        f"orderBy=[{', '.join(order)}]",
+        f"measures=[{', '.join(measures)}]",
+        "rowsPerMatch=[ONE ROW PER MATCH]",
+        f"after=[{after}]",
+        f"pattern=[{pattern}]",
+    ]
+    if p.within_ms is not None:
+        parts.append(f"within=[{p.within_ms} ms]")
+    define = [f"{v}={format_expr(e, ext)}" for v, e in p.define]
+    parts.append(f"define=[{', '.join(define)}]")
+    return parts
+
+
+class MatchSpec(OperatorSpec[MatchParams]):
+    """MATCH_RECOGNIZE over an insert-only input, keyed on PARTITION BY; insert-only output."""
+
+    name = "Match"
+    params_type = MatchParams
+    operator_class = MatchOperator
+    input_distribution = KEYED
+    spark = SparkCapability(False, False, "Spark has no MATCH_RECOGNIZE.")
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        if inputs and inputs[0].changelog_mode != "I":
+            below = inputs[0].inputs
+            producer = below[0].operator if below else "input"
+            raise PlanRefusedError(
+                f"Match Recognize doesn't support consuming update changes which is produced by node {producer}"
+            )
+        return "I"
+
+    def explain(self, node: PlanView) -> list[str]:
+        in_names = [f.name for f in node.inputs[0].fields]
+        return match_explain_parts(self.params(node), in_names, [f.name for f in node.fields])
+
+
+MATCH = register_spec(MatchSpec())

@@ -15,14 +15,14 @@ matching is sequential), and building navigation indices is per candidate thread
 DEFINE conditions are evaluated vectorized: a condition that reads only the current row
 is computed once per flush over all flushed rows; one with navigations (PREV, A.col,
 FIRST/LAST, aggregates) is computed per row step for all candidate threads at once.
-Navigation slots (see `planner.rules.match`) are gathered with Arrow `take`, aggregates
+Navigation slots (`MatchSlot`) are gathered with Arrow `take`, aggregates
 through the shared `AggregateSet` (so types and semantics equal GROUP BY's).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -32,15 +32,71 @@ from runtime.aggregates.aggset import AggregateSet
 from runtime.checkpoint.format import register_state_type
 from runtime.expr.ir import Expr, input_refs
 from runtime.functions.registry import EvalContext
+from runtime.operators.spec import plain_params
+from runtime.plan_params import AggCallParams
+from runtime.types import DataType
 
 
 @register_state_type
 @dataclass(frozen=True)
-class Element:
+class PatternElement:
+    """One pattern variable with its quantifier: `max` None = unbounded."""
+
     var: str
     min: int
     max: int | None
     greedy: bool
+
+    def text(self) -> str:
+        """The variable as the PATTERN clause spells it (`A`, `B+`, `C{2,}?`)."""
+        if self.min == 1 and self.max == 1:
+            q = ""
+        elif self.min == 0 and self.max is None:
+            q = "*"
+        elif self.min == 1 and self.max is None:
+            q = "+"
+        elif self.min == 0 and self.max == 1:
+            q = "?"
+        elif self.max is None:
+            q = f"{{{self.min},}}"
+        elif self.min == self.max:
+            q = f"{{{self.min}}}"
+        else:
+            q = f"{{{self.min},{self.max}}}"
+        return self.var + q + ("" if self.greedy or not q else "?")
+
+
+@dataclass(frozen=True)
+class MatchSlot:
+    """A navigation slot: DEFINE / MEASURES expressions read slot j as column `n + j` of an
+    extended row. `kind` prev | first | last | rowtime | agg; `var` the pattern variable
+    (None: all rows of the match); `col` the input column (None: `*` of an aggregate);
+    `offset` PREV's / FIRST's / LAST's; `type` the slot's type; `agg` the aggregate call
+    (over column 0 of the gathered values) of an `agg` slot."""
+
+    kind: str
+    var: str | None
+    col: int | None
+    offset: int
+    type: DataType
+    agg: AggCallParams | None = None
+
+    def display(self, names: Sequence[str]) -> str:
+        """How EXPLAIN shows the slot (`PREV(price, 1)`, `LAST(A.price, 0)`, `SUM(A.price)`)."""
+        col = names[self.col] if self.col is not None else "*"
+        var = self.var
+        qual = f"{var}.{col}" if var else col
+        if self.kind == "prev":
+            return f"PREV({col}, {self.offset})"
+        if self.kind == "rowtime":
+            return "MATCH_ROWTIME()"
+        if self.kind == "last" and self.offset == 0:
+            return qual if var else f"LAST({col}, 0)"
+        if self.kind in ("first", "last"):
+            return f"{self.kind.upper()}({qual}, {self.offset})"
+        assert self.agg is not None
+        inner = qual if self.col is not None else (f"{var}.*" if var else "*")
+        return f"{self.agg.name.upper()}({inner})"
 
 
 @register_state_type
@@ -73,7 +129,7 @@ class Navigator:
     """Computes navigation slots and evaluates extended-row expressions over a row store
     (a `pa.Table` whose row `id - base` is the row with store id `id`)."""
 
-    def __init__(self, pattern: list[Element], slots: list[dict[str, Any]], n_cols: int) -> None:
+    def __init__(self, pattern: list[PatternElement], slots: Sequence[MatchSlot], n_cols: int) -> None:
         self.pattern = pattern
         self.slots = slots
         self.n = n_cols
@@ -95,7 +151,7 @@ class Navigator:
 
     def slot_array(self, j: int, seqs: list[Seq]) -> pa.Array:
         s = self.slots[j]
-        kind, var, off = s["kind"], s.get("var"), int(s.get("offset") or 0)
+        kind, var, off = s.kind, s.var, s.offset
         k = len(seqs)
         if kind == "agg":
             return self._aggregate(s, seqs)
@@ -110,10 +166,11 @@ class Navigator:
                 sel = self._select(rows, labels, var)
                 i = len(sel) - 1 - off if kind == "last" else off
                 ids[c] = sel[i] if 0 <= i < len(sel) else -1
-        return self._take(s["col"], ids)
+        assert s.col is not None
+        return self._take(s.col, ids)
 
-    def _aggregate(self, s: dict[str, Any], seqs: list[Seq]) -> pa.Array:
-        var, col = s.get("var"), s.get("col")
+    def _aggregate(self, s: MatchSlot, seqs: list[Seq]) -> pa.Array:
+        var, col = s.var, s.col
         owner: list[int] = []
         flat: list[int] = []
         for c, (rows, labels) in enumerate(seqs):
@@ -122,7 +179,7 @@ class Navigator:
             flat.extend(sel)
         ids = np.asarray(flat, dtype=np.int64)
         values = self._take(col if col is not None else 0, ids)
-        call = dict(s["agg"])
+        call = plain_params(s.agg)  # the aggregate set takes the call's plain form
         aggset = AggregateSet([call], [values.type], retract=False)
         aggset.grow(len(seqs))
         batch = pa.RecordBatch.from_arrays([values], names=["v"])
@@ -151,11 +208,12 @@ class Navigator:
                 cols.append(pa.nulls(len(cur_ids), type=self.store.schema.field(i).type))
         for j, s in enumerate(self.slots):
             if self.n + j in refs and slot_rows is not None and j in slot_rows:
-                cols.append(self._take(s["col"], slot_rows[j]))
+                assert s.col is not None
+                cols.append(self._take(s.col, slot_rows[j]))
             elif self.n + j in refs:
                 cols.append(self.slot_array(j, seqs))
             else:
-                cols.append(pa.nulls(len(cur_ids), type=s["type"].to_arrow()))
+                cols.append(pa.nulls(len(cur_ids), type=s.type.to_arrow()))
         batch = pa.RecordBatch.from_arrays(cols, names=[f"c{i}" for i in range(len(cols))])
         return evaluate(expr, batch, ctx)
 
@@ -165,7 +223,7 @@ class PatternMatcher:
 
     def __init__(
         self,
-        pattern: list[Element],
+        pattern: list[PatternElement],
         define: dict[str, Expr],
         nav: Navigator,
         after: tuple[str, str | None],
@@ -186,9 +244,9 @@ class PatternMatcher:
         self.prev_slots: dict[str, list[int]] = {}
         for v, e in define.items():
             slots = [r - nav.n for r in input_refs(e) if r >= nav.n]
-            if v not in self.pure and slots and all(nav.slots[j]["kind"] == "prev" for j in slots):
+            if v not in self.pure and slots and all(nav.slots[j].kind == "prev" for j in slots):
                 self.prev_slots[v] = slots
-        self.max_prev = max([int(nav.slots[j]["offset"]) for js in self.prev_slots.values() for j in js], default=0)
+        self.max_prev = max([nav.slots[j].offset for js in self.prev_slots.values() for j in js], default=0)
         self.prev_values: dict[str, tuple[np.ndarray, np.ndarray, int]] = {}
 
     def precompute(self, flush_ids: np.ndarray, prev_ids: dict[int, np.ndarray], ctx: EvalContext) -> None:
@@ -203,7 +261,7 @@ class PatternMatcher:
         none = np.full(len(flush_ids), -1, dtype=np.int64)
         for v, slots in self.prev_slots.items():
             e = self.define[v]
-            offsets = {j: int(self.nav.slots[j]["offset"]) for j in slots}
+            offsets = {j: self.nav.slots[j].offset for j in slots}
             full = self.nav.evaluate(e, flush_ids, [], ctx, {j: prev_ids[k] for j, k in offsets.items()})
             first = self.nav.evaluate(e, flush_ids, [], ctx, {j: none for j in slots})
             self.prev_values[v] = (_bools(full), _bools(first), max(offsets.values()))

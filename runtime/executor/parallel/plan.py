@@ -38,7 +38,6 @@ PARALLEL_SAFE = frozenset(
         "MiniBatchAssigner",
         "LocalGroupAggregate",
         "LocalWindowAggregate",
-        "LookupJoin",
         "ReplicateRows",
         "Sink",
     }

@@ -70,7 +70,6 @@ CAPABILITIES: dict[str, Capability] = {
         "output of an uninterrupted run, windowed jobs included), `print`, `blackhole` (Spark's `noop`).",
     ),
     "Expand": Capability(True, True, "GROUPING SETS / ROLLUP / CUBE: one projection per set, `unionByName`."),
-    "Match": Capability(False, False, "Spark has no MATCH_RECOGNIZE."),
     "Correlate": Capability(
         True,
         True,

@@ -83,7 +83,7 @@ def test_measures_and_define_become_navigation_slots() -> None:
             define="B AS price < PREV(price) AND AVG(B.price) < A.price, C AS price > 0",
         )
     )
-    kinds = {(s["kind"], s.get("var"), s["offset"]) for s in node.slots}
+    kinds = {(s.kind, s.var, s.offset) for s in node.slots}
     assert {("last", "A", 0), ("last", "B", 1), ("first", "B", 0), ("agg", "B", 0), ("prev", None, 1)} <= kinds
     assert [f.name for f in node.fields] == ["sym", "p", "lb", "fb", "s", "rt"]
     assert node.fields[-1].type.time_attr == "ROWTIME"
