@@ -18,6 +18,7 @@ a window TVF's window_start/window_end), `SortLimit`, `Limit`, `TemporalSort`; b
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -314,18 +315,21 @@ def _rank_physical(planner: PhysicalPlanner, node: LogicalRank) -> PhysicalNode:
         cls = WindowRankParams
         if _is_dedup(node) and _time_kind(node.input, node.order[0].index) == "ROWTIME":
             cls = WindowDeduplicateParams
-        windowed = cls(*_fields(params), window=window_params(spec), window_start_index=start_i, window_end_index=end_i)
+        windowed = cls(
+            **_fields(params), window=window_params(spec), window_start_index=start_i, window_end_index=end_i
+        )
         return PhysicalNode.of(windowed, (ex,), node.fields)
     if _is_dedup(node):
         time_kind = _time_kind(node.input, node.order[0].index)
         if time_kind is not None:
-            dedup = DeduplicateParams(*_fields(params), time_kind=time_kind, keep_last=node.order[0].descending)
+            dedup = DeduplicateParams(**_fields(params), time_kind=time_kind, keep_last=node.order[0].descending)
             return PhysicalNode.of(dedup, (ex,), node.fields)
     return PhysicalNode.of(params, (ex,), node.fields)
 
 
-def _fields(p: RankParams) -> tuple[Any, ...]:
-    return (p.partition_keys, p.order, p.rank_type, p.rank_start, p.rank_end, p.output_rank)
+def _fields(p: RankParams) -> dict[str, Any]:
+    """The Rank fields, for the params of the kinds that extend them."""
+    return {f.name: getattr(p, f.name) for f in dataclasses.fields(p)}
 
 
 def _is_dedup(node: LogicalRank) -> bool:
