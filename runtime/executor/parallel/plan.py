@@ -10,8 +10,9 @@ sinks only one process can write: print, memory, duckdb), which arrive from ever
 
 Nothing is re-decided here. A kind that may not run on part of the data (its spec is not
 `parallel`: it keeps state that must see all rows of a key, or all rows) must be fed by a
-hash or single Exchange; a graph where it is not cannot run at parallelism > 1 and is
-refused (`DistributionError`, naming the operator), never silently re-routed.
+hash or single Exchange, and one whose spec requires the SINGLE input distribution by a
+single one; a graph where it is not cannot run at parallelism > 1 and is refused
+(`DistributionError`, naming the operator), never silently re-routed.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 
 from runtime.errors import JobError
 from runtime.graph import JobGraph, Node
-from runtime.operators.spec import spec_for
+from runtime.operators.spec import SINGLE, spec_for
 from runtime.operators.union import EXCHANGE, FORWARD, HASH, SINGLE_DISTRIBUTION, ExchangeParams
 
 # Kinds without a spec yet (the others declare `parallel` and `runs_in_parent`) that may
@@ -126,6 +127,13 @@ def plan_parallel(graph: JobGraph) -> ParallelPlan:
         n = nodes[nid]
         return n.is_kind(EXCHANGE) and ExchangeParams.of(n).distribution != FORWARD
 
+    def single(nid: int) -> bool:
+        n = nodes[nid]
+        if not n.is_kind(EXCHANGE):
+            return False
+        ex = ExchangeParams.of(n)
+        return ex.distribution == SINGLE_DISTRIBUTION or (ex.distribution == HASH and not ex.keys)
+
     for n in graph.nodes:
         if not n.inputs:
             continue
@@ -142,13 +150,10 @@ def plan_parallel(graph: JobGraph) -> ParallelPlan:
                 add(n.inputs[0], n.id, 0, dist, keys if dist == HASH else ())
             continue
         if not runs_in_parallel(n) and not all(distributed(i) for i in n.inputs):
-            label = n.label or n.operator
-            raise DistributionError(
-                f"operator {n.operator} (node {n.id}, {label}) needs all rows of a key (or all rows) in one "
-                "subtask, but the job graph has no hash or single Exchange in front of it: it cannot run with "
-                "'parallelism.default' > 1. Plan the query again (the planner places the Exchanges) or run it "
-                "with parallelism 1."
-            )
+            raise DistributionError(_refusal(n, "hash or single Exchange"))
+        spec = spec_for(n.operator)
+        if spec is not None and spec.input_distribution == SINGLE and not all(single(i) for i in n.inputs):
+            raise DistributionError(_refusal(n, "single Exchange"))
 
     plan = ParallelPlan(edges, parent_nodes, {})
     consumers: dict[int, list[tuple[int, int]]] = {}
@@ -172,6 +177,15 @@ def plan_parallel(graph: JobGraph) -> ParallelPlan:
         if n.inputs and all(_single_input(plan, src, n.id, idx) for idx, src in enumerate(n.inputs)):
             plan.single_nodes.add(n.id)
     return plan
+
+
+def _refusal(n: Node, needed: str) -> str:
+    label = n.label or n.operator
+    return (
+        f"operator {n.operator} (node {n.id}, {label}) needs all rows of a key (or all rows) in one subtask, "
+        f"but the job graph has no {needed} in front of it: it cannot run with 'parallelism.default' > 1. "
+        "Plan the query again (the planner places the Exchanges) or run it with parallelism 1."
+    )
 
 
 def _single_input(plan: ParallelPlan, src: int, dst: int, idx: int) -> bool:

@@ -152,3 +152,30 @@ def test_closing_the_result_early_tears_the_workers_down() -> None:
     while multiprocessing.active_children() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not multiprocessing.active_children()
+
+
+def test_kind_requiring_single_input_refuses_a_hash_exchange(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kind whose spec requires the SINGLE input distribution must be fed by a single
+    Exchange: a keyed one would split its input, so the graph is refused."""
+    import runtime.executor.parallel.plan as plan_module
+    from runtime.operators.spec import SINGLE
+
+    env = _env()
+    graph = env._planner().plan_query(env.parse("SELECT k, COUNT(*) FROM src GROUP BY k")[0]).graph  # noqa: SLF001
+    agg = next(n for n in graph.nodes if n.operator == "GroupAggregate")
+    plan_parallel(graph)  # fed by a hash Exchange on k: fine for a keyed kind
+
+    class _Single:
+        parallel = False
+        input_distribution = SINGLE
+
+        def params(self, node: Any) -> Any:
+            return node.params
+
+        def runs_in_parent(self, params: Any) -> bool:
+            return False
+
+    real = plan_module.spec_for
+    monkeypatch.setattr(plan_module, "spec_for", lambda name: _Single() if name == agg.operator else real(name))
+    with pytest.raises(DistributionError, match=f"operator GroupAggregate \\(node {agg.id}, .*no single Exchange"):
+        plan_parallel(graph)
