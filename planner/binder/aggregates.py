@@ -101,6 +101,10 @@ class AggregateScope:
                 raise error(SqlValidationError, "LISTAGG's separator must be a string literal", args[1], self.sql)
             params = (("separator", sep.value),)
             args = args[:1]
+        if isinstance(node, exp.IgnoreNulls):
+            if name != "array_agg":
+                raise error(SqlValidationError, f"IGNORE NULLS is not allowed for {name.upper()}", node, self.sql)
+            params = (("ignore_nulls", True),)
         arg_exprs = [inner.bind(a) for a in args]
         if name == "percentile" and len(arg_exprs) > 1:
             _check_percentage(arg_exprs[1], args[1], self.sql)

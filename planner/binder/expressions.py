@@ -436,6 +436,13 @@ class ExprBinder:
             )
         if isinstance(node, exp.JSONObject):
             return self._json_object(node)
+        if (
+            isinstance(node, exp.IgnoreNulls)
+            and isinstance(node.this, exp.Func)
+            and isinstance(node.this, exp.Expression)
+        ):
+            # ARRAY_AGG(x IGNORE NULLS): the aggregate binder reads the flag off `node`
+            return self._aggregate(node.this, node, None)
         if isinstance(node, exp.Filter):
             return self._aggregate(node.this, node, node.expression)
         if isinstance(node, (exp.Subquery, exp.Exists, exp.Select)):

@@ -1,4 +1,4 @@
-"""Aggregates of Flink 2.3's bitmap and percentile families: BITMAP_BUILD_AGG,
+"""ARRAY_AGG and the aggregates of Flink 2.3's bitmap and percentile families: BITMAP_BUILD_AGG,
 BITMAP_AND_AGG, BITMAP_OR_AGG, BITMAP_XOR_AGG (and their *_CARDINALITY_AGG forms, which
 return the set's size as BIGINT), and PERCENTILE.
 
@@ -31,7 +31,7 @@ BITMAP_SET_AGGS = {
     "bitmap_xor_cardinality_agg": "xor",
 }
 BITMAP_BUILD_AGGS = ("bitmap_build_agg", "bitmap_build_cardinality_agg")
-MORE_AGGREGATES = (*BITMAP_SET_AGGS, *BITMAP_BUILD_AGGS, "percentile")
+MORE_AGGREGATES = (*BITMAP_SET_AGGS, *BITMAP_BUILD_AGGS, "percentile", "array_agg")
 
 
 def infer_more_aggregate(name: str, arg_types: list[DataType]) -> DataType | None:
@@ -41,6 +41,10 @@ def infer_more_aggregate(name: str, arg_types: list[DataType]) -> DataType | Non
     shown = ", ".join(f"<{t}>" for t in arg_types)
     bad = FunctionTypeError(f"Invalid input arguments. Invalid function call:\n{name.upper()}({shown})")
     cardinality = name.endswith("_cardinality_agg")
+    if name == "array_agg":
+        if len(arg_types) != 1:
+            raise bad
+        return DataType("ARRAY", True, children=(arg_types[0].with_nullable(True).as_time_attr(None),))
     if name in BITMAP_SET_AGGS:
         if len(arg_types) != 1 or arg_types[0].name != "BITMAP":
             raise bad
@@ -219,6 +223,43 @@ class PercentileAcc(Accumulator):
         return (higher - pos) * float(values[j]) + (pos - lower) * float(values[j + 1])
 
 
+class ArrayAggAcc(Accumulator):
+    """ARRAY_AGG(x [IGNORE NULLS]): the values in arrival order, NULLs included unless
+    ignored; NULL when the key has no (kept) value. The batch is grouped per key by one
+    Arrow hash aggregation; Python work is per touched key."""
+
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType, ignore_nulls: bool) -> None:
+        super().__init__(arg_types, result_type)
+        self.ignore_nulls = ignore_nulls
+        self.values = np.empty(0, dtype=object)
+
+    def grow(self, n: int) -> None:
+        self.values = _grow(self.values, n, None)
+
+    def reset(self, slots: np.ndarray) -> None:
+        self.values[slots] = None
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        self._no_retraction(signs, "array_agg")
+        a = args[0]
+        if self.ignore_nulls and a.null_count:
+            keep = pc.is_valid(a)
+            slots, a = slots[keep.to_numpy(zero_copy_only=False)], a.filter(keep)
+        if len(slots) == 0:
+            return
+        part = pa.table({"s": pa.array(slots, type=pa.int64()), "v": a})
+        grouped = part.group_by("s", use_threads=False).aggregate([("v", "list", pc.CountOptions(mode="all"))])
+        for s, vals in zip(grouped.column("s").to_pylist(), grouped.column("v_list").to_pylist(), strict=True):
+            cur = self.values[s]
+            if cur is None:
+                self.values[s] = list(vals)
+            else:
+                cur.extend(vals)
+
+    def results(self, slots: np.ndarray) -> pa.Array:
+        return pa.array([v if v else None for v in self.values[slots].tolist()], type=self.arrow_type)
+
+
 def create_more_accumulator(name: str, call: dict[str, Any], arg_types: list[pa.DataType]) -> Accumulator | None:
     """The accumulator for one of this module's aggregates (None: not one of them)."""
     rtype: DataType = call["type"]
@@ -228,4 +269,6 @@ def create_more_accumulator(name: str, call: dict[str, Any], arg_types: list[pa.
         return BitmapBuildAcc(arg_types, rtype, name)
     if name == "percentile":
         return PercentileAcc(arg_types, rtype)
+    if name == "array_agg":
+        return ArrayAggAcc(arg_types, rtype, bool((call.get("params") or {}).get("ignore_nulls")))
     return None
