@@ -183,11 +183,11 @@ class Cursor:
             raise
         except Exception as e:  # noqa: BLE001 - sqlglot may fail in odd ways on odd input
             tok = self.parser._curr or self.parser._prev
-            self.error(f"Invalid SQL: {e}", tok)
+            self.error(f"Invalid SQL: {_user_hint(str(e)) or 'the statement cannot be parsed here'}", tok)
 
     def _raise_parse_error(self, e: ParseError) -> NoReturn:
         tok = self.parser.error_token
-        detail = e.errors[0].get("description") if e.errors else str(e)
+        detail = _user_hint(e.errors[0].get("description") if e.errors else str(e))
         prev = self._prev_of(tok)
         if tok and tok.token_type != TokenType.SENTINEL:
             line, col = self.line_col(tok.start)
@@ -266,3 +266,14 @@ def fix_positions(tree: exp.Expression, cur: Cursor) -> exp.Expression:
                 m["start"] = s
                 m["line"], m["col"] = cur.line_col(s)
     return tree
+
+
+def _user_hint(detail: str | None) -> str | None:
+    """sqlglot's description of a parse error, unless it only describes sqlglot's own
+    expression classes ("Required keyword: 'this' missing for <class 'sqlglot...'>"): then
+    what it means for the SQL text."""
+    if not detail:
+        return None
+    if detail.startswith("Required keyword") or "<class '" in detail or "sqlglot" in detail:
+        return "an expression or operand is missing here"
+    return detail

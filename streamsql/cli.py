@@ -126,9 +126,29 @@ class Runner:
             except KeyboardInterrupt:
                 self.err.write("[INFO] Interrupted: the job was stopped.\n")
                 return EXIT_INTERRUPTED
+            except BrokenPipeError:
+                raise  # the reader went away (`| head`): main() exits quietly
+            except Exception as e:  # noqa: BLE001 - the guard: never a traceback, always the statement
+                if os.environ.get("STREAMSQL_DEBUG"):
+                    raise
+                return self._internal_error(e, stmt, source)
             if code != EXIT_OK:
                 return code
         return EXIT_OK
+
+    def _internal_error(self, e: Exception, stmt: object, source: str) -> int:
+        """An unexpected exception while running a statement: a clean error naming the
+        statement (where it starts, its first line), never a traceback."""
+        line = getattr(stmt, "line", None)
+        text = (getattr(stmt, "sql", "") or "").strip().splitlines()
+        head = (text[0][:100] + (" ..." if len(text) > 1 or len(text[0]) > 100 else "")) if text else ""
+        where = f" starting at line {line} of {source}" if line is not None else f" of {source}"
+        self.err.write(
+            f"[ERROR] Could not execute the SQL statement{where}: {head}\n"
+            f"Reason: internal error ({type(e).__name__}: {str(e)[:500]})\n"
+            "This is a bug in streamsql; rerun with STREAMSQL_DEBUG=1 for details and please report it.\n"
+        )
+        return EXIT_INTERNAL
 
     def _run_statement(self, stmt: object) -> int:
         from planner.statements import Describe, Explain, InsertInto, Query, SetOption, Show, StatementSet
@@ -224,8 +244,18 @@ class Runner:
 
 
 def _read(path: str) -> str:
+    """A script's text; OSError naming the file for a missing/unreadable/non-UTF-8 one."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "Is a directory (give a .sql file)", path)
     with open(path, encoding="utf-8") as fh:
-        return fh.read()
+        try:
+            return fh.read()
+        except UnicodeDecodeError as e:
+            raise OSError(
+                0,
+                f"not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start}); save the script as UTF-8",
+                path,
+            ) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -255,6 +285,12 @@ def main(argv: list[str] | None = None) -> int:
         return _main(args)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # stdout's reader is gone (`streamsql ... | head`): stop quietly, as `cat` does;
+        # stdout is pointed at /dev/null so the interpreter's final flush cannot fail again
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except Exception as e:  # noqa: BLE001 - the last line of defence against tracebacks
         if os.environ.get("STREAMSQL_DEBUG"):
             raise

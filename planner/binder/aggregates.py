@@ -157,6 +157,14 @@ class AggregateScope:
                 node,
                 self.sql,
             )
+        if not self._same_window_call(w, args):
+            raise error(
+                SqlValidationError,
+                f"Call to auxiliary group function '{name.upper()}' must have matching call to group function "
+                f"'{kind.upper()}' in GROUP BY clause",
+                node,
+                self.sql,
+            )
         if prop == "proctime":
             raise error(UnsupportedSqlError, f"{name.upper()} is not supported yet", node, self.sql)
         time_t = w.time_expr.type
@@ -169,6 +177,21 @@ class AggregateScope:
             t = DataType("TIMESTAMP", False, precision=3)
             pidx = 0 if prop == "start" else 1
         return InputRef(-1 - pidx, t)
+
+    def _same_window_call(self, w: LegacyWindow, args: list[exp.Expression]) -> bool:
+        """The auxiliary call's arguments are those of the GROUP BY window (as Calcite
+        requires): the same time column and the same interval values."""
+        if len(args) != 1 + len(w.intervals):
+            return False
+        try:
+            if ExprBinder(self.from_scope, self.sql, clause="GROUP BY").bind(args[0]) != w.time_expr:
+                return False
+        except SqlError:
+            return False
+        for a, lit in zip(args[1:], w.intervals, strict=True):
+            if not isinstance(a, exp.Interval) or interval_ms(a, self.sql).value != lit.value:
+                return False
+        return True
 
     # ------------------------------------------------------------------ plan
     def build(
@@ -265,6 +288,9 @@ def legacy_window(
         spec = WindowSpec("SESSION", gap_ms=ms[0])
     else:
         raise error(SqlValidationError, f"Invalid number of arguments to function '{kind}'", node, sql)
+    from planner.binder.windows import check_window_spec
+
+    check_window_spec(spec, node, sql)
     # Flink rejects legacy SESSION windows and windows over TIMESTAMP_LTZ in batch mode;
     # streamsql runs them with the same semantics as in streaming (minus late-row drops).
     return LegacyWindow(kind, spec, time_expr, tuple(intervals), node)

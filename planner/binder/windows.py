@@ -126,9 +126,29 @@ def bind_window_tvf(ctx: BindContext, node: TableFunction) -> LogicalNode:
         spec = WindowSpec("SESSION", gap_ms=_need(ms, "GAP", node, sql), partition_keys=tuple(partition))
     if partition and name != "SESSION":
         raise error(SqlValidationError, f"{name} does not support PARTITION BY", data, sql)
+    check_window_spec(spec, node, sql)
     return LogicalWindowTableFunction(
         fields=window_fields(fields, time_type), input=input_plan, window=spec, time_index=time_index
     )
+
+
+def check_window_spec(spec: WindowSpec, node: exp.Expression, sql: str | None) -> None:
+    """Window sizes, slides, steps and gaps must be positive (Flink's WindowSpec checks),
+    for window TVFs and legacy GROUP BY windows alike."""
+    size, slide, step, gap = spec.size_ms, spec.slide_ms, spec.step_ms, spec.gap_ms
+    if spec.kind == "TUMBLE" and (size or 0) <= 0:
+        msg = f"Tumbling Window parameters must satisfy size > 0, but got size {size}ms."
+    elif spec.kind == "HOP" and ((slide or 0) <= 0 or (size or 0) <= 0):
+        msg = f"Hopping Window must satisfy slide > 0 and size > 0, but got slide {slide}ms and size {size}ms."
+    elif spec.kind == "CUMULATE" and ((step or 0) <= 0 or (size or 0) <= 0):
+        msg = (
+            f"Cumulative Window parameters must satisfy step > 0 and size > 0, but got step {step}ms and size {size}ms."
+        )
+    elif spec.kind == "SESSION" and (gap or 0) <= 0:
+        msg = f"Session Window parameters must satisfy gap > 0, but got gap {gap}ms."
+    else:
+        return
+    raise error(SqlValidationError, msg, node, sql)
 
 
 def _need(ms: dict[str, int], key: str, node: exp.Expression, sql: str | None) -> int:

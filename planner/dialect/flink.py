@@ -75,9 +75,16 @@ class FlinkParser(BaseParser):
 
     # sqlglot maps some names to other functions; Flink means its own.
     FUNCTIONS = {
-        k: v
-        for k, v in BaseParser.FUNCTIONS.items()
-        if k not in ("LOG", "CHAR_LENGTH", "CHARACTER_LENGTH", "NOW", "JSON_EXISTS", "LOCATE", "INSTR", "TYPEOF")
+        **{
+            k: v
+            for k, v in BaseParser.FUNCTIONS.items()
+            if k not in ("LOG", "CHAR_LENGTH", "CHARACTER_LENGTH", "NOW", "JSON_EXISTS", "LOCATE", "INSTR", "TYPEOF")
+        },
+        # sqlglot's MOD builder keeps two arguments and drops the rest: another count stays
+        # a plain call, so the binder reports the wrong number of arguments.
+        "MOD": lambda args: (
+            BaseParser.FUNCTIONS["MOD"](args) if len(args) == 2 else exp.Anonymous(this="MOD", expressions=args)
+        ),
     }
 
     # `TIMESTAMP '...'`, `TIME '...'`, `DATE '...'`: typed literals, not CASTs. Calcite gives
@@ -106,6 +113,8 @@ class FlinkParser(BaseParser):
         """sqlglot skips an empty item after a separator (`SELECT a, FROM t`); Flink rejects
         it, so do we, pointing at the token where the item should be."""
         parse_result = parse_method()
+        if parse_result is None and sep == TokenType.COMMA and self._curr and self._curr.token_type == sep:
+            self.raise_error("Missing expression before ','")
         items = [parse_result] if parse_result is not None else []
         while self._match(sep):
             if isinstance(parse_result, exp.Expr):

@@ -35,6 +35,31 @@ def is_aggregate(name: str) -> bool:
     return name.lower() in AGGREGATE_NAMES
 
 
+# How many arguments each built-in aggregate takes (min, max), as Flink's operand checks
+# (COUNT takes any number; the aggregates of runtime/aggregates/more.py check their own).
+_ARITY: dict[str, tuple[int, int]] = {
+    **dict.fromkeys(("sum", "sum0", "avg", "min", "max", "first_value", "last_value", "collect"), (1, 1)),
+    **dict.fromkeys(("stddev_pop", "stddev_samp", "var_pop", "var_samp", "stddev", "variance"), (1, 1)),
+    **dict.fromkeys(("bit_and", "bit_or", "bit_xor", "array_agg", "json_arrayagg"), (1, 1)),
+    "listagg": (1, 2),
+    "json_objectagg": (2, 2),
+}
+# MIN/MAX/FIRST_VALUE/LAST_VALUE compare values: not over these types (Flink's MinMax
+# aggregate functions support only atomic comparable types).
+_NOT_COMPARABLE = ("ARRAY", "MAP", "MULTISET", "ROW", "RAW", "STRUCTURED")
+
+
+def check_arity(name: str, count: int) -> None:
+    """FunctionTypeError with Flink's message when aggregate `name` gets `count` arguments
+    it does not take."""
+    lo, hi = _ARITY.get(name.lower(), (0, 1 << 30))
+    if not lo <= count <= hi:
+        want = str(lo) if lo == hi else f"{lo} to {hi}"
+        raise FunctionTypeError(
+            f"Invalid number of arguments to function '{name.upper()}'. Was expecting {want} arguments"
+        )
+
+
 def infer_aggregate(name: str, arg_types: list[DataType]) -> DataType:
     """Result type of aggregate `name` (lower case) over `arg_types` (COUNT(*) has none)."""
     n = name.lower()
@@ -45,7 +70,13 @@ def infer_aggregate(name: str, arg_types: list[DataType]) -> DataType:
         return BIGINT(nullable=False)
     if not arg_types:
         raise FunctionTypeError(f"{name.upper()} requires an argument")
+    check_arity(n, len(arg_types))
     t = arg_types[0]
+    if n in ("min", "max") and t.name in _NOT_COMPARABLE:
+        raise FunctionTypeError(
+            f"Cannot apply '{name.upper()}' to arguments of type '{name.upper()}(<{t}>)': "
+            f"{name.upper()} supports only comparable atomic types, not {t.name}"
+        )
     if n in ("sum", "sum0", "avg"):
         if not t.is_numeric:
             raise FunctionTypeError(f"Cannot apply '{name.upper()}' to arguments of type '{name.upper()}(<{t}>)'")

@@ -63,3 +63,12 @@ def test_script_from_stdin() -> None:
     p = run_cli("--format", "jsonl", stdin="SELECT 40 + 2 AS answer;")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout.splitlines()[0])["row"] == ["42"]
+
+
+def test_script_file_problems_are_clean_errors_naming_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "latin1.sql"
+    bad.write_bytes(b"SELECT 'caf\xe9';\n")
+    for path, words in ((bad, "not UTF-8"), (tmp_path, "Is a directory"), (tmp_path / "nope.sql", "No such file")):
+        p = run_cli("-f", str(path))
+        assert p.returncode != 0
+        assert str(path) in p.stderr and words in p.stderr and "Traceback" not in p.stderr, p.stderr
