@@ -101,6 +101,9 @@ class AggregateScope:
                 raise error(SqlValidationError, "LISTAGG's separator must be a string literal", args[1], self.sql)
             params = (("separator", sep.value),)
             args = args[:1]
+        if name in ("json_arrayagg", "json_objectagg") and args and isinstance(args[-1], exp.Literal):
+            params = (("on_null", args[-1].name),)  # the parser always spells the mode out
+            args = args[:-1]
         if isinstance(node, exp.IgnoreNulls):
             if name != "array_agg":
                 raise error(SqlValidationError, f"IGNORE NULLS is not allowed for {name.upper()}", node, self.sql)

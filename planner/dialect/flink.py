@@ -66,6 +66,8 @@ class FlinkParser(BaseParser):
     FUNCTION_PARSERS = {
         **BaseParser.FUNCTION_PARSERS,
         "JSON_ARRAY": lambda self: self._parse_flink_json_array(),
+        "JSON_ARRAYAGG": lambda self: self._parse_flink_json_agg("JSON_ARRAYAGG"),
+        "JSON_OBJECTAGG": lambda self: self._parse_flink_json_agg("JSON_OBJECTAGG"),
         "JSON_VALUE": lambda self: self._parse_flink_json_value(),
         "JSON_QUERY": lambda self: self._parse_flink_json_query(),
         "JSON_EXISTS": lambda self: self._parse_flink_json_exists(),
@@ -407,6 +409,23 @@ class FlinkParser(BaseParser):
         return exp.DataType(this=exp.DataType.Type.USERDEFINED, kind="MULTISET", expressions=elems[:1], nested=True)
 
     # ------------------------------------------------------------------ functions
+    def _parse_flink_json_agg(self, name: str) -> exp.Anonymous:
+        """JSON_ARRAYAGG(value [NULL|ABSENT ON NULL]) and JSON_OBJECTAGG([KEY] key VALUE value
+        [NULL|ABSENT ON NULL]) as NAME(args..., 'NULL'|'ABSENT'); the mode is always spelled
+        out (JSON_ARRAYAGG defaults to ABSENT ON NULL, JSON_OBJECTAGG to NULL ON NULL)."""
+        args: list[exp.Expr | None] = []
+        if name == "JSON_OBJECTAGG":
+            self._match_text_seq("KEY")
+            args.append(self._parse_bitwise())
+            if not self._match_text_seq("VALUE"):
+                self.raise_error("Expected VALUE in JSON_OBJECTAGG")
+        args.append(self._parse_assignment())
+        handling = self._parse_on_handling("NULL", "NULL", "ABSENT")
+        default = "ABSENT" if name == "JSON_ARRAYAGG" else "NULL"
+        mode = str(handling).split()[0] if isinstance(handling, str) else default
+        args.append(exp.Literal.string(mode))
+        return exp.Anonymous(this=name, expressions=args)
+
     def _parse_flink_json_array(self) -> exp.JSONArray:
         values: list[exp.Expr | None] = []
         null_handling = None

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from runtime.aggregates.accumulators import Accumulator, _drop_nulls, _grow
 from runtime.errors import EvaluationError
 from runtime.functions.registry import FunctionTypeError
-from runtime.types import BIGINT, DOUBLE, DataType
+from runtime.types import BIGINT, DOUBLE, STRING, DataType
 
 BITMAP_SET_AGGS = {
     "bitmap_and_agg": "and",
@@ -31,7 +31,7 @@ BITMAP_SET_AGGS = {
     "bitmap_xor_cardinality_agg": "xor",
 }
 BITMAP_BUILD_AGGS = ("bitmap_build_agg", "bitmap_build_cardinality_agg")
-MORE_AGGREGATES = (*BITMAP_SET_AGGS, *BITMAP_BUILD_AGGS, "percentile", "array_agg")
+MORE_AGGREGATES = (*BITMAP_SET_AGGS, *BITMAP_BUILD_AGGS, "percentile", "array_agg", "json_arrayagg", "json_objectagg")
 
 
 def infer_more_aggregate(name: str, arg_types: list[DataType]) -> DataType | None:
@@ -41,6 +41,12 @@ def infer_more_aggregate(name: str, arg_types: list[DataType]) -> DataType | Non
     shown = ", ".join(f"<{t}>" for t in arg_types)
     bad = FunctionTypeError(f"Invalid input arguments. Invalid function call:\n{name.upper()}({shown})")
     cardinality = name.endswith("_cardinality_agg")
+    if name == "json_arrayagg" and len(arg_types) == 1:
+        return STRING(False)
+    if name == "json_objectagg":
+        if len(arg_types) != 2 or not arg_types[0].is_string:
+            raise bad
+        return STRING(False)
     if name == "array_agg":
         if len(arg_types) != 1:
             raise bad
@@ -260,6 +266,86 @@ class ArrayAggAcc(Accumulator):
         return pa.array([v if v else None for v in self.values[slots].tolist()], type=self.arrow_type)
 
 
+class JsonAggAcc(Accumulator):
+    """JSON_ARRAYAGG (values in arrival order) and JSON_OBJECTAGG (key -> value, keys in
+    order as JSON_OBJECT prints them; a repeated key keeps its last value). Values are
+    rendered to JSON text per batch, vectorized (json_text); `on_null` NULL writes `null`,
+    ABSENT drops the entry. An empty group gives `[]` / `{}`."""
+
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType, name: str, call: dict[str, Any]) -> None:
+        super().__init__(arg_types, result_type)
+        self.object = name == "json_objectagg"
+        self.absent = (call.get("params") or {}).get("on_null") == "ABSENT"
+        self.values = np.empty(0, dtype=object)
+
+    def grow(self, n: int) -> None:
+        self.values = _grow(self.values, n, None)
+
+    def reset(self, slots: np.ndarray) -> None:
+        self.values[slots] = None
+
+    def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        from runtime.functions.json_functions import json_text
+
+        self._no_retraction(signs, "json_objectagg" if self.object else "json_arrayagg")
+        v = args[-1]
+        text = pc.fill_null(json_text(v, _arrow_to_type(v.type)), "null")
+        keep = np.ones(len(v), dtype=bool)
+        if self.absent:
+            keep &= pc.is_valid(v).to_numpy(zero_copy_only=False)
+        if self.object:
+            k = args[0]
+            if k.null_count:
+                raise EvaluationError("JSON_OBJECTAGG: a key is NULL (keys must not be NULL)")
+        sel = pa.array(keep)
+        cols = {"s": pa.array(slots, type=pa.int64()).filter(sel), "t": text.filter(sel)}
+        if self.object:
+            cols["k"] = k.filter(sel)
+        aggs = [("t", "list")] + ([("k", "list")] if self.object else [])
+        grouped = pa.table(cols).group_by("s", use_threads=False).aggregate(aggs)
+        for s in np.unique(slots):  # every touched key has a value now, even if all were absent
+            if self.values[s] is None:
+                self.values[s] = {} if self.object else []
+        gk = grouped.column("k_list").to_pylist() if self.object else None
+        for i, (s, texts) in enumerate(  # loop over touched keys
+            zip(grouped.column("s").to_pylist(), grouped.column("t_list").to_pylist(), strict=True)
+        ):
+            cur = self.values[s]
+            if gk is not None:
+                cur.update(zip(gk[i], texts, strict=True))
+            else:
+                cur.extend(texts)
+
+    def results(self, slots: np.ndarray) -> pa.Array:
+        import json as _json
+
+        out = []
+        for cur in self.values[slots].tolist():
+            if self.object:
+                items = sorted((cur or {}).items())
+                out.append("{" + ",".join(_json.dumps(k, ensure_ascii=False) + ":" + v for k, v in items) + "}")
+            else:
+                out.append("[" + ",".join(cur or []) + "]")
+        return pa.array(out, pa.string())
+
+
+def _arrow_to_type(t: pa.DataType) -> DataType:
+    """The SQL type json_text needs for an argument column (by its Arrow layout)."""
+    from runtime.types import BOOLEAN, DOUBLE, FLOAT, STRING
+
+    if pa.types.is_boolean(t):
+        return BOOLEAN()
+    if pa.types.is_integer(t):
+        return BIGINT()
+    if pa.types.is_float64(t):
+        return DOUBLE()
+    if pa.types.is_float32(t):
+        return FLOAT()
+    if pa.types.is_decimal(t):
+        return DataType("DECIMAL", True, precision=t.precision, scale=t.scale)
+    return STRING()
+
+
 def create_more_accumulator(name: str, call: dict[str, Any], arg_types: list[pa.DataType]) -> Accumulator | None:
     """The accumulator for one of this module's aggregates (None: not one of them)."""
     rtype: DataType = call["type"]
@@ -269,6 +355,8 @@ def create_more_accumulator(name: str, call: dict[str, Any], arg_types: list[pa.
         return BitmapBuildAcc(arg_types, rtype, name)
     if name == "percentile":
         return PercentileAcc(arg_types, rtype)
+    if name in ("json_arrayagg", "json_objectagg"):
+        return JsonAggAcc(arg_types, rtype, name, call)
     if name == "array_agg":
         return ArrayAggAcc(arg_types, rtype, bool((call.get("params") or {}).get("ignore_nulls")))
     return None
