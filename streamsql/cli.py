@@ -202,12 +202,20 @@ class Runner:
             return None
 
     def _print_stats(self, result: object) -> None:
-        """--stats: the job's per-operator table (streamsql.stats) on stderr."""
+        """--stats: the job's per-operator table (streamsql.stats) on stderr; and always a
+        summary line when input rows were skipped as unparsable."""
+        from streamsql.stats import format_stats, skipped_summary
+
+        try:
+            rows = result.metrics()  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - statistics are best effort
+            rows = []
+        summary = skipped_summary(rows)
+        if summary:
+            self.err.write(summary + "\n")
+            self.err.flush()
         if not self.stats:
             return
-        from streamsql.stats import format_stats
-
-        rows = result.metrics()  # type: ignore[attr-defined]
         if rows:
             self.err.write("[INFO] Operator statistics:\n" + format_stats(rows) + "\n")
             self.err.flush()

@@ -52,7 +52,7 @@ def _state_size(executor: Any, node_id: int) -> dict[str, int]:
 
 def format_stats(rows: list[dict[str, Any]]) -> str:
     """A plain-text table of `operator_metrics` rows."""
-    header = (
+    header: tuple[str, ...] = (
         "id",
         "operator",
         "rows in",
@@ -64,6 +64,9 @@ def format_stats(rows: list[dict[str, Any]]) -> str:
         "state keys",
         "state KiB",
     )
+    skipped = any(r.get("extra", {}).get("skipped_rows") for r in rows)
+    if skipped:  # rows dropped by '*.ignore-parse-errors': a column only when there are some
+        header = (*header, "skipped rows")
     body = [
         (
             str(r["id"]),
@@ -77,6 +80,7 @@ def format_stats(rows: list[dict[str, Any]]) -> str:
             "" if r.get("state_keys") is None else str(r["state_keys"]),
             "" if r.get("state_bytes") is None else f"{r['state_bytes'] / 1024:.1f}",
         )
+        + ((str(r.get("extra", {}).get("skipped_rows", 0)),) if skipped else ())
         for r in rows
     ]
     widths = [max(len(x) for x in col) for col in zip(header, *body, strict=True)]
@@ -88,3 +92,15 @@ def format_stats(rows: list[dict[str, Any]]) -> str:
 
     sep = "-+-".join("-" * w for w in widths)
     return "\n".join([line(header), sep, *(line(b) for b in body)])
+
+
+def skipped_summary(rows: list[dict[str, Any]]) -> str | None:
+    """The end-of-job line when a format skipped unparsable rows ('*.ignore-parse-errors'),
+    naming each source; None when none was skipped."""
+    parts = [(r.get("label") or r["operator"], int(r.get("extra", {}).get("skipped_rows", 0))) for r in rows]
+    parts = [(label, n) for label, n in parts if n]
+    if not parts:
+        return None
+    total = sum(n for _, n in parts)
+    where = ", ".join(f"{label}: {n}" for label, n in parts)
+    return f"[WARNING] {total} input row(s) could not be parsed and were skipped ('ignore-parse-errors'): {where}"

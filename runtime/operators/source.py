@@ -52,6 +52,7 @@ class TableSourceScanOperator(Operator):
         # Splits other subtasks were reading, taken over at a restore with another
         # parallelism (`rescale_snapshots`): resumed before `_pending`.
         self._resume: deque[dict[str, Any]] = deque()
+        self._skipped_done = 0  # rows skipped by readers already closed
 
     def open(self) -> None:
         p = self.node.params
@@ -100,7 +101,9 @@ class TableSourceScanOperator(Operator):
                 self._split_rows = 0
                 self._reader = self.source.create_reader(self._split)
             batch = self._reader.read(max_rows)
+            self._count_skipped()
             if batch is None:
+                self._skipped_done += int(getattr(self._reader, "skipped_rows", 0) or 0)
                 self._reader.close()
                 self._reader = None
                 self._split = None
@@ -203,6 +206,14 @@ class TableSourceScanOperator(Operator):
             skip -= b.num_rows
             if b.num_rows == 0 and not self.bounded:
                 raise ConnectorError(f"cannot rewind split {self._split!r} of table {self.node.params.get('table')}")
+
+    def _count_skipped(self) -> None:
+        """Rows the format dropped ('*.ignore-parse-errors'), for --stats, the REST API and
+        the end-of-job summary (`Metrics.extra["skipped_rows"]`)."""
+        current = int(getattr(self._reader, "skipped_rows", 0) or 0)
+        total = self._skipped_done + current
+        if total:
+            self.ctx.metrics.extra["skipped_rows"] = total
 
     def _empty(self) -> pa.RecordBatch:
         return make_batch(self.node, [pa.array([], type=f.type.to_arrow()) for f in self.node.schema])

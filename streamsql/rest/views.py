@@ -30,6 +30,7 @@ VERTEX_METRICS = (
     "currentInputWatermark",
     "currentOutputWatermark",
     "numLateRecordsDropped",
+    "numRecordsSkipped",
     "stateSizeKeys",
 )
 
@@ -149,6 +150,7 @@ def vertex_metrics(mon: JobMonitor, nid: int, with_state: bool = True) -> dict[s
         "currentInputWatermark": in_wm,
         "currentOutputWatermark": out_wm,
         "numLateRecordsDropped": m.late_rows_dropped if m else 0,
+        "numRecordsSkipped": int(m.extra.get("skipped_rows", 0)) if m else 0,
         "stateSizeKeys": keys,
     }
 
@@ -282,6 +284,7 @@ def prometheus(handles: list[Any], monitors: dict[str, JobMonitor]) -> str:
         "backPressuredTimeMsPerSecond": ("streamsql_operator_backpressured_time_ms_per_second", "gauge", []),
         "currentInputWatermark": ("streamsql_operator_current_input_watermark", "gauge", []),
         "numLateRecordsDropped": ("streamsql_operator_late_records_dropped_total", "counter", []),
+        "numRecordsSkipped": ("streamsql_operator_records_skipped_total", "counter", []),
     }
     ckpt: list[str] = []
     for h in handles:

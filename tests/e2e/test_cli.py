@@ -72,3 +72,18 @@ def test_script_file_problems_are_clean_errors_naming_the_file(tmp_path: Path) -
         p = run_cli("-f", str(path))
         assert p.returncode != 0
         assert str(path) in p.stderr and words in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_rows_skipped_by_ignore_parse_errors_are_counted_and_summarized(tmp_path: Path) -> None:
+    # rows with the wrong number of fields are skipped (a bad field alone becomes NULL, as in Flink)
+    (tmp_path / "in.csv").write_text("1,10\n2,20,99\n3,30\n4\n")
+    script = tmp_path / "job.sql"
+    script.write_text(
+        f"CREATE TABLE t (k INT, v INT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'in.csv'}', "
+        "'format' = 'csv', 'csv.ignore-parse-errors' = 'true');\n"
+        "SELECT k, v FROM t;\n"
+    )
+    p = run_cli("--mode", "batch", "--stats", "-f", str(script))
+    assert p.returncode == 0, p.stderr
+    assert "2 input row(s) could not be parsed and were skipped" in p.stderr, p.stderr
+    assert "skipped rows" in p.stderr  # the --stats column
