@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from planner.binder import bind_insert, bind_query
 from planner.catalog import Catalog
 from planner.changelog import infer_changelog_modes
-from planner.errors import SqlError, UnsupportedSqlError
+from planner.errors import SqlError
 from planner.explain import explain_text
 from planner.logical import LogicalNode
 from planner.lower import lower
 from planner.optimizer import optimize_logical
 from planner.physical import PhysicalNode, to_physical
 from planner.statements import Explain, InsertInto, Query, StatementSet
+from runtime.config.core import RUNTIME_MODE
 from runtime.graph import BATCH, STREAMING, JobGraph
 from runtime.types import Field
 
@@ -40,10 +41,7 @@ class Planner:
 
     @property
     def mode(self) -> str:
-        raw = str(self.config.get("execution.runtime-mode", "streaming")).strip().lower()
-        if raw not in ("streaming", "batch"):
-            raise UnsupportedSqlError(f"Unknown execution.runtime-mode '{raw}' (streaming or batch)")
-        return BATCH if raw == "batch" else STREAMING
+        return BATCH if RUNTIME_MODE.get(self.config) == "batch" else STREAMING
 
     # ------------------------------------------------------------------ stages
     def bind(self, stmt: Query | InsertInto) -> LogicalNode:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from planner.explain import physical_line
 from planner.physical import PhysicalNode
+from runtime.config.core import PARALLELISM
 from runtime.graph import JobGraph, Node
 
 
@@ -19,10 +20,7 @@ def lower(
     """The JobGraph running every root (sinks or a query's result)."""
     ids: dict[int, int] = {}
     nodes: list[Node] = []
-    try:
-        parallelism = max(1, int(config.get("parallelism.default", "1")))
-    except ValueError:
-        parallelism = 1
+    parallelism = PARALLELISM.get(config)
 
     def visit(n: PhysicalNode) -> int:
         if id(n) in ids:

@@ -6,7 +6,6 @@ them. `to_physical` is the optimizer's "physical" phase.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -28,6 +27,8 @@ from planner.logical import (
     LogicalWindowTableFunction,
     TableInfo,
 )
+from runtime.config import duration_ms
+from runtime.config.core import SOURCE_IDLE_TIMEOUT
 from runtime.expr.ir import InputRef
 from runtime.graph import BATCH, STREAMING
 from runtime.operators.calc import CalcParams
@@ -68,42 +69,6 @@ class PhysicalNode:
     def is_kind(self, spec: OperatorSpec[Any]) -> bool:
         """This node is of kind `spec`."""
         return self.operator == spec.name
-
-
-_DURATION = re.compile(r"^\s*(\d+)\s*([a-z]*)\s*$", re.IGNORECASE)
-_UNITS_MS = {
-    "": 1,
-    "ms": 1,
-    "milli": 1,
-    "millis": 1,
-    "millisecond": 1,
-    "milliseconds": 1,
-    "s": 1000,
-    "sec": 1000,
-    "secs": 1000,
-    "second": 1000,
-    "seconds": 1000,
-    "min": 60_000,
-    "mins": 60_000,
-    "minute": 60_000,
-    "minutes": 60_000,
-    "h": 3_600_000,
-    "hour": 3_600_000,
-    "hours": 3_600_000,
-    "d": 86_400_000,
-    "day": 86_400_000,
-    "days": 86_400_000,
-}
-
-
-def parse_duration_ms(text: str | None) -> int | None:
-    """Flink duration strings ("5 s", "500ms", "1 min") in milliseconds."""
-    if text is None:
-        return None
-    m = _DURATION.match(text)
-    if m is None or m.group(2).lower() not in _UNITS_MS:
-        raise SqlValidationError(f"Could not parse duration '{text}'")
-    return int(m.group(1)) * _UNITS_MS[m.group(2).lower()]
 
 
 def _bounded(connector: str, options: dict[str, str], mode: str) -> bool:
@@ -203,8 +168,7 @@ class PhysicalPlanner:
             scan = scan.inputs[0]
         if isinstance(scan, LogicalTableScan):
             idle = scan.table.options_dict.get("scan.watermark.idle-timeout")
-        idle = idle or self.config.get("table.exec.source.idle-timeout")
-        idle_ms = parse_duration_ms(idle) if idle else None
+        idle_ms = duration_ms(idle, "scan.watermark.idle-timeout") if idle else SOURCE_IDLE_TIMEOUT.get(self.config)
         return PhysicalNode(
             "WatermarkAssigner",
             (child,),

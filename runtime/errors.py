@@ -25,3 +25,17 @@ class EvaluationError(JobError):
 
 class ConnectorError(JobError):
     """A connector was misconfigured or failed (unknown option, missing path, ...)."""
+
+
+class ConfigError(JobError, ValueError):
+    """A configuration key or `WITH` option has a value its declaration does not accept.
+
+    Names the key and what is accepted. A JobError so the CLI and shell print it without a
+    traceback wherever it is found (SET, planning, or a job reading its config); a
+    ValueError for callers that validate user input generally."""
+
+    def __init__(self, key: str, value: str, accepted: str) -> None:
+        super().__init__(f"Invalid value '{value}' for key '{key}': {accepted}.")
+        self.key = key
+        self.value = value
+        self.accepted = accepted

@@ -19,39 +19,44 @@ from collections.abc import Mapping
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.errors import EvaluationError, JobError
+from runtime.config.options import key
+from runtime.errors import EvaluationError
 
-NOT_NULL_ENFORCER = "table.exec.sink.not-null-enforcer"
-TYPE_LENGTH_ENFORCER = "table.exec.sink.type-length-enforcer"
-NOT_NULL_ACTIONS = ("ERROR", "DROP")
-TYPE_LENGTH_ACTIONS = ("IGNORE", "TRIM_PAD")
-
-
-def _choice(config: Mapping[str, str] | None, key: str, values: tuple[str, ...]) -> str:
-    raw = (config or {}).get(key)
-    if raw is None or not str(raw).strip():
-        return values[0]
-    v = str(raw).strip().upper()
-    if v not in values:
-        raise JobError(f"Could not parse value '{raw}' for key '{key}' (expected one of {', '.join(values)})")
-    return v
+NOT_NULL_ENFORCER = (
+    key("table.exec.sink.not-null-enforcer")
+    .enum_type("ERROR", "DROP")
+    .default_value("ERROR")
+    .with_description(
+        "A NULL written into a column declared NOT NULL (of an INSERT's sink, or of a query's result "
+        "type): ERROR fails the job naming the column; DROP drops the row silently."
+    )
+)
+TYPE_LENGTH_ENFORCER = (
+    key("table.exec.sink.type-length-enforcer")
+    .enum_type("IGNORE", "TRIM_PAD")
+    .default_value("IGNORE")
+    .with_description(
+        "A CHAR/VARCHAR/BINARY/VARBINARY value whose length differs from its sink column's: IGNORE "
+        "writes it as is; TRIM_PAD cuts it to the declared length and pads CHAR/BINARY up to it."
+    )
+)
 
 
 def not_null_action(config: Mapping[str, str] | None) -> str:
     """ERROR or DROP (the configured `table.exec.sink.not-null-enforcer`)."""
-    return _choice(config, NOT_NULL_ENFORCER, NOT_NULL_ACTIONS)
+    return NOT_NULL_ENFORCER.get(config)
 
 
 def type_length_action(config: Mapping[str, str] | None) -> str:
     """IGNORE or TRIM_PAD (the configured `table.exec.sink.type-length-enforcer`)."""
-    return _choice(config, TYPE_LENGTH_ENFORCER, TYPE_LENGTH_ACTIONS)
+    return TYPE_LENGTH_ENFORCER.get(config)
 
 
 def not_null_violation(column: str) -> EvaluationError:
     """Flink's EnforcerException for a NULL written into a NOT NULL column."""
     return EvaluationError(
         f"Column '{column}' is NOT NULL, however, a null value is being written into it. "
-        f"You can set job configuration '{NOT_NULL_ENFORCER}'='DROP' to suppress this exception "
+        f"You can set job configuration '{NOT_NULL_ENFORCER.key}'='DROP' to suppress this exception "
         "and drop such records silently."
     )
 

@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-D", "--set", dest="options", action="append", default=[], metavar="KEY=VALUE", help="a configuration option"
     )
-    p.add_argument("--parallelism", type=int, help="parallelism.default")
+    p.add_argument("--parallelism", type=int, help="sets parallelism.default (the job's parallelism)")
     p.add_argument(
         "--restore",
         metavar="latest|PATH",
@@ -71,33 +71,37 @@ class Runner:
     """Runs scripts in one TableEnvironment and prints results and errors."""
 
     def __init__(self, args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
+        from runtime.checkpoint.options import SAVEPOINT_PATH
+        from runtime.config.core import PARALLELISM, RUNTIME_MODE, TARGET
+        from runtime.executor.spark.options import MASTER
         from streamsql.environment import EnvironmentSettings, TableEnvironment
+        from streamsql.rest import options as rest
 
         conf: dict[str, str] = {}
         for opt in args.options:
             key, _, value = opt.partition("=")
             conf[key.strip()] = value.strip()
         if args.mode:
-            conf["execution.runtime-mode"] = args.mode
+            conf[RUNTIME_MODE.key] = args.mode
         if args.parallelism:
-            conf["parallelism.default"] = str(args.parallelism)
+            conf[PARALLELISM.key] = str(args.parallelism)
         if getattr(args, "restore", None):
-            conf["execution.savepoint.path"] = args.restore
+            conf[SAVEPOINT_PATH.key] = args.restore
         if args.runner:
-            conf["execution.target"] = args.runner
-        for key, value in (
-            ("rest.port", args.rest_port),
-            ("rest.bind-address", args.host),
-            ("rest.token", args.token),
-            ("rest.token-file", getattr(args, "token_file", None)),
+            conf[TARGET.key] = args.runner
+        for option, value in (
+            (rest.PORT, args.rest_port),
+            (rest.BIND_ADDRESS, args.host),
+            (rest.TOKEN, args.token),
+            (rest.TOKEN_FILE, getattr(args, "token_file", None)),
         ):
             if value is not None:
-                conf[key] = str(value)
+                conf[option.key] = str(value)
         if getattr(args, "allow_submit", False):
-            conf["rest.allow-submit"] = "true"
+            conf[rest.ALLOW_SUBMIT.key] = "true"
         if args.master:
-            conf["spark.master"] = args.master
-            conf.setdefault("execution.target", "spark")
+            conf[MASTER.key] = args.master
+            conf.setdefault(TARGET.key, "spark")
         settings = EnvironmentSettings.new_instance().with_configuration(conf).build()
         self.env = TableEnvironment.create(settings)
         self.format = args.format
@@ -221,11 +225,11 @@ class Runner:
             self.err.flush()
 
     def _print_result(self, result: object, force_batch: bool = False) -> None:
-        from streamsql.printing import TableauPrinter, jsonl_lines
+        from streamsql.printing import MAX_COLUMN_WIDTH, TableauPrinter, jsonl_lines
         from streamsql.result import TableResult
 
         assert isinstance(result, TableResult)
-        max_width = int(self.env.get_config().get("table.display.max-column-width") or 30)
+        max_width = MAX_COLUMN_WIDTH.get(self.env.get_config())
         try:
             if self.format == "jsonl" and not force_batch:
                 for line in jsonl_lines(result.batches(), result.fields, result.time_zone):
@@ -310,8 +314,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(args: argparse.Namespace) -> int:
-    runner = Runner(args, sys.stdout, sys.stderr)
-    if runner.env.get_config().get("rest.port") not in (None, ""):
+    from runtime.errors import ConfigError
+    from streamsql.rest.options import PORT
+
+    try:
+        runner = Runner(args, sys.stdout, sys.stderr)
+    except ConfigError as e:  # a bad -D / --option value
+        sys.stderr.write(f"[ERROR] {e}\n")
+        return EXIT_SQL_ERROR
+    if PORT.is_set(runner.env.get_config()):
         from streamsql.rest.server import RestConfigError, server_options
 
         try:  # refused before any statement runs (the server starts with the first job)

@@ -35,7 +35,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-JOBS_DIR_KEY = "streamsql.jobs.dir"
+from runtime.config.options import key
+
+JOBS_DIR = (
+    key("streamsql.jobs.dir")
+    .string_type()
+    .no_default_value()
+    .with_description(
+        "Where `streamsql -f` registers its running streaming jobs for `streamsql list` / `streamsql savepoint "
+        "<job-id>` (unset: $STREAMSQL_JOBS_DIR, else $XDG_RUNTIME_DIR/streamsql, else ~/.streamsql/jobs)."
+    )
+)
 _MAX_LINE = 1 << 20
 
 
@@ -44,7 +54,7 @@ class ControlError(Exception):
 
 
 def jobs_dir(config: Mapping[str, str | None] | None = None) -> Path:
-    configured = (config or {}).get(JOBS_DIR_KEY) or os.environ.get("STREAMSQL_JOBS_DIR")
+    configured = JOBS_DIR.get(config) or os.environ.get("STREAMSQL_JOBS_DIR")
     if configured:
         return Path(configured).expanduser()
     runtime = os.environ.get("XDG_RUNTIME_DIR")

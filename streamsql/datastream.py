@@ -13,6 +13,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
+from runtime.checkpoint.options import CHECKPOINTING_INTERVAL, CHECKPOINTING_MODE
+from runtime.config.core import MAX_PARALLELISM, PARALLELISM, RUNTIME_MODE
 from streamsql.unsupported import DATASTREAM, jvm_only_class, refuse
 
 __all__ = ["CheckpointingMode", "DataStream", "RuntimeExecutionMode", "StreamExecutionEnvironment"]
@@ -43,27 +45,27 @@ class StreamExecutionEnvironment:
         return env
 
     def set_parallelism(self, parallelism: int) -> StreamExecutionEnvironment:
-        self._config["parallelism.default"] = str(int(parallelism))
+        self._config[PARALLELISM.key] = str(int(parallelism))
         return self
 
     def get_parallelism(self) -> int:
-        return int(self._config.get("parallelism.default", "1"))
+        return PARALLELISM.get(self._config)
 
     def set_max_parallelism(self, max_parallelism: int) -> StreamExecutionEnvironment:
-        self._config["pipeline.max-parallelism"] = str(int(max_parallelism))
+        self._config[MAX_PARALLELISM.key] = str(int(max_parallelism))
         return self
 
     def get_max_parallelism(self) -> int:
-        return int(self._config.get("pipeline.max-parallelism", "128"))
+        return MAX_PARALLELISM.get(self._config)
 
     def set_runtime_mode(self, execution_mode: RuntimeExecutionMode) -> StreamExecutionEnvironment:
-        self._config["execution.runtime-mode"] = execution_mode.name.lower()
+        self._config[RUNTIME_MODE.key] = execution_mode.name.lower()
         return self
 
     def enable_checkpointing(self, interval: int, mode: CheckpointingMode | None = None) -> StreamExecutionEnvironment:
-        self._config["execution.checkpointing.interval"] = f"{int(interval)} ms"
+        self._config[CHECKPOINTING_INTERVAL.key] = f"{int(interval)} ms"
         if mode is not None:
-            self._config["execution.checkpointing.mode"] = mode.name
+            self._config[CHECKPOINTING_MODE.key] = mode.name
         return self
 
     def configure(self, configuration: Any) -> None:

@@ -40,23 +40,36 @@ def connector_page(name: str) -> str:
 
 
 def configuration_page() -> str:
-    from streamsql.config import KEYS
+    from streamsql.config import public_options
 
     lines = [
         GENERATED,
         "# Configuration",
         "",
         "Set with `SET 'key' = 'value';` in SQL, `-D key=value` on the command line, or",
-        "`t_env.get_config().set(key, value)` from Python.",
+        "`t_env.get_config().set(key, value)` from Python. `SET` checks the value of a key",
+        "listed here (a bad value fails naming the key and what it accepts); other keys are",
+        "accepted as Flink accepts them (`spark.*` keys are passed to Spark).",
         "",
-        "| key | default | description |",
-        "|---|---|---|",
+        "Durations: a whole number and a unit, `d`, `h`, `min` (`m`), `s`, `ms`, `µs`, `ns` (also",
+        "`day(s)`, `hour(s)`, `minute(s)`, `sec(s)`/`second(s)`, `milli(s)`/`millisecond(s)`), with",
+        "or without a blank (`10 s`, `500ms`); a bare number is milliseconds. Memory sizes: `b`,",
+        "`kb`, `mb`, `gb`, `tb` (powers of 1024; a bare number is bytes). Booleans: `true` /",
+        "`false`. Enum values are accepted in any case.",
+        "",
+        "| key | default | type | description |",
+        "|---|---|---|---|",
     ]
-    for k in KEYS:
-        desc = k.description
-        if k.values:
-            desc += " One of: " + ", ".join(f"`{v}`" for v in k.values) + "."
-        lines.append(f"| `{k.key}` | `{k.default}` | {desc} |")
+    for o in public_options():
+        desc = o.description.replace("|", "\\|").replace("\n", " ")
+        if o.values:
+            desc += " One of: " + ", ".join(f"`{v}`" for v in o.values) + "."
+        if o.fallback_keys:
+            desc += " Also read from: " + ", ".join(f"`{k}`" for k in o.fallback_keys) + "."
+        if o.deprecated_keys:
+            desc += " Deprecated name: " + ", ".join(f"`{k}`" for k in o.deprecated_keys) + "."
+        default = f"`{o.default}`" if o.default not in (None, "") else "(none)"
+        lines.append(f"| `{o.key}` | {default} | {o.doc_type} | {desc} |")
     return "\n".join(lines) + "\n"
 
 

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from planner.errors import SqlError, UnsupportedSqlError
+from planner.errors import SqlError, SqlValidationError, UnsupportedSqlError
 from planner.statements import (
     CreateTable,
     CreateView,
@@ -26,9 +26,14 @@ from planner.statements import (
     Statement,
     StatementSet,
 )
+from runtime.checkpoint.options import JOB_ID
+from runtime.config.core import PARALLELISM, RUNTIME_MODE, TARGET
+from runtime.config.options import key
+from runtime.errors import ConfigError
 from runtime.sink_constraints import enforce_not_null, not_null_action
 from runtime.types import BOOLEAN, STRING, Field
 from streamsql.config import TableConfig
+from streamsql.rest.options import PORT as REST_PORT
 from streamsql.result import JobHandle, ResultKind, TableResult
 from streamsql.table_env_api import TableApiMixin, visible
 from streamsql.table_env_catalog import CatalogApiMixin
@@ -42,12 +47,25 @@ if TYPE_CHECKING:
 
 _job_ids = itertools.count(1)
 
+BUILTIN_CATALOG = (
+    key("table.builtin-catalog-name")
+    .string_type()
+    .default_value("default_catalog")
+    .with_description("Name of the catalog the session starts in (PyFlink's EnvironmentSettings).")
+)
+BUILTIN_DATABASE = (
+    key("table.builtin-database-name")
+    .string_type()
+    .default_value("default_database")
+    .with_description("Name of the database the session starts in (PyFlink's EnvironmentSettings).")
+)
+
 
 class EnvironmentSettings:
     """Runtime mode and initial configuration of a TableEnvironment."""
 
-    DEFAULT_BUILTIN_CATALOG = "default_catalog"
-    DEFAULT_BUILTIN_DATABASE = "default_database"
+    DEFAULT_BUILTIN_CATALOG = BUILTIN_CATALOG.get(None)
+    DEFAULT_BUILTIN_DATABASE = BUILTIN_DATABASE.get(None)
 
     def __init__(self, mode: str = "streaming", configuration: dict[str, str] | None = None) -> None:
         self.mode = mode
@@ -69,10 +87,10 @@ class EnvironmentSettings:
         return self.mode == "streaming"
 
     def get_built_in_catalog_name(self) -> str:
-        return self.configuration.get("table.builtin-catalog-name", self.DEFAULT_BUILTIN_CATALOG)
+        return BUILTIN_CATALOG.get(self.configuration)
 
     def get_built_in_database_name(self) -> str:
-        return self.configuration.get("table.builtin-database-name", self.DEFAULT_BUILTIN_DATABASE)
+        return BUILTIN_DATABASE.get(self.configuration)
 
     def get_configuration(self) -> Configuration:
         from streamsql.common import Configuration
@@ -80,7 +98,7 @@ class EnvironmentSettings:
         return Configuration.from_dict(self.to_configuration())
 
     def to_configuration(self) -> dict[str, str]:
-        return {**self.configuration, "execution.runtime-mode": self.mode}
+        return {**self.configuration, RUNTIME_MODE.key: self.mode}
 
     class Builder:
         def __init__(self) -> None:
@@ -96,19 +114,18 @@ class EnvironmentSettings:
             return self
 
         def with_built_in_catalog_name(self, built_in_catalog_name: str) -> EnvironmentSettings.Builder:
-            self._conf["table.builtin-catalog-name"] = built_in_catalog_name
+            self._conf[BUILTIN_CATALOG.key] = built_in_catalog_name
             return self
 
         def with_built_in_database_name(self, built_in_database_name: str) -> EnvironmentSettings.Builder:
-            self._conf["table.builtin-database-name"] = built_in_database_name
+            self._conf[BUILTIN_DATABASE.key] = built_in_database_name
             return self
 
         def with_configuration(self, config: Configuration | dict[str, str]) -> EnvironmentSettings.Builder:
             conf = config if isinstance(config, dict) else config.to_dict()
             self._conf.update(conf)
-            mode = conf.get("execution.runtime-mode")
-            if mode:
-                self._mode = mode.lower()
+            if RUNTIME_MODE.is_set(conf):
+                self._mode = RUNTIME_MODE.get(conf)
             return self
 
         def build(self) -> EnvironmentSettings:
@@ -144,7 +161,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
     @property
     def is_streaming(self) -> bool:
-        return self._config.get("execution.runtime-mode") != "batch"
+        return RUNTIME_MODE.get(self._config) != "batch"
 
     @property
     def catalog(self) -> Any:
@@ -158,7 +175,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
     @property
     def runner(self) -> str:
         """`execution.target`: `local` (the embedded executor) or `spark` (docs/spark.md)."""
-        return (self._config.get("execution.target") or "local").strip().lower()
+        return TARGET.get(self._config)
 
     def _executor(self, graph: Any, stop: threading.Event, stmt: Statement | None = None) -> Any:
         """The executor for the configured runner. The Spark runner checks the whole graph
@@ -264,7 +281,10 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             if stmt.key is None:
                 rows = [(k, v) for k, v in self._config]
                 return TableResult.of_rows((Field("key", STRING()), Field("value", STRING())), rows)
-            self._config.set(stmt.key, stmt.value or "")
+            try:
+                self._config.set(stmt.key, stmt.value or "")
+            except ConfigError as e:
+                raise _set_error(stmt, e) from None
             return TableResult.ok()
         if isinstance(stmt, ResetOption):
             self._config.reset(stmt.key)
@@ -291,9 +311,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         running: list[Any] = []  # the executor, once started: its watermark feeds the shell
 
         query_id = f"query-{next(_job_ids):026x}"
-        graph = dataclasses.replace(
-            planned.graph, config={**(planned.graph.config or {}), "$internal.pipeline.job-id": query_id}
-        )
+        graph = dataclasses.replace(planned.graph, config={**(planned.graph.config or {}), JOB_ID.key: query_id})
 
         executor = self._executor(graph, stop, stmt)  # the Spark runner refuses here, before running
 
@@ -339,7 +357,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         job_id = f"{next(_job_ids):032x}"
         # Checkpoints of this job live under <execution.checkpointing.dir>/<job id>/ (job ids
         # count from 1 in each session, so re-running a script finds its checkpoints).
-        graph = dataclasses.replace(graph, config={**(graph.config or {}), "$internal.pipeline.job-id": job_id})
+        graph = dataclasses.replace(graph, config={**(graph.config or {}), JOB_ID.key: job_id})
         executors: list[Any] = []
 
         def run(stop: threading.Event) -> None:
@@ -350,7 +368,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
         handle = JobHandle(job_id, run, name=name, executor=lambda: executors[0] if executors else None)
         self.jobs[job_id] = handle
-        if self._config.get("rest.port"):  # REST API + dashboard (streamsql/rest, docs/rest.md)
+        if REST_PORT.is_set(self._config):  # REST API + dashboard (streamsql/rest, docs/rest.md)
             from streamsql.rest.server import serve_session
 
             serve_session(self, handle)
@@ -435,11 +453,19 @@ def _iso(epoch_s: float) -> str:
 
 
 def _parallelism(graph: Any) -> int:
-    """`parallelism.default` of a job graph (1 when unset or not a number)."""
-    try:
-        return int((getattr(graph, "config", None) or {}).get("parallelism.default") or 1)
-    except (TypeError, ValueError):
-        return 1
+    """`parallelism.default` of a job graph."""
+    return PARALLELISM.get(getattr(graph, "config", None))
+
+
+def _set_error(stmt: SetOption, error: ConfigError) -> SqlValidationError:
+    """A `SET` value its key's declaration refuses, positioned at the value in the statement."""
+    sql = stmt.sql or ""
+    at = sql.rfind(f"'{stmt.value}'") if stmt.value is not None else -1
+    line = column = None
+    if at >= 0:
+        line = sql.count("\n", 0, at) + 1
+        column = at - (sql.rfind("\n", 0, at) + 1) + 1
+    return SqlValidationError(str(error), sql or None, line, column)
 
 
 class StreamTableEnvironment(TableEnvironment):
@@ -457,7 +483,7 @@ class StreamTableEnvironment(TableEnvironment):
             conf.update(stream_execution_environment.to_configuration())
         settings = environment_settings or EnvironmentSettings.in_streaming_mode()
         merged = {**settings.to_configuration(), **conf}
-        return StreamTableEnvironment(EnvironmentSettings(merged.get("execution.runtime-mode", "streaming"), merged))
+        return StreamTableEnvironment(EnvironmentSettings(RUNTIME_MODE.get(merged), merged))
 
     def from_data_stream(self, data_stream: Any, *fields_or_schema: Any) -> Table:
         refuse("StreamTableEnvironment.from_data_stream", DATASTREAM)

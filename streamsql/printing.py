@@ -14,9 +14,18 @@ from typing import TextIO
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND_NAMES, data_columns, row_kinds
+from runtime.config.options import key
 from runtime.types import Field
 
 NULL_TEXT = "<NULL>"
+
+MAX_COLUMN_WIDTH = (
+    key("table.display.max-column-width")
+    .int_type()
+    .default_value(30)
+    .with_check(lambda v: v >= 1, "an integer >= 1")
+    .with_description("Widest column the tableau output prints before cutting a value.")
+)
 
 
 def render_rows(batch: pa.RecordBatch, fields: tuple[Field, ...], time_zone: str) -> list[list[str | None]]:

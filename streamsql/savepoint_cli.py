@@ -62,10 +62,10 @@ def savepoint_main(argv: list[str], out: TextIO, err: TextIO) -> int:
             err.write(f"[ERROR] {e}\n")
             return 1
         return 0
-    from streamsql.control import ControlError, find_job, jobs_dir, trigger_savepoint
+    from streamsql.control import JOBS_DIR, ControlError, find_job, jobs_dir, trigger_savepoint
 
     try:
-        entry = find_job(jobs_dir({"streamsql.jobs.dir": args.jobs_dir}), args.what, args.pid)
+        entry = find_job(jobs_dir({JOBS_DIR.key: args.jobs_dir}), args.what, args.pid)
         err.write(f"Triggering savepoint for job {entry.job_id} (pid {entry.pid}).\n")
         path = trigger_savepoint(entry, args.path, stop=args.stop, timeout=args.timeout)
     except ControlError as e:
@@ -82,9 +82,9 @@ def list_main(argv: list[str], out: TextIO, err: TextIO) -> int:
     p = argparse.ArgumentParser(prog="streamsql list", description="List the running streamsql jobs (flink list).")
     p.add_argument("--jobs-dir", help="where running jobs register (default: see docs/cli.md)")
     args = p.parse_args(argv)
-    from streamsql.control import jobs_dir, running_jobs
+    from streamsql.control import JOBS_DIR, jobs_dir, running_jobs
 
-    jobs = running_jobs(jobs_dir({"streamsql.jobs.dir": args.jobs_dir}))
+    jobs = running_jobs(jobs_dir({JOBS_DIR.key: args.jobs_dir}))
     if not jobs:
         out.write("No running jobs.\n")
         return 0

@@ -17,6 +17,7 @@ from planner.binder.scope import error
 from planner.binder.types import implicitly_castable, plain
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import LogicalFilter, LogicalNode, LogicalProject, LogicalSink
+from planner.table_options import check_table_options
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.sink_constraints import not_null_action, type_length_action
 from runtime.types import BOOLEAN, STRING, Field
@@ -106,6 +107,7 @@ def bind_insert(
             input=plan,
             exprs=tuple(out),
         )
+    check_table_options(table, sink=True)
     return LogicalSink(fields=(), input=plan, table=table.table_info(), schema=sink_fields)
 
 

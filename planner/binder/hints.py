@@ -24,7 +24,7 @@ from sqlglot import exp
 from planner.binder.scope import error
 from planner.errors import SqlValidationError
 from planner.logical import LogicalAggregate, LogicalFilter, LogicalJoin, LogicalNode
-from runtime.checkpoint.config import duration_ms
+from runtime.config import duration_ms
 
 HINT_NAME = "STATE_TTL"
 

@@ -23,6 +23,7 @@ from planner.logical import (
     LogicalValues,
     LogicalWatermarkAssigner,
 )
+from planner.table_options import check_table_options
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.types import INT, Field
 
@@ -195,6 +196,7 @@ def scan_table(ctx: BindContext, table: CatalogTable, node: exp.Expression | Non
     from planner.catalog import check_scannable
 
     check_scannable(table, node, ctx.sql)
+    check_table_options(table)
     info = table.table_info()
     plan: LogicalNode = LogicalTableScan(fields=info.physical_schema, table=info)
     if any(c.kind == "computed" for c in table.columns):

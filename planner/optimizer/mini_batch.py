@@ -12,11 +12,34 @@ from dataclasses import replace
 from planner.changelog import register_changelog
 from planner.errors import SqlValidationError
 from planner.explain import register_physical_line
-from planner.physical import PhysicalNode, parse_duration_ms
+from planner.physical import PhysicalNode
+from runtime.config.options import key
 
-ENABLED_KEY = "table.exec.mini-batch.enabled"
-LATENCY_KEY = "table.exec.mini-batch.allow-latency"
-SIZE_KEY = "table.exec.mini-batch.size"
+ENABLED = (
+    key("table.exec.mini-batch.enabled")
+    .boolean_type()
+    .default_value(False)
+    .with_description(
+        "STREAMING: insert a MiniBatchAssigner after each source / watermark assigner of a plan with a "
+        "GroupAggregate; it coalesces input batches so keyed aggregates fold more rows per state access "
+        "and emit fewer intermediate -U/+U rows. The final table is unchanged."
+    )
+)
+ALLOW_LATENCY = (
+    key("table.exec.mini-batch.allow-latency")
+    .duration_type()
+    .default_value(0)
+    .with_description(
+        "Longest time rows wait in a mini-batch (must be > 0 when mini-batch is enabled). The buffer is "
+        "also flushed before every watermark, checkpoint barrier and at the end of input."
+    )
+)
+SIZE = (
+    key("table.exec.mini-batch.size")
+    .int_type()
+    .default_value(-1)
+    .with_description("Most rows buffered in one mini-batch (must be > 0 when mini-batch is enabled).")
+)
 
 # Operators that profit from (and, for two-phase aggregation, require) mini-batches.
 _KEYED = ("GroupAggregate", "GlobalGroupAggregate", "LocalGroupAggregate", "LocalWindowAggregate")
@@ -24,20 +47,17 @@ _LEAVES = ("TableSourceScan", "Values")
 
 
 def mini_batch_enabled(config: dict[str, str]) -> bool:
-    return str(config.get(ENABLED_KEY, "false")).strip().lower() == "true"
+    return ENABLED.get(config)
 
 
 def mini_batch_settings(config: dict[str, str]) -> tuple[int, int]:
     """(allow-latency in ms, size in rows); Flink requires both to be positive."""
-    latency = parse_duration_ms(config.get(LATENCY_KEY) or "0 ms") or 0
-    try:
-        size = int(str(config.get(SIZE_KEY, "-1")).strip())
-    except ValueError:
-        raise SqlValidationError(f"Could not parse value '{config.get(SIZE_KEY)}' for key '{SIZE_KEY}'") from None
+    latency = ALLOW_LATENCY.get(config)
+    size = SIZE.get(config)
     if latency <= 0:
-        raise SqlValidationError(f"{LATENCY_KEY} must be set greater than 0 when {ENABLED_KEY} is true")
+        raise SqlValidationError(f"{ALLOW_LATENCY.key} must be set greater than 0 when {ENABLED.key} is true")
     if size <= 0:
-        raise SqlValidationError(f"{SIZE_KEY} must be set greater than 0 when {ENABLED_KEY} is true")
+        raise SqlValidationError(f"{SIZE.key} must be set greater than 0 when {ENABLED.key} is true")
     return latency, size
 
 

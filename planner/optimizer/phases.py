@@ -17,10 +17,19 @@ from planner.optimizer.remove_identity_project import remove_identity_project
 from planner.optimizer.window_rewrite import fuse_window_aggregate
 from planner.rules.joins import push_join_conditions
 from planner.rules.ranking import absorb_rank_filter
+from runtime.config.options import key
 
 Rule = Callable[[LogicalNode], LogicalNode]
 
-DISABLED_RULES_KEY = "streamsql.optimizer.disabled-rules"
+DISABLED_RULES = (
+    key("streamsql.optimizer.disabled-rules")
+    .list_type()
+    .default_value(())
+    .with_description(
+        "Logical optimizer rules to skip, by function name, separated by ';' or ',' (e.g. "
+        "`push_projection`): for comparing plans and narrowing down an optimizer problem."
+    )
+)
 
 LOGICAL_PHASES: list[tuple[str, list[Rule]]] = [
     ("subquery/view expansion", [remove_identity_project]),
@@ -37,8 +46,7 @@ PHYSICAL_PHASES = ("physical", "changelog-mode inference")
 
 
 def disabled_rules(config: dict[str, str]) -> set[str]:
-    raw = config.get(DISABLED_RULES_KEY, "")
-    return {r.strip() for r in raw.split(",") if r.strip()}
+    return set(DISABLED_RULES.get(config))
 
 
 # Rules that only apply in one runtime mode.

@@ -25,21 +25,37 @@ from typing import Any
 
 from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
+from runtime.config.options import key
 from runtime.expr.ir import Call, InputRef, Literal
 from runtime.operators.calc import CalcParams
 from runtime.operators.union import ExchangeParams
 from runtime.types import BIGINT, BOOLEAN, INT, Field
 
-ENABLED_KEY = "table.optimizer.distinct-agg.split.enabled"
-BUCKET_KEY = "table.optimizer.distinct-agg.split.bucket-num"
+ENABLED = (
+    key("table.optimizer.distinct-agg.split.enabled")
+    .boolean_type()
+    .default_value(False)
+    .with_description(
+        "STREAMING: split a GroupAggregate with COUNT/SUM(DISTINCT x) into a partial aggregate per "
+        "(key, MOD(HASH_CODE(x), bucket-num)) and a final one that adds the partials up, spreading a "
+        "hot key's distinct state; several distinct columns use an Expand. The final table is unchanged."
+    )
+)
+BUCKET_NUM = (
+    key("table.optimizer.distinct-agg.split.bucket-num")
+    .int_type()
+    .default_value(1024)
+    .with_check(lambda v: v >= 1, "an integer >= 1")
+    .with_description("Number of buckets split-distinct aggregation spreads each key's distinct values over.")
+)
 _FINAL = {"count": "sum0", "sum": "sum", "sum0": "sum0", "min": "min", "max": "max"}
 
 
 def split_distinct_aggregates(plan: PhysicalNode, config: dict[str, str], mode: str) -> PhysicalNode:
     """Rewrite every splittable streaming GroupAggregate with DISTINCT calls (see above)."""
-    if mode != "STREAMING" or str(config.get(ENABLED_KEY, "false")).strip().lower() != "true":
+    if mode != "STREAMING" or not ENABLED.get(config):
         return plan
-    buckets = int(str(config.get(BUCKET_KEY, "1024")).strip() or "1024")
+    buckets = BUCKET_NUM.get(config)
     return rewrite_keyed(plan, "GroupAggregate", lambda n: _split(n, buckets))
 
 

@@ -26,10 +26,23 @@ from planner.explain import format_agg, register_physical_line
 from planner.optimizer.mini_batch import mini_batch_enabled
 from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
+from runtime.config.options import key
 from runtime.operators.union import ExchangeParams
 from runtime.types import BIGINT, Field
 
-STRATEGY_KEY = "table.optimizer.agg-phase-strategy"
+AGG_PHASE_STRATEGY = (
+    key("table.optimizer.agg-phase-strategy")
+    .enum_type("AUTO", "ONE_PHASE", "TWO_PHASE")
+    .default_value("AUTO")
+    .with_description(
+        "Two-phase (local-global) GroupAggregate: with mini-batch enabled, AUTO and TWO_PHASE split "
+        "aggregates whose calls are mergeable (COUNT, SUM over integer/floating types, MIN/MAX over "
+        "insert-only input, none DISTINCT) into LocalGroupAggregate -> Exchange -> GlobalGroupAggregate; "
+        "ONE_PHASE never splits. Window aggregates (rowtime TUMBLE / HOP / CUMULATE with COUNT, integer SUM, "
+        "MIN / MAX) split into LocalWindowAggregate -> Exchange -> GlobalWindowAggregate with TWO_PHASE, and "
+        "with AUTO when mini-batch is enabled (docs/performance.md)."
+    )
+)
 _ROW_WISE = ("Calc", "Exchange", "WatermarkAssigner", "TableSourceScan", "Values", "MiniBatchAssigner", "Union")
 _CDC_FORMATS = ("debezium-json", "canal-json", "maxwell-json", "ogg-json", "debezium-avro-confluent")
 
@@ -71,7 +84,7 @@ def _partials(call: dict[str, Any], i: int, in_fields: tuple[Field, ...], insert
 
 def split_two_phase_aggregates(plan: PhysicalNode, config: dict[str, str], mode: str) -> PhysicalNode:
     """Split every splittable streaming GroupAggregate into Local/Global phases."""
-    strategy = str(config.get(STRATEGY_KEY, "AUTO")).strip().upper()
+    strategy = AGG_PHASE_STRATEGY.get(config)
     if mode != "STREAMING" or strategy == "ONE_PHASE" or not mini_batch_enabled(config):
         return plan
     return rewrite_keyed(plan, "GroupAggregate", _split)

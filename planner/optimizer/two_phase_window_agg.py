@@ -42,19 +42,20 @@ from planner.changelog import _producer, is_insert_only, register_changelog
 from planner.errors import UnsupportedSqlError
 from planner.explain import format_agg, format_window, register_physical_line
 from planner.optimizer.mini_batch import mini_batch_enabled
-from planner.optimizer.two_phase_agg import STRATEGY_KEY
+from planner.optimizer.two_phase_agg import AGG_PHASE_STRATEGY
 from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
+from runtime.config.core import TARGET
 from runtime.operators.union import ExchangeParams
 from runtime.types import BIGINT, DataType, Field
 
 
 def applies(config: dict[str, str], mode: str) -> bool:
     """Whether the configuration asks for two-phase window aggregation (module docstring)."""
-    strategy = str(config.get(STRATEGY_KEY, "AUTO")).strip().upper()
+    strategy = AGG_PHASE_STRATEGY.get(config)
     if mode != "STREAMING" or strategy == "ONE_PHASE":
         return False
-    if str(config.get("execution.target", "")).strip().lower() == "spark":
+    if TARGET.get(config) == "spark":
         return False
     return strategy == "TWO_PHASE" or mini_batch_enabled(config)
 

@@ -31,7 +31,9 @@ import uuid
 from dataclasses import dataclass, field
 
 from runtime.checkpoint.metadata import CheckpointMetadata
+from runtime.checkpoint.options import INCREMENTAL
 from runtime.checkpoint.storage import METADATA, CheckpointStorage
+from runtime.state.options import ROCKSDB_LOCAL_DIR, backend_kind
 from runtime.state.slot_values import NativeSnapshot
 
 SHARED = "shared"
@@ -40,13 +42,12 @@ PARENT = "../"  # a file path relative to the job directory, not the checkpoint'
 
 def native_checkpoints(config: dict[str, str]) -> bool:
     """Checkpoints of generic operators are RocksDB checkpoints (the backend is rocksdb)."""
-    return (config.get("state.backend.type") or "hashmap").strip().lower() == "rocksdb"
+    return backend_kind(config) == "rocksdb"
 
 
 def incremental_enabled(config: dict[str, str]) -> bool:
     """Incremental checkpoints apply: asked for and the backend is rocksdb (hashmap ignores it)."""
-    on = str(config.get("execution.checkpointing.incremental") or "false").strip().lower() == "true"
-    return on and native_checkpoints(config)
+    return INCREMENTAL.get(config) and native_checkpoints(config)
 
 
 @dataclass
@@ -66,7 +67,7 @@ class IncrementalCheckpoints:
     def __init__(self, config: dict[str, str]) -> None:
         self.native = native_checkpoints(config)  # rocksdb: checkpoints are RocksDB checkpoints
         self.enabled = incremental_enabled(config)  # ... sharing SST files with earlier ones
-        base = config.get("state.backend.rocksdb.localdir") or tempfile.gettempdir()
+        base = ROCKSDB_LOCAL_DIR.get(config) or tempfile.gettempdir()
         self.local_base = os.path.abspath(os.path.expanduser(base))
         # (database, file name, size) -> (path of the shared copy relative to the job dir, digest)
         self._uploaded: dict[tuple[str, str, int], tuple[str, str]] = {}

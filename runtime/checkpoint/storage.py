@@ -14,6 +14,8 @@ import os
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from runtime.checkpoint.options import S3_ACCESS_KEY, S3_ENDPOINT, S3_REGION, S3_SECRET_KEY
+
 if TYPE_CHECKING:
     import pyarrow.fs as pafs
 
@@ -28,16 +30,17 @@ def _fs() -> Any:
 
 
 def _s3_filesystem(config: dict[str, str]) -> pafs.FileSystem:
-    endpoint = config.get("s3.endpoint") or os.environ.get("AWS_ENDPOINT_URL") or ""
+    endpoint = S3_ENDPOINT.get(config) or os.environ.get("AWS_ENDPOINT_URL") or ""
     kwargs: dict[str, Any] = {"allow_bucket_creation": True}
     if endpoint:
         scheme = "https" if endpoint.startswith("https://") else "http"
         kwargs["endpoint_override"] = endpoint.split("://", 1)[-1]
         kwargs["scheme"] = scheme
-    if config.get("s3.access-key"):
-        kwargs["access_key"] = config["s3.access-key"]
-        kwargs["secret_key"] = config.get("s3.secret-key", "")
-    kwargs["region"] = config.get("s3.region") or os.environ.get("AWS_REGION") or "us-east-1"
+    access_key = S3_ACCESS_KEY.get(config)
+    if access_key:
+        kwargs["access_key"] = access_key
+        kwargs["secret_key"] = S3_SECRET_KEY.get(config) or ""
+    kwargs["region"] = S3_REGION.get(config) or os.environ.get("AWS_REGION") or "us-east-1"
     return _fs().S3FileSystem(**kwargs)
 
 

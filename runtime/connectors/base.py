@@ -11,22 +11,10 @@ from typing import Any
 
 import pyarrow as pa
 
+from runtime.config.options import ConfigOption as ConfigOption  # connectors declare WITH options with it
 from runtime.errors import ConnectorError
 from runtime.plugins import import_submodules
 from runtime.types import Field
-
-
-@dataclass(frozen=True)
-class ConfigOption:
-    """One `WITH ('key' = 'value')` option a connector or format understands."""
-
-    key: str
-    type: str = "string"  # string | int | boolean | duration | enum
-    default: str | None = None
-    required: bool = False
-    description: str = ""
-    # Options with a common prefix (e.g. 'fields.#.kind') use '#' as the wildcard.
-    values: tuple[str, ...] = ()
 
 
 @dataclass
@@ -115,6 +103,8 @@ class ConnectorFactory:
     is_bounded: Callable[[dict[str, str]], bool] = lambda options: True
     # Other factories (formats) whose options also apply, e.g. 'csv.*' for filesystem.
     formats: tuple[str, ...] = ()
+    # Option prefixes passed through unchecked (e.g. 'properties.' for a Kafka client).
+    prefixes: tuple[str, ...] = ()
 
 
 _CONNECTORS: dict[str, ConnectorFactory] = {}

@@ -40,7 +40,7 @@ CHUNK = 1 << 16
 SOURCE_PARALLELISM = "$internal.source.parallelism"
 _HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 
-OPTIONS = (
+OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
         "rows-per-second",
         type="int",

@@ -27,7 +27,7 @@ from runtime.connectors.lookup import LOOKUP_OPTIONS, LookupSource
 from runtime.errors import ConnectorError
 from runtime.types import Field
 
-OPTIONS = (
+OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption("path", required=True, description="The DuckDB database file (a sink creates it when missing)."),
     ConfigOption(
         "table-name",

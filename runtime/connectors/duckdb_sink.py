@@ -26,7 +26,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import DELETE, INSERT, ROW_KIND, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
-from runtime.checkpoint.config import duration_ms
+from runtime.config import duration_ms
 from runtime.connectors.base import Sink, SourceContext
 from runtime.errors import ConnectorError
 from runtime.types import Field

@@ -17,12 +17,12 @@ checkpoints: runtime/connectors/filesystem_sink.py.
 from __future__ import annotations
 
 import os
-import re
 import time
 from typing import Any
 
 import pyarrow as pa
 
+from runtime.config import parsers
 from runtime.connectors.base import (
     ConfigOption,
     ConnectorFactory,
@@ -40,11 +40,12 @@ from runtime.connectors.filesystem_partitions import (
     split_schema,
 )
 from runtime.connectors.formats import FileReader, all_format_options, get_format
+from runtime.connectors.lookup import LOOKUP_OPTIONS
 from runtime.errors import ConnectorError
 from runtime.graph import STREAMING
 from runtime.types import Field
 
-OPTIONS = (
+OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
         "path",
         required=True,
@@ -100,31 +101,22 @@ OPTIONS = (
     ),
 )
 
-_UNITS_MS = {
-    "ms": 1, "milli": 1, "millis": 1, "millisecond": 1, "milliseconds": 1,
-    "s": 1000, "sec": 1000, "secs": 1000, "second": 1000, "seconds": 1000,
-    "min": 60_000, "m": 60_000, "minute": 60_000, "minutes": 60_000,
-    "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
-    "d": 86_400_000, "day": 86_400_000, "days": 86_400_000,
-}  # fmt: skip
-_SIZES = {"b": 1, "kb": 1 << 10, "k": 1 << 10, "mb": 1 << 20, "m": 1 << 20, "gb": 1 << 30, "g": 1 << 30}
-
 
 def parse_duration_ms(text: str, key: str = "duration") -> int:
-    """Flink duration text ('1 s', '100ms', '2 min', plain number = ms) → milliseconds."""
-    m = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", text)
-    if not m or m.group(2).lower() not in _UNITS_MS and m.group(2):
-        raise ConnectorError(
-            f"Could not parse value '{text}' for key '{key}': expected a duration such as '1 s' or '100 ms'."
-        )
-    return int(m.group(1)) * (_UNITS_MS[m.group(2).lower()] if m.group(2) else 1)
+    """A duration `WITH` option ('1 s', '100ms', '2 min', plain number = ms) with the one
+    duration parser (runtime/config/parsers.py); a ConnectorError names the option."""
+    try:
+        return parsers.parse_duration_ms(text)
+    except ValueError as e:
+        raise ConnectorError(f"Invalid value '{text}' for option '{key}': {e}.") from None
 
 
 def parse_size(text: str, key: str) -> int:
-    m = re.fullmatch(r"\s*(\d+)\s*([a-zA-Z]*)\s*", text)
-    if not m or (m.group(2) and m.group(2).lower() not in _SIZES):
-        raise ConnectorError(f"Could not parse value '{text}' for key '{key}': expected a size such as '128MB'.")
-    return int(m.group(1)) * (_SIZES[m.group(2).lower()] if m.group(2) else 1)
+    """A memory-size `WITH` option ('128MB', '1 gb', plain number = bytes)."""
+    try:
+        return parsers.parse_memory_size(text)
+    except ValueError as e:
+        raise ConnectorError(f"Invalid value '{text}' for option '{key}': {e}.") from None
 
 
 def _resolve(path: str | None) -> str:
@@ -292,7 +284,8 @@ FACTORY = register_connector(
             "(or savepoint) completes. Partition commit: the `success-file` policy with the `process-time` "
             "trigger; `metastore`, `custom` and `partition-time` are refused."
         ),
-        options=OPTIONS + all_format_options(),
+        # lookup.*: an opt-in lookup source for temporal joins (runtime/connectors/lookup.py).
+        options=OPTIONS + LOOKUP_OPTIONS + all_format_options(),
         create_source=FilesystemSource,
         create_sink=_create_sink,
         is_bounded=is_bounded,

@@ -29,7 +29,7 @@ from runtime.connectors.base import ConfigOption, SourceContext, get_connector
 from runtime.errors import ConnectorError
 from runtime.types import Field
 
-LOOKUP_OPTIONS = (
+LOOKUP_OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
         "lookup.cache",
         type="enum",

@@ -39,7 +39,7 @@ from runtime.types import Field
 # list that many splits of interleaved generator chunks.
 SOURCE_PARALLELISM = "$internal.source.parallelism"
 
-OPTIONS = (
+OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
         "first-event.rate",
         type="int",

@@ -7,7 +7,7 @@ prefix (`id> +I[...]`). Values use the SQL client's text (`runtime.render`), NUL
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -17,7 +17,7 @@ from runtime.connectors.base import ConfigOption, ConnectorFactory, Sink, Source
 from runtime.connectors.formats import opt_bool
 from runtime.types import Field
 
-OPTIONS = (
+OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption("print-identifier", description="Prefix of every printed line: '<identifier>> +I[...]'."),
     ConfigOption(
         "standard-error",

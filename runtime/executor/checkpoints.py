@@ -28,9 +28,11 @@ from runtime.checkpoint.faults import fault_point
 from runtime.checkpoint.incremental import IncrementalCheckpoints, UploadPlan
 from runtime.checkpoint.metadata import CheckpointMetadata, OperatorState
 from runtime.checkpoint.uid import fingerprint
+from runtime.config.core import MAX_PARALLELISM
 from runtime.executor.task import TaskRunner
 from runtime.executor.task_state import state_names
 from runtime.operators.sink import SinkOperator
+from runtime.state.options import backend_kind
 from runtime.state.slot_values import NativeSnapshot
 
 Request = tuple[str, str | None, bool, "Future[str]"]
@@ -157,8 +159,8 @@ class LocalCheckpoints:
             kind=kind,
             job_id=self.config.job_id,
             timestamp_ms=int(time.time() * 1000),
-            state_backend=(cfg.get("state.backend.type") or "hashmap").lower(),
-            max_parallelism=int(cfg.get("pipeline.max-parallelism") or 128),
+            state_backend=backend_kind(cfg),
+            max_parallelism=MAX_PARALLELISM.get(cfg),
             parallelism=1,
             operators=ops,
             graph=self._graph_json(),

@@ -33,6 +33,7 @@ from runtime.checkpoint.coordinator import CheckpointCoordinator
 from runtime.checkpoint.restart import run_with_restarts
 from runtime.checkpoint.restore import LoadedSnapshot
 from runtime.checkpoint.uid import operator_uids
+from runtime.config.core import SOURCE_BATCH_ROWS
 from runtime.executor.checkpoints import LocalCheckpoints
 from runtime.executor.results import ResultCollector
 from runtime.executor.task import TaskRunner
@@ -40,7 +41,6 @@ from runtime.executor.task_state import restore_task
 from runtime.graph import JobGraph
 from runtime.operators.base import Metrics, Operator
 
-DEFAULT_BATCH_ROWS = 8192
 IDLE_POLL_SECONDS = 0.05
 
 
@@ -57,8 +57,7 @@ class LocalExecutor:
         self.graph = graph
         self.stop_event = stop_event
         cfg = graph.config or {}
-        configured = cfg.get("table.exec.source.batch-rows", DEFAULT_BATCH_ROWS)
-        self.batch_rows = int(batch_rows or configured)
+        self.batch_rows = int(batch_rows or SOURCE_BATCH_ROWS.get(cfg))
         self.uids = operator_uids(graph)
         self.checkpoint_config = CheckpointConfig.from_config(cfg)
         self.results = ResultCollector(graph)

@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, ROW_WATERMARK
+from runtime.config.core import STATEMENT_START_MS
 from runtime.functions.registry import EvalContext
 from runtime.graph import Node
 from runtime.operators.base import OperatorContext
@@ -16,8 +17,8 @@ from runtime.operators.base import OperatorContext
 def eval_context(ctx: OperatorContext, num_rows: int) -> EvalContext:
     """The expression context for a batch: session time zone and the statement start
     (config `table.exec.statement-start-ms` when the caller fixed it, else now)."""
-    now = ctx.config.get("table.exec.statement-start-ms") if ctx.config else None
-    now_ms = int(now) if now else int(time.time() * 1000)
+    now = STATEMENT_START_MS.get(ctx.config)
+    now_ms = now if now is not None else int(time.time() * 1000)
     return EvalContext(num_rows=num_rows, time_zone=ctx.time_zone, now_ms=now_ms)
 
 

@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK, ROW_KIND, data_columns
+from runtime.config.core import SOURCE_IDLE_TIMEOUT
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
 from runtime.operators.base import Operator, OperatorContext, Output, register_operator
@@ -28,27 +29,6 @@ def to_epoch_ms(array: pa.Array) -> np.ndarray:
     if array.null_count:
         vals[~pc.is_valid(array).to_numpy(zero_copy_only=False)] = np.nan
     return vals
-
-
-def _duration_ms(text: str | None) -> int | None:
-    """'10 s', '500 ms', '1 min', '2000' (ms) as milliseconds; None / '0' -> None."""
-    if not text:
-        return None
-    t = str(text).strip().lower().replace(" ", "")
-    units = (
-        ("ms", 1),
-        ("milliseconds", 1),
-        ("min", 60_000),
-        ("minutes", 60_000),
-        ("s", 1000),
-        ("seconds", 1000),
-        ("h", 3_600_000),
-    )
-    for suffix, mult in sorted(units, key=lambda u: -len(u[0])):
-        if t.endswith(suffix) and t[: -len(suffix)].replace(".", "", 1).isdigit():
-            v = int(float(t[: -len(suffix)]) * mult)
-            return v or None
-    return int(t) if t.isdigit() and int(t) else None
 
 
 @register_operator("WatermarkAssigner")
@@ -72,9 +52,7 @@ class WatermarkAssignerOperator(Operator):
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         self.expr = node.params["watermark"]
-        self.idle_timeout_ms = node.params.get("idle_timeout_ms") or _duration_ms(
-            ctx.config.get("table.exec.source.idle-timeout") if ctx.config else None
-        )
+        self.idle_timeout_ms = node.params.get("idle_timeout_ms") or SOURCE_IDLE_TIMEOUT.get(ctx.config) or None
         self.current = MIN_WATERMARK
         self.last_row_time = time.monotonic()
         self.idle = False

@@ -40,6 +40,7 @@ import pyarrow as pa
 from runtime.checkpoint import format as state_format
 from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend
 from runtime.state.hashmap import distinct_keys
+from runtime.state.options import ROCKSDB_LOCAL_DIR
 from runtime.state.slot_values import decode_rows, encode_rows, layout_of
 
 _SLOT_PREFIX = b"\xff\xff"
@@ -68,7 +69,7 @@ class RocksDBStateBackend(KeyedStateBackend):
 
         config = config or {}
         self.max_parallelism = max_parallelism
-        base = config.get("state.backend.rocksdb.localdir") or tempfile.gettempdir()
+        base = ROCKSDB_LOCAL_DIR.get(config) or tempfile.gettempdir()
         name = f"streamsql-rocksdb-{os.getpid()}-{uuid.uuid4().hex[:8]}-{config.get('$internal.operator-uid', 'op')}"
         self.path = os.path.join(os.path.abspath(os.path.expanduser(base)), name)
         os.makedirs(os.path.dirname(self.path), exist_ok=True)

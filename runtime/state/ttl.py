@@ -29,10 +29,20 @@ from typing import Any
 
 import numpy as np
 
-from runtime.checkpoint.config import duration_ms
 from runtime.checkpoint.format import register_state_type
+from runtime.config.options import key
 
-CONFIG_KEY = "table.exec.state.ttl"
+STATE_TTL = (
+    key("table.exec.state.ttl")
+    .duration_type()
+    .default_value(0)
+    .with_description(
+        "STREAMING: state of a key not written for this long is dropped (processing time; a returning key "
+        "starts from scratch, e.g. COUNT restarts at 1). Applies to GroupAggregate, regular Join (per row), "
+        "Deduplicate and Rank; window operators ignore it. 0 = never. A /*+ STATE_TTL(...) */ hint "
+        "overrides it per join side / aggregate (docs/state_ttl.md)."
+    )
+)
 # Node param the planner sets from a STATE_TTL hint (ms; a join has one per side).
 HINT_PARAM = "state_ttl_ms"
 NEVER = np.iinfo(np.int64).max
@@ -61,9 +71,7 @@ def set_clock(clock: Callable[[], int] | None) -> Callable[[], int]:
 
 def ttl_from_config(config: Mapping[str, str] | None) -> int:
     """`table.exec.state.ttl` in ms (0 = never expire)."""
-    text = (config or {}).get(CONFIG_KEY)
-    value = duration_ms(text, CONFIG_KEY, 0)
-    return max(0, int(value or 0))
+    return max(0, STATE_TTL.get(config))
 
 
 def operator_ttl(config: Mapping[str, str] | None, params: Any, side: int | None = None) -> int:

@@ -33,30 +33,37 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def serve_main(argv: list[str], err: TextIO) -> int:
+    from runtime.config.core import RUNTIME_MODE
+    from runtime.errors import ConfigError
     from streamsql.environment import EnvironmentSettings, TableEnvironment
+    from streamsql.rest import options as rest
     from streamsql.rest.server import RestConfigError, RestServer, server_options
 
     args = build_parser().parse_args(argv)
     conf = dict(o.partition("=")[::2] for o in args.options)
     conf = {k.strip(): v.strip() for k, v in conf.items()}
     if args.mode:
-        conf["execution.runtime-mode"] = args.mode
-    for key, value in (
-        ("rest.bind-address", args.host),
-        ("rest.token", args.token),
-        ("rest.token-file", args.token_file),
-        ("rest.max-body-bytes", args.max_body_bytes),
+        conf[RUNTIME_MODE.key] = args.mode
+    for option, value in (
+        (rest.BIND_ADDRESS, args.host),
+        (rest.TOKEN, args.token),
+        (rest.TOKEN_FILE, args.token_file),
+        (rest.MAX_BODY_BYTES, args.max_body_bytes),
     ):
         if value is not None:
-            conf[key] = str(value)
+            conf[option.key] = str(value)
     if args.allow_submit:
-        conf["rest.allow-submit"] = "true"
+        conf[rest.ALLOW_SUBMIT.key] = "true"
     try:
         options = server_options(conf)  # refused before the init script runs
     except RestConfigError as e:
         err.write(f"[ERROR] Could not start the REST server: {e}\n")
         return 1
-    env = TableEnvironment.create(EnvironmentSettings.new_instance().with_configuration(conf).build())
+    try:
+        env = TableEnvironment.create(EnvironmentSettings.new_instance().with_configuration(conf).build())
+    except ConfigError as e:  # a bad -D value
+        err.write(f"[ERROR] {e}\n")
+        return 1
     if args.init:
         with open(args.init, encoding="utf-8") as fh:
             env.execute_sql(fh.read())

@@ -31,8 +31,11 @@ from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from runtime.checkpoint.options import SAVEPOINT_DIR
+from runtime.errors import ConfigError
 from streamsql.rest import views
 from streamsql.rest.monitor import Sampler
+from streamsql.rest.options import ALLOW_SUBMIT, BIND_ADDRESS, MAX_BODY_BYTES, PORT, TOKEN, TOKEN_FILE
 
 _STATIC_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -43,7 +46,7 @@ _STATIC_TYPES = {
 }
 
 
-DEFAULT_MAX_BODY_BYTES = 1 << 20
+DEFAULT_MAX_BODY_BYTES = MAX_BODY_BYTES.get(None)
 TOKEN_ENV = "STREAMSQL_REST_TOKEN"
 MAX_ERROR_CHARS = 2000  # an error message never carries more than this (no body echo)
 # Served without a token: the dashboard page and the API description hold no job data.
@@ -79,10 +82,6 @@ def check_bind(host: str, token: str | None) -> None:
             f"(--token-file / 'rest.token-file', ${TOKEN_ENV}, or 'rest.token'); clients then send "
             "'Authorization: Bearer <token>'"
         )
-
-
-def _flag(value: Any) -> bool:
-    return str(value or "").strip().lower() == "true"
 
 
 def is_loopback(host: str) -> bool:
@@ -171,7 +170,7 @@ class RestServer:
         """`directory` if it lies inside the savepoint root, else ApiError 403."""
         if not self.submit_enabled:
             raise ApiError(403, _SUBMIT_OFF.format(what="writing savepoints to a target directory"))
-        root = self.env.get_config().get("execution.checkpointing.savepoint-dir")
+        root = SAVEPOINT_DIR.get(self.env.get_config())
         if not root:
             raise ApiError(
                 403,
@@ -263,7 +262,7 @@ class RestServer:
         def run() -> None:
             try:
                 if directory is None and not savepoint_only:
-                    default = self.env.get_config().get("execution.checkpointing.savepoint-dir")
+                    default = SAVEPOINT_DIR.get(self.env.get_config())
                     if not default:
                         h.cancel()
                         h.join(30)
@@ -558,20 +557,14 @@ def start_rest_server(
 def server_options(cfg: Any) -> dict[str, Any]:
     """The REST settings of a session's configuration (`rest.*`), checked: what both
     servers start from. RestConfigError for an unusable combination."""
-    host = cfg.get("rest.bind-address") or "127.0.0.1"
-    token = resolve_token(cfg.get("rest.token"), cfg.get("rest.token-file"))
+    host = BIND_ADDRESS.get(cfg)
+    token = resolve_token(TOKEN.get(cfg), TOKEN_FILE.get(cfg))
     check_bind(host, token)
-    raw = cfg.get("rest.max-body-bytes")
     try:
-        max_body = int(raw) if raw not in (None, "") else DEFAULT_MAX_BODY_BYTES
-    except ValueError:
-        raise RestConfigError(f"'rest.max-body-bytes' must be a number of bytes (got '{raw}')") from None
-    return {
-        "host": host,
-        "token": token,
-        "allow_submit": _flag(cfg.get("rest.allow-submit")),
-        "max_body_bytes": max_body,
-    }
+        max_body = MAX_BODY_BYTES.get(cfg)
+    except ConfigError as e:
+        raise RestConfigError(str(e)) from None
+    return {"host": host, "token": token, "allow_submit": ALLOW_SUBMIT.get(cfg), "max_body_bytes": max_body}
 
 
 def serve_session(env: Any, handle: Any = None) -> RestServer:
@@ -580,7 +573,7 @@ def serve_session(env: Any, handle: Any = None) -> RestServer:
     server: RestServer | None = getattr(env, "_rest_server", None)
     if server is None:
         cfg = env.get_config()
-        server = start_rest_server(env, int(cfg.get("rest.port") or 0), **server_options(cfg))
+        server = start_rest_server(env, PORT.get(cfg) or 0, **server_options(cfg))
         env._rest_server = server
         import sys
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from runtime.config.core import MAX_PARALLELISM
 from streamsql.rest.monitor import JobMonitor
 
 FLINK_VERSION = "2.3-streamsql"
@@ -174,7 +175,7 @@ def job_detail(handle: Any, mon: JobMonitor) -> dict[str, Any]:
                     "operator": node.operator,
                     "node-id": node.id,
                     "parallelism": node.parallelism,
-                    "maxParallelism": int((ex.graph.config or {}).get("pipeline.max-parallelism") or 128),
+                    "maxParallelism": MAX_PARALLELISM.get(ex.graph.config),
                     "status": state,
                     "start-time": doc["start-time"],
                     "end-time": doc["end-time"],

@@ -19,6 +19,7 @@ from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.styles import Style
 
+from runtime.config.core import PARALLELISM, RUNTIME_MODE, TARGET
 from streamsql.shell.completion import CatalogSource, make_completer
 from streamsql.shell.highlight import STYLE, SqlLexer
 from streamsql.shell.history import history_path, open_history
@@ -104,9 +105,9 @@ class Shell:
 
     def toolbar(self) -> HTML:
         cfg = self.env.get_config()
-        mode = (cfg.get("execution.runtime-mode") or "streaming").upper()
-        runner = cfg.get("execution.target") or "local"
-        par = cfg.get("parallelism.default") or "1"
+        mode = RUNTIME_MODE.get(cfg).upper()
+        runner = TARGET.get(cfg)
+        par = PARALLELISM.get(cfg)
         jobs = self.session.running_jobs()
         rmode = self.session.result_mode()
         return HTML(

@@ -140,7 +140,9 @@ def _table_refs(stmt: str, tables: list[str]) -> dict[str, str]:
 def candidates(before: str, source: Any, after: str = "") -> list[Candidate]:  # noqa: C901 - one dispatch
     """Completions for the text before the cursor; `after` (the text after it) lets
     `SELECT c.<Tab> FROM clicks c` resolve the alias defined later in the statement."""
-    from streamsql.config import KEYS
+    from streamsql.config import lookup, public_options
+
+    options = public_options()
 
     stmt = _statement_before(before)
     whole = stmt + after.split(";", 1)[0]
@@ -148,7 +150,8 @@ def candidates(before: str, source: Any, after: str = "") -> list[Candidate]:  #
         m = _SET_VALUE.match(stmt)
         if m:
             key, typed = m.group(1), m.group(2)
-            values = next((k.values for k in KEYS if k.key == key), ())
+            option = lookup(key)
+            values = option.choices if option is not None else ()
             return [Candidate(v + "'", -len(typed), "value") for v in _match(values, typed)]
         m = _SET_KEY.match(stmt)
         if m:
@@ -156,7 +159,7 @@ def candidates(before: str, source: Any, after: str = "") -> list[Candidate]:  #
             suffix = "' = '" if m.group(1).upper() == "SET" else "'"
             return [
                 Candidate(k.key + suffix, -len(typed), k.description[:60])
-                for k in KEYS
+                for k in options
                 if k.key.startswith(typed) and k.key != typed
             ]
         m = _STOP_JOB.match(stmt)
@@ -168,7 +171,7 @@ def candidates(before: str, source: Any, after: str = "") -> list[Candidate]:  #
     m = _SET_BARE.match(stmt)
     if m and m.group(2) and "." in m.group(2):
         typed = m.group(2)
-        return [Candidate(f"'{k.key}'", -len(typed), k.description[:60]) for k in KEYS if k.key.startswith(typed)]
+        return [Candidate(f"'{k.key}'", -len(typed), k.description[:60]) for k in options if k.key.startswith(typed)]
 
     tables = source.tables()
     q = _QUALIFIED.search(stmt)

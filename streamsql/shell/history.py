@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 from typing import Any, TextIO
 
-DEFAULT_HISTORY_FILE = "~/.streamsql_history"
+from streamsql.shell.options import HISTORY_FILE
 
 
 def history_path(config: Any) -> str:
     """The history file of a session's configuration, `~` expanded."""
-    raw = config.get("sql-client.history-file") or DEFAULT_HISTORY_FILE
+    raw = HISTORY_FILE.get(config)
     return os.path.expanduser(os.path.expandvars(raw))
 
 

@@ -13,9 +13,10 @@ import traceback
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from streamsql.printing import MAX_COLUMN_WIDTH
+from streamsql.shell.options import RESULT_MODE
 from streamsql.shell.statements import HELP_TEXT, ShellCommand, ShellCommandError, parse_shell_command
 
-RESULT_MODES = ("tableau", "changelog", "table")
 ViewFn = Callable[[Any, str, int], Any]
 
 
@@ -113,8 +114,6 @@ class ShellSession:
     def _statement(self, stmt: Any) -> None:
         from planner.statements import Describe, Explain, InsertInto, Query, SetOption, Show, StatementSet
 
-        if isinstance(stmt, SetOption) and stmt.key is not None:
-            self._check_option(stmt.key, stmt.value or "")
         result = self.env.execute_statement(stmt)
         if isinstance(stmt, Query):
             self._query(result)
@@ -134,26 +133,11 @@ class ShellSession:
         else:
             self._write("[INFO] Execute statement succeeded.\n")
 
-    def _check_option(self, key: str, value: str) -> None:
-        """Reject a value a key does not document (e.g. a typo in a result mode) before it
-        silently breaks the next query."""
-        from planner.errors import SqlValidationError
-        from streamsql.config import KEYS
-
-        for k in KEYS:
-            if k.key == key and k.values and value.strip().lower() not in k.values:
-                allowed = ", ".join(f"'{v}'" for v in k.values)
-                raise SqlValidationError(f"Invalid value '{value}' for '{key}': expected one of {allowed}")
-
     def result_mode(self) -> str:
-        mode = (self.env.get_config().get("sql-client.execution.result-mode") or "tableau").strip().lower()
-        return mode if mode in RESULT_MODES else "tableau"
+        return RESULT_MODE.get(self.env.get_config())
 
     def max_width(self) -> int:
-        try:
-            return int(self.env.get_config().get("table.display.max-column-width") or 30)
-        except ValueError:
-            return 30
+        return MAX_COLUMN_WIDTH.get(self.env.get_config())
 
     def _query(self, result: Any) -> None:
         mode = self.result_mode()

@@ -27,7 +27,7 @@ from runtime.connectors.formats.text import format_text_column
 from runtime.errors import ConnectorError, DataError
 from runtime.types import DataType, Field
 
-OPTIONS = (
+OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
         "csv.field-delimiter",
         default=",",

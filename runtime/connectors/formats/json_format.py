@@ -34,7 +34,7 @@ from runtime.connectors.formats.text import format_text_column
 from runtime.errors import ConnectorError, DataError
 from runtime.types import DataType, Field
 
-OPTIONS = (
+OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
         "json.fail-on-missing-field",
         type="boolean",
@@ -79,7 +79,7 @@ OPTIONS = (
         description="Leave NULL fields out of written objects.",
     ),
 )
-DEBEZIUM_OPTIONS = (
+DEBEZIUM_OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
         "debezium-json.ignore-parse-errors",
         type="boolean",

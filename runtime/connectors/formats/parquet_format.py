@@ -17,7 +17,7 @@ from runtime.connectors.formats import FileFormat, FileReader, FileWriter, regis
 from runtime.errors import ConnectorError, DataError
 from runtime.types import Field
 
-OPTIONS = (
+OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
         "parquet.compression",
         default="SNAPPY",

@@ -41,12 +41,14 @@ from runtime.checkpoint.metadata import CheckpointMetadata, OperatorState, Subta
 from runtime.checkpoint.restore import LoadedSnapshot
 from runtime.checkpoint.storage import CheckpointStorage
 from runtime.checkpoint.uid import fingerprint, operator_uids
+from runtime.config.core import MAX_PARALLELISM
 from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.plan import ParallelPlan
 from runtime.executor.task_state import check_claims, state_names
 from runtime.graph import JobGraph
 from runtime.operators.base import Operator, Output
 from runtime.state.keygroups import key_group_range
+from runtime.state.options import backend_kind
 
 Frame = tuple[int, int, int, bytes]  # (worker, kind, edge, payload)
 
@@ -77,7 +79,7 @@ class ParentCheckpoints:
         self.config = CheckpointConfig.from_config(cfg)
         self.coordinator = CheckpointCoordinator(self.config, cfg)
         self.uids = operator_uids(graph)
-        self.max_parallelism = int(cfg.get("pipeline.max-parallelism") or 128)
+        self.max_parallelism = MAX_PARALLELISM.get(cfg)
         self.exactly_once = self.config.mode == "EXACTLY_ONCE"
         self.parent_edges = [e for e in plan.edges if e.to_parent]
         self.requests: queue.Queue[tuple[str, str | None, bool, Future[str]]] = queue.Queue()
@@ -239,7 +241,7 @@ class ParentCheckpoints:
             kind=f.kind,
             job_id=self.config.job_id,
             timestamp_ms=int(time.time() * 1000),
-            state_backend=(cfg.get("state.backend.type") or "hashmap").lower(),
+            state_backend=backend_kind(cfg),
             max_parallelism=self.max_parallelism,
             parallelism=self.n,
             operators=ops,

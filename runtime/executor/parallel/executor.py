@@ -35,8 +35,10 @@ import pyarrow as pa
 from runtime.batch import MIN_WATERMARK
 from runtime.checkpoint.restart import run_with_restarts
 from runtime.checkpoint.restore import LoadedSnapshot
+from runtime.config.core import PARALLELISM
 from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.checkpoints import ParentCheckpoints
+from runtime.executor.parallel.options import NETWORK_CREDITS
 from runtime.executor.parallel.plan import RESULT_EDGE, ParallelPlan, plan_parallel
 from runtime.executor.parallel.worker import worker_main
 from runtime.executor.task import TaskRunner, Transport
@@ -44,8 +46,6 @@ from runtime.executor.task_state import restore_task
 from runtime.graph import JobGraph
 from runtime.operators.base import Metrics, Operator
 
-DEFAULT_CREDITS = 4
-CREDITS_KEY = "taskmanager.network.credits"
 JOIN_SECONDS = 5.0
 
 
@@ -54,11 +54,8 @@ class WorkerFailedError(RuntimeError):
 
 
 def job_parallelism(graph: JobGraph) -> int:
-    """`parallelism.default` of the job (1 when unset or invalid)."""
-    try:
-        return max(1, int((graph.config or {}).get("parallelism.default") or 1))
-    except ValueError:
-        return 1
+    """`parallelism.default` of the job (a bad value fails naming the key)."""
+    return PARALLELISM.get(graph.config)
 
 
 class ParallelExecutor:
@@ -73,7 +70,7 @@ class ParallelExecutor:
         self.stop_event = stop_event
         self.parallelism = parallelism or job_parallelism(graph)
         cfg = graph.config or {}
-        self.credits = max(1, int(cfg.get(CREDITS_KEY) or DEFAULT_CREDITS))
+        self.credits = NETWORK_CREDITS.get(cfg)
         self.plan: ParallelPlan = plan_parallel(graph)
         self.metrics: dict[int, Metrics] = {n.id: Metrics() for n in graph.nodes}
         self.operators: dict[int, Operator] = {}

@@ -41,6 +41,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
+from runtime.config.core import MAX_PARALLELISM
 from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.barriers import BarrierHandler
 from runtime.executor.parallel.plan import RESULT_EDGE, Edge, ParallelPlan
@@ -90,7 +91,7 @@ class ChannelTransport(Transport):
         self.index, self.n = index, n
         self.peers, self.parent = peers, parent
         self.credits = max(1, credits)
-        self.max_parallelism = int((graph.config or {}).get("pipeline.max-parallelism") or 128)
+        self.max_parallelism = MAX_PARALLELISM.get(graph.config)
         self.edges = {e.id: e for e in plan.edges}
         self._inbound = {e.dst for e in plan.edges}
         self.out: dict[tuple[int, int], deque[tuple[int, Any]]] = {}

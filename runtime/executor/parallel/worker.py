@@ -24,7 +24,7 @@ from runtime.checkpoint.config import CheckpointConfig
 from runtime.checkpoint.faults import kill_also
 from runtime.checkpoint.restore import load_checkpoint
 from runtime.checkpoint.uid import operator_uids
-from runtime.executor.local import DEFAULT_BATCH_ROWS
+from runtime.config.core import SOURCE_BATCH_ROWS
 from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.barriers import BarrierHandler
 from runtime.executor.parallel.plan import ParallelPlan
@@ -57,7 +57,7 @@ class WorkerEngine:
         self.parent = parent
         self.restore_location = restore
         cfg = graph.config or {}
-        self.batch_rows = int(cfg.get("table.exec.source.batch-rows", DEFAULT_BATCH_ROWS))
+        self.batch_rows = SOURCE_BATCH_ROWS.get(cfg)
         self.checkpoint_config = CheckpointConfig.from_config(cfg)
         self.transport = ChannelTransport(graph, plan, index, n, peers, parent, credits)
         self.task = TaskRunner(

@@ -32,6 +32,8 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND
+from runtime.checkpoint.options import CHECKPOINTING_DIR
+from runtime.config.core import LOCAL_TIME_ZONE
 from runtime.errors import JobError
 from runtime.executor.spark.capabilities import check_graph
 from runtime.executor.spark.session import get_session
@@ -130,7 +132,7 @@ class SparkExecutor:
         ctx = OperatorContext(
             mode=self.graph.mode,
             config=cfg,
-            time_zone=cfg.get("table.local-time-zone", "UTC") or "UTC",
+            time_zone=LOCAL_TIME_ZONE.get(cfg),
             parallelism=1,
             metrics=Metrics(),
             state=create_backend(cfg),
@@ -156,7 +158,7 @@ class SparkExecutor:
 
     # ------------------------------------------------------------------ streaming
     def _checkpoint_root(self, tmp: str) -> str:
-        base = (self.graph.config or {}).get("execution.checkpointing.dir")
+        base = CHECKPOINTING_DIR.get(self.graph.config)
         if not base:
             return os.path.join(tmp, "checkpoints")
         base = base[7:] if base.startswith("file://") else base

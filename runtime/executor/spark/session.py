@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-DEFAULT_MASTER = "local[*]"
+from runtime.config.core import PIPELINE_NAME
+from runtime.executor.spark.options import LOG_LEVEL, MASTER
+from runtime.state.options import backend_kind
 
 # Settings streamsql relies on for Flink semantics; a user's `spark.*` option overrides them.
 _DEFAULTS: dict[str, str] = {
@@ -35,12 +37,12 @@ def spark_options(config: dict[str, str]) -> dict[str, str]:
     """The SparkSession options for a job's configuration: defaults, then `state.backend.type`
     = rocksdb → Spark's RocksDB state store, then every `spark.*` key as given."""
     opts = dict(_DEFAULTS)
-    if (config.get("state.backend.type") or "").lower() == "rocksdb":
+    if backend_kind(config) == "rocksdb":
         opts["spark.sql.streaming.stateStore.providerClass"] = ROCKSDB_PROVIDER
     for k, v in config.items():
         if k.startswith("spark."):
             opts[k] = v
-    opts.setdefault("spark.master", DEFAULT_MASTER)
+    opts.setdefault(MASTER.key, MASTER.get(config))
     return opts
 
 
@@ -53,11 +55,11 @@ def get_session(config: dict[str, str]) -> Any:
     opts = spark_options(config)
     active = SparkSession.getActiveSession()
     if active is None:
-        builder = SparkSession.builder.appName(config.get("pipeline.name", "streamsql"))
+        builder = SparkSession.builder.appName(PIPELINE_NAME.get(config) or "streamsql")
         for k, v in opts.items():
             builder = builder.config(k, v)
         active = builder.getOrCreate()
-        active.sparkContext.setLogLevel(config.get("spark.log.level", "ERROR"))
+        active.sparkContext.setLogLevel(LOG_LEVEL.get(config))
     for k, v in opts.items():
         if k.startswith("spark.sql.") and not k.startswith("spark.sql.streaming.stateStore.providerClass"):
             try:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from runtime.config.core import LOCAL_TIME_ZONE
 from runtime.executor.spark.expressions import Ctx, literal, to_column
 from runtime.executor.spark.relational import RelationalMixin
 from runtime.executor.spark.types import SparkUnsupportedError, spark_schema
@@ -68,7 +69,7 @@ class Translator(RelationalMixin, WindowedMixin):
         # job restarted from its checkpoint replays its offsets against the same files.
         self.end_dir = tmpdir
         cfg = graph.config or {}
-        self.ctx = Ctx(cfg.get("table.local-time-zone", "UTC") or "UTC")
+        self.ctx = Ctx(LOCAL_TIME_ZONE.get(cfg))
         self._dfs: dict[int, Any] = {}
         self.update_mode = streaming and any(n.operator == "GroupAggregate" for n in graph.nodes)
 

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from planner.errors import SqlError
+from planner.errors import SqlError, SqlValidationError
 from runtime.errors import JobError
+from runtime.sink_constraints import not_null_action
 from streamsql import EnvironmentSettings, TableEnvironment
 
 
@@ -229,6 +230,9 @@ def test_not_null_enforcer_checks_query_results() -> None:
 
 def test_bad_enforcer_value_is_refused() -> None:
     env = _env()
-    env.execute_sql("SET 'table.exec.sink.not-null-enforcer' = 'MAYBE'")
+    # SET checks the value against the key's declaration (runtime/sink_constraints.py).
+    with pytest.raises(SqlValidationError, match="'MAYBE' for key 'table.exec.sink.not-null-enforcer'"):
+        env.execute_sql("SET 'table.exec.sink.not-null-enforcer' = 'MAYBE'")
+    # A job graph carrying a bad value (not set through SET) fails naming the key too.
     with pytest.raises(JobError, match="table.exec.sink.not-null-enforcer"):
-        _rows(env, "SELECT 1")
+        not_null_action({"table.exec.sink.not-null-enforcer": "MAYBE"})

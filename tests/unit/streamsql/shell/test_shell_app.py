@@ -106,7 +106,7 @@ def test_errors_show_caret_and_the_session_survives(shell: Any) -> None:
     assert re.search(r"at line 2, column 3: .*nope", out), out
     assert "\n    nope FROM s\n    ^\n" in out
     assert "SQL parse failed" in out
-    assert "Invalid value 'tabel' for 'sql-client.execution.result-mode'" in out
+    assert "Invalid value 'tabel' for key 'sql-client.execution.result-mode'" in out
     assert "Could not find job 'nope'" in out
     assert "Expected STOP JOB '<job id>'" in out
     # ... and the table still works afterwards.

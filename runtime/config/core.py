@@ -1,0 +1,105 @@
+"""Options every layer reads: the runtime mode, parallelism, the job's name, time zone and
+source batching (Flink keeps their counterparts in flink-core's `CoreOptions`,
+`PipelineOptions`, `ExecutionOptions` and the table module's `TableConfigOptions` /
+`ExecutionConfigOptions`). Keys owned by one part live with that part instead
+(checkpointing in runtime/checkpoint/options.py, mini-batch in
+planner/optimizer/mini_batch.py, ...)."""
+
+from __future__ import annotations
+
+from runtime.config.options import key
+
+RUNTIME_MODE = (
+    key("execution.runtime-mode")
+    .enum_type("streaming", "batch")
+    .default_value("streaming")
+    .with_description(
+        "STREAMING runs sources as unbounded streams with watermarks and changelog results; "
+        "BATCH runs bounded sources and emits final results only."
+    )
+)
+
+TARGET = (
+    key("execution.target")
+    .enum_type("local", "spark")
+    .default_value("local")
+    .with_description(
+        "Where jobs run: `local` (embedded) or `spark` (Apache Spark through PySpark; docs/spark.md). "
+        "Every `spark.*` option is passed to the SparkSession."
+    )
+)
+
+PARALLELISM = (
+    key("parallelism.default")
+    .int_type()
+    .default_value(1)
+    .with_check(lambda v: v >= 1, "an integer >= 1")
+    .with_description("Parallelism of the job's operators.")
+)
+
+MAX_PARALLELISM = (
+    key("pipeline.max-parallelism")
+    .int_type()
+    .default_value(128)
+    .with_check(lambda v: 1 <= v <= 32768, "an integer between 1 and 32768")
+    .with_description("Number of key groups keyed state is hashed into.")
+)
+
+PIPELINE_NAME = (
+    key("pipeline.name")
+    .string_type()
+    .no_default_value()
+    .with_description(
+        "The job's name: the Spark application name, and the job id checkpoints are kept under when the "
+        "caller gave none (unset: `streamsql` / `job`)."
+    )
+)
+
+AUTO_WATERMARK_INTERVAL = (
+    key("pipeline.auto-watermark-interval")
+    .duration_type()
+    .default_value(0)
+    .with_description(
+        "Accepted for compatibility; it has no effect. streamsql always behaves as Flink with 0: the "
+        "watermark assigner computes the watermark after every batch, in input order, and emits it when it "
+        "advanced, so results do not depend on timing (Flink's periodic emission every N ms would)."
+    )
+)
+
+LOCAL_TIME_ZONE = (
+    key("table.local-time-zone")
+    .string_type()
+    .default_value("UTC")
+    .with_description("Session time zone for TIMESTAMP_LTZ values and time functions.")
+)
+
+SOURCE_IDLE_TIMEOUT = (
+    key("table.exec.source.idle-timeout")
+    .duration_type()
+    .default_value(0)
+    .with_description(
+        "A source split that produced no row for this long is marked idle and no longer holds back the "
+        "watermark (0: never idle). A table's `scan.watermark.idle-timeout` overrides it."
+    )
+)
+
+SOURCE_BATCH_ROWS = (
+    key("table.exec.source.batch-rows")
+    .int_type()
+    .default_value(8192)
+    .with_check(lambda v: v >= 1, "an integer >= 1")
+    .with_description(
+        "Most rows a source puts in one Arrow batch. Results do not depend on it; larger batches "
+        "amortize per-batch work, smaller ones show streaming updates in finer steps."
+    )
+)
+
+STATEMENT_START_MS = (
+    key("table.exec.statement-start-ms")
+    .int_type()
+    .no_default_value()
+    .with_description(
+        "Fixes the instant (epoch ms) CURRENT_TIMESTAMP and friends return, for reproducible runs; "
+        "unset, they return the time the statement started."
+    )
+)

@@ -1,0 +1,130 @@
+"""A table's `WITH` options checked against the declarations of its connector and format,
+as Flink's FactoryUtil checks them: an unknown connector or format, unsupported options,
+missing required options and values a declared option does not accept all fail before the
+job runs, with Flink's wording. The error names the offending option (`option`) so the
+planner can point at it in the `CREATE TABLE` statement, and offers a "Did you mean".
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+
+from runtime.config.options import ConfigOption
+from runtime.connectors.base import ConnectorFactory, connector_names, get_connector
+from runtime.connectors.formats import all_format_options, format_names, get_format
+from runtime.errors import ConfigError, ConnectorError
+
+CONNECTOR: ConfigOption[str] = ConfigOption("connector", required=True, description="The connector's identifier.")
+
+# Options any table may carry: the planner reads them, whatever the connector.
+TABLE_OPTIONS: tuple[ConfigOption, ...] = (
+    ConfigOption(
+        "scan.watermark.idle-timeout",
+        type="duration",
+        description="A split of this table that produced no row for this long no longer holds back the "
+        "watermark (overrides table.exec.source.idle-timeout).",
+    ),
+)
+
+INTERNAL = "$internal."
+
+
+class ConnectorOptionError(ConnectorError):
+    """A `WITH` option is wrong. `option` is the key to point at (None: the whole clause);
+    `on_value`: point at its value rather than its key; `hint`: "Did you mean ...?"."""
+
+    def __init__(self, message: str, option: str | None = None, hint: str | None = None, on_value: bool = False):
+        super().__init__(message)
+        self.message = message
+        self.option = option
+        self.hint = hint
+        self.on_value = on_value
+
+
+def did_you_mean(word: str, candidates: list[str]) -> str | None:
+    match = difflib.get_close_matches(word, candidates, n=1, cutoff=0.6)
+    return f"Did you mean '{match[0]}'?" if match else None
+
+
+def supported_options(factory: ConnectorFactory, options: Mapping[str, str]) -> list[ConfigOption]:
+    """The options `factory` accepts with these options: its own, those of the format it
+    is given (`'format' = 'csv'` adds `csv.*`, and no other format's), and the planner's."""
+    own = list(factory.options)
+    if factory.formats:
+        format_keys = {o.key for o in all_format_options()}
+        own = [o for o in own if o.key not in format_keys]
+        fmt = options.get("format")
+        if fmt in factory.formats:
+            own += get_format(fmt).options
+    return [CONNECTOR, *own, *TABLE_OPTIONS]
+
+
+def resolve_factory(options: Mapping[str, str]) -> ConnectorFactory:
+    name = options.get("connector")
+    if not name:
+        raise ConnectorOptionError(
+            "Table options do not contain an option key 'connector' for discovering a connector. "
+            "Therefore, streamsql assumes a managed table, which it does not support: add 'connector' = '...'.",
+        )
+    try:
+        return get_connector(name)
+    except ConnectorError:
+        names = connector_names()
+        raise ConnectorOptionError(
+            f"Could not find any factory for identifier '{name}' that implements 'DynamicTableFactory'.\n\n"
+            "Available factory identifiers are:\n\n" + "\n".join(names),
+            "connector",
+            did_you_mean(name, names),
+            on_value=True,
+        ) from None
+
+
+def validate_table_options(options: Mapping[str, str]) -> ConnectorFactory:
+    """Check `options` (a table's WITH clause); returns the connector's factory."""
+    factory = resolve_factory(options)
+    fmt = options.get("format")
+    if factory.formats and fmt is not None and fmt not in factory.formats:
+        known = [f for f in format_names() if f in factory.formats]
+        raise ConnectorOptionError(
+            f"Could not find any format factory for identifier '{fmt}' in the classpath.\n\n"
+            "Available format identifiers are:\n\n" + "\n".join(known),
+            "format",
+            did_you_mean(fmt, known),
+            on_value=True,
+        )
+    supported = supported_options(factory, options)
+    unsupported = sorted(
+        k
+        for k in options
+        if not k.startswith(INTERNAL)
+        and not k.startswith(factory.prefixes or ("\0",))
+        and not any(o.matches(k) for o in supported)
+    )
+    if unsupported:
+        names = sorted({k for o in supported for k in o.all_keys})
+        listed = [f"{k} (deprecated)" if any(k in o.deprecated_keys for o in supported) else k for k in names]
+        listed += [f"{p}*" for p in factory.prefixes]
+        raise ConnectorOptionError(
+            f"Unsupported options found for '{factory.name}'.\n\n"
+            "Unsupported options:\n\n" + "\n".join(unsupported) + "\n\nSupported options:\n\n" + "\n".join(listed),
+            unsupported[0],
+            did_you_mean(unsupported[0], [k for k in names if "#" not in k]),
+        )
+    missing = [o.key for o in supported if o.required and "#" not in o.key and o.find(options) is None]
+    if missing:
+        raise ConnectorOptionError(
+            "One or more required options are missing.\n\nMissing required options are:\n\n" + "\n".join(missing),
+            "connector",
+        )
+    for k, v in options.items():
+        option = next((o for o in supported if o.matches(k)), None)
+        if option is None or option.type == "string":
+            continue
+        try:
+            option.parse(v, k)
+        except ConfigError as e:
+            raise ConnectorOptionError(
+                f"Invalid value for option '{k}': {e.accepted}.", k, did_you_mean(v, list(option.values)), on_value=True
+            ) from None
+    return factory
