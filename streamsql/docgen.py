@@ -36,6 +36,16 @@ def connector_page(name: str) -> str:
             desc += " One of: " + ", ".join(f"`{v}`" for v in o.values) + "."
         default = f"`{o.default}`" if o.default is not None else ""
         lines.append(f"| `{o.key}` | {'yes' if o.required else 'no'} | {default} | {o.type} | {desc} |")
+    if f.prefixes:
+        lines += [
+            "",
+            "Options starting with " + ", ".join(f"`{p}`" for p in f.prefixes) + " are passed through unchecked.",
+        ]
+    lines += [
+        "",
+        'Any other option fails when a query uses the table ("Unsupported options found for '
+        f"'{name}'\", with the supported list), as do a missing required option and a value of the wrong type.",
+    ]
     return "\n".join(lines) + "\n"
 
 
