@@ -91,6 +91,16 @@ UNAVAILABLE_FUNCTIONS = [
         'documented, but not registered in Flink 2.3.0 itself ("No match found for function signature"); '
         "streamsql answers the same way",
     ),
+    (
+        "OBJECT_OF, OBJECT_UPDATE",
+        "not implemented yet: they build Flink's STRUCTURED type (a class name plus fields), which streamsql's "
+        "type system does not have yet; no JVM is needed, so this is a gap, not a limit",
+    ),
+    (
+        "CURRENT_WATERMARK",
+        "not implemented yet: it reads the watermark in effect for each row (carried by the runtime's `__wm` "
+        "column), which the scalar function interface does not expose yet",
+    ),
 ]
 
 

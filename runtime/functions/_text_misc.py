@@ -24,7 +24,7 @@ from runtime.functions._text_common import (
     require,
 )
 from runtime.functions._text_java import python_regex
-from runtime.functions.registry import ArgValue, EvalContext, scalar
+from runtime.functions.registry import ArgValue, EvalContext, document, scalar
 from runtime.types import BOOLEAN, MAP, STRING, DataType
 
 STR = pa.string()
@@ -201,3 +201,23 @@ def _binary_tail(hay: ArgValue, n: int) -> ArgValue:
 
 scalar("startswith", _infer_starts("startswith"), "starts_with")(_affix_kernel(True))
 scalar("endswith", _infer_starts("endswith"), "ends_with")(_affix_kernel(False))
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "endswith": ("ENDSWITH(string, suffix)", "ENDSWITH('hello', 'lo')"),
+        "startswith": ("STARTSWITH(string, prefix)", "STARTSWITH('hello', 'he')"),
+        "from_base64": ("FROM_BASE64(string)", "FROM_BASE64('aGk=')"),
+        "to_base64": ("TO_BASE64(string | bytes)", "TO_BASE64('hi')"),
+        "md5": ("MD5(string)", "MD5('abc')"),
+        "sha1": ("SHA1(string)", "SHA1('abc')"),
+        "sha224": ("SHA224(string)", "SHA224('abc')"),
+        "sha256": ("SHA256(string)", "SHA256('abc')"),
+        "sha384": ("SHA384(string)", "SHA384('abc')"),
+        "sha512": ("SHA512(string)", "SHA512('abc')"),
+        "str_to_map": ("STR_TO_MAP(string[, pair_delimiter, key_value_delimiter])", "STR_TO_MAP('a=1,b=2')"),
+        "translate": ("TRANSLATE(string, from, to)", "TRANSLATE('abc', 'ab', 'xy')"),
+        "uuid": ("UUID()", "UUID()"),
+    }
+)

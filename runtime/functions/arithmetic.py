@@ -32,7 +32,7 @@ from runtime.functions._common import (
     to_numpy,
     with_null,
 )
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import DECIMAL, DataType
 
 MS_PER_DAY = 86_400_000
@@ -406,3 +406,16 @@ for _op in ("plus", "minus", "times", "divide", "mod"):
 scalar("negate", _infer_negate)(_negate)
 
 __all__ = ["add_months_days"]
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "plus": ("a + b (also datetime + interval)", "1 + 2.5"),
+        "minus": ("a - b", "DATE '2024-03-01' - INTERVAL '1' DAY"),
+        "times": ("a * b", "1.5 * 2"),
+        "divide": ("a / b", "7 / 2"),
+        "mod": ("a % b, MOD(a, b)", "MOD(-7, 3)"),
+        "negate": ("-a", "-(3)"),
+    }
+)

@@ -26,7 +26,7 @@ from runtime.functions._common import (
     to_array,
     to_numpy,
 )
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.functions.zones import wall_to_instant
 from runtime.render import local_time, render_array
 from runtime.types import MAX_VARCHAR, DataType
@@ -596,3 +596,12 @@ _TARGETS = {
 }
 
 __all__ = ["cast_value", "cast_supported", "ltz_to_timestamp", "timestamp_to_ltz", "HALF_UP", "decimal_type"]
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "cast": ("CAST(v AS type)", "CAST('42' AS INT)"),
+        "try_cast": ("TRY_CAST(v AS type)", "TRY_CAST('x' AS INT)"),
+    }
+)

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 from runtime.errors import EvaluationError
 from runtime.functions._common import calcite_name, common_type, null_mask, to_array, to_numpy
 from runtime.functions.comparison import coerce
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import INT, DataType
 
 
@@ -257,3 +257,17 @@ def _row(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCon
     cols = [to_array(a, ctx.num_rows) for a in args]
     cols = [c.combine_chunks() if isinstance(c, pa.ChunkedArray) else c for c in cols]
     return pa.StructArray.from_arrays(cols, names=list(rt.field_names))
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "array": ("ARRAY[v, ...]", "ARRAY[1, 2, 3]"),
+        "cardinality": ("CARDINALITY(array | map)", "CARDINALITY(ARRAY[1, 2])"),
+        "dot": ("row.field", ""),
+        "element": ("ELEMENT(array)", "ELEMENT(ARRAY[7])"),
+        "item": ("array[index], map[key]", "ARRAY[10, 20][2]"),
+        "map": ("MAP[k, v, ...]", "MAP['a', 1, 'b', 2]"),
+        "row": ("ROW(v, ...), (v, ...)", "ROW(1, 'a')"),
+    }
+)

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.functions._common import cannot_apply, common_numeric, common_type, comparable, null_mask, to_array
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import BOOLEAN, DataType
 
 _OPS = {
@@ -195,3 +195,22 @@ def _in(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCont
         eq = to_array(eq, n)
         result = eq if result is None else pc.or_kleene(result, eq)
     return result
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "equals": ("a = b", "1 = 1.0"),
+        "not_equals": ("a <> b", "'a' <> 'b'"),
+        "less_than": ("a < b", "1 < 2"),
+        "less_than_or_equal": ("a <= b", "2 <= 2"),
+        "greater_than": ("a > b", "DATE '2024-01-02' > DATE '2024-01-01'"),
+        "greater_than_or_equal": ("a >= b", "1 >= 2"),
+        "in": ("v [NOT] IN (a, b, ...)", "4 IN (1, 2, CAST(NULL AS INT))"),
+        "is_distinct_from": ("a IS DISTINCT FROM b", "1 IS DISTINCT FROM CAST(NULL AS INT)"),
+        "is_not_distinct_from": (
+            "a IS NOT DISTINCT FROM b",
+            "CAST(NULL AS INT) IS NOT DISTINCT FROM CAST(NULL AS INT)",
+        ),
+    }
+)

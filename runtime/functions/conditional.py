@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from runtime.functions._common import calcite_name, common_type, null_mask, to_array
 from runtime.functions.comparison import coerce
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.sink_constraints import not_null_violation
 from runtime.types import DataType
 
@@ -190,3 +190,18 @@ def _enforce_not_null(args: list[ArgValue], types: list[DataType], rt: DataType,
     if (isinstance(v, pa.Scalar) and not v.is_valid) or (isinstance(v, pa.Array) and v.null_count):
         raise not_null_violation(str(column.as_py() if isinstance(column, pa.Scalar) else column[0].as_py()))
     return v
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "case": ("CASE [value] WHEN ... THEN ... [ELSE ...] END", "CASE WHEN 1 > 2 THEN 'a' ELSE 'b' END"),
+        "coalesce": ("COALESCE(v, ...)", "COALESCE(CAST(NULL AS INT), 2)"),
+        "enforce_not_null": ("(internal: the sink's NOT NULL check)", ""),
+        "greatest": ("GREATEST(v, ...)", "GREATEST(1, 5, 3)"),
+        "if": ("IF(condition, then, else)", "IF(1 < 2, 'yes', 'no')"),
+        "ifnull": ("IFNULL(v, default)", "IFNULL(CAST(NULL AS STRING), 'x')"),
+        "least": ("LEAST(v, ...)", "LEAST(1, 5, 3)"),
+        "nullif": ("NULLIF(a, b)", "NULLIF(1, 1)"),
+    }
+)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import INT, DataType
 
 
@@ -35,3 +35,11 @@ def _hash_code(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: E
     hashed = (hash_array(values) & np.uint64(0x7FFFFFFF)).astype(np.int32)
     mask = arr.is_null().to_numpy(zero_copy_only=False) if arr.null_count else None
     return pa.array(hashed, pa.int32(), mask=mask)
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "hash_code": ("HASH_CODE(v)", "HASH_CODE('abc')"),
+    }
+)

@@ -60,7 +60,7 @@ from runtime.functions._text_common import (
     to_array,
 )
 from runtime.functions._text_java import java_double_str, java_float_str
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import BOOLEAN, MAX_VARCHAR, STRING, DataType
 
 STR = pa.string()
@@ -609,3 +609,30 @@ def is_json(args: list[ArgValue], arg_types: list[DataType], result_type: DataTy
 
 
 __all__ = ["JSON_RAW_TYPE", "dump_json", "is_raw_json_type", "json_text", "mark_nested_json"]
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "is_json": ("v IS JSON [VALUE|SCALAR|ARRAY|OBJECT]", "'[1, 2]' IS JSON ARRAY"),
+        "json_array": (
+            "JSON_ARRAY(v, ... [NULL|ABSENT ON NULL])",
+            "JSON_ARRAY(1, 'a', CAST(NULL AS INT) NULL ON NULL)",
+        ),
+        "json_exists": ("JSON_EXISTS(json, path)", "JSON_EXISTS('{\"a\": [1]}', '$.a[0]')"),
+        "json_object": (
+            "JSON_OBJECT([KEY] k VALUE v, ... [NULL|ABSENT ON NULL])",
+            "JSON_OBJECT('b' VALUE 1, 'a' VALUE 'x')",
+        ),
+        "json_query": (
+            "JSON_QUERY(json, path [wrapper] [ON EMPTY] [ON ERROR])",
+            "JSON_QUERY('{\"a\": {\"b\": 1}}', '$.a')",
+        ),
+        "json_raw": ("(internal: a nested JSON value)", ""),
+        "json_string": ("JSON_STRING(v)", "JSON_STRING(ARRAY[1, 2])"),
+        "json_value": (
+            "JSON_VALUE(json, path [RETURNING type] [ON EMPTY] [ON ERROR])",
+            "JSON_VALUE('{\"a\": 42}', '$.a' RETURNING INT)",
+        ),
+    }
+)

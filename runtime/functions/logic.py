@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.functions._common import calcite_name, to_array
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import BOOLEAN, DataType
 
 
@@ -96,3 +96,19 @@ scalar("is_true", _infer_is_bool("IS TRUE"))(_is_kernel(True, False))
 scalar("is_not_true", _infer_is_bool("IS NOT TRUE"))(_is_kernel(True, True))
 scalar("is_false", _infer_is_bool("IS FALSE"))(_is_kernel(False, False))
 scalar("is_not_false", _infer_is_bool("IS NOT FALSE"))(_is_kernel(False, True))
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "and": ("a AND b", "TRUE AND CAST(NULL AS BOOLEAN)"),
+        "or": ("a OR b", "TRUE OR CAST(NULL AS BOOLEAN)"),
+        "not": ("NOT a", "NOT FALSE"),
+        "is_false": ("a IS FALSE", "CAST(NULL AS BOOLEAN) IS FALSE"),
+        "is_not_false": ("a IS NOT FALSE", "CAST(NULL AS BOOLEAN) IS NOT FALSE"),
+        "is_true": ("a IS TRUE", "TRUE IS TRUE"),
+        "is_not_true": ("a IS NOT TRUE", "FALSE IS NOT TRUE"),
+        "is_null": ("a IS NULL, a IS UNKNOWN", "CAST(NULL AS INT) IS NULL"),
+        "is_not_null": ("a IS NOT NULL", "1 IS NOT NULL"),
+    }
+)

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.functions._common import HALF_UP, calcite_name, decimal_ps, null_mask, round_decimal, to_array, to_numpy
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import DECIMAL, DOUBLE, DataType
 
 
@@ -313,3 +313,39 @@ def infer_with_literals(name: str, types: list[DataType], literals: list[object]
         r = int(digits) if isinstance(digits, int) else 0
         return round_type(types[0], r).with_nullable(base.nullable)
     return base
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "abs": ("ABS(numeric)", "ABS(-2.5)"),
+        "acos": ("ACOS(numeric)", "ACOS(0.5e0)"),
+        "asin": ("ASIN(numeric)", "ASIN(0.5e0)"),
+        "atan": ("ATAN(numeric)", "ATAN(1)"),
+        "atan2": ("ATAN2(y, x)", "ATAN2(1, 1)"),
+        "ceil": ("CEIL(numeric)", "CEIL(-1.5)"),
+        "cos": ("COS(numeric)", "COS(0)"),
+        "cosh": ("COSH(numeric)", "COSH(1)"),
+        "cot": ("COT(numeric)", "COT(1)"),
+        "degrees": ("DEGREES(numeric)", "DEGREES(PI())"),
+        "e": ("E()", "E()"),
+        "exp": ("EXP(numeric)", "EXP(1)"),
+        "floor": ("FLOOR(numeric)", "FLOOR(-1.5)"),
+        "ln": ("LN(numeric)", "LN(E())"),
+        "log": ("LOG([base, ]numeric)", "LOG(2, 8)"),
+        "log10": ("LOG10(numeric)", "LOG10(1000)"),
+        "log2": ("LOG2(numeric)", "LOG2(8)"),
+        "pi": ("PI()", "PI()"),
+        "power": ("POWER(base, exponent)", "POWER(2, 10)"),
+        "radians": ("RADIANS(numeric)", "RADIANS(180)"),
+        "rand": ("RAND([seed])", "RAND()"),
+        "round": ("ROUND(numeric[, digits])", "ROUND(2.345, 2)"),
+        "sign": ("SIGN(numeric)", "SIGN(-7)"),
+        "sin": ("SIN(numeric)", "SIN(0)"),
+        "sinh": ("SINH(numeric)", "SINH(1)"),
+        "sqrt": ("SQRT(numeric)", "SQRT(16)"),
+        "tan": ("TAN(numeric)", "TAN(0)"),
+        "tanh": ("TANH(numeric)", "TANH(1)"),
+        "truncate": ("TRUNCATE(numeric[, digits])", "TRUNCATE(42.324, 2)"),
+    }
+)

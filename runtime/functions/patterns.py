@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from runtime.errors import EvaluationError
 from runtime.functions._common import calcite_name, null_mask, to_array
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import BOOLEAN, DataType
 
 _RE_SPECIAL = set("\\.^$|?*+()[]{}")
@@ -142,3 +142,12 @@ similar_to_regex.default_escape = None  # type: ignore[attr-defined]
 
 scalar("like", _infer("LIKE"))(_match(like_to_regex))
 scalar("similar_to", _infer("SIMILAR TO"))(_match(similar_to_regex))
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "like": ("string [NOT] LIKE pattern [ESCAPE c]", "'abc' LIKE 'a%'"),
+        "similar_to": ("string [NOT] SIMILAR TO pattern [ESCAPE c]", "'abc' SIMILAR TO 'a(b|x)c'"),
+    }
+)

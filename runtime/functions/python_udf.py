@@ -16,7 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from runtime.errors import JobError
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.pandas_interop import arrow_input, to_series
 from runtime.row import Row, arrow_value
 from runtime.types import DataType
@@ -93,3 +93,11 @@ def _convert(v: Any, dt: DataType) -> Any:
     if dt.name == "MAP" and dt.children:
         return [(_convert(k, dt.children[0]), _convert(x, dt.children[1])) for k, x in v]
     return v
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "python_udf": ("(internal: a Python scalar UDF call)", ""),
+    }
+)

@@ -35,7 +35,7 @@ from runtime.functions._text_common import (
     to_array,
 )
 from runtime.functions._text_java import java_regex_to_re2, name_capture_groups, python_regex, special_case_regex
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import ARRAY, BOOLEAN, INT, MAX_VARCHAR, STRING, DataType
 
 STR = pa.string()
@@ -779,3 +779,43 @@ def chr_(args: list[ArgValue], arg_types: list[DataType], result_type: DataType,
 # Hashing, base64, TRANSLATE, STR_TO_MAP, UUID, STARTSWITH/ENDSWITH live in a helper
 # module (kept under the size limit); importing it registers them.
 from runtime.functions import _text_misc  # noqa: E402,F401
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "ascii": ("ASCII(string)", "ASCII('A')"),
+        "btrim": (
+            "TRIM([BOTH|LEADING|TRAILING] [chars] FROM string), BTRIM(string[, chars])",
+            "TRIM(BOTH 'x' FROM 'xxaxx')",
+        ),
+        "char_length": ("CHAR_LENGTH(string)", "CHAR_LENGTH('héllo')"),
+        "chr": ("CHR(integer)", "CHR(65)"),
+        "concat": ("CONCAT(string, ...), a || b", "CONCAT('a', 'b', 'c')"),
+        "concat_ws": ("CONCAT_WS(separator, string, ...)", "CONCAT_WS('-', 'a', 'b')"),
+        "initcap": ("INITCAP(string)", "INITCAP('hello wORLD')"),
+        "instr": ("INSTR(string, substring)", "INSTR('hello', 'l')"),
+        "left": ("LEFT(string, n)", "LEFT('hello', 2)"),
+        "locate": ("LOCATE(substring, string[, start])", "LOCATE('l', 'hello', 4)"),
+        "lower": ("LOWER(string)", "LOWER('HeLLo')"),
+        "lpad": ("LPAD(string, length, pad)", "LPAD('7', 3, '0')"),
+        "ltrim": ("LTRIM(string[, chars])", "LTRIM('  a ')"),
+        "overlay": ("OVERLAY(string PLACING s FROM pos [FOR len])", "OVERLAY('abcdef' PLACING 'XY' FROM 2 FOR 3)"),
+        "position": ("POSITION(substring IN string)", "POSITION('c' IN 'abc')"),
+        "regexp": ("REGEXP(string, regex)", "REGEXP('abc123', '[0-9]+')"),
+        "regexp_extract": ("REGEXP_EXTRACT(string, regex[, group])", "REGEXP_EXTRACT('foothebar', 'foo(.*?)(bar)', 2)"),
+        "regexp_replace": ("REGEXP_REPLACE(string, regex, replacement)", "REGEXP_REPLACE('a1b2', '[0-9]', '#')"),
+        "repeat": ("REPEAT(string, n)", "REPEAT('ab', 3)"),
+        "replace": ("REPLACE(string, search, replacement)", "REPLACE('hello', 'l', 'L')"),
+        "reverse": ("REVERSE(string)", "REVERSE('abc')"),
+        "right": ("RIGHT(string, n)", "RIGHT('hello', 2)"),
+        "rpad": ("RPAD(string, length, pad)", "RPAD('7', 3, '0')"),
+        "rtrim": ("RTRIM(string[, chars])", "RTRIM(' a  ')"),
+        "split": ("SPLIT(string, delimiter)", "SPLIT('a,b,,c', ',')"),
+        "split_index": ("SPLIT_INDEX(string, delimiter, index)", "SPLIT_INDEX('a,b,c', ',', 1)"),
+        "substring": (
+            "SUBSTRING(string FROM start [FOR length]), SUBSTR(string, start[, length])",
+            "SUBSTRING('hello' FROM 2 FOR 3)",
+        ),
+        "upper": ("UPPER(string)", "UPPER('hello')"),
+    }
+)

@@ -36,7 +36,7 @@ from runtime.functions._text_common import (
     require,
     to_array,
 )
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.functions.zones import wall_to_instant
 from runtime.types import BIGINT, DATE, INT, STRING, TIME, TIMESTAMP, TIMESTAMP_LTZ, DataType
 
@@ -765,3 +765,52 @@ _i, _k = _zone_shift(True)
 scalar("to_utc_timestamp", _i)(_k)
 _i, _k = _zone_shift(False)
 scalar("from_utc_timestamp", _i)(_k)
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "convert_tz": ("CONVERT_TZ(string, from_tz, to_tz)", "CONVERT_TZ('2024-01-01 00:00:00', 'UTC', 'Asia/Tokyo')"),
+        "current_date": ("CURRENT_DATE", "CURRENT_DATE"),
+        "current_time": ("CURRENT_TIME, LOCALTIME", "CURRENT_TIME"),
+        "current_timestamp": ("CURRENT_TIMESTAMP, NOW(), CURRENT_ROW_TIMESTAMP()", "CURRENT_TIMESTAMP"),
+        "date_format": (
+            "DATE_FORMAT(timestamp | string, format)",
+            "DATE_FORMAT(TIMESTAMP '2024-05-17 10:45:00', 'yyyy/MM/dd HH')",
+        ),
+        "dayofmonth": ("DAYOFMONTH(date)", "DAYOFMONTH(DATE '2024-05-17')"),
+        "dayofweek": ("DAYOFWEEK(date)", "DAYOFWEEK(DATE '2024-05-17')"),
+        "dayofyear": ("DAYOFYEAR(date)", "DAYOFYEAR(DATE '2024-05-17')"),
+        "extract": ("EXTRACT(unit FROM datetime)", "EXTRACT(MONTH FROM DATE '2024-05-17')"),
+        "from_unixtime": ("FROM_UNIXTIME(seconds[, format])", "FROM_UNIXTIME(86400)"),
+        "from_utc_timestamp": (
+            "FROM_UTC_TIMESTAMP(timestamp, tz)",
+            "FROM_UTC_TIMESTAMP(TIMESTAMP '2024-01-01 00:00:00', 'Asia/Tokyo')",
+        ),
+        "hour": ("HOUR(timestamp)", "HOUR(TIMESTAMP '2024-05-17 10:45:00')"),
+        "localtimestamp": ("LOCALTIMESTAMP", "LOCALTIMESTAMP"),
+        "minute": ("MINUTE(timestamp)", "MINUTE(TIMESTAMP '2024-05-17 10:45:00')"),
+        "month": ("MONTH(date)", "MONTH(DATE '2024-05-17')"),
+        "proctime": ("PROCTIME() (a processing-time attribute)", ""),
+        "quarter": ("QUARTER(date)", "QUARTER(DATE '2024-05-17')"),
+        "second": ("SECOND(timestamp)", "SECOND(TIMESTAMP '2024-05-17 10:45:30')"),
+        "timestampadd": ("TIMESTAMPADD(unit, n, datetime)", "TIMESTAMPADD(DAY, 3, TIMESTAMP '2024-02-27 00:00:00')"),
+        "timestampdiff": (
+            "TIMESTAMPDIFF(unit, from, to)",
+            "TIMESTAMPDIFF(HOUR, TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP '2024-01-02 06:00:00')",
+        ),
+        "to_date": ("TO_DATE(string[, format])", "TO_DATE('2024-05-17')"),
+        "to_timestamp": ("TO_TIMESTAMP(string[, format])", "TO_TIMESTAMP('2024-05-17 10:45:00')"),
+        "to_timestamp_ltz": (
+            "TO_TIMESTAMP_LTZ(epoch[, precision]), TO_TIMESTAMP_LTZ(string[, format[, tz]])",
+            "TO_TIMESTAMP_LTZ(1700000000000, 3)",
+        ),
+        "to_utc_timestamp": (
+            "TO_UTC_TIMESTAMP(timestamp, tz)",
+            "TO_UTC_TIMESTAMP(TIMESTAMP '2024-01-01 09:00:00', 'Asia/Tokyo')",
+        ),
+        "unix_timestamp": ("UNIX_TIMESTAMP([string[, format]])", "UNIX_TIMESTAMP('1970-01-02 00:00:00')"),
+        "week": ("WEEK(date)", "WEEK(DATE '2024-05-17')"),
+        "year": ("YEAR(date)", "YEAR(DATE '2024-05-17')"),
+    }
+)

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.functions._common import to_array
-from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, scalar
+from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.functions.temporal import normalize_zone
 from runtime.render import local_time
 from runtime.types import DataType
@@ -104,3 +104,12 @@ def _kernel(up: bool):
 
 scalar("floor_time", _infer("FLOOR"))(_kernel(False))
 scalar("ceil_time", _infer("CEIL"))(_kernel(True))
+
+
+# docs/functions.md: signature and one example per function of this module
+document(
+    {
+        "floor_time": ("FLOOR(datetime TO unit)", "FLOOR(TIMESTAMP '2024-05-17 10:45:00' TO HOUR)"),
+        "ceil_time": ("CEIL(datetime TO unit)", "CEIL(TIMESTAMP '2024-05-17 10:45:00' TO HOUR)"),
+    }
+)

@@ -19,3 +19,12 @@ def test_function_examples_run() -> None:
     assert rows, "docs/functions.md lists no functions"
     failed = [r for r in rows if "| error:" in r]
     assert not failed, "examples that fail:\n" + "\n".join(failed)
+
+
+def test_every_function_has_a_signature() -> None:
+    """A function registered without `signature` (registry.document / scalar(signature=...))
+    would show up undocumented in docs/functions.md."""
+    from runtime.functions.registry import functions
+
+    missing = [f.name for f in functions() if not f.signature]
+    assert not missing, f"functions without a documented signature: {missing}"
