@@ -136,7 +136,15 @@ def list_files(root: str) -> list[str]:
     if os.path.isfile(root):
         return [root]
     out: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
+
+    def unreadable(e: OSError) -> None:
+        # a directory that cannot be listed is an error, not an empty table (a missing root
+        # is no error: a monitored directory may appear later)
+        if isinstance(e, FileNotFoundError) and os.path.abspath(e.filename or "") == os.path.abspath(root):
+            return
+        raise ConnectorError(f"Cannot list directory '{e.filename}' of the filesystem table: {e.strerror or e}")
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
         dirnames[:] = sorted(d for d in dirnames if _visible(d))
         out.extend(os.path.join(dirpath, f) for f in sorted(filenames) if _visible(f))
     return sorted(out)

@@ -6,6 +6,7 @@ import datetime as dt
 import os
 import time
 from decimal import Decimal
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -246,3 +247,18 @@ def test_empty_files_and_crlf(tmp_path, fmt):
     (tmp_path / "b_data").write_bytes(text.encode())
     table = read_all({"connector": "filesystem", "path": str(tmp_path), "format": fmt}, SCHEMA)
     assert table.to_pylist() == [{"id": 1, "s": "a"}, {"id": 2, "s": "b"}]
+
+
+def test_an_unreadable_directory_is_an_error_not_an_empty_table(tmp_path: Path) -> None:
+    """os.walk hides listing errors; the source must not read them as 'no files' (the
+    test runs as any user, so the permission error is simulated)."""
+    from unittest import mock
+
+    from runtime.connectors.filesystem import list_files
+    from runtime.errors import ConnectorError
+
+    (tmp_path / "sub").mkdir()
+    assert list_files(str(tmp_path / "missing")) == []  # may appear later (monitoring)
+    denied = PermissionError(13, "Permission denied", str(tmp_path / "sub"))
+    with mock.patch("os.scandir", side_effect=denied), pytest.raises(ConnectorError, match="Permission denied"):
+        list_files(str(tmp_path / "sub"))
