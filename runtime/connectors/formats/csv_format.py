@@ -66,6 +66,12 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
 )
 
 
+# Arrow's CSV block size; a block must hold the longest record, so it grows (x4) on a
+# record longer than that, up to _MAX_BLOCK_SIZE.
+_BLOCK_SIZE = 1 << 22
+_MAX_BLOCK_SIZE = 1 << 30
+
+
 class CsvDialect:
     """The parse settings shared by the Arrow reader, the writer and the line locator."""
 
@@ -116,13 +122,15 @@ class CsvFileReader(FileReader):
         self._invalid: list[tuple[int | None, int]] = []  # (record number, actual columns) of the first bad row
         self._reader: Any = None
         self._done = False
+        self._block_size = _BLOCK_SIZE
+        self._raw_rows = 0  # rows the Arrow reader returned since it was opened
         self._open()
 
     # ------------------------------------------------------------------ arrow reader
     def _open(self) -> None:
         d = self.dialect
         names = [f"f{i}" for i in range(len(self.fields))]
-        read_opts = pacsv.ReadOptions(column_names=names, use_threads=False, block_size=1 << 22)
+        read_opts = pacsv.ReadOptions(column_names=names, use_threads=False, block_size=self._block_size)
         parse_opts = pacsv.ParseOptions(
             delimiter=d.delimiter,
             quote_char=d.quote if d.quote is not None else False,
@@ -178,12 +186,33 @@ class CsvFileReader(FileReader):
         if self._reader is None:
             return None
         try:
-            return self._reader.read_next_batch()
+            batch = self._reader.read_next_batch()
         except StopIteration:
             return None
         except pa.ArrowInvalid as e:
+            if "straddl" in str(e) and self._block_size < _MAX_BLOCK_SIZE:
+                return self._reopen_with_larger_blocks()
             self._raise_invalid(e)
             return None
+        self._raw_rows += batch.num_rows
+        return batch
+
+    def _reopen_with_larger_blocks(self) -> pa.RecordBatch | None:
+        """A field longer than Arrow's block (a CSV value of many MB): read again with a
+        block four times as large, past the rows already returned (Flink reads fields of
+        any length)."""
+        done, skipped = self._raw_rows, self.skipped_rows
+        self._block_size *= 4
+        self._open()
+        self._raw_rows = 0
+        skip = done
+        while True:
+            raw = self._next_raw()
+            if raw is None or raw.num_rows > skip:
+                # rows skipped as invalid before the reopen are counted again while skipping
+                self.skipped_rows = max(self.skipped_rows, skipped)
+                return None if raw is None else raw.slice(skip)
+            skip -= raw.num_rows
 
     # ------------------------------------------------------------------ reading
     def read(self, max_rows: int) -> pa.RecordBatch | None:
@@ -263,6 +292,7 @@ class CsvFileReader(FileReader):
         self._pending = []
         self._done = False
         self.skipped_rows = 0
+        self._raw_rows = 0
         self._open()
         skip = target
         while skip > 0:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -153,3 +154,22 @@ def test_offset_and_seek_resume_exactly(tmp_path):
     while (b := fresh.read(64)) is not None:
         resumed.extend(b.column(0).to_pylist())
     assert resumed == rest == list(range(377, 1000))
+
+
+def test_a_field_of_many_megabytes_is_read(tmp_path: Path) -> None:
+    """Arrow's CSV reader needs a record to fit in a block: the block grows for a 10 MB field
+    and reading continues after the rows already returned (no row lost or repeated)."""
+    from streamsql import TableEnvironment
+
+    with open(tmp_path / "big.csv", "w") as f:
+        for i in range(3000):
+            f.write(f"{i},small{i}\n")
+        f.write("3000," + "x" * 10_000_000 + "\n")
+        for i in range(3001, 4000):
+            f.write(f"{i},after{i}\n")
+    env = TableEnvironment.create({"execution.runtime-mode": "batch"})
+    env.execute_sql(
+        f"CREATE TABLE t (k INT, s STRING) WITH ('connector'='filesystem','path'='{tmp_path / 'big.csv'}','format'='csv')"
+    )
+    (row,) = env.execute_sql("SELECT COUNT(*), SUM(k), MAX(CHAR_LENGTH(s)) FROM t").collect()
+    assert tuple(row) == (4000, sum(range(4000)), 10_000_000)
