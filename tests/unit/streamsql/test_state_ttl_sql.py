@@ -19,6 +19,7 @@ import pytest
 from runtime.batch import ROW_KIND_NAMES, data_width, row_kinds
 from runtime.executor.local import LocalExecutor
 from runtime.graph import JobGraph
+from runtime.operators.join import JoinParams
 from runtime.state.ttl import set_clock
 from streamsql.environment import TableEnvironment
 
@@ -159,7 +160,7 @@ def test_join_hint_expires_one_side(tmp_path: Path, clock: Clock) -> None:
     ex = _Ticking(_graph(env, sql), clock)
     assert _rows(list(ex.run())) == expected
     join = next(n.id for n in ex.graph.nodes if n.operator == "Join")
-    assert ex.graph.node(join).params["state_ttl_ms"] == [1_800_000, None]
+    assert JoinParams.of(ex.graph.node(join)).state_ttl_ms == (1_800_000, None)
     size = ex.operators[join].state_size()
     assert size["rows"] >= 3 and size["bytes"] > 0
     no_ttl = _rows(list(_Ticking(_graph(env, sql.replace("'30 min'", "'0'")), clock).run()))
