@@ -18,7 +18,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-DEFAULT_MAX_PARALLELISM = 128
+from runtime.config.core import MAX_PARALLELISM
+
+# The declared default of `pipeline.max-parallelism` (runtime/config/core.py).
+DEFAULT_MAX_PARALLELISM: int = MAX_PARALLELISM.get(None)
 
 
 def encode_rows(keys: Sequence[pa.Array], num_rows: int) -> tuple[np.ndarray, np.ndarray]:
