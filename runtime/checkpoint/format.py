@@ -68,6 +68,8 @@ class Ext(enum.IntEnum):
     DTYPE = 14
     ROWS = 15
     TUPLE_KEYED_DICT = 16
+    INT_LIST = 17
+    FLOAT_LIST = 18
 
 
 _ARROW_KINDS = ("batch", "table", "array", "chunked", "type", "field", "schema")
@@ -211,6 +213,13 @@ def _prepare(obj: Any) -> Any:
         if len(obj) < 8:
             return [_prepare(x) for x in obj] if any(type(x) in _NESTED for x in obj) else obj
         types = set(map(type, obj))
+        if types == {int}:  # slots, key groups, counters: one int64 buffer
+            try:
+                return msgpack.ExtType(Ext.INT_LIST, np.array(obj, dtype="<i8").tobytes())
+            except OverflowError:
+                return obj
+        if types == {float}:
+            return msgpack.ExtType(Ext.FLOAT_LIST, np.array(obj, dtype="<f8").tobytes())
         if types == {tuple}:
             rows = _rows(obj)
             if rows is not None:
@@ -222,12 +231,13 @@ def _prepare(obj: Any) -> Any:
         if not obj:
             return obj
         values = list(obj.values())
-        prepared = _prepare(values)
         if len(obj) >= 8 and set(map(type, obj)) == {tuple}:
             keys = _rows(list(obj))
-            if keys is not None:
-                return msgpack.ExtType(Ext.TUPLE_KEYED_DICT, _pack([keys, prepared]))
-        return obj if prepared is values else dict(zip(obj, prepared, strict=True))
+            if keys is not None:  # the values list takes its own layout in _pack
+                return msgpack.ExtType(Ext.TUPLE_KEYED_DICT, _pack([keys, values]))
+        if not set(map(type, values)) & _NESTED:
+            return obj
+        return dict(zip(obj, [_prepare(v) for v in values], strict=True))
     return obj
 
 
@@ -305,6 +315,10 @@ def _ext_hook(code: int, data: bytes) -> Any:
         if any(len(c) != n for c in columns):
             raise StateFormatError("rows whose columns differ in length in a state file")
         return list(zip(*columns, strict=True))
+    if code == Ext.INT_LIST:
+        return np.frombuffer(data, dtype="<i8").tolist()
+    if code == Ext.FLOAT_LIST:
+        return np.frombuffer(data, dtype="<f8").tolist()
     if code == Ext.TUPLE_KEYED_DICT:
         keys, values = _unpack(data)
         return dict(zip(keys, values, strict=True))

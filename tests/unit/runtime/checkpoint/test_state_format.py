@@ -94,6 +94,13 @@ VALUES: list[Any] = [
     {"a": 1, 2: "b", None: [1]},
     {(i, str(i)): i for i in range(20)},  # tuple keys: the columnar layout
     {(1, 2): {(3,): [(4, 5)]}},
+    {str(i): i for i in range(20)},  # int values: one int64 buffer
+    {i: [i] for i in range(20)},
+    list(range(-5, 50)),  # ints: the int64 layout
+    [2**63 - 1, -(2**63)] * 5,
+    [2**64, 1, 2, 3, 4, 5, 6, 7, 8],  # beyond int64: the general layout
+    [0.5, float("inf"), -0.0] * 4,
+    [1, 2.0, 3, 4, 5, 6, 7, 8, True],  # mixed: the general layout
     {1, 2, 3},
     frozenset({"x"}),
     Decimal("12345678901234567890.123456789"),
