@@ -1,13 +1,20 @@
-"""The in-memory catalog: tables (from CREATE TABLE, with LIKE merging) and views.
+"""The catalog manager (Flink's CatalogManager): catalogs → databases → tables (from
+CREATE TABLE, with LIKE merging) and views, resolved as Flink resolves identifiers.
 
 A table is resolved when it is created: computed column types are inferred, the
 WATERMARK column becomes a rowtime attribute, PROCTIME() columns proctime attributes,
-primary key columns NOT NULL. Temporary objects shadow permanent ones of the same path;
-both live in memory.
+primary key columns NOT NULL. Temporary objects (session-scoped, held here) shadow
+permanent ones of the same path; permanent ones live in the catalogs
+(`planner.catalog_store`: in memory, or persistent in a SQLite file). `show_create`
+prints an object as Flink's SHOW CREATE TABLE / VIEW does; persistent catalogs store
+that text.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -16,6 +23,7 @@ from sqlglot import exp
 from planner.binder.expressions import ExprBinder
 from planner.binder.scope import Scope, error
 from planner.binder.types import plain
+from planner.catalog_store import CatalogError, CatalogStore
 from planner.errors import SqlValidationError, UnsupportedSqlError, did_you_mean
 from planner.logical import TableInfo
 from planner.statements import ColumnDef, CreateTable, CreateView, Drop, LikeClause, WatermarkDef
@@ -28,7 +36,8 @@ Path = tuple[str, str, str]
 
 
 def full_path(name: tuple[str, ...] | list[str] | str) -> Path:
-    """`t` → (default_catalog, default_database, t); `db.t` and `cat.db.t` likewise."""
+    """`t` → (default_catalog, default_database, t), ignoring the current namespace (use
+    `Catalog.qualify` to resolve as a statement does)."""
     parts = (name,) if isinstance(name, str) else tuple(name)
     if len(parts) == 1:
         return (DEFAULT_CATALOG, DEFAULT_DATABASE, parts[0])
@@ -66,6 +75,7 @@ class CatalogTable:
     comment: str | None = None
     partitioned_by: tuple[str, ...] = ()
     statement: CreateTable | None = field(default=None, hash=False, compare=False)
+    constraint_name: str | None = None
 
     kind = "TABLE"
 
@@ -110,6 +120,7 @@ class CatalogView:
     sql: str = ""
     column_names: tuple[str, ...] | None = None
     temporary: bool = False
+    comment: str | None = None
 
     kind = "VIEW"
 
@@ -117,17 +128,150 @@ class CatalogView:
 CatalogObject = CatalogTable | CatalogView
 
 
-class Catalog:
-    """Tables and views by full path; temporary objects shadow permanent ones."""
+def quoted(path: Path | tuple[str, ...]) -> str:
+    """`cat`.`db`.`t`, as Flink's ObjectIdentifier prints itself."""
+    return ".".join("`" + p.replace("`", "``") + "`" for p in path)
 
-    def __init__(self) -> None:
-        self._permanent: dict[Path, CatalogObject] = {}
+
+def type_text(t: DataType) -> str:
+    """A column type as DESCRIBE shows it (no NOT NULL: the `null` column says that)."""
+    return str(t.with_nullable(True))
+
+
+def serializable_type(t: DataType) -> str:
+    """A type as SHOW CREATE TABLE prints it (Flink's asSerializableString)."""
+    n = t.name
+    if n == "VARCHAR" or n == "VARBINARY":
+        text = f"{n}({t.precision})"
+    elif n == "TIMESTAMP_LTZ":
+        text = f"TIMESTAMP({t.precision}) WITH LOCAL TIME ZONE"
+    elif n in ("ARRAY", "MULTISET"):
+        text = f"{n}<{serializable_type(t.children[0])}>"
+    elif n == "MAP":
+        text = f"MAP<{serializable_type(t.children[0])}, {serializable_type(t.children[1])}>"
+    elif n == "ROW":
+        inner = ", ".join(f"`{fn}` {serializable_type(ft)}" for fn, ft in zip(t.field_names, t.children, strict=True))
+        text = f"ROW<{inner}>"
+    else:
+        text = str(t.with_nullable(True).as_time_attr(None))
+    return text + ("" if t.nullable else " NOT NULL")
+
+
+def _string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _options_text(options: dict[str, str]) -> str:
+    return ",\n".join(f"  {_string(k)} = {_string(v)}" for k, v in sorted(options.items()))
+
+
+def show_create(obj: CatalogObject) -> str:
+    """SHOW CREATE TABLE / VIEW text (also what a persistent catalog stores)."""
+    if isinstance(obj, CatalogView):
+        head = f"CREATE {'TEMPORARY ' if obj.temporary else ''}VIEW {quoted(obj.path)} (\n"
+        head += ",\n".join(f"  `{f.name}`" for f in obj.fields) + "\n)\n"
+        if obj.comment:
+            head += f"COMMENT {_string(obj.comment)}\n"
+        return head + f"AS {obj.query.sql(dialect='flink', identify=True)}\n"
+    lines = []
+    for c in obj.columns:
+        d = c.definition
+        if c.kind == "computed":
+            line = f"  `{c.name}` AS {expr_sql(d.expr) if d.expr is not None else ''}"
+        else:
+            line = f"  `{c.name}` {serializable_type(c.type)}"
+            if c.kind == "metadata":
+                line += " METADATA" + (f" FROM {_string(d.metadata_key)}" if d.metadata_key else "")
+                line += " VIRTUAL" if d.virtual else ""
+        if d.comment:
+            line += f" COMMENT {_string(d.comment)}"
+        lines.append(line)
+    if obj.watermark is not None:
+        lines.append(f"  WATERMARK FOR `{obj.watermark.column}` AS {expr_sql(obj.watermark.expr)}")
+    if obj.primary_key:
+        name = obj.constraint_name or "PK_" + "_".join(obj.primary_key)
+        cols = ", ".join(f"`{k}`" for k in obj.primary_key)
+        lines.append(f"  CONSTRAINT `{name}` PRIMARY KEY ({cols}) NOT ENFORCED")
+    text = f"CREATE {'TEMPORARY ' if obj.temporary else ''}TABLE {quoted(obj.path)} (\n" + ",\n".join(lines) + "\n) "
+    if obj.comment:
+        text += f"COMMENT {_string(obj.comment)}\n"
+    if obj.partitioned_by:
+        text += "PARTITIONED BY (" + ", ".join(f"`{p}`" for p in obj.partitioned_by) + ")\n"
+    if obj.options:
+        text += "WITH (\n" + _options_text(obj.options) + "\n)\n"
+    return text
+
+
+def like_pattern(pattern: str, ilike: bool = False) -> re.Pattern[str]:
+    """A SQL LIKE pattern (`%`, `_`) as a regular expression (ILIKE: case-insensitive)."""
+    rx = "".join(".*" if ch == "%" else "." if ch == "_" else re.escape(ch) for ch in pattern)
+    return re.compile(rx, re.DOTALL | (re.IGNORECASE if ilike else 0))
+
+
+class Catalog:
+    """Flink's CatalogManager: catalogs → databases → tables and views, a current catalog
+    and database, and temporary objects (session-scoped) that shadow permanent ones of the
+    same path. Identifiers resolve as Flink resolves them: `t` in the current catalog and
+    database, `db.t` in the current catalog, `cat.db.t` as written; names are
+    case-sensitive. The catalogs themselves are `planner.catalog_store.CatalogStore`s."""
+
+    def __init__(self, builtin_catalog: str = DEFAULT_CATALOG, builtin_database: str = DEFAULT_DATABASE) -> None:
+        from planner.catalog_store import InMemoryCatalogStore
+
+        self.catalogs: dict[str, CatalogStore] = {}
         self._temporary: dict[Path, CatalogObject] = {}
+        self.current_catalog = builtin_catalog
+        self.current_database = builtin_database
+        self.add_catalog(
+            InMemoryCatalogStore(builtin_catalog, {"type": "generic_in_memory", "default-database": builtin_database})
+        )
+
+    # ------------------------------------------------------------------ catalogs
+    def add_catalog(self, store: CatalogStore) -> None:
+        loader = getattr(store, "loader", "absent")
+        if loader is None:
+            store.loader = self._load_object  # type: ignore[attr-defined]
+        self.catalogs[store.name] = store
+
+    def catalog(self, name: str, sql: str | None = None) -> CatalogStore:
+        store = self.catalogs.get(name)
+        if store is None:
+            raise SqlValidationError(f"Catalog {name} does not exist", sql=sql, line=1, column=1)
+        return store
+
+    @contextmanager
+    def in_namespace(self, catalog: str, database: str) -> Iterator[None]:
+        """Resolve names against another current catalog/database for a while."""
+        old = (self.current_catalog, self.current_database)
+        self.current_catalog, self.current_database = catalog, database
+        try:
+            yield
+        finally:
+            self.current_catalog, self.current_database = old
 
     # ------------------------------------------------------------------ lookup
+    def qualify(self, name: tuple[str, ...] | list[str] | str, sql: str | None = None) -> Path:
+        """`t` → (current catalog, current database, t); `db.t` → (current catalog, db, t)."""
+        parts = (name,) if isinstance(name, str) else tuple(name)
+        if len(parts) == 1:
+            return (self.current_catalog, self.current_database, parts[0])
+        if len(parts) == 2:
+            return (self.current_catalog, parts[0], parts[1])
+        if len(parts) == 3:
+            return (parts[0], parts[1], parts[2])
+        raise SqlValidationError(
+            f"Object identifier can have 1 to 3 parts, got {len(parts)}: {'.'.join(parts)}", sql=sql, line=1, column=1
+        )
+
+    def get_path(self, path: Path) -> CatalogObject | None:
+        temp = self._temporary.get(path)
+        if temp is not None:
+            return temp
+        store = self.catalogs.get(path[0])
+        return store.get(path[1], path[2]) if store is not None else None
+
     def get(self, name: tuple[str, ...] | str) -> CatalogObject | None:
-        p = full_path(name)
-        return self._temporary.get(p) or self._permanent.get(p)
+        return self.get_path(self.qualify(name))
 
     def lookup(
         self, name: tuple[str, ...] | str, node: exp.Expression | None = None, sql: str | None = None
@@ -136,53 +280,106 @@ class Catalog:
         obj = self.get(name)
         if obj is not None:
             return obj
-        shown = ".".join(name) if not isinstance(name, str) else name
-        err = error(SqlValidationError, f"Object '{shown}' not found", node, sql)
-        err.hint = did_you_mean(full_path(name)[2], [p[2] for p in self._all_paths()])
+        parts = (name,) if isinstance(name, str) else tuple(name)
+        shown = f"Object '{parts[-1]}' not found"
+        if len(parts) > 1:
+            shown += f" within '{'.'.join(parts[:-1])}'"
+        err = error(SqlValidationError, shown, node, sql)
+        path = self.qualify(parts)
+        err.hint = did_you_mean(path[2], self.object_names(path[0], path[1]))
         raise err
 
-    def _all_paths(self) -> list[Path]:
-        return sorted(set(self._permanent) | set(self._temporary))
+    def object_names(self, catalog: str, database: str, kind: str | None = None) -> list[str]:
+        """Tables and views (or only `kind`) of a database, temporary ones included, sorted."""
+        names: set[str] = set()
+        store = self.catalogs.get(catalog)
+        if store is not None and store.get_database(database) is not None:
+            names |= {n for n, k in store.list_objects(database) if kind is None or k == kind}
+        names |= {
+            p[2]
+            for p, o in self._temporary.items()
+            if p[:2] == (catalog, database) and (kind is None or o.kind == kind)
+        }
+        return sorted(names)
 
     def list_tables(self) -> list[str]:
-        """Names of tables and views (as Flink's SHOW TABLES lists both)."""
-        return sorted({p[2] for p in self._all_paths()})
+        """Names of tables and views of the current database (SHOW TABLES lists both)."""
+        return self.object_names(self.current_catalog, self.current_database)
 
     def list_views(self) -> list[str]:
-        return sorted({p[2] for p, o in {**self._permanent, **self._temporary}.items() if isinstance(o, CatalogView)})
+        return self.object_names(self.current_catalog, self.current_database, "VIEW")
+
+    def temporary_objects(self) -> dict[Path, CatalogObject]:
+        return dict(self._temporary)
 
     # ------------------------------------------------------------------ DDL
+    def _database_store(self, path: Path, sql: str | None) -> CatalogStore:
+        store = self.catalog(path[0], sql)
+        if store.get_database(path[1]) is None:
+            raise CatalogError(
+                f"Database {path[1]} does not exist in Catalog {path[0]}.",
+                "org.apache.flink.table.catalog.exceptions.DatabaseNotExistException",
+                sql=sql,
+                line=1,
+                column=1,
+            )
+        return store
+
     def _store(self, path: Path, obj: CatalogObject, temporary: bool, if_not_exists: bool, stmt: Any) -> bool:
-        target = self._temporary if temporary else self._permanent
-        if path in target:
+        sql = getattr(stmt, "sql", None)
+        if temporary:
+            self.catalog(path[0], sql)
+            if path in self._temporary:
+                if if_not_exists:
+                    return False
+                raise SqlValidationError(f"Temporary table '{quoted(path)}' already exists", sql=sql, line=1, column=1)
+            self._temporary[path] = obj
+            return True
+        store = self._database_store(path, sql)
+        if store.get(path[1], path[2]) is not None:
             if if_not_exists:
                 return False
-            what = "Temporary table" if temporary else "Table"
-            if isinstance(obj, CatalogView):
-                what = "Temporary view" if temporary else "View"
-            raise SqlValidationError(
-                f"{what} '{'.'.join(path)}' already exists", sql=getattr(stmt, "sql", None), line=1, column=1
+            raise CatalogError(
+                f"Table (or view) {path[1]}.{path[2]} already exists in Catalog {path[0]}.",
+                "org.apache.flink.table.catalog.exceptions.TableAlreadyExistException",
+                sql=sql,
+                line=1,
+                column=1,
             )
-        target[path] = obj
+        store.put(path[1], path[2], obj, show_create(obj))
         return True
+
+    def _exists_in_target(self, path: Path, temporary: bool) -> bool:
+        if temporary:
+            return path in self._temporary
+        store = self.catalogs.get(path[0])
+        return store is not None and store.get_database(path[1]) is not None and store.get(path[1], path[2]) is not None
 
     def create_table(self, stmt: CreateTable) -> bool:
         """Register a CREATE TABLE. Returns False when IF NOT EXISTS skipped it."""
-        path = full_path(stmt.name)
-        target = self._temporary if stmt.temporary else self._permanent
-        if path in target and stmt.if_not_exists:
+        path = self.qualify(stmt.name, stmt.sql)
+        if stmt.if_not_exists and self._exists_in_target(path, stmt.temporary):
             return False
         table = self.resolve_table(stmt, path)
         return self._store(path, table, stmt.temporary, stmt.if_not_exists, stmt)
 
-    def create_view(self, stmt: CreateView, mode: str = "STREAMING") -> bool:
-        path = full_path(stmt.name)
-        target = self._temporary if stmt.temporary else self._permanent
-        if path in target and stmt.if_not_exists:
+    def create_view(self, stmt: CreateView, mode: str = "STREAMING", replace_existing: bool = False) -> bool:
+        path = self.qualify(stmt.name, stmt.sql)
+        if stmt.if_not_exists and self._exists_in_target(path, stmt.temporary):
             return False
+        view = self.resolve_view(stmt, path, mode)
+        if replace_existing:
+            self._replace(path, view, stmt.temporary)
+            return True
+        return self._store(path, view, stmt.temporary, stmt.if_not_exists, stmt)
+
+    def resolve_view(self, stmt: CreateView, path: Path, mode: str = "STREAMING") -> CatalogView:
+        """Bind a view's query (now, to type it) with its table names qualified, so the view
+        means the same whatever the current catalog/database is when it is used."""
         from planner.binder import bind_query  # local: the binder looks views up here
 
-        plan = bind_query(stmt.query, self, sql=stmt.sql, mode=mode)
+        query = self.qualify_query(stmt.query)
+        plan = bind_query(query, self, sql=stmt.sql, mode=mode)
         fields = plan.fields
         if stmt.column_names:
             if len(stmt.column_names) != len(fields):
@@ -194,42 +391,140 @@ class Catalog:
                     column=1,
                 )
             fields = tuple(Field(n, f.type) for n, f in zip(stmt.column_names, fields, strict=True))
-        view = CatalogView(path, stmt.query, fields, stmt.sql, stmt.column_names, stmt.temporary)
-        return self._store(path, view, stmt.temporary, stmt.if_not_exists, stmt)
+        return CatalogView(path, query, fields, stmt.sql, stmt.column_names, stmt.temporary, stmt.comment)
+
+    def qualify_query(self, query: exp.Expression) -> exp.Expression:
+        """A copy of `query` whose catalog table references are fully qualified (CTE names
+        and unknown names stay as written: binding reports those)."""
+        query = query.copy()
+        ctes = {c.alias_or_name for c in query.find_all(exp.CTE)}
+        for table in list(query.find_all(exp.Table)):
+            if not isinstance(table.this, exp.Identifier):
+                continue
+            parts = tuple(p for p in (table.catalog, table.db, table.name) if p)
+            if len(parts) == 1 and parts[0] in ctes:
+                continue
+            try:
+                path = self.qualify(parts)
+            except SqlValidationError:
+                continue
+            if self.get_path(path) is None:
+                continue
+            table.set("catalog", exp.to_identifier(path[0], quoted=True))
+            table.set("db", exp.to_identifier(path[1], quoted=True))
+            table.set("this", exp.to_identifier(path[2], quoted=True))
+        return query
+
+    def _replace(self, path: Path, obj: CatalogObject, temporary: bool) -> None:
+        if temporary:
+            self._temporary[path] = obj
+        else:
+            self._database_store(path, None).put(path[1], path[2], obj, show_create(obj))
 
     def drop(self, stmt: Drop) -> bool:
-        """DROP [TEMPORARY] TABLE|VIEW [IF EXISTS]. Returns False when nothing was dropped."""
-        path = full_path(stmt.name)
-        target = self._temporary if stmt.temporary else self._permanent
-        obj = target.get(path)
-        if obj is None and not stmt.temporary:
-            # Flink drops a temporary object with plain DROP TABLE too.
-            obj = self._temporary.get(path)
-            target = self._temporary if obj is not None else target
-        want = CatalogView if stmt.kind.upper() == "VIEW" else CatalogTable
-        if obj is None or not isinstance(obj, want):
+        """DROP [TEMPORARY] TABLE|VIEW [IF EXISTS]. Returns False when nothing was dropped.
+
+        As in Flink, a plain DROP of a permanent object shadowed by a temporary one fails
+        (drop the temporary one first); a plain DROP of an object that is only temporary
+        drops it."""
+        path = self.qualify(stmt.name, stmt.sql)
+        is_view = stmt.kind.upper() == "VIEW"
+        want = CatalogView if is_view else CatalogTable
+        noun = "view" if is_view else "table"
+        temp = self._temporary.get(path)
+        if stmt.temporary:
+            if not isinstance(temp, want):
+                if stmt.if_exists:
+                    return False
+                raise SqlValidationError(
+                    f"Temporary {noun} with identifier '{'.'.join(path)}' does not exist.",
+                    sql=stmt.sql,
+                    line=1,
+                    column=1,
+                )
+            del self._temporary[path]
+            return True
+        store = self.catalogs.get(path[0])
+        perm = None
+        if store is not None and store.get_database(path[1]) is not None:
+            perm = store.get(path[1], path[2])
+        if isinstance(temp, want):
+            if isinstance(perm, want):
+                raise SqlValidationError(
+                    f"Temporary {noun} with identifier '{quoted(path)}' exists. "
+                    f"Drop it first before removing the permanent {noun}.",
+                    sql=stmt.sql,
+                    line=1,
+                    column=1,
+                )
+            del self._temporary[path]
+            return True
+        if not isinstance(perm, want) or store is None:
             if stmt.if_exists:
                 return False
-            noun = "View" if want is CatalogView else "Table"
-            if stmt.temporary:
-                noun = "Temporary " + noun.lower()
             raise SqlValidationError(
-                f"{noun} with identifier '{'.'.join(path)}' does not exist.", sql=stmt.sql, line=1, column=1
+                f"{noun.capitalize()} with identifier '{'.'.join(path)}' does not exist.",
+                sql=stmt.sql,
+                line=1,
+                column=1,
             )
-        del target[path]
+        store.remove(path[1], path[2])
         return True
 
+    def rename(self, path: Path, new_path: Path, sql: str | None = None) -> None:
+        """ALTER TABLE/VIEW ... RENAME TO: within one catalog, of a permanent object."""
+        obj = self.catalogs[path[0]].get(path[1], path[2])
+        assert obj is not None
+        if new_path[0] != path[0]:
+            raise SqlValidationError(
+                "The catalog name of the new table name must be the same as the old one", sql=sql, line=1, column=1
+            )
+        store = self._database_store(new_path, sql)
+        if store.get(new_path[1], new_path[2]) is not None:
+            raise CatalogError(
+                f"Table (or view) {new_path[1]}.{new_path[2]} already exists in Catalog {new_path[0]}.",
+                "org.apache.flink.table.catalog.exceptions.TableAlreadyExistException",
+                sql=sql,
+                line=1,
+                column=1,
+            )
+        moved = replace(obj, path=new_path)
+        store.put(new_path[1], new_path[2], moved, show_create(moved))
+        store.remove(path[1], path[2])
+
+    def replace_permanent(self, obj: CatalogObject) -> None:
+        """Store a changed permanent object under its path (ALTER TABLE / VIEW)."""
+        path = obj.path
+        self.catalogs[path[0]].put(path[1], path[2], obj, show_create(obj))
+
+    def _load_object(self, ddl: str, kind: str, database: str, name: str) -> CatalogObject:
+        """Rebuild an object a persistent catalog stored as DDL."""
+        from planner.parse import parse_statement
+
+        stmt = parse_statement(ddl)
+        path = self.qualify(stmt.name)  # type: ignore[attr-defined]
+        if isinstance(stmt, CreateTable):
+            return self.resolve_table(stmt, path)
+        assert isinstance(stmt, CreateView)
+        return self.resolve_view(stmt, path)
+
     # ------------------------------------------------------------------ DESCRIBE
-    def describe(self, name: tuple[str, ...] | str) -> list[tuple[str, str, bool, str | None, str | None, str | None]]:
-        """Rows of Flink's DESCRIBE: (name, type, null, key, extras, watermark)."""
-        obj = self.lookup(name)
+    def describe(self, name: tuple[str, ...] | str) -> list[tuple[Any, ...]]:
+        """Rows of Flink's DESCRIBE: (name, type, null, key, extras, watermark[, comment]);
+        the comment column only when a column has a comment, as Flink shows it."""
+        obj = self.get(name)
+        if obj is None:
+            raise SqlValidationError(
+                f"Tables or views with the identifier '{'.'.join(self.qualify(name))}' doesn't exist."
+            )
         if isinstance(obj, CatalogView):
-            return [(f.name, str(f.type.with_nullable(True)), f.type.nullable, None, None, None) for f in obj.fields]
+            return [(f.name, type_text(f.type), f.type.nullable, "", "", "") for f in obj.fields]
         pk = obj.primary_key or ()
-        rows = []
+        rows: list[tuple[Any, ...]] = []
+        with_comment = any(c.definition.comment for c in obj.columns)
         for c in obj.columns:
-            key = f"PRI({', '.join(pk)})" if c.name in pk else None
-            extras = None
+            key = f"PRI({', '.join(pk)})" if c.name in pk else ""
+            extras = ""
             d = c.definition
             if c.kind == "computed" and d.expr is not None:
                 extras = f"AS {expr_sql(d.expr)}"
@@ -239,10 +534,13 @@ class Catalog:
                     + (f" FROM '{d.metadata_key}'" if d.metadata_key else "")
                     + (" VIRTUAL" if d.virtual else "")
                 )
-            wm = None
+            wm = ""
             if obj.watermark is not None and obj.watermark.column == c.name:
                 wm = expr_sql(obj.watermark.expr)
-            rows.append((c.name, str(c.type.with_nullable(True)), c.type.nullable, key, extras, wm))
+            row: tuple[Any, ...] = (c.name, type_text(c.type), c.type.nullable, key, extras, wm)
+            if with_comment:
+                row += (d.comment or "",)
+            rows.append(row)
         return rows
 
     # ------------------------------------------------------------------ resolution
@@ -312,7 +610,7 @@ class Catalog:
                 )
             resolved[rowtime_index] = replace(col, type=col.type.as_time_attr("ROWTIME"))
         return CatalogTable(
-            path=path or full_path(stmt.name),
+            path=path or self.qualify(stmt.name),
             columns=tuple(resolved),
             options=dict(options),
             watermark=watermark,
@@ -323,6 +621,7 @@ class Catalog:
             comment=stmt.comment,
             partitioned_by=partitioned,
             statement=stmt,
+            constraint_name=stmt.constraint_name if stmt.primary_key and pk == stmt.primary_key else None,
         )
 
     def _merge_like(

@@ -12,18 +12,29 @@ from planner.dialect.types import UnknownTypeError, to_data_type
 from planner.parse_cursor import Cursor
 from planner.statements import ColumnDef, CreateTable, CreateView, Drop, LikeClause, WatermarkDef
 
-__all__ = ["parse_create_table", "parse_create_view", "parse_drop"]
+__all__ = ["parse_column", "parse_create_table", "parse_create_view", "parse_drop", "parse_primary_key"]
 
 _LIKE_OPTIONS = ("ALL", "CONSTRAINTS", "PARTITIONS", "GENERATED", "METADATA", "OPTIONS", "WATERMARKS")
 
 
-def parse_create_table(cur: Cursor, temporary: bool, pos: dict) -> CreateTable:
-    """After `CREATE [TEMPORARY] TABLE`."""
+def parse_primary_key(cur: Cursor) -> tuple[str | None, tuple[str, ...]]:
+    """`[CONSTRAINT name] PRIMARY KEY (cols) NOT ENFORCED` → (name, cols)."""
+    constraint = cur.name("a constraint name") if cur.match("CONSTRAINT") else None
+    cur.expect("PRIMARY", "KEY")
+    cols = cur.name_list()
+    _not_enforced(cur)
+    return constraint, cols
+
+
+def parse_create_table(cur: Cursor, temporary: bool, pos: dict, or_replace: bool = False) -> CreateTable:
+    """After `CREATE [TEMPORARY] TABLE` (or `CREATE OR REPLACE TABLE`)."""
     if_not_exists = cur.match("IF", "NOT", "EXISTS")
     name = cur.path()
     columns: list[ColumnDef] = []
     watermark: WatermarkDef | None = None
     primary_key: tuple[str, ...] | None = None
+    constraint_name: str | None = None
+    as_query = None
     if cur.match_type(TokenType.L_PAREN):
         while True:
             if cur.match("WATERMARK"):
@@ -34,15 +45,11 @@ def parse_create_table(cur: Cursor, temporary: bool, pos: dict) -> CreateTable:
                 cur.expect("AS")
                 watermark = WatermarkDef(col, cur.expression())
             elif cur.peek_word().split()[:1] in (["PRIMARY"], ["CONSTRAINT"]):
-                if cur.match("CONSTRAINT"):
-                    cur.name()
-                cur.expect("PRIMARY", "KEY")
                 if primary_key is not None:
                     cur.error("Duplicate primary key definition")
-                primary_key = cur.name_list()
-                _not_enforced(cur)
+                constraint_name, primary_key = parse_primary_key(cur)
             else:
-                col_def, inline_pk = _column(cur)
+                col_def, inline_pk = parse_column(cur)
                 if inline_pk:
                     if primary_key is not None:
                         cur.error("Duplicate primary key definition")
@@ -66,7 +73,7 @@ def parse_create_table(cur: Cursor, temporary: bool, pos: dict) -> CreateTable:
         elif cur.match("LIKE"):
             like = _like(cur)
         elif cur.match("AS"):
-            cur.error("CREATE TABLE ... AS SELECT is not supported", cur.parser._prev)
+            as_query = cur.query()
         else:
             cur.unexpected('"COMMENT", "PARTITIONED BY", "WITH" or "LIKE"')
     names = [c.name for c in columns]
@@ -84,6 +91,9 @@ def parse_create_table(cur: Cursor, temporary: bool, pos: dict) -> CreateTable:
         if_not_exists=if_not_exists,
         comment=comment,
         partitioned_by=partitioned_by,
+        constraint_name=constraint_name,
+        as_query=as_query,
+        or_replace=or_replace,
         **pos,
     )
 
@@ -101,7 +111,7 @@ def _not_enforced(cur: Cursor) -> None:
         cur.unexpected('"NOT ENFORCED"')
 
 
-def _column(cur: Cursor) -> tuple[ColumnDef, bool]:
+def parse_column(cur: Cursor) -> tuple[ColumnDef, bool]:
     """One column: physical `c TYPE`, computed `c AS expr`, metadata `c TYPE METADATA ...`;
     returns it and whether it carried an inline PRIMARY KEY."""
     name = cur.name("a column name")
@@ -188,8 +198,7 @@ def parse_create_view(cur: Cursor, temporary: bool, pos: dict) -> CreateView:
     column_names = None
     if cur.curr and cur.curr.token_type == TokenType.L_PAREN:
         column_names = cur.name_list()
-    if cur.match("COMMENT"):
-        cur.string()
+    comment = cur.string() if cur.match("COMMENT") else None
     cur.expect("AS")
     query = cur.query()
     return CreateView(
@@ -198,6 +207,7 @@ def parse_create_view(cur: Cursor, temporary: bool, pos: dict) -> CreateView:
         column_names=column_names,
         temporary=temporary,
         if_not_exists=if_not_exists,
+        comment=comment,
         **pos,
     )
 

@@ -22,8 +22,12 @@ class SqlError(Exception):
         column: int | None = None,
         hint: str | None = None,
         statement_line: int | None = None,
+        flink_class: str | None = None,
     ) -> None:
         super().__init__(message)
+        # The class of the exception Flink raises for the same mistake (the SQL client's
+        # first error line names it); None: the default of this error's kind.
+        self.flink_class = flink_class
         self.message = message
         self.sql = sql
         self.line = line

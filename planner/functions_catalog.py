@@ -98,19 +98,71 @@ def definition_of(name: str, obj: Any, temporary: bool, system: bool, identifier
 
 
 class FunctionCatalog:
-    """Temporary system, temporary and permanent user functions by (lower-case) name."""
+    """Temporary system, temporary and permanent user functions by (lower-case) name.
 
-    def __init__(self) -> None:
+    Permanent functions (CREATE FUNCTION ... LANGUAGE PYTHON) belong to a catalog's
+    database: the catalog store keeps their identifier (so a persistent catalog keeps them
+    across restarts) and they are found in the current catalog and database, as in Flink.
+    Python objects registered through the Table API are kept here, by name."""
+
+    def __init__(self, catalogs: Any = None) -> None:
         self._system: dict[str, FunctionDef] = {}
         self._temporary: dict[str, FunctionDef] = {}
         self._permanent: dict[str, FunctionDef] = {}
+        self._catalogs = catalogs  # planner.catalog.Catalog (the catalog manager), if any
+        self._loaded: dict[tuple[str, str, str, str], FunctionDef] = {}
 
     def _scope(self, temporary: bool, system: bool) -> dict[str, FunctionDef]:
         if system:
             return self._system
         return self._temporary if temporary else self._permanent
 
-    def register(self, defn: FunctionDef, if_not_exists: bool = False) -> bool:
+    def _store(self, path: tuple[str, ...] | None = None) -> tuple[Any, str, str] | None:
+        """(store, database, name) of a permanent function path in the catalogs."""
+        cats = self._catalogs
+        if cats is None or path is None:
+            return None
+        full = cats.qualify(path)
+        store = cats.catalogs.get(full[0])
+        if store is None or store.get_database(full[1]) is None:
+            raise SqlValidationError(f"Database {full[1]} does not exist in Catalog {full[0]}.")
+        return store, full[1], full[2].lower()
+
+    def _stored(self, name: str) -> FunctionDef | None:
+        """A permanent function of the current catalog and database."""
+        cats = self._catalogs
+        if cats is None:
+            return None
+        store = cats.catalogs.get(cats.current_catalog)
+        if store is None or store.get_database(cats.current_database) is None:
+            return None
+        found = store.get_function(cats.current_database, name)
+        if found is None:
+            return None
+        key = (cats.current_catalog, cats.current_database, name, found[0])
+        if key not in self._loaded:
+            self._loaded[key] = definition_of(name, import_object(found[0]), False, False, found[0])
+        return self._loaded[key]
+
+    def _stored_names(self) -> set[str]:
+        cats = self._catalogs
+        if cats is None:
+            return set()
+        store = cats.catalogs.get(cats.current_catalog)
+        if store is None or store.get_database(cats.current_database) is None:
+            return set()
+        return set(store.list_functions(cats.current_database))
+
+    def register(self, defn: FunctionDef, if_not_exists: bool = False, path: tuple[str, ...] | None = None) -> bool:
+        target = self._store(path) if not defn.temporary and not defn.system and defn.identifier else None
+        if target is not None:
+            store, database, name = target
+            if store.get_function(database, name) is not None:
+                if if_not_exists:
+                    return False
+                raise SqlValidationError(f"Could not register function. A function named '{name}' already exists.")
+            store.put_function(database, name, defn.identifier, "PYTHON")
+            return True
         scope = self._scope(defn.temporary, defn.system)
         if defn.name in scope:
             if if_not_exists:
@@ -135,7 +187,9 @@ class FunctionCatalog:
         name = stmt.name[-1]
         if stmt.language != "PYTHON":
             raise UnsupportedSqlError(
-                f"Function '{name}' is LANGUAGE {stmt.language}; only LANGUAGE PYTHON functions can run here",
+                f"Function '{name}' is LANGUAGE {stmt.language}: {stmt.language.title()} functions need a JVM, which "
+                "streamsql does not have. Write it in Python and declare LANGUAGE PYTHON "
+                "(AS 'package.module.function', see docs/udf.md).",
                 sql=stmt.sql,
                 line=1,
                 column=1,
@@ -148,7 +202,19 @@ class FunctionCatalog:
             raise SqlValidationError(
                 f"Cannot instantiate user-defined function '{name}': {e}", sql=stmt.sql, line=1, column=1
             ) from None
-        return self.register(definition_of(name, obj, stmt.temporary, stmt.system, stmt.identifier))
+        defn = definition_of(name, obj, stmt.temporary, stmt.system, stmt.identifier)
+        return self.register(defn, stmt.if_not_exists, tuple(stmt.name))
+
+    def drop_path(self, path: tuple[str, ...], temporary: bool, system: bool, if_exists: bool) -> bool:
+        """DROP [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] path."""
+        if not temporary and not system:
+            target = self._store(path)
+            if target is not None:
+                store, database, name = target
+                if store.get_function(database, name) is not None:
+                    store.remove_function(database, name)
+                    return True
+        return self.drop(path[-1], temporary, system, if_exists)
 
     def drop(self, name: str, temporary: bool = True, system: bool = False, if_exists: bool = False) -> bool:
         scope = self._scope(temporary, system)
@@ -171,10 +237,10 @@ class FunctionCatalog:
 
         if n in AGGREGATE_FUNCTIONS or builtin(n) is not None:
             return None
-        return self._temporary.get(n) or self._permanent.get(n)
+        return self._temporary.get(n) or self._permanent.get(n) or self._stored(n)
 
     def names(self) -> list[str]:
-        return sorted(set(self._system) | set(self._temporary) | set(self._permanent))
+        return sorted(set(self._system) | set(self._temporary) | set(self._permanent) | self._stored_names())
 
 
 _CURRENT: contextvars.ContextVar[FunctionCatalog | None] = contextvars.ContextVar("streamsql_functions", default=None)
@@ -205,6 +271,6 @@ def functions_of(catalog: Any) -> FunctionCatalog:
     """The FunctionCatalog held by `catalog` (created on first use)."""
     fc = getattr(catalog, "functions", None)
     if not isinstance(fc, FunctionCatalog):
-        fc = FunctionCatalog()
+        fc = FunctionCatalog(catalog if hasattr(catalog, "catalogs") else None)
         catalog.functions = fc
     return fc

@@ -12,9 +12,11 @@ from __future__ import annotations
 import difflib
 from typing import NoReturn
 
+from sqlglot import exp
 from sqlglot.tokens import Token, TokenType
 
 import planner.dialect  # noqa: F401 - registers the "flink" dialect
+from planner import statements_catalog as sc
 from planner.ddl import parse_create_table, parse_create_view, parse_drop
 from planner.errors import SqlParseError
 from planner.parse_cursor import Cursor
@@ -49,6 +51,32 @@ _STATEMENT_KEYWORDS = (
     "EXPLAIN",
     "EXECUTE",
     "BEGIN",
+    "USE",
+    "ALTER",
+    "LOAD",
+    "UNLOAD",
+    "ADD",
+    "REMOVE",
+    "TRUNCATE",
+    "ANALYZE",
+    "CALL",
+)
+# SHOW <what> forms (the listing kinds; SHOW CREATE and SHOW CURRENT are parsed apart).
+_SHOW_KINDS = (
+    "CATALOGS",
+    "DATABASES",
+    "TABLES",
+    "VIEWS",
+    "FUNCTIONS",
+    "USER FUNCTIONS",
+    "COLUMNS",
+    "JOBS",
+    "MODULES",
+    "FULL MODULES",
+    "JARS",
+    "PROCEDURES",
+    "MATERIALIZED TABLES",
+    "PARTITIONS",
 )
 
 
@@ -89,11 +117,20 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
         return _insert(cur, pos)
     if word == "CREATE":
         cur.match("CREATE")
+        if cur.match("OR", "REPLACE"):
+            if cur.match("TEMPORARY"):
+                cur.error("CREATE OR REPLACE TEMPORARY TABLE is not supported", cur.parser._prev)
+            cur.expect("TABLE")
+            return parse_create_table(cur, False, pos, or_replace=True)
         temporary = cur.match("TEMPORARY")
         if cur.peek_word() in ("SYSTEM", "FUNCTION"):
             from planner.statements_functions import parse_create_function
 
             return parse_create_function(cur, temporary, pos)
+        if not temporary and cur.match("CATALOG"):
+            return sc.parse_create_catalog(cur, pos)
+        if not temporary and cur.match("DATABASE"):
+            return sc.parse_create_database(cur, pos)
         if cur.match("TABLE"):
             return parse_create_table(cur, temporary, pos)
         if cur.match("VIEW"):
@@ -106,7 +143,44 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
 
         if is_function_statement(cur):
             return parse_drop_function(cur, pos)
+        if cur.match("CATALOG"):
+            return sc.parse_drop_catalog(cur, pos)
+        if cur.match("DATABASE"):
+            return sc.parse_drop_database(cur, pos)
         return parse_drop(cur, pos)
+    if word == "USE":
+        cur.match("USE")
+        return sc.parse_use(cur, pos)
+    if word == "ALTER":
+        cur.match("ALTER")
+        if cur.match("CATALOG"):
+            return sc.parse_alter_catalog(cur, pos)
+        if cur.match("DATABASE"):
+            return sc.parse_alter_database(cur, pos)
+        if cur.match("TABLE"):
+            return sc.parse_alter_table(cur, pos)
+        if cur.match("VIEW"):
+            return sc.parse_alter_view(cur, pos)
+        cur.unexpected('"CATALOG", "DATABASE", "TABLE" or "VIEW"')
+    if word in ("LOAD", "UNLOAD"):
+        cur.parser._advance()
+        cur.expect("MODULE")
+        return sc.parse_module(cur, word, pos)
+    if word in ("ADD", "REMOVE") or (word == "CREATE" and cur.peek_word(1) == "JAR"):
+        return sc.parse_jvm(cur, pos)
+    if word == "TRUNCATE":
+        cur.match("TRUNCATE")
+        cur.expect("TABLE")
+        name = cur.path()
+        _end(cur)
+        return sc.TruncateTable(name=name, **pos)
+    if word == "ANALYZE":
+        cur.match("ANALYZE")
+        cur.expect("TABLE")
+        name = cur.path()
+        while not cur.at_end:  # PARTITION (...) COMPUTE STATISTICS [FOR COLUMNS ...]
+            cur.parser._advance()
+        return sc.AnalyzeTable(name=name, **pos)
     if word == "SET":
         return _set(cur, pos)
     if word == "RESET":
@@ -116,19 +190,20 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
         return ResetOption(key=key, **pos)
     if word == "SHOW":
         cur.match("SHOW")
-        words = []
-        while not cur.at_end:
-            words.append(cur.curr.text if cur.curr.token_type == TokenType.STRING else cur.curr.text.upper())
-            cur.parser._advance()
-        if not words:
-            cur.unexpected('"TABLES", "VIEWS", "FUNCTIONS", ...')
-        return Show(what=" ".join(words), **pos)
+        return _show(cur, pos)
     if word in ("DESCRIBE", "DESC"):
         cur.parser._advance()
-        cur.match("EXTENDED")
+        if cur.match("CATALOG"):
+            return sc.parse_describe_catalog(cur, pos)
+        if cur.peek_word() == "FUNCTION":
+            from planner.statements_functions import parse_describe_function
+
+            cur.match("FUNCTION")
+            return parse_describe_function(cur, pos)
+        extended = cur.match("EXTENDED")
         name = cur.path()
         _end(cur)
-        return Describe(name=name, **pos)
+        return Describe(name=name, extended=extended, **pos)
     if word == "EXPLAIN":
         return _explain(cur, pos)
     if word == "EXECUTE" or word == "BEGIN":
@@ -139,6 +214,54 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
                 return Query(query=cur.query(), **pos)
         return _statement_set(cur, pos)
     _unknown(cur)
+
+
+def _show(cur: Cursor, pos: dict) -> Statement:
+    """After `SHOW`."""
+    if cur.match("CREATE"):
+        return sc.parse_show_create(cur, pos)
+    if cur.match("CURRENT"):
+        what = cur.peek_word()
+        if what not in ("CATALOG", "DATABASE"):
+            cur.unexpected('"CATALOG" or "DATABASE"')
+        cur.parser._advance()
+        _end(cur)
+        return Show(what=f"CURRENT {what}", **pos)
+    what = ""
+    for kind in sorted(_SHOW_KINDS, key=lambda k: -len(k.split())):
+        if cur.match(kind):
+            what = kind
+            break
+    if not what:
+        cur.unexpected('"TABLES", "VIEWS", "FUNCTIONS", "CATALOGS", "DATABASES", "COLUMNS", "CREATE", ...')
+    scope: tuple[str, ...] | None = None
+    if what in ("DATABASES", "TABLES", "VIEWS", "FUNCTIONS", "USER FUNCTIONS", "COLUMNS", "PROCEDURES", "PARTITIONS"):
+        if cur.match("FROM") or cur.match("IN"):
+            start = cur.curr
+            scope = cur.path()
+            if what == "DATABASES" and len(scope) != 1:
+                cur.error(
+                    f"Show databases from/in identifier [ {'.'.join(scope)} ] format error, catalog must be "
+                    "a single part identifier.",
+                    start,
+                )
+            if what in ("TABLES", "VIEWS", "FUNCTIONS", "USER FUNCTIONS", "PROCEDURES") and len(scope) > 2:
+                cur.error(
+                    f"Show {what.lower()} from/in identifier [ {'.'.join(scope)} ] format error, it should be "
+                    "[catalog_name.]database_name.",
+                    start,
+                )
+        elif what in ("COLUMNS", "PARTITIONS"):
+            scope = cur.path()
+    not_like = cur.match("NOT")
+    like = None
+    ilike = False
+    if cur.match("LIKE") or (ilike := cur.match("ILIKE")):
+        like = cur.string("a LIKE pattern string")
+    elif not_like:
+        cur.unexpected('"LIKE" or "ILIKE"')
+    _end(cur)
+    return Show(what=what, scope=scope, like=like, not_like=not_like, ilike=ilike, **pos)
 
 
 def _unknown(cur: Cursor) -> NoReturn:
@@ -191,13 +314,29 @@ def _insert(cur: Cursor, pos: dict, tokens: list[Token] | None = None) -> Insert
         overwrite = False
     cur.match("TABLE")
     table = cur.path()
+    partition: list[tuple[str, exp.Expression]] = []
     if cur.match("PARTITION"):
-        cur.error("INSERT ... PARTITION is not supported", cur.parser._prev)
+        cur.expect_type(TokenType.L_PAREN, '"("')
+        while True:
+            key = cur.name("a partition column")
+            cur.expect_type(TokenType.EQ, '"="')
+            partition.append((key, cur.run(cur.parser._parse_primary)))
+            if cur.match_type(TokenType.COMMA):
+                continue
+            cur.expect_type(TokenType.R_PAREN, '")" or ","')
+            break
     columns = None
     if cur.curr and cur.curr.token_type == TokenType.L_PAREN and cur.peek_word(1) not in ("SELECT", "WITH", "VALUES"):
         columns = cur.name_list()
     query = cur.query()
-    return InsertInto(table=table, query=query, columns=columns, overwrite=overwrite, **pos)
+    return InsertInto(
+        table=table,
+        query=query,
+        columns=columns,
+        overwrite=overwrite,
+        partition=tuple(partition),
+        **pos,  # type: ignore[arg-type]
+    )
 
 
 def _sub_pos(cur: Cursor, tokens: list[Token], pos: dict) -> dict:

@@ -81,6 +81,8 @@ def _scan(text: str) -> _ScanResult:  # noqa: C901 - one state machine reads bes
                 state = "block_comment"
                 i = n
                 break
+            if text.startswith("/*+", i) and start is not None:
+                end_sig = j + 2  # a hint (`t /*+ OPTIONS(...) */`) belongs to the statement
             i = j + 2
             continue
         if ch.isspace():

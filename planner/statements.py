@@ -58,6 +58,10 @@ class CreateTable(Statement):
     if_not_exists: bool = False
     comment: str | None = None
     partitioned_by: tuple[str, ...] = ()
+    constraint_name: str | None = None  # CONSTRAINT name PRIMARY KEY (...)
+    # CREATE [OR REPLACE] TABLE ... AS query (CTAS / RTAS)
+    as_query: exp.Expression | None = None
+    or_replace: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class CreateView(Statement):
     column_names: tuple[str, ...] | None = None
     temporary: bool = False
     if_not_exists: bool = False
+    comment: str | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,8 @@ class InsertInto(Statement):
     query: exp.Expression
     columns: tuple[str, ...] | None = None
     overwrite: bool = False
+    # INSERT ... PARTITION (k = 'v', ...): static partition values
+    partition: tuple[tuple[str, exp.Expression], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -109,11 +116,18 @@ class StatementSet(Statement):
 @dataclass(frozen=True)
 class Show(Statement):
     what: str  # "TABLES" | "VIEWS" | "FUNCTIONS" | "CATALOGS" | "DATABASES" | "JOBS" | ...
+    # SHOW ... FROM|IN scope: a catalog (DATABASES), [catalog.]database (TABLES, VIEWS,
+    # FUNCTIONS) or a table (COLUMNS).
+    scope: tuple[str, ...] | None = None
+    like: str | None = None  # [NOT] [I]LIKE 'pattern'
+    not_like: bool = False
+    ilike: bool = False
 
 
 @dataclass(frozen=True)
 class Describe(Statement):
     name: tuple[str, ...]
+    extended: bool = False
 
 
 @dataclass(frozen=True)

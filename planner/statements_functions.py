@@ -82,3 +82,18 @@ def parse_drop_function(cur: Cursor, pos: dict) -> DropFunction:
     if not cur.at_end:
         cur.unexpected("<EOF>")
     return DropFunction(name=name, temporary=temporary, system=system, if_exists=if_exists, **pos)
+
+
+@dataclass(frozen=True)
+class DescribeFunction(Statement):
+    name: tuple[str, ...]
+    extended: bool = False
+
+
+def parse_describe_function(cur: Cursor, pos: dict) -> DescribeFunction:
+    """After `DESCRIBE FUNCTION`."""
+    extended = cur.match("EXTENDED")
+    name = cur.path()
+    if not cur.at_end:
+        cur.unexpected("<EOF>")
+    return DescribeFunction(name=name, extended=extended, **pos)

@@ -125,7 +125,9 @@ class Runner:
             except SqlError as e:
                 return self._sql_error(e, source)
             except JobError as e:
-                self.err.write(f"[ERROR] Could not execute SQL statement. Reason:\n{type(e).__name__}: {e}\n")
+                from streamsql.client_output import job_error_text
+
+                self.err.write(job_error_text(e))
                 return EXIT_JOB_ERROR
             except KeyboardInterrupt:
                 self.err.write("[INFO] Interrupted: the job was stopped.\n")
@@ -155,24 +157,26 @@ class Runner:
         return EXIT_INTERNAL
 
     def _run_statement(self, stmt: object) -> int:
-        from planner.statements import Describe, Explain, InsertInto, Query, SetOption, Show, StatementSet
+        from planner.statements import Query
+        from streamsql import client_output as co
         from streamsql.progress import ProgressBar, source_progress
 
         result = self.env.execute_statement(stmt)  # type: ignore[arg-type]
         if isinstance(stmt, Query):
             self._print_result(result)
             self._print_stats(result)
-        elif isinstance(stmt, (InsertInto, StatementSet)):
+        elif co.is_job_statement(stmt):
             job = result.job
-            self.info.write("[INFO] Submitting SQL update statement to the cluster...\n")
-            self.info.write(
-                f"[INFO] SQL update statement has been successfully submitted to the cluster:\nJob ID: {job.get_job_id() if job else ''}\n"
-            )
-            self.info.flush()
+            sync = co.dml_sync(self.env)
+            if not sync:
+                self.info.write(co.submitted(job.get_job_id() if job else ""))
+                self.info.flush()
             control = self._register(job)
             try:
                 with ProgressBar(self.err, lambda: source_progress(job._executor() if job else None)):
                     result.wait()
+                if sync:
+                    self.info.write(co.INFO_COMPLETE)
             except KeyboardInterrupt:
                 result.cancel()
                 if job is not None:
@@ -182,13 +186,10 @@ class Runner:
                 if control is not None and job is not None:
                     control.unregister(job.job_id)
             self._print_stats(result)
-        elif isinstance(stmt, Explain):
-            for row in result.collect():
-                self.out.write(str(row[0]) + "\n")
-        elif isinstance(stmt, (Show, Describe)) or (isinstance(stmt, SetOption) and stmt.key is None):
-            self._print_result(result, force_batch=True)
+        elif co.has_rows(stmt, result):
+            co.print_static(result, self.out)
         else:
-            self.info.write("[INFO] Execute statement succeeded.\n")
+            self.info.write(co.INFO_EXECUTED)
         return EXIT_OK
 
     def _register(self, job: Any) -> Any:
@@ -225,11 +226,13 @@ class Runner:
             self.err.flush()
 
     def _print_result(self, result: object, force_batch: bool = False) -> None:
-        from streamsql.printing import MAX_COLUMN_WIDTH, TableauPrinter, jsonl_lines
+        from streamsql.printing import TableauPrinter, jsonl_lines
         from streamsql.result import TableResult
 
         assert isinstance(result, TableResult)
-        max_width = MAX_COLUMN_WIDTH.get(self.env.get_config())
+        from streamsql.client_output import max_column_width
+
+        max_width = max_column_width(self.env)
         try:
             if self.format == "jsonl" and not force_batch:
                 for line in jsonl_lines(result.batches(), result.fields, result.time_zone):
@@ -246,12 +249,10 @@ class Runner:
 
     def _sql_error(self, e: object, source: str) -> int:
         from planner.errors import SqlError
+        from streamsql.client_output import sql_error_text
 
         assert isinstance(e, SqlError)
-        where = ""
-        if e.statement_line is not None:
-            where = f" (in the statement starting at line {e.statement_line} of {source})"
-        self.err.write(f"[ERROR] Could not execute SQL statement{where}. Reason:\n{e.render()}\n")
+        self.err.write(sql_error_text(e, e.statement_line, source))
         return EXIT_SQL_ERROR
 
 

@@ -36,6 +36,7 @@ OPTION_MODULES: tuple[str, ...] = (
     "runtime.sink_constraints",
     "streamsql.environment",
     "streamsql.printing",
+    "streamsql.client_output",
     "streamsql.control",
     "streamsql.rest.options",
     "streamsql.shell.options",

@@ -31,7 +31,7 @@ from runtime.config.core import PARALLELISM, RUNTIME_MODE, TARGET
 from runtime.config.options import key
 from runtime.errors import ConfigError
 from runtime.sink_constraints import enforce_not_null, not_null_action
-from runtime.types import BOOLEAN, STRING, Field
+from runtime.types import STRING, Field
 from streamsql.config import TableConfig
 from streamsql.rest.options import PORT as REST_PORT
 from streamsql.result import JobHandle, ResultKind, TableResult
@@ -142,8 +142,10 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         load_connector_plugins()
         settings = settings or EnvironmentSettings.in_streaming_mode()
         self._config = TableConfig(settings.to_configuration())
-        self._catalog = Catalog()
+        self._catalog = Catalog(BUILTIN_CATALOG.get(self._config), BUILTIN_DATABASE.get(self._config))
         self.jobs: dict[str, JobHandle] = {}
+        # Loaded modules in resolution order, with whether each is used (SHOW FULL MODULES).
+        self.modules: list[tuple[str, bool]] = [("core", True)]
 
     @staticmethod
     def create(
@@ -260,7 +262,18 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             raise
 
     def _execute(self, stmt: Statement) -> TableResult:
+        from streamsql import catalog_statements
+
+        handler = catalog_statements.HANDLERS.get(type(stmt))
+        if handler is not None:
+            return handler(self, stmt)
         if isinstance(stmt, CreateTable):
+            if stmt.as_query is not None:
+                return self._create_table_as(stmt)
+            if stmt.or_replace:
+                raise UnsupportedSqlError(
+                    "CREATE OR REPLACE TABLE needs AS SELECT (REPLACE TABLE AS SELECT)", sql=stmt.sql, line=1, column=1
+                )
             self._catalog.create_table(stmt)
             return TableResult.ok()
         if isinstance(stmt, CreateView):
@@ -275,11 +288,15 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             self._functions().create_from_statement(stmt)
             return TableResult.ok()
         if isinstance(stmt, DropFunction):
-            self._functions().drop(stmt.name[-1], stmt.temporary, stmt.system, stmt.if_exists)
+            self._functions().drop_path(tuple(stmt.name), stmt.temporary, stmt.system, stmt.if_exists)
             return TableResult.ok()
+        from planner.statements_functions import DescribeFunction
+
+        if isinstance(stmt, DescribeFunction):
+            return catalog_statements.describe_function(self, stmt)
         if isinstance(stmt, SetOption):
-            if stmt.key is None:
-                rows = [(k, v) for k, v in self._config]
+            if stmt.key is None:  # as Flink's client: the keys set in this session, not every default
+                rows = sorted(self._config.explicit().items())
                 return TableResult.of_rows((Field("key", STRING()), Field("value", STRING())), rows)
             try:
                 self._config.set(stmt.key, stmt.value or "")
@@ -346,10 +363,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         if self.runner == "spark":  # refuse an unsupported job before it starts
             self._executor(graph, threading.Event(), inserts[0])
         # Flink names an INSERT job after its sink tables.
-        name = "insert-into_" + ",".join(
-            "default_catalog.default_database." + ".".join(i.table) if len(i.table) == 1 else ".".join(i.table)
-            for i in inserts
-        )
+        name = "insert-into_" + ",".join(".".join(self._catalog.qualify(i.table)) for i in inserts)
         return self.submit_job_graph(graph, name)
 
     def submit_job_graph(self, graph: Any, name: str) -> TableResult:
@@ -381,16 +395,14 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         )
 
     def _show(self, stmt: Show) -> TableResult:
-        what = stmt.what.upper()
-        if what == "TABLES":
-            return TableResult.of_rows((Field("table name", STRING()),), [(n,) for n in self.list_tables()])
-        if what == "VIEWS":
-            return TableResult.of_rows((Field("view name", STRING()),), [(n,) for n in self.list_views()])
-        if what == "FUNCTIONS":
-            from runtime.functions.registry import function_names
+        from streamsql import catalog_statements
 
-            names = sorted(set(function_names()) | set(self._functions().names()))  # + user functions
-            return TableResult.of_rows((Field("function name", STRING()),), [(n,) for n in names])
+        what = stmt.what.upper()
+        result = catalog_statements.show(self, stmt)
+        if result is not None:
+            return result
+        if what in ("FUNCTIONS", "USER FUNCTIONS"):
+            return catalog_statements.show_functions(self, stmt)
         if what == "JOBS":
             rows = [(jid, h.name, h.get_job_status(), _iso(h.start_time)) for jid, h in self.jobs.items()]
             fields = (
@@ -400,18 +412,37 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
                 Field("start time", STRING()),
             )
             return TableResult.of_rows(fields, rows)
-        if what in ("CATALOGS", "CURRENT CATALOG"):
-            return TableResult.of_rows((Field("catalog name", STRING()),), [("default_catalog",)])
-        if what in ("DATABASES", "CURRENT DATABASE"):
-            return TableResult.of_rows((Field("database name", STRING()),), [("default_database",)])
         raise UnsupportedSqlError(f"SHOW {stmt.what} is not supported", sql=stmt.sql, line=1, column=1)
 
     def _describe(self, stmt: Describe) -> TableResult:
-        fields = tuple(
-            Field(n, BOOLEAN() if n == "null" else STRING())
-            for n in ("name", "type", "null", "key", "extras", "watermark")
-        )
-        return TableResult.of_rows(fields, [tuple(r) for r in self._catalog.describe(stmt.name)])
+        from streamsql import catalog_statements
+
+        return catalog_statements.describe(self, stmt)
+
+    def _create_table_as(self, stmt: CreateTable) -> TableResult:
+        """CREATE [OR REPLACE] TABLE t [(...)] WITH (...) AS query (CTAS / RTAS): the table
+        takes the query's columns (after any declared ones), then an INSERT job fills it."""
+        from planner.statements import ColumnDef
+
+        if stmt.temporary:
+            raise UnsupportedSqlError(
+                "CREATE TEMPORARY TABLE ... AS SELECT is not supported", sql=stmt.sql, line=1, column=1
+            )
+        assert stmt.as_query is not None
+        fields = self._planner().bind(Query(query=stmt.as_query, sql=stmt.sql)).fields
+        declared = {c.name for c in stmt.columns}
+        columns = list(stmt.columns) + [
+            ColumnDef(f.name, "physical", type=_plain(f.type)) for f in fields if f.name not in declared
+        ]
+        path = self._catalog.qualify(stmt.name, stmt.sql)
+        if stmt.or_replace and self._catalog.get_path(path) is not None:
+            self._catalog.drop(Drop(kind="TABLE", name=path, if_exists=True, sql=stmt.sql))
+        elif stmt.if_not_exists and self._catalog.get_path(path) is not None:
+            return TableResult.ok()
+        create = dataclasses.replace(stmt, columns=tuple(columns), as_query=None, or_replace=False)
+        self._catalog.create_table(create)
+        insert = InsertInto(table=path, query=stmt.as_query, sql=stmt.sql, line=stmt.line, column=stmt.column)
+        return self._run_inserts([insert])
 
     # ------------------------------------------------------------------ catalog helpers
     def list_tables(self) -> list[str]:
@@ -443,6 +474,12 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
     def list_user_defined_functions(self) -> list[str]:
         return list(self._functions().names())
+
+
+def _plain(t: Any) -> Any:
+    from planner.binder.types import plain
+
+    return plain(t)
 
 
 def _iso(epoch_s: float) -> str:

@@ -31,4 +31,24 @@ def load_connector_plugins() -> list[str]:
             raise TypeError(f"entry point {ep.name!r} in {GROUP} is not a ConnectorFactory")
         register_connector(factory)
         names.append(factory.name)
+    names += _load_catalog_plugins()
+    return names
+
+
+CATALOG_GROUP = "streamsql.catalogs"
+
+
+def _load_catalog_plugins() -> list[str]:
+    """Catalog types of installed packages: a planner.catalog_store.CatalogFactory (or a
+    zero-argument callable returning one) under the `streamsql.catalogs` group."""
+    from planner.catalog_store import CatalogFactory, register_catalog_type
+
+    names = []
+    for ep in entry_points(group=CATALOG_GROUP):
+        obj = ep.load()
+        factory = obj if isinstance(obj, CatalogFactory) else obj()
+        if not isinstance(factory, CatalogFactory):
+            raise TypeError(f"entry point {ep.name!r} in {CATALOG_GROUP} is not a CatalogFactory")
+        register_catalog_type(factory)
+        names.append(factory.name)
     return names

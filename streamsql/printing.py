@@ -64,10 +64,19 @@ def _fit(text: str, width: int) -> str:
 
 
 class TableauPrinter:
-    """Prints rows as boxed columns. Streaming mode prints rows as they come, with an `op`
-    column, so column widths come from names and types; batch mode sizes columns to the data."""
+    """Prints rows as the Flink SQL client's tableau result mode does: every cell (and
+    header) right-aligned, `<NULL>` for nulls.
 
-    def __init__(self, fields: tuple[Field, ...], out: TextIO, streaming: bool, max_width: int = 30) -> None:
+    - streaming (`streaming=True`): rows print as they come, after an `op` column, so the
+      column widths come from names and types (Flink's fixed widths: INT 11, BIGINT 20,
+      TIMESTAMP(3) 23, ...; strings and other variable-width types `max_width`), and the
+      footer is "Received a total of N rows";
+    - batch: the widths come from the data, capped at `max_width` ("N rows in set");
+      `max_width=None` never cuts (SHOW / DESCRIBE / EXPLAIN results).
+    A cell wider than its column is cut with "..."; numbers never are: their column is
+    as wide as their type (streaming) or their widest value (batch)."""
+
+    def __init__(self, fields: tuple[Field, ...], out: TextIO, streaming: bool, max_width: int | None = 30) -> None:
         self.fields = fields
         self.out = out
         self.streaming = streaming
@@ -78,12 +87,11 @@ class TableauPrinter:
     def _border(self) -> str:
         return "+" + "+".join("-" * (w + 2) for w in self.widths) + "+"
 
-    def _line(self, cells: list[str], right: list[bool]) -> str:
+    def _line(self, cells: list[str]) -> str:
         parts = []
-        for cell, w, r in zip(cells, self.widths, right, strict=True):
+        for cell, w in zip(cells, self.widths, strict=True):
             cell = _fit(cell, w)
-            pad = " " * (w - display_width(cell))
-            parts.append(" " + (pad + cell if r else cell + pad) + " ")
+            parts.append(" " + " " * (w - display_width(cell)) + cell + " ")
         return "|" + "|".join(parts) + "|"
 
     def _headers(self) -> list[str]:
@@ -97,17 +105,17 @@ class TableauPrinter:
 
     def _print_streaming(self, batches: Iterable[pa.RecordBatch], time_zone: str) -> int:
         heads = self._headers()
-        self.widths = [2] + [min(max(len(f.name), _type_width(f)), self.max_width) for f in self.fields]
-        right = [False] + [True] * len(self.fields)
+        limit = self.max_width if self.max_width is not None else 30
+        self.widths = [2] + [max(display_width(f.name), type_width(f, limit)) for f in self.fields]
         header_written = False
         for batch in batches:
             if not header_written:
-                self.out.write(self._border() + "\n" + self._line(heads, right) + "\n" + self._border() + "\n")
+                self.out.write(self._border() + "\n" + self._line(heads) + "\n" + self._border() + "\n")
                 header_written = True
             kinds = row_kinds(batch)
             for kind, row in zip(kinds, render_rows(batch, self.fields, time_zone), strict=True):
                 cells = [ROW_KIND_NAMES[kind]] + [NULL_TEXT if v is None else v for v in row]
-                self.out.write(self._line(cells, right) + "\n")
+                self.out.write(self._line(cells) + "\n")
                 self.count += 1
             self.out.flush()
         if header_written:
@@ -115,6 +123,7 @@ class TableauPrinter:
             self.out.write(f"Received a total of {self.count} row{'s' if self.count != 1 else ''}\n")
         else:
             self.out.write("Empty set\n")
+        self.out.flush()
         return self.count
 
     def _print_batch(self, batches: Iterable[pa.RecordBatch], time_zone: str) -> int:
@@ -125,29 +134,48 @@ class TableauPrinter:
         self.count = len(rows)
         if not rows:
             self.out.write("Empty set\n")
+            self.out.flush()
             return 0
         heads = self._headers()
-        self.widths = [
-            min(max([display_width(h)] + [display_width(r[i]) for r in rows]), self.max_width)
-            for i, h in enumerate(heads)
-        ]
-        right = [f.type.is_numeric for f in self.fields]
-        self.out.write(self._border() + "\n" + self._line(heads, [False] * len(heads)) + "\n" + self._border() + "\n")
+        self.widths = []
+        for i, (h, f) in enumerate(zip(heads, self.fields, strict=True)):
+            w = max([display_width(h)] + [display_width(r[i]) for r in rows])
+            if self.max_width is not None and f.type.name not in _FIXED_WIDTH_TYPES:
+                w = min(w, max(self.max_width, display_width(h)))
+            self.widths.append(w)
+        self.out.write(self._border() + "\n" + self._line(heads) + "\n" + self._border() + "\n")
         for r in rows:
-            self.out.write(self._line(r, right) + "\n")
+            self.out.write(self._line(r) + "\n")
         self.out.write(self._border() + "\n")
         self.out.write(f"{self.count} row{'s' if self.count != 1 else ''} in set\n")
+        self.out.flush()
         return self.count
 
 
-def _type_width(f: Field) -> int:
+# Widths of fixed-width types in streaming tableau results, as Flink's client sizes them:
+# the longest value of the type, sign included.
+_FIXED_WIDTHS = {"TINYINT": 4, "SMALLINT": 6, "INT": 11, "BIGINT": 20, "BOOLEAN": 5, "DATE": 10}
+
+
+# Types whose values have a bounded width: never cut (only strings, binaries and nested
+# values are cut at the maximum column width).
+_FIXED_WIDTH_TYPES = frozenset(
+    {*_FIXED_WIDTHS, "FLOAT", "DOUBLE", "DECIMAL", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "INTERVAL_DAY_TIME"}
+    | {"INTERVAL_YEAR_MONTH"}
+)
+
+
+def type_width(f: Field, max_width: int) -> int:
+    """A streaming column's width from its type (never less than `<NULL>`)."""
     t = f.type
-    if t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        return 19 + (1 + (t.precision or 0) if t.precision else 0)
-    if t.name == "DATE":
-        return 10
-    if t.name == "BOOLEAN":
-        return 6
-    if t.name in ("INT", "BIGINT", "DECIMAL", "DOUBLE", "FLOAT", "SMALLINT", "TINYINT"):
-        return 11
-    return 12
+    width = _FIXED_WIDTHS.get(t.name)
+    if width is None:
+        if t.name == "DECIMAL":
+            width = (t.precision or 10) + 2
+        elif t.name == "TIME":
+            width = 8 if not t.precision else t.precision + 9
+        elif t.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+            width = 19 if not t.precision else 20 + t.precision
+        else:
+            width = max_width
+    return max(width, len(NULL_TEXT))

@@ -53,8 +53,10 @@ def bind_insert(
     assert isinstance(table, CatalogTable)
     if stmt.overwrite:
         raise UnsupportedSqlError("INSERT OVERWRITE is not supported yet", sql=stmt.sql, line=1, column=1)
-    plan = bind_query(stmt.query, catalog, stmt.sql, mode)
     sink_fields = table.persisted_fields
+    if stmt.partition:
+        stmt = _with_static_partition(stmt, table.partitioned_by, [f.name for f in sink_fields])
+    plan = bind_query(stmt.query, catalog, stmt.sql, mode)
     q_fields = plan.fields
     exprs: list[Expr | None] = [None] * len(sink_fields)
     if stmt.columns:
@@ -131,6 +133,28 @@ def _sink_value(e: Expr, f: Field, length_action: str, not_null: str, drop: list
         else:
             e = Call("enforce_not_null", (e, Literal(f.name, STRING(nullable=False))), e.type.not_null())
     return e
+
+
+def _with_static_partition(stmt: InsertInto, partition_keys: tuple[str, ...], names: list[str]) -> InsertInto:
+    """INSERT ... PARTITION (k = v): the query gets the static values as trailing columns
+    and the statement an explicit column list ending with the partition keys."""
+    import dataclasses
+
+    static = dict(stmt.partition)
+    for key in static:
+        if key not in partition_keys:
+            raise SqlValidationError(
+                f"Static partition column '{key}' is not a partition key of the table "
+                f"(PARTITIONED BY ({', '.join(partition_keys)}))",
+                sql=stmt.sql,
+                line=1,
+                column=1,
+            )
+    target = list(stmt.columns) if stmt.columns else [n for n in names if n not in static]
+    query = exp.select(exp.Star(), *(exp.alias_(v, k, quoted=True) for k, v in static.items())).from_(
+        exp.Subquery(this=stmt.query, alias=exp.TableAlias(this=exp.to_identifier("__static_partition")))
+    )
+    return dataclasses.replace(stmt, query=query, columns=(*target, *static), partition=())
 
 
 def _mismatch(

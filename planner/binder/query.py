@@ -4,6 +4,7 @@ subqueries, window TVFs, joins). SELECT blocks are in `planner.binder.select`.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -140,11 +141,14 @@ def _cast_to(plan: LogicalNode, fields: tuple[Field, ...]) -> LogicalNode:
 
 
 def bind_values(ctx: BindContext, node: exp.Values) -> LogicalNode:
-    """VALUES rows: each column's type is the least restrictive type of its literals."""
+    """VALUES rows: each column's type is the least restrictive type of its cells (Flink's
+    common type). Rows of literals become one LogicalValues; a row holding any other
+    expression (TIMESTAMP '...', CURRENT_TIMESTAMP, 1 + 2, ...) is a projection over a
+    one-row Values, and the rows a UNION ALL, as Calcite plans them."""
     rows_nodes = [r.expressions if isinstance(r, exp.Tuple) else [r] for r in node.expressions]
     width = len(rows_nodes[0])
     binder = ExprBinder(Scope(), ctx.sql, clause="VALUES")
-    rows: list[list[Literal]] = []
+    rows: list[list[Expr]] = []
     for rn in rows_nodes:
         if len(rn) != width:
             raise error(
@@ -154,12 +158,7 @@ def bind_values(ctx: BindContext, node: exp.Values) -> LogicalNode:
         for cell in rn:
             if isinstance(cell, exp.Null):
                 raise error(SqlValidationError, "Illegal use of 'NULL'", cell, ctx.sql)
-            e = binder.bind(cell)
-            if not isinstance(e, Literal):
-                raise error(
-                    UnsupportedSqlError, "VALUES supports only literals (and CASTs of literals) yet", cell, ctx.sql
-                )
-            row.append(e)
+            row.append(binder.bind(cell))
         rows.append(row)
     types = []
     for i in range(width):
@@ -176,8 +175,18 @@ def bind_values(ctx: BindContext, node: exp.Values) -> LogicalNode:
         if len(names) != width:
             raise error(SqlValidationError, "List of column aliases must have same degree as table", alias, ctx.sql)
     fields = tuple(Field(n, t) for n, t in zip(names, types, strict=True))
-    literal_rows = tuple(tuple(convert_literal(v, t) for v, t in zip(r, types, strict=True)) for r in rows)
-    return LogicalValues(fields=fields, rows=literal_rows)
+    if all(isinstance(e, Literal) for r in rows for e in r):
+        literal_rows = tuple(
+            tuple(convert_literal(v, t) for v, t in zip(r, types, strict=True))  # type: ignore[arg-type]
+            for r in rows
+        )
+        return LogicalValues(fields=fields, rows=literal_rows)
+    one_row = LogicalValues(fields=(Field("ZERO", INT().not_null()),), rows=((Literal(0, INT().not_null()),),))
+    projects: list[LogicalNode] = []
+    for r in rows:
+        exprs = tuple(e if plain(e.type) == plain(t) else Call("cast", (e,), t) for e, t in zip(r, types, strict=True))
+        projects.append(LogicalProject(fields=fields, input=one_row, exprs=exprs))
+    return projects[0] if len(projects) == 1 else LogicalUnion(fields=fields, children=tuple(projects))
 
 
 def _rename(plan: LogicalNode, names: list[str] | None, node: exp.Expression, ctx: BindContext) -> LogicalNode:
@@ -247,6 +256,18 @@ def bind_relation(ctx: BindContext, node: exp.Expression) -> LogicalNode:
                 return cte
         obj = ctx.catalog.lookup(name, node, ctx.sql)
         if isinstance(obj, CatalogView):
+            if any(re.match(r"\s*\+?\s*OPTIONS\s*\(", c, re.IGNORECASE) for c in node.comments or ()):
+                from planner.catalog import quoted
+
+                err = error(
+                    SqlValidationError,
+                    f"View '{quoted(obj.path)}' cannot be enriched with new options. "
+                    "Hints can only be applied to tables.",
+                    node,
+                    ctx.sql,
+                )
+                err.flink_class = "org.apache.flink.table.api.ValidationException"
+                raise err
             key = ".".join(obj.path)
             if key in ctx.expanding:
                 raise error(SqlValidationError, f"Cyclic definition of view '{key}'", node, ctx.sql)

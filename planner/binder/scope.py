@@ -30,11 +30,17 @@ def node_position(node: exp.Expression | None) -> tuple[int | None, int | None]:
     return best if best is not None else (None, None)
 
 
+CALCITE_VALIDATOR = "org.apache.calcite.sql.validate.SqlValidatorException"
+
+
 def error(cls: type[SqlError], message: str, node: exp.Expression | None, sql: str | None) -> SqlError:
     """An error of class `cls` located at `node`: line and column in the statement's own
     text, so the caret points at what the user wrote."""
     line, col = node_position(node)
-    return cls(message, sql=sql, line=line, column=col)
+    err = cls(message, sql=sql, line=line, column=col)
+    if cls is SqlValidationError:  # query validation is Calcite's in Flink: name its class
+        err.flink_class = CALCITE_VALIDATOR
+    return err
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ import traceback
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from streamsql.printing import MAX_COLUMN_WIDTH
 from streamsql.shell.options import RESULT_MODE
 from streamsql.shell.statements import HELP_TEXT, ShellCommand, ShellCommandError, parse_shell_command
 
@@ -112,32 +111,32 @@ class ShellSession:
 
     # ------------------------------------------------------------------ SQL statements
     def _statement(self, stmt: Any) -> None:
-        from planner.statements import Describe, Explain, InsertInto, Query, SetOption, Show, StatementSet
+        from planner.statements import Query
+        from streamsql import client_output as co
 
         result = self.env.execute_statement(stmt)
         if isinstance(stmt, Query):
             self._query(result)
-        elif isinstance(stmt, (InsertInto, StatementSet)):
+        elif co.is_job_statement(stmt):
             job = result.job
-            self._write(
-                "[INFO] Submitting SQL update statement to the cluster...\n"
-                "[INFO] SQL update statement has been successfully submitted to the cluster:\n"
-                f"Job ID: {job.get_job_id() if job else ''}\n"
-            )
-        elif isinstance(stmt, Explain):
-            for row in result.collect():
-                self._write(str(row[0]) + "\n")
-        elif isinstance(stmt, (Show, Describe)) or (isinstance(stmt, SetOption) and stmt.key is None):
+            if co.dml_sync(self.env):
+                result.wait()
+                self._write(co.INFO_COMPLETE)
+            else:
+                self._write(co.submitted(job.get_job_id() if job else ""))
+        elif co.has_rows(stmt, result):
             # Inspection results are never cut: a job id must stay copyable for STOP JOB.
-            self._print_table(result, streaming=False, max_width=1000)
+            self._print_table(result, streaming=False, max_width=None)
         else:
-            self._write("[INFO] Execute statement succeeded.\n")
+            self._write(co.INFO_EXECUTED)
 
     def result_mode(self) -> str:
         return RESULT_MODE.get(self.env.get_config())
 
     def max_width(self) -> int:
-        return MAX_COLUMN_WIDTH.get(self.env.get_config())
+        from streamsql.client_output import max_column_width
+
+        return max_column_width(self.env)
 
     def _query(self, result: Any) -> None:
         mode = self.result_mode()
@@ -153,11 +152,13 @@ class ShellSession:
             return
         self._print_table(result, streaming=result.streaming)
 
-    def _print_table(self, result: Any, streaming: bool, max_width: int | None = None) -> None:
+    def _print_table(self, result: Any, streaming: bool, max_width: int | None | bool = False) -> None:
+        """`max_width`: False for the session's width, None for never cutting."""
         from streamsql.printing import TableauPrinter
         from streamsql.shell.pump import BatchPump
 
-        printer = TableauPrinter(result.fields, self.out, streaming, max_width or self.max_width())
+        width = self.max_width() if max_width is False else max_width
+        printer = TableauPrinter(result.fields, self.out, streaming, width)  # type: ignore[arg-type]
         pump = BatchPump(result)
         try:
             printer.print_all(pump, result.time_zone)
@@ -189,7 +190,6 @@ class ShellSession:
         self._write(f"[ERROR] Could not execute SQL statement. Reason:\n{message}\n")
 
     def _sql_error(self, e: Any, text: str) -> None:
-        where = ""
-        if e.statement_line not in (None, 1):
-            where = f" (in the statement starting at line {e.statement_line} of the input)"
-        self._write(f"[ERROR] Could not execute SQL statement{where}. Reason:\n{e.render()}\n")
+        from streamsql.client_output import sql_error_text
+
+        self._write(sql_error_text(e, e.statement_line, "the input"))

@@ -119,7 +119,7 @@ def test_shell_session_in_a_terminal(tmux: Tmux, tmp_path: Path) -> None:
     tmux.key("Tab")
     tmux.wait_for(r"streamsql> DESCRIBE t")
     tmux.send(";")
-    tmux.wait_for(r"\| k\s+\| STRING\s+\|")
+    tmux.wait_for(r"\|\s+k \|\s+STRING \|")
 
     # An error: message with a caret, no traceback.
     tmux.send("SELECT nope FROM t;")

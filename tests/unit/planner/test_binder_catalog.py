@@ -54,7 +54,7 @@ def test_resolved_schema_types_and_time_attributes() -> None:
 
 def test_describe_rows() -> None:
     rows = run(BASE).describe("orders")
-    assert rows[0] == ("id", "INT", False, "PRI(id)", None, None)
+    assert rows[0] == ("id", "INT", False, "PRI(id)", "", "")
     ts = rows[3]
     assert ts[1] == "TIMESTAMP(3) *ROWTIME*" and ts[5] == "`ts` - INTERVAL '5' SECOND"
     assert rows[4][4] == "AS `qty` * `price`"

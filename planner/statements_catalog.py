@@ -1,0 +1,414 @@
+"""Catalog, database, ALTER, module and JVM-only statements and their grammar.
+
+CREATE CATALOG [IF NOT EXISTS] c [COMMENT '...'] WITH ('type' = '...', ...)
+DROP CATALOG [IF EXISTS] c          USE CATALOG c
+ALTER CATALOG c SET (...) | RESET ('k', ...) | COMMENT '...'
+{ DESCRIBE | DESC } CATALOG [EXTENDED] c
+CREATE DATABASE [IF NOT EXISTS] [c.]db [COMMENT '...'] [WITH (...)]
+DROP DATABASE [IF EXISTS] [c.]db [RESTRICT | CASCADE]
+USE [c.]db                           ALTER DATABASE [c.]db SET (...)
+SHOW CREATE TABLE | VIEW | CATALOG name
+ALTER TABLE [IF EXISTS] t RENAME TO t2 | SET (...) | RESET (...) | RENAME c TO c2
+    | ADD ... | MODIFY ... | DROP ...
+ALTER VIEW v RENAME TO v2 | AS query
+LOAD MODULE m [WITH (...)]   UNLOAD MODULE m   USE MODULES m [, ...]
+ADD JAR '...'   REMOVE JAR '...'   (need a JVM: parsed so the answer is clear)
+TRUNCATE TABLE t   ANALYZE TABLE t ...   CALL ...
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+from sqlglot.tokens import TokenType
+
+from planner.parse_cursor import Cursor
+from planner.statements import ColumnDef, Statement, WatermarkDef
+
+
+@dataclass(frozen=True)
+class CreateCatalog(Statement):
+    name: str
+    options: dict[str, str] = field(default_factory=dict, hash=False)
+    comment: str | None = None
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DropCatalog(Statement):
+    name: str
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class UseCatalog(Statement):
+    name: str
+
+
+@dataclass(frozen=True)
+class AlterCatalog(Statement):
+    name: str
+    set_options: dict[str, str] | None = field(default=None, hash=False)
+    reset_keys: tuple[str, ...] | None = None
+    comment: str | None = None
+
+
+@dataclass(frozen=True)
+class DescribeCatalog(Statement):
+    name: str
+    extended: bool = False
+
+
+@dataclass(frozen=True)
+class CreateDatabase(Statement):
+    name: tuple[str, ...]
+    comment: str | None = None
+    options: dict[str, str] = field(default_factory=dict, hash=False)
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DropDatabase(Statement):
+    name: tuple[str, ...]
+    if_exists: bool = False
+    cascade: bool = False
+
+
+@dataclass(frozen=True)
+class UseDatabase(Statement):
+    name: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AlterDatabase(Statement):
+    name: tuple[str, ...]
+    options: dict[str, str] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class ShowCreate(Statement):
+    kind: str  # TABLE | VIEW | CATALOG
+    name: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ColumnPosition:
+    column: ColumnDef
+    position: str | None = None  # None | "FIRST" | "AFTER"
+    after: str | None = None
+
+
+@dataclass(frozen=True)
+class AlterTable(Statement):
+    """One ALTER TABLE; `action` says which form and which fields matter."""
+
+    name: tuple[str, ...]
+    action: str  # RENAME | SET | RESET | RENAME_COLUMN | ADD | MODIFY | DROP_COLUMNS | DROP_PK | DROP_WATERMARK
+    if_exists: bool = False
+    new_name: tuple[str, ...] | None = None
+    options: dict[str, str] = field(default_factory=dict, hash=False)
+    keys: tuple[str, ...] = ()
+    columns: tuple[ColumnPosition, ...] = ()
+    watermark: WatermarkDef | None = None
+    primary_key: tuple[str, ...] | None = None
+    constraint_name: str | None = None
+    old_column: str | None = None
+    new_column: str | None = None
+
+
+@dataclass(frozen=True)
+class AlterView(Statement):
+    name: tuple[str, ...]
+    new_name: tuple[str, ...] | None = None
+    query: exp.Expression | None = None
+
+
+@dataclass(frozen=True)
+class ModuleStatement(Statement):
+    action: str  # LOAD | UNLOAD | USE
+    names: tuple[str, ...]
+    options: dict[str, str] = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class JvmStatement(Statement):
+    """A statement that needs a JVM (ADD JAR, REMOVE JAR, ...): answered with a clear error."""
+
+    what: str
+
+
+@dataclass(frozen=True)
+class TruncateTable(Statement):
+    name: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AnalyzeTable(Statement):
+    name: tuple[str, ...]
+
+
+def _end(cur: Cursor) -> None:
+    if not cur.at_end:
+        cur.unexpected("<EOF>")
+
+
+def _options(cur: Cursor) -> dict[str, str]:
+    from planner.ddl import parse_options
+
+    return parse_options(cur)
+
+
+def _string_list(cur: Cursor) -> tuple[str, ...]:
+    cur.expect_type(TokenType.L_PAREN, '"("')
+    keys: list[str] = []
+    if cur.match_type(TokenType.R_PAREN):
+        return ()
+    while True:
+        keys.append(cur.string("an option key string"))
+        if cur.match_type(TokenType.COMMA):
+            continue
+        cur.expect_type(TokenType.R_PAREN, '")" or ","')
+        return tuple(keys)
+
+
+def _catalog_name(cur: Cursor, expecting: str) -> str:
+    name = cur.name("a catalog name")
+    if cur.curr and cur.curr.token_type == TokenType.DOT:
+        cur.unexpected(expecting)
+    return name
+
+
+# ---------------------------------------------------------------------- catalogs
+def parse_create_catalog(cur: Cursor, pos: dict) -> CreateCatalog:
+    """After `CREATE CATALOG`."""
+    if_not_exists = cur.match("IF", "NOT", "EXISTS")
+    name = _catalog_name(cur, 'one of:\n    <EOF>\n    "WITH" ...\n    "COMMENT" ...\n    ";" ...')
+    comment = cur.string() if cur.match("COMMENT") else None
+    cur.expect("WITH")
+    options = _options(cur)
+    _end(cur)
+    return CreateCatalog(name=name, options=options, comment=comment, if_not_exists=if_not_exists, **pos)
+
+
+def parse_drop_catalog(cur: Cursor, pos: dict) -> DropCatalog:
+    if_exists = cur.match("IF", "EXISTS")
+    name = _catalog_name(cur, "<EOF>")
+    _end(cur)
+    return DropCatalog(name=name, if_exists=if_exists, **pos)
+
+
+def parse_alter_catalog(cur: Cursor, pos: dict) -> AlterCatalog:
+    name = _catalog_name(cur, '"SET", "RESET" or "COMMENT"')
+    if cur.match("SET"):
+        stmt = AlterCatalog(name=name, set_options=_options(cur), **pos)
+    elif cur.match("RESET"):
+        stmt = AlterCatalog(name=name, reset_keys=_string_list(cur), **pos)
+    elif cur.match("COMMENT"):
+        stmt = AlterCatalog(name=name, comment=cur.string(), **pos)
+    else:
+        cur.unexpected('"SET", "RESET" or "COMMENT"')
+    _end(cur)
+    return stmt
+
+
+def parse_describe_catalog(cur: Cursor, pos: dict) -> DescribeCatalog:
+    extended = cur.match("EXTENDED")
+    name = _catalog_name(cur, "<EOF>")
+    _end(cur)
+    return DescribeCatalog(name=name, extended=extended, **pos)
+
+
+# ---------------------------------------------------------------------- databases
+def _database_name(cur: Cursor) -> tuple[str, ...]:
+    start = cur.curr
+    name = cur.path()
+    if len(name) > 2:
+        cur.error(f"Database identifier [ {'.'.join(name)} ] can have at most 2 parts (catalog.database).", start)
+    return name
+
+
+def parse_create_database(cur: Cursor, pos: dict) -> CreateDatabase:
+    if_not_exists = cur.match("IF", "NOT", "EXISTS")
+    name = _database_name(cur)
+    comment = cur.string() if cur.match("COMMENT") else None
+    options = _options(cur) if cur.match("WITH") else {}
+    _end(cur)
+    return CreateDatabase(name=name, comment=comment, options=options, if_not_exists=if_not_exists, **pos)
+
+
+def parse_drop_database(cur: Cursor, pos: dict) -> DropDatabase:
+    if_exists = cur.match("IF", "EXISTS")
+    name = _database_name(cur)
+    cascade = False
+    if cur.match("CASCADE"):
+        cascade = True
+    else:
+        cur.match("RESTRICT")
+    _end(cur)
+    return DropDatabase(name=name, if_exists=if_exists, cascade=cascade, **pos)
+
+
+def parse_use(cur: Cursor, pos: dict) -> Statement:
+    """After `USE`: CATALOG c | MODULES m, ... | [c.]db."""
+    if cur.match("CATALOG"):
+        name = _catalog_name(cur, "<EOF>")
+        _end(cur)
+        return UseCatalog(name=name, **pos)
+    if cur.match("MODULES"):
+        names = [cur.name("a module name")]
+        while cur.match_type(TokenType.COMMA):
+            names.append(cur.name("a module name"))
+        _end(cur)
+        return ModuleStatement(action="USE", names=tuple(names), **pos)
+    cur.match("DATABASE")
+    database = _database_name(cur)
+    _end(cur)
+    return UseDatabase(name=database, **pos)
+
+
+def parse_alter_database(cur: Cursor, pos: dict) -> AlterDatabase:
+    name = _database_name(cur)
+    cur.expect("SET")
+    options = _options(cur)
+    _end(cur)
+    return AlterDatabase(name=name, options=options, **pos)
+
+
+# ---------------------------------------------------------------------- SHOW CREATE
+def parse_show_create(cur: Cursor, pos: dict) -> ShowCreate:
+    """After `SHOW CREATE`."""
+    if cur.match("MATERIALIZED", "TABLE"):
+        kind = "MATERIALIZED TABLE"
+    else:
+        kind = cur.peek_word()
+        if kind not in ("TABLE", "VIEW", "CATALOG"):
+            cur.unexpected('"TABLE", "VIEW" or "CATALOG"')
+        cur.parser._advance()
+    name = (_catalog_name(cur, "<EOF>"),) if kind == "CATALOG" else cur.path()
+    _end(cur)
+    return ShowCreate(kind=kind, name=name, **pos)
+
+
+# ---------------------------------------------------------------------- ALTER TABLE / VIEW
+def parse_alter_table(cur: Cursor, pos: dict) -> AlterTable:
+    """After `ALTER TABLE`."""
+    if_exists = cur.match("IF", "EXISTS")
+    name = cur.path()
+    base = {"name": name, "if_exists": if_exists, **pos}
+    if cur.match("RENAME"):
+        if cur.match("TO"):
+            new_name = cur.path()
+            _end(cur)
+            return AlterTable(action="RENAME", new_name=new_name, **base)
+        old = cur.name("a column name")
+        cur.expect("TO")
+        new = cur.name("a column name")
+        _end(cur)
+        return AlterTable(action="RENAME_COLUMN", old_column=old, new_column=new, **base)
+    if cur.match("SET"):
+        options = _options(cur)
+        _end(cur)
+        return AlterTable(action="SET", options=options, **base)
+    if cur.match("RESET"):
+        keys = _string_list(cur)
+        _end(cur)
+        return AlterTable(action="RESET", keys=keys, **base)
+    if cur.peek_word() in ("ADD", "MODIFY"):
+        action = cur.peek_word()
+        cur.parser._advance()
+        return _alter_schema(cur, action, base)
+    if cur.match("DROP"):
+        if cur.match("PRIMARY", "KEY"):
+            _end(cur)
+            return AlterTable(action="DROP_PK", **base)
+        if cur.match("CONSTRAINT"):
+            constraint = cur.name("a constraint name")
+            _end(cur)
+            return AlterTable(action="DROP_PK", constraint_name=constraint, **base)
+        if cur.match("WATERMARK"):
+            _end(cur)
+            return AlterTable(action="DROP_WATERMARK", **base)
+        if cur.curr and cur.curr.token_type == TokenType.L_PAREN:
+            names = cur.name_list()
+        else:
+            names = (cur.name("a column name"),)
+        _end(cur)
+        return AlterTable(action="DROP_COLUMNS", keys=names, **base)
+    cur.unexpected('"RENAME", "SET", "RESET", "ADD", "MODIFY" or "DROP"')
+
+
+def _alter_schema(cur: Cursor, action: str, base: dict) -> AlterTable:
+    from planner.ddl import parse_column, parse_primary_key
+
+    columns: list[ColumnPosition] = []
+    watermark: WatermarkDef | None = None
+    pk: tuple[str, ...] | None = None
+    constraint: str | None = None
+
+    def item() -> None:
+        nonlocal watermark, pk, constraint
+        if cur.match("WATERMARK"):
+            cur.expect("FOR")
+            rowtime = ".".join(cur.path())
+            cur.expect("AS")
+            watermark = WatermarkDef(rowtime, cur.expression())
+            return
+        if cur.peek_word().split()[:1] in (["PRIMARY"], ["CONSTRAINT"]):
+            constraint, pk = parse_primary_key(cur)
+            return
+        col, inline_pk = parse_column(cur)
+        if inline_pk:
+            pk = (col.name,)
+        position, after = None, None
+        if cur.match("FIRST"):
+            position = "FIRST"
+        elif cur.match("AFTER"):
+            position, after = "AFTER", cur.name("a column name")
+        columns.append(ColumnPosition(col, position, after))
+
+    if cur.match_type(TokenType.L_PAREN):
+        while True:
+            item()
+            if cur.match_type(TokenType.COMMA):
+                continue
+            cur.expect_type(TokenType.R_PAREN, '")" or ","')
+            break
+    else:
+        item()
+    _end(cur)
+    return AlterTable(
+        action=action,
+        columns=tuple(columns),
+        watermark=watermark,
+        primary_key=pk,
+        constraint_name=constraint,
+        **base,
+    )
+
+
+def parse_alter_view(cur: Cursor, pos: dict) -> AlterView:
+    name = cur.path()
+    if cur.match("RENAME", "TO"):
+        new_name = cur.path()
+        _end(cur)
+        return AlterView(name=name, new_name=new_name, **pos)
+    cur.expect("AS")
+    return AlterView(name=name, query=cur.query(), **pos)
+
+
+# ---------------------------------------------------------------------- modules, JVM, misc
+def parse_module(cur: Cursor, action: str, pos: dict) -> ModuleStatement:
+    """After `LOAD MODULE` / `UNLOAD MODULE`."""
+    name = cur.name("a module name")
+    options = _options(cur) if action == "LOAD" and cur.match("WITH") else {}
+    _end(cur)
+    return ModuleStatement(action=action, names=(name,), options=options, **pos)
+
+
+def parse_jvm(cur: Cursor, pos: dict) -> JvmStatement:
+    words: list[str] = []
+    while not cur.at_end and len(words) < 2:
+        words.append(cur.peek_word())
+        cur.parser._advance()
+    return JvmStatement(what=" ".join(w for w in words if w), **pos)

@@ -1,0 +1,121 @@
+"""What the SQL client prints, text for text as the Flink SQL client prints it; shared by
+`streamsql -f/-e` (cli.py) and the interactive shell (shell/session.py).
+
+- A statement without rows: `[INFO] Execute statement succeeded.`
+- SHOW / DESCRIBE / EXPLAIN / SET results: a tableau table sized to its content, never cut.
+- INSERT / STATEMENT SET / CTAS: the job id (`[INFO] Submitting SQL update statement ...`),
+  or with `table.dml-sync` = true `[INFO] Complete execution of the SQL update statement.`
+- Errors: `[ERROR] Could not execute SQL statement. Reason:` then Flink's exception class
+  and message (the line a user can search Flink's answers for), then streamsql's own
+  detail: where the statement is, the line with a caret, and a hint.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from runtime.config.options import key
+
+INFO_EXECUTED = "[INFO] Execute statement succeeded.\n"
+INFO_SUBMITTING = "[INFO] Submitting SQL update statement to the cluster...\n"
+INFO_SUBMITTED = "[INFO] SQL update statement has been successfully submitted to the cluster:\n"
+INFO_COMPLETE = "[INFO] Complete execution of the SQL update statement.\n"
+ERROR_HEAD = "[ERROR] Could not execute SQL statement. Reason:\n"
+
+# Flink's exception class for each streamsql error class, when the raiser named none.
+_DEFAULT_CLASS = {
+    "SqlParseError": "org.apache.flink.sql.parser.impl.ParseException",
+    "SqlValidationError": "org.apache.flink.table.api.ValidationException",
+    "UnsupportedSqlError": "org.apache.flink.table.api.TableException",
+}
+
+
+def is_job_statement(stmt: Any) -> bool:
+    """INSERT, STATEMENT SET and CREATE TABLE AS: statements that submit a job."""
+    from planner.statements import CreateTable, InsertInto, StatementSet
+
+    return isinstance(stmt, (InsertInto, StatementSet)) or (isinstance(stmt, CreateTable) and stmt.as_query is not None)
+
+
+def has_rows(stmt: Any, result: Any) -> bool:
+    """Whether a non-query, non-job statement answered with rows to print as a table."""
+    from streamsql.result import ResultKind
+
+    return bool(result.kind == ResultKind.SUCCESS_WITH_CONTENT)
+
+
+DML_SYNC = (
+    key("table.dml-sync")
+    .boolean_type()
+    .default_value(False)
+    .with_description(
+        "When true, the SQL client waits for an INSERT job to finish and prints "
+        "'[INFO] Complete execution of the SQL update statement.' instead of the job id."
+    )
+)
+
+CLIENT_MAX_COLUMN_WIDTH = (
+    key("sql-client.display.max-column-width")
+    .int_type()
+    .default_value(30)
+    .with_check(lambda v: v >= 1, "an integer >= 1")
+    .with_fallback_keys("table.display.max-column-width")
+    .with_description(
+        "Widest column of the SQL client's tableau results before a string is cut "
+        "(falls back to table.display.max-column-width)."
+    )
+)
+
+
+def dml_sync(env: Any) -> bool:
+    return bool(DML_SYNC.get(env.get_config()))
+
+
+def max_column_width(env: Any) -> int:
+    return int(CLIENT_MAX_COLUMN_WIDTH.get(env.get_config()))
+
+
+def print_static(result: Any, out: TextIO) -> None:
+    """A SHOW / DESCRIBE / EXPLAIN / SET result: sized to its content, never cut."""
+    from streamsql.printing import TableauPrinter
+
+    TableauPrinter(result.fields, out, streaming=False, max_width=None).print_all(result.batches(), result.time_zone)
+
+
+def submitted(job_id: str) -> str:
+    return INFO_SUBMITTING + INFO_SUBMITTED + f"Job ID: {job_id}\n"
+
+
+def flink_class(e: Any) -> str:
+    explicit = getattr(e, "flink_class", None)
+    if explicit:
+        return str(explicit)
+    for cls in type(e).__mro__:
+        if cls.__name__ in _DEFAULT_CLASS:
+            return _DEFAULT_CLASS[cls.__name__]
+    return "org.apache.flink.table.api.TableException"
+
+
+def sql_error_text(e: Any, statement_line: int | None = None, source: str | None = None) -> str:
+    """The full error block for a planner.errors.SqlError."""
+    head = f"{ERROR_HEAD}{flink_class(e)}: {e.message}\n"
+    detail: list[str] = []
+    of = ""
+    if statement_line not in (None, 1):
+        of = f" of the statement starting at line {statement_line}" + (f" of {source}" if source else "")
+    lines = e.sql.splitlines() if e.sql is not None else []
+    if e.line is not None and (e.line, e.column or 1) != (1, 1) and 1 <= e.line <= len(lines):
+        # A position inside the statement: show it with a caret.
+        detail.append(f"At line {e.line}, column {e.column or 1}{of}:")
+        detail.append("  " + lines[e.line - 1])
+        detail.append("  " + " " * max((e.column or 1) - 1, 0) + "^")
+    elif of:  # the statement as a whole: say which one
+        detail.append(f"In the statement starting at line {statement_line}" + (f" of {source}." if source else "."))
+    if e.hint:
+        detail.append(e.hint)
+    return head + "".join(d + "\n" for d in detail)
+
+
+def job_error_text(e: BaseException) -> str:
+    """A job that failed while running (runtime.errors.JobError and kin)."""
+    return f"{ERROR_HEAD}{type(e).__name__}: {e}\n"
