@@ -52,5 +52,8 @@ Empty set
 
 set 'sql-client.execution.result-mode' = 'tabel';
 [ERROR] Could not execute SQL statement. Reason:
-org.apache.flink.table.api.ValidationException: Invalid value 'tabel' for 'sql-client.execution.result-mode': expected one of 'tableau', 'changelog', 'table'
+org.apache.flink.table.api.ValidationException: Invalid value 'tabel' for key 'sql-client.execution.result-mode': expected one of 'tableau', 'changelog', 'table'.
+At line 1, column 42:
+  set 'sql-client.execution.result-mode' = 'tabel'
+                                           ^
 !error
