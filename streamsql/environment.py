@@ -137,9 +137,10 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
     def __init__(self, settings: EnvironmentSettings | None = None) -> None:
         from planner.catalog import Catalog
-        from streamsql.plugins import load_connector_plugins
+        from streamsql.plugins import load_catalog_plugins, load_connector_plugins
 
         load_connector_plugins()
+        load_catalog_plugins()
         settings = settings or EnvironmentSettings.in_streaming_mode()
         self._config = TableConfig(settings.to_configuration())
         self._catalog = Catalog(BUILTIN_CATALOG.get(self._config), BUILTIN_DATABASE.get(self._config))

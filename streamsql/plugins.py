@@ -31,18 +31,24 @@ def load_connector_plugins() -> list[str]:
             raise TypeError(f"entry point {ep.name!r} in {GROUP} is not a ConnectorFactory")
         register_connector(factory)
         names.append(factory.name)
-    names += _load_catalog_plugins()
     return names
 
 
 CATALOG_GROUP = "streamsql.catalogs"
 
 
-def _load_catalog_plugins() -> list[str]:
+_catalogs_loaded = False
+
+
+def load_catalog_plugins() -> list[str]:
     """Catalog types of installed packages: a planner.catalog_store.CatalogFactory (or a
     zero-argument callable returning one) under the `streamsql.catalogs` group."""
     from planner.catalog_store import CatalogFactory, register_catalog_type
 
+    global _catalogs_loaded
+    if _catalogs_loaded:
+        return []
+    _catalogs_loaded = True
     names = []
     for ep in entry_points(group=CATALOG_GROUP):
         obj = ep.load()
