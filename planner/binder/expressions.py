@@ -407,6 +407,9 @@ class ExprBinder:
             return self._bracket(node)
         if isinstance(node, exp.Array):
             return self.call("array", [self.bind(e) for e in node.expressions], node)
+        if isinstance(node, exp.Tuple) and len(node.expressions) > 1:
+            # (a, b, c): Calcite's implicit ROW constructor
+            return self.call("row", [self.bind(e) for e in node.expressions], node)
         if isinstance(node, (exp.Map, exp.VarMap)):
             keys = node.args.get("keys")
             values = node.args.get("values")

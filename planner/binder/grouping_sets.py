@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from planner.binder.aggregates import AggregateScope
 from planner.binder.scope import Scope, error
-from planner.errors import SqlValidationError, UnsupportedSqlError
+from planner.errors import SqlValidationError
 from planner.logical import LogicalAggregate, LogicalNode
 from planner.rules.grouping_sets import LogicalExpand
 from runtime.expr.ir import Call, Expr, InputRef, Literal, remap_refs
@@ -121,13 +121,14 @@ class GroupingSetsScope(AggregateScope):
         sets: list[frozenset[int]],
         node: exp.Expression | None,
     ) -> None:
-        uniq: list[frozenset[int]] = []
-        for s in sets:
-            if s in uniq:
-                raise error(UnsupportedSqlError, "Duplicate grouping sets are not supported yet", node, sql)
-            uniq.append(s)
-        # Calcite's order: enclosing sets first, then natural order.
-        self.sets = sorted(uniq, key=lambda s: (-len(s), sorted(s)))
+        # Calcite's order: enclosing sets first, then natural order (a repeated set stays
+        # next to its first occurrence).
+        self.sets = sorted(sets, key=lambda s: (-len(s), sorted(s)))
+        # GROUP_ID of each set: how many times it occurred before (GROUPING SETS ((k), (k))
+        # groups the rows twice, GROUP_ID 0 and 1); a repeat gets its own expand id `$e`
+        # (above the key bits) so the two groupings do not merge.
+        self.group_ids: list[int] = [self.sets[:i].count(s) for i, s in enumerate(self.sets)]
+        self.eids = [expand_id(len(keys), s) + (g << len(keys)) for s, g in zip(self.sets, self.group_ids, strict=True)]
         always = frozenset.intersection(*self.sets) if self.sets else frozenset()
         key_types = [t if i in always else t.with_nullable(True) for i, t in enumerate(key_types)]
         super().__init__(from_scope, sql, keys, key_types, None)
@@ -145,7 +146,7 @@ class GroupingSetsScope(AggregateScope):
     def grouping_function(self, name: str, node: exp.Expression, args: list[exp.Expression]) -> Expr:
         t = BIGINT(nullable=False)
         if name == "group_id":
-            return Literal(0, t)
+            return self._per_set(self.group_ids, t)
         idx = []
         for a in args:
             ref = self.match_group(a)
@@ -156,8 +157,6 @@ class GroupingSetsScope(AggregateScope):
             idx.append(ref.index)
         if not idx:
             raise error(SqlValidationError, f"Invalid number of arguments to function '{name.upper()}'", node, self.sql)
-        if name == "grouping" and len(idx) != 1:
-            raise error(SqlValidationError, "Invalid number of arguments to function 'GROUPING'", node, self.sql)
         values = []
         for s in self.sets:
             v = 0
@@ -165,12 +164,17 @@ class GroupingSetsScope(AggregateScope):
                 if k not in s:
                     v |= 1 << (len(idx) - 1 - pos)
             values.append(v)
+        return self._per_set(values, t)
+
+    def _per_set(self, values: list[int], t: DataType) -> Expr:
+        """The value of each grouping set (in `self.sets` order) for the row's set: a
+        CASE over the expand id `$e` (a constant when all sets agree)."""
         if len(set(values)) == 1:
             return Literal(values[0], t)
         e_ref = InputRef(EXPAND_ID, t)
         case_args: list[Expr] = []
-        for s, v in zip(self.sets[:-1], values[:-1], strict=True):
-            cond = Call("equals", (e_ref, Literal(expand_id(len(self.keys), s), t)), BOOLEAN(nullable=False))
+        for eid, v in zip(self.eids[:-1], values[:-1], strict=True):
+            cond = Call("equals", (e_ref, Literal(eid, t)), BOOLEAN(nullable=False))
             case_args += [cond, Literal(v, t)]
         case_args.append(Literal(values[-1], t))
         return Call("case", tuple(case_args), t)
@@ -183,14 +187,14 @@ class GroupingSetsScope(AggregateScope):
             Field("$e", et)
         ]
         projects = []
-        for s in self.sets:
+        for s, eid in zip(self.sets, self.eids, strict=True):
             row: list[Expr] = []
             for i, f in enumerate(pre.fields):
                 if i < k and i not in s:
                     row.append(Literal(None, self.key_types[i]))
                 else:
                     row.append(InputRef(i, f.type))
-            row.append(Literal(expand_id(k, s), et))
+            row.append(Literal(eid, et))
             projects.append(tuple(row))
         expand = LogicalExpand(
             fields=tuple(exp_fields), input=pre, projects=tuple(projects), expand_id_index=len(pre.fields)

@@ -45,6 +45,10 @@ def _items(sel: exp.Select, scope: Scope, ctx: BindContext) -> list[tuple[exp.Ex
                 out.append((InputRef(c.index, c.type), c.name))
             continue
         if isinstance(item, exp.Column) and isinstance(item.this, exp.Star):
+            row_fields = _row_star(item, scope)
+            if row_fields is not None:  # `r.*` / `t.r.*` of a ROW column: its fields
+                out.extend(row_fields)
+                continue
             for c in scope.star(item.table, item):
                 out.append((InputRef(c.index, c.type), c.name))
             continue
@@ -55,6 +59,28 @@ def _items(sel: exp.Select, scope: Scope, ctx: BindContext) -> list[tuple[exp.Ex
         else:
             out.append((item, None))
     return out
+
+
+def _row_star(item: exp.Column, scope: Scope) -> list[tuple[exp.Expression | InputRef, str | None]] | None:
+    """The fields of a ROW column named by `r.*` or `t.r.*` (None when the qualifier is a
+    table, as in a plain `t.*`)."""
+    table, column = (item.db, item.table) if item.db else (None, item.table)
+    if not column or (table is None and any(c.qualifier == column for c in scope.columns)):
+        return None
+    match = [c for c in scope.columns if c.name == column and (table is None or c.qualifier == table)]
+    if len(match) != 1 or match[0].type.name != "ROW":
+        return None
+    return [
+        (
+            exp.Column(
+                this=exp.to_identifier(f),
+                table=exp.to_identifier(column),
+                db=exp.to_identifier(table) if table else None,
+            ),
+            f,
+        )
+        for f in match[0].type.field_names
+    ]
 
 
 def _names(items: list[tuple[exp.Expression | InputRef, str | None]]) -> list[str]:

@@ -16,6 +16,7 @@ from planner.logical import (
     WindowSpec,
     transform_up,
 )
+from planner.rules.grouping_sets import LogicalExpand
 from runtime.expr.ir import Expr, InputRef, input_refs
 from runtime.types import Field
 
@@ -27,6 +28,8 @@ def fuse_window_aggregate(plan: LogicalNode) -> LogicalNode:
 
 
 def _rule(node: LogicalNode) -> LogicalNode:
+    if isinstance(node, LogicalAggregate) and isinstance(node.input, LogicalExpand):
+        node = _expand_before_window(node)
     if not isinstance(node, LogicalAggregate) or not isinstance(node.input, LogicalProject):
         return node
     pre = node.input
@@ -125,6 +128,76 @@ def _rule(node: LogicalNode) -> LogicalNode:
         out.append(InputRef(pos, wagg.fields[pos].type))
     fields = tuple(Field(f.name, e.type) for f, e in zip(node.fields, out, strict=True))
     return LogicalProject(fields=fields, input=wagg, exprs=tuple(out))
+
+
+def _expand_before_window(node: LogicalAggregate) -> LogicalNode:
+    """GROUPING SETS over a window TVF (`GROUP BY window_start, window_end, GROUPING
+    SETS (...)`): the Expand only replicates rows and NULLs keys, so it can run before the
+    window is assigned. Aggregate(Expand(Project(TVF(x)))) becomes
+    Aggregate(Project(TVF(Expand(Project(x))))), which the rule above turns into one
+    WindowAggregate keyed by the grouping-set keys and `$e`, as Flink plans it (insert-only
+    results at the watermark, late rows dropped) instead of an updating GroupAggregate."""
+    expand = node.input
+    assert isinstance(expand, LogicalExpand)
+    pre = expand.input
+    if not isinstance(pre, LogicalProject) or not isinstance(pre.input, LogicalWindowTableFunction):
+        return node
+    tvf = pre.input
+    if tvf.window.partition_keys:
+        return node
+    n_in = len(tvf.input.fields)
+    window_pre = {i: e.index - n_in for i, e in enumerate(pre.exprs) if isinstance(e, InputRef) and e.index >= n_in}
+    if any(any(r >= n_in for r in input_refs(e)) for i, e in enumerate(pre.exprs) if i not in window_pre):
+        return node
+    # output columns of the Expand that are window columns: the same pass-through in every set
+    window_out: dict[int, int] = {}
+    for j in range(len(expand.fields)):
+        refs = {p[j] for p in expand.projects}
+        if len(refs) == 1:
+            (e,) = refs
+            if isinstance(e, InputRef) and e.index in window_pre:
+                window_out[j] = window_pre[e.index]
+        elif any(isinstance(e, InputRef) and e.index in window_pre for e in (p[j] for p in expand.projects)):
+            return node  # a window column NULLed by some grouping set
+    if {0, 1} - set(window_out.values()):
+        return node
+    # Project the TVF's input: the non-window expressions plus the time column.
+    keep = [i for i in range(len(pre.exprs)) if i not in window_pre]
+    exprs2 = [pre.exprs[i] for i in keep] + [InputRef(tvf.time_index, tvf.input.fields[tvf.time_index].type)]
+    names2 = uniquify([pre.fields[i].name for i in keep] + [tvf.input.fields[tvf.time_index].name])
+    pre2 = LogicalProject(
+        fields=tuple(Field(n, e.type) for n, e in zip(names2, exprs2, strict=True)),
+        input=tvf.input,
+        exprs=tuple(exprs2),
+    )
+    remap = {old: new for new, old in enumerate(keep)}
+    time_pos = len(keep)
+
+    def moved(e: Expr) -> Expr:
+        return InputRef(remap[e.index], e.type) if isinstance(e, InputRef) else e
+
+    out_cols = [j for j in range(len(expand.fields)) if j not in window_out]
+    projects2 = tuple(
+        tuple(moved(p[j]) for j in out_cols) + (InputRef(time_pos, pre2.fields[time_pos].type),)
+        for p in expand.projects
+    )
+    exp_fields = tuple(expand.fields[j] for j in out_cols) + (pre2.fields[time_pos],)
+    expand2 = LogicalExpand(
+        fields=exp_fields, input=pre2, projects=projects2, expand_id_index=out_cols.index(expand.expand_id_index)
+    )
+    window_fields = tvf.fields[n_in:]
+    tvf2 = LogicalWindowTableFunction(
+        fields=exp_fields + window_fields, input=expand2, window=tvf.window, time_index=len(out_cols)
+    )
+    n2 = len(exp_fields)
+    back = [
+        InputRef(n2 + window_out[j], window_fields[window_out[j]].type)
+        if j in window_out
+        else InputRef(out_cols.index(j), exp_fields[out_cols.index(j)].type)
+        for j in range(len(expand.fields))
+    ]
+    pre3 = LogicalProject(fields=expand.fields, input=tvf2, exprs=tuple(back))
+    return LogicalAggregate(**{**node.__dict__, "input": pre3})
 
 
 def _positions(mapping: dict[int, int], n: int) -> list[int]:

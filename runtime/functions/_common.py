@@ -112,7 +112,7 @@ def decimal_plus_type(a: DataType, b: DataType) -> tuple[int, int]:
 def decimal_times_type(a: DataType, b: DataType) -> tuple[int, int]:
     p1, s1 = decimal_ps(a)
     p2, s2 = decimal_ps(b)
-    return adjust_precision_scale(p1 + p2, s1 + s2)
+    return adjust_precision_scale(p1 + p2 + 1, s1 + s2)  # LogicalTypeMerging: p1 + p2 + 1
 
 
 def decimal_divide_type(a: DataType, b: DataType) -> tuple[int, int]:

@@ -337,12 +337,20 @@ def _century_year(two_digit: np.ndarray) -> np.ndarray:
 def parse(strings: pa.Array, pattern: str, lenient: bool) -> tuple[np.ndarray, np.ndarray]:
     """Parse with a Java pattern: (wall-clock epoch ms int64, valid mask). Missing fields
     default to 1970-01-01 00:00:00.000."""
+    ms, ok, _ = parse_fine(strings, pattern, lenient)
+    return ms, ok
+
+
+def parse_fine(strings: pa.Array, pattern: str, lenient: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`parse`, plus the nanoseconds below the millisecond that a fraction of more than
+    three digits (`SSSSSS`) carries."""
     n = len(strings)
+    sub_ns = np.zeros(n, np.int64)
     p = _compile(pattern, lenient)
     if not p.groups:
         matched = pc.match_substring_regex(strings, p.regex)
         ok = matched.fill_null(False).to_numpy(zero_copy_only=False)
-        return np.zeros(n, np.int64), ok
+        return np.zeros(n, np.int64), ok, sub_ns
     st = pc.extract_regex(strings, p.regex)
     ok = st.is_valid().to_numpy(zero_copy_only=False)
     year = np.full(n, 1970, np.int64)
@@ -401,9 +409,11 @@ def parse(strings: pa.Array, pattern: str, lenient: bool) -> tuple[np.ndarray, n
                 milli = v
             else:
                 lens = _ints(pc.utf8_length(col))
+                extra = np.clip(lens - 3, 0, 6)
                 milli = np.where(
                     lens >= 3, v // np.power(10, np.maximum(lens - 3, 0)), v * np.power(10, np.maximum(3 - lens, 0))
                 )
+                sub_ns = np.where(lens > 3, (v % np.power(10, extra)) * np.power(10, 6 - extra), 0)
     if has_ampm or twelve:
         hour = hour + np.where(pm, 12, 0)
     if not lenient:
@@ -417,7 +427,7 @@ def parse(strings: pa.Array, pattern: str, lenient: bool) -> tuple[np.ndarray, n
     year = np.where(ok, year, 1970)
     days = days_from_civil(year, month, day)
     ms = days * MS_PER_DAY + hour * 3_600_000 + minute * 60_000 + second * 1000 + milli
-    return np.where(ok, ms, 0), ok
+    return np.where(ok, ms, 0), ok, np.where(ok, sub_ns, 0)
 
 
 def _ints(col: pa.Array) -> np.ndarray:
@@ -432,10 +442,12 @@ _DEFAULT_TS = r"^(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?: (?P<H>\d{1,2}):(?
 _DEFAULT_DATE = r"^\s*(?P<y>\d{1,4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})(?:[ ].*)?$"
 
 
-def parse_default_timestamp(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+def parse_default_timestamp(strings: pa.Array, smart: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Flink's default 'yyyy-[M]M-[d]d[ [H]H:[m]m:[s]s[.fraction]]' (no ISO 'T'):
-    wall-clock epoch ms (fraction truncated to ms) and validity."""
-    return _parse_fixed(strings, _DEFAULT_TS)
+    wall-clock epoch ms (fraction truncated to ms) and validity. `smart`: a day past the
+    month's end (up to 31) is the month's last day, as java.time's SMART resolver makes it
+    (TO_TIMESTAMP('2024-02-30 00:00:00') is 2024-02-29)."""
+    return _parse_fixed(strings, _DEFAULT_TS, smart)
 
 
 def parse_default_date(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -444,7 +456,7 @@ def parse_default_date(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return np.floor_divide(ms, MS_PER_DAY), ok
 
 
-def _parse_fixed(strings: pa.Array, regex: str) -> tuple[np.ndarray, np.ndarray]:
+def _parse_fixed(strings: pa.Array, regex: str, smart: bool = False) -> tuple[np.ndarray, np.ndarray]:
     n = len(strings)
     st = pc.extract_regex(strings, regex)
     ok = st.is_valid().to_numpy(zero_copy_only=False)
@@ -467,7 +479,12 @@ def _parse_fixed(strings: pa.Array, regex: str) -> tuple[np.ndarray, np.ndarray]
         )
         ms = _ints(frac)
     ok &= (m >= 1) & (m <= 12) & (d >= 1) & (hh <= 23) & (mi <= 59) & (ss <= 59)
-    ok &= d <= days_in_month(np.where(ok, y, 1970), np.clip(m, 1, 12))
+    month_len = days_in_month(np.where(ok, y, 1970), np.clip(m, 1, 12))
+    if smart:
+        ok &= d <= 31
+        d = np.minimum(d, month_len)
+    else:
+        ok &= d <= month_len
     y = np.where(ok, y, 1970)
     m = np.where(ok, m, 1)
     d = np.where(ok, d, 1)

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.errors import EvaluationError
 from runtime.functions._common import HALF_UP, calcite_name, decimal_ps, null_mask, round_decimal, to_array, to_numpy
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import DECIMAL, DOUBLE, DataType
@@ -171,8 +172,10 @@ def _sign(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCo
         s = pc.sign(pc.cast(pc.cast(a, pa.string()), pa.float64()))
         return round_decimal(pc.cast(to_array(s, ctx.num_rows), pa.int8()), t.precision or 10, t.scale or 0)
     if t.name in ("DOUBLE", "FLOAT"):
-        res = pc.sign(a)  # keeps NaN; sign(-0.0) = -0.0 as Math.signum
-        return res
+        # Math.signum: NaN stays NaN and a zero keeps its sign (signum(-0.0) = -0.0);
+        # Arrow's sign gives +0 for both zeros
+        res = pc.sign(a)
+        return pc.if_else(pc.equal(a, pa.scalar(0.0, a.type)), a, res)
     return pc.cast(pc.sign(a), rt.to_arrow())
 
 
@@ -217,12 +220,34 @@ def _digits(args: list[ArgValue], rt: DataType) -> int:
     if rt.name == "DECIMAL":
         return rt.scale or 0
     vals = pc.unique(d).to_pylist()
-    if len([v for v in vals if v is not None]) > 1:
-        raise FunctionTypeError("ROUND/TRUNCATE digits must be constant")
     return int(next((v for v in vals if v is not None), 0))
 
 
+# Digits beyond this make Java's BigDecimal.setScale/pow fail ("BigInteger would overflow")
+_MAX_DIGITS = 100_000
+
+
 def _round_kernel(mode: str):
+    const_kernel = _round_const_kernel(mode)
+
+    def kernel(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
+        """Digits from a column: one constant-digits rounding per distinct value."""
+        if len(args) < 2 or isinstance(args[1], pa.Scalar) or rt.name == "DECIMAL":
+            return const_kernel(args, types, rt, ctx)
+        digits = args[1]
+        distinct = [v for v in pc.unique(digits).to_pylist() if v is not None]
+        if any(abs(v) > _MAX_DIGITS for v in distinct):
+            raise EvaluationError("java.lang.ArithmeticException: BigInteger would overflow supported range")
+        out = pa.nulls(ctx.num_rows, rt.to_arrow())
+        for v in distinct:
+            part = const_kernel([args[0], pa.scalar(v, digits.type)], types, rt, ctx)
+            out = pc.if_else(pc.fill_null(pc.equal(digits, v), False), part, out)
+        return out
+
+    return kernel
+
+
+def _round_const_kernel(mode: str):
     def kernel(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
         n = ctx.num_rows
         t = types[0]

@@ -16,6 +16,7 @@ bug there; see tests/conformance/flink-bugs/022_temporal_extract).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -148,7 +149,7 @@ def to_timestamp(args: list[ArgValue], arg_types: list[DataType], result_type: D
     DateTimeFormatter pattern; NULL when unparsable."""
     s = _arr(args[0], ctx)
     if len(args) == 1:
-        ms, ok = dp.parse_default_timestamp(s)
+        ms, ok = dp.parse_default_timestamp(s, smart=True)
         return _maybe_scalar(_ts_array(ms, ok & np_valid(s)), args)
 
     def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
@@ -210,7 +211,10 @@ def _infer_to_timestamp_ltz_lit(types: list[DataType], literals: list[object]) -
             [is_stringish, is_stringish, is_stringish],
             "TO_TIMESTAMP_LTZ(<STRING>[, <STRING>[, <STRING>]])",
         )
-        return TIMESTAMP_LTZ(3, True)
+        # the precision of the format's fraction (SSSSSS: 6), at least 3
+        fmt = literals[1] if len(literals) > 1 and isinstance(literals[1], str) else ""
+        runs = [len(r) for r in re.findall("S+", re.sub("'[^']*'", "", fmt))]
+        return TIMESTAMP_LTZ(min(max([3, *runs]), 9), True)
     if not (t0.is_numeric or t0.name == "NULL"):
         raise FunctionTypeError(
             f"Unsupported argument type {t0} for TO_TIMESTAMP_LTZ: expected a numeric epoch value (and a precision)"
@@ -240,11 +244,16 @@ def to_timestamp_ltz(
     v = _arr(args[0], ctx)
     if arg_types[0].is_string:
         tz = const(args[2]) if len(args) > 2 else "UTC"
+        sub_ns = np.zeros(len(v), np.int64)
         if len(args) > 1:
-            ms, ok = dp.parse(v, const(args[1]), lenient=False)
+            ms, ok, sub_ns = dp.parse_fine(v, const(args[1]), lenient=False)
         else:
             ms, ok = dp.parse_default_timestamp(v)
         inst = to_instant(ms, tz)
+        if (result_type.precision or 3) > 3:
+            ns = np.where(ok, inst, 0) * 1_000_000 + sub_ns
+            out = pa.array(ns, pa.int64(), mask=~(ok & np_valid(v))).cast(pa.timestamp("ns", tz="UTC"))
+            return _maybe_scalar(out.cast(result_type.to_arrow()), args)
         return _maybe_scalar(_ts_array(inst, ok & np_valid(v), TS_LTZ), args)
     precision = const(args[1]) if len(args) > 1 else 3
     valid = np_valid(v)

@@ -6,8 +6,8 @@ sequence). A row whose window already fired when it arrived (`window_end - 1 <= 
 is late and dropped (counted). When the watermark reaches `window_end - 1` the windows
 due are ranked at once (vectorized sort by partition, order keys, arrival) and the rows
 in the rank range are emitted as +I, then forgotten: the output is insert-only. Window
-dedup is the ROW_NUMBER range [1, 1] case (keep first: ORDER BY rowtime ASC; keep last:
-DESC; ties keep the first arrived).
+dedup is the ROW_NUMBER range [1, 1] case (keep first: ORDER BY rowtime ASC, ties keep
+the first arrived; keep last: DESC, ties keep the last arrived, as Flink's dedup does).
 """
 
 from __future__ import annotations
@@ -120,7 +120,10 @@ class WindowRankOperator(Operator):
             self.buffer, self.ends, self.seqs = [], [], []
         cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]
         part, _ = encode_rows([cols[i] for i in self.partition_keys], table.num_rows)
-        idx, ranks = rank_numbers(cols, self.order, self.rank_type, part, seqs)
+        tie = seqs
+        if self.node.operator == "WindowDeduplicate" and self.order and self.order[0].get("descending"):
+            tie = -seqs  # keep the last row: on equal row times the later arrival wins (Flink's <=)
+        idx, ranks = rank_numbers(cols, self.order, self.rank_type, part, tie)
         sel = (ranks >= self.start) & (ranks <= self.end)
         rows, ranks = idx[sel], ranks[sel]
         # windows in end order, then partitions in arrival order, then rank
