@@ -44,7 +44,7 @@ def test_resolved_schema_types_and_time_attributes() -> None:
         "qty": "INT",
         "price": "DECIMAL(8, 2)",
         "ts": "TIMESTAMP(3) *ROWTIME*",
-        "total": "DECIMAL(18, 2)",
+        "total": "DECIMAL(19, 2)",  # INT * DECIMAL(8, 2): Flink's p1 + p2 + 1
         "pt": "TIMESTAMP_LTZ(3) NOT NULL *PROCTIME*",
     }
     assert [f.name for f in t.physical_fields] == ["id", "qty", "price", "ts"]
@@ -104,7 +104,7 @@ def test_views_and_lookup_suggestions() -> None:
     cat = run(BASE + "CREATE VIEW big AS SELECT id, total FROM orders WHERE qty > 10;")
     v = cat.lookup("big")
     assert isinstance(v, CatalogView)
-    assert [(f.name, str(f.type)) for f in v.fields] == [("id", "INT NOT NULL"), ("total", "DECIMAL(18, 2)")]
+    assert [(f.name, str(f.type)) for f in v.fields] == [("id", "INT NOT NULL"), ("total", "DECIMAL(19, 2)")]
     assert cat.list_views() == ["big"] and cat.list_tables() == ["big", "orders"]
     with pytest.raises(SqlValidationError) as info:
         cat.lookup("order")

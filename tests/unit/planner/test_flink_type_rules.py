@@ -66,10 +66,10 @@ def test_sum_over_count_of_decimal_is_decimal_38_6(tmp_path: Path) -> None:
         ("CAST('1' AS DECIMAL(38, 0)) / 3", "0.333333"),
         # DECIMAL(38, 37) + DECIMAL(10, 0): 48 digits → DECIMAL(38, 27)
         ("CAST('0.1' AS DECIMAL(38, 37)) + 1", "1." + "1".ljust(27, "0")),
-        # DECIMAL(38, 37) * DECIMAL(38, 37): 76 digits → DECIMAL(38, 36)
-        ("CAST('1.5' AS DECIMAL(38, 37)) * CAST('1.5' AS DECIMAL(38, 37))", "2." + "25".ljust(36, "0")),
-        # DECIMAL(38, 18) * DECIMAL(10, 0) → DECIMAL(38, 8)
-        ("CAST('99999999999999999999.999999999999999999' AS DECIMAL(38, 18)) * 10", "1" + "0" * 21 + ".00000000"),
+        # DECIMAL(38, 37) * DECIMAL(38, 37): p1 + p2 + 1 = 77 digits → DECIMAL(38, 35)
+        ("CAST('1.5' AS DECIMAL(38, 37)) * CAST('1.5' AS DECIMAL(38, 37))", "2." + "25".ljust(35, "0")),
+        # DECIMAL(38, 18) * DECIMAL(10, 0): 49 digits → DECIMAL(38, 7)
+        ("CAST('99999999999999999999.999999999999999999' AS DECIMAL(38, 18)) * 10", "1" + "0" * 21 + ".0000000"),
         # a value that does not fit its (nullable) result type is NULL (DecimalData overflow)
         ("TRY_CAST('99999999999999999999999999999.999' AS DECIMAL(38, 3)) * 100000000000", None),
     ],

@@ -170,7 +170,8 @@ def test_case_024(expr, expected):
 
 
 def test_to_timestamp_ltz_type():
-    assert lookup("to_timestamp_ltz").infer([BIGINT(False), INT(False)]) == TIMESTAMP_LTZ(3, False)
+    # nullable: an epoch outside 0000..9999 gives NULL (Flink: TO_TIMESTAMP_LTZ(253402300800000, 3))
+    assert lookup("to_timestamp_ltz").infer([BIGINT(False), INT(False)]) == TIMESTAMP_LTZ(3, True)
     assert lookup("to_timestamp").infer([STRING(False)]) == TIMESTAMP(3, True)
     with pytest.raises(FunctionTypeError):
         lookup("to_timestamp_ltz").infer([DATE()])
