@@ -121,7 +121,7 @@ class WindowRankOperator(Operator):
         cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]
         part, _ = encode_rows([cols[i] for i in self.partition_keys], table.num_rows)
         tie = seqs
-        if self.node.operator == "WindowDeduplicate" and self.order and self.order[0].get("descending"):
+        if self.node.operator == "WindowDeduplicate" and self.order and self.order[0].descending:
             tie = -seqs  # keep the last row: on equal row times the later arrival wins (Flink's <=)
         idx, ranks = rank_numbers(cols, self.order, self.rank_type, part, tie)
         sel = (ranks >= self.start) & (ranks <= self.end)
