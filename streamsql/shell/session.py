@@ -31,13 +31,18 @@ class ShellSession:
         self.out = out
         self.view = view
         self._reported: set[str] = set()  # failed background jobs already announced
+        # INSERTs typed between `BEGIN STATEMENT SET;` and `END;` (None: no set is open).
+        self._statement_set: list[Any] | None = None
 
     # ------------------------------------------------------------------ entry
     def execute(self, text: str) -> bool:
         """Run every statement of `text`. Returns False when the user asked to quit."""
         from planner.errors import SqlError
         from planner.parse import split_script
+        from streamsql.shell.statements import BEGIN_SET, END_SET
 
+        if BEGIN_SET.match(text) or END_SET.match(text) or self._statement_set is not None:
+            return self._statement_set_step(text)
         try:
             chunks = split_script(text)
         except SqlError as e:
@@ -51,6 +56,54 @@ class ShellSession:
                 self._write("\n[INFO] Interrupted.\n")
                 return True
         return True
+
+    def _statement_set_step(self, text: str) -> bool:
+        """One statement of a statement set typed a statement at a time (Flink's client)."""
+        from planner.errors import SqlError
+        from planner.parse import parse_statement
+        from planner.statements import InsertInto, StatementSet
+        from streamsql.shell.statements import BEGIN_SET, END_SET
+
+        if BEGIN_SET.match(text):
+            if self._statement_set is not None:
+                self._error("Only INSERT statement is allowed in Statement Set.")
+                return True
+            self._statement_set = []
+            self._write("[INFO] Begin a statement set.\n")
+            return True
+        if END_SET.match(text):
+            if self._statement_set is None:
+                self._error("No Statement Set to submit, 'END' statement should be used after 'BEGIN STATEMENT SET'.")
+                return True
+            inserts, self._statement_set = self._statement_set, None
+            if not inserts:
+                self._write("[INFO] No SQL statement to execute in the statement set.\n")
+                return True
+            sql = "\n".join(i.sql + ";" for i in inserts)
+            try:
+                self._statement(StatementSet(inserts=tuple(inserts), sql=sql))
+            except SqlError as e:
+                self._sql_error(e, sql)
+            return True
+        sql = text.strip().rstrip(";").strip()
+        if parse_shell_command(sql) is not None and sql.upper().startswith(("QUIT", "EXIT")):
+            return self.execute_command(sql)
+        try:
+            stmt = parse_statement(sql)
+        except SqlError as e:
+            self._sql_error(e, sql)
+            return True
+        if not isinstance(stmt, InsertInto):
+            self._error("Only INSERT statement is allowed in Statement Set.")
+            return True
+        assert self._statement_set is not None
+        self._statement_set.append(stmt)
+        self._write("[INFO] Add SQL update statement to the statement set.\n")
+        return True
+
+    def execute_command(self, sql: str) -> bool:
+        cmd = parse_shell_command(sql)
+        return self._command(cmd) if cmd is not None else True
 
     def _run_one(self, sql: str, line: int, column: int) -> bool:
         from planner.errors import SqlError

@@ -17,6 +17,10 @@ _STOP = re.compile(
     re.IGNORECASE,
 )
 _STOP_START = re.compile(r"^\s*STOP\b", re.IGNORECASE)
+# `BEGIN STATEMENT SET;` and `END;` typed on their own: the shell buffers the INSERTs in
+# between, as Flink's SQL client does.
+BEGIN_SET = re.compile(r"^\s*BEGIN\s+STATEMENT\s+SET\s*;?\s*$", re.IGNORECASE)
+END_SET = re.compile(r"^\s*END\s*;?\s*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -60,6 +64,8 @@ def is_submittable(text: str) -> bool:
 
     if _QUIT.match(text) or _HELP.match(text):
         return True
+    if BEGIN_SET.match(text) or END_SET.match(text):
+        return text.rstrip().endswith(";")
     return is_complete(text)
 
 
@@ -71,8 +77,11 @@ columns (t.<Tab> lists t's columns) and SET keys and values.
   SELECT ... / WITH ... / VALUES ...   run a query (see sql-client.execution.result-mode)
   INSERT INTO t SELECT ...             submit a job in the background, print its id
   EXECUTE STATEMENT SET BEGIN ... END; submit several INSERTs as one job
+  BEGIN STATEMENT SET; ... END;        the same, typed one statement at a time
   CREATE [TEMPORARY] TABLE | VIEW      define tables and views; DROP TABLE | VIEW
-  SHOW TABLES | VIEWS | FUNCTIONS | JOBS | CATALOGS | DATABASES
+  CREATE | DROP | USE | ALTER CATALOG | DATABASE, ALTER TABLE | VIEW
+  SHOW TABLES | VIEWS | FUNCTIONS | JOBS | CATALOGS | DATABASES | COLUMNS FROM t
+  SHOW CREATE TABLE | VIEW | CATALOG     the DDL of an object (docs/catalogs.md)
   DESCRIBE t                           columns, types, keys and watermark of t
   EXPLAIN [CHANGELOG_MODE] ...         the optimized plan of a query or INSERT
   SET;                                 list the configuration

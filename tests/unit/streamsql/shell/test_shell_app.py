@@ -275,3 +275,25 @@ def test_toolbar_shows_mode_runner_parallelism_and_jobs(shell: Any) -> None:
 
     text = to_plain_text(d.shell.toolbar())
     assert "BATCH" in text and "runner: local" in text and "parallelism: 4" in text and "jobs running: 0" in text
+
+
+def test_statement_set_typed_one_statement_at_a_time(shell: Any, tmp_path: Path) -> None:
+    keys = (
+        f"CREATE TABLE a (x INT) WITH ('connector'='filesystem', 'path'='{tmp_path / 'a'}', 'format'='csv');\r"
+        + "SET 'table.dml-sync' = 'true';\r"
+        + "BEGIN STATEMENT SET;\r"
+        + "INSERT INTO a VALUES (1);\r"
+        + "SELECT 1;\r"
+        + "INSERT INTO a VALUES (2), (3);\r"
+        + "END;\r"
+        + "END;\r"
+        + "SELECT COUNT(*) AS n FROM a;\r"
+    )
+    d = shell(keys, env=TableEnvironment.create({"execution.runtime-mode": "batch"}))
+    out = d.text()
+    assert "[INFO] Begin a statement set.\n" in out, out
+    assert out.count("[INFO] Add SQL update statement to the statement set.\n") == 2, out
+    assert "Only INSERT statement is allowed in Statement Set." in out
+    assert "[INFO] Complete execution of the SQL update statement.\n" in out
+    assert "No Statement Set to submit" in out
+    assert re.search(r"\|\s+n \|\n\+-+\+\n\|\s+3 \|", out), out
