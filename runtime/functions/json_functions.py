@@ -482,8 +482,17 @@ def json_value(args: list[ArgValue], arg_types: list[DataType], result_type: Dat
             return fallback(on_empty, empty_default, f"no value for path {path}")
         if len(items) > 1 or isinstance(items[0], (dict, list)):
             return fallback(on_error, error_default, f"path {path} does not select a scalar")
+        v = items[0]
+        if result_type.is_integer and (isinstance(v, bool) or not isinstance(v, int)):
+            # Flink casts the JSON value's Java object to the RETURNING class: a string, a
+            # fraction or a boolean RETURNING INT fails the job (ClassCastException), ON ERROR
+            # does not apply
+            java = {str: "String", float: "Double", bool: "Boolean"}.get(type(v), type(v).__name__)
+            raise EvaluationError(
+                f"java.lang.ClassCastException: class java.lang.{java} cannot be cast to class java.lang.Integer"
+            )
         try:
-            return _convert(items[0], result_type)
+            return _convert(v, result_type)
         except (ValueError, TypeError) as e:
             return fallback(on_error, error_default, str(e))
 

@@ -236,3 +236,12 @@ def test_bad_enforcer_value_is_refused() -> None:
     # A job graph carrying a bad value (not set through SET) fails naming the key too.
     with pytest.raises(JobError, match="table.exec.sink.not-null-enforcer"):
         not_null_action({"table.exec.sink.not-null-enforcer": "MAYBE"})
+
+
+# ---------------------------------------------------------------------- JSON_VALUE RETURNING INT
+def test_json_value_returning_int_of_a_non_int_fails_the_job() -> None:
+    """Flink casts the JSON value's Java object to Integer: a string or fraction fails at run
+    time (ON ERROR does not apply), an integer is returned."""
+    assert _rows(_env(), "SELECT JSON_VALUE('{\"a\": 7}', '$.a' RETURNING INT)") == [(7,)]
+    with pytest.raises(JobError, match="ClassCastException"):
+        _rows(_env(), "SELECT JSON_VALUE('{\"a\": \"x\"}', '$.a' RETURNING INT)")
