@@ -202,6 +202,14 @@ def _ipc(pa: Any, schema: Any, batches: list[Any]) -> bytes:
 
 
 _SCALARS = frozenset({int, float, str, bytes, bool, type(None)})
+# INT_LIST element width in bytes (one ASCII digit at the payload's start: little-endian
+# signed ints of that width follow) and the range each holds
+_INT_WIDTHS = {
+    "1": (-(2**7), 2**7 - 1),
+    "2": (-(2**15), 2**15 - 1),
+    "4": (-(2**31), 2**31 - 1),
+    "8": (-(2**63), 2**63 - 1),
+}
 _NESTED = frozenset({list, dict, tuple})
 
 
@@ -215,9 +223,12 @@ def _prepare(obj: Any) -> Any:
         types = set(map(type, obj))
         if types == {int}:  # slots, key groups, counters: one int64 buffer
             try:
-                return msgpack.ExtType(Ext.INT_LIST, np.array(obj, dtype="<i8").tobytes())
+                arr = np.array(obj, dtype="<i8")
             except OverflowError:
                 return obj
+            lo, hi = int(arr.min()), int(arr.max())
+            code = next(c for c, (a, b) in _INT_WIDTHS.items() if a <= lo and hi <= b)
+            return msgpack.ExtType(Ext.INT_LIST, code.encode() + arr.astype(f"<i{code}").tobytes())
         if types == {float}:
             return msgpack.ExtType(Ext.FLOAT_LIST, np.array(obj, dtype="<f8").tobytes())
         if types == {tuple}:
@@ -316,7 +327,10 @@ def _ext_hook(code: int, data: bytes) -> Any:
             raise StateFormatError("rows whose columns differ in length in a state file")
         return list(zip(*columns, strict=True))
     if code == Ext.INT_LIST:
-        return np.frombuffer(data, dtype="<i8").tolist()
+        width = data[:1].decode("ascii", "replace")
+        if width not in _INT_WIDTHS:
+            raise StateFormatError(f"invalid int list width {width!r} in a state file")
+        return np.frombuffer(data, dtype=f"<i{width}", offset=1).tolist()
     if code == Ext.FLOAT_LIST:
         return np.frombuffer(data, dtype="<f8").tolist()
     if code == Ext.TUPLE_KEYED_DICT:
