@@ -651,16 +651,16 @@ def if_then_else(condition: Any, if_true: Any, if_false: Any) -> Expression:
     return Expression(lambda c: f"(CASE WHEN {c_._render(c)} THEN {t._render(c)} ELSE {f._render(c)} END)")
 
 
-def and_(first: Any, *rest: Any) -> Expression:
-    out = _e(first)
-    for r in rest:
+def and_(predicate0: Any, predicate1: Any = None, *predicates: Any) -> Expression:
+    out = _e(predicate0)
+    for r in (predicate1, *predicates) if predicate1 is not None else predicates:
         out = _bin("AND", out, r)
     return out
 
 
-def or_(first: Any, *rest: Any) -> Expression:
-    out = _e(first)
-    for r in rest:
+def or_(predicate0: Any, predicate1: Any = None, *predicates: Any) -> Expression:
+    out = _e(predicate0)
+    for r in (predicate1, *predicates) if predicate1 is not None else predicates:
         out = _bin("OR", out, r)
     return out
 
@@ -670,12 +670,12 @@ def not_(expression: Any) -> Expression:
     return Expression(lambda c: f"(NOT {a._render(c)})")
 
 
-def row(*args: Any) -> Expression:
-    return _fn("ROW", *args)
+def row(head: Any, *tail: Any) -> Expression:
+    return _fn("ROW", head, *tail)
 
 
-def array(*args: Any) -> Expression:
-    exprs = [_e(a) for a in args]
+def array(head: Any, *tail: Any) -> Expression:
+    exprs = [_e(a) for a in (head, *tail)]
     return Expression(lambda c: "ARRAY[" + ", ".join(e._render(c) for e in exprs) + "]")
 
 
@@ -777,8 +777,8 @@ def local_time() -> Expression:
     return Expression(lambda c: "LOCALTIME")
 
 
-def current_watermark(rowtime_attribute: Any) -> Expression:
-    return _fn("CURRENT_WATERMARK", rowtime_attribute)
+def current_watermark(rowtimeAttribute: Any) -> Expression:  # noqa: N803 - PyFlink's parameter name
+    return _fn("CURRENT_WATERMARK", rowtimeAttribute)
 
 
 def source_watermark() -> Expression:
