@@ -20,10 +20,12 @@ from functools import cache
 
 from runtime.config.core import LOCAL_TIME_ZONE
 from runtime.config.options import ConfigOption
+from streamsql.table_config_api import TableConfigApi
 
 # Modules declaring configuration options (module-level ConfigOption attributes).
 OPTION_MODULES: tuple[str, ...] = (
     "runtime.config.core",
+    "runtime.functions.async_udf",
     "runtime.checkpoint.options",
     "runtime.state.options",
     "runtime.state.ttl",
@@ -40,6 +42,7 @@ OPTION_MODULES: tuple[str, ...] = (
     "streamsql.control",
     "streamsql.rest.options",
     "streamsql.shell.options",
+    "streamsql.table_config_api",
 )
 
 INTERNAL_PREFIX = "$internal."
@@ -93,7 +96,7 @@ def _defaults() -> dict[str, str]:
     return {o.key: o.default for o in public_options() if o.default not in (None, "")}  # type: ignore[misc]
 
 
-class TableConfig:
+class TableConfig(TableConfigApi):
     """The session's configuration (PyFlink's TableConfig shape: get/set)."""
 
     def __init__(self, initial: dict[str, str] | None = None) -> None:
@@ -105,15 +108,15 @@ class TableConfig:
         self._values[key] = check_value(key, str(value))
         return self
 
-    def get(self, key: str, default: str | None = None) -> str | None:
-        """The text set for `key`, else its declared default, else `default`. Typed reads
-        go through the declaration: `OPTION.get(table_config)`."""
+    def get(self, key: str, default_value: str | None = None) -> str | None:
+        """The text set for `key`, else its declared default, else `default_value`. Typed
+        reads go through the declaration: `OPTION.get(table_config)`."""
         if key in self._values:
             return self._values[key]
         option = lookup(key)
         if option is not None and option.key == key and option.default not in (None, ""):
             return option.default
-        return default
+        return default_value
 
     def reset(self, key: str | None = None) -> None:
         if key is None:
@@ -137,5 +140,5 @@ class TableConfig:
     def get_local_timezone(self) -> str:
         return LOCAL_TIME_ZONE.get(self)
 
-    def set_local_timezone(self, tz: str) -> None:
-        self.set(LOCAL_TIME_ZONE.key, tz)
+    def set_local_timezone(self, timezone_id: str) -> None:
+        self.set(LOCAL_TIME_ZONE.key, timezone_id)

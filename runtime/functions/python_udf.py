@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from runtime.errors import JobError
+from runtime.functions.async_udf import async_options, is_async, run_async
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.pandas_interop import arrow_input, to_series
 from runtime.row import Row, arrow_value
@@ -66,8 +67,10 @@ def python_udf(args: list[ArgValue], types: list[DataType], result_type: DataTyp
     if spec.func_type == "arrow":
         return _result(fn(*cols), result_type, n, name)
     py = [python_values(c, t) for c, t in zip(cols, types[1:], strict=True)]
-    out = [fn(*row) for row in zip(*py, strict=True)] if py else [fn() for _ in range(n)]
-    return _result(out, result_type, n, name)
+    rows = list(zip(*py, strict=True)) if py else [()] * n
+    if is_async(fn):
+        return _result(run_async(fn, rows, async_options(ctx.config), name), result_type, n, name)
+    return _result([fn(*row) for row in rows], result_type, n, name)
 
 
 def python_values(arr: pa.Array, dt: DataType) -> list[Any]:

@@ -13,7 +13,7 @@ on the common path (a loop over *distinct* values, e.g. a format string, is fine
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -36,6 +36,8 @@ class EvalContext:
     time_zone: str = "UTC"
     # Epoch ms of the statement start, for CURRENT_TIMESTAMP & co. (same value for every row).
     now_ms: int = 0
+    # The job's configuration, for kernels that take options (async Python functions).
+    config: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
 
 
 Infer = Callable[[list[DataType]], DataType]

@@ -19,7 +19,7 @@ def eval_context(ctx: OperatorContext, num_rows: int) -> EvalContext:
     (config `table.exec.statement-start-ms` when the caller fixed it, else now)."""
     now = STATEMENT_START_MS.get(ctx.config)
     now_ms = now if now is not None else int(time.time() * 1000)
-    return EvalContext(num_rows=num_rows, time_zone=ctx.time_zone, now_ms=now_ms)
+    return EvalContext(num_rows=num_rows, time_zone=ctx.time_zone, now_ms=now_ms, config=ctx.config or {})
 
 
 def conform(array: pa.Array | pa.ChunkedArray, target: pa.DataType) -> pa.Array:

@@ -55,7 +55,9 @@ def _signature_problem(ours: Any, theirs: list[str]) -> str | None:
     required = [
         p.name
         for p in params
-        if p.default is p.empty and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in ("self", "cls")
+        if p.default is p.empty
+        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        and p.name not in ("self", "cls")
     ]
     extra = [r for r in required if r not in theirs_names]
     return f"requires {extra}, which PyFlink does not" if extra else None
