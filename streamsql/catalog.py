@@ -619,18 +619,14 @@ class Catalog:
     def database_exists(self, database_name: str) -> bool:
         return database_name in self.list_databases()
 
+    def _store(self) -> Any:
+        return self._env.catalog.catalog(self._name)
+
     def get_database(self, database_name: str) -> CatalogDatabase:
-        if not self.database_exists(database_name):
+        info = self._store().get_database(database_name)
+        if info is None:
             raise CatalogException(f"Database {database_name} does not exist in Catalog {self._name}.")
-        props: dict[str, str] = {}
-        comment = None
-        for r in self._rows(f"DESCRIBE DATABASE EXTENDED {self._db(database_name)}"):
-            key, value = str(r[0]), r[1]
-            if key.lower() == "comment":
-                comment = None if value is None else str(value)
-            elif key.lower() not in ("database name", "properties"):
-                props[key] = "" if value is None else str(value)
-        return CatalogDatabase((props, comment))
+        return CatalogDatabase((dict(info.properties), info.comment))
 
     def create_database(self, name: str, database: CatalogDatabase, ignore_if_exists: bool) -> None:
         ine = " IF NOT EXISTS" if ignore_if_exists else ""
@@ -702,7 +698,8 @@ class Catalog:
     def rename_table(self, table_path: ObjectPath, new_table_name: str, ignore_if_not_exists: bool) -> None:
         if ignore_if_not_exists and not self.table_exists(table_path):
             return
-        self._run(f"ALTER TABLE {self._obj(table_path)} RENAME TO {quote(new_table_name)}")
+        new_path = ObjectPath(table_path.get_database_name(), new_table_name)
+        self._run(f"ALTER TABLE {self._obj(table_path)} RENAME TO {self._obj(new_path)}")
 
     def alter_table(self, table_path: ObjectPath, new_table: CatalogBaseTable, ignore_if_not_exists: bool) -> None:
         if ignore_if_not_exists and not self.table_exists(table_path):
@@ -722,11 +719,11 @@ class Catalog:
         return function_path.get_object_name().lower() in names
 
     def get_function(self, function_path: ObjectPath) -> CatalogFunction:
-        if not self.function_exists(function_path):
+        found = self._store().get_function(function_path.get_database_name(), function_path.get_object_name())
+        if found is None:
             raise CatalogException(f"Function {function_path} does not exist in Catalog {self._name}.")
-        rows = self._rows(f"DESCRIBE FUNCTION {self._obj(function_path)}")
-        info = {str(r[0]).lower(): r[1] for r in rows}
-        return CatalogFunction((str(info.get("class name", "")), str(info.get("function language", "PYTHON"))))
+        identifier, language = found
+        return CatalogFunction((identifier, language))
 
     def create_function(self, function_path: ObjectPath, function: CatalogFunction, ignore_if_exists: bool) -> None:
         ine = " IF NOT EXISTS" if ignore_if_exists else ""

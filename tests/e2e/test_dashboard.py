@@ -66,7 +66,7 @@ def running_job(tmp_path: Path) -> Any:
         }
     )
     env.execute_sql(DDL)
-    job = env.execute_sql(INSERT).get_job_client()
+    job = env.execute_sql(INSERT).job
     yield env, job
     job.cancel()
     job.join(10)

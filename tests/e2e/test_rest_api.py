@@ -69,7 +69,7 @@ def job_env(tmp_path: Path) -> Any:
     )
     env.execute_sql(DDL)
     result = env.execute_sql(INSERT)
-    job = result.get_job_client()
+    job = result.job
     yield env, env._rest_server.url, job
     job.cancel()
     job.join(10)
