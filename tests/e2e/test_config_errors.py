@@ -25,8 +25,8 @@ def test_unknown_with_option_fails_as_flink_with_position_and_did_you_mean(tmp_p
     assert "Traceback" not in p.stderr and "Internal error" not in p.stderr
     assert "Unsupported options found for 'filesystem'." in p.stderr
     assert "Unsupported options:\n\ncsv.ignore-parse-errorz\n\nSupported options:\n\n" in p.stderr
-    assert "(in the statement starting at line 2 of" in p.stderr
-    assert "at line 5, column 3" in p.stderr  # of the CREATE TABLE statement
+    assert "of the statement starting at line 2 of" in p.stderr
+    assert "At line 5, column 3" in p.stderr  # of the CREATE TABLE statement
     assert "Did you mean 'csv.ignore-parse-errors'?" in p.stderr
 
 

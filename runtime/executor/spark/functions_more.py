@@ -111,8 +111,12 @@ def _to_timestamp(a: list[Any], c: Call, ctx: Ctx) -> Any:
 
     frac = F.rpad(F.substring(g(7), 1, 3), 3, "0").cast("int")
     secs = num(6).cast("decimal(16,6)") + frac.cast("decimal(16,6)") / F.lit(1000)
-    ts = F.try_make_timestamp(num(1), num(2), num(3), num(4), num(5), secs, F.lit("UTC"))
-    return F.when(s.rlike(_DEFAULT_TS) & (num(4) <= 23) & (num(5) <= 59) & (num(6) <= 59), ts)
+    # Java's SMART resolver: a day-of-month 1..31 past the month's end is its last day (Feb 30 → 29).
+    month_ok = (num(2) >= 1) & (num(2) <= 12)
+    day = F.when(month_ok, F.least(num(3), tt.days_in_month(num(1), num(2)))).otherwise(num(3))
+    ts = F.try_make_timestamp(num(1), num(2), day, num(4), num(5), secs, F.lit("UTC"))
+    ok = s.rlike(_DEFAULT_TS) & (num(3) <= 31) & (num(4) <= 23) & (num(5) <= 59) & (num(6) <= 59)
+    return F.when(ok, ts)
 
 
 _DEFAULT_DATE = r"^\s*(\d{1,4})-(\d{1,2})-(\d{1,2})(?:[ ].*)?$"
