@@ -9,10 +9,22 @@
 PySpark is imported lazily (only when a job runs), so this package is importable without it.
 """
 
-from runtime.executor.spark.capabilities import CAPABILITIES, Capability, capability_rows, check_graph
-from runtime.executor.spark.executor import SparkExecutor
-from runtime.executor.spark.expressions import supported_functions
-from runtime.executor.spark.types import SparkUnsupportedError
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Loaded on first use: `runtime.executor.spark.options` (a configuration module every
+# session reads) must not pull the whole runner into the CLI's start-up.
+_LAZY = {
+    "CAPABILITIES": "runtime.executor.spark.capabilities",
+    "Capability": "runtime.executor.spark.capabilities",
+    "capability_rows": "runtime.executor.spark.capabilities",
+    "check_graph": "runtime.executor.spark.capabilities",
+    "SparkExecutor": "runtime.executor.spark.executor",
+    "supported_functions": "runtime.executor.spark.expressions",
+    "SparkUnsupportedError": "runtime.executor.spark.types",
+}
 
 __all__ = [
     "CAPABILITIES",
@@ -23,3 +35,10 @@ __all__ = [
     "check_graph",
     "supported_functions",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'runtime.executor.spark' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
