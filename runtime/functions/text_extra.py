@@ -34,6 +34,7 @@ from runtime.functions._text_common import (
     require,
 )
 from runtime.functions._text_java import java_double_str, java_float_str, python_regex
+from runtime.functions.numeric import JavaRandom
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import ARRAY, BIGINT, BOOLEAN, BYTES, INT, STRING, DataType
 
@@ -768,27 +769,11 @@ def _typeof(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: Eval
 
 
 # ---------------------------------------------------------------------- RAND_INTEGER
-_MULT = 0x5DEECE66D
-_MASK = (1 << 48) - 1
-
-
 def _java_random_ints(seed: int, bound: int, n: int) -> np.ndarray:
     """n draws of java.util.Random(seed).nextInt(bound) (Flink: one Random per call site,
     one draw per row). The generator is sequential, so this loops over the draws."""
-    state = (seed ^ _MULT) & _MASK
-    out = np.empty(n, dtype=np.int32)
-    for i in range(n):
-        while True:
-            state = (state * _MULT + 0xB) & _MASK
-            bits = state >> 17
-            if bound & (bound - 1) == 0:
-                out[i] = (bound * bits) >> 31
-                break
-            val = bits % bound
-            if bits - val + (bound - 1) < (1 << 31):
-                out[i] = val
-                break
-    return out
+    rnd = JavaRandom(seed)
+    return np.fromiter((rnd.next_int(bound) for _ in range(n)), dtype=np.int32, count=n)
 
 
 def _infer_rand_integer(types: list[DataType]) -> DataType:
