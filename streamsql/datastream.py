@@ -15,6 +15,7 @@ from typing import Any
 
 from runtime.checkpoint.options import CHECKPOINTING_INTERVAL, CHECKPOINTING_MODE
 from runtime.config.core import MAX_PARALLELISM, PARALLELISM, RUNTIME_MODE
+from streamsql.table_env_catalog import add_python_file
 from streamsql.unsupported import DATASTREAM, jvm_only_class, refuse
 
 __all__ = ["CheckpointingMode", "DataStream", "RuntimeExecutionMode", "StreamExecutionEnvironment"]
@@ -72,13 +73,7 @@ class StreamExecutionEnvironment:
         self._config.update(configuration if isinstance(configuration, dict) else configuration.to_dict())
 
     def add_python_file(self, file_path: str) -> None:
-        import os
-        import sys
-
-        path = os.path.abspath(file_path)
-        entry = path if os.path.isdir(path) else os.path.dirname(path)
-        if entry not in sys.path:
-            sys.path.insert(0, entry)
+        add_python_file(file_path)
 
     def to_configuration(self) -> dict[str, str]:
         return dict(self._config)

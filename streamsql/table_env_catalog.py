@@ -25,6 +25,15 @@ def _path_sql(path: str) -> str:
     return ".".join(quote(p) for p in path.split("."))
 
 
+def add_python_file(file_path: str) -> None:
+    """Make a Python file or directory importable by this job's functions (they run in
+    this process, so it goes on sys.path)."""
+    path = os.path.abspath(file_path)
+    entry = path if os.path.isdir(path) else os.path.dirname(path)
+    if entry not in sys.path:
+        sys.path.insert(0, entry)
+
+
 class CatalogApiMixin:
     """TableEnvironment methods for catalogs, databases, modules, functions and plans."""
 
@@ -163,12 +172,7 @@ class CatalogApiMixin:
 
     # ------------------------------------------------------------------ Python dependencies
     def add_python_file(self, file_path: str) -> None:
-        """Make a Python file or directory importable by this job's functions (they run in
-        this process, so it goes on sys.path)."""
-        path = os.path.abspath(file_path)
-        entry = path if os.path.isdir(path) else os.path.dirname(path)
-        if entry not in sys.path:
-            sys.path.insert(0, entry)
+        add_python_file(file_path)
 
     def add_python_archive(self, archive_path: str, target_dir: str | None = None) -> None:
         """Unpack an archive next to this process's working directory (as PyFlink does on
