@@ -1,0 +1,19 @@
+"""Session-wide fixtures: the real servers tests run against (see ``tests/servers``)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from servers.kafka import KafkaBroker, start_tansu  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
+    """A tansu Kafka broker on 127.0.0.1, shared by the whole test session."""
+    yield from start_tansu(tmp_path_factory.mktemp("tansu"))
