@@ -12,6 +12,7 @@ that text.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ from planner.catalog_store import CatalogError, CatalogStore
 from planner.errors import SqlValidationError, UnsupportedSqlError, did_you_mean
 from planner.logical import TableInfo
 from planner.statements import ColumnDef, CreateTable, CreateView, Drop, LikeClause, WatermarkDef
+from runtime.connectors.base import METADATA_COLUMNS, TableDescription
 from runtime.expr.ir import Expr
 from runtime.types import DataType, Field
 
@@ -98,15 +100,45 @@ class CatalogTable:
         )
 
     @property
+    def scan_fields(self) -> tuple[Field, ...]:
+        """What the connector's source produces: physical and metadata columns, in declared
+        order (computed columns are evaluated over these, by position)."""
+        return tuple(Field(c.name, plain(c.type)) for c in self.columns if c.kind in ("physical", "metadata"))
+
+    def metadata_keys(self, sink: bool = False) -> dict[str, str]:
+        """{column: metadata key} of the metadata columns read (`sink`: written, i.e. not
+        VIRTUAL); a column without `FROM 'key'` reads the key of its own name."""
+        return {
+            c.name: c.definition.metadata_key or c.name
+            for c in self.columns
+            if c.kind == "metadata" and not (sink and c.definition.virtual)
+        }
+
+    def description(self, sink: bool = False) -> TableDescription:
+        """The runtime's view of this table for the connector's planning-time checks."""
+        return TableDescription(
+            ".".join(self.path),
+            self.options,
+            self.persisted_fields if sink else self.scan_fields,
+            tuple(self.primary_key or ()),
+            self.metadata_keys(sink),
+            sink,
+        )
+
+    @property
     def connector(self) -> str:
         return self.options.get("connector", "")
 
-    def table_info(self) -> TableInfo:
+    def table_info(self, sink: bool = False) -> TableInfo:
+        options = dict(self.options)
+        metadata = self.metadata_keys(sink)
+        if metadata:  # the connector finds its metadata columns (runtime/connectors/base.py)
+            options[METADATA_COLUMNS] = json.dumps(metadata, sort_keys=True)
         return TableInfo(
             self.path,
             self.connector,
-            tuple(sorted(self.options.items())),
-            self.physical_fields,
+            tuple(sorted(options.items())),
+            self.scan_fields,
             tuple(self.primary_key or ()),
             tuple(self.partitioned_by),
         )
@@ -725,6 +757,20 @@ def _pk_type(t: DataType, is_pk: bool) -> DataType:
 
 
 def check_scannable(table: CatalogTable, node: exp.Expression | None, sql: str | None) -> None:
-    """Metadata columns need connector support that does not exist yet."""
+    """Metadata columns need a connector that declares metadata keys (the keys themselves
+    are checked with the table's options, planner/table_options.py)."""
     if any(c.kind == "metadata" for c in table.columns):
-        raise error(UnsupportedSqlError, "Metadata columns are not supported yet", node, sql)
+        from runtime.connectors.base import get_connector
+        from runtime.errors import ConnectorError
+
+        try:
+            offers = bool(get_connector(table.connector).metadata)
+        except ConnectorError:
+            return  # an unknown connector: the options check names it
+        if not offers:
+            raise error(
+                UnsupportedSqlError,
+                f"Metadata columns are not supported by the '{table.connector}' connector",
+                node,
+                sql,
+            )

@@ -8,13 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from planner.errors import UnsupportedSqlError
-from planner.physical import PhysicalNode
+from planner.physical import PhysicalNode, scan_changelog_mode
 from runtime.graph import BATCH
 from runtime.operators.spec import PlanRefusedError, spec_for
 
 _ORDER = ("I", "UB", "UA", "D")
-# Formats whose rows are a changelog (CDC), and connectors that upsert.
-_CDC_FORMATS = ("debezium-json", "canal-json", "maxwell-json", "ogg-json", "debezium-avro-confluent")
 _APPEND_ONLY_SINKS = ("filesystem",)
 
 
@@ -120,13 +118,7 @@ def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
     if op in _RULES:
         return _RULES[op](n, in_modes)
     if op == "TableSourceScan":
-        opts = n.params.get("options", {})
-        fmt = opts.get("format") or opts.get("value.format") or ""
-        if fmt in _CDC_FORMATS:
-            return "I,UB,UA,D"
-        if n.params.get("connector") == "upsert-kafka":
-            return "I,UA,D"
-        return "I"
+        return scan_changelog_mode(n.params.get("connector", ""), n.params.get("options") or {})
     if op == "WindowTableFunction":
         return "I"
     if op == "WatermarkAssigner":

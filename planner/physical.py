@@ -80,6 +80,19 @@ def _bounded(connector: str, options: dict[str, str], mode: str) -> bool:
         return mode == BATCH or "source.monitor-interval" not in options
 
 
+def scan_changelog_mode(connector: str, options: dict[str, str]) -> str:
+    """A scan's changelog mode as its connector declares it for these options ('I' for a
+    connector not registered here: the runtime reports it when it runs)."""
+    from runtime.connectors.base import get_connector
+    from runtime.errors import ConnectorError
+
+    try:
+        factory = get_connector(connector)
+    except ConnectorError:
+        return "I"
+    return factory.changelog_mode(options)
+
+
 Converter = Callable[["PhysicalPlanner", Any], PhysicalNode]
 _CONVERTERS: dict[type, Converter] = {}
 
@@ -125,6 +138,11 @@ class PhysicalPlanner:
     def _LogicalTableScan(self, node: LogicalTableScan) -> PhysicalNode:  # noqa: N802
         t = node.table
         opts = _with_partitions(t)
+        bounded = _bounded(t.connector, opts, self.mode)
+        if self.mode == BATCH and not bounded:
+            raise SqlValidationError(
+                f"Querying an unbounded table '{t.name}' in batch mode is not allowed. The table source is unbounded."
+            )
         return PhysicalNode(
             "TableSourceScan",
             (),
@@ -135,7 +153,7 @@ class PhysicalPlanner:
                 "options": opts,
                 "physical_schema": list(t.physical_schema),
                 "projection": list(node.projection) if node.projection is not None else None,
-                "bounded": _bounded(t.connector, opts, self.mode),
+                "bounded": bounded,
             },
             info={"path": t.path},
         )

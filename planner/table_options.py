@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def check_table_options(table: CatalogTable, sink: bool = False) -> None:
     """Raise a positioned SqlValidationError when the table's options are wrong."""
     try:
-        validate_table_options(table.options)
+        validate_table_options(table.options, table.description(sink))
     except ConnectorOptionError as e:
         raise _positioned(e, table, sink) from None
 

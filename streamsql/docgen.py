@@ -36,6 +36,17 @@ def connector_page(name: str) -> str:
             desc += " One of: " + ", ".join(f"`{v}`" for v in o.values) + "."
         default = f"`{o.default}`" if o.default is not None else ""
         lines.append(f"| `{o.key}` | {'yes' if o.required else 'no'} | {default} | {o.type} | {desc} |")
+    if f.metadata:
+        lines += [
+            "",
+            "Metadata columns (`col TYPE METADATA [FROM 'key'] [VIRTUAL]`; a column that is not writable must be "
+            "`VIRTUAL` in a table that is written to):",
+            "",
+            "| key | type | writable | description |",
+            "|---|---|---|---|",
+        ]
+        for m in f.metadata:
+            lines.append(f"| `{m.key}` | `{m.type}` | {'yes' if m.writable else 'no'} | {m.description} |")
     if f.prefixes:
         lines += [
             "",

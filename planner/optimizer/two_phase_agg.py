@@ -25,7 +25,7 @@ from planner.changelog import register_changelog
 from planner.explain import format_agg, register_physical_line
 from planner.optimizer.mini_batch import mini_batch_enabled
 from planner.optimizer.util import rewrite_keyed
-from planner.physical import PhysicalNode
+from planner.physical import PhysicalNode, scan_changelog_mode
 from runtime.config.options import key
 from runtime.operators.union import ExchangeParams
 from runtime.types import BIGINT, Field
@@ -44,7 +44,6 @@ AGG_PHASE_STRATEGY = (
     )
 )
 _ROW_WISE = ("Calc", "Exchange", "WatermarkAssigner", "TableSourceScan", "Values", "MiniBatchAssigner", "Union")
-_CDC_FORMATS = ("debezium-json", "canal-json", "maxwell-json", "ogg-json", "debezium-avro-confluent")
 
 
 def _insert_only(n: PhysicalNode) -> bool:
@@ -53,10 +52,7 @@ def _insert_only(n: PhysicalNode) -> bool:
     if n.operator not in _ROW_WISE:
         return False
     if n.operator == "TableSourceScan":
-        opts = n.params.get("options") or {}
-        return opts.get("format", opts.get("value.format")) not in _CDC_FORMATS and "upsert" not in str(
-            n.params.get("connector")
-        )
+        return scan_changelog_mode(n.params.get("connector", ""), n.params.get("options") or {}) == "I"
     return all(_insert_only(i) for i in n.inputs)
 
 

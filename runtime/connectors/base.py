@@ -5,7 +5,8 @@ the docs are generated from the code.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -86,6 +87,44 @@ class Sink:
 
 
 @dataclass(frozen=True)
+class MetadataColumn:
+    """A metadata key a connector offers (`col TYPE METADATA FROM 'key'`): its Flink data
+    type (SQL text), whether a sink can write it (else the column must be VIRTUAL in a
+    table that is written to), and what it holds (the docs list it)."""
+
+    key: str
+    type: str
+    writable: bool = False
+    description: str = ""
+
+
+# Internal option naming a scan's or sink's metadata columns (set by the planner): a JSON
+# object {column name: metadata key}; the columns are among the schema given to the
+# connector (in declared order, among the physical ones).
+METADATA_COLUMNS = "$internal.metadata-columns"
+
+
+def metadata_columns(options: Mapping[str, str]) -> dict[str, str]:
+    """The `METADATA_COLUMNS` option as {column name: metadata key} ({} when none)."""
+    text = options.get(METADATA_COLUMNS)
+    return dict(json.loads(text)) if text else {}
+
+
+@dataclass(frozen=True)
+class TableDescription:
+    """What a factory's `validate` sees of a table the planner is about to read or write."""
+
+    name: str
+    options: Mapping[str, str]
+    # Physical and metadata columns in declared order (what the connector gets).
+    schema: tuple[Field, ...]
+    primary_key: tuple[str, ...] = ()
+    # {column name: metadata key} of the metadata columns.
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    sink: bool = False
+
+
+@dataclass(frozen=True)
 class ConnectorFactory:
     """How `'connector' = name` builds sources and sinks.
 
@@ -105,6 +144,17 @@ class ConnectorFactory:
     formats: tuple[str, ...] = ()
     # Option prefixes passed through unchecked (e.g. 'properties.' for a Kafka client).
     prefixes: tuple[str, ...] = ()
+    # (option naming a format, prefix of that format's options): 'format' = 'csv' brings
+    # 'csv.*'; Kafka's 'value.format' = 'json' brings 'value.json.*'.
+    format_keys: tuple[tuple[str, str], ...] = (("format", ""),)
+    # Metadata keys `METADATA FROM 'key'` columns may read (and write, where writable).
+    metadata: tuple[MetadataColumn, ...] = ()
+    # The scan's changelog mode given these options: 'I' (insert-only), 'I,UB,UA,D'
+    # (a CDC format) or 'I,UA,D' (upsert: the planner normalizes it by the primary key).
+    changelog_mode: Callable[[dict[str, str]], str] = lambda options: "I"
+    # Checks beyond the declared options (option combinations, primary key), at planning
+    # time; raises ConnectorError with Flink's message.
+    validate: Callable[[TableDescription], None] | None = None
 
 
 _CONNECTORS: dict[str, ConnectorFactory] = {}

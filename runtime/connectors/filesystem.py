@@ -45,6 +45,8 @@ from runtime.errors import ConnectorError
 from runtime.graph import STREAMING
 from runtime.types import Field
 
+FORMATS = ("csv", "json", "debezium-json", "parquet")
+
 OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
         "path",
@@ -55,7 +57,7 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         "format",
         required=True,
         type="enum",
-        values=("csv", "json", "debezium-json", "parquet"),
+        values=FORMATS,
         description="Format of the files.",
     ),
     ConfigOption(
@@ -157,7 +159,8 @@ def is_bounded(options: dict[str, str]) -> bool:
 
 def changelog_mode(options: dict[str, str]) -> str:
     """The scan's changelog mode: 'I' or, for 'debezium-json', 'I,UB,UA,D'."""
-    return "I,UB,UA,D" if get_format(options.get("format", "")).changelog else "I"
+    name = options.get("format", "")
+    return "I,UB,UA,D" if name in FORMATS and get_format(name).changelog else "I"
 
 
 class FileSplitReader(SplitReader):
@@ -194,7 +197,13 @@ class FilesystemSource(Source):
         self.projection = projection
         self.ctx = ctx
         self.root = _resolve(options.get("path"))
-        self.format = get_format(options.get("format", ""))
+        name = options.get("format", "")
+        if name not in FORMATS:  # a message-only format (raw, avro, ...) is no file format
+            raise ConnectorError(
+                f"Could not find any format factory for identifier '{name}' in the classpath. "
+                f"Available: {', '.join(sorted(FORMATS))}"
+            )
+        self.format = get_format(name)
         fields = [self.schema[i] for i in (range(len(self.schema)) if projection is None else projection)]
         self.produced_schema = tuple(fields)
         interval = options.get("source.monitor-interval")
@@ -293,10 +302,11 @@ FACTORY = register_connector(
             "trigger; `metastore`, `custom` and `partition-time` are refused."
         ),
         # lookup.*: an opt-in lookup source for temporal joins (runtime/connectors/lookup.py).
-        options=OPTIONS + LOOKUP_OPTIONS + all_format_options(),
+        options=OPTIONS + LOOKUP_OPTIONS + all_format_options(FORMATS),
         create_source=FilesystemSource,
         create_sink=_create_sink,
         is_bounded=is_bounded,
-        formats=("csv", "json", "debezium-json", "parquet"),
+        changelog_mode=changelog_mode,
+        formats=FORMATS,
     )
 )

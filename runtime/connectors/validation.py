@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
+from dataclasses import replace
 
 from runtime.config.options import ConfigOption
-from runtime.connectors.base import ConnectorFactory, connector_names, get_connector
+from runtime.connectors.base import ConnectorFactory, TableDescription, connector_names, get_connector
 from runtime.connectors.formats import all_format_options, format_names, get_format
 from runtime.errors import ConfigError, ConnectorError
 
@@ -48,16 +49,30 @@ def did_you_mean(word: str, candidates: list[str]) -> str | None:
 
 
 def supported_options(factory: ConnectorFactory, options: Mapping[str, str]) -> list[ConfigOption]:
-    """The options `factory` accepts with these options: its own, those of the format it
-    is given (`'format' = 'csv'` adds `csv.*`, and no other format's), and the planner's."""
+    """The options `factory` accepts with these options: its own, those of the formats it
+    is given (`'format' = 'csv'` adds `csv.*`, Kafka's `'value.format' = 'json'` adds
+    `value.json.*`, and no other format's), and the planner's."""
     own = list(factory.options)
     if factory.formats:
         format_keys = {o.key for o in all_format_options()}
         own = [o for o in own if o.key not in format_keys]
-        fmt = options.get("format")
-        if fmt in factory.formats:
-            own += get_format(fmt).options
+        for key, prefix in factory.format_keys:
+            fmt = options.get(key)
+            if fmt in factory.formats:
+                own += [_prefixed(o, prefix) for o in get_format(fmt).options]
     return [CONNECTOR, *own, *TABLE_OPTIONS]
+
+
+def _prefixed(option: ConfigOption, prefix: str) -> ConfigOption:
+    """A format's option as a connector with several formats names it ('value.json.*')."""
+    if not prefix:
+        return option
+    return replace(
+        option,
+        key=prefix + option.key,
+        fallback_keys=tuple(prefix + k for k in option.fallback_keys),
+        deprecated_keys=tuple(prefix + k for k in option.deprecated_keys),
+    )
 
 
 def resolve_factory(options: Mapping[str, str]) -> ConnectorFactory:
@@ -80,19 +95,22 @@ def resolve_factory(options: Mapping[str, str]) -> ConnectorFactory:
         ) from None
 
 
-def validate_table_options(options: Mapping[str, str]) -> ConnectorFactory:
-    """Check `options` (a table's WITH clause); returns the connector's factory."""
+def validate_table_options(options: Mapping[str, str], table: TableDescription | None = None) -> ConnectorFactory:
+    """Check `options` (a table's WITH clause); returns the connector's factory. With
+    `table` (the planner's view of the table read or written) also its metadata columns
+    and the factory's own checks (option combinations, primary key)."""
     factory = resolve_factory(options)
-    fmt = options.get("format")
-    if factory.formats and fmt is not None and fmt not in factory.formats:
-        known = [f for f in format_names() if f in factory.formats]
-        raise ConnectorOptionError(
-            f"Could not find any format factory for identifier '{fmt}' in the classpath.\n\n"
-            "Available format identifiers are:\n\n" + "\n".join(known),
-            "format",
-            did_you_mean(fmt, known),
-            on_value=True,
-        )
+    for key, _ in factory.format_keys if factory.formats else ():
+        fmt = options.get(key)
+        if fmt is not None and fmt not in factory.formats:
+            known = [f for f in format_names() if f in factory.formats]
+            raise ConnectorOptionError(
+                f"Could not find any format factory for identifier '{fmt}' in the classpath.\n\n"
+                "Available format identifiers are:\n\n" + "\n".join(known),
+                key,
+                did_you_mean(fmt, known),
+                on_value=True,
+            )
     supported = supported_options(factory, options)
     unsupported = sorted(
         k
@@ -127,4 +145,30 @@ def validate_table_options(options: Mapping[str, str]) -> ConnectorFactory:
             raise ConnectorOptionError(
                 f"Invalid value for option '{k}': {e.accepted}.", k, did_you_mean(v, list(option.values)), on_value=True
             ) from None
+    if table is not None:
+        _check_metadata(factory, table)
+        if factory.validate is not None:
+            try:
+                factory.validate(table)
+            except ConnectorOptionError:
+                raise
+            except ConnectorError as e:
+                raise ConnectorOptionError(str(e)) from None
     return factory
+
+
+def _check_metadata(factory: ConnectorFactory, table: TableDescription) -> None:
+    """Each metadata column names a key the connector offers (for writing: a writable one;
+    a read-only column of a written table must be VIRTUAL), as Flink's DynamicSourceUtils /
+    DynamicSinkUtils check them."""
+    offered = [m.key for m in factory.metadata if m.writable or not table.sink]
+    for column, key in table.metadata.items():
+        if key in offered:
+            continue
+        verb = "writing" if table.sink else "reading"
+        listed = "\n".join(offered) if offered else "(none)"
+        raise ConnectorOptionError(
+            f"Invalid metadata key '{key}' in column '{column}' of table '{table.name}'. "
+            f"The connector '{factory.name}' supports the following metadata keys for {verb}:\n{listed}",
+            hint=did_you_mean(key, offered),
+        )

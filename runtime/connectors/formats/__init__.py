@@ -1,7 +1,9 @@
-"""File formats of the filesystem connector (csv, json, debezium-json, parquet).
+"""Formats: of the filesystem connector's files (csv, json, debezium-json, parquet) and of
+message connectors' records (Kafka: json, csv, raw, avro, debezium/canal/maxwell-json).
 
 A format turns one file into RecordBatches of a table's projected physical columns
-(`FileReader`) and batches into one part file (`FileWriter`). Each format declares its
+(`FileReader`) and batches into one part file (`FileWriter`); a message format turns the
+payloads of many records into one batch at once (`MessageDecoder`). Each format declares its
 `WITH` options (Flink's names, e.g. 'csv.field-delimiter') so the filesystem connector can
 accept them and the docs list them.
 """
@@ -13,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from runtime.connectors.base import ConfigOption, SourceContext
@@ -54,8 +57,27 @@ class FileWriter:
         pass
 
 
+class MessageDecoder:
+    """Decodes record payloads (one serialized row, or change event, per record).
+
+    `decode(payloads, locate)` turns a whole poll's payloads (a binary array; NULL for a
+    record without one) into one batch of the format's fields, plus `__op` for a changelog
+    format, and for each row the index of the payload it came from (a change event may give
+    two rows or none; a skipped bad payload none). A bad payload raises a DataError whose
+    message names `locate(i)` (e.g. "topic 't', partition 0, offset 42") unless the
+    format's 'ignore-parse-errors' is set: then it is skipped and counted in
+    `skipped_rows`."""
+
+    skipped_rows: int = 0
+
+    def decode(self, payloads: pa.Array, locate: Callable[[int], str]) -> tuple[pa.RecordBatch, np.ndarray]:
+        raise NotImplementedError
+
+
 ReaderFactory = Callable[[str, tuple[Field, ...], list[int] | None, dict[str, str], SourceContext], FileReader]
 WriterFactory = Callable[[str, tuple[Field, ...], dict[str, str], SourceContext], FileWriter]
+# (fields, the format's options without the connector's prefix, context) -> decoder
+DecoderFactory = Callable[[tuple[Field, ...], dict[str, str], SourceContext], MessageDecoder]
 
 
 @dataclass(frozen=True)
@@ -68,6 +90,28 @@ class FileFormat:
     open_writer: WriterFactory | None = None
     # A changelog format (debezium-json) produces an `__op` column and rows of all kinds.
     changelog: bool = False
+    # Decodes record payloads (message connectors); None: a file-only format.
+    open_decoder: DecoderFactory | None = None
+
+
+def format_options_view(options: dict[str, str], prefix: str) -> dict[str, str]:
+    """A connector's options as a format reads them: with `prefix` ('value.', 'key.')
+    removed from the keys that carry it (Kafka's 'value.json.ignore-parse-errors' is the
+    value format's 'json.ignore-parse-errors')."""
+    if not prefix:
+        return dict(options)
+    return {k[len(prefix) :]: v for k, v in options.items() if k.startswith(prefix)}
+
+
+def messages_only(name: str) -> ReaderFactory:
+    """The `open_reader` of a format that only decodes messages (raw, avro, canal-json...)."""
+
+    def refuse(
+        path: str, fields: tuple[Field, ...], projection: list[int] | None, options: dict[str, str], ctx: SourceContext
+    ) -> FileReader:
+        raise ConnectorError(f"Format '{name}' reads message payloads only (e.g. the 'kafka' connector), not files.")
+
+    return refuse
 
 
 _FORMATS: dict[str, FileFormat] = {}
@@ -94,9 +138,10 @@ def format_names() -> list[str]:
     return sorted(_FORMATS)
 
 
-def all_format_options() -> tuple[ConfigOption, ...]:
+def all_format_options(names: tuple[str, ...] | None = None) -> tuple[ConfigOption, ...]:
+    """The options of the formats `names` (all formats when None), in name order."""
     _ensure_loaded()
-    return tuple(opt for name in sorted(_FORMATS) for opt in _FORMATS[name].options)
+    return tuple(opt for name in sorted(_FORMATS) if names is None or name in names for opt in _FORMATS[name].options)
 
 
 def _ensure_loaded() -> None:

@@ -1,0 +1,118 @@
+"""The 'raw' format: a record's payload is the value of the table's single column
+(STRING / BYTES as is; numbers as fixed-width big- or little-endian bytes), as Flink's
+raw format. Message connectors only (Kafka)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.connectors.base import ConfigOption, SourceContext
+from runtime.connectors.formats import FileFormat, MessageDecoder, messages_only, register_format
+from runtime.errors import ConnectorError, DataError
+from runtime.types import Field
+
+OPTIONS: tuple[ConfigOption[Any], ...] = (
+    ConfigOption("raw.charset", default="UTF-8", description="Charset of a STRING column's bytes."),
+    ConfigOption(
+        "raw.endianness",
+        type="enum",
+        default="big-endian",
+        values=("big-endian", "little-endian"),
+        description="Byte order of numeric columns.",
+    ),
+)
+
+# Flink type -> numpy dtype of its fixed-width encoding.
+_NUMERIC = {
+    "TINYINT": "i1",
+    "SMALLINT": "i2",
+    "INT": "i4",
+    "BIGINT": "i8",
+    "FLOAT": "f4",
+    "DOUBLE": "f8",
+    "BOOLEAN": "u1",
+}
+
+
+class RawDecoder(MessageDecoder):
+    def __init__(self, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
+        if len(fields) != 1:
+            raise ConnectorError(
+                f"The 'raw' format only supports single physical column. However the defined schema contains "
+                f"multiple physical columns: [{', '.join(f.name for f in fields)}]"
+            )
+        self.field = fields[0]
+        charset = (options.get("raw.charset") or "UTF-8").upper().replace("_", "-")
+        if charset not in ("UTF-8", "UTF8"):
+            raise ConnectorError(f"Unsupported charset '{options.get('raw.charset')}' of the 'raw' format: UTF-8 only.")
+        self.little = (options.get("raw.endianness") or "big-endian").lower() == "little-endian"
+        name = self.field.type.name
+        if not (self.field.type.is_string or name in ("BINARY", "VARBINARY", "BYTES") or name in _NUMERIC):
+            raise ConnectorError(
+                f"The 'raw' format does not support type {self.field.type} (column '{self.field.name}')."
+            )
+        self.schema = pa.schema([pa.field(self.field.name, self.field.type.to_arrow())])
+
+    def decode(self, payloads: pa.Array, locate: Callable[[int], str]) -> tuple[pa.RecordBatch, np.ndarray]:
+        t = self.field.type
+        target = t.to_arrow()
+        if t.is_string:
+            try:
+                col = payloads.cast(pa.string())
+            except pa.ArrowInvalid:
+                bad = next(i for i, v in enumerate(payloads.to_pylist()) if v is not None and not _utf8(v))
+                raise DataError(f"Failed to deserialize raw payload of {locate(bad)}: not UTF-8 text.") from None
+        elif t.name in _NUMERIC:
+            col = self._numbers(payloads, _NUMERIC[t.name], locate)
+        else:
+            col = payloads.cast(pa.binary())
+        col = col.cast(target) if col.type != target else col
+        return pa.RecordBatch.from_arrays([col], schema=self.schema), np.arange(len(payloads), dtype=np.int64)
+
+    def _numbers(self, payloads: pa.Array, code: str, locate: Callable[[int], str]) -> pa.Array:
+        width = int(code[1])
+        lengths = pc.fill_null(pc.binary_length(payloads), width).to_numpy(zero_copy_only=False)
+        wrong = np.flatnonzero(lengths != width)
+        if len(wrong):
+            raise DataError(
+                f"Failed to deserialize raw payload of {locate(int(wrong[0]))}: expected {width} bytes, "
+                f"got {int(lengths[wrong[0]])}."
+            )
+        valid = payloads.is_valid().to_numpy(zero_copy_only=False)
+        filled = pc.fill_null(payloads.cast(pa.binary()), b"\0" * width)
+        dtype = np.dtype(("<" if self.little else ">") + code)
+        if len(filled):
+            # every payload is exactly `width` bytes: the data buffer is the values back to back
+            offsets = np.frombuffer(filled.buffers()[1], np.int32, len(filled) + 1, filled.offset * 4)
+            raw = np.frombuffer(filled.buffers()[2], np.uint8)[offsets[0] : offsets[-1]]
+            values = raw.view(dtype).astype(dtype.newbyteorder("="))
+        else:
+            values = np.zeros(0, dtype.newbyteorder("="))
+        if code == "u1":
+            values = values.astype(bool)
+        return pa.array(values, mask=~valid)
+
+
+def _utf8(b: bytes) -> bool:
+    try:
+        b.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+register_format(
+    FileFormat(
+        name="raw",
+        extension="raw",
+        description="A record's payload is the single column's value (UTF-8 text, bytes, or a fixed-width number).",
+        options=OPTIONS,
+        open_reader=messages_only("raw"),
+        open_decoder=RawDecoder,
+    )
+)
