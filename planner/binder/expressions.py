@@ -14,7 +14,7 @@ from typing import Protocol
 
 from sqlglot import exp
 
-from planner.binder import json_sql
+from planner.binder import folding, json_sql
 from planner.binder.datatypes import to_data_type
 from planner.binder.scope import Scope, error
 from planner.binder.types import common_type, negate_literal, number_literal, plain
@@ -290,7 +290,7 @@ class ExprBinder:
     def err(self, message: str, node: exp.Expression, cls: type = SqlValidationError) -> Exception:
         return error(cls, message, node, self.sql)
 
-    def call(self, name: str, args: list[Expr], node: exp.Expression, result: DataType | None = None) -> Call:
+    def call(self, name: str, args: list[Expr], node: exp.Expression, result: DataType | None = None) -> Expr:
         """A typed call of registry function `name` (result type from its inference)."""
         fn = lookup(name)
         arg_types = [plain(a.type) for a in args]
@@ -303,6 +303,11 @@ class ExprBinder:
                 result = fn.result_type(arg_types, literals)
             except FunctionTypeError as e:
                 raise self.err(str(e), node) from None
+        folded = folding.fold_comparison(name, args)
+        if folded is None and name == "item" and len(args) == 2:
+            folded = folding.fold_item(args[0], args[1], plain(result))
+        if folded is not None:
+            return folded
         return Call(name, tuple(args), plain(result))
 
     # ------------------------------------------------------------------ dispatch
@@ -547,6 +552,12 @@ class ExprBinder:
                 f"Cast function cannot convert value of type {calcite_name(inner.type)} to type {calcite_name(target)}",
                 node,
             )
+        try:
+            folded = folding.fold_cast(name, inner, target)
+        except folding.PlanningFoldError as e:
+            raise self.err(str(e), node) from None
+        if folded is not None:
+            return folded
         nullable = inner.type.nullable or name == "try_cast"
         return Call(name, (inner,), target.with_nullable(nullable if target.nullable else False))
 

@@ -62,4 +62,5 @@ def bind_is_json(b: ExprBinder, node: exp.Is) -> Expr:
     if kind:
         args.append(_word(str(kind).upper()))
     out = b.call("is_json", args, node)
+    assert isinstance(out, Call)  # no folding rule applies to IS JSON
     return Call(out.name, out.args, BOOLEAN(nullable=False))

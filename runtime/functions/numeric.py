@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 
 from runtime.errors import EvaluationError
 from runtime.functions._common import HALF_UP, calcite_name, decimal_ps, null_mask, round_decimal, to_array, to_numpy
+from runtime.functions.java_math import java_sin
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import DECIMAL, DOUBLE, DataType
 
@@ -79,7 +80,8 @@ _double_fn("log", (1, 2), lambda *a: np.log(a[0]) if len(a) == 1 else np.log(a[1
 _double_fn("cot", (1,), lambda x: 1.0 / np.tan(x))
 _double_fn("degrees", (1,), np.degrees)
 _double_fn("radians", (1,), np.radians)
-for _trig in ("sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh"):
+_double_fn("sin", (1,), java_sin)  # Java's Math.sin (fdlibm), not the platform libm
+for _trig in ("cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh"):
     _double_fn(_trig, (1,), getattr(np, {"asin": "arcsin", "acos": "arccos", "atan": "arctan"}.get(_trig, _trig)))
 _double_fn("atan2", (2,), np.arctan2)
 
