@@ -107,11 +107,6 @@ UNAVAILABLE_FUNCTIONS = [
         "not implemented yet: they build Flink's STRUCTURED type (a class name plus fields), which streamsql's "
         "type system does not have yet; no JVM is needed, so this is a gap, not a limit",
     ),
-    (
-        "CURRENT_WATERMARK",
-        "not implemented yet: it reads the watermark in effect for each row (carried by the runtime's `__wm` "
-        "column), which the scalar function interface does not expose yet",
-    ),
 ]
 
 

@@ -31,8 +31,14 @@ def bind_query(query: exp.Expression, catalog: Catalog, sql: str | None = None, 
     """The logical plan of a query. `mode` is "STREAMING" or "BATCH"."""
     from planner.functions_catalog import functions_of, using_functions  # user-defined functions
 
-    with using_functions(functions_of(catalog)):
-        return bind_query_node(BindContext(catalog, sql, mode.upper()), query)
+    from planner.binder.expressions import BINDING_MODE
+
+    token = BINDING_MODE.set(mode.upper())
+    try:
+        with using_functions(functions_of(catalog)):
+            return bind_query_node(BindContext(catalog, sql, mode.upper()), query)
+    finally:
+        BINDING_MODE.reset(token)
 
 
 def bind_insert(

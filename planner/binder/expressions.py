@@ -9,6 +9,7 @@ computing cannot disagree. Aggregates and legacy window properties are delegated
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from decimal import Decimal
 from typing import Protocol
 
@@ -35,6 +36,11 @@ from runtime.types import (
     TIMESTAMP_LTZ,
     DataType,
 )
+
+# The execution mode of the statement being bound ("STREAMING" | "BATCH"; set by
+# `planner.binder.bind_query`), for the expression rules that depend on it: CURRENT_WATERMARK
+# needs a rowtime attribute, which a BATCH query does not have.
+BINDING_MODE: ContextVar[str] = ContextVar("streamsql_binding_mode", default="STREAMING")
 
 # Flink aggregate function names (lower case) the binder recognizes as aggregates.
 AGGREGATE_FUNCTIONS = {
@@ -561,6 +567,21 @@ class ExprBinder:
         nullable = inner.type.nullable or name == "try_cast"
         return Call(name, (inner,), target.with_nullable(nullable if target.nullable else False))
 
+    def _current_watermark(self, node: exp.Expression, args_nodes: list[exp.Expression]) -> Expr:
+        """CURRENT_WATERMARK(rowtime): the argument must be a rowtime attribute (a column
+        with a WATERMARK, in a STREAMING query); the result is its type, precision 3."""
+        args = [self.bind(a) for a in args_nodes]
+        if len(args) != 1:
+            raise self.err("CURRENT_WATERMARK takes one argument, a rowtime attribute", node)
+        t = args[0].type
+        if t.time_attr != "ROWTIME" or BINDING_MODE.get() != "STREAMING":
+            raise self.err(
+                "Invalid function call:\nThe argument of CURRENT_WATERMARK() must be a rowtime attribute, "
+                f"but was '{plain(t)}'.",
+                node,
+            )
+        return self.call("current_watermark", args, node)
+
     def _typed_literal_type(self, node: exp.Cast, target: DataType) -> DataType:
         """The type of `TIMESTAMP '...'` / `TIME '...'` / `DATE '...'`: Calcite checks the
         format at validation and gives a TIMESTAMP or TIME the precision of the fraction
@@ -669,6 +690,8 @@ class ExprBinder:
                     pass
             return Call("proctime", (), t.as_time_attr("PROCTIME"))
         args_nodes = function_args(node)
+        if name == "current_watermark":
+            return self._current_watermark(node, args_nodes)
         if name == "json_array":
             return self._json_array(node, args_nodes)
         if name in ("ltrim", "rtrim", "btrim") and len(args_nodes) == 1:

@@ -135,7 +135,7 @@ def broadcast(value: pa.Scalar, num_rows: int) -> pa.Array:
 def evaluate(expr: Expr, batch: pa.RecordBatch, ctx: EvalContext | None = None) -> pa.Array:
     """The value of `expr` for every row of `batch`, as an array of `expr.type.to_arrow()`."""
     if ctx is None or ctx.num_rows != batch.num_rows:
-        ctx = EvalContext(batch.num_rows) if ctx is None else replace(ctx, num_rows=batch.num_rows)
+        ctx = EvalContext(batch.num_rows) if ctx is None else replace(ctx, num_rows=batch.num_rows, watermarks=None)
     v = _eval(expr, batch, ctx)
     if isinstance(v, pa.Scalar):
         v = broadcast(v, batch.num_rows)
@@ -269,7 +269,8 @@ def _eval_where(expr: Expr, batch: pa.RecordBatch, ctx: EvalContext, mask: np.nd
     if len(idx) == 0:
         return pa.nulls(n, target)
     sub = _take_referenced(expr, batch, idx)
-    vals = _full(_eval(expr, sub, replace(ctx, num_rows=len(idx))), len(idx))
+    wms = None if ctx.watermarks is None else ctx.watermarks[idx]
+    vals = _full(_eval(expr, sub, replace(ctx, num_rows=len(idx), watermarks=wms)), len(idx))
     # scatter back: position of each row inside `vals`, null where not selected
     pos = np.full(n, -1, dtype=np.int64)
     pos[idx] = np.arange(len(idx))

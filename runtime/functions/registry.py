@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+import numpy as np
 import pyarrow as pa
 
 from runtime.plugins import import_submodules
@@ -38,6 +39,10 @@ class EvalContext:
     now_ms: int = 0
     # The job's configuration, for kernels that take options (async Python functions).
     config: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
+    # Per row, the watermark (epoch ms) in effect when the row reached the operator (the
+    # batch's `__wm` column, runtime/batch.py), for CURRENT_WATERMARK; None where the
+    # operator does not see watermarks (every row then has none yet).
+    watermarks: np.ndarray | None = field(default=None, compare=False, hash=False)
 
 
 Infer = Callable[[list[DataType]], DataType]

@@ -581,6 +581,30 @@ def current_time(args: list[ArgValue], arg_types: list[DataType], result_type: D
     return pa.scalar(wall % dp.MS_PER_DAY // 1000 * 1000, pa.int32()).cast(pa.time32("ms"))
 
 
+def _infer_current_watermark(types: list[DataType]) -> DataType:
+    if len(types) != 1 or types[0].name not in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        shown = ", ".join(str(t) for t in types)
+        raise FunctionTypeError(f"The argument of CURRENT_WATERMARK() must be a rowtime attribute, but was '{shown}'.")
+    return DataType(types[0].name, True, precision=3)
+
+
+@scalar("current_watermark", _infer_current_watermark, deterministic=False)
+def current_watermark(
+    args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext
+) -> ArgValue:
+    """CURRENT_WATERMARK(rowtime): the watermark in effect when each row arrived, in the
+    rowtime's type with precision 3; NULL before the first watermark (the binder checks
+    that the argument is a rowtime attribute of a streaming query)."""
+    from runtime.batch import MIN_WATERMARK
+
+    target = result_type.to_arrow()
+    wm = ctx.watermarks
+    if wm is None:
+        return pa.nulls(ctx.num_rows, target)
+    values = np.asarray(wm, dtype=np.int64)
+    return pa.array(values, pa.int64(), mask=values == MIN_WATERMARK).cast(target)
+
+
 # ---------------------------------------------------------------------- arithmetic by unit
 
 _UNIT_MS = {
@@ -783,6 +807,7 @@ document(
         "current_date": ("CURRENT_DATE", "CURRENT_DATE"),
         "current_time": ("CURRENT_TIME, LOCALTIME", "CURRENT_TIME"),
         "current_timestamp": ("CURRENT_TIMESTAMP, NOW(), CURRENT_ROW_TIMESTAMP()", "CURRENT_TIMESTAMP"),
+        "current_watermark": ("CURRENT_WATERMARK(rowtime)", ""),
         "date_format": (
             "DATE_FORMAT(timestamp | string, format)",
             "DATE_FORMAT(TIMESTAMP '2024-05-17 10:45:00', 'yyyy/MM/dd HH')",

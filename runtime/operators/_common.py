@@ -14,12 +14,15 @@ from runtime.graph import Node
 from runtime.operators.base import OperatorContext
 
 
-def eval_context(ctx: OperatorContext, num_rows: int) -> EvalContext:
-    """The expression context for a batch: session time zone and the statement start
-    (config `table.exec.statement-start-ms` when the caller fixed it, else now)."""
+def eval_context(ctx: OperatorContext, num_rows: int, watermarks: np.ndarray | None = None) -> EvalContext:
+    """The expression context for a batch: session time zone, the statement start
+    (config `table.exec.statement-start-ms` when the caller fixed it, else now) and, where
+    the operator passes them, the rows' watermarks (the batch's `__wm`)."""
     now = STATEMENT_START_MS.get(ctx.config)
     now_ms = now if now is not None else int(time.time() * 1000)
-    return EvalContext(num_rows=num_rows, time_zone=ctx.time_zone, now_ms=now_ms, config=ctx.config or {})
+    return EvalContext(
+        num_rows=num_rows, time_zone=ctx.time_zone, now_ms=now_ms, config=ctx.config or {}, watermarks=watermarks
+    )
 
 
 def conform(array: pa.Array | pa.ChunkedArray, target: pa.DataType) -> pa.Array:

@@ -9,7 +9,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.batch import ROW_KIND, ROW_WATERMARK, data_columns
+from runtime.batch import ROW_KIND, ROW_WATERMARK, data_columns, row_watermarks
 from runtime.expr.ir import Call, Expr, InputRef, Literal, input_refs, remap_refs
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
@@ -79,7 +79,7 @@ class CalcOperator(Operator):
         data = data_columns(batch)
         mask: pa.Array | None = None
         if self.condition is not None:
-            cond = evaluate(self.condition, data, eval_context(self.ctx, data.num_rows))
+            cond = evaluate(self.condition, data, eval_context(self.ctx, data.num_rows, row_watermarks(batch)))
             mask = pc.fill_null(cond, False)
             if pc.all(mask).as_py():
                 mask = None
@@ -92,7 +92,7 @@ class CalcOperator(Operator):
                 mask = None
         if batch.num_rows == 0:
             return
-        arrays = evaluate_many(self.projections, data, eval_context(self.ctx, data.num_rows))
+        arrays = evaluate_many(self.projections, data, eval_context(self.ctx, data.num_rows, row_watermarks(batch)))
         kinds = system_column(batch, ROW_KIND)
         wms = system_column(batch, ROW_WATERMARK)
         result = make_batch(self.node, arrays, kinds, wms)
