@@ -29,9 +29,8 @@ if TYPE_CHECKING:
 
 def bind_query(query: exp.Expression, catalog: Catalog, sql: str | None = None, mode: str = "STREAMING") -> LogicalNode:
     """The logical plan of a query. `mode` is "STREAMING" or "BATCH"."""
-    from planner.functions_catalog import functions_of, using_functions  # user-defined functions
-
     from planner.binder.expressions import BINDING_MODE
+    from planner.functions_catalog import functions_of, using_functions  # user-defined functions
 
     token = BINDING_MODE.set(mode.upper())
     try:
