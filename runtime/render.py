@@ -86,6 +86,8 @@ def render_array(array: pa.Array | pa.ChunkedArray, dtype: DataType, time_zone: 
         return _render_map(array, dtype, time_zone)
     if n == "ROW":
         return _render_row(array, dtype, time_zone)
+    if n == "STRUCTURED":
+        return _render_row(array, dtype, time_zone, named=True)
     return pc.cast(array, pa.string())
 
 
@@ -295,9 +297,13 @@ def _render_map(array: pa.Array, dtype: DataType, time_zone: str) -> pa.Array:
     return pa.array(out, pa.string())
 
 
-def _render_row(array: pa.Array, dtype: DataType, time_zone: str) -> pa.Array:
+def _render_row(array: pa.Array, dtype: DataType, time_zone: str, named: bool = False) -> pa.Array:
+    """ROW as `(1, a)`; a STRUCTURED value (`named`) as `(name=Bob, age=42)`, its
+    fields' toString as Flink's Row prints them."""
     children = array.flatten()  # honours the array's offset
     cols = [_elements(children[i], ft, time_zone) for i, ft in enumerate(dtype.children)]
+    if named:
+        cols = [[f"{fn}={v}" for v in c] for fn, c in zip(dtype.field_names, cols, strict=True)]
     valid = array.is_valid().to_pylist()
     out = [("(" + ", ".join(c[r] for c in cols) + ")") if valid[r] else None for r in range(len(array))]
     return pa.array(out, pa.string())

@@ -28,7 +28,7 @@ ALL_TYPE_NAMES = (
     + BINARY_TYPES
     + TIMESTAMP_TYPES
     + INTERVAL_TYPES
-    + ("BOOLEAN", "DATE", "TIME", "ARRAY", "MAP", "MULTISET", "ROW", "NULL", "BITMAP", "VARIANT")
+    + ("BOOLEAN", "DATE", "TIME", "ARRAY", "MAP", "MULTISET", "ROW", "STRUCTURED", "NULL", "BITMAP", "VARIANT")
 )
 
 # Default precisions, as Flink's LogicalType classes define them.
@@ -42,6 +42,8 @@ class DataType:
 
     `name` is one of ALL_TYPE_NAMES. `time_attr` marks a time attribute ("ROWTIME" or
     "PROCTIME"): the planner tracks it through projections; the runtime ignores it.
+    `class_name` is a STRUCTURED type's class (Flink's inline structured type: a class
+    name and named fields, as OBJECT_OF builds; no Java class is needed or loaded).
     """
 
     name: str
@@ -51,6 +53,7 @@ class DataType:
     children: tuple[DataType, ...] = ()
     field_names: tuple[str, ...] = ()
     time_attr: str | None = field(default=None, compare=False)
+    class_name: str | None = None
 
     # ------------------------------------------------------------------ predicates
     @property
@@ -117,6 +120,10 @@ class DataType:
         if n == "ROW":
             inner = ", ".join(f"`{fn}` {ft}" for fn, ft in zip(self.field_names, self.children, strict=True))
             return f"ROW<{inner}>"
+        if n == "STRUCTURED":
+            parts = [f"'{self.class_name}'"]
+            parts += [f"`{fn}` {ft}" for fn, ft in zip(self.field_names, self.children, strict=True)]
+            return f"STRUCTURED<{', '.join(parts)}>"
         return n
 
     # ------------------------------------------------------------------ arrow
@@ -136,7 +143,7 @@ class DataType:
             return pa.list_(self.children[0].to_arrow())
         if n == "MAP":
             return pa.map_(self.children[0].to_arrow(), self.children[1].to_arrow())
-        if n == "ROW":
+        if n in ("ROW", "STRUCTURED"):
             return pa.struct(
                 [
                     pa.field(fn, ft.to_arrow(), ft.nullable)
@@ -160,6 +167,8 @@ class DataType:
             d["field_names"] = list(self.field_names)
         if self.time_attr:
             d["time_attr"] = self.time_attr
+        if self.class_name is not None:
+            d["class_name"] = self.class_name
         return d
 
     @staticmethod
@@ -172,6 +181,7 @@ class DataType:
             children=tuple(DataType.from_json(c) for c in d.get("children", ())),
             field_names=tuple(d.get("field_names", ())),
             time_attr=d.get("time_attr"),
+            class_name=d.get("class_name"),
         )
 
 
@@ -293,6 +303,16 @@ def MAP(key: DataType, value: DataType, nullable: bool = True) -> DataType:  # n
 
 def ROW(fields: list[tuple[str, DataType]], nullable: bool = True) -> DataType:  # noqa: N802
     return DataType("ROW", nullable, children=tuple(t for _, t in fields), field_names=tuple(n for n, _ in fields))
+
+
+def STRUCTURED(class_name: str, fields: list[tuple[str, DataType]], nullable: bool = True) -> DataType:  # noqa: N802
+    return DataType(
+        "STRUCTURED",
+        nullable,
+        children=tuple(t for _, t in fields),
+        field_names=tuple(n for n, _ in fields),
+        class_name=class_name,
+    )
 
 
 def NULL() -> DataType:  # noqa: N802

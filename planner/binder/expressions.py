@@ -33,6 +33,7 @@ from runtime.types import (
     INTERVAL_DAY_TIME,
     INTERVAL_YEAR_MONTH,
     NULL,
+    STRING,
     TIMESTAMP_LTZ,
     DataType,
 )
@@ -465,7 +466,22 @@ class ExprBinder:
             raise self.err("OVER windows are not supported yet", node, UnsupportedSqlError)
         if isinstance(node, exp.Func):
             return self._function(node)
+        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+            return self._field_access(node)
         raise self.err(f"Unsupported expression: {node.sql()}", node, UnsupportedSqlError)
+
+    def _field_access(self, node: exp.Dot) -> Expr:
+        """`expr.field` on a ROW or STRUCTURED value that is not a column path, e.g.
+        `ROW(1, 'a').EXPR$1` (a column's `r.x` is resolved by the scope)."""
+        base = self.bind(node.this)
+        name = node.expression.name
+        t = base.type
+        if t.name not in ("ROW", "STRUCTURED"):
+            raise self.err(f"Incompatible types: {t} has no field '{name}'", node)
+        if name not in t.field_names:
+            raise self.err(f"Column '{name}' not found in {t}", node)
+        ft = t.children[t.field_names.index(name)]
+        return Call("dot", (base, Literal(name, STRING(nullable=False))), ft.with_nullable(ft.nullable or t.nullable))
 
     def _checked_number(self, lit: Literal, node: exp.Expression) -> Literal:
         """Calcite refuses an exact numeric literal whose unscaled value needs more than 63

@@ -122,12 +122,12 @@ class Scope:
         else:
             base = [c for c in self.columns if c.name == parts[0]]
             rest = parts[1:]
-        if len(base) != 1 or base[0].type.name != "ROW":
+        if len(base) != 1 or base[0].type.name not in ("ROW", "STRUCTURED"):
             return None
         expr: Expr = InputRef(base[0].index, base[0].type)
         t = base[0].type
         for fname in rest:
-            if t.name != "ROW":
+            if t.name not in ("ROW", "STRUCTURED"):
                 raise error(SqlValidationError, f"Column '{fname}' not found: {t} has no fields", node, self.sql)
             if fname not in t.field_names:
                 raise _with_hint(

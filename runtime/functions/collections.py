@@ -224,7 +224,7 @@ def _map(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCon
 def _infer_field(types: list[DataType]) -> DataType:
     """`dot(row, 'name')`: the binder checks the name and passes the field's type as the
     call's type; this only validates the shape."""
-    if len(types) != 2 or types[0].name != "ROW" or not types[1].is_string:
+    if len(types) != 2 or types[0].name not in ("ROW", "STRUCTURED") or not types[1].is_string:
         raise FunctionTypeError("field access needs a ROW value and a field name")
     return types[0].children[0]
 
