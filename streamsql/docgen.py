@@ -57,6 +57,8 @@ def connector_page(name: str) -> str:
         'Any other option fails when a query uses the table ("Unsupported options found for '
         f"'{name}'\", with the supported list), as do a missing required option and a value of the wrong type.",
     ]
+    if f.guide:
+        lines += ["", f.guide.strip()]
     return "\n".join(lines) + "\n"
 
 

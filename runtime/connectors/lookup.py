@@ -2,7 +2,7 @@
 lookup cache.
 
 A connector is a lookup source when `supports_lookup(connector, options)` says so:
-'duckdb' always; 'filesystem' only when the table sets a `lookup.*` option (an opt-in:
+'duckdb' and 'jdbc' always; 'filesystem' only when the table sets a `lookup.*` option (an opt-in:
 Flink's filesystem connector is no lookup source, and a plain filesystem table keeps
 being refused as in Flink, case 913).
 
@@ -63,7 +63,7 @@ LOOKUP_OPTIONS: tuple[ConfigOption[Any], ...] = (
 
 
 def supports_lookup(connector: str, options: dict[str, str]) -> bool:
-    if connector == "duckdb":
+    if connector in ("duckdb", "jdbc"):
         return True
     if connector == "filesystem":
         return any(k.startswith("lookup.") for k in options)
@@ -152,6 +152,10 @@ def open_lookup(
         from runtime.connectors.duckdb_connector import DuckDBLookup
 
         return DuckDBLookup(options, schema)
+    if connector == "jdbc":
+        from runtime.connectors.jdbc import JdbcLookup
+
+        return JdbcLookup(options, schema)
     if connector == "filesystem":
         return FilesystemLookup(options, schema, config)
     raise ConnectorError(f"Connector '{connector}' is not a lookup source")

@@ -53,6 +53,7 @@ class TableSourceScanOperator(Operator):
         # parallelism (`rescale_snapshots`): resumed before `_pending`.
         self._resume: deque[dict[str, Any]] = deque()
         self._skipped_done = 0  # rows skipped by readers already closed
+        self._offsets: dict[int, Any] = {}  # checkpoint id -> the reader's offset in it
 
     def open(self) -> None:
         p = self.node.params
@@ -162,6 +163,8 @@ class TableSourceScanOperator(Operator):
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
         offset = self._reader.offset() if self._reader is not None else None
+        if self._reader is not None and offset is not None:
+            self._offsets[checkpoint_id] = offset
         known = getattr(self.source, "_known", None)
         return {
             "pending": list(self._pending),
@@ -172,6 +175,14 @@ class TableSourceScanOperator(Operator):
             "known": sorted(known) if isinstance(known, set) else None,
             "resume": list(self._resume),
         }
+
+    def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
+        """The reader confirms the offset of the newest completed checkpoint (CDC slots)."""
+        done = [k for k in self._offsets if k <= checkpoint_id]
+        if done and self._reader is not None:
+            self._reader.commit_offset(self._offsets[max(done)])
+        for k in done:
+            del self._offsets[k]
 
     def restore_state(self, handles: Any) -> None:
         """Called after `open`: replace the split queue and resume the split in progress."""

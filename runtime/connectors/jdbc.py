@@ -1,0 +1,384 @@
+"""The 'jdbc' connector for PostgreSQL, with Flink's option names: a bounded scan source
+(optionally partitioned into parallel splits), a lookup source for processing-time lookup
+joins (Flink's `lookup.cache` options, one query per batch of keys), and a sink (append,
+or upsert on the PRIMARY KEY; exactly-once with checkpoints: runtime.connectors.jdbc_sink).
+
+Rows travel as CSV through `COPY (SELECT ...) TO STDOUT` and are converted to Arrow by
+Arrow kernels (runtime.connectors.postgres), not row by row. The declared table is checked
+against the PostgreSQL catalog when a query using it is planned: a missing column or a
+type Flink's Postgres dialect does not map to the declared one fails then, naming it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from runtime.config import duration_ms
+from runtime.connectors.base import (
+    ConfigOption,
+    ConnectorFactory,
+    Source,
+    SourceContext,
+    SplitReader,
+    TableDescription,
+    register_connector,
+)
+from runtime.connectors.lookup import LOOKUP_OPTIONS, LookupSource
+from runtime.connectors.postgres import (
+    Endpoint,
+    check_columns,
+    connect,
+    csv_to_batches,
+    parse_jdbc_url,
+    quote_ident,
+    select_text,
+    table_columns,
+    unique_keys,
+)
+from runtime.errors import ConnectorError
+from runtime.types import Field
+
+NAME = "jdbc"
+
+CONNECTION_OPTIONS: tuple[ConfigOption[Any], ...] = (
+    ConfigOption("url", required=True, description="The JDBC database url: `jdbc:postgresql://host:port/database`."),
+    ConfigOption("table-name", required=True, description="The table to read or write (optionally `schema.table`)."),
+    ConfigOption("username", description="The user name to connect with."),
+    ConfigOption("password", description="The password to connect with."),
+    ConfigOption(
+        "driver",
+        description="The JDBC driver class (accepted for compatibility and ignored: streamsql connects with psycopg).",
+    ),
+    ConfigOption(
+        "connection.max-retry-timeout",
+        type="duration",
+        default="60 s",
+        description="How long to keep retrying a refused connection before the job fails.",
+    ),
+)
+
+SCAN_OPTIONS: tuple[ConfigOption[Any], ...] = (
+    ConfigOption(
+        "scan.partition.column",
+        description="A numeric column to split the scan on: one split per partition, read in parallel "
+        "(all four `scan.partition.*` options or none).",
+    ),
+    ConfigOption("scan.partition.num", type="int", description="The number of partitions."),
+    ConfigOption(
+        "scan.partition.lower-bound",
+        type="int",
+        description="The smallest value of the first partition. As in Flink, rows outside "
+        "[lower-bound, upper-bound] (and NULLs) are not read.",
+    ),
+    ConfigOption("scan.partition.upper-bound", type="int", description="The largest value of the last partition."),
+    ConfigOption(
+        "scan.fetch-size",
+        type="int",
+        default="0",
+        description="Rows per fetch (0: the runner's batch size). Rows are fetched by `COPY ... TO STDOUT` and "
+        "handed on in batches of this many rows.",
+    ),
+    ConfigOption(
+        "scan.auto-commit",
+        type="boolean",
+        default="true",
+        description="Accepted for compatibility: each split is read in one read-only REPEATABLE READ transaction.",
+    ),
+)
+
+SINK_OPTIONS: tuple[ConfigOption[Any], ...] = (
+    ConfigOption(
+        "sink.buffer-flush.max-rows",
+        type="int",
+        default="100",
+        description="Without checkpointing: flush (one transaction) after this many buffered rows; 0 disables.",
+    ),
+    ConfigOption(
+        "sink.buffer-flush.interval",
+        type="duration",
+        default="1 s",
+        description="Without checkpointing: flush buffered rows this often. With checkpointing each "
+        "checkpoint's rows commit in one transaction when the checkpoint completes (exactly-once).",
+    ),
+    ConfigOption("sink.max-retries", type="int", default="3", description="Retries of a failed write transaction."),
+    ConfigOption("sink.parallelism", type="int", description="Parallelism of the sink (accepted for compatibility)."),
+)
+
+OPTIONS: tuple[ConfigOption[Any], ...] = (*CONNECTION_OPTIONS, *SCAN_OPTIONS, *LOOKUP_OPTIONS, *SINK_OPTIONS)
+
+
+def endpoint(options: dict[str, str]) -> Endpoint:
+    url = options.get("url")
+    if not url:
+        raise ConnectorError("Missing required option 'url' for connector 'jdbc'.")
+    return parse_jdbc_url(url, options.get("username"), options.get("password"))
+
+
+def retry_timeout_s(options: dict[str, str]) -> float:
+    ms = duration_ms(options.get("connection.max-retry-timeout") or "60 s", "connection.max-retry-timeout")
+    return (ms or 0) / 1000
+
+
+def table_name(options: dict[str, str]) -> str:
+    table = options.get("table-name")
+    if not table:
+        raise ConnectorError("Missing required option 'table-name' for connector 'jdbc'.")
+    return table
+
+
+# --------------------------------------------------------------------------- planning check
+
+_PARTITION_KEYS = (
+    "scan.partition.column",
+    "scan.partition.num",
+    "scan.partition.lower-bound",
+    "scan.partition.upper-bound",
+)
+
+
+def _partitions(options: dict[str, str]) -> list[tuple[int, int]] | None:
+    """Flink's numeric BETWEEN ranges: `num` contiguous ranges covering [lower, upper]."""
+    given = [k for k in _PARTITION_KEYS if options.get(k) is not None]
+    if not given:
+        return None
+    if len(given) != len(_PARTITION_KEYS):
+        missing = [k for k in _PARTITION_KEYS if k not in given]
+        raise ConnectorError(
+            f"Either all or none of the scan.partition.* options must be set for connector 'jdbc'; missing: "
+            f"{', '.join(missing)}."
+        )
+    num, lo, hi = (int(options[k]) for k in _PARTITION_KEYS[1:])
+    if num < 1:
+        raise ConnectorError("'scan.partition.num' must be at least 1.")
+    if lo > hi:
+        raise ConnectorError("'scan.partition.lower-bound' must not be larger than 'scan.partition.upper-bound'.")
+    count = hi - lo + 1
+    num = min(num, count)
+    size, big = divmod(count, num)
+    out, start = [], lo
+    for i in range(num):
+        n = size + (1 if i < big else 0)
+        out.append((start, start + n - 1))
+        start += n
+    return out
+
+
+def check_table(desc: TableDescription) -> None:
+    """Planning time: the PostgreSQL table exists and carries the declared columns; a
+    partitioned scan names a column of it; an upsert sink's key is unique there."""
+    options, schema, pk = dict(desc.options), desc.schema, desc.primary_key
+    role = "sink" if desc.sink else "scan"
+    table = table_name(options)
+    parts = _partitions(options)
+    ep = endpoint(options)
+    with connect(ep, retry_timeout_s=min(retry_timeout_s(options), 10)) as con:
+        columns = table_columns(con, table)
+        if columns is None:
+            raise ConnectorError(f"Table '{table}' does not exist in the PostgreSQL database {ep.describe()}.")
+        check_columns(NAME, table, ep.describe(), columns, schema)
+        if parts is not None and role == "scan":
+            col = options["scan.partition.column"]
+            if col not in {f.name for f in schema}:
+                raise ConnectorError(f"'scan.partition.column' '{col}' is not a column of table '{table}'.")
+        if role == "sink" and pk and set(pk) not in unique_keys(con, table):
+            raise ConnectorError(
+                f"The jdbc sink upserts on the PRIMARY KEY ({', '.join(pk)}) of table '{table}', but the PostgreSQL "
+                f"table has no PRIMARY KEY or UNIQUE index on exactly these columns (INSERT ... ON CONFLICT needs one)."
+            )
+
+
+# --------------------------------------------------------------------------- scan
+
+
+class _Reader(SplitReader):
+    """One split: `SELECT cols FROM t [WHERE col BETWEEN lo AND hi]`, fetched by one COPY."""
+
+    def __init__(self, source: JdbcSource, bounds: tuple[int, int] | None) -> None:
+        self.source = source
+        self.bounds = bounds
+        self._batches: list[pa.RecordBatch] | None = None
+
+    def _fetch(self, max_rows: int) -> list[pa.RecordBatch]:
+        s = self.source
+        where = ""
+        if self.bounds is not None:
+            where = f" WHERE {quote_ident(s.partition_column or '')} BETWEEN {self.bounds[0]} AND {self.bounds[1]}"
+        sql = f"COPY (SELECT {select_text(s.fields)} FROM {quote_ident(s.table)}{where}) TO STDOUT (FORMAT csv)"
+        rows = s.fetch_size or max_rows
+        with connect(s.endpoint, autocommit=False, retry_timeout_s=s.retry_s) as con:
+            con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            buf = bytearray()
+            with con.cursor().copy(sql) as copy:
+                for chunk in copy:
+                    buf += chunk
+            con.rollback()
+        out: list[pa.RecordBatch] = []
+        for b in csv_to_batches(bytes(buf), s.fields, rows):
+            out += b.to_batches(max_chunksize=max(1, rows)) if b.num_rows > rows else [b]
+        out.reverse()
+        return out
+
+    def read(self, max_rows: int) -> pa.RecordBatch | None:
+        if self._batches is None:
+            self._batches = self._fetch(max_rows)
+        return self._batches.pop() if self._batches else None
+
+
+class JdbcSource(Source):
+    def __init__(self, options: dict[str, str], schema: tuple[Field, ...], projection: list[int] | None) -> None:
+        self.endpoint = endpoint(options)
+        self.table = table_name(options)
+        self.retry_s = retry_timeout_s(options)
+        self.fields = schema if projection is None else tuple(schema[i] for i in projection)
+        self.produced_schema = self.fields
+        self.partitions = _partitions(options)
+        self.partition_column = options.get("scan.partition.column")
+        self.fetch_size = int(options.get("scan.fetch-size") or 0)
+
+    def splits(self) -> list[str]:
+        return [str(i) for i in range(len(self.partitions))] if self.partitions else ["0"]
+
+    def create_reader(self, split_id: str) -> SplitReader:
+        return _Reader(self, self.partitions[int(split_id)] if self.partitions else None)
+
+
+# --------------------------------------------------------------------------- lookup
+
+
+class JdbcLookup(LookupSource):
+    """`lookup(key_columns, keys)`: ONE query for all keys of a batch,
+    `WHERE (k1, k2) IN (SELECT * FROM unnest(array1, array2))`; failed queries are retried
+    'lookup.max-retries' times on a new connection."""
+
+    def __init__(self, options: dict[str, str], schema: tuple[Field, ...]) -> None:
+        self.endpoint = endpoint(options)
+        self.table = table_name(options)
+        self.schema = schema
+        self.retry_s = retry_timeout_s(options)
+        self.max_retries = int(options.get("lookup.max-retries") or 3)
+        self.queries = 0
+        self._con: Any = None
+        self._types: dict[str, str] = {}
+
+    def _connection(self) -> Any:
+        if self._con is None or self._con.closed:
+            self._con = connect(self.endpoint, retry_timeout_s=self.retry_s)
+            self._types = {c.name: c.typname for c in table_columns(self._con, self.table) or []}
+        return self._con
+
+    def lookup(self, key_columns: list[int], keys: pa.Table) -> pa.Table:
+        import psycopg
+        from psycopg import sql
+
+        self.queries += 1
+        for attempt in range(self.max_retries + 1):
+            try:
+                con = self._connection()
+                names = [self.schema[c].name for c in key_columns]
+                arrays = [
+                    sql.SQL("{}::{}[]").format(sql.Literal(keys.column(i).to_pylist()), sql.SQL(self._types[n]))
+                    for i, n in enumerate(names)
+                ]
+                cond = sql.SQL("({}) IN (SELECT * FROM unnest({}))").format(
+                    sql.SQL(", ").join(sql.Identifier(n) for n in names), sql.SQL(", ").join(arrays)
+                )
+                query = sql.SQL("COPY (SELECT {} FROM {} WHERE {}) TO STDOUT (FORMAT csv)").format(
+                    sql.SQL(select_text(self.schema)), sql.SQL(quote_ident(self.table)), cond
+                )
+                buf = bytearray()
+                with con.cursor().copy(query) as copy:
+                    for chunk in copy:
+                        buf += chunk
+                break
+            except psycopg.OperationalError:
+                self.close()
+                if attempt == self.max_retries:
+                    raise
+        batches = list(csv_to_batches(bytes(buf), self.schema, 65536))
+        arrow_schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in self.schema])
+        return pa.Table.from_batches(batches, schema=arrow_schema)
+
+    def close(self) -> None:
+        if self._con is not None:
+            con, self._con = self._con, None
+            con.close()
+
+
+GUIDE = """
+## How it works
+
+- **Connections**: psycopg 3 (`pip install 'streamsql[postgres]'`), imported when a job first uses the
+  connector. Only PostgreSQL URLs are accepted; `driver` is ignored.
+- **Planning-time check**: when a query using the table is planned (also by `EXPLAIN`), the PostgreSQL table
+  must exist and have every declared column with a type Flink's JDBC Postgres dialect maps to the declared
+  one (`smallint`/`integer`/`bigint` → SMALLINT/INT/BIGINT, `real`/`double precision` → FLOAT/DOUBLE,
+  `numeric` → DECIMAL, `boolean`, `text`/`varchar`/`char` → STRING, `bytea` → BYTES, `date`, `time`,
+  `timestamp` → TIMESTAMP, `timestamptz` → TIMESTAMP_LTZ, arrays → ARRAY, `json`/`jsonb`/`uuid` → STRING).
+  A mismatch fails naming the column and both types.
+- **Scan**: each split is one `COPY (SELECT ...) TO STDOUT (FORMAT csv)` in a read-only REPEATABLE READ
+  transaction, parsed into Arrow batches by Arrow's CSV reader and cast by Arrow kernels. With the four
+  `scan.partition.*` options the scan has `scan.partition.num` splits `col BETWEEN lo AND hi` (contiguous
+  ranges covering the bounds, as Flink's numeric provider); parallel subtasks read different splits. As in
+  Flink, rows outside the bounds and rows whose column is NULL are not read.
+- **Lookup**: one query per input batch for all its distinct keys not in the cache:
+  `WHERE (k1, k2) IN (SELECT * FROM unnest($keys1, $keys2))`; `lookup.cache` = `PARTIAL` keeps rows per key
+  (`max-rows`, `expire-after-write`, `expire-after-access`, `cache-missing-key`).
+- **Sink**: rows go to a temporary staging table by `COPY ... FROM STDIN`, then one set statement applies them:
+  append (`INSERT ... SELECT`) without a PRIMARY KEY (update/delete rows are refused), or, with the table's
+  PRIMARY KEY (which must be a PRIMARY KEY or UNIQUE index of the PostgreSQL table), the last change per key:
+  `DELETE ... USING` for -D and `INSERT ... ON CONFLICT (key) DO UPDATE` for +I/+U.
+- **Exactly-once**: with checkpointing, a checkpoint's rows are committed in one transaction when the checkpoint
+  completes, together with a marker row in the side table `_streamsql_commits` (created in the target
+  database). A restored job replays the commits of completed checkpoints; the marker makes each replay a no-op.
+  Without checkpointing, rows are flushed every `sink.buffer-flush.max-rows` rows / `sink.buffer-flush.interval`
+  (at-least-once, as Flink's JDBC sink).
+- Spark runner: refused at planning (no PostgreSQL JDBC driver jar is shipped with streamsql).
+
+## Example
+
+```sql
+CREATE TABLE customers (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH (
+  'connector' = 'jdbc', 'url' = 'jdbc:postgresql://localhost:5432/shop', 'table-name' = 'customers',
+  'username' = 'flink', 'password' = 'secret',
+  'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '10000',
+  'lookup.partial-cache.expire-after-write' = '1 min');
+
+SELECT o.id, c.name FROM orders AS o
+  JOIN customers FOR SYSTEM_TIME AS OF o.proc_time AS c ON o.customer_id = c.id;
+```
+
+See the `postgres-cdc` page for a CDC → aggregation → jdbc upsert pipeline.
+"""
+
+# --------------------------------------------------------------------------- factory
+
+
+def _create_source(
+    options: dict[str, str], schema: tuple[Field, ...], projection: list[int] | None, ctx: SourceContext
+) -> Source:
+    return JdbcSource(options, schema, projection)
+
+
+def _create_sink(options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> Any:
+    from runtime.connectors.jdbc_sink import JdbcSink
+
+    return JdbcSink(options, schema, ctx)
+
+
+FACTORY = register_connector(
+    ConnectorFactory(
+        name=NAME,
+        description="A PostgreSQL table over psycopg (`url` = `jdbc:postgresql://host:port/database`): a bounded "
+        "scan source (parallel when `scan.partition.*` split it), a lookup source for processing-time lookup "
+        "joins with Flink's `lookup.cache` options (one query per batch of keys), and a sink that appends or, "
+        "with a PRIMARY KEY, upserts (`INSERT ... ON CONFLICT DO UPDATE`, `DELETE` for deletions); with "
+        "checkpointing each checkpoint's rows commit in one transaction when it completes, exactly once.",
+        options=OPTIONS,
+        create_source=_create_source,
+        create_sink=_create_sink,
+        validate=check_table,
+        guide=GUIDE,
+    )
+)

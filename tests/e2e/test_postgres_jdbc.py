@@ -1,0 +1,230 @@
+"""The 'jdbc' connector against a real PostgreSQL server (tests/servers/postgres.py):
+scans (partitioned, at parallelism 2), lookup joins with the partial cache, the upsert and
+append sinks, the type mapping, and the planning-time check of the declared table."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from clitools import run_cli
+from servers.postgres import PostgresServer
+
+from planner.errors import SqlError
+from runtime.graph import STREAMING, Node
+from runtime.operators.base import OperatorContext, Output
+from runtime.operators.lookup_join import LOOKUP_JOIN, LookupJoinOperator, LookupJoinParams
+from runtime.types import INT, STRING, Field
+from streamsql import EnvironmentSettings, TableEnvironment
+
+
+def _with(pg: PostgresServer, table: str, extra: str = "") -> str:
+    return f"'connector' = 'jdbc', 'url' = '{pg.jdbc_url}', 'table-name' = '{table}', 'username' = 'postgres'{extra}"
+
+
+def _rows(env: TableEnvironment, sql: str) -> list[tuple]:
+    return sorted((tuple(r) for r in env.execute_sql(sql).collect()), key=str)
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_scan_maps_postgres_types(postgres_server: PostgresServer, mode: str) -> None:
+    pg = postgres_server
+    t = pg.new_name("types")
+    pg.execute(
+        f"CREATE TABLE {t} (id int PRIMARY KEY, s smallint, b bigint, r real, d double precision, "
+        "n numeric(10,2), ok boolean, name text, v varchar(10), day date, tm time, ts timestamp, tz timestamptz, "
+        "raw bytea, tags text[], nums int[], doc jsonb)"
+    )
+    pg.execute(
+        f"INSERT INTO {t} VALUES (1, 2, 3, 1.5, 2.25, 12.34, true, 'a,\"b\"', '', '2024-02-29', '10:11:12.5', "
+        "'2024-01-01 10:00:00.123456', '2024-01-01 10:00:00+02', '\\x0102', '{x,\"y z\",NULL}', '{1,2}', "
+        "'{\"k\": 1}'), (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "
+        "NULL, NULL)"
+    )
+    settings = EnvironmentSettings.in_streaming_mode() if mode == "streaming" else EnvironmentSettings.in_batch_mode()
+    env = TableEnvironment.create(settings)
+    env.execute_sql(
+        "CREATE TABLE t (id INT, s SMALLINT, b BIGINT, r FLOAT, d DOUBLE, n DECIMAL(10, 2), ok BOOLEAN, "
+        "name STRING, v VARCHAR(10), `day` DATE, tm TIME(3), ts TIMESTAMP(6), tz TIMESTAMP_LTZ(3), raw BYTES, "
+        f"tags ARRAY<STRING>, nums ARRAY<INT>, doc STRING) WITH ({_with(pg, t)})"
+    )
+    rows = _rows(env, "SELECT * FROM t")
+    assert rows[0] == (
+        1, 2, 3, 1.5, 2.25, Decimal("12.34"), True, 'a,"b"', "", dt.date(2024, 2, 29), dt.time(10, 11, 12, 500000),
+        dt.datetime(2024, 1, 1, 10, 0, 0, 123456), rows[0][12], b"\x01\x02", ["x", "y z", None], [1, 2],
+        '{"k": 1}',
+    )  # fmt: skip
+    assert rows[0][12].astimezone(dt.UTC).replace(tzinfo=None) == dt.datetime(2024, 1, 1, 8, 0)
+    assert rows[1] == (2, *([None] * 16))
+
+
+def test_declared_table_is_checked_at_planning(postgres_server: PostgresServer) -> None:
+    pg = postgres_server
+    t = pg.new_name("chk")
+    pg.execute(f"CREATE TABLE {t} (id int, name text)")
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    env.execute_sql(f"CREATE TABLE bad_type (id INT, name INT) WITH ({_with(pg, t)})")
+    with pytest.raises(SqlError, match=r"Column 'name' .* declared INT but is text"):
+        env.explain_sql("SELECT * FROM bad_type")
+    env.execute_sql(f"CREATE TABLE bad_col (id INT, nom STRING) WITH ({_with(pg, t)})")
+    with pytest.raises(SqlError, match="Column 'nom' .* does not exist"):
+        env.explain_sql("SELECT * FROM bad_col")
+    env.execute_sql(f"CREATE TABLE missing (id INT) WITH ({_with(pg, 'no_such_table')})")
+    with pytest.raises(SqlError, match="Table 'no_such_table' does not exist"):
+        env.explain_sql("SELECT * FROM missing")
+    env.execute_sql(f"CREATE TABLE nokey (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ({_with(pg, t)})")
+    with pytest.raises(SqlError, match="no PRIMARY KEY or UNIQUE index"):
+        env.explain_sql("INSERT INTO nokey SELECT 1, 'a'")
+
+
+def test_partitioned_scan_at_parallelism_2_equals_single_scan(postgres_server: PostgresServer, tmp_path: Path) -> None:
+    pg = postgres_server
+    src, one, two = pg.new_name("src"), pg.new_name("one"), pg.new_name("two")
+    pg.execute(f"CREATE TABLE {src} (id int PRIMARY KEY, k int, v text)")
+    pg.execute(f"INSERT INTO {src} SELECT i, i % 7, 'v' || i FROM generate_series(1, 5000) i")
+    for out in (one, two):
+        pg.execute(f"CREATE TABLE {out} (id int, k int, v text)")
+    job = tmp_path / "job.sql"
+    parts = (
+        ", 'scan.partition.column' = 'id', 'scan.partition.num' = '5', "
+        "'scan.partition.lower-bound' = '1', 'scan.partition.upper-bound' = '5000'"
+    )
+    job.write_text(
+        f"CREATE TABLE s1 (id INT, k INT, v STRING) WITH ({_with(pg, src)});\n"
+        f"CREATE TABLE s2 (id INT, k INT, v STRING) WITH ({_with(pg, src, parts)});\n"
+        f"CREATE TABLE o1 (id INT, k INT, v STRING) WITH ({_with(pg, one)});\n"
+        f"CREATE TABLE o2 (id INT, k INT, v STRING) WITH ({_with(pg, two)});\n"
+        "EXECUTE STATEMENT SET BEGIN\n"
+        "INSERT INTO o1 SELECT * FROM s1;\n"
+        "INSERT INTO o2 SELECT * FROM s2;\n"
+        "END;\n"
+    )
+    done = run_cli("-f", str(job), "--parallelism", "2")
+    assert done.returncode == 0, done.stderr
+    single = pg.execute(f"SELECT id, k, v FROM {one} ORDER BY id")
+    assert len(single) == 5000
+    assert pg.execute(f"SELECT id, k, v FROM {two} ORDER BY id") == single
+    assert pg.execute(f"SELECT count(DISTINCT id) FROM {two}") == [(5000,)]
+
+
+def test_upsert_and_append_sinks(postgres_server: PostgresServer) -> None:
+    pg = postgres_server
+    agg, log = pg.new_name("agg"), pg.new_name("log")
+    pg.execute(f"CREATE TABLE {agg} (k text PRIMARY KEY, c bigint, s numeric(20, 2))")
+    pg.execute(f"INSERT INTO {agg} VALUES ('stale', 1, 1)")
+    pg.execute(f"CREATE TABLE {log} (k text, v numeric(10, 2))")
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    env.execute_sql(
+        "CREATE TABLE src (k STRING, v DECIMAL(10, 2)) WITH ('connector' = 'datagen', 'number-of-rows' = '500', "
+        "'fields.k.length' = '1', 'fields.v.min' = '0', 'fields.v.max' = '100')"
+    )
+    env.execute_sql(
+        f"CREATE TABLE a (k STRING, c BIGINT, s DECIMAL(20, 2), PRIMARY KEY (k) NOT ENFORCED) WITH ({_with(pg, agg)})"
+    )
+    env.execute_sql(f"CREATE TABLE l (k STRING, v DECIMAL(10, 2)) WITH ({_with(pg, log)})")
+    stmts = env.create_statement_set()
+    stmts.add_insert_sql("INSERT INTO a SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k")
+    stmts.add_insert_sql("INSERT INTO l SELECT k, v FROM src")
+    stmts.execute().wait()
+    expected = pg.execute(f"SELECT k, count(*), sum(v) FROM {log} GROUP BY k ORDER BY k")
+    assert pg.execute(f"SELECT count(*) FROM {log}") == [(500,)]
+    got = pg.execute(f"SELECT k, c, s FROM {agg} WHERE k <> 'stale' ORDER BY k")
+    assert got == expected
+    with pytest.raises(Exception, match="has no PRIMARY KEY, so it can only append"):
+        env.execute_sql("INSERT INTO l SELECT k, CAST(COUNT(*) AS DECIMAL(10, 2)) FROM src GROUP BY k").wait()
+
+
+def test_lookup_join_with_partial_cache(postgres_server: PostgresServer, tmp_path: Path) -> None:
+    pg = postgres_server
+    dim = pg.new_name("rates")
+    pg.execute(f"CREATE TABLE {dim} (cur text PRIMARY KEY, rate int)")
+    pg.execute(f"INSERT INTO {dim} VALUES ('USD', 90), ('EUR', 110)")
+    (tmp_path / "orders.csv").write_text("".join(f"{i},{['USD', 'EUR', 'GBP'][i % 3]}\n" for i in range(300)))
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    env.execute_sql(
+        f"CREATE TABLE o (id INT, cur STRING, pt AS PROCTIME()) WITH ('connector' = 'filesystem', "
+        f"'path' = '{tmp_path / 'orders.csv'}', 'format' = 'csv')"
+    )
+    cache = ", 'lookup.cache' = 'PARTIAL', 'lookup.partial-cache.max-rows' = '100'"
+    env.execute_sql(
+        f"CREATE TABLE r (cur STRING, rate INT, PRIMARY KEY (cur) NOT ENFORCED) WITH ({_with(pg, dim, cache)})"
+    )
+    rows = _rows(env, "SELECT o.id, r.rate FROM o LEFT JOIN r FOR SYSTEM_TIME AS OF o.pt ON o.cur = r.cur")
+    assert len(rows) == 300
+    assert rows == sorted(((i, [90, 110, None][i % 3]) for i in range(300)), key=str)
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _lookup_operator(options: dict[str, str], clock: _Clock) -> LookupJoinOperator:
+    node = Node(
+        id=1,
+        operator=LOOKUP_JOIN.name,
+        inputs=(0,),
+        schema=(Field("id", INT()), Field("cur", STRING()), Field("cur0", STRING()), Field("rate", INT())),
+        params=LookupJoinParams(
+            kind="LEFT", table="r", connector="jdbc", options=options,
+            physical_schema=(Field("cur", STRING()), Field("rate", INT())), projection=None, left_keys=(1,),
+            right_keys=(0,), table_keys=(0,), right_projections=None, right_condition=None, condition=None,
+            left_width=2,
+        ),
+    )  # fmt: skip
+    op = LookupJoinOperator(node, OperatorContext(mode=STREAMING, config={}))
+    op.cache.clock = clock
+    op.open()
+    return op
+
+
+def _probe(op: LookupJoinOperator) -> list[tuple]:
+    out = Output()
+    batch = pa.RecordBatch.from_pydict({"id": pa.array([1, 2, 3, 4], pa.int32()), "cur": ["USD", "EUR", "USD", "X"]})
+    op.process_batch(batch, 0, out)
+    rows = pa.Table.from_batches(out.batches).select([0, 3]).to_pylist()
+    return sorted(tuple(r.values()) for r in rows)
+
+
+def test_changed_row_is_seen_after_the_cache_expires(postgres_server: PostgresServer) -> None:
+    pg = postgres_server
+    dim = pg.new_name("dim")
+    pg.execute(f"CREATE TABLE {dim} (cur text PRIMARY KEY, rate int)")
+    pg.execute(f"INSERT INTO {dim} VALUES ('USD', 90), ('EUR', 110)")
+    clock = _Clock()
+    opts = {
+        "url": pg.jdbc_url, "table-name": dim, "username": "postgres", "lookup.cache": "PARTIAL",
+        "lookup.partial-cache.expire-after-write": "10 s",
+    }  # fmt: skip
+    op = _lookup_operator(opts, clock)
+    assert _probe(op) == [(1, 90), (2, 110), (3, 90), (4, None)]
+    assert op.source.queries == 1, "one query for the batch's keys, not one per row"
+    pg.execute(f"UPDATE {dim} SET rate = rate + 1")
+    pg.execute(f"INSERT INTO {dim} VALUES ('X', 7)")
+    clock.now = 5.0
+    assert _probe(op) == [(1, 90), (2, 110), (3, 90), (4, None)], "served from the cache (missing key too)"
+    assert op.source.queries == 1
+    clock.now = 10.5
+    assert _probe(op) == [(1, 91), (2, 111), (3, 91), (4, 7)], "after expire-after-write the new rows are read"
+    assert op.source.queries == 2
+    op.close()
+
+
+def test_spark_runner_refuses_postgres_connectors(postgres_server: PostgresServer) -> None:
+    from runtime.executor.spark.capabilities import check_graph
+    from runtime.executor.spark.types import SparkUnsupportedError
+
+    pg = postgres_server
+    t = pg.new_name("spark")
+    pg.execute(f"CREATE TABLE {t} (id int PRIMARY KEY, v text)")
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    env.execute_sql(f"CREATE TABLE s (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ({_with(pg, t)})")
+    (stmt,) = env.parse("SELECT * FROM s")
+    with pytest.raises(SparkUnsupportedError, match="connector 'jdbc' needs the PostgreSQL JDBC driver jar"):
+        check_graph(env._planner().plan_query(stmt).graph)  # noqa: SLF001 - planning only, no Spark
