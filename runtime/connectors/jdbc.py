@@ -216,7 +216,7 @@ class _Reader(SplitReader):
             con.rollback()
         out: list[pa.RecordBatch] = []
         for b in csv_to_batches(bytes(buf), s.fields, rows):
-            out += b.to_batches(max_chunksize=max(1, rows)) if b.num_rows > rows else [b]
+            out += [b.slice(off, rows) for off in range(0, b.num_rows, max(1, rows))]
         out.reverse()
         return out
 

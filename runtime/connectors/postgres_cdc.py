@@ -218,6 +218,9 @@ class _Relation:
     name: str
     columns: list[str]
 
+    def __post_init__(self) -> None:
+        self.index = {c: i for i, c in enumerate(self.columns)}
+
 
 def _cstring(buf: bytes, pos: int) -> tuple[str, int]:
     end = buf.index(0, pos)
@@ -247,22 +250,43 @@ def _tuple(buf: bytes, pos: int) -> tuple[list[str | None | bytes], int]:
 
 
 class _Changes:
-    """Decoded change rows of one read, column-wise (text values), with row kinds."""
+    """Decoded change rows of one read (text values, in each relation's column order) with
+    row kinds; `columns()` turns them column-wise for the declared fields at the end, so
+    the per-row work is one append."""
 
-    def __init__(self, names: list[str]) -> None:
-        self.names = names
-        self.values: list[list[str | None]] = [[] for _ in names]
+    def __init__(self) -> None:
+        self.rows: list[tuple[_Relation, list[Any]]] = []
         self.kinds: list[int] = []
         self.meta: list[tuple[int, str, str]] = []  # (commit time µs since 1970, schema, table)
 
     def add(self, kind: int, rel: _Relation, row: list[Any], commit_us: int) -> None:
-        pos = {c: i for i, c in enumerate(rel.columns)}
-        for out, name in zip(self.values, self.names, strict=True):
-            i = pos.get(name)
-            v = row[i] if i is not None else None
-            out.append(v if not isinstance(v, bytes) else None)
+        self.rows.append((rel, row))
         self.kinds.append(kind)
         self.meta.append((commit_us, rel.schema, rel.name))
+
+    def extend(self, other: _Changes) -> None:
+        self.rows += other.rows
+        self.kinds += other.kinds
+        self.meta += other.meta
+
+    def columns(self, names: list[str]) -> list[list[str | None]]:
+        """One list of text values per name (None: NULL, or a column the table lacks)."""
+        out: list[list[str | None]] = [[] for _ in names]
+        start = 0
+        while start < len(self.rows):
+            rel = self.rows[start][0]
+            stop = start
+            while stop < len(self.rows) and self.rows[stop][0] is rel:
+                stop += 1
+            run = [r for _, r in self.rows[start:stop]]
+            for values, name in zip(out, names, strict=True):
+                i = rel.index.get(name)
+                if i is None:
+                    values += [None] * len(run)
+                else:
+                    values += [None if isinstance(r[i], bytes) else r[i] for r in run]
+            start = stop
+        return out
 
     def __len__(self) -> int:
         return len(self.kinds)
@@ -419,8 +443,8 @@ class CdcReader(SplitReader):
             "'publication_names', %s)",
             (self._temp, max_rows, s.publication),
         ).fetchall()
-        changes = _Changes([f.name for f in s.data_fields])
-        pending = _Changes(changes.names)
+        changes = _Changes()
+        pending = _Changes()
         xid, commit_us, skip = 0, 0, False
         for (data,) in rows:
             buf = bytes(data)
@@ -428,16 +452,14 @@ class CdcReader(SplitReader):
             if tag == 0x42:  # 'B' begin
                 _final, ts, xid = struct.unpack_from(">qqI", buf, 1)
                 commit_us = ts + _PG_EPOCH_US
-                pending = _Changes(changes.names)
+                pending = _Changes()
                 skip = self._visible(xid)
             elif tag == 0x43:  # 'C' commit
                 _flags, _commit_lsn, end_lsn, _ts = struct.unpack_from(">bqqq", buf, 1)
                 if self.lsn is not None and end_lsn <= self.lsn:
                     continue  # emitted before the checkpoint this job was restored from
                 if not skip:
-                    changes.values = [a + b for a, b in zip(changes.values, pending.values, strict=True)]
-                    changes.kinds += pending.kinds
-                    changes.meta += pending.meta
+                    changes.extend(pending)
                 self.lsn = end_lsn
             elif tag == 0x52:  # 'R' relation
                 (oid,) = struct.unpack_from(">I", buf, 1)
@@ -480,7 +502,8 @@ class CdcReader(SplitReader):
             # 'Y' type, 'O' origin, 'M' message: nothing to emit
         if not len(changes):
             return self._empty()
-        cols = [from_text(pa.array(v, pa.string()), f.type) for v, f in zip(changes.values, s.data_fields, strict=True)]
+        texts = changes.columns([f.name for f in s.data_fields])
+        cols = [from_text(pa.array(v, pa.string()), f.type) for v, f in zip(texts, s.data_fields, strict=True)]
         arrow_schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in s.data_fields])
         batch = pa.RecordBatch.from_arrays(cols, schema=arrow_schema)
         kinds = np.asarray(changes.kinds, dtype=np.int8)
