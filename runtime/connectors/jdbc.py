@@ -11,6 +11,7 @@ type Flink's Postgres dialect does not map to the declared one fails then, namin
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -192,38 +193,58 @@ def check_table(desc: TableDescription) -> None:
 # --------------------------------------------------------------------------- scan
 
 
+_BLOCK_BYTES = 16 << 20
+
+
 class _Reader(SplitReader):
-    """One split: `SELECT cols FROM t [WHERE col BETWEEN lo AND hi]`, fetched by one COPY."""
+    """One split: `SELECT cols FROM t [WHERE col BETWEEN lo AND hi]` in one read-only
+    REPEATABLE READ transaction, streamed by one COPY. The server sends one CopyData
+    message per row, so the rows are gathered into blocks of whole rows (~16 MB) and each
+    block is parsed by Arrow's CSV reader at once: a split is never held whole in memory,
+    and parsing runs on large blocks (faster than feeding Arrow a stream)."""
 
     def __init__(self, source: JdbcSource, bounds: tuple[int, int] | None) -> None:
         self.source = source
         self.bounds = bounds
-        self._batches: list[pa.RecordBatch] | None = None
+        self._con: Any = None
+        self._chunks: Iterator[Any] | None = None
+        self._copy: Any = None
+        self._rest: list[pa.RecordBatch] = []
 
-    def _fetch(self, max_rows: int) -> list[pa.RecordBatch]:
+    def _open(self) -> Iterator[Any]:
         s = self.source
         where = ""
         if self.bounds is not None:
             where = f" WHERE {quote_ident(s.partition_column or '')} BETWEEN {self.bounds[0]} AND {self.bounds[1]}"
         sql = f"COPY (SELECT {select_text(s.fields)} FROM {quote_ident(s.table)}{where}) TO STDOUT (FORMAT csv)"
-        rows = s.fetch_size or max_rows
-        with connect(s.endpoint, autocommit=False, retry_timeout_s=s.retry_s) as con:
-            con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            buf = bytearray()
-            with con.cursor().copy(sql) as copy:
-                for chunk in copy:
-                    buf += chunk
-            con.rollback()
-        out: list[pa.RecordBatch] = []
-        for b in csv_to_batches(bytes(buf), s.fields, rows):
-            out += [b.slice(off, rows) for off in range(0, b.num_rows, max(1, rows))]
-        out.reverse()
-        return out
+        self._con = connect(s.endpoint, autocommit=False, retry_timeout_s=s.retry_s)
+        self._con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        self._copy = self._con.cursor().copy(sql)  # referenced while it runs (collecting it cancels the COPY)
+        return iter(self._copy.__enter__())
 
     def read(self, max_rows: int) -> pa.RecordBatch | None:
-        if self._batches is None:
-            self._batches = self._fetch(max_rows)
-        return self._batches.pop() if self._batches else None
+        rows = max(1, self.source.fetch_size or max_rows)
+        if self._chunks is None:
+            self._chunks = self._open()
+        while not self._rest:
+            block = bytearray()
+            for chunk in self._chunks:
+                block += chunk
+                if len(block) >= _BLOCK_BYTES:
+                    break
+            if not block:
+                self.close()
+                return None
+            for b in csv_to_batches(bytes(block), self.source.fields, rows):
+                self._rest += [b.slice(off, rows) for off in range(0, b.num_rows, rows)]
+            self._rest.reverse()
+        return self._rest.pop()
+
+    def close(self) -> None:
+        """Closing the connection ends the COPY and the read-only transaction."""
+        if self._con is not None:
+            con, self._con, self._copy = self._con, None, None
+            con.close()
 
 
 class JdbcSource(Source):
@@ -302,7 +323,7 @@ class JdbcLookup(LookupSource):
 
     def close(self) -> None:
         if self._con is not None:
-            con, self._con = self._con, None
+            con, self._con, self._copy = self._con, None, None
             con.close()
 
 

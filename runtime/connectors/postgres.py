@@ -367,7 +367,7 @@ def csv_to_batches(
     src = pa.BufferReader(data) if isinstance(data, bytes) else data
     reader = pacsv.open_csv(
         src,
-        read_options=pacsv.ReadOptions(column_names=names, block_size=max(1 << 16, block_rows * 64)),
+        read_options=pacsv.ReadOptions(column_names=names, block_size=max(1 << 16, block_rows * 64), use_threads=False),
         parse_options=pacsv.ParseOptions(newlines_in_values=True),
         convert_options=pacsv.ConvertOptions(
             column_types={n: pa.string() for n in names},
