@@ -28,6 +28,7 @@ from planner.catalog_store import CatalogError, CatalogStore
 from planner.errors import SqlValidationError, UnsupportedSqlError, did_you_mean
 from planner.logical import TableInfo
 from planner.statements import ColumnDef, CreateTable, CreateView, Drop, LikeClause, WatermarkDef
+from planner.statements_materialized import CreateMaterializedTable, Freshness
 from runtime.connectors.base import METADATA_COLUMNS, TableDescription
 from runtime.expr.ir import Expr
 from runtime.types import DataType, Field
@@ -64,6 +65,16 @@ class ResolvedColumn:
 
 
 @dataclass(frozen=True)
+class MaterializedDefinition:
+    """What makes a table a materialized table (Flink's CatalogMaterializedTable): the
+    definition query (its table names fully qualified), the freshness, the refresh mode."""
+
+    query: exp.Expression
+    freshness: Freshness
+    refresh_mode: str  # CONTINUOUS | FULL
+
+
+@dataclass(frozen=True)
 class CatalogTable:
     path: Path
     columns: tuple[ResolvedColumn, ...]
@@ -78,8 +89,13 @@ class CatalogTable:
     partitioned_by: tuple[str, ...] = ()
     statement: CreateTable | None = field(default=None, hash=False, compare=False)
     constraint_name: str | None = None
+    # A materialized table's definition (its query, freshness and refresh mode); None for
+    # a plain table.
+    materialized: MaterializedDefinition | None = field(default=None, hash=False, compare=False)
 
-    kind = "TABLE"
+    @property
+    def kind(self) -> str:
+        return "MATERIALIZED TABLE" if self.materialized is not None else "TABLE"
 
     @property
     def fields(self) -> tuple[Field, ...]:
@@ -205,6 +221,8 @@ def show_create(obj: CatalogObject) -> str:
         if obj.comment:
             head += f"COMMENT {_string(obj.comment)}\n"
         return head + f"AS {obj.query.sql(dialect='flink', identify=True)}\n"
+    if obj.materialized is not None:
+        return _show_create_materialized(obj, obj.materialized)
     lines = []
     for c in obj.columns:
         d = c.definition
@@ -232,6 +250,29 @@ def show_create(obj: CatalogObject) -> str:
     if obj.options:
         text += "WITH (\n" + _options_text(obj.options) + "\n)\n"
     return text
+
+
+def _show_create_materialized(obj: CatalogTable, m: MaterializedDefinition) -> str:
+    """SHOW CREATE MATERIALIZED TABLE: Flink prints no columns (the query defines them),
+    the primary key if any, then the enriched freshness and refresh mode."""
+    text = f"CREATE MATERIALIZED TABLE {quoted(obj.path)}\n"
+    if obj.primary_key:
+        name = obj.constraint_name or "PK_" + "_".join(obj.primary_key)
+        cols = ", ".join(f"`{k}`" for k in obj.primary_key)
+        text += f"(\n  CONSTRAINT `{name}` PRIMARY KEY ({cols}) NOT ENFORCED\n)\n"
+    if obj.comment:
+        text += f"COMMENT {_string(obj.comment)}\n"
+    if obj.partitioned_by:
+        text += "PARTITIONED BY (" + ", ".join(f"`{p}`" for p in obj.partitioned_by) + ")\n"
+    if obj.options:
+        text += "WITH (\n" + _options_text(obj.options) + "\n)\n"
+    text += f"FRESHNESS = {m.freshness.sql()}\nREFRESH_MODE = {m.refresh_mode}\n"
+    return text + f"AS {query_text(m.query)}\n"
+
+
+def query_text(query: exp.Expression) -> str:
+    """A stored query as SHOW CREATE prints it (identifiers in backticks)."""
+    return query.sql(dialect="flink", identify=True)
 
 
 def like_pattern(pattern: str, ilike: bool = False) -> re.Pattern[str]:
@@ -480,6 +521,13 @@ class Catalog:
         perm = None
         if store is not None and store.get_database(path[1]) is not None:
             perm = store.get(path[1], path[2])
+        if not is_view and isinstance(perm, CatalogTable) and perm.materialized is not None:
+            raise SqlValidationError(
+                f"Table {quoted(path)} is a materialized table: drop it with DROP MATERIALIZED TABLE.",
+                sql=stmt.sql,
+                line=1,
+                column=1,
+            )
         if isinstance(temp, want):
             if isinstance(perm, want):
                 raise SqlValidationError(
@@ -535,6 +583,8 @@ class Catalog:
 
         stmt = parse_statement(ddl)
         path = self.qualify(stmt.name)  # type: ignore[attr-defined]
+        if isinstance(stmt, CreateMaterializedTable):
+            return self.resolve_materialized_table(stmt, path)
         if isinstance(stmt, CreateTable):
             return self.resolve_table(stmt, path)
         assert isinstance(stmt, CreateView)
@@ -655,6 +705,84 @@ class Catalog:
             statement=stmt,
             constraint_name=stmt.constraint_name if stmt.primary_key and pk == stmt.primary_key else None,
         )
+
+    def resolve_materialized_table(
+        self,
+        stmt: CreateMaterializedTable,
+        path: Path,
+        freshness: Freshness | None = None,
+        refresh_mode: str | None = None,
+    ) -> CatalogTable:
+        """A materialized table: its columns are the definition query's (an explicit column
+        list may reorder them or give types the query's values are cast to), its query is
+        stored with fully qualified table names. `freshness` / `refresh_mode`: the resolved
+        ones (the statement's, when it states them, e.g. a stored DDL)."""
+        from planner.binder import bind_query  # local: the binder looks tables up here
+
+        freshness = freshness or stmt.freshness
+        refresh_mode = refresh_mode or stmt.refresh_mode
+        assert freshness is not None and refresh_mode is not None
+        sql = stmt.sql
+        query = self.qualify_query(stmt.query)
+        plan = bind_query(query, self, sql=sql, mode="BATCH" if refresh_mode == "FULL" else "STREAMING")
+        fields = [Field(f.name, plain(f.type)) for f in plan.fields]
+        names = [f.name for f in fields]
+        if stmt.columns:
+            declared = [c.name for c in stmt.columns]
+            missing = [n for n in declared if n not in names]
+            if missing:
+                raise SqlValidationError(
+                    f"Column '{missing[0]}' of the materialized table is not produced by its query. "
+                    f"Available columns: [{', '.join(repr(n) for n in names)}].",
+                    sql=sql,
+                )
+            if all(c.type is None for c in stmt.columns):  # names only: their order
+                if sorted(declared) != sorted(names):
+                    raise SqlValidationError(
+                        "The column list of the materialized table must name every column of its query: "
+                        f"[{', '.join(repr(n) for n in names)}].",
+                        sql=sql,
+                    )
+                fields = [fields[names.index(n)] for n in declared]
+            else:  # with types: the query's order, the declared types
+                types = {c.name: c.type for c in stmt.columns if c.type is not None}
+                fields = [Field(f.name, types.get(f.name) or f.type) for f in fields]
+        names = [f.name for f in fields]
+        for p in stmt.partitioned_by:
+            if p not in names:
+                raise SqlValidationError(
+                    f"Partition column '{p}' not defined in the query's schema. "
+                    f"Available columns: [{', '.join(repr(n) for n in names)}].",
+                    sql=sql,
+                )
+        pk = stmt.primary_key
+        constraint = stmt.constraint_name
+        for k in pk or ():
+            if k not in names:
+                raise SqlValidationError(
+                    f"Primary key column '{k}' not defined in the query schema. "
+                    f"Available columns: [{', '.join(repr(n) for n in names)}].",
+                    sql=sql,
+                )
+            if fields[names.index(k)].type.nullable:
+                shown = constraint or "PK_" + "_".join(pk or ())
+                raise SqlValidationError(f"Invalid primary key '{shown}'. Column '{k}' is nullable.", sql=sql)
+        table_stmt = CreateTable(
+            name=path,
+            columns=tuple(ColumnDef(f.name, "physical", type=f.type) for f in fields),
+            primary_key=pk,
+            options=dict(stmt.options),
+            comment=stmt.comment,
+            partitioned_by=stmt.partitioned_by,
+            constraint_name=constraint,
+            sql=sql,
+        )
+        table = self.resolve_table(table_stmt, path)
+        return replace(table, materialized=MaterializedDefinition(query, freshness, refresh_mode))
+
+    def store_object(self, obj: CatalogObject, if_not_exists: bool = False, stmt: Any = None) -> bool:
+        """Register a resolved permanent object under its path (False: IF NOT EXISTS skipped)."""
+        return self._store(obj.path, obj, False, if_not_exists, stmt)
 
     def _merge_like(
         self, stmt: CreateTable

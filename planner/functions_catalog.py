@@ -216,6 +216,34 @@ class FunctionCatalog:
                     return True
         return self.drop(path[-1], temporary, system, if_exists)
 
+    def alter_path(self, path: tuple[str, ...], stmt: Any) -> bool:
+        """ALTER FUNCTION [IF EXISTS] path AS 'identifier' LANGUAGE PYTHON: a permanent
+        function gets another implementation (False: IF EXISTS and there is none)."""
+        target = self._store(path)
+        if target is None or target[0].get_function(target[1], target[2]) is None:
+            if stmt.if_exists:
+                return False
+            full = self._catalogs.qualify(path) if self._catalogs is not None else ("", "", path[-1])
+            raise SqlValidationError(f"Function {full[1]}.{full[2]} does not exist in Catalog {full[0]}.")
+        if stmt.language != "PYTHON":
+            raise UnsupportedSqlError(
+                f"Function '{path[-1]}' is LANGUAGE {stmt.language}: {stmt.language.title()} functions need a JVM, "
+                "which streamsql does not have. Declare LANGUAGE PYTHON (see docs/udf.md).",
+                sql=stmt.sql,
+                line=1,
+                column=1,
+            )
+        try:
+            import_object(stmt.identifier)
+        except (ImportError, AttributeError) as e:
+            raise SqlValidationError(
+                f"Cannot instantiate user-defined function '{path[-1]}': {e}", sql=stmt.sql, line=1, column=1
+            ) from None
+        store, database, name = target
+        store.put_function(database, name, stmt.identifier, "PYTHON")
+        self._loaded = {k: v for k, v in self._loaded.items() if k[1:3] != (database, name)}
+        return True
+
     def drop(self, name: str, temporary: bool = True, system: bool = False, if_exists: bool = False) -> bool:
         scope = self._scope(temporary, system)
         defn = scope.pop(name.lower(), None)

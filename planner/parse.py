@@ -17,6 +17,8 @@ from sqlglot.tokens import Token, TokenType
 
 import planner.dialect  # noqa: F401 - registers the "flink" dialect
 from planner import statements_catalog as sc
+from planner import statements_dml as dml
+from planner import statements_materialized as sm
 from planner.ddl import parse_create_table, parse_create_view, parse_drop
 from planner.errors import SqlParseError
 from planner.parse_cursor import Cursor
@@ -60,6 +62,8 @@ _STATEMENT_KEYWORDS = (
     "TRUNCATE",
     "ANALYZE",
     "CALL",
+    "DELETE",
+    "UPDATE",
 )
 # SHOW <what> forms (the listing kinds; SHOW CREATE and SHOW CURRENT are parsed apart).
 _SHOW_KINDS = (
@@ -117,6 +121,11 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
         return _insert(cur, pos)
     if word == "CREATE":
         cur.match("CREATE")
+        if cur.match("OR", "ALTER"):
+            cur.expect("MATERIALIZED", "TABLE")
+            return sm.parse_create_materialized_table(cur, True, pos)
+        if cur.match("MATERIALIZED", "TABLE"):
+            return sm.parse_create_materialized_table(cur, False, pos)
         if cur.match("OR", "REPLACE"):
             if cur.match("TEMPORARY"):
                 cur.error("CREATE OR REPLACE TEMPORARY TABLE is not supported", cur.parser._prev)
@@ -143,6 +152,8 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
 
         if is_function_statement(cur):
             return parse_drop_function(cur, pos)
+        if cur.match("MATERIALIZED", "TABLE"):
+            return sm.parse_drop_materialized_table(cur, pos)
         if cur.match("CATALOG"):
             return sc.parse_drop_catalog(cur, pos)
         if cur.match("DATABASE"):
@@ -161,13 +172,26 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
             return sc.parse_alter_table(cur, pos)
         if cur.match("VIEW"):
             return sc.parse_alter_view(cur, pos)
-        cur.unexpected('"CATALOG", "DATABASE", "TABLE" or "VIEW"')
+        if cur.match("MATERIALIZED", "TABLE"):
+            return sm.parse_alter_materialized_table(cur, pos)
+        if "FUNCTION" in (cur.peek_word(0), cur.peek_word(1), cur.peek_word(2)):
+            return dml.parse_alter_function(cur, pos)
+        cur.unexpected('"CATALOG", "DATABASE", "TABLE", "VIEW", "MATERIALIZED TABLE" or "FUNCTION"')
     if word in ("LOAD", "UNLOAD"):
         cur.parser._advance()
         cur.expect("MODULE")
         return sc.parse_module(cur, word, pos)
     if word in ("ADD", "REMOVE") or (word == "CREATE" and cur.peek_word(1) == "JAR"):
         return sc.parse_jvm(cur, pos)
+    if word == "DELETE":
+        cur.match("DELETE")
+        return dml.parse_delete(cur, pos)
+    if word == "UPDATE":
+        cur.match("UPDATE")
+        return dml.parse_update(cur, pos)
+    if word == "CALL":
+        cur.match("CALL")
+        return dml.parse_call(cur, pos)
     if word == "TRUNCATE":
         cur.match("TRUNCATE")
         cur.expect("TABLE")
@@ -195,6 +219,9 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
         cur.parser._advance()
         if cur.match("CATALOG"):
             return sc.parse_describe_catalog(cur, pos)
+        if cur.peek_word() == "JOB":
+            cur.match("JOB")
+            return dml.parse_describe_job(cur, pos)
         if cur.peek_word() == "FUNCTION":
             from planner.statements_functions import parse_describe_function
 
@@ -235,7 +262,17 @@ def _show(cur: Cursor, pos: dict) -> Statement:
     if not what:
         cur.unexpected('"TABLES", "VIEWS", "FUNCTIONS", "CATALOGS", "DATABASES", "COLUMNS", "CREATE", ...')
     scope: tuple[str, ...] | None = None
-    if what in ("DATABASES", "TABLES", "VIEWS", "FUNCTIONS", "USER FUNCTIONS", "COLUMNS", "PROCEDURES", "PARTITIONS"):
+    if what in (
+        "DATABASES",
+        "TABLES",
+        "VIEWS",
+        "MATERIALIZED TABLES",
+        "FUNCTIONS",
+        "USER FUNCTIONS",
+        "COLUMNS",
+        "PROCEDURES",
+        "PARTITIONS",
+    ):
         if cur.match("FROM") or cur.match("IN"):
             start = cur.curr
             scope = cur.path()
@@ -245,7 +282,10 @@ def _show(cur: Cursor, pos: dict) -> Statement:
                     "a single part identifier.",
                     start,
                 )
-            if what in ("TABLES", "VIEWS", "FUNCTIONS", "USER FUNCTIONS", "PROCEDURES") and len(scope) > 2:
+            if (
+                what in ("TABLES", "VIEWS", "MATERIALIZED TABLES", "FUNCTIONS", "USER FUNCTIONS", "PROCEDURES")
+                and len(scope) > 2
+            ):
                 cur.error(
                     f"Show {what.lower()} from/in identifier [ {'.'.join(scope)} ] format error, it should be "
                     "[catalog_name.]database_name.",
@@ -253,6 +293,17 @@ def _show(cur: Cursor, pos: dict) -> Statement:
                 )
         elif what in ("COLUMNS", "PARTITIONS"):
             scope = cur.path()
+    partition: list[tuple[str, str]] = []
+    if what == "PARTITIONS" and cur.match("PARTITION"):
+        cur.expect_type(TokenType.L_PAREN, '"("')
+        while True:
+            key = cur.name("a partition column")
+            cur.expect_type(TokenType.EQ, '"="')
+            partition.append((key, cur.string("a partition value string")))
+            if cur.match_type(TokenType.COMMA):
+                continue
+            cur.expect_type(TokenType.R_PAREN, '")" or ","')
+            break
     not_like = cur.match("NOT")
     like = None
     ilike = False
@@ -261,7 +312,7 @@ def _show(cur: Cursor, pos: dict) -> Statement:
     elif not_like:
         cur.unexpected('"LIKE" or "ILIKE"')
     _end(cur)
-    return Show(what=what, scope=scope, like=like, not_like=not_like, ilike=ilike, **pos)
+    return Show(what=what, scope=scope, like=like, not_like=not_like, ilike=ilike, partition=tuple(partition), **pos)
 
 
 def _unknown(cur: Cursor) -> NoReturn:

@@ -122,6 +122,8 @@ class Show(Statement):
     like: str | None = None  # [NOT] [I]LIKE 'pattern'
     not_like: bool = False
     ilike: bool = False
+    # SHOW PARTITIONS t PARTITION (k = 'v', ...): the partial partition spec to list.
+    partition: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from planner.statements_catalog import (
     UseCatalog,
     UseDatabase,
 )
+from planner.statements_dml import AlterFunction, Call, DescribeJob
 from runtime.types import BOOLEAN, STRING, Field
 from streamsql.result import TableResult
 
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
     from streamsql.environment import TableEnvironment
 
 TABLE_EXCEPTION = "org.apache.flink.table.api.TableException"
+VALIDATION = "org.apache.flink.table.api.ValidationException"
+SQL_EXECUTION_EXCEPTION = "org.apache.flink.table.gateway.service.utils.SqlExecutionException"
 # The modules a session can load: Flink's `core` holds the built-in functions.
 KNOWN_MODULES = ("core",)
 
@@ -257,16 +260,18 @@ def show(env: TableEnvironment, stmt: Show) -> TableResult | None:
         if catalog not in cat.catalogs:
             raise _err(stmt, f"Catalog {catalog} does not exist")
         return _strings("database name", _filter(cat.catalogs[catalog].list_databases(), stmt))
-    if what in ("TABLES", "VIEWS"):
+    if what in ("TABLES", "VIEWS", "MATERIALIZED TABLES"):
         catalog, database = cat.current_catalog, cat.current_database
         if stmt.scope:
             catalog, database = _database_path(cat, stmt, stmt.scope)
             if cat.catalogs[catalog].get_database(database) is None:
                 raise _err(stmt, f"Database `{catalog}`.`{database}` doesn't exist.")
-        names = cat.object_names(catalog, database, "VIEW" if what == "VIEWS" else None)
+        kind = {"VIEWS": "VIEW", "MATERIALIZED TABLES": "MATERIALIZED TABLE"}.get(what)
+        names = cat.object_names(catalog, database, kind)
         from streamsql.table_env_api import visible
 
-        return _strings("table name" if what == "TABLES" else "view name", _filter(visible(names), stmt))
+        header = {"TABLES": "table name", "VIEWS": "view name"}.get(what, "materialized table")
+        return _strings(header, _filter(visible(names), stmt))
     if what == "COLUMNS":
         assert stmt.scope is not None
         rows = describe_rows(env, stmt.scope, stmt)
@@ -285,6 +290,8 @@ def show(env: TableEnvironment, stmt: Show) -> TableResult | None:
         return _strings("jars", [])
     if what == "PROCEDURES":
         return _strings("procedure name", [])
+    if what == "PARTITIONS":
+        return show_partitions(env, stmt)
     return None
 
 
@@ -337,6 +344,21 @@ def show_create(env: TableEnvironment, stmt: ShowCreate) -> TableResult:
             stmt,
             f"SHOW CREATE VIEW is only supported for views, but {quoted(path)} is a table. "
             "Please use SHOW CREATE TABLE instead.",
+            TABLE_EXCEPTION,
+        )
+    materialized = isinstance(obj, CatalogTable) and obj.materialized is not None
+    if kind == "MATERIALIZED TABLE" and not materialized:
+        raise _err(
+            stmt,
+            f"SHOW CREATE MATERIALIZED TABLE is only supported for materialized tables, but {quoted(path)} is a "
+            "table. Please use SHOW CREATE TABLE instead.",
+            TABLE_EXCEPTION,
+        )
+    if kind == "TABLE" and materialized:
+        raise _err(
+            stmt,
+            f"SHOW CREATE TABLE is only supported for tables, but {quoted(path)} is a materialized table. "
+            "Please use SHOW CREATE MATERIALIZED TABLE instead.",
             TABLE_EXCEPTION,
         )
     return _strings("result", [object_ddl(obj)])
@@ -443,6 +465,70 @@ def analyze_table(env: TableEnvironment, stmt: AnalyzeTable) -> TableResult:
     )
 
 
+def describe_job(env: TableEnvironment, stmt: DescribeJob) -> TableResult:
+    """DESCRIBE JOB '<id>': the job's row of SHOW JOBS."""
+    handle = env.jobs.get(stmt.job_id)
+    if handle is None:
+        raise _err(stmt, f"Described job {stmt.job_id} does not exist.", SQL_EXECUTION_EXCEPTION)
+    return env.job_rows([(stmt.job_id, handle)])
+
+
+def call(env: TableEnvironment, stmt: Call) -> TableResult:
+    """CALL: streamsql's catalogs hold no procedures (SHOW PROCEDURES lists none)."""
+    path = env.catalog.qualify(stmt.procedure, stmt.sql)
+    if path[0] not in env.catalog.catalogs:
+        raise _err(stmt, f"Catalog {path[0]} does not exist", VALIDATION)
+    raise _err(
+        stmt,
+        f"Procedure {path[1]}.{path[2]} does not exist in Catalog {path[0]}.",
+        "org.apache.flink.table.catalog.exceptions.ProcedureNotExistException",
+    )
+
+
+def alter_function(env: TableEnvironment, stmt: AlterFunction) -> TableResult:
+    """ALTER FUNCTION: a permanent (catalog) function gets another Python identifier."""
+    if stmt.system:
+        raise _err(stmt, "Alter temporary system function is not supported", VALIDATION)
+    if stmt.temporary:
+        raise _err(stmt, "Alter temporary catalog function is not supported", VALIDATION)
+    env._functions().alter_path(tuple(stmt.name), stmt)  # noqa: SLF001 - the session's function catalog
+    return TableResult.ok()
+
+
+def show_partitions(env: TableEnvironment, stmt: Show) -> TableResult:
+    """SHOW PARTITIONS t [PARTITION (k = 'v', ...)]: the partitions the table's connector
+    holds (the filesystem connector: its `k=v/` directories), as `k=v/k2=v2` rows."""
+    from runtime.connectors.base import get_connector
+
+    assert stmt.scope is not None
+    obj = env.catalog.lookup(stmt.scope, None, stmt.sql)
+    path = obj.path
+    if not isinstance(obj, CatalogTable):
+        raise _err(stmt, f"Table {quoted(path)} is a view; SHOW PARTITIONS needs a table.", VALIDATION)
+    if not obj.partitioned_by:
+        raise _err(
+            stmt,
+            f"Table {path[1]}.{path[2]} in catalog {path[0]} is not partitioned.",
+            "org.apache.flink.table.catalog.exceptions.TableNotPartitionedException",
+        )
+    lister = get_connector(obj.connector).list_partitions
+    if lister is None:
+        raise UnsupportedSqlError(
+            f"SHOW PARTITIONS is not supported for connector '{obj.connector}': only the filesystem connector "
+            "keeps partitions streamsql can list.",
+            sql=stmt.sql,
+            line=1,
+            column=1,
+        )
+    spec = dict(stmt.partition)
+    rows = [
+        "/".join(f"{k}={p[k]}" for k in obj.partitioned_by)
+        for p in lister(dict(obj.options), obj.partitioned_by)
+        if all(p.get(k) == v for k, v in spec.items())
+    ]
+    return _strings("partition name", sorted(rows))
+
+
 HANDLERS: dict[type, Callable[[Any, Any], TableResult]] = {
     CreateCatalog: create_catalog,
     DropCatalog: drop_catalog,
@@ -460,6 +546,9 @@ HANDLERS: dict[type, Callable[[Any, Any], TableResult]] = {
     JvmStatement: jvm_statement,
     TruncateTable: truncate_table,
     AnalyzeTable: analyze_table,
+    DescribeJob: describe_job,
+    Call: call,
+    AlterFunction: alter_function,
 }
 
 

@@ -31,10 +31,13 @@ _DEFAULT_CLASS = {
 
 
 def is_job_statement(stmt: Any) -> bool:
-    """INSERT, STATEMENT SET and CREATE TABLE AS: statements that submit a job."""
+    """INSERT, STATEMENT SET, CREATE TABLE AS, DELETE and UPDATE: statements that submit a job."""
     from planner.statements import CreateTable, InsertInto, StatementSet
+    from planner.statements_dml import Delete, Update
 
-    return isinstance(stmt, (InsertInto, StatementSet)) or (isinstance(stmt, CreateTable) and stmt.as_query is not None)
+    return isinstance(stmt, (InsertInto, StatementSet, Delete, Update)) or (
+        isinstance(stmt, CreateTable) and stmt.as_query is not None
+    )
 
 
 def has_rows(stmt: Any, result: Any) -> bool:

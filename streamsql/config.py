@@ -37,6 +37,7 @@ OPTION_MODULES: tuple[str, ...] = (
     "planner.optimizer.phases",
     "runtime.sink_constraints",
     "streamsql.environment",
+    "streamsql.materialized_tables",
     "streamsql.printing",
     "streamsql.client_output",
     "streamsql.control",

@@ -11,6 +11,8 @@ import threading
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from sqlglot import exp
+
 from planner.errors import SqlError, SqlValidationError, UnsupportedSqlError
 from planner.statements import (
     CreateTable,
@@ -26,6 +28,8 @@ from planner.statements import (
     Statement,
     StatementSet,
 )
+from planner.statements_dml import Delete, Update
+from planner.statements_materialized import AlterMaterializedTable, CreateMaterializedTable, DropMaterializedTable
 from runtime.checkpoint.options import JOB_ID
 from runtime.config.core import PARALLELISM, RUNTIME_MODE, TARGET
 from runtime.config.options import key
@@ -268,6 +272,16 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         handler = catalog_statements.HANDLERS.get(type(stmt))
         if handler is not None:
             return handler(self, stmt)
+        from streamsql import materialized_tables, row_level
+
+        if isinstance(stmt, CreateMaterializedTable):
+            return materialized_tables.create(self, stmt)
+        if isinstance(stmt, AlterMaterializedTable):
+            return materialized_tables.alter(self, stmt)
+        if isinstance(stmt, DropMaterializedTable):
+            return materialized_tables.drop(self, stmt)
+        if isinstance(stmt, (Delete, Update)):
+            return row_level.run(self, stmt)
         if isinstance(stmt, CreateTable):
             if stmt.as_query is not None:
                 return self._create_table_as(stmt)
@@ -359,16 +373,36 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             executor=lambda: running[0] if running else None,
         )
 
-    def _run_inserts(self, inserts: list[InsertInto]) -> TableResult:
-        graph = self._planner().plan_inserts(inserts)
+    def _run_inserts(self, inserts: list[InsertInto], planner: Any = None, name: str | None = None) -> TableResult:
+        """Plan and submit INSERTs as one job (`planner`: one with other settings, e.g. a
+        materialized table's refresh job; `name`: the job's name)."""
+        graph = (planner or self._planner()).plan_inserts(inserts)
         if self.runner == "spark":  # refuse an unsupported job before it starts
             self._executor(graph, threading.Event(), inserts[0])
+        # INSERT OVERWRITE: what the new rows replace is removed once the job has succeeded.
+        on_success = [self._prepare_overwrite(i) for i in inserts if i.overwrite]
         # Flink names an INSERT job after its sink tables.
-        name = "insert-into_" + ",".join(".".join(self._catalog.qualify(i.table)) for i in inserts)
-        return self.submit_job_graph(graph, name)
+        name = name or "insert-into_" + ",".join(".".join(self._catalog.qualify(i.table)) for i in inserts)
+        return self.submit_job_graph(graph, name, on_success=on_success)
 
-    def submit_job_graph(self, graph: Any, name: str) -> TableResult:
-        """Run a planned JobGraph as a job (an INSERT's, or a compiled plan's) in the background."""
+    def _prepare_overwrite(self, insert: InsertInto) -> Any:
+        from planner.catalog import CatalogTable
+        from runtime.connectors.base import get_connector
+        from runtime.connectors.filesystem_partitions import PARTITION_KEYS
+
+        table = self._catalog.lookup(insert.table, None, insert.sql)
+        assert isinstance(table, CatalogTable)  # the binder refused a view
+        prepare = get_connector(table.connector).prepare_overwrite
+        assert prepare is not None  # the binder refused the statement otherwise
+        options = dict(table.options)
+        if table.partitioned_by:
+            options[PARTITION_KEYS] = ",".join(table.partitioned_by)
+        static = {k: str(v.this) if isinstance(v, exp.Literal) else v.sql() for k, v in insert.partition}
+        return prepare(options, static)
+
+    def submit_job_graph(self, graph: Any, name: str, on_success: list[Any] | None = None) -> TableResult:
+        """Run a planned JobGraph as a job (an INSERT's, or a compiled plan's) in the background;
+        `on_success` functions run after the job has finished without failing or being stopped."""
         job_id = f"{next(_job_ids):032x}"
         # Checkpoints of this job live under <execution.checkpointing.dir>/<job id>/ (job ids
         # count from 1 in each session, so re-running a script finds its checkpoints).
@@ -380,6 +414,9 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             executors.append(executor)
             for _ in executor.run():
                 pass
+            if not stop.is_set():
+                for fn in on_success or ():
+                    fn()
 
         handle = JobHandle(job_id, run, name=name, executor=lambda: executors[0] if executors else None)
         self.jobs[job_id] = handle
@@ -405,15 +442,19 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         if what in ("FUNCTIONS", "USER FUNCTIONS"):
             return catalog_statements.show_functions(self, stmt)
         if what == "JOBS":
-            rows = [(jid, h.name, h.get_job_status(), _iso(h.start_time)) for jid, h in self.jobs.items()]
-            fields = (
-                Field("job id", STRING()),
-                Field("job name", STRING()),
-                Field("status", STRING()),
-                Field("start time", STRING()),
-            )
-            return TableResult.of_rows(fields, rows)
+            return self.job_rows(list(self.jobs.items()))
         raise UnsupportedSqlError(f"SHOW {stmt.what} is not supported", sql=stmt.sql, line=1, column=1)
+
+    def job_rows(self, jobs: list[tuple[str, JobHandle]]) -> TableResult:
+        """SHOW JOBS / DESCRIBE JOB rows: job id, job name, status, start time."""
+        rows = [(jid, h.name, h.get_job_status(), _iso(h.start_time)) for jid, h in jobs]
+        fields = (
+            Field("job id", STRING()),
+            Field("job name", STRING()),
+            Field("status", STRING()),
+            Field("start time", STRING()),
+        )
+        return TableResult.of_rows(fields, rows)
 
     def _describe(self, stmt: Describe) -> TableResult:
         from streamsql import catalog_statements

@@ -23,7 +23,7 @@ from runtime.sink_constraints import not_null_action, type_length_action
 from runtime.types import BOOLEAN, STRING, Field
 
 if TYPE_CHECKING:
-    from planner.catalog import Catalog
+    from planner.catalog import Catalog, CatalogTable
     from planner.statements import InsertInto
 
 
@@ -57,7 +57,7 @@ def bind_insert(
         raise SqlValidationError(f"INSERT into view '{shown}' is not supported", sql=stmt.sql, line=1, column=1)
     assert isinstance(table, CatalogTable)
     if stmt.overwrite:
-        raise UnsupportedSqlError("INSERT OVERWRITE is not supported yet", sql=stmt.sql, line=1, column=1)
+        check_overwrite(table, mode, stmt.sql)
     sink_fields = table.persisted_fields
     if stmt.partition:
         stmt = _with_static_partition(stmt, table.partitioned_by, [f.name for f in sink_fields])
@@ -116,6 +116,35 @@ def bind_insert(
         )
     check_table_options(table, sink=True)
     return LogicalSink(fields=(), input=plan, table=table.table_info(), schema=sink_fields)
+
+
+def check_overwrite(table: CatalogTable, mode: str, sql: str | None) -> None:
+    """INSERT OVERWRITE needs a sink that can be overwritten (Flink's SupportsOverwrite:
+    here the filesystem connector), in BATCH mode (Flink's filesystem sink refuses it in
+    streaming mode)."""
+    from runtime.connectors.base import get_connector
+    from runtime.errors import ConnectorError
+
+    try:
+        factory = get_connector(table.connector)
+    except ConnectorError:
+        return  # an unknown connector is reported where the sink is built
+    if factory.prepare_overwrite is None:
+        raise SqlValidationError(
+            "INSERT OVERWRITE requires that the underlying DynamicTableSink of table "
+            f"'{'.'.join(table.path)}' implements the SupportsOverwrite interface.",
+            sql=sql,
+            line=1,
+            column=1,
+        )
+    if mode.upper() != "BATCH":
+        raise UnsupportedSqlError(
+            "Streaming mode not support overwrite.",
+            sql=sql,
+            line=1,
+            column=1,
+            flink_class="java.lang.IllegalStateException",
+        )
 
 
 _LENGTH_TYPES = ("CHAR", "VARCHAR", "BINARY", "VARBINARY")

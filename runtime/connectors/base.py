@@ -161,6 +161,14 @@ class ConnectorFactory:
     validate: Callable[[TableDescription], None] | None = None
     # Markdown appended to the generated docs page (how it works, a worked example).
     guide: str = ""
+    # INSERT OVERWRITE support (Flink's SupportsOverwrite), BATCH only: called with the sink's
+    # options (partition keys included) and the static partition values before the job
+    # runs; returns what to call once the job has finished successfully (it removes the
+    # data the new rows replace). None: the sink cannot be overwritten.
+    prepare_overwrite: Callable[[dict[str, str], dict[str, str]], Callable[[], None]] | None = None
+    # SHOW PARTITIONS: the partitions the sink's storage holds, each as {column: value}
+    # (given the options and the partition columns). None: the connector keeps none.
+    list_partitions: Callable[[dict[str, str], tuple[str, ...]], list[dict[str, str]]] | None = None
 
 
 _CONNECTORS: dict[str, ConnectorFactory] = {}

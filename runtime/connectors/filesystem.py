@@ -32,6 +32,7 @@ from runtime.connectors.base import (
     SplitReader,
     register_connector,
 )
+from runtime.connectors.filesystem_overwrite import list_partitions, prepare_overwrite
 from runtime.connectors.filesystem_partitions import (
     DEFAULT_PARTITION_NAME,
     PartitionedSplitReader,
@@ -308,5 +309,7 @@ FACTORY = register_connector(
         is_bounded=is_bounded,
         changelog_mode=changelog_mode,
         formats=FORMATS,
+        prepare_overwrite=prepare_overwrite,
+        list_partitions=list_partitions,
     )
 )

@@ -1,0 +1,138 @@
+"""Row-level DML, procedures, ALTER FUNCTION and job statements, and their grammar.
+
+DELETE FROM [c.][db.]t [WHERE condition]
+UPDATE [c.][db.]t SET col = expr [, ...] [WHERE condition]
+CALL [c.][db.]procedure(arg, ...)
+ALTER [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] [c.][db.]f AS 'identifier' [LANGUAGE ...]
+DESCRIBE JOB '<job id>'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+from sqlglot.tokens import TokenType
+
+from planner.parse_cursor import Cursor
+from planner.statements import Statement
+
+
+@dataclass(frozen=True)
+class Delete(Statement):
+    table: tuple[str, ...]
+    where: exp.Expression | None = None
+
+
+@dataclass(frozen=True)
+class Update(Statement):
+    table: tuple[str, ...]
+    assignments: tuple[tuple[str, exp.Expression], ...]
+    where: exp.Expression | None = None
+
+
+@dataclass(frozen=True)
+class Call(Statement):
+    procedure: tuple[str, ...]
+    arguments: tuple[exp.Expression, ...] = ()
+
+
+@dataclass(frozen=True)
+class AlterFunction(Statement):
+    name: tuple[str, ...]
+    identifier: str
+    language: str = "JAVA"
+    temporary: bool = False
+    system: bool = False
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DescribeJob(Statement):
+    job_id: str
+
+
+def _end(cur: Cursor) -> None:
+    if not cur.at_end:
+        cur.unexpected("<EOF>")
+
+
+def _where(cur: Cursor) -> exp.Expression | None:
+    if cur.at_end:
+        return None
+    cur.expect("WHERE")
+    return cur.expression()
+
+
+def parse_delete(cur: Cursor, pos: dict) -> Delete:
+    """After `DELETE`."""
+    cur.expect("FROM")
+    table = cur.path()
+    where = _where(cur)
+    _end(cur)
+    return Delete(table=table, where=where, **pos)
+
+
+def parse_update(cur: Cursor, pos: dict) -> Update:
+    """After `UPDATE`."""
+    table = cur.path()
+    cur.expect("SET")
+    assignments: list[tuple[str, exp.Expression]] = []
+    while True:
+        column = cur.name("a column name")
+        cur.expect_type(TokenType.EQ, '"="')
+        assignments.append((column, cur.expression()))
+        if not cur.match_type(TokenType.COMMA):
+            break
+    where = _where(cur)
+    _end(cur)
+    return Update(table=table, assignments=tuple(assignments), where=where, **pos)
+
+
+def parse_call(cur: Cursor, pos: dict) -> Call:
+    """After `CALL`."""
+    procedure = cur.path()
+    cur.expect_type(TokenType.L_PAREN, '"("')
+    arguments: list[exp.Expression] = []
+    if not cur.match_type(TokenType.R_PAREN):
+        while True:
+            arguments.append(cur.expression())
+            if cur.match_type(TokenType.COMMA):
+                continue
+            cur.expect_type(TokenType.R_PAREN, '")" or ","')
+            break
+    _end(cur)
+    return Call(procedure=procedure, arguments=tuple(arguments), **pos)
+
+
+def parse_alter_function(cur: Cursor, pos: dict) -> AlterFunction:
+    """After `ALTER`: `[TEMPORARY [SYSTEM]] FUNCTION ...`."""
+    temporary = cur.match("TEMPORARY")
+    system = cur.match("SYSTEM")
+    cur.expect("FUNCTION")
+    if_exists = cur.match("IF", "EXISTS")
+    name = cur.path()
+    cur.expect("AS")
+    identifier = cur.string("a quoted function identifier")
+    language = "JAVA"
+    if cur.match("LANGUAGE"):
+        language = cur.name("JAVA, SCALA or PYTHON").upper()
+        if language not in ("JAVA", "SCALA", "PYTHON"):
+            cur.error(f"Unrecognized function language '{language}'")
+    _end(cur)
+    return AlterFunction(
+        name=name,
+        identifier=identifier,
+        language=language,
+        temporary=temporary,
+        system=system,
+        if_exists=if_exists,
+        **pos,
+    )
+
+
+def parse_describe_job(cur: Cursor, pos: dict) -> DescribeJob:
+    """After `DESCRIBE JOB`."""
+    job_id = cur.string("a quoted job id")
+    _end(cur)
+    return DescribeJob(job_id=job_id, **pos)

@@ -1,0 +1,534 @@
+"""Materialized tables in a session: CREATE [OR ALTER] / ALTER / DROP MATERIALIZED TABLE.
+
+A materialized table is a table of the catalog (`planner.catalog.CatalogTable` with a
+`MaterializedDefinition`: its query, freshness and refresh mode) plus a refresh pipeline
+that this session runs, as Flink's SQL gateway does (its MaterializedTableManager):
+
+- CONTINUOUS: a streaming `INSERT INTO t <query>` job named
+  `Materialized_table_<path>_continuous_refresh_job`, checkpointing every `FRESHNESS`
+  (unless `execution.checkpointing.interval` is set). SUSPEND stops it with a savepoint
+  (`execution.checkpointing.savepoint-dir` must be set, as in Flink); RESUME starts it
+  again from that savepoint.
+- FULL: a periodic batch `INSERT OVERWRITE t SELECT * FROM (<query>)` run by a workflow
+  scheduler every `FRESHNESS`, aligned to the clock as Flink's cron schedule is. Flink's
+  gateway needs `workflow-scheduler.type`; so does streamsql: 'embedded' runs the schedule
+  in this process (Flink's embedded scheduler is the same idea). Unset: Flink's error.
+- REFRESH [PARTITION (...)]: one batch INSERT OVERWRITE job, answered with its job id.
+
+The refresh pipeline lives as long as the session. A materialized table read back from a
+persistent catalog by another session starts SUSPENDED there: RESUME starts its pipeline.
+
+The refresh mode follows Flink: REFRESH_MODE if given, else CONTINUOUS when the freshness
+is below `materialized-table.refresh-mode.freshness-threshold`, else FULL; an omitted
+freshness defaults to `materialized-table.default-freshness.continuous` / `.full`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from planner.catalog import CatalogTable, MaterializedDefinition, quoted
+from planner.catalog_store import CatalogError
+from planner.errors import SqlValidationError, UnsupportedSqlError
+from planner.statements import InsertInto, Query
+from planner.statements_materialized import (
+    AlterMaterializedTable,
+    CreateMaterializedTable,
+    DropMaterializedTable,
+    Freshness,
+)
+from runtime.checkpoint.options import CHECKPOINTING_INTERVAL, SAVEPOINT_DIR, SAVEPOINT_PATH
+from runtime.config.core import RUNTIME_MODE, TARGET
+from runtime.config.options import key
+from runtime.types import STRING, DataType, Field
+from streamsql.result import TableResult
+
+if TYPE_CHECKING:
+    from streamsql.environment import TableEnvironment
+    from streamsql.result import JobHandle
+
+SQL_EXECUTION_EXCEPTION = "org.apache.flink.table.gateway.service.utils.SqlExecutionException"
+VALIDATION_EXCEPTION = "org.apache.flink.table.api.ValidationException"
+
+FRESHNESS_THRESHOLD = (
+    key("materialized-table.refresh-mode.freshness-threshold")
+    .duration_type()
+    .default_value(30 * 60_000)
+    .with_description(
+        "A materialized table without REFRESH_MODE refreshes CONTINUOUSly when its freshness is below this, "
+        "else FULL (a periodic batch refresh)."
+    )
+)
+DEFAULT_FRESHNESS_CONTINUOUS = (
+    key("materialized-table.default-freshness.continuous")
+    .duration_type()
+    .default_value(3 * 60_000)
+    .with_description("The freshness of a CONTINUOUS materialized table created without FRESHNESS.")
+)
+DEFAULT_FRESHNESS_FULL = (
+    key("materialized-table.default-freshness.full")
+    .duration_type()
+    .default_value(60 * 60_000)
+    .with_description("The freshness of a FULL materialized table created without FRESHNESS.")
+)
+WORKFLOW_SCHEDULER = (
+    key("workflow-scheduler.type")
+    .enum_type("embedded")
+    .no_default_value()
+    .with_description(
+        "The workflow scheduler that runs FULL materialized tables' periodic refreshes: 'embedded' runs them "
+        "in this session's process. Unset: creating a FULL materialized table fails, as in Flink."
+    )
+)
+
+_UNITS_MS = (("DAY", 86_400_000), ("HOUR", 3_600_000), ("MINUTE", 60_000), ("SECOND", 1000))
+# FULL mode: the freshness must fit a cron schedule (Flink's IntervalFreshness checks).
+_CRON_FACTORS = {"SECOND": 60, "MINUTE": 60, "HOUR": 24, "DAY": 1}
+
+
+def _error(stmt: Any, message: str, flink_class: str = SQL_EXECUTION_EXCEPTION) -> SqlValidationError:
+    return CatalogError(message, flink_class, sql=stmt.sql, line=1, column=1)
+
+
+# ---------------------------------------------------------------------- refresh pipelines
+@dataclass
+class Pipeline:
+    """A materialized table's refresh pipeline in this session."""
+
+    status: str = "SUSPENDED"  # ACTIVATED | SUSPENDED
+    job: JobHandle | None = None  # CONTINUOUS: the refresh job
+    savepoint: str | None = None  # CONTINUOUS: where SUSPEND left the job
+    schedule: _Schedule | None = None  # FULL: the periodic refresh
+
+
+@dataclass
+class _Schedule:
+    """The embedded workflow scheduler of one FULL materialized table: a thread that runs a
+    batch refresh at every multiple of the freshness (Flink's cron schedule)."""
+
+    env: TableEnvironment
+    path: tuple[str, str, str]
+    stop: threading.Event = field(default_factory=threading.Event)
+    runs: int = 0
+    last_error: BaseException | None = None
+
+    def start(self) -> None:
+        threading.Thread(target=self._loop, name=f"refresh-{'.'.join(self.path)}", daemon=True).start()
+
+    def _loop(self) -> None:
+        while not self.stop.is_set():
+            table = self.env.catalog.get_path(self.path)
+            if not isinstance(table, CatalogTable) or table.materialized is None:
+                return
+            period = table.materialized.freshness.millis / 1000
+            now = time.time()
+            if self.stop.wait((now // period + 1) * period - now):
+                return
+            try:
+                refresh(self.env, table, (), "periodic").wait()
+                self.runs += 1
+            except Exception as e:  # noqa: BLE001 - a failed run is kept; the schedule goes on
+                self.last_error = e
+
+
+def pipelines(env: TableEnvironment) -> dict[tuple[str, str, str], Pipeline]:
+    found: dict[tuple[str, str, str], Pipeline] | None = getattr(env, "_materialized_pipelines", None)
+    if found is None:
+        found = {}
+        env._materialized_pipelines = found  # type: ignore[attr-defined]
+    return found
+
+
+def _pipeline(env: TableEnvironment, path: tuple[str, str, str]) -> Pipeline:
+    return pipelines(env).setdefault(path, Pipeline())
+
+
+def _job_name(path: tuple[str, str, str], kind: str) -> str:
+    return f"Materialized_table_{quoted(path)}_{kind}_refresh_job"
+
+
+def _query_columns(env: TableEnvironment, query: exp.Expression, sql: str) -> tuple[str, ...]:
+    return tuple(f.name for f in env._planner().bind(Query(query=query, sql=sql)).fields)  # noqa: SLF001
+
+
+def _start_continuous(env: TableEnvironment, table: CatalogTable, restore: str | None) -> JobHandle:
+    from planner.api import Planner
+
+    m = table.materialized
+    assert m is not None
+    conf = {**env.get_config().to_dict(), RUNTIME_MODE.key: "streaming"}
+    if not CHECKPOINTING_INTERVAL.is_set(env.get_config()):  # Flink: the freshness is the interval
+        conf[CHECKPOINTING_INTERVAL.key] = f"{m.freshness.millis} ms"
+    conf.pop(SAVEPOINT_PATH.key, None)
+    if restore:
+        conf[SAVEPOINT_PATH.key] = restore
+    sql = f"INSERT INTO {quoted(table.path)}\n{m.query.sql(dialect='flink', identify=True)}"
+    insert = InsertInto(table=table.path, query=m.query, columns=_query_columns(env, m.query, sql), sql=sql)
+    result = env._run_inserts([insert], planner=Planner(env.catalog, conf), name=_job_name(table.path, "continuous"))  # noqa: SLF001
+    assert result.job is not None
+    pipeline = _pipeline(env, table.path)
+    pipeline.job, pipeline.status, pipeline.savepoint = result.job, "ACTIVATED", None
+    return result.job
+
+
+def refresh(
+    env: TableEnvironment, table: CatalogTable, partition: tuple[tuple[str, str], ...], kind: str = "one_time"
+) -> JobHandle:
+    """One batch refresh: INSERT OVERWRITE t SELECT * FROM (<query>) [WHERE k = 'v' AND ...]."""
+    from planner.api import Planner
+
+    m = table.materialized
+    assert m is not None
+    body = exp.select("*").from_(exp.Subquery(this=m.query.copy(), alias=exp.TableAlias(this=exp.to_identifier("q"))))
+    for k, v in partition:
+        body = body.where(exp.EQ(this=exp.column(k, quoted=True), expression=exp.Literal.string(v)))
+    sql = f"INSERT OVERWRITE {quoted(table.path)}\n  {body.sql(dialect='flink', identify=True)}"
+    insert = InsertInto(table=table.path, query=body, columns=_query_columns(env, body, sql), overwrite=True, sql=sql)
+    conf = {**env.get_config().to_dict(), RUNTIME_MODE.key: "batch"}
+    result = env._run_inserts([insert], planner=Planner(env.catalog, conf), name=_job_name(table.path, kind))  # noqa: SLF001
+    assert result.job is not None
+    return result.job
+
+
+# ---------------------------------------------------------------------- freshness
+def _freshness_of_ms(ms: int) -> Freshness:
+    for unit, size in _UNITS_MS:
+        if ms % size == 0:
+            return Freshness(str(ms // size), unit)
+    return Freshness(str(max(ms // 1000, 1)), "SECOND")
+
+
+def _check_freshness(stmt: Any, freshness: Freshness) -> None:
+    if freshness.negative or freshness.text.strip().startswith("-"):
+        raise _error(stmt, "Materialized table freshness doesn't support negative value.", VALIDATION_EXCEPTION)
+    if freshness.base_unit is None:
+        raise _error(
+            stmt,
+            "Materialized table freshness only support SECOND, MINUTE, HOUR, DAY as the time unit.",
+            VALIDATION_EXCEPTION,
+        )
+    try:
+        value = freshness.interval
+    except ValueError:
+        raise _error(
+            stmt, f"Invalid interval value '{freshness.text}' for the freshness.", VALIDATION_EXCEPTION
+        ) from None
+    if value <= 0:
+        raise _error(stmt, "Materialized table freshness must be a positive integer.", VALIDATION_EXCEPTION)
+
+
+def _check_full_freshness(stmt: Any, freshness: Freshness) -> None:
+    unit = freshness.base_unit
+    assert unit is not None
+    factor = _CRON_FACTORS[unit]
+    if factor % freshness.interval != 0:
+        if unit == "DAY":
+            message = "In full refresh mode, freshness must be 1 when the time unit is DAY."
+        else:
+            message = (
+                f"In full refresh mode, only freshness that are factors of {factor} are currently supported when "
+                f"the time unit is {unit}."
+            )
+        raise _error(stmt, message, VALIDATION_EXCEPTION)
+
+
+def resolve_refresh(env: TableEnvironment, stmt: CreateMaterializedTable) -> tuple[Freshness, str]:
+    """The freshness and refresh mode of a new materialized table, as Flink derives them."""
+    conf = env.get_config()
+    freshness = stmt.freshness
+    if freshness is not None:
+        _check_freshness(stmt, freshness)
+    mode = stmt.refresh_mode
+    if mode is None:
+        threshold = FRESHNESS_THRESHOLD.get(conf)
+        mode = "CONTINUOUS" if freshness is None or freshness.millis < threshold else "FULL"
+    if freshness is None:
+        default = DEFAULT_FRESHNESS_FULL if mode == "FULL" else DEFAULT_FRESHNESS_CONTINUOUS
+        freshness = _freshness_of_ms(int(default.get(conf)))
+    if mode == "FULL":
+        _check_full_freshness(stmt, freshness)
+    return Freshness(str(freshness.interval), freshness.base_unit or "SECOND"), mode
+
+
+# ---------------------------------------------------------------------- statements
+def _materialized(env: TableEnvironment, stmt: Any, name: tuple[str, ...]) -> CatalogTable:
+    path = env.catalog.qualify(name, stmt.sql)
+    table = env.catalog.get_path(path)
+    if table is None:
+        raise _error(stmt, f"Table {quoted(path)} does not exist.", VALIDATION_EXCEPTION)
+    if not isinstance(table, CatalogTable) or table.materialized is None:
+        raise _error(
+            stmt,
+            f"Table {quoted(path)} is not a materialized table, does not support materialized table related operation.",
+            VALIDATION_EXCEPTION,
+        )
+    return table
+
+
+def create(env: TableEnvironment, stmt: CreateMaterializedTable) -> TableResult:
+    cat = env.catalog
+    path = cat.qualify(stmt.name, stmt.sql)
+    existing = cat.get_path(path)
+    if stmt.or_alter and existing is not None:
+        table = _materialized(env, stmt, stmt.name)
+        return _alter_query(env, stmt, table, stmt.query)
+    freshness, mode = resolve_refresh(env, stmt)
+    if mode == "FULL" and not WORKFLOW_SCHEDULER.is_set(env.get_config()):
+        raise _error(
+            stmt, "The workflow scheduler must be configured when creating materialized table in full refresh mode."
+        )
+    table = cat.resolve_materialized_table(stmt, path, freshness, mode)
+    cat.store_object(table, stmt=stmt)
+    if mode == "CONTINUOUS":
+        try:
+            _start_continuous(env, table, None)
+        except Exception:
+            # Flink drops the table when its refresh job cannot be submitted.
+            cat.catalogs[path[0]].remove(path[1], path[2])
+            pipelines(env).pop(path, None)
+            raise
+    else:
+        _start_schedule(env, path)
+    return TableResult.ok()
+
+
+def _start_schedule(env: TableEnvironment, path: tuple[str, str, str]) -> None:
+    pipeline = _pipeline(env, path)
+    pipeline.schedule = _Schedule(env, path)
+    pipeline.schedule.start()
+    pipeline.status = "ACTIVATED"
+
+
+def _stop_job(stmt: Any, env: TableEnvironment, table: CatalogTable, pipeline: Pipeline) -> None:
+    """Stop a CONTINUOUS refresh job with a savepoint (Flink's SUSPEND)."""
+    directory = SAVEPOINT_DIR.get(env.get_config())
+    if not directory:
+        raise _error(
+            stmt, "Savepoint directory is not configured, can't stop job with savepoint.", VALIDATION_EXCEPTION
+        )
+    job = pipeline.job
+    pipeline.savepoint = None
+    if job is not None and job.is_running():
+        try:
+            pipeline.savepoint = job.stop_with_savepoint(directory)
+        except Exception as e:  # noqa: BLE001 - reported as Flink reports it
+            raise _error(
+                stmt,
+                f"Failed to suspend the continuous refresh job for materialized table {quoted(table.path)}.",
+            ) from e
+    pipeline.status = "SUSPENDED"
+
+
+def _cancel(pipeline: Pipeline) -> None:
+    if pipeline.job is not None and pipeline.job.is_running():
+        pipeline.job.cancel()
+        pipeline.job.join(30)
+    if pipeline.schedule is not None:
+        pipeline.schedule.stop.set()
+        pipeline.schedule = None
+
+
+def alter(env: TableEnvironment, stmt: AlterMaterializedTable) -> TableResult:
+    table = _materialized(env, stmt, stmt.name)
+    m = table.materialized
+    assert m is not None
+    pipeline = _pipeline(env, table.path)
+    shown = quoted(table.path)
+    if stmt.action == "SUSPEND":
+        if m.refresh_mode == "CONTINUOUS":
+            if pipeline.status == "SUSPENDED":
+                job_id = pipeline.job.job_id if pipeline.job else "null"
+                raise _error(
+                    stmt, f"Materialized table {shown} continuous refresh job has been suspended, jobId is {job_id}."
+                )
+            _stop_job(stmt, env, table, pipeline)
+        else:
+            if pipeline.status == "SUSPENDED":
+                raise _error(stmt, f"Materialized table {shown} refresh workflow has been suspended.")
+            _cancel(pipeline)
+            pipeline.status = "SUSPENDED"
+        return TableResult.ok()
+    if stmt.action == "RESUME":
+        if stmt.options:
+            raise UnsupportedSqlError(
+                "ALTER MATERIALIZED TABLE ... RESUME WITH (...) is not supported yet: streamsql's refresh jobs take "
+                "no dynamic options.",
+                sql=stmt.sql,
+                line=1,
+                column=1,
+            )
+        if m.refresh_mode == "CONTINUOUS":
+            if pipeline.status == "ACTIVATED" and pipeline.job is not None and pipeline.job.is_running():
+                raise _error(
+                    stmt,
+                    f"Materialized table {shown} continuous refresh job has been resumed, jobId is "
+                    f"{pipeline.job.job_id}.",
+                )
+            _start_continuous(env, table, pipeline.savepoint)
+        else:
+            if pipeline.status == "ACTIVATED":
+                raise _error(stmt, f"Materialized table {shown} refresh workflow has been resumed.")
+            _start_schedule(env, table.path)
+        return TableResult.ok()
+    if stmt.action == "REFRESH":
+        return _refresh_statement(env, stmt, table)
+    if stmt.action == "AS":
+        assert stmt.query is not None
+        return _alter_query(env, stmt, table, stmt.query)
+    return _alter_options(env, stmt, table, pipeline)
+
+
+def _refresh_statement(env: TableEnvironment, stmt: AlterMaterializedTable, table: CatalogTable) -> TableResult:
+    from runtime.types import MAP
+    from streamsql import client_output
+
+    names = [c.name for c in table.columns]
+    unknown = [k for k, _ in stmt.partition if k not in names]
+    if unknown:
+        raise _error(
+            stmt,
+            "The partition spec contains unknown partition keys:\n\n"
+            + "\n".join(unknown)
+            + "\n\nAll known partition keys are:\n\n"
+            + "\n".join(table.partitioned_by),
+            VALIDATION_EXCEPTION,
+        )
+    not_strings = [k for k, _ in stmt.partition if table.columns[names.index(k)].type.name not in ("CHAR", "VARCHAR")]
+    if not_strings:
+        raise _error(
+            stmt,
+            "Currently, refreshing materialized table only supports referring to char, varchar and string type "
+            "partition keys. All specified partition keys in partition specs with unsupported types are:\n\n"
+            + "\n".join(not_strings),
+            VALIDATION_EXCEPTION,
+        )
+    job = refresh(env, table, stmt.partition)
+    if client_output.dml_sync(env):
+        job.wait()
+    fields = (Field("job_id", STRING()), Field("cluster_info", MAP(STRING(), STRING())))
+    return TableResult.of_rows(fields, [(job.job_id, [(TARGET.key, env.runner)])])
+
+
+def _alter_query(env: TableEnvironment, stmt: Any, table: CatalogTable, query: exp.Expression) -> TableResult:
+    """ALTER MATERIALIZED TABLE ... AS query (and CREATE OR ALTER on an existing one): the
+    schema may only gain nullable columns at its end; a CONTINUOUS job restarts on the new
+    query without its state."""
+    m = table.materialized
+    assert m is not None
+    new_stmt = CreateMaterializedTable(
+        name=table.path,
+        query=query,
+        primary_key=table.primary_key,
+        constraint_name=table.constraint_name,
+        comment=table.comment,
+        partitioned_by=table.partitioned_by,
+        options=dict(table.options),
+        freshness=m.freshness,
+        refresh_mode=m.refresh_mode,
+        sql=stmt.sql,
+    )
+    new = env.catalog.resolve_materialized_table(new_stmt, table.path)
+    _check_evolution(stmt, table, new)
+    pipeline = _pipeline(env, table.path)
+    restart = m.refresh_mode == "CONTINUOUS" and pipeline.status == "ACTIVATED"
+    if restart:
+        _stop_job(stmt, env, table, pipeline)
+    env.catalog.replace_permanent(new)
+    if restart:
+        _start_continuous(env, new, None)  # Flink: the new job does not restore the old state
+    else:
+        pipeline.savepoint = None
+    return TableResult.ok()
+
+
+def _check_evolution(stmt: Any, old: CatalogTable, new: CatalogTable) -> None:
+    before, after = old.columns, new.columns
+    if len(after) < len(before):
+        raise _error(
+            stmt,
+            "Failed to modify query because drop column is unsupported. When modifying a query, you can only "
+            f"append new columns at the end of original schema. The original schema has {len(before)} columns, but "
+            f"the newly derived schema from the query has {len(after)} columns.",
+            VALIDATION_EXCEPTION,
+        )
+    for i, (a, b) in enumerate(zip(before, after, strict=False)):
+        if a.name != b.name or _plain(a.type) != _plain(b.type):
+            raise _error(
+                stmt,
+                "When modifying the query of a materialized table, currently only support appending columns at "
+                "the end of original schema, dropping, renaming, and reordering columns are not supported.\n"
+                f"Column mismatch at position {i}: Original column is [`{a.name}` {a.type}], but new column is "
+                f"[`{b.name}` {b.type}].",
+                VALIDATION_EXCEPTION,
+            )
+    for c in after[len(before) :]:
+        if not c.type.nullable:
+            raise _error(
+                stmt,
+                "When modifying the query of a materialized table, currently only supports appending nullable "
+                f"columns at the end of original schema. The newly added column `{c.name}` is not nullable.",
+                VALIDATION_EXCEPTION,
+            )
+
+
+def _plain(t: DataType) -> DataType:
+    return t.with_nullable(True)
+
+
+def _alter_options(
+    env: TableEnvironment, stmt: AlterMaterializedTable, table: CatalogTable, pipeline: Pipeline
+) -> TableResult:
+    """SET (...) / RESET (...): the table's options; a running CONTINUOUS job restarts with
+    them (without its state), as Flink's gateway does."""
+    options = dict(table.options)
+    if stmt.action == "SET":
+        if not stmt.options:
+            raise _error(stmt, "ALTER MATERIALIZED TABLE SET does not support empty options.", VALIDATION_EXCEPTION)
+        options.update(stmt.options)
+    else:
+        if not stmt.keys:
+            raise _error(stmt, "ALTER MATERIALIZED TABLE RESET does not support empty key.", VALIDATION_EXCEPTION)
+        if "connector" in stmt.keys:
+            raise _error(stmt, "The option 'connector' of a materialized table cannot be reset.", VALIDATION_EXCEPTION)
+        for k in stmt.keys:
+            options.pop(k, None)
+    m = table.materialized
+    assert m is not None
+    restart = m.refresh_mode == "CONTINUOUS" and pipeline.status == "ACTIVATED"
+    if restart:
+        _stop_job(stmt, env, table, pipeline)
+    new = replace(table, options=options)
+    env.catalog.replace_permanent(new)
+    if restart:
+        _start_continuous(env, new, None)
+    else:
+        pipeline.savepoint = None
+    return TableResult.ok()
+
+
+def drop(env: TableEnvironment, stmt: DropMaterializedTable) -> TableResult:
+    cat = env.catalog
+    path = cat.qualify(stmt.name, stmt.sql)
+    if cat.get_path(path) is None:
+        if stmt.if_exists:
+            return TableResult.ok()
+        raise _error(stmt, f"Materialized table with identifier {quoted(path)} does not exist.", VALIDATION_EXCEPTION)
+    _materialized(env, stmt, stmt.name)
+    pipeline = pipelines(env).pop(path, None)
+    if pipeline is not None:
+        _cancel(pipeline)
+    cat.catalogs[path[0]].remove(path[1], path[2])
+    return TableResult.ok()
+
+
+def status(env: TableEnvironment, path: tuple[str, str, str]) -> str:
+    """ACTIVATED or SUSPENDED: the refresh pipeline's state in this session."""
+    return _pipeline(env, path).status
+
+
+__all__ = ["MaterializedDefinition", "alter", "create", "drop", "refresh", "status"]
