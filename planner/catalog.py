@@ -26,6 +26,7 @@ from planner.binder.scope import Scope, error
 from planner.binder.types import plain
 from planner.catalog_store import CatalogError, CatalogStore
 from planner.errors import SqlValidationError, UnsupportedSqlError, did_you_mean
+from planner.expanded_sql import expanded_query
 from planner.logical import TableInfo
 from planner.statements import ColumnDef, CreateTable, CreateView, Drop, LikeClause, WatermarkDef
 from planner.statements_materialized import CreateMaterializedTable, Freshness
@@ -213,16 +214,21 @@ def _options_text(options: dict[str, str]) -> str:
     return ",\n".join(f"  {_string(k)} = {_string(v)}" for k, v in sorted(options.items()))
 
 
-def show_create(obj: CatalogObject) -> str:
-    """SHOW CREATE TABLE / VIEW text (also what a persistent catalog stores)."""
+def show_create(obj: CatalogObject, catalog: Catalog | None = None) -> str:
+    """SHOW CREATE TABLE / VIEW text (also what a persistent catalog stores). With the
+    catalog, a view's or materialized table's query is printed in Flink's expanded form."""
     if isinstance(obj, CatalogView):
         head = f"CREATE {'TEMPORARY ' if obj.temporary else ''}VIEW {quoted(obj.path)} (\n"
         head += ",\n".join(f"  `{f.name}`" for f in obj.fields) + "\n)\n"
         if obj.comment:
             head += f"COMMENT {_string(obj.comment)}\n"
-        return head + f"AS {obj.query.sql(dialect='flink', identify=True)}\n"
+        return (
+            head + f"AS {expanded_query(obj.query, catalog)}\n"
+            if catalog is not None
+            else head + f"AS {query_text(obj.query)}\n"
+        )
     if obj.materialized is not None:
-        return _show_create_materialized(obj, obj.materialized)
+        return _show_create_materialized(obj, obj.materialized, catalog)
     lines = []
     for c in obj.columns:
         d = c.definition
@@ -252,7 +258,7 @@ def show_create(obj: CatalogObject) -> str:
     return text
 
 
-def _show_create_materialized(obj: CatalogTable, m: MaterializedDefinition) -> str:
+def _show_create_materialized(obj: CatalogTable, m: MaterializedDefinition, catalog: Catalog | None) -> str:
     """SHOW CREATE MATERIALIZED TABLE: Flink prints no columns (the query defines them),
     the primary key if any, then the enriched freshness and refresh mode."""
     text = f"CREATE MATERIALIZED TABLE {quoted(obj.path)}\n"
@@ -267,7 +273,8 @@ def _show_create_materialized(obj: CatalogTable, m: MaterializedDefinition) -> s
     if obj.options:
         text += "WITH (\n" + _options_text(obj.options) + "\n)\n"
     text += f"FRESHNESS = {m.freshness.sql()}\nREFRESH_MODE = {m.refresh_mode}\n"
-    return text + f"AS {query_text(m.query)}\n"
+    query = expanded_query(m.query, catalog) if catalog is not None else query_text(m.query)
+    return text + f"AS {query}\n"
 
 
 def query_text(query: exp.Expression) -> str:

@@ -267,6 +267,24 @@ class FunctionCatalog:
             return None
         return self._temporary.get(n) or self._permanent.get(n) or self._stored(n)
 
+    def lookup_path(self, path: tuple[str, ...]) -> FunctionDef | None:
+        """The permanent function at a qualified path (`db.f`, `cat.db.f`), or None."""
+        cats = self._catalogs
+        if cats is None or len(path) not in (2, 3):
+            return None
+        full = cats.qualify(path)
+        store = cats.catalogs.get(full[0])
+        if store is None or store.get_database(full[1]) is None:
+            return None
+        name = full[2].lower()
+        found = store.get_function(full[1], name)
+        if found is None:
+            return None
+        key = (full[0], full[1], name, found[0])
+        if key not in self._loaded:
+            self._loaded[key] = definition_of(name, import_object(found[0]), False, False, found[0])
+        return self._loaded[key]
+
     def names(self) -> list[str]:
         return sorted(set(self._system) | set(self._temporary) | set(self._permanent) | self._stored_names())
 
@@ -293,6 +311,12 @@ def lookup_function(name: str, kind: str | None = None) -> FunctionDef | None:
     if d is None or (kind is not None and d.kind != kind):
         return None
     return d
+
+
+def lookup_function_path(path: tuple[str, ...]) -> FunctionDef | None:
+    """The catalog function at `db.f` / `cat.db.f` of the catalog being bound."""
+    cat = _CURRENT.get()
+    return cat.lookup_path(path) if cat is not None else None
 
 
 def functions_of(catalog: Any) -> FunctionCatalog:

@@ -361,7 +361,7 @@ def show_create(env: TableEnvironment, stmt: ShowCreate) -> TableResult:
             "Please use SHOW CREATE MATERIALIZED TABLE instead.",
             TABLE_EXCEPTION,
         )
-    return _strings("result", [object_ddl(obj)])
+    return _strings("result", [object_ddl(obj, cat)])
 
 
 # ---------------------------------------------------------------------- ALTER, modules, JVM

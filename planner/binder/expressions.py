@@ -468,6 +468,8 @@ class ExprBinder:
             return self._function(node)
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
             return self._field_access(node)
+        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Func):
+            return self._qualified_function(node)
         raise self.err(f"Unsupported expression: {node.sql()}", node, UnsupportedSqlError)
 
     def _field_access(self, node: exp.Dot) -> Expr:
@@ -482,6 +484,28 @@ class ExprBinder:
             raise self.err(f"Column '{name}' not found in {t}", node)
         ft = t.children[t.field_names.index(name)]
         return Call("dot", (base, Literal(name, STRING(nullable=False))), ft.with_nullable(ft.nullable or t.nullable))
+
+    def _qualified_function(self, node: exp.Dot) -> Expr:
+        """`db.f(x)` / `cat.db.f(x)`: a catalog function of that database (as in Flink, a
+        qualified name never means a built-in function)."""
+        from planner.functions_catalog import lookup_function_path
+
+        func = node.expression
+        parts: list[str] = []
+        prefix: exp.Expression = node.this
+        while isinstance(prefix, exp.Dot):
+            parts.insert(0, prefix.expression.name)
+            prefix = prefix.this
+        parts.insert(0, prefix.name)
+        name = func.name.lower() if isinstance(func, exp.Anonymous) else function_name(func)
+        args = [self.bind(a) for a in function_args(func)]
+        udf = lookup_function_path((*parts, name))
+        if udf is None or udf.kind != "scalar":
+            sig = ", ".join(f"<{plain(a.type)}>" for a in args)
+            raise self.err(f"No match found for function signature {name}({sig})", node)
+        from planner.binder.udf_calls import scalar_udf_call
+
+        return scalar_udf_call(udf, args)
 
     def _checked_number(self, lit: Literal, node: exp.Expression) -> Literal:
         """Calcite refuses an exact numeric literal whose unscaled value needs more than 63

@@ -6,6 +6,7 @@ from __future__ import annotations
 import _thread
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -233,30 +234,42 @@ def test_history_is_persistent_and_searchable(shell: Any, tmp_path: Path) -> Non
     assert "first_one" in d.text() and "second_one" not in d.text()
 
 
-def paced(*parts: str) -> Any:
-    """Send `parts` with a pause after each Tab: prompt-toolkit completes asynchronously."""
+def typed(*steps: tuple[str, Callable[[Any], bool]]) -> Any:
+    """Send each step's keys, then wait until the prompt's input buffer passes the step's
+    check: prompt-toolkit completes on Tab asynchronously, so the next keys must not
+    arrive before the completion did (no fixed pauses: the test waits for the state)."""
 
     def during(d: Any, pipe: Any) -> None:
-        for part in parts:
-            pipe.send_text(part)
-            time.sleep(0.4 if part.endswith(TAB) else 0.05)
-        time.sleep(0.5)
+        for keys, ready in steps:
+            pipe.send_text(keys)
+            deadline = time.monotonic() + 20
+            while not ready(d.shell.prompt.default_buffer):
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"the shell never reached the state after {keys!r}: {d.text()}")
+                time.sleep(0.01)
 
     return during
 
 
 def test_tab_completes_table_column_and_set_key(shell: Any) -> None:
-    during = paced(
-        CREATE_CLICKS,
-        "SELECT COUNT(*) AS n FROM cli" + TAB,
-        ";\r",
-        "SELECT c.user_name AS who FROM clicks c WHERE c.user_na" + TAB,
-        " = 'dave' AND c.u" + TAB,  # two columns start with u: Tab lists them, nothing inserted
-        "rl LIKE '%';\r",
-        "SET 'sql-client.execution.res" + TAB,
-        "table';\r",
+    def text_ends(pattern: str) -> Callable[[Any], bool]:
+        return lambda buf: re.search(pattern, buf.text) is not None
+
+    def listed(buf: Any) -> bool:  # two candidates: the menu lists them, nothing is inserted
+        return buf.complete_state is not None and buf.text.endswith("c.u")
+
+    env = TableEnvironment.create({"execution.runtime-mode": "batch"})
+    during = typed(
+        (CREATE_CLICKS, lambda buf: "clicks" in env.list_tables()),
+        ("SELECT COUNT(*) AS n FROM cli" + TAB, text_ends(r"FROM clicks\s*$")),
+        (";\r", lambda buf: True),
+        ("SELECT c.user_name AS who FROM clicks c WHERE c.user_na" + TAB, text_ends(r"WHERE c\.user_name\s*$")),
+        (" = 'dave' AND c.u" + TAB, listed),
+        ("rl LIKE '%';\r", lambda buf: True),
+        ("SET 'sql-client.execution.res" + TAB, text_ends(r"result-mode")),
+        ("table';\r", lambda buf: env.get_config().get("sql-client.execution.result-mode") == "table"),
     )
-    d = shell("", during=during, env=TableEnvironment.create({"execution.runtime-mode": "batch"}))
+    d = shell("", during=during, env=env)
     out = d.text()
     assert re.search(r"\|  n \|\n\+-+\+\n\| 60 \|", out), out
     assert "|  who |" in out and "12 rows in set" in out, out
