@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from planner.errors import UnsupportedSqlError
-from planner.physical import PhysicalNode, scan_changelog_mode
+from planner.physical import PhysicalNode, scan_changelog_mode, sink_changelog_mode
 from runtime.graph import BATCH
 from runtime.operators.spec import PlanRefusedError, spec_for
 
@@ -136,7 +136,11 @@ def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
             )
         return "I"
     if op == "Sink":
-        if n.params.get("connector") in _APPEND_ONLY_SINKS and not is_insert_only(in_modes[0]):
+        connector = n.params.get("connector") or ""
+        append_only = connector in _APPEND_ONLY_SINKS or (
+            sink_changelog_mode(connector, n.params.get("options") or {}) == "I"
+        )
+        if append_only and not is_insert_only(in_modes[0]):
             child = inputs[0]
             raise UnsupportedSqlError(
                 f"Table sink '{n.params.get('table')}' doesn't support consuming update changes which is produced "

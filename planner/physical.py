@@ -93,6 +93,18 @@ def scan_changelog_mode(connector: str, options: dict[str, str]) -> str:
     return factory.changelog_mode(options)
 
 
+def sink_changelog_mode(connector: str, options: dict[str, str]) -> str | None:
+    """The changes a sink's connector can write given these options (None: any)."""
+    from runtime.connectors.base import get_connector
+    from runtime.errors import ConnectorError
+
+    try:
+        factory = get_connector(connector)
+    except ConnectorError:
+        return None
+    return None if factory.sink_changelog_mode is None else factory.sink_changelog_mode(options)
+
+
 Converter = Callable[["PhysicalPlanner", Any], PhysicalNode]
 _CONVERTERS: dict[type, Converter] = {}
 

@@ -108,6 +108,11 @@ class MetadataColumn:
 METADATA_COLUMNS = "$internal.metadata-columns"
 
 
+# Internal config key of a sink's context: the index of its subtask (per-subtask producers,
+# transactional ids and partitions).
+SUBTASK_INDEX = "$internal.subtask-index"
+
+
 def metadata_columns(options: Mapping[str, str]) -> dict[str, str]:
     """The `METADATA_COLUMNS` option as {column name: metadata key} ({} when none)."""
     text = options.get(METADATA_COLUMNS)
@@ -156,6 +161,9 @@ class ConnectorFactory:
     # The scan's changelog mode given these options: 'I' (insert-only), 'I,UB,UA,D'
     # (a CDC format) or 'I,UA,D' (upsert: the planner normalizes it by the primary key).
     changelog_mode: Callable[[dict[str, str]], str] = lambda options: "I"
+    # The changes the sink can write given these options: 'I' refuses an updating input at
+    # planning time (as Flink's append-only sinks do); None: any changelog.
+    sink_changelog_mode: Callable[[dict[str, str]], str] | None = None
     # Checks beyond the declared options (option combinations, primary key), at planning
     # time; raises ConnectorError with Flink's message.
     validate: Callable[[TableDescription], None] | None = None

@@ -17,7 +17,7 @@ import pyarrow as pa
 from runtime.batch import ROW_KIND, data_width
 from runtime.checkpoint.rescale import OldStates, load_state
 from runtime.checkpoint.twophase import is_two_phase
-from runtime.connectors.base import Sink, SourceContext, get_connector
+from runtime.connectors.base import SUBTASK_INDEX, Sink, SourceContext, get_connector
 from runtime.errors import ConnectorError
 from runtime.graph import Node
 from runtime.operators._common import system_column
@@ -46,6 +46,7 @@ class SinkOperator(Operator):
             raise ConnectorError(f"Connector '{p['connector']}' can only be used as a source")
         config = dict(self.ctx.config)
         config["$internal.sink-id"] = config.get("$internal.operator-uid", "") or str(self.node.id)
+        config[SUBTASK_INDEX] = str(self.ctx.subtask_index)
         sctx = SourceContext(mode=self.ctx.mode, time_zone=self.ctx.time_zone, config=config)
         options = dict(p.get("options") or {})
         if p.get("primary_key"):  # the table's PRIMARY KEY, when the planner passes it on

@@ -74,10 +74,23 @@ class MessageDecoder:
         raise NotImplementedError
 
 
+class MessageEncoder:
+    """Encodes rows into record payloads (message connectors' sinks).
+
+    `encode(batch)` turns a batch of the format's fields (plus `__op` for a changelog
+    format) into one payload per row (a binary array), at once with Arrow kernels where
+    the format allows."""
+
+    def encode(self, batch: pa.RecordBatch) -> pa.Array:
+        raise NotImplementedError
+
+
 ReaderFactory = Callable[[str, tuple[Field, ...], list[int] | None, dict[str, str], SourceContext], FileReader]
 WriterFactory = Callable[[str, tuple[Field, ...], dict[str, str], SourceContext], FileWriter]
 # (fields, the format's options without the connector's prefix, context) -> decoder
 DecoderFactory = Callable[[tuple[Field, ...], dict[str, str], SourceContext], MessageDecoder]
+# (fields, the format's options without the connector's prefix, context) -> encoder
+EncoderFactory = Callable[[tuple[Field, ...], dict[str, str], SourceContext], MessageEncoder]
 
 
 @dataclass(frozen=True)
@@ -92,6 +105,8 @@ class FileFormat:
     changelog: bool = False
     # Decodes record payloads (message connectors); None: a file-only format.
     open_decoder: DecoderFactory | None = None
+    # Encodes rows into record payloads (message connectors' sinks); None: cannot be written there.
+    open_encoder: EncoderFactory | None = None
 
 
 def format_options_view(options: dict[str, str], prefix: str) -> dict[str, str]:

@@ -21,7 +21,15 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from runtime.connectors.base import ConfigOption, SourceContext
-from runtime.connectors.formats import FileFormat, FileReader, FileWriter, opt_bool, opt_char, register_format
+from runtime.connectors.formats import (
+    FileFormat,
+    FileReader,
+    FileWriter,
+    MessageEncoder,
+    opt_bool,
+    opt_char,
+    register_format,
+)
 from runtime.connectors.formats.convert import CSV, convert_strings, first_bad
 from runtime.connectors.formats.text import format_text_column
 from runtime.errors import ConnectorError, DataError
@@ -366,23 +374,19 @@ def _check_supported(field: Field) -> None:
 
 
 # ---------------------------------------------------------------------- writer
-class CsvFileWriter(FileWriter):
-    """Writes rows as Flink's CSV serializer does: no header, '\\n' line ends, booleans
-    'true'/'false', timestamps 'yyyy-MM-dd HH:mm:ss[.fraction]', NULL as the null literal
-    (default: empty), fields quoted only when they contain the delimiter, a quote or a newline."""
+class CsvRowEncoder:
+    """Rows as Flink's CSV serializer writes them: booleans 'true'/'false', timestamps
+    'yyyy-MM-dd HH:mm:ss[.fraction]', NULL as the null literal (default: empty), fields
+    quoted only when they contain the delimiter, a quote or a newline; one text per row,
+    built column-wise with Arrow string kernels."""
 
-    def __init__(self, path: str, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
+    def __init__(self, fields: tuple[Field, ...], options: dict[str, str]) -> None:
         self.fields = fields
         self.dialect = CsvDialect(options)
         for f in fields:
             _check_supported(f)
-        self.time_zone = ctx.time_zone
-        self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
-        self.bytes_written = 0
 
-    def write(self, batch: pa.RecordBatch) -> None:
-        if batch.num_rows == 0:
-            return
+    def lines(self, batch: pa.RecordBatch) -> pa.Array:
         d = self.dialect
         null_text = d.null_literal if d.null_literal is not None else ""
         cols = []
@@ -401,7 +405,22 @@ class CsvFileWriter(FileWriter):
                 )
                 text = pc.if_else(pc.fill_null(needs, False), quoted, text)
             cols.append(pc.fill_null(text, null_text))
-        line = pc.binary_join_element_wise(*cols, d.delimiter) if len(cols) > 1 else cols[0]
+        return pc.binary_join_element_wise(*cols, d.delimiter) if len(cols) > 1 else cols[0]
+
+
+class CsvFileWriter(FileWriter):
+    """Writes rows as Flink's CSV serializer does (CsvRowEncoder): no header, '\\n' line ends."""
+
+    def __init__(self, path: str, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
+        self.encoder = CsvRowEncoder(fields, options)
+        self.time_zone = ctx.time_zone
+        self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
+        self.bytes_written = 0
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        line = self.encoder.lines(batch)
         whole = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(line)], pa.int32()), line), "\n")
         payload = whole[0].as_py().encode("utf-8") + b"\n"
         self._file.write(payload)
@@ -410,6 +429,16 @@ class CsvFileWriter(FileWriter):
     def close(self) -> None:
         if not self._file.closed:
             self._file.close()
+
+
+class CsvEncoder(MessageEncoder):
+    """Kafka record payloads of the 'csv' format: one CSV row per record, no line end."""
+
+    def __init__(self, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
+        self.rows = CsvRowEncoder(fields, options)
+
+    def encode(self, batch: pa.RecordBatch) -> pa.Array:
+        return self.rows.lines(batch).cast(pa.binary())
 
 
 def _re_escape(chars: str) -> str:
@@ -424,5 +453,6 @@ register_format(
         options=OPTIONS,
         open_reader=CsvFileReader,
         open_writer=CsvFileWriter,
+        open_encoder=CsvEncoder,
     )
 )

@@ -27,7 +27,15 @@ import pyarrow.compute as pc
 
 from runtime.batch import DELETE, INSERT, ROW_KIND, UPDATE_AFTER, UPDATE_BEFORE
 from runtime.connectors.base import ConfigOption, SourceContext
-from runtime.connectors.formats import FileFormat, FileReader, FileWriter, opt_bool, register_format
+from runtime.connectors.formats import (
+    EncoderFactory,
+    FileFormat,
+    FileReader,
+    FileWriter,
+    MessageEncoder,
+    opt_bool,
+    register_format,
+)
 from runtime.connectors.formats.convert import ISO, SQL, convert_strings, parse_float
 from runtime.connectors.formats.json_fast import FastJsonReader
 from runtime.connectors.formats.text import format_text_column
@@ -490,18 +498,19 @@ class JsonFileReader(FileReader):
 
 
 # ---------------------------------------------------------------------- writer
-class JsonFileWriter(FileWriter):
-    """One JSON object per line, fields in schema order, as Flink's JSON serializer writes
-    them (timestamps as text in the chosen standard, DECIMAL as a plain number)."""
+class JsonRowEncoder:
+    """Rows as JSON object texts, one per row, fields in schema order, as Flink's JSON
+    serializer writes them (timestamps as text in the chosen standard, DECIMAL as a plain
+    number), built column-wise with Arrow string kernels. `prefix` is the format's option
+    prefix ('json', 'debezium-json', 'canal-json', ...): the change-event formats take the
+    row options under their own name."""
 
-    def __init__(self, path: str, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
+    def __init__(self, fields: tuple[Field, ...], options: dict[str, str], prefix: str = "json") -> None:
         self.fields = fields
-        self.iso = options.get("json.timestamp-format.standard", "SQL").upper() == "ISO-8601"
-        self.ignore_nulls = opt_bool(options, "json.encode.ignore-null-fields")
-        self.null_key_mode = options.get("json.map-null-key.mode", "FAIL").upper()
-        self.null_key_literal = options.get("json.map-null-key.literal", "null")
-        self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
-        self.bytes_written = 0
+        self.iso = options.get(f"{prefix}.timestamp-format.standard", "SQL").upper() == "ISO-8601"
+        self.ignore_nulls = opt_bool(options, f"{prefix}.encode.ignore-null-fields")
+        self.null_key_mode = options.get(f"{prefix}.map-null-key.mode", "FAIL").upper()
+        self.null_key_literal = options.get(f"{prefix}.map-null-key.literal", "null")
 
     def _json_column(self, array: pa.Array, dtype: DataType) -> pa.Array:
         """Each value as JSON text (NULL → 'null')."""
@@ -540,9 +549,8 @@ class JsonFileWriter(FileWriter):
             text = pc.binary_join_element_wise('"', esc, '"', "")
         return pc.fill_null(text, "null")
 
-    def write(self, batch: pa.RecordBatch) -> None:
-        if batch.num_rows == 0:
-            return
+    def objects(self, batch: pa.RecordBatch) -> pa.Array:
+        """One JSON object text per row (the batch's first len(fields) columns)."""
         parts = []
         for i, f in enumerate(self.fields):
             key = json.dumps(f.name, ensure_ascii=False) + ":"
@@ -551,13 +559,33 @@ class JsonFileWriter(FileWriter):
             if self.ignore_nulls:
                 item = pc.if_else(batch.column(i).is_null(), pa.scalar(None, pa.string()), item)
             parts.append(item)
-        if len(parts) == 1:
+        if not parts:
+            body = pa.array([""] * batch.num_rows, pa.string())
+        elif len(parts) == 1:
             body = pc.fill_null(parts[0], "")
         else:
             body = pc.binary_join_element_wise(*parts, pa.scalar(","), null_handling="skip")
-        line = pc.binary_join_element_wise("{", body, "}", "")
-        whole = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(line)], pa.int32()), line), "\n")
-        payload = whole[0].as_py().encode("utf-8") + b"\n"
+        return pc.binary_join_element_wise("{", body, "}", "")
+
+
+def join_lines(lines: pa.Array) -> bytes:
+    """Texts joined into one newline-terminated block (one Arrow kernel, no row loop)."""
+    whole = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(lines)], pa.int32()), lines), "\n")
+    return whole[0].as_py().encode("utf-8") + b"\n"
+
+
+class JsonFileWriter(FileWriter):
+    """One JSON object per line (JsonRowEncoder)."""
+
+    def __init__(self, path: str, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
+        self.encoder = JsonRowEncoder(fields, options)
+        self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
+        self.bytes_written = 0
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        payload = join_lines(self.encoder.objects(batch))
         self._file.write(payload)
         self.bytes_written += len(payload)
 
@@ -566,7 +594,55 @@ class JsonFileWriter(FileWriter):
             self._file.close()
 
 
-def _jsonable(value: Any, dtype: DataType, w: JsonFileWriter) -> Any:
+class JsonEncoder(MessageEncoder):
+    """Kafka record payloads of the 'json' format: one JSON object per row."""
+
+    def __init__(self, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
+        self.rows = JsonRowEncoder(fields, options)
+
+    def encode(self, batch: pa.RecordBatch) -> pa.Array:
+        return self.rows.objects(batch).cast(pa.binary())
+
+
+class ChangeEventEncoder(MessageEncoder):
+    """Change events of a changelog format, one per row, as Flink's serializers write them:
+    an insert or update-after is written as the row's insertion, an update-before or delete
+    as its deletion (Debezium {"before","after","op"} with op 'c'/'d'; Canal {"data":[row],
+    "type":"INSERT"/"DELETE"}; Maxwell {"data":row,"type":"insert"/"delete"})."""
+
+    def __init__(self, style: str, fields: tuple[Field, ...], options: dict[str, str]) -> None:
+        self.style = style
+        self.rows = JsonRowEncoder(fields, options, prefix=style)
+
+    def encode(self, batch: pa.RecordBatch) -> pa.Array:
+        obj = self.rows.objects(batch)
+        idx = batch.schema.get_field_index(ROW_KIND)
+        kinds = batch.column(idx).to_numpy(zero_copy_only=False) if idx >= 0 else np.zeros(batch.num_rows, np.int8)
+        removed = pa.array((kinds == UPDATE_BEFORE) | (kinds == DELETE))
+        if self.style == "debezium-json":
+            before = pc.if_else(removed, obj, "null")
+            after = pc.if_else(removed, "null", obj)
+            op = pc.if_else(removed, '"d"', '"c"')
+            out = pc.binary_join_element_wise('{"before":', before, ',"after":', after, ',"op":', op, "}", "")
+        elif self.style == "canal-json":
+            typ = pc.if_else(removed, '"DELETE"', '"INSERT"')
+            out = pc.binary_join_element_wise('{"data":[', obj, '],"type":', typ, "}", "")
+        else:  # maxwell-json
+            typ = pc.if_else(removed, '"delete"', '"insert"')
+            out = pc.binary_join_element_wise('{"data":', obj, ',"type":', typ, "}", "")
+        return out.cast(pa.binary())
+
+
+def change_event_encoder(style: str) -> EncoderFactory:
+    """The `open_encoder` of a change-event format named `style`."""
+
+    def open_encoder(fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> MessageEncoder:
+        return ChangeEventEncoder(style, fields, options)
+
+    return open_encoder
+
+
+def _jsonable(value: Any, dtype: DataType, w: JsonRowEncoder) -> Any:
     """A nested value (from Arrow's as_py) as plain JSON data (nested types only)."""
     if value is None:
         return None
@@ -605,6 +681,7 @@ register_format(
         options=OPTIONS,
         open_reader=JsonFileReader,
         open_writer=JsonFileWriter,
+        open_encoder=JsonEncoder,
     )
 )
 register_format(
@@ -615,5 +692,6 @@ register_format(
         options=DEBEZIUM_OPTIONS,
         open_reader=_open_debezium,
         changelog=True,
+        open_encoder=change_event_encoder("debezium-json"),
     )
 )

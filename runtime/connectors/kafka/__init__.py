@@ -11,7 +11,14 @@ from collections.abc import Mapping
 from runtime.connectors.base import ConnectorFactory, Sink, Source, SourceContext, TableDescription, register_connector
 from runtime.connectors.formats import get_format
 from runtime.connectors.kafka import options as o
-from runtime.connectors.kafka.sink import SINK_OPTIONS, UPSERT_SINK_OPTIONS, create_sink, create_upsert_sink
+from runtime.connectors.kafka.sink import (
+    SINK_OPTIONS,
+    UPSERT_SINK_OPTIONS,
+    create_sink,
+    create_upsert_sink,
+    sink_changelog_mode,
+    validate_sink,
+)
 from runtime.errors import ConnectorError
 from runtime.types import Field
 
@@ -115,6 +122,8 @@ def _check_modes(opts: Mapping[str, str]) -> None:
 
 def _validate(t: TableDescription) -> None:
     _check_common(t, upsert=False)
+    if t.sink:
+        validate_sink(t, upsert=False)
 
 
 def _validate_upsert(t: TableDescription) -> None:
@@ -125,6 +134,8 @@ def _validate_upsert(t: TableDescription) -> None:
             "The PRIMARY KEY also defines records in the 'upsert-kafka' table should update or delete on which keys."
         )
     _check_common(t, upsert=True)
+    if t.sink:
+        validate_sink(t, upsert=True)
 
 
 def _create_source(
@@ -178,6 +189,7 @@ KAFKA = register_connector(
         format_keys=o.FORMAT_KEYS,
         metadata=o.METADATA,
         changelog_mode=changelog_mode,
+        sink_changelog_mode=sink_changelog_mode,
         validate=_validate,
     )
 )
