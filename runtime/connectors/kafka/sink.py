@@ -233,8 +233,7 @@ class RecordEncoder:
             self.value_index = physical
         prefix = o.KEY_FIELDS_PREFIX.get(options) or ""
         key_fields = tuple(
-            Field(schema[i].name[len(prefix) :] if prefix else schema[i].name, schema[i].type)
-            for i in self.key_index
+            Field(schema[i].name[len(prefix) :] if prefix else schema[i].name, schema[i].type) for i in self.key_index
         )
         self.key_encoder: MessageEncoder | None = None
         if self.key_index:

@@ -64,8 +64,12 @@ def test_json_key_value_and_writable_metadata(kafka_broker: KafkaBroker) -> None
     env.execute_sql(
         "CREATE TABLE o (k INT, name STRING, v DOUBLE, ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp', "
         "h MAP<STRING, BYTES> METADATA FROM 'headers') WITH ("
-        + _kafka(kafka_broker, topic, ",'key.format'='json','key.fields'='k','value.format'='json',"
-                 "'value.fields-include'='EXCEPT_KEY'") + ")"  # fmt: skip
+        + _kafka(
+            kafka_broker,
+            topic,
+            ",'key.format'='json','key.fields'='k','value.format'='json','value.fields-include'='EXCEPT_KEY'",
+        )
+        + ")"  # fmt: skip
     )
     env.execute_sql(
         f"INSERT INTO o SELECT k, name, v, TO_TIMESTAMP_LTZ(1700000000000 + k, 3), MAP['a', CAST('x' AS BYTES)] "
@@ -94,7 +98,8 @@ def test_partitioners(kafka_broker: KafkaBroker, partitioner: str) -> None:
     env = _env()
     env.execute_sql(
         "CREATE TABLE o (k INT, name STRING, v DOUBLE) WITH ("
-        + _kafka(kafka_broker, topic, f",'format'='csv','sink.partitioner'='{partitioner}'") + ")"
+        + _kafka(kafka_broker, topic, f",'format'='csv','sink.partitioner'='{partitioner}'")
+        + ")"
     )
     env.execute_sql(f"INSERT INTO o SELECT * FROM {VALUES}").wait()
     got = _read(kafka_broker, topic, 3)
@@ -305,8 +310,12 @@ def test_exactly_once_without_checkpoints_commits_at_the_end(kafka_broker: Kafka
     env = _env()
     env.execute_sql(
         "CREATE TABLE o (k INT, name STRING, v DOUBLE) WITH ("
-        + _kafka(kafka_broker, topic, ",'format'='json','sink.delivery-guarantee'='exactly-once',"
-                 "'sink.transactional-id-prefix'='eos-end'") + ")"  # fmt: skip
+        + _kafka(
+            kafka_broker,
+            topic,
+            ",'format'='json','sink.delivery-guarantee'='exactly-once','sink.transactional-id-prefix'='eos-end'",
+        )
+        + ")"  # fmt: skip
     )
     env.execute_sql(f"INSERT INTO o SELECT * FROM {VALUES}").wait()
     assert len(_read(kafka_broker, topic, committed=True)) == 3
