@@ -3,7 +3,8 @@ process with SIGKILL the n-th time execution passes `<point>` (several separated
 
 Points: `batch` (after a source batch was processed), `snapshot` (state taken, before the
 upload), `upload` (state files written, metadata not yet), `metadata` (checkpoint complete,
-sinks not yet committed), `commit` (after the first sink committed).
+sinks not yet committed), `commit` (after the first sink committed), `transaction` (inside a
+Kafka sink's transaction: records produced, the transaction not yet committed).
 """
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ from runtime.connectors.base import ConnectorFactory, Sink, Source, SourceContex
 from runtime.connectors.formats import get_format
 from runtime.connectors.kafka import options as o
 from runtime.connectors.kafka.sink import (
+    SINK_DESCRIPTION,
     SINK_OPTIONS,
+    UPSERT_SINK_DESCRIPTION,
     UPSERT_SINK_OPTIONS,
     create_sink,
     create_upsert_sink,
@@ -178,7 +180,8 @@ KAFKA = register_connector(
             "Key and value: 'value.format' (or 'format') decodes the value; 'key.format' with 'key.fields' the "
             "key columns; 'value.fields-include' = 'EXCEPT_KEY' leaves them out of the value. Formats: "
             + ", ".join(f"`{f}`" for f in o.FORMATS)
-            + " (their options carry the 'key.' / 'value.' prefix when given by 'key.format' / 'value.format')."
+            + " (their options carry the 'key.' / 'value.' prefix when given by 'key.format' / 'value.format').\n\n"
+            + SINK_DESCRIPTION
         ),
         options=o.SOURCE_OPTIONS + SINK_OPTIONS,
         create_source=_create_source,
@@ -203,7 +206,8 @@ UPSERT_KAFKA = register_connector(
             "Source: always from the earliest offset; a record is an upsert of its key's row, a record with a "
             "NULL value (tombstone) a delete. The planner normalizes the stream by the primary key "
             "(ChangelogNormalize), so downstream operators see -U/+U pairs. The key columns are read from the "
-            "record key with 'key.format', the others from the value with 'value.format' (insert-only formats)."
+            "record key with 'key.format', the others from the value with 'value.format' (insert-only formats).\n\n"
+            + UPSERT_SINK_DESCRIPTION
         ),
         options=o.UPSERT_SOURCE_OPTIONS + UPSERT_SINK_OPTIONS,
         create_source=_create_upsert_source,

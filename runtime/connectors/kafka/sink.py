@@ -64,6 +64,26 @@ from runtime.connectors.kafka import options as o
 from runtime.errors import ConnectorError
 from runtime.types import Field
 
+# The header naming the transaction of an exactly-once sink's record.
+TXN_HEADER = "streamsql-txn"
+
+# ---------------------------------------------------------------------- docs
+SINK_DESCRIPTION = (
+    "Sink: a batch's rows are encoded at once by the key and value formats (Arrow string kernels), then handed "
+    "to one producer per sink subtask. 'sink.delivery-guarantee' = 'exactly-once' keeps the rows of each "
+    "checkpoint in the checkpoint and writes them in one Kafka transaction (transactional id "
+    "'<sink.transactional-id-prefix>-<subtask>') when the checkpoint completes, together with a commit marker "
+    "(an offset of the consumer group of the same name, committed in the same transaction) so that a commit "
+    "replayed after a restore happens once; a restored job fences its previous producers. Each record of such a "
+    f"transaction carries the header '{TXN_HEADER}' = '<transactional id>:<checkpoint id>:<attempt>'."
+)
+UPSERT_SINK_DESCRIPTION = (
+    "Sink: +I/+U rows are written as the key's value, -D rows as tombstones (NULL value), -U rows are dropped; "
+    "records are keyed by the PRIMARY KEY (Kafka's murmur2 partitioner keeps a key's records in order on one "
+    "partition). With 'sink.buffer-flush.*' only the last record per key is sent. Delivery guarantees as the "
+    "'kafka' sink."
+)
+
 # ---------------------------------------------------------------------- options
 PARTITIONERS = ("default", "fixed", "round-robin")
 DELIVERY_GUARANTEES = ("none", "at-least-once", "exactly-once")
@@ -129,8 +149,6 @@ UPSERT_SINK_OPTIONS: tuple[ConfigOption[Any], ...] = (
     SINK_BUFFER_FLUSH_INTERVAL,
 )
 
-# The header naming the transaction of an exactly-once sink's record.
-TXN_HEADER = "streamsql-txn"
 # Consumer-only client properties Flink users set on tables that are read and written; the
 # producer leaves them out (librdkafka would warn about each).
 _CONSUMER_ONLY = frozenset(
