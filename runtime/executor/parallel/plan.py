@@ -43,9 +43,9 @@ PARALLEL_SAFE = frozenset(
         "Sink",
     }
 )
-# Sinks every subtask may write on its own (part files per subtask, or nothing): until
-# the Sink kind has its spec (`runs_in_parent`).
-PARALLEL_SINKS = frozenset({"filesystem", "blackhole"})
+# Sinks every subtask may write on its own (part files per subtask, a Kafka producer per
+# subtask, or nothing): until the Sink kind has its spec (`runs_in_parent`).
+PARALLEL_SINKS = frozenset({"filesystem", "blackhole", "kafka", "upsert-kafka"})
 
 # Pseudo edge id of the query result (worker -> parent).
 RESULT_EDGE = -1
