@@ -55,7 +55,8 @@ def _lit(v: object) -> Literal:
 def call(name: str, *args: Expr) -> Call:
     fn = lookup(name)
     assert fn is not None, name
-    return Call(name, tuple(args), fn.infer([a.type for a in args]))
+    literals = [a.value if isinstance(a, Literal) else None for a in args]
+    return Call(name, tuple(args), fn.result_type([a.type for a in args], literals))
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,13 @@ CASES = [
     ),
     Case("network", "INET_ATON(ip)", lambda: call("inet_aton", _ref("ip")), None),
     Case("network", "INET_NTOA(i)", lambda: call("inet_ntoa", _ref("i")), None),
+    Case("numeric", "SIN(i) (Java's fdlibm)", lambda: call("sin", _ref("i")), "sin(i)"),
+    Case(
+        "structured",
+        "OBJECT_OF('c.P', 'k', i, 's', s)",
+        lambda: call("object_of", _lit("c.P"), _lit("k"), _ref("i"), _lit("s"), _ref("s")),
+        "struct_pack(k := i, s := s)",
+    ),
 ]
 
 

@@ -222,6 +222,17 @@ def to_array(v: ArgValue, n: int) -> pa.Array:
     return v
 
 
+def java_div(a: np.ndarray, b: int) -> np.ndarray:
+    """Java's integer division of longs (truncates toward zero; numpy floors)."""
+    q = np.floor_divide(a, b)
+    return np.where((a < 0) & (q * b != a), q + 1, q)
+
+
+def java_rem(a: np.ndarray, b: int) -> np.ndarray:
+    """Java's `%` of longs (the sign of the dividend)."""
+    return a - java_div(a, b) * b
+
+
 def null_mask(v: pa.Array) -> np.ndarray:
     return v.is_null().to_numpy(zero_copy_only=False)
 

@@ -20,6 +20,7 @@ from runtime.errors import EvaluationError
 from runtime.functions._common import (
     HALF_UP,
     decimal_type,
+    java_div,
     java_int_from_double,
     null_mask,
     round_decimal,
@@ -503,12 +504,14 @@ def _to_date(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, stri
         days, mask = _parse_date(arr, dst, strict)
         return pa.array(days.astype(np.int32), pa.date32(), mask=mask)
     if name == "TIMESTAMP_LTZ":
-        arr = local_time(arr, ctx.time_zone)
-        name = "TIMESTAMP"
+        ts = local_time(arr, ctx.time_zone).cast(pa.timestamp("ms"), safe=False)
+        days = np.floor_divide(to_numpy(pc.cast(ts, pa.int64()), 0), 86_400_000).astype(np.int32)
+        return pa.array(days, pa.date32(), mask=null_mask(arr))
     if name == "TIMESTAMP":
+        # Flink 2.3 divides the epoch millis by a day's millis truncating, as Java's `/`:
+        # 1969-12-31 23:59:59.999 becomes 1970-01-01 (the functions oracle corpus)
         ts = arr.cast(pa.timestamp("ms"), safe=False)
-        ms = to_numpy(pc.cast(ts, pa.int64()), 0)
-        days = np.floor_divide(ms, 86_400_000).astype(np.int32)
+        days = java_div(to_numpy(pc.cast(ts, pa.int64()), 0), 86_400_000).astype(np.int32)
         return pa.array(days, pa.date32(), mask=null_mask(arr))
     if name == "DATE":
         return arr

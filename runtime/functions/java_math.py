@@ -135,8 +135,9 @@ def _reduce_medium(x: np.ndarray, hx: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 @functools.cache
-def _half_pi(digits: int) -> Decimal:
-    """pi/2 to `digits` digits (Machin's formula)."""
+def _scaled_constants() -> tuple[int, int]:
+    """(floor(2/pi * 2^_P2), floor(pi/2 * 2^_Q)) as integers, from a 420-digit pi (Machin)."""
+    digits = 420
     with localcontext() as c:
         c.prec = digits + 10
 
@@ -153,26 +154,33 @@ def _half_pi(digits: int) -> Decimal:
                 total += step
             return total
 
-        return (16 * arctan_inv(5) - 4 * arctan_inv(239)) / 2
+        pi = 16 * arctan_inv(5) - 4 * arctan_inv(239)
+        two_over_pi = int((2 / pi) * (Decimal(2) ** _P2))
+        half_pi = int((pi / 2) * (Decimal(2) ** _Q))
+    return two_over_pi, half_pi
+
+
+_P2 = 1300  # bits of 2/pi: x up to 2^1024 times 2/pi, plus 200 bits to spare
+_Q = 200  # bits of pi/2
 
 
 def _reduce_large(x: float) -> tuple[int, float, float]:
-    """(n mod 4, y0, y1) for a huge finite x, exactly (what fdlibm's __kernel_rem_pio2
-    computes with its table of 2/pi bits)."""
-    with localcontext() as c:
-        c.prec = 420
-        hp = _half_pi(400)
-        d = Decimal(x)
-        n = (d / hp).to_integral_value()
-        r = d - n * hp
-        if r > hp / 2:
-            n += 1
-            r -= hp
-        elif r < -hp / 2:
-            n -= 1
-            r += hp
-        y0 = float(r)
-        y1 = float(r - Decimal(y0))
+    """(n mod 4, y0, y1) for a huge finite x: x - n*pi/2 computed exactly in integers and
+    rounded to a double-double (what fdlibm's __kernel_rem_pio2 computes with its table of
+    2/pi bits)."""
+    two_over_pi, half_pi = _scaled_constants()
+    num, den = abs(x).as_integer_ratio()  # den is a power of two (1 for |x| >= 2^52)
+    shift = _P2 + den.bit_length() - 1
+    prod = num * two_over_pi  # x * 2/pi scaled by 2^shift
+    n = (prod + (1 << (shift - 1))) >> shift
+    frac = prod - (n << shift)  # in [-1/2, 1/2) scaled by 2^shift
+    r = frac * half_pi  # x - n*pi/2, scaled by 2^(shift + _Q)
+    scale = 1 << (shift + _Q)
+    y0 = r / scale  # correctly rounded
+    a, b = y0.as_integer_ratio()
+    y1 = (r * b - a * scale) / (b * scale)
+    if x < 0:
+        n, y0, y1 = -n, -y0, -y1
     return int(n) % 4, y0, y1
 
 

@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.functions import datetime_patterns as dp
+from runtime.functions._common import java_div, java_rem
 from runtime.functions._text_common import (
     any_nullable,
     check_arity,
@@ -422,26 +423,33 @@ _UNITS = {
 
 
 def _extract_fields(unit: str, wall: np.ndarray) -> np.ndarray:
-    """One calendar field of wall-clock ms (floor arithmetic, correct before 1970)."""
+    """One calendar field of wall-clock ms, with Flink 2.3's arithmetic: the day is the
+    epoch millis divided by a day's millis and the time of day the remainder, both
+    truncating as Java's `/` and `%` do. Before 1970 that is not the calendar's answer
+    (1969-12-31 23:59:59.999 has HOUR 0, MILLISECOND -1 and YEAR 1970; 1969-07-20 20:17:40
+    has DAY 21 and HOUR -3), and it is what Flink returns (the functions oracle corpus;
+    see tests/conformance/flink-bugs/README.md)."""
     u = unit.upper()
+    days = java_div(wall, dp.MS_PER_DAY)
     if u in ("HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND", "NANOSECOND", "EPOCH"):
-        tod = wall - np.floor_divide(wall, dp.MS_PER_DAY) * dp.MS_PER_DAY
+        tod = wall - days * dp.MS_PER_DAY
         return {
-            "HOUR": tod // 3_600_000,
-            "MINUTE": tod // 60_000 % 60,
-            "SECOND": tod // 1000 % 60,
-            "MILLISECOND": tod % 1000,
-            "MICROSECOND": tod % 1000 * 1000,
-            "NANOSECOND": tod % 1000 * 1_000_000,
-            "EPOCH": np.floor_divide(wall, 1000),
+            "HOUR": java_div(tod, 3_600_000),
+            "MINUTE": java_rem(java_div(tod, 60_000), 60),
+            "SECOND": java_rem(java_div(tod, 1000), 60),
+            "MILLISECOND": java_rem(tod, 1000),
+            "MICROSECOND": java_rem(tod, 1000) * 1000,
+            "NANOSECOND": java_rem(tod, 1000) * 1_000_000,
+            "EPOCH": java_div(wall, 1000),
         }[u]
+    wall = days * dp.MS_PER_DAY  # the date Flink sees
     ts = pa.array(wall, TS)
     if u == "YEAR":
-        return dp.civil_from_days(np.floor_divide(wall, dp.MS_PER_DAY))[0]
+        return dp.civil_from_days(days)[0]
     if u == "MONTH":
-        return dp.civil_from_days(np.floor_divide(wall, dp.MS_PER_DAY))[1]
+        return dp.civil_from_days(days)[1]
     if u == "DAY":
-        return dp.civil_from_days(np.floor_divide(wall, dp.MS_PER_DAY))[2]
+        return dp.civil_from_days(days)[2]
     fn = {
         "QUARTER": pc.quarter,
         "WEEK": pc.iso_week,
@@ -454,7 +462,7 @@ def _extract_fields(unit: str, wall: np.ndarray) -> np.ndarray:
         return np_ints(pc.day_of_week(ts, count_from_zero=False, week_start=7))
     if u == "ISODOW":
         return np_ints(pc.day_of_week(ts, count_from_zero=False, week_start=1))
-    y = dp.civil_from_days(np.floor_divide(wall, dp.MS_PER_DAY))[0]
+    y = dp.civil_from_days(days)[0]
     if u == "DECADE":
         return np.floor_divide(y, 10)
     if u == "CENTURY":
