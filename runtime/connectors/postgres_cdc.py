@@ -304,6 +304,7 @@ class CdcReader(SplitReader):
         self.lsn: int | None = None  # end LSN of the last emitted transaction
         self.visible: tuple[int, int, list[int]] | None = None  # the snapshot's (xmin, xmax, xip)
         self._con: Any = None  # the connection that owns the temporary slot
+        self._admin: Any = None  # advances the job's slot when checkpoints complete
         self._temp: str | None = None
         self._relations: dict[int, _Relation] = {}
         self._restored = False
@@ -329,12 +330,14 @@ class CdcReader(SplitReader):
     def commit_offset(self, offset: Any) -> None:
         if self.source.batch or not offset or not offset.get("lsn"):
             return
-        with connect(self.source.endpoint) as con:
-            current = con.execute(
-                "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = %s", (self.source.slot,)
-            ).fetchone()
-            if current and current[0] and lsn_int(current[0]) < lsn_int(offset["lsn"]):
-                con.execute("SELECT pg_replication_slot_advance(%s, %s::pg_lsn)", (self.source.slot, offset["lsn"]))
+        if self._admin is None or self._admin.closed:
+            self._admin = connect(self.source.endpoint)
+        con = self._admin
+        current = con.execute(
+            "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = %s", (self.source.slot,)
+        ).fetchone()
+        if current and current[0] and lsn_int(current[0]) < lsn_int(offset["lsn"]):
+            con.execute("SELECT pg_replication_slot_advance(%s, %s::pg_lsn)", (self.source.slot, offset["lsn"]))
 
     # ---------------------------------------------------------------- reading
     def read(self, max_rows: int) -> pa.RecordBatch | None:
@@ -427,7 +430,7 @@ class CdcReader(SplitReader):
                 f"The replication slot '{s.slot}' does not exist any more: the changes since the checkpoint are lost. "
                 "Start the job without --restore to take a new snapshot."
             )
-        self._temp = f"{s.slot}_r{int(time.time() * 1000) % 10**9}"
+        self._temp = f"{s.slot[:48]}_r{int(time.time() * 1000) % 10**9}"  # names have at most 63 characters
         self._con.execute("SELECT pg_copy_logical_replication_slot(%s, %s, true)", (s.slot, self._temp))
 
     def _visible(self, xid: int) -> bool:
@@ -547,6 +550,9 @@ class CdcReader(SplitReader):
         )
 
     def close(self) -> None:
+        if self._admin is not None:
+            admin, self._admin = self._admin, None
+            admin.close()
         if self._con is not None:
             con, self._con = self._con, None
             con.close()  # the temporary slot goes with the session

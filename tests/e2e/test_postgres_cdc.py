@@ -125,8 +125,8 @@ class _Tables:
         return self.pg.execute(f"SELECT seq, count(*) FROM {self.log} GROUP BY seq HAVING count(*) > 1")
 
 
-def _start(job: Path, root: Path) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "streamsql.cli", "-f", str(job), "--restore", "latest"]
+def _start(job: Path, root: Path, *args: str) -> subprocess.Popen[bytes]:
+    cmd = [sys.executable, "-m", "streamsql.cli", "-f", str(job), "--restore", "latest", *args]
     return subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
@@ -183,6 +183,25 @@ def test_cdc_job_killed_10_times_is_exactly_once(postgres_server: PostgresServer
     assert kills == KILLS
     agg, log = t.actual()
     assert len(log) == 800 and not t.log_duplicates()
+
+
+def test_cdc_job_at_parallelism_2_killed_and_restored(postgres_server: PostgresServer, tmp_path: Path) -> None:
+    """The slot is read by one subtask; the others aggregate and write; checkpoint
+    completion reaches the reader in its worker process."""
+    t = _Tables(postgres_server, tmp_path)
+    writer = t.writer(300, 0.005)
+    for wait in (3.0, 4.0, 3.5):
+        proc = _start(t.job, tmp_path, "--parallelism", "2")
+        try:
+            proc.wait(wait)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGKILL)
+        out, err = proc.communicate()
+        assert proc.returncode == -9, f"the job ended ({proc.returncode}):\n{err.decode()[-4000:]}"
+        assert not t.log_duplicates(), "a change was appended twice"
+    writer.join()
+    _converge(t, _start(t.job, tmp_path, "--parallelism", "2"))
+    assert len(t.actual()[1]) == 500
 
 
 def test_batch_mode_reads_the_snapshot_with_startup_mode_snapshot(postgres_server: PostgresServer) -> None:
