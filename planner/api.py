@@ -94,5 +94,17 @@ class Planner:
             stmts = [inner]
         logical = [self.bind(s) for s in stmts]
         physical = [self.optimize(p, s.sql) for p, s in zip(logical, stmts, strict=True)]
-        changelog = any(d.upper() == "CHANGELOG_MODE" for d in stmt.details)
-        return explain_text(logical, physical, changelog=changelog)
+        details = {d.upper() for d in stmt.details}
+        text = explain_text(logical, physical, changelog="CHANGELOG_MODE" in details)
+        if "PLAN_ADVICE" in details:
+            # Flink's advisors (non-determinism, aggregation phases) have no counterpart here:
+            # the plan comes with Flink's "no advice" notice.
+            head, sep, tail = text.partition("\n\n== Optimized Execution Plan ==")
+            head = head.replace("== Optimized Physical Plan ==", "== Optimized Physical Plan With Advice ==", 1)
+            text = head + "\n\nNo available advice..." + sep + tail
+        if "JSON_EXECUTION_PLAN" in details:
+            # streamsql's executable plan is its JobGraph: shown as its JSON.
+            tables = ",".join(s.table[-1] for s in stmts if isinstance(s, InsertInto))
+            graph = lower(physical, self.mode, self.config, name=f"insert-into_{tables}" if tables else "collect")
+            text += "\n\n== Physical Execution Plan ==\n" + graph.to_json()
+        return text

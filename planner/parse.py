@@ -64,6 +64,7 @@ _STATEMENT_KEYWORDS = (
     "CALL",
     "DELETE",
     "UPDATE",
+    "STOP",
 )
 # SHOW <what> forms (the listing kinds; SHOW CREATE and SHOW CURRENT are parsed apart).
 _SHOW_KINDS = (
@@ -81,6 +82,7 @@ _SHOW_KINDS = (
     "PROCEDURES",
     "MATERIALIZED TABLES",
     "PARTITIONS",
+    "MODELS",
 )
 
 
@@ -132,6 +134,8 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
             cur.expect("TABLE")
             return parse_create_table(cur, False, pos, or_replace=True)
         temporary = cur.match("TEMPORARY")
+        if cur.match("MODEL") or (cur.match("OR", "REPLACE") and cur.match("MODEL")):
+            return dml.parse_model(cur, "CREATE MODEL", pos)
         if cur.peek_word() in ("SYSTEM", "FUNCTION"):
             from planner.statements_functions import parse_create_function
 
@@ -154,6 +158,8 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
             return parse_drop_function(cur, pos)
         if cur.match("MATERIALIZED", "TABLE"):
             return sm.parse_drop_materialized_table(cur, pos)
+        if cur.match("MODEL") or cur.match("TEMPORARY", "MODEL"):
+            return dml.parse_model(cur, "DROP MODEL", pos)
         if cur.match("CATALOG"):
             return sc.parse_drop_catalog(cur, pos)
         if cur.match("DATABASE"):
@@ -174,6 +180,8 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
             return sc.parse_alter_view(cur, pos)
         if cur.match("MATERIALIZED", "TABLE"):
             return sm.parse_alter_materialized_table(cur, pos)
+        if cur.match("MODEL"):
+            return dml.parse_model(cur, "ALTER MODEL", pos)
         if "FUNCTION" in (cur.peek_word(0), cur.peek_word(1), cur.peek_word(2)):
             return dml.parse_alter_function(cur, pos)
         cur.unexpected('"CATALOG", "DATABASE", "TABLE", "VIEW", "MATERIALIZED TABLE" or "FUNCTION"')
@@ -189,6 +197,9 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
     if word == "UPDATE":
         cur.match("UPDATE")
         return dml.parse_update(cur, pos)
+    if word == "STOP":
+        cur.match("STOP")
+        return dml.parse_stop_job(cur, pos)
     if word == "CALL":
         cur.match("CALL")
         return dml.parse_call(cur, pos)
@@ -219,6 +230,8 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
         cur.parser._advance()
         if cur.match("CATALOG"):
             return sc.parse_describe_catalog(cur, pos)
+        if cur.peek_word() == "MODEL":
+            return dml.parse_model(cur, "DESCRIBE MODEL", pos)
         if cur.peek_word() == "JOB":
             cur.match("JOB")
             return dml.parse_describe_job(cur, pos)
@@ -246,6 +259,8 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
 def _show(cur: Cursor, pos: dict) -> Statement:
     """After `SHOW`."""
     if cur.match("CREATE"):
+        if cur.match("MODEL"):
+            return dml.parse_model(cur, "SHOW CREATE MODEL", pos)
         return sc.parse_show_create(cur, pos)
     if cur.match("CURRENT"):
         what = cur.peek_word()
@@ -272,6 +287,7 @@ def _show(cur: Cursor, pos: dict) -> Statement:
         "COLUMNS",
         "PROCEDURES",
         "PARTITIONS",
+        "MODELS",
     ):
         if cur.match("FROM") or cur.match("IN"):
             start = cur.curr

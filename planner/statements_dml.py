@@ -5,6 +5,8 @@ UPDATE [c.][db.]t SET col = expr [, ...] [WHERE condition]
 CALL [c.][db.]procedure(arg, ...)
 ALTER [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] [c.][db.]f AS 'identifier' [LANGUAGE ...]
 DESCRIBE JOB '<job id>'
+STOP JOB '<job id>' [WITH SAVEPOINT] [WITH DRAIN]
+CREATE | ALTER | DROP MODEL ..., SHOW CREATE MODEL m, DESCRIBE MODEL m (refused: no model providers)
 """
 
 from __future__ import annotations
@@ -50,6 +52,20 @@ class AlterFunction(Statement):
 @dataclass(frozen=True)
 class DescribeJob(Statement):
     job_id: str
+
+
+@dataclass(frozen=True)
+class ModelStatement(Statement):
+    """A model statement (FLIP-437): parsed so the answer is clear, then refused."""
+
+    what: str  # CREATE MODEL | ALTER MODEL | DROP MODEL | SHOW CREATE MODEL | DESCRIBE MODEL
+
+
+@dataclass(frozen=True)
+class StopJob(Statement):
+    job_id: str
+    with_savepoint: bool = False
+    with_drain: bool = False
 
 
 def _end(cur: Cursor) -> None:
@@ -136,3 +152,26 @@ def parse_describe_job(cur: Cursor, pos: dict) -> DescribeJob:
     job_id = cur.string("a quoted job id")
     _end(cur)
     return DescribeJob(job_id=job_id, **pos)
+
+
+def parse_stop_job(cur: Cursor, pos: dict) -> StopJob:
+    """After `STOP`."""
+    cur.expect("JOB")
+    job_id = cur.string("a quoted job id")
+    savepoint = drain = False
+    while cur.match("WITH"):
+        if cur.match("SAVEPOINT"):
+            savepoint = True
+        elif cur.match("DRAIN"):
+            drain = True
+        else:
+            cur.unexpected('"SAVEPOINT" or "DRAIN"')
+    _end(cur)
+    return StopJob(job_id=job_id, with_savepoint=savepoint, with_drain=drain, **pos)
+
+
+def parse_model(cur: Cursor, what: str, pos: dict) -> ModelStatement:
+    """After the words naming a model statement: the rest is skipped (it is refused)."""
+    while not cur.at_end:
+        cur.parser._advance()
+    return ModelStatement(what=what, **pos)

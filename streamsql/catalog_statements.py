@@ -35,7 +35,7 @@ from planner.statements_catalog import (
     UseCatalog,
     UseDatabase,
 )
-from planner.statements_dml import AlterFunction, Call, DescribeJob
+from planner.statements_dml import AlterFunction, Call, DescribeJob, ModelStatement, StopJob
 from runtime.types import BOOLEAN, STRING, Field
 from streamsql.result import TableResult
 
@@ -290,6 +290,8 @@ def show(env: TableEnvironment, stmt: Show) -> TableResult | None:
         return _strings("jars", [])
     if what == "PROCEDURES":
         return _strings("procedure name", [])
+    if what == "MODELS":  # no model can be created here (model_statement)
+        return _strings("model name", [])
     if what == "PARTITIONS":
         return show_partitions(env, stmt)
     return None
@@ -473,6 +475,42 @@ def describe_job(env: TableEnvironment, stmt: DescribeJob) -> TableResult:
     return env.job_rows([(stmt.job_id, handle)])
 
 
+def model_statement(env: TableEnvironment, stmt: ModelStatement) -> TableResult:
+    """Models (CREATE MODEL, ML_PREDICT) run their predictions through Flink's model
+    providers (OpenAI and others) on the JVM; streamsql has none, so no model can exist."""
+    raise UnsupportedSqlError(
+        f"{stmt.what} is not supported: Flink's models predict through model providers that run on the JVM, "
+        "and streamsql has none. Call a model from a Python function instead (CREATE FUNCTION ... LANGUAGE "
+        "PYTHON, docs/udf.md).",
+        sql=stmt.sql,
+        line=1,
+        column=1,
+    )
+
+
+def stop_job(env: TableEnvironment, stmt: StopJob) -> TableResult:
+    """STOP JOB '<id>' [WITH SAVEPOINT] [WITH DRAIN]: cancel the job, or stop it with a
+    savepoint (answered with its path)."""
+    handle = env.jobs.get(stmt.job_id)
+    if handle is None:
+        raise _err(
+            stmt,
+            f"Could not find Flink job ({stmt.job_id})",
+            "org.apache.flink.runtime.messaging.FlinkJobNotFoundException",
+        )
+    if not stmt.with_savepoint:
+        handle.cancel()
+        handle.join(30)
+        return TableResult.ok()
+    try:
+        from runtime.checkpoint.options import SAVEPOINT_DIR
+
+        path = handle.stop_with_savepoint(SAVEPOINT_DIR.get(env.get_config()))
+    except Exception as e:  # noqa: BLE001 - the job keeps running; say why
+        raise _err(stmt, f"Could not stop job {stmt.job_id} with savepoint: {e}", SQL_EXECUTION_EXCEPTION) from None
+    return _strings("savepoint path", [path])
+
+
 def call(env: TableEnvironment, stmt: Call) -> TableResult:
     """CALL: streamsql's catalogs hold no procedures (SHOW PROCEDURES lists none)."""
     path = env.catalog.qualify(stmt.procedure, stmt.sql)
@@ -547,6 +585,8 @@ HANDLERS: dict[type, Callable[[Any, Any], TableResult]] = {
     TruncateTable: truncate_table,
     AnalyzeTable: analyze_table,
     DescribeJob: describe_job,
+    StopJob: stop_job,
+    ModelStatement: model_statement,
     Call: call,
     AlterFunction: alter_function,
 }

@@ -59,3 +59,23 @@ show current database;
 +-----------------------+
 1 row in set
 !ok
+
+# models predict through model providers on the JVM: none can be created
+create model sentiment input (text string) output (label string) with ('provider' = 'openai', 'task' = 'classification');
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.TableException: CREATE MODEL is not supported: Flink's models predict through model providers that run on the JVM, and streamsql has none. Call a model from a Python function instead (CREATE FUNCTION ... LANGUAGE PYTHON, docs/udf.md).
+!error
+
+drop model if exists sentiment;
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.TableException: DROP MODEL is not supported: Flink's models predict through model providers that run on the JVM, and streamsql has none. Call a model from a Python function instead (CREATE FUNCTION ... LANGUAGE PYTHON, docs/udf.md).
+!error
+
+show models;
+Empty set
+!ok
+
+describe model sentiment;
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.TableException: DESCRIBE MODEL is not supported: Flink's models predict through model providers that run on the JVM, and streamsql has none. Call a model from a Python function instead (CREATE FUNCTION ... LANGUAGE PYTHON, docs/udf.md).
+!error
