@@ -6,7 +6,9 @@ psycopg2's `LogicalReplicationConnection` would be a second driver (with its own
 build) for one feature. So the connector reads the slot through SQL: the built-in
 `pgoutput` plugin with a publication, through `pg_logical_slot_get_binary_changes`, and
 decodes pgoutput's *message format* (Begin / Relation / Insert / Update / Delete /
-Commit, protocol version 1, text-format values) from the returned bytes. That needs no
+Commit, protocol version 1, text-format values) from the returned bytes: Begin / Commit /
+Relation per message (they are few), the change messages together with numpy
+(`decode_changes`: per column, over all messages of a table at once). That needs no
 extension (wal2json is not shipped with PostgreSQL; test_decoding's text output is not
 meant to be parsed), works on any PostgreSQL ≥ 12, and the values arrive in the same text
 form `COPY` produces, so one Arrow conversion (runtime.connectors.postgres) serves both.
@@ -227,69 +229,115 @@ def _cstring(buf: bytes, pos: int) -> tuple[str, int]:
     return buf[pos:end].decode("utf-8"), end + 1
 
 
-def _tuple(buf: bytes, pos: int) -> tuple[list[str | None | bytes], int]:
-    """TupleData: values as text (None = NULL, b"u" = an unchanged TOASTed value)."""
-    (n,) = struct.unpack_from(">h", buf, pos)
-    pos += 2
-    out: list[str | None | bytes] = []
-    for _ in range(n):
-        kind = buf[pos]
-        pos += 1
-        if kind == 0x74:  # 't'
-            (size,) = struct.unpack_from(">i", buf, pos)
-            pos += 4
-            out.append(buf[pos : pos + size].decode("utf-8"))
-            pos += size
-        elif kind == 0x6E:  # 'n'
-            out.append(None)
-        elif kind == 0x75:  # 'u'
-            out.append(b"u")
-        else:
-            raise ConnectorError(f"unexpected pgoutput tuple value kind {chr(kind)!r}")
-    return out, pos
+_T, _N, _U = ord("t"), ord("n"), ord("u")
 
 
-class _Changes:
-    """Decoded change rows of one read (text values, in each relation's column order) with
-    row kinds; `columns()` turns them column-wise for the declared fields at the end, so
-    the per-row work is one append."""
+def _be32(buf: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """Big-endian int32 at each of `pos` in `buf` (positions past the end read 0)."""
+    out = np.zeros(len(pos), dtype=np.int64)
+    for k in range(4):
+        at = np.minimum(pos + k, len(buf) - 1)
+        out = (out << 8) | buf[at].astype(np.int64)
+    return np.where(out >= 1 << 31, out - (1 << 32), out)
 
-    def __init__(self) -> None:
-        self.rows: list[tuple[_Relation, list[Any]]] = []
-        self.kinds: list[int] = []
-        self.meta: list[tuple[int, str, str]] = []  # (commit time µs since 1970, schema, table)
 
-    def add(self, kind: int, rel: _Relation, row: list[Any], commit_us: int) -> None:
-        self.rows.append((rel, row))
-        self.kinds.append(kind)
-        self.meta.append((commit_us, rel.schema, rel.name))
+def _parse_tuples(buf: np.ndarray, pos: np.ndarray, ncols: int) -> tuple[list[tuple[Any, Any, Any]], np.ndarray]:
+    """pgoutput TupleData at each of `pos` (all of one relation), column by column for all
+    messages at once: per column (kind byte, value start, value length), and the end positions."""
+    pos = pos + 2  # Int16 column count (the relation's)
+    cols = []
+    for _ in range(ncols):
+        kind = buf[np.minimum(pos, len(buf) - 1)]
+        is_text = kind == _T
+        length = np.where(is_text, _be32(buf, pos + 1), 0)
+        cols.append((kind, pos + 5, length))
+        pos = pos + 1 + np.where(is_text, 4 + length, 0)
+    return cols, pos
 
-    def extend(self, other: _Changes) -> None:
-        self.rows += other.rows
-        self.kinds += other.kinds
-        self.meta += other.meta
 
-    def columns(self, names: list[str]) -> list[list[str | None]]:
-        """One list of text values per name (None: NULL, or a column the table lacks)."""
-        out: list[list[str | None]] = [[] for _ in names]
-        start = 0
-        while start < len(self.rows):
-            rel = self.rows[start][0]
-            stop = start
-            while stop < len(self.rows) and self.rows[stop][0] is rel:
-                stop += 1
-            run = [r for _, r in self.rows[start:stop]]
-            for values, name in zip(out, names, strict=True):
-                i = rel.index.get(name)
-                if i is None:
-                    values += [None] * len(run)
-                else:
-                    values += [None if isinstance(r[i], bytes) else r[i] for r in run]
-            start = stop
-        return out
-
-    def __len__(self) -> int:
-        return len(self.kinds)
+def decode_changes(
+    messages: list[bytes], relations: list[_Relation], fields: tuple[Field, ...]
+) -> tuple[list[pa.Array], np.ndarray, np.ndarray]:
+    """Insert / Update / Delete messages (pgoutput protocol 1, text values) as one string
+    column per field, the row kinds, and for each row the index of its message. Decoded
+    with numpy over all messages of a relation at once: positions advance column by column,
+    and each field's values are gathered from the joined messages into one Arrow string
+    array (an Update gives -U with the old tuple, +U with the new one, where an unchanged
+    TOASTed value takes the old value)."""
+    lens = np.fromiter((len(m) for m in messages), dtype=np.int64, count=len(messages))
+    starts = np.concatenate([[0], np.cumsum(lens)[:-1]])
+    buf = np.frombuffer(b"".join(messages), dtype=np.uint8)
+    tags = buf[starts]
+    # Output rows: one per message, two per Update (-U then +U); `which` = message index.
+    per = np.where(tags == ord("U"), 2, 1)
+    which = np.repeat(np.arange(len(messages)), per)
+    first = np.concatenate([[0], np.cumsum(per)[:-1]])
+    n_out = int(per.sum())
+    kinds = np.empty(n_out, dtype=np.int8)
+    vstart = np.zeros((len(fields), n_out), dtype=np.int64)
+    vlen = np.zeros((len(fields), n_out), dtype=np.int64)
+    valid = np.zeros((len(fields), n_out), dtype=bool)
+    rel_ids = np.fromiter((id(r) for r in relations), dtype=np.int64, count=len(relations))
+    for rid in np.unique(rel_ids):
+        sel = np.flatnonzero(rel_ids == rid)
+        rel = relations[int(sel[0])]
+        s0, tag = starts[sel], tags[sel]
+        has_old = np.isin(buf[s0 + 5], (ord("K"), ord("O")))
+        if np.any((tag != ord("I")) & ~has_old):
+            raise ConnectorError(
+                f"UPDATE / DELETE on '{rel.schema}.{rel.name}' without old values: the table needs REPLICA IDENTITY FULL"
+            )
+        ncols = len(rel.columns)
+        old_cols = new_cols = None
+        o_sel = np.flatnonzero(has_old)
+        if len(o_sel):
+            old_cols, old_end = _parse_tuples(buf, s0[o_sel] + 6, ncols)
+        n_sel = np.flatnonzero(tag != ord("D"))
+        if len(n_sel):
+            new_pos = s0[n_sel] + 6  # after 'N' of an Insert / an Update without old tuple
+            if len(o_sel):
+                ends = np.zeros(len(sel), dtype=np.int64)
+                ends[o_sel] = old_end
+                new_pos = np.where(has_old[n_sel], ends[n_sel] + 1, new_pos)
+            new_cols, _ = _parse_tuples(buf, new_pos, ncols)
+        # output rows: old tuple → -U (first row of an Update) / -D; new → +I / +U (last row)
+        f_sel = first[sel]
+        old_rows = f_sel[o_sel]
+        new_rows = (f_sel + per[sel] - 1)[n_sel]
+        kinds[old_rows] = np.where(tag[o_sel] == ord("U"), UPDATE_BEFORE, DELETE)
+        kinds[new_rows] = np.where(tag[n_sel] == ord("U"), UPDATE_AFTER, INSERT)
+        for j, f in enumerate(fields):
+            i = rel.index.get(f.name)
+            if i is None:
+                continue
+            if old_cols is not None:
+                kind, at, ln = old_cols[i]
+                vstart[j, old_rows], vlen[j, old_rows], valid[j, old_rows] = at, ln, kind == _T
+            if new_cols is not None:
+                kind, at, ln = new_cols[i]
+                if old_cols is not None:  # unchanged TOAST ('u'): the old tuple's value
+                    o_at = np.zeros(len(sel), dtype=np.int64)
+                    o_ln = np.zeros(len(sel), dtype=np.int64)
+                    o_kind = np.full(len(sel), _N, dtype=np.uint8)
+                    o_kind[o_sel], o_at[o_sel], o_ln[o_sel] = old_cols[i]
+                    toast = kind == _U
+                    at = np.where(toast, o_at[n_sel], at)
+                    ln = np.where(toast, o_ln[n_sel], ln)
+                    kind = np.where(toast, o_kind[n_sel], kind)
+                vstart[j, new_rows], vlen[j, new_rows], valid[j, new_rows] = at, ln, kind == _T
+    out = []
+    for j in range(len(fields)):
+        ln = np.where(valid[j], vlen[j], 0)
+        offsets = np.concatenate([[0], np.cumsum(ln)]).astype(np.int32)
+        idx = np.repeat(vstart[j] - offsets[:-1], ln) + np.arange(int(offsets[-1]), dtype=np.int64)
+        data = buf[idx]
+        mask = pa.array(valid[j]).buffers()[1] if not valid[j].all() else None  # validity bits
+        out.append(
+            pa.StringArray.from_buffers(
+                n_out, pa.py_buffer(offsets.tobytes()), pa.py_buffer(data.tobytes()), mask, int((~valid[j]).sum())
+            )
+        )
+    return out, kinds, which
 
 
 # --------------------------------------------------------------------------- reader
@@ -446,23 +494,25 @@ class CdcReader(SplitReader):
             "'publication_names', %s)",
             (self._temp, max_rows, s.publication),
         ).fetchall()
-        changes = _Changes()
-        pending = _Changes()
+        emitted: list[tuple[bytes, _Relation, int]] = []  # change messages of the transactions to emit
+        pending: list[tuple[bytes, _Relation, int]] = []
         xid, commit_us, skip = 0, 0, False
         for (data,) in rows:
             buf = bytes(data)
             tag = buf[0]
-            if tag == 0x42:  # 'B' begin
+            if tag in (0x49, 0x55, 0x44):  # 'I' insert, 'U' update, 'D' delete: decoded together below
+                pending.append((buf, self._relations[int.from_bytes(buf[1:5], "big")], commit_us))
+            elif tag == 0x42:  # 'B' begin
                 _final, ts, xid = struct.unpack_from(">qqI", buf, 1)
                 commit_us = ts + _PG_EPOCH_US
-                pending = _Changes()
+                pending = []
                 skip = self._visible(xid)
             elif tag == 0x43:  # 'C' commit
                 _flags, _commit_lsn, end_lsn, _ts = struct.unpack_from(">bqqq", buf, 1)
                 if self.lsn is not None and end_lsn <= self.lsn:
                     continue  # emitted before the checkpoint this job was restored from
                 if not skip:
-                    changes.extend(pending)
+                    emitted += pending
                 self.lsn = end_lsn
             elif tag == 0x52:  # 'R' relation
                 (oid,) = struct.unpack_from(">I", buf, 1)
@@ -477,40 +527,17 @@ class CdcReader(SplitReader):
                     pos += 8  # type oid, typmod
                     cols.append(col)
                 self._relations[oid] = _Relation(nsp, name, cols)
-            elif tag in (0x49, 0x55, 0x44):  # 'I' insert, 'U' update, 'D' delete
-                (oid,) = struct.unpack_from(">I", buf, 1)
-                rel = self._relations[oid]
-                pos = 5
-                old: list[Any] | None = None
-                if buf[pos] in (0x4B, 0x4F):  # 'K' key / 'O' old tuple
-                    old, pos = _tuple(buf, pos + 1)
-                if tag == 0x44:
-                    if old is None:
-                        raise ConnectorError(f"DELETE on '{rel.schema}.{rel.name}' without old values")
-                    pending.add(DELETE, rel, old, commit_us)
-                    continue
-                new, pos = _tuple(buf, pos + 1)  # 'N'
-                if tag == 0x49:
-                    pending.add(INSERT, rel, new, commit_us)
-                    continue
-                if old is None:
-                    raise ConnectorError(
-                        f"UPDATE on '{rel.schema}.{rel.name}' without old values: the table needs REPLICA IDENTITY FULL"
-                    )
-                new = [o if isinstance(v, bytes) else v for v, o in zip(new, old, strict=True)]  # unchanged TOAST
-                pending.add(UPDATE_BEFORE, rel, old, commit_us)
-                pending.add(UPDATE_AFTER, rel, new, commit_us)
             elif tag == 0x54:  # 'T' truncate
                 raise ConnectorError("TRUNCATE of a captured table cannot be turned into a changelog")
             # 'Y' type, 'O' origin, 'M' message: nothing to emit
-        if not len(changes):
+        if not emitted:
             return self._empty()
-        texts = changes.columns([f.name for f in s.data_fields])
-        cols = [from_text(pa.array(v, pa.string()), f.type) for v, f in zip(texts, s.data_fields, strict=True)]
+        texts, kinds, which = decode_changes([m[0] for m in emitted], [m[1] for m in emitted], s.data_fields)
+        cols = [from_text(t, f.type) for t, f in zip(texts, s.data_fields, strict=True)]
         arrow_schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in s.data_fields])
         batch = pa.RecordBatch.from_arrays(cols, schema=arrow_schema)
-        kinds = np.asarray(changes.kinds, dtype=np.int8)
-        return self._with_meta(batch, kinds, changes.meta, None, None)
+        meta = [(emitted[i][2], emitted[i][1].schema, emitted[i][1].name) for i in which.tolist()]
+        return self._with_meta(batch, kinds, meta, None, None)
 
     def _with_meta(
         self, batch: pa.RecordBatch, kinds: np.ndarray, meta: Any, schema: str | None, table: str | None
