@@ -352,6 +352,17 @@ def _client_error(e: Exception, what: str) -> ConnectorError:
     return ConnectorError(f"Kafka sink: {what} failed: {e}")
 
 
+def _retry(poll: Any, produce: Any, *args: Any, **kwargs: Any) -> None:
+    """Produce once the client's full queue has room (polling lets it send)."""
+    while True:
+        poll(0.05)
+        try:
+            produce(*args, **kwargs)
+            return
+        except BufferError:
+            continue
+
+
 class KafkaSink(Sink):
     """The `none` / `at-least-once` sink: records are produced as batches arrive (after
     the upsert buffer, when enabled); `flush` waits for the broker's acknowledgements."""
@@ -436,27 +447,41 @@ class KafkaSink(Sink):
         records = self._assign_partitions(records)
         keys = records.column("key").to_pylist()
         values = records.column("value").to_pylist()
-        parts = records.column("partition").to_pylist()
-        stamps = records.column("timestamp").to_pylist()
-        heads = records.column("headers").to_pylist()
         produce, poll, topic = self.producer.produce, self.producer.poll, self.topic
-        for k, v, p, ts, h in zip(keys, values, parts, stamps, heads, strict=True):
-            headers = [(x["key"], x["value"]) for x in h] if h else None
-            if txn_header is not None:
-                headers = [*(headers or ()), txn_header]
-            kwargs: dict[str, Any] = {}
-            if p is not None:
-                kwargs["partition"] = p
-            if ts is not None:
-                kwargs["timestamp"] = ts
-            if headers:
-                kwargs["headers"] = headers
-            while True:
+        n = records.num_rows
+        plain = all(records.column(c).null_count == n for c in ("partition", "timestamp", "headers"))
+        if plain and txn_header is None:  # the common case: key and value only
+            for k, v in zip(keys, values, strict=True):
+                try:
+                    produce(topic, v, k)
+                except BufferError:  # the client's queue is full: let it send, then retry
+                    _retry(poll, produce, topic, v, k)
+        elif plain:  # an exactly-once transaction: one header list for all records
+            same = [txn_header]
+            for k, v in zip(keys, values, strict=True):
+                try:
+                    produce(topic, v, k, headers=same)
+                except BufferError:
+                    _retry(poll, produce, topic, v, k, headers=same)
+        else:
+            parts = records.column("partition").to_pylist()
+            stamps = records.column("timestamp").to_pylist()
+            heads = records.column("headers").to_pylist()
+            for k, v, p, ts, h in zip(keys, values, parts, stamps, heads, strict=True):
+                headers = [(x["key"], x["value"]) for x in h] if h else None
+                if txn_header is not None:
+                    headers = [*(headers or ()), txn_header]
+                kwargs: dict[str, Any] = {}
+                if p is not None:
+                    kwargs["partition"] = p
+                if ts is not None:
+                    kwargs["timestamp"] = ts
+                if headers:
+                    kwargs["headers"] = headers
                 try:
                     produce(topic, v, k, **kwargs)
-                    break
-                except BufferError:  # the client's queue is full: let it send
-                    poll(0.05)
+                except BufferError:
+                    _retry(poll, produce, topic, v, k, **kwargs)
         poll(0)
         self._check_errors()
 
