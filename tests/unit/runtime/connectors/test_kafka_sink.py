@@ -288,6 +288,13 @@ def test_exactly_once_commits_each_checkpoint_once(kafka_broker: KafkaBroker) ->
     assert _values(_read(kafka_broker, topic, committed=True)) == [
         b'{"k":1,"c":10}', b'{"k":2,"c":20}', b'{"k":3,"c":30}'
     ]  # fmt: skip
+    # a new job (no restore) with the same prefix starts its checkpoint ids at 1 again: its
+    # commit markers continue above the old ones, so nothing of it is taken as committed
+    fresh = _eos(kafka_broker, topic, "eos-a")
+    fresh.write(_batch([(4, 40)], [INSERT]))
+    fresh.commit([fresh.prepare_commit(1)])
+    fresh.abort()
+    assert _values(_read(kafka_broker, topic, committed=True))[-1] == b'{"k":4,"c":40}'
 
 
 def test_exactly_once_fences_the_previous_producer(kafka_broker: KafkaBroker) -> None:
@@ -323,3 +330,20 @@ def test_exactly_once_without_checkpoints_commits_at_the_end(kafka_broker: Kafka
     )
     env.execute_sql(f"INSERT INTO o SELECT * FROM {VALUES}").wait()
     assert len(_read(kafka_broker, topic, committed=True)) == 3
+
+
+def test_exactly_once_rescaled_restore_commits_other_subtasks_work_once(kafka_broker: KafkaBroker) -> None:
+    """Restored at a lower parallelism, subtask 0 gets subtask 1's pending transactions: it
+    fences subtask 1's transactional id and commits them once (subtask 1's commit marker)."""
+    topic = kafka_broker.new_topic("sink-rescale", 1)
+    gone = _eos(kafka_broker, topic, "eos-r", subtask=1)
+    gone.write(_batch([(7, 70)], [INSERT]))
+    pending = gone.prepare_commit(1)
+    gone.abort()
+    for _ in range(2):
+        sink = _eos(kafka_broker, topic, "eos-r", subtask=0)
+        sink.restore_state(None, [pending])
+        sink.abort()
+    records = _read(kafka_broker, topic, committed=True)
+    assert _values(records) == [b'{"k":7,"c":70}']
+    assert dict(records[0][4])[TXN_HEADER].decode().startswith("eos-r-1:1:")
