@@ -228,3 +228,23 @@ def test_spark_runner_refuses_postgres_connectors(postgres_server: PostgresServe
     (stmt,) = env.parse("SELECT * FROM s")
     with pytest.raises(SparkUnsupportedError, match="connector 'jdbc' needs the PostgreSQL JDBC driver jar"):
         check_graph(env._planner().plan_query(stmt).graph)  # noqa: SLF001 - planning only, no Spark
+
+
+def test_lookup_join_on_two_keys_with_null_keys(postgres_server: PostgresServer, tmp_path: Path) -> None:
+    pg = postgres_server
+    dim = pg.new_name("dim2")
+    pg.execute(f"CREATE TABLE {dim} (a int, b date, name text, PRIMARY KEY (a, b))")
+    pg.execute(
+        f"INSERT INTO {dim} VALUES (1, '2024-01-01', 'one'), (1, '2024-01-02', 'one-b'), (2, '2024-01-01', 'two')"
+    )
+    (tmp_path / "s.csv").write_text("1,1,2024-01-01\n2,1,2024-01-02\n3,2,2024-01-02\n4,,2024-01-01\n5,2,\n")
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    env.execute_sql(
+        f"CREATE TABLE s (id INT, a INT, b DATE, pt AS PROCTIME()) WITH ('connector' = 'filesystem', "
+        f"'path' = '{tmp_path / 's.csv'}', 'format' = 'csv', 'csv.null-literal' = '')"
+    )
+    env.execute_sql(
+        f"CREATE TABLE d (a INT, b DATE, name STRING, PRIMARY KEY (a, b) NOT ENFORCED) WITH ({_with(pg, dim)})"
+    )
+    rows = _rows(env, "SELECT s.id, d.name FROM s LEFT JOIN d FOR SYSTEM_TIME AS OF s.pt ON s.a = d.a AND s.b = d.b")
+    assert rows == sorted([(1, "one"), (2, "one-b"), (3, None), (4, None), (5, None)], key=str)
