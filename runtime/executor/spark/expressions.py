@@ -409,6 +409,10 @@ def _unsupported_form(c: Call) -> str | None:
             return f"CAST of a string to {dst} (Spark timestamps carry microseconds)"
         if src.name == "DATE" and dst.name == "TIMESTAMP_LTZ":
             return "CAST of DATE to TIMESTAMP_LTZ"
+    if c.name == "sha2" and not (isinstance(c.args[1], Literal) and c.args[1].value in (0, 224, 256, 384, 512)):
+        return "SHA2 with a bit length that is not a literal 224, 256, 384 or 512"
+    if c.name == "hex" and not (c.args[0].type.is_integer or c.args[0].type.is_string):
+        return f"HEX of {c.args[0].type}"
     if c.name == "replace" and not (isinstance(c.args[1], Literal) and c.args[1].value):
         return "REPLACE with a non-literal or empty search string (Spark leaves the text unchanged for '')"
     if c.name == "regexp_replace":

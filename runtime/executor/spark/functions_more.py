@@ -307,7 +307,24 @@ def _timestampadd(a: list[Any], c: Call, ctx: Ctx) -> Any:
     return F.to_utc_timestamp(moved, ctx.time_zone) if tname == "TIMESTAMP_LTZ" else moved
 
 
+def _sha2(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    """SHA2(s, bits) for a literal bit length (check_expr refuses the others): Spark's sha2
+    hashes the UTF-8 bytes to lower-case hex, as Flink (0 means 256 in both)."""
+    bits = int(c.args[1].value)  # type: ignore[union-attr]
+    return _f().sha2(a[0].cast("binary"), bits)
+
+
+def _hex(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    """HEX: Spark's hex of a BIGINT is Long.toHexString upper-cased (two's complement for
+    negatives) and of a string the upper-case hex of its UTF-8 bytes, as Flink's."""
+    x = a[0].cast("long") if c.args[0].type.is_integer else a[0]
+    return _f().hex(x)
+
+
 BUILDERS: dict[str, Any] = {
+    "sha2": _sha2,
+    "hex": _hex,
+    "bin": lambda a, c, ctx: _f().bin(a[0].cast("long")),  # Long.toBinaryString in both
     "hour": _field("HOUR"),
     "minute": _field("MINUTE"),
     "second": _field("SECOND"),

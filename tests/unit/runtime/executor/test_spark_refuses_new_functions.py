@@ -17,7 +17,7 @@ CALLS = [
     "MAP_KEYS(MAP['a', i])",
     "BITMAP_CARDINALITY(BITMAP_BUILD(arr))",
     "PARSE_URL(s, 'HOST')",
-    "SHA2(s, 256)",
+    "URL_ENCODE(s)",
     "REGEXP_COUNT(s, 'a')",
     "PRINTF('%s', s)",
     "JSON_QUOTE(s)",
