@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from planner.errors import UnsupportedSqlError
-from planner.physical import PhysicalNode, scan_changelog_mode, sink_changelog_mode
+from planner.physical import PhysicalNode
 from runtime.graph import BATCH
+from runtime.operators.source import TableSourceScanParams
 from runtime.operators.spec import PlanRefusedError, spec_for
 
 _ORDER = ("I", "UB", "UA", "D")
-_APPEND_ONLY_SINKS = ("filesystem",)
 
 
 ChangelogRule = Callable[[PhysicalNode, list[str]], str]
@@ -29,20 +29,6 @@ def register_changelog(operator: str) -> Callable[[ChangelogRule], ChangelogRule
         return fn
 
     return deco
-
-
-def _producer(n: PhysicalNode) -> str:
-    """The operator that first made an edge updating (Calc/Exchange only forward it)."""
-    while (_forwards(n.operator)) and n.inputs:
-        n = n.inputs[0]
-    from planner.explain import physical_line
-
-    return physical_line(n)
-
-
-def _forwards(operator: str) -> bool:
-    spec = spec_for(operator)
-    return spec.forwards_changelog if spec is not None else operator == "WatermarkAssigner"
 
 
 def _flags(mode: str) -> set[str]:
@@ -86,18 +72,12 @@ def _infer_batch(n: PhysicalNode, inputs: tuple[PhysicalNode, ...]) -> str:
             raise UnsupportedSqlError(str(e)) from None
         if out is not None:
             return out
-    elif op == "TableSourceScan":
-        return _infer(n, inputs, "STREAMING")
     if all(is_insert_only(m) for m in in_modes):
         return "I"
-    if op in ("WatermarkAssigner", "Expand"):
-        return in_modes[0]
-    if op == "GroupAggregate":
-        return "I"
     scan = inputs[0]
-    while scan.operator != "TableSourceScan" and scan.inputs:
+    while scan.inputs:
         scan = scan.inputs[0]
-    table = scan.params.get("table", "?")
+    table = scan.params.table if isinstance(scan.params, TableSourceScanParams) else "?"
     raise UnsupportedSqlError(
         "Querying a table in batch mode is currently only possible for INSERT-only table sources. But the source "
         f"for table '{table}' produces other changelog messages than just INSERT."
@@ -117,34 +97,4 @@ def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
             raise UnsupportedSqlError(str(e)) from None
     if op in _RULES:
         return _RULES[op](n, in_modes)
-    if op == "TableSourceScan":
-        return scan_changelog_mode(n.params.get("connector", ""), n.params.get("options") or {})
-    if op == "WindowTableFunction":
-        return "I"
-    if op == "WatermarkAssigner":
-        return in_modes[0]
-    if op == "GroupAggregate":
-        if is_insert_only(in_modes[0]):
-            return "I" if not n.params.get("aggs") else "I,UB,UA"
-        return "I,UB,UA,D"
-    if op == "WindowAggregate":
-        if not is_insert_only(in_modes[0]):
-            raise UnsupportedSqlError(
-                f"WindowAggregate doesn't support consuming update and delete changes which is produced by node "
-                f"{_producer(inputs[0])}: a window aggregation needs an insert-only input "
-                f"(its input's changelog mode is [{in_modes[0]}])"
-            )
-        return "I"
-    if op == "Sink":
-        connector = n.params.get("connector") or ""
-        append_only = connector in _APPEND_ONLY_SINKS or (
-            sink_changelog_mode(connector, n.params.get("options") or {}) == "I"
-        )
-        if append_only and not is_insert_only(in_modes[0]):
-            child = inputs[0]
-            raise UnsupportedSqlError(
-                f"Table sink '{n.params.get('table')}' doesn't support consuming update changes which is produced "
-                f"by node {child.operator}"
-            )
-        return in_modes[0]
     return in_modes[0] if in_modes else "I"

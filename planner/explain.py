@@ -127,49 +127,14 @@ def register_physical_line(operator: str) -> Callable[[PhysicalLine], PhysicalLi
 
 
 def physical_line(n: PhysicalNode, changelog: bool = False) -> str:
+    """The node's EXPLAIN line: its spec's (runtime/operators/spec.py), or a planner rule's
+    `register_physical_line` for a kind without a spec yet (issue 13)."""
     op = n.operator
-    p = n.params
-    in_names = _names(n.inputs[0].fields) if n.inputs else []
-    parts: list[str] = []
-    spec = spec_for(op)
-    if spec is not None:
+    if spec_for(op) is not None:
         return explain_line(n, changelog)
-    if op in _PHYSICAL_LINES:
-        parts = list(_PHYSICAL_LINES[op](n))
-    elif op == "TableSourceScan":
-        path = list(n.info.get("path", (p["table"],)))
-        if p.get("projection") is not None:
-            path.append(f"project=[{', '.join(f.name for f in n.fields)}]")
-        parts = [f"table=[[{', '.join(path)}]]", f"fields=[{', '.join(_names(n.fields))}]"]
-    elif op == "WatermarkAssigner":
-        parts = [f"rowtime=[{in_names[p['rowtime_index']]}]", f"watermark=[{format_expr(p['watermark'], in_names)}]"]
-        if p.get("idle_timeout_ms"):
-            parts.append(f"idleTimeout=[{p['idle_timeout_ms']} ms]")
-    elif op == "GroupAggregate":
-        g = [in_names[i] for i in p["grouping"]]
-        aggs = [format_agg(a, in_names, f.name) for a, f in zip(p["aggs"], n.fields[len(g) :], strict=True)]
-        if g:
-            parts.append(f"groupBy=[{', '.join(g)}]")
-        parts.append(f"select=[{', '.join(g + aggs)}]")
-    elif op == "WindowAggregate":
-        g = [in_names[i] for i in p["grouping"]]
-        agg_fields = n.fields[len(g) : len(g) + len(p["aggs"])]
-        aggs = [format_agg(a, in_names, f.name) for a, f in zip(p["aggs"], agg_fields, strict=True)]
-        prop_fn = {"window_start": "start", "window_end": "end", "window_time": "rowtime"}
-        props = [
-            f"{prop_fn[w]}('w$) AS {f.name}"
-            for w, f in zip(p["window_props"], n.fields[len(g) + len(aggs) :], strict=True)
-        ]
-        if g:
-            parts.append(f"groupBy=[{', '.join(g)}]")
-        parts.append(f"window=[{format_window(p['window'], in_names[p['time_index']])}]")
-        parts.append(f"select=[{', '.join(g + aggs + props)}]")
-    elif op == "WindowTableFunction":
-        parts = [f"window=[{format_window(p['window'], in_names[p['time_index']])}]"]
-    elif op == "Sink":
-        parts = [f"table=[{p['table']}]", f"fields=[{', '.join(in_names)}]"]
+    parts: list[str] = list(_PHYSICAL_LINES[op](n)) if op in _PHYSICAL_LINES else []
     if changelog:
-        parts.append(f"changelogMode=[{'NONE' if op == 'Sink' else n.changelog_mode}]")
+        parts.append(f"changelogMode=[{n.changelog_mode}]")
     return f"{op}({', '.join(parts)})"
 
 

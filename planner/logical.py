@@ -8,10 +8,12 @@ input's fields. Node names follow Calcite/Flink (`LogicalProject`, ...) because 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from runtime.expr.ir import Expr, Literal
+from runtime.expr.ir import Expr, InputRef, Literal, input_refs, remap_refs
+from runtime.plan_params import AggCallParams, WindowParams
 from runtime.types import DataType, Field
 
 
@@ -28,8 +30,12 @@ class AggCall:
     # How EXPLAIN shows it, e.g. "COUNT(*)" (input names filled in by explain).
     display: str = ""
 
+    def as_params(self) -> AggCallParams:
+        """The runtime's typed form (operator params hold these)."""
+        return AggCallParams(self.name, tuple(self.args), self.type, self.distinct, self.filter, dict(self.params))
+
     def to_param(self) -> dict[str, Any]:
-        """The JobGraph form documented in docs/architecture.md."""
+        """The untyped JSON form (kinds not yet declared as operator specs, issue 13)."""
         return {
             "name": self.name,
             "args": list(self.args),
@@ -52,7 +58,14 @@ class WindowSpec:
     gap_ms: int | None = None
     partition_keys: tuple[int, ...] = ()
 
+    def as_params(self) -> WindowParams:
+        """The runtime's typed form (operator params hold these)."""
+        return WindowParams(
+            self.kind, self.size_ms, self.slide_ms, self.step_ms, self.offset_ms, self.gap_ms, self.partition_keys
+        )
+
     def to_param(self) -> dict[str, Any]:
+        """The untyped JSON form (kinds not yet declared as operator specs, issue 13)."""
         return {
             "kind": self.kind,
             "size_ms": self.size_ms,
@@ -84,6 +97,12 @@ class TableInfo:
         return dict(self.options)
 
 
+# Column mapping of projection pushdown: old output column index -> new index.
+Mapping = dict[int, int]
+# The pushdown's recursion, handed to `prune_columns`: (input, columns read) -> (input, mapping).
+Prune = Callable[["LogicalNode", set[int]], tuple["LogicalNode", Mapping]]
+
+
 @dataclass(frozen=True)
 class LogicalNode:
     fields: tuple[Field, ...]
@@ -94,6 +113,19 @@ class LogicalNode:
 
     def with_inputs(self, inputs: tuple[LogicalNode, ...]) -> LogicalNode:
         return self
+
+    def prune_columns(self, required: set[int], prune: Prune) -> tuple[LogicalNode, Mapping]:
+        """Projection pushdown (planner/optimizer/projection_pushdown.py): this node keeping
+        only what `required` (its output columns read above) needs, its inputs pruned with
+        `prune`; returns the new node and old -> new output column indices. The default
+        keeps every column of this node (and prunes below it)."""
+        inputs = []
+        for i in self.inputs:
+            child, m = prune(i, set(range(len(i.fields))))
+            assert all(k == v for k, v in m.items())
+            inputs.append(child)
+        node = self.with_inputs(tuple(inputs)) if inputs else self
+        return node, {i: i for i in range(len(node.fields))}
 
 
 @dataclass(frozen=True)
@@ -116,20 +148,59 @@ class LogicalTableScan(LogicalNode):
     table: TableInfo
     projection: tuple[int, ...] | None = None
 
+    def prune_columns(self, required: set[int], prune: Prune) -> tuple[LogicalNode, Mapping]:
+        cols = sorted(required) or [0]
+        base = self.projection if self.projection is not None else tuple(range(len(self.table.physical_schema)))
+        proj = tuple(base[c] for c in cols)
+        fields = tuple(self.fields[c] for c in cols)
+        full = proj == tuple(range(len(self.table.physical_schema)))
+        return replace(self, fields=fields, projection=None if full else proj), {c: i for i, c in enumerate(cols)}
+
 
 @dataclass(frozen=True)
 class LogicalValues(LogicalNode):
     rows: tuple[tuple[Literal, ...], ...]
 
 
+def _prune_calc(
+    node: LogicalNode, exprs: tuple[Expr, ...], cond: Expr | None, required: set[int], prune: Prune
+) -> tuple[LogicalNode, Mapping]:
+    """Project / Filter / Calc pruned: a LogicalCalc of the kept projections."""
+    (child_in,) = node.inputs
+    # Keep one column when nothing is read (COUNT(*)): a batch without columns has no rows.
+    node_fields = node.fields
+    if not exprs and child_in.fields:
+        exprs, node_fields = (InputRef(0, child_in.fields[0].type),), (child_in.fields[0],)
+    kept = sorted(required) or [0]
+    need: set[int] = set()
+    for k in kept:
+        need |= input_refs(exprs[k])
+    if cond is not None:
+        need |= input_refs(cond)
+    child, m = prune(child_in, need)
+    new_exprs = tuple(remap_refs(exprs[k], m) for k in kept)
+    new_cond = remap_refs(cond, m) if cond is not None else None
+    fields = tuple(node_fields[k] for k in kept)
+    return LogicalCalc(fields=fields, input=child, exprs=new_exprs, condition=new_cond), {
+        k: i for i, k in enumerate(kept)
+    }
+
+
 @dataclass(frozen=True)
 class LogicalProject(_Single):
     exprs: tuple[Expr, ...]
+
+    def prune_columns(self, required: set[int], prune: Prune) -> tuple[LogicalNode, Mapping]:
+        return _prune_calc(self, self.exprs, None, required, prune)
 
 
 @dataclass(frozen=True)
 class LogicalFilter(_Single):
     condition: Expr
+
+    def prune_columns(self, required: set[int], prune: Prune) -> tuple[LogicalNode, Mapping]:
+        ident = tuple(InputRef(i, f.type) for i, f in enumerate(self.input.fields))
+        return _prune_calc(self, ident, self.condition, required, prune)
 
 
 @dataclass(frozen=True)
@@ -139,12 +210,46 @@ class LogicalCalc(_Single):
     exprs: tuple[Expr, ...]
     condition: Expr | None = None
 
+    def prune_columns(self, required: set[int], prune: Prune) -> tuple[LogicalNode, Mapping]:
+        return _prune_calc(self, self.exprs, self.condition, required, prune)
+
 
 @dataclass(frozen=True)
 class LogicalWatermarkAssigner(_Single):
     rowtime_index: int
     watermark: Expr
     idle_timeout_ms: int | None = None
+
+    def prune_columns(self, required: set[int], prune: Prune) -> tuple[LogicalNode, Mapping]:
+        need = set(required) | {self.rowtime_index} | input_refs(self.watermark)
+        child, m = prune(self.input, need)
+        order = sorted(m, key=m.__getitem__)
+        fields = tuple(self.fields[i] for i in order)
+        new = replace(
+            self,
+            fields=fields,
+            input=child,
+            rowtime_index=m[self.rowtime_index],
+            watermark=remap_refs(self.watermark, m),
+        )
+        return new, m
+
+
+def _agg_columns(grouping: tuple[int, ...], aggs: tuple[AggCall, ...]) -> set[int]:
+    need = set(grouping)
+    for a in aggs:
+        need |= set(a.args)
+        if a.filter is not None:
+            need.add(a.filter)
+    return need
+
+
+def _remap_agg(a: AggCall, m: Mapping) -> AggCall:
+    return replace(a, args=tuple(m[x] for x in a.args), filter=m[a.filter] if a.filter is not None else None)
+
+
+def _remap_window(w: WindowSpec, m: Mapping) -> WindowSpec:
+    return replace(w, partition_keys=tuple(m[k] for k in w.partition_keys))
 
 
 @dataclass(frozen=True)
@@ -156,6 +261,12 @@ class LogicalAggregate(_Single):
     # STATE_TTL hint (ms) of the query block; None: `table.exec.state.ttl` applies.
     state_ttl_ms: int | None = None
 
+    def prune_columns(self, required: set[int], prune: Prune) -> tuple[LogicalNode, Mapping]:
+        child, m = prune(self.input, _agg_columns(self.grouping, self.aggs))
+        aggs = tuple(_remap_agg(a, m) for a in self.aggs)
+        new = replace(self, input=child, grouping=tuple(m[g] for g in self.grouping), aggs=aggs)
+        return new, {i: i for i in range(len(self.fields))}
+
 
 @dataclass(frozen=True)
 class LogicalWindowTableFunction(_Single):
@@ -163,6 +274,19 @@ class LogicalWindowTableFunction(_Single):
 
     window: WindowSpec
     time_index: int
+
+    def prune_columns(self, required: set[int], prune: Prune) -> tuple[LogicalNode, Mapping]:
+        n = len(self.input.fields)
+        need = {i for i in required if i < n} | {self.time_index} | set(self.window.partition_keys)
+        child, m = prune(self.input, need)
+        n_new = len(child.fields)
+        out = dict(m)
+        for j in range(3):  # window_start, window_end, window_time follow the input columns
+            out[n + j] = n_new + j
+        order = sorted(out, key=out.__getitem__)
+        fields = tuple(self.fields[i] for i in order)
+        window = _remap_window(self.window, m)
+        return replace(self, fields=fields, input=child, time_index=m[self.time_index], window=window), out
 
 
 @dataclass(frozen=True)
@@ -175,6 +299,19 @@ class LogicalWindowAggregate(_Single):
     aggs: tuple[AggCall, ...]
     window_props: tuple[str, ...]
     legacy: bool = False
+
+    def prune_columns(self, required: set[int], prune: Prune) -> tuple[LogicalNode, Mapping]:
+        need = _agg_columns(self.grouping, self.aggs) | {self.time_index} | set(self.window.partition_keys)
+        child, m = prune(self.input, need)
+        new = replace(
+            self,
+            input=child,
+            grouping=tuple(m[g] for g in self.grouping),
+            aggs=tuple(_remap_agg(a, m) for a in self.aggs),
+            time_index=m[self.time_index],
+            window=_remap_window(self.window, m),
+        )
+        return new, {i: i for i in range(len(self.fields))}
 
 
 @dataclass(frozen=True)
@@ -207,6 +344,27 @@ class LogicalJoin(LogicalNode):
 
     def with_inputs(self, inputs: tuple[LogicalNode, ...]) -> LogicalNode:
         return replace(self, left=inputs[0], right=inputs[1])
+
+    def prune_columns(self, required: set[int], prune: Prune) -> tuple[LogicalNode, Mapping]:
+        """Each input keeps the columns read above the join or by its condition (a SEMI /
+        ANTI join outputs only its left columns)."""
+        nl = len(self.left.fields)
+        k = self.kind.upper()
+        semi = k in ("SEMI", "ANTI")
+        need = set(required) | (input_refs(self.condition) if self.condition is not None else set())
+        if type(self.right).__name__ == "LogicalSnapshot":
+            # A temporal join's snapshot refers to left columns by index: keep every column.
+            need = set(range(nl + len(self.right.fields)))
+        left, lm = prune(self.left, {i for i in need if i < nl})
+        right, rm = prune(self.right, {i - nl for i in need if i >= nl})
+        width = len(left.fields)
+        combined = dict(lm)
+        combined.update({nl + j: width + k2 for j, k2 in rm.items()})
+        order = sorted(combined, key=combined.__getitem__)
+        fields = tuple(self.fields[i] for i in order if not (semi and i >= nl))
+        cond = remap_refs(self.condition, combined) if self.condition is not None else None
+        new = replace(self, left=left, right=right, condition=cond, fields=fields)
+        return new, (lm if semi else combined)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from planner.logical import (
     LogicalAggregate,
     LogicalCalc,
     LogicalFilter,
-    LogicalJoin,
     LogicalNode,
     LogicalProject,
     LogicalSink,
@@ -29,12 +28,18 @@ from planner.logical import (
 )
 from runtime.config import duration_ms
 from runtime.config.core import SOURCE_IDLE_TIMEOUT
-from runtime.expr.ir import InputRef
+from runtime.expr.ir import Expr, InputRef
 from runtime.graph import BATCH, STREAMING
 from runtime.operators.calc import CalcParams
+from runtime.operators.group_agg import GroupAggregateParams
+from runtime.operators.sink import SinkParams
+from runtime.operators.source import TableSourceScanParams
 from runtime.operators.spec import OperatorParams, OperatorSpec, spec_of
 from runtime.operators.union import ExchangeParams, UnionParams
 from runtime.operators.values import ValuesParams
+from runtime.operators.watermark import WatermarkAssignerParams
+from runtime.operators.window_agg import WindowAggregateParams
+from runtime.operators.window_tvf import WindowTableFunctionParams
 from runtime.types import Field
 
 
@@ -80,31 +85,6 @@ def _bounded(connector: str, options: dict[str, str], mode: str) -> bool:
         return mode == BATCH or "source.monitor-interval" not in options
 
 
-def scan_changelog_mode(connector: str, options: dict[str, str]) -> str:
-    """A scan's changelog mode as its connector declares it for these options ('I' for a
-    connector not registered here: the runtime reports it when it runs)."""
-    from runtime.connectors.base import get_connector
-    from runtime.errors import ConnectorError
-
-    try:
-        factory = get_connector(connector)
-    except ConnectorError:
-        return "I"
-    return factory.changelog_mode(options)
-
-
-def sink_changelog_mode(connector: str, options: dict[str, str]) -> str | None:
-    """The changes a sink's connector can write given these options (None: any)."""
-    from runtime.connectors.base import get_connector
-    from runtime.errors import ConnectorError
-
-    try:
-        factory = get_connector(connector)
-    except ConnectorError:
-        return None
-    return None if factory.sink_changelog_mode is None else factory.sink_changelog_mode(options)
-
-
 Converter = Callable[["PhysicalPlanner", Any], PhysicalNode]
 _CONVERTERS: dict[type, Converter] = {}
 
@@ -120,168 +100,154 @@ def register_physical(logical_cls: type) -> Callable[[Converter], Converter]:
 
 
 class PhysicalPlanner:
-    """Logical → physical for one mode ("STREAMING" | "BATCH")."""
+    """Logical → physical for one mode ("STREAMING" | "BATCH"). Every logical node class
+    has one converter, registered with `register_physical` (the core ones below, the
+    others in their `planner.rules` module)."""
 
     def __init__(self, mode: str, config: dict[str, str]) -> None:
-        from planner.rules import load_rules
+        from planner.rules import load_rules  # plugin loading: rule modules register on import
 
         load_rules()
         self.mode = mode
         self.config = config
 
     def convert(self, node: LogicalNode) -> PhysicalNode:
-        if isinstance(node, LogicalJoin):
-            # Time-bounded joins (interval, temporal, lookup, window) first; the rest fall
-            # through to the regular join conversion.
-            from planner.rules.time_joins import convert_time_join
-
-            timed = convert_time_join(self, node)
-            if timed is not None:
-                return timed
-        registered = _CONVERTERS.get(type(node))
-        if registered is not None:
-            return registered(self, node)
-        method = getattr(self, "_" + type(node).__name__, None)
-        if method is None:
+        converter = _CONVERTERS.get(type(node))
+        if converter is None:
             raise UnsupportedSqlError(f"{type(node).__name__.removeprefix('Logical')} is not supported yet")
-        return method(node)
+        return converter(self, node)
 
-    # ------------------------------------------------------------------ leaves
-    def _LogicalTableScan(self, node: LogicalTableScan) -> PhysicalNode:  # noqa: N802
-        t = node.table
-        opts = _with_partitions(t)
-        bounded = _bounded(t.connector, opts, self.mode)
-        if self.mode == BATCH and not bounded:
-            raise SqlValidationError(
-                f"Querying an unbounded table '{t.name}' in batch mode is not allowed. The table source is unbounded."
-            )
-        return PhysicalNode(
-            "TableSourceScan",
-            (),
-            node.fields,
-            {
-                "table": t.name,
-                "connector": t.connector,
-                "options": opts,
-                "physical_schema": list(t.physical_schema),
-                "projection": list(node.projection) if node.projection is not None else None,
-                "bounded": bounded,
-            },
-            info={"path": t.path},
-        )
-
-    def _LogicalValues(self, node: LogicalValues) -> PhysicalNode:  # noqa: N802
-        return PhysicalNode.of(ValuesParams(tuple(tuple(r) for r in node.rows)), (), node.fields)
-
-    # ------------------------------------------------------------------ row-wise
-    def _calc(self, node: LogicalNode, exprs: tuple, condition) -> PhysicalNode:  # noqa: ANN001
-        child = self.convert(node.inputs[0])
-        return PhysicalNode.of(CalcParams(tuple(exprs), condition), (child,), node.fields)
-
-    def _LogicalCalc(self, node: LogicalCalc) -> PhysicalNode:  # noqa: N802
-        return self._calc(node, node.exprs, node.condition)
-
-    def _LogicalProject(self, node: LogicalProject) -> PhysicalNode:  # noqa: N802
-        return self._calc(node, node.exprs, None)
-
-    def _LogicalFilter(self, node: LogicalFilter) -> PhysicalNode:  # noqa: N802
-        ident = tuple(InputRef(i, f.type) for i, f in enumerate(node.input.fields))
-        return self._calc(node, ident, node.condition)
-
-    def _LogicalWatermarkAssigner(self, node: LogicalWatermarkAssigner) -> PhysicalNode:  # noqa: N802
-        child = self.convert(node.input)
-        if self.mode == BATCH:
-            return child  # no watermarks in batch mode
-        idle = None
-        scan = node.input
-        while not isinstance(scan, LogicalTableScan) and scan.inputs:
-            scan = scan.inputs[0]
-        if isinstance(scan, LogicalTableScan):
-            idle = scan.table.options_dict.get("scan.watermark.idle-timeout")
-        idle_ms = duration_ms(idle, "scan.watermark.idle-timeout") if idle else SOURCE_IDLE_TIMEOUT.get(self.config)
-        return PhysicalNode(
-            "WatermarkAssigner",
-            (child,),
-            node.fields,
-            {"rowtime_index": node.rowtime_index, "watermark": node.watermark, "idle_timeout_ms": idle_ms or None},
-        )
-
-    # ------------------------------------------------------------------ keyed
     def _exchange(self, child: PhysicalNode, keys: list[int]) -> PhysicalNode:
+        """`child` distributed by hash on `keys` (all rows to one subtask without keys)."""
         return PhysicalNode.of(ExchangeParams.on(keys), (child,), child.fields)
 
-    def _LogicalAggregate(self, node: LogicalAggregate) -> PhysicalNode:  # noqa: N802
-        child = self.convert(node.input)
-        ex = self._exchange(child, list(node.grouping))
-        params: dict[str, Any] = {"grouping": list(node.grouping), "aggs": [a.to_param() for a in node.aggs]}
-        if node.state_ttl_ms is not None:  # STATE_TTL hint (runtime/state/ttl.py)
-            params["state_ttl_ms"] = node.state_ttl_ms
-        return PhysicalNode("GroupAggregate", (ex,), node.fields, params, info={"aggs": node.aggs})
 
-    def _check_window(self, node: LogicalWindowAggregate) -> None:
-        w = node.window
-        if self.mode != STREAMING:
-            return
-        if w.kind == "HOP" and w.size_ms is not None and w.slide_ms and w.size_ms % w.slide_ms != 0:
-            raise SqlValidationError(
-                "HOP table function based aggregate requires size must be an integral multiple of slide, "
-                f"but got size {w.size_ms} ms and slide {w.slide_ms} ms"
-            )
-        if w.kind == "CUMULATE" and w.size_ms is not None and w.step_ms and w.size_ms % w.step_ms != 0:
-            raise SqlValidationError(
-                "CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, "
-                f"but got maxSize {w.size_ms} ms and step {w.step_ms} ms"
-            )
+# ---------------------------------------------------------------------- leaves
+@register_physical(LogicalTableScan)
+def _scan(planner: PhysicalPlanner, node: LogicalTableScan) -> PhysicalNode:
+    t = node.table
+    opts = _with_partitions(t)
+    bounded = _bounded(t.connector, opts, planner.mode)
+    if planner.mode == BATCH and not bounded:
+        raise SqlValidationError(
+            f"Querying an unbounded table '{t.name}' in batch mode is not allowed. The table source is unbounded."
+        )
+    params = TableSourceScanParams(
+        table=t.name,
+        connector=t.connector,
+        options=opts,
+        physical_schema=tuple(t.physical_schema),
+        projection=tuple(node.projection) if node.projection is not None else None,
+        bounded=bounded,
+    )
+    return PhysicalNode.of(params, (), node.fields, info={"path": t.path})
 
-    def _LogicalWindowAggregate(self, node: LogicalWindowAggregate) -> PhysicalNode:  # noqa: N802
-        self._check_window(node)
-        child = self.convert(node.input)
-        keys = list(node.grouping) or list(node.window.partition_keys)
-        ex = self._exchange(child, keys)
-        return PhysicalNode(
-            "WindowAggregate",
-            (ex,),
-            node.fields,
-            {
-                "window": node.window.to_param(),
-                "time_index": node.time_index,
-                "grouping": list(node.grouping),
-                "aggs": [a.to_param() for a in node.aggs],
-                "window_props": list(node.window_props),
-            },
-            info={"aggs": node.aggs, "legacy": node.legacy},
+
+@register_physical(LogicalValues)
+def _values(planner: PhysicalPlanner, node: LogicalValues) -> PhysicalNode:
+    return PhysicalNode.of(ValuesParams(tuple(tuple(r) for r in node.rows)), (), node.fields)
+
+
+# ---------------------------------------------------------------------- row-wise
+def _calc(planner: PhysicalPlanner, node: LogicalNode, exprs: tuple[Expr, ...], condition: Expr | None) -> PhysicalNode:
+    child = planner.convert(node.inputs[0])
+    return PhysicalNode.of(CalcParams(tuple(exprs), condition), (child,), node.fields)
+
+
+@register_physical(LogicalCalc)
+def _logical_calc(planner: PhysicalPlanner, node: LogicalCalc) -> PhysicalNode:
+    return _calc(planner, node, node.exprs, node.condition)
+
+
+@register_physical(LogicalProject)
+def _project(planner: PhysicalPlanner, node: LogicalProject) -> PhysicalNode:
+    return _calc(planner, node, node.exprs, None)
+
+
+@register_physical(LogicalFilter)
+def _filter(planner: PhysicalPlanner, node: LogicalFilter) -> PhysicalNode:
+    ident = tuple(InputRef(i, f.type) for i, f in enumerate(node.input.fields))
+    return _calc(planner, node, ident, node.condition)
+
+
+@register_physical(LogicalWatermarkAssigner)
+def _watermark(planner: PhysicalPlanner, node: LogicalWatermarkAssigner) -> PhysicalNode:
+    child = planner.convert(node.input)
+    if planner.mode == BATCH:
+        return child  # no watermarks in batch mode
+    idle = None
+    scan = node.input
+    while not isinstance(scan, LogicalTableScan) and scan.inputs:
+        scan = scan.inputs[0]
+    if isinstance(scan, LogicalTableScan):
+        idle = scan.table.options_dict.get("scan.watermark.idle-timeout")
+    idle_ms = duration_ms(idle, "scan.watermark.idle-timeout") if idle else SOURCE_IDLE_TIMEOUT.get(planner.config)
+    params = WatermarkAssignerParams(node.rowtime_index, node.watermark, idle_ms or None)
+    return PhysicalNode.of(params, (child,), node.fields)
+
+
+# ---------------------------------------------------------------------- keyed
+@register_physical(LogicalAggregate)
+def _aggregate(planner: PhysicalPlanner, node: LogicalAggregate) -> PhysicalNode:
+    child = planner.convert(node.input)
+    ex = planner._exchange(child, list(node.grouping))  # noqa: SLF001
+    # state_ttl_ms: a STATE_TTL hint (runtime/state/ttl.py), None when not hinted.
+    params = GroupAggregateParams(tuple(node.grouping), tuple(a.as_params() for a in node.aggs), node.state_ttl_ms)
+    return PhysicalNode.of(params, (ex,), node.fields, info={"aggs": node.aggs})
+
+
+def _check_window(planner: PhysicalPlanner, node: LogicalWindowAggregate) -> None:
+    w = node.window
+    if planner.mode != STREAMING:
+        return
+    if w.kind == "HOP" and w.size_ms is not None and w.slide_ms and w.size_ms % w.slide_ms != 0:
+        raise SqlValidationError(
+            "HOP table function based aggregate requires size must be an integral multiple of slide, "
+            f"but got size {w.size_ms} ms and slide {w.slide_ms} ms"
+        )
+    if w.kind == "CUMULATE" and w.size_ms is not None and w.step_ms and w.size_ms % w.step_ms != 0:
+        raise SqlValidationError(
+            "CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, "
+            f"but got maxSize {w.size_ms} ms and step {w.step_ms} ms"
         )
 
-    def _LogicalWindowTableFunction(self, node: LogicalWindowTableFunction) -> PhysicalNode:  # noqa: N802
-        child = self.convert(node.input)
-        return PhysicalNode(
-            "WindowTableFunction",
-            (child,),
-            node.fields,
-            {"window": node.window.to_param(), "time_index": node.time_index},
-        )
 
-    # ------------------------------------------------------------------ others
-    def _LogicalUnion(self, node: LogicalUnion) -> PhysicalNode:  # noqa: N802
-        return PhysicalNode.of(UnionParams(), tuple(self.convert(c) for c in node.children), node.fields)
+@register_physical(LogicalWindowAggregate)
+def _window_aggregate(planner: PhysicalPlanner, node: LogicalWindowAggregate) -> PhysicalNode:
+    _check_window(planner, node)
+    child = planner.convert(node.input)
+    keys = list(node.grouping) or list(node.window.partition_keys)
+    ex = planner._exchange(child, keys)  # noqa: SLF001
+    params = WindowAggregateParams(
+        node.window.as_params(),
+        node.time_index,
+        tuple(node.grouping),
+        tuple(a.as_params() for a in node.aggs),
+        tuple(node.window_props),
+    )
+    return PhysicalNode.of(params, (ex,), node.fields, info={"aggs": node.aggs, "legacy": node.legacy})
 
-    def _LogicalJoin(self, node: LogicalJoin) -> PhysicalNode:  # noqa: N802
-        raise UnsupportedSqlError("Joins are not supported yet")
 
-    def _LogicalSink(self, node: LogicalSink) -> PhysicalNode:  # noqa: N802
-        child = self.convert(node.input)
-        t = node.table
-        params: dict[str, Any] = {
-            "table": t.name,
-            "connector": t.connector,
-            "options": _with_partitions(t),
-            "schema": list(node.schema),
-        }
-        if t.primary_key:  # Flink: a sink with a declared PRIMARY KEY upserts on it
-            params["primary_key"] = list(t.primary_key)
-        return PhysicalNode(
-            "Sink", (child,), (), params, info={"path": t.path, "fields": [f.name for f in node.schema]}
-        )
+@register_physical(LogicalWindowTableFunction)
+def _window_tvf(planner: PhysicalPlanner, node: LogicalWindowTableFunction) -> PhysicalNode:
+    child = planner.convert(node.input)
+    params = WindowTableFunctionParams(node.window.as_params(), node.time_index)
+    return PhysicalNode.of(params, (child,), node.fields)
+
+
+# ---------------------------------------------------------------------- others
+@register_physical(LogicalUnion)
+def _union(planner: PhysicalPlanner, node: LogicalUnion) -> PhysicalNode:
+    return PhysicalNode.of(UnionParams(), tuple(planner.convert(c) for c in node.children), node.fields)
+
+
+@register_physical(LogicalSink)
+def _sink(planner: PhysicalPlanner, node: LogicalSink) -> PhysicalNode:
+    child = planner.convert(node.input)
+    t = node.table
+    # Flink: a sink with a declared PRIMARY KEY upserts on it.
+    params = SinkParams(t.name, t.connector, _with_partitions(t), tuple(node.schema), tuple(t.primary_key))
+    return PhysicalNode.of(params, (child,), (), info={"path": t.path, "fields": [f.name for f in node.schema]})
 
 
 def _with_partitions(t: TableInfo) -> dict[str, str]:

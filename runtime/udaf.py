@@ -22,15 +22,16 @@ import pyarrow as pa
 
 from runtime.aggregates.accumulators import Accumulator
 from runtime.errors import JobError
+from runtime.plan_params import AggCallParams
 from runtime.row import arrow_value
 from runtime.udf_registry import UdfSpec, implements, resolve
 
 
 class _UdafBase(Accumulator):
-    def __init__(self, call: dict[str, Any], arg_types: list[pa.DataType]) -> None:
-        super().__init__(arg_types, call["type"])
-        self.reference: str = call["params"]["udf"]
-        self.name = call["name"]
+    def __init__(self, call: AggCallParams, arg_types: list[pa.DataType]) -> None:
+        super().__init__(arg_types, call.type)
+        self.reference: str = call.params["udf"]
+        self.name = call.name
         self._spec: UdfSpec | None = None
         self.state: list[Any] = []
 
@@ -120,8 +121,8 @@ class PandasUdafAcc(_UdafBase):
         return self._result_array(out)
 
 
-def create_udaf_accumulator(call: dict[str, Any], arg_types: list[pa.DataType], retract: bool) -> Accumulator:
-    params = call.get("params") or {}
+def create_udaf_accumulator(call: AggCallParams, arg_types: list[pa.DataType], retract: bool) -> Accumulator:
+    params = call.params
     if params.get("func_type") == "pandas":
         return PandasUdafAcc(call, arg_types)
     acc = GeneralUdafAcc(call, arg_types)

@@ -8,6 +8,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from runtime.operators.source import TABLE_SOURCE_SCAN
+
 Progress = tuple[int, int | None]
 
 
@@ -17,7 +19,7 @@ def source_progress(executor: Any) -> Progress:
         return 0, None
     read, total, known = 0, 0, True
     for node in executor.graph.nodes:
-        if node.operator != "TableSourceScan" or node.id not in executor.metrics:
+        if not node.is_kind(TABLE_SOURCE_SCAN) or node.id not in executor.metrics:
             continue
         read += executor.metrics[node.id].rows_out
         source = getattr(executor.operators.get(node.id), "source", None)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import SqlValidationError, did_you_mean
 from planner.statements import Explain, Query
+from runtime.operators.source import TableSourceScanParams
 from streamsql.descriptors import TableDescriptor, TableSchema
 from streamsql.expressions import (
     Expression,
@@ -395,7 +396,7 @@ class Table:
         """Whether every source of the query is bounded (the query ends by itself)."""
         q = self._query
         planned = self._env._with_source(q, lambda: self._env._planner().plan_query(q))
-        return all(n.params.get("bounded", True) for n in planned.graph.nodes if n.operator == "TableSourceScan")
+        return all(n.params.bounded for n in planned.graph.nodes if isinstance(n.params, TableSourceScanParams))
 
     def _repr_html_(self) -> str:
         """Jupyter: the first rows of a bounded table; an unbounded one is not run."""

@@ -10,8 +10,6 @@ for (function columns NULL) and, as in Flink, takes only `ON TRUE`.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlglot import exp
 
 from planner.binder.expressions import ExprBinder, function_args, function_name
@@ -24,6 +22,7 @@ from planner.functions_catalog import lookup_function
 from planner.logical import LogicalFilter, LogicalNode, LogicalProject, LogicalValues
 from planner.rules.correlate import LogicalCorrelate
 from runtime.expr.ir import Expr, InputRef, Literal
+from runtime.operators.correlate import UDTF, UNNEST, CorrelateFunction
 from runtime.types import INT, Field
 
 
@@ -45,7 +44,7 @@ def _alias_names(node: exp.Expression) -> tuple[str | None, list[str] | None]:
     return (alias.name or None), cols
 
 
-def _unnest(node: exp.Unnest, scope: Scope, sql: str | None) -> tuple[dict[str, Any], list[Field]]:
+def _unnest(node: exp.Unnest, scope: Scope, sql: str | None) -> tuple[CorrelateFunction, list[Field]]:
     if len(node.expressions) != 1:
         raise error(UnsupportedSqlError, "UNNEST of several collections is not supported yet", node, sql)
     expr = ExprBinder(scope, sql, clause="UNNEST").bind(node.expressions[0])
@@ -70,11 +69,11 @@ def _unnest(node: exp.Unnest, scope: Scope, sql: str | None) -> tuple[dict[str, 
     fields = [Field(n, plain(ty).with_nullable(True)) for n, ty in zip(names, types, strict=True)]
     if ordinality:
         fields.append(Field("ORDINALITY", INT(nullable=False)))
-    function = {"kind": "unnest", "expr": expr, "ordinality": ordinality, "element": element}
+    function = CorrelateFunction(UNNEST, expr=expr, ordinality=ordinality, element=element)
     return function, fields
 
 
-def _udtf(node: exp.Lateral, scope: Scope, sql: str | None) -> tuple[dict[str, Any], list[Field]]:
+def _udtf(node: exp.Lateral, scope: Scope, sql: str | None) -> tuple[CorrelateFunction, list[Field]]:
     call = node.this
     if isinstance(call, exp.Table) and isinstance(call.this, exp.Expression):
         call = call.this
@@ -89,11 +88,11 @@ def _udtf(node: exp.Lateral, scope: Scope, sql: str | None) -> tuple[dict[str, A
         raise error(SqlValidationError, f"No match found for function signature {name}({sig})", call, sql)
     args = coerce_args(args, defn.input_types)
     fields = [Field(n, t.with_nullable(True)) for n, t in zip(defn.result_names, defn.result_types, strict=True)]
-    function = {"kind": "udtf", "udf": defn.reference, "name": name, "args": args, "func_type": defn.func_type}
+    function = CorrelateFunction(UDTF, udf=defn.reference, name=name, args=tuple(args), func_type=defn.func_type)
     return function, fields
 
 
-def _function(node: exp.Expression, scope: Scope, sql: str | None) -> tuple[dict[str, Any], list[Field]]:
+def _function(node: exp.Expression, scope: Scope, sql: str | None) -> tuple[CorrelateFunction, list[Field]]:
     _normalize_alias(node)
     if isinstance(node, exp.Unnest):
         function, fields = _unnest(node, scope, sql)

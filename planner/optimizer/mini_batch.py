@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from planner.changelog import register_changelog
 from planner.errors import SqlValidationError
-from planner.explain import register_physical_line
 from planner.physical import PhysicalNode
 from runtime.config.options import key
+from runtime.operators.mini_batch import PROC_TIME, MiniBatchAssignerParams
+from runtime.operators.spec import spec_for
+from runtime.operators.watermark import WATERMARK_ASSIGNER
 
 ENABLED = (
     key("table.exec.mini-batch.enabled")
@@ -41,10 +42,6 @@ SIZE = (
     .with_description("Most rows buffered in one mini-batch (must be > 0 when mini-batch is enabled).")
 )
 
-# Operators that profit from (and, for two-phase aggregation, require) mini-batches.
-_KEYED = ("GroupAggregate", "GlobalGroupAggregate", "LocalGroupAggregate", "LocalWindowAggregate")
-_LEAVES = ("TableSourceScan", "Values")
-
 
 def mini_batch_enabled(config: dict[str, str]) -> bool:
     return ENABLED.get(config)
@@ -61,43 +58,35 @@ def mini_batch_settings(config: dict[str, str]) -> tuple[int, int]:
     return latency, size
 
 
-def _has(plan: PhysicalNode, ops: tuple[str, ...]) -> bool:
-    return plan.operator in ops or any(_has(i, ops) for i in plan.inputs)
+def _wants_mini_batch(plan: PhysicalNode) -> bool:
+    """Some operator of `plan` profits from (two-phase aggregation: requires) mini-batches."""
+    spec = spec_for(plan.operator)
+    wants = spec is not None and spec.wants_mini_batch
+    return wants or any(_wants_mini_batch(i) for i in plan.inputs)
 
 
 def assign_mini_batch(plan: PhysicalNode, config: dict[str, str], mode: str) -> PhysicalNode:
     """Insert MiniBatchAssigners (STREAMING, mini-batch enabled, keyed aggregates present)."""
-    if mode != "STREAMING" or not mini_batch_enabled(config) or not _has(plan, _KEYED):
+    if mode != "STREAMING" or not mini_batch_enabled(config) or not _wants_mini_batch(plan):
         return plan
     latency, size = mini_batch_settings(config)
     memo: dict[int, PhysicalNode] = {}
 
     def assigner(child: PhysicalNode, kind: str) -> PhysicalNode:
-        params = {"allow_latency_ms": latency, "size": size, "mode": kind}
-        return PhysicalNode("MiniBatchAssigner", (child,), child.fields, params)
+        return PhysicalNode.of(MiniBatchAssignerParams(latency, size, kind), (child,), child.fields)
 
     def visit(n: PhysicalNode, under_wm: bool) -> PhysicalNode:
-        key = id(n) * 2 + int(under_wm)
-        if key in memo:
-            return memo[key]
-        below_wm = under_wm or n.operator == "WatermarkAssigner"
+        memo_key = id(n) * 2 + int(under_wm)
+        if memo_key in memo:
+            return memo[memo_key]
+        below_wm = under_wm or n.is_kind(WATERMARK_ASSIGNER)
         inputs = tuple(visit(i, below_wm) for i in n.inputs)
         new = replace(n, inputs=inputs) if inputs != n.inputs else n
-        if n.operator == "WatermarkAssigner":
-            new = assigner(new, "ProcTime")
-        elif n.operator in _LEAVES and not under_wm:
-            new = assigner(new, "ProcTime")
-        memo[key] = new
+        if n.is_kind(WATERMARK_ASSIGNER):
+            new = assigner(new, PROC_TIME)
+        elif not n.inputs and not under_wm:  # a source (scan or VALUES) without watermarks
+            new = assigner(new, PROC_TIME)
+        memo[memo_key] = new
         return new
 
     return visit(plan, False)
-
-
-@register_physical_line("MiniBatchAssigner")
-def _line(n: PhysicalNode) -> list[str]:
-    return [f"interval=[{n.params['allow_latency_ms']}ms]", f"mode=[{n.params['mode']}]"]
-
-
-@register_changelog("MiniBatchAssigner")
-def _changelog(n: PhysicalNode, in_modes: list[str]) -> str:
-    return in_modes[0]

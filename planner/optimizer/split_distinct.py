@@ -21,6 +21,7 @@ other call (AVG, LISTAGG, ...) or a multi-argument DISTINCT leaves the aggregate
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from planner.optimizer.util import rewrite_keyed
@@ -28,7 +29,10 @@ from planner.physical import PhysicalNode
 from runtime.config.options import key
 from runtime.expr.ir import Call, InputRef, Literal
 from runtime.operators.calc import CalcParams
+from runtime.operators.expand import ExpandParams
+from runtime.operators.group_agg import GROUP_AGGREGATE, GroupAggregateParams
 from runtime.operators.union import ExchangeParams
+from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, BOOLEAN, INT, Field
 
 ENABLED = (
@@ -56,21 +60,21 @@ def split_distinct_aggregates(plan: PhysicalNode, config: dict[str, str], mode: 
     if mode != "STREAMING" or not ENABLED.get(config):
         return plan
     buckets = BUCKET_NUM.get(config)
-    return rewrite_keyed(plan, "GroupAggregate", lambda n: _split(n, buckets))
+    return rewrite_keyed(plan, GROUP_AGGREGATE.name, lambda n: _split(n, buckets))
 
 
-def _distinct_columns(calls: list[dict[str, Any]]) -> list[int] | None:
+def _distinct_columns(calls: tuple[AggCallParams, ...]) -> list[int] | None:
     """The argument column of the DISTINCT calls, in first-use order, or None when the
     aggregate cannot be split (no DISTINCT, a multi-argument DISTINCT, an unsplittable call)."""
     cols: list[int] = []
     for c in calls:
-        if c["name"].lower() not in _FINAL or (c.get("params") or {}).get("udf"):
+        if c.name.lower() not in _FINAL or c.params.get("udf"):
             return None
-        if c.get("distinct"):
-            if len(c["args"]) != 1:
+        if c.distinct:
+            if len(c.args) != 1:
                 return None
-            if c["args"][0] not in cols:
-                cols.append(c["args"][0])
+            if c.args[0] not in cols:
+                cols.append(c.args[0])
     return cols or None
 
 
@@ -80,12 +84,13 @@ def _bucket(x: InputRef, buckets: int) -> Call:
 
 
 def _split(agg: PhysicalNode, buckets: int) -> PhysicalNode | None:
-    calls: list[dict[str, Any]] = list(agg.params["aggs"])
+    p = GroupAggregateParams.of(agg)
+    calls = p.aggs
     dcols = _distinct_columns(calls)
     if dcols is None:
         return None
     child = agg.inputs[0].inputs[0]
-    grouping: list[int] = list(agg.params["grouping"])
+    grouping = list(p.grouping)
     n = len(child.fields)
     names = {f.name for f in child.fields}
     bucket_name = f"$f{n}"
@@ -100,12 +105,12 @@ def _split(agg: PhysicalNode, buckets: int) -> PhysicalNode | None:
         fields = (*child.fields, Field(bucket_name, bucket.type))
         pre = PhysicalNode.of(CalcParams((*idents, bucket)), (child,), fields)
         p_keys = [*grouping, n]
-        partial_calls = calls
+        partial_calls: list[AggCallParams] = list(calls)
     else:
         # Several distinct columns (Nexmark q15): Flink's Expand, one copy of each row per
         # distinct column (bucketed by it; $e = its position) plus one for the plain calls;
         # every call then only counts the copy of its own group.
-        groups: list[int | None] = [*dcols, None] if any(not c.get("distinct") for c in calls) else [*dcols]
+        groups: list[int | None] = [*dcols, None] if any(not c.distinct for c in calls) else [*dcols]
         bucket_t = INT(True)
         e_name = "$e"
         while e_name in names:
@@ -115,47 +120,36 @@ def _split(agg: PhysicalNode, buckets: int) -> PhysicalNode | None:
             b = _bucket(refs[col if col is not None else dcols[0]], buckets)
             projects.append([*idents, b, Literal(gi, BIGINT(False))])
         ex_fields = (*child.fields, Field(bucket_name, bucket_t), Field(e_name, BIGINT(False)))
-        expand = PhysicalNode("Expand", (child,), ex_fields, {"projects": projects, "expand_id_index": n + 1})
+        expand = PhysicalNode.of(ExpandParams(tuple(tuple(p) for p in projects), n + 1), (child,), ex_fields)
         e_ref = InputRef(n + 1, BIGINT(False))
         conds: list[Any] = []
         partial_calls = []
         for j, c in enumerate(calls):
-            gi = groups.index(c["args"][0] if c.get("distinct") else None)
+            gi = groups.index(c.args[0] if c.distinct else None)
             cond: Any = Call("equals", (e_ref, Literal(gi, BIGINT(False))), BOOLEAN(False))
-            if c.get("filter") is not None:
-                f = InputRef(c["filter"], child.fields[c["filter"]].type)
+            if c.filter is not None:
+                f = InputRef(c.filter, child.fields[c.filter].type)
                 cond = Call("and", (cond, f), BOOLEAN(True))
             conds.append(cond)
-            partial_calls.append({**c, "filter": n + 2 + j})
+            partial_calls.append(replace(c, filter=n + 2 + j))
         cond_fields = tuple(Field(f"$g{j}", cd.type) for j, cd in enumerate(conds))
         ex_idents = [InputRef(i, f.type) for i, f in enumerate(ex_fields)]
         pre = PhysicalNode.of(CalcParams((*ex_idents, *conds)), (expand,), (*ex_fields, *cond_fields))
         p_keys = [*grouping, n, n + 1]
     ex1 = PhysicalNode.of(ExchangeParams.on(p_keys), (pre,), pre.fields)
     key_fields = [pre.fields[k] for k in p_keys]
-    partial_fields = [Field(f"{bucket_name}_{j}", c["type"]) for j, c in enumerate(calls)]
-    partial = PhysicalNode(
-        "GroupAggregate",
+    partial_fields = [Field(f"{bucket_name}_{j}", c.type) for j, c in enumerate(calls)]
+    partial = PhysicalNode.of(
+        GroupAggregateParams(tuple(p_keys), tuple(partial_calls)),
         (ex1,),
         (*key_fields, *partial_fields),
-        {"grouping": p_keys, "aggs": partial_calls},
         info={"split": "PARTIAL"},
     )
     g = len(grouping)
     width = len(p_keys)
     f_keys = list(range(g))
     ex2 = PhysicalNode.of(ExchangeParams.on(f_keys), (partial,), partial.fields)
-    final_calls = [
-        {
-            "name": _FINAL[c["name"].lower()],
-            "args": [width + j],
-            "distinct": False,
-            "filter": None,
-            "type": c["type"],
-            "params": {},
-        }
-        for j, c in enumerate(calls)
-    ]
-    return PhysicalNode(
-        "GroupAggregate", (ex2,), agg.fields, {"grouping": f_keys, "aggs": final_calls}, info={"split": "FINAL"}
+    final_calls = tuple(AggCallParams(_FINAL[c.name.lower()], (width + j,), c.type) for j, c in enumerate(calls))
+    return PhysicalNode.of(
+        GroupAggregateParams(tuple(f_keys), final_calls), (ex2,), agg.fields, info={"split": "FINAL"}
     )

@@ -36,17 +36,17 @@ one-phase operator does.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
-from planner.changelog import _producer, is_insert_only, register_changelog
-from planner.errors import UnsupportedSqlError
-from planner.explain import format_agg, format_window, register_physical_line
 from planner.optimizer.mini_batch import mini_batch_enabled
 from planner.optimizer.two_phase_agg import AGG_PHASE_STRATEGY
 from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
 from runtime.config.core import TARGET
 from runtime.operators.union import ExchangeParams
+from runtime.operators.window_agg import WINDOW_AGGREGATE, WindowAggregateParams
+from runtime.operators.window_slicing import can_slice
+from runtime.operators.window_two_phase import GlobalWindowAggregateParams, LocalWindowAggregateParams
+from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, DataType, Field
 
 
@@ -64,120 +64,60 @@ def split_two_phase_window_aggregates(plan: PhysicalNode, config: dict[str, str]
     """Split every eligible streaming WindowAggregate into Local/Global phases."""
     if not applies(config, mode):
         return plan
-    return rewrite_keyed(plan, "WindowAggregate", _split)
+    return rewrite_keyed(plan, WINDOW_AGGREGATE.name, _split)
 
 
-def _partial_fields(call: dict[str, Any], i: int) -> list[Field]:
-    name = str(call["name"]).lower()
+def _partial_fields(call: AggCallParams, i: int) -> list[Field]:
+    name = call.name.lower()
     if name == "count":
         return [Field(f"count${i}", BIGINT(False))]
     if name == "sum":
         return [Field(f"sum${i}", BIGINT(True)), Field(f"count${i}", BIGINT(False))]
     if name == "sum0":
         return [Field(f"sum${i}", BIGINT(True))]
-    t: DataType = call["type"]
+    t: DataType = call.type
     return [Field(f"{name}${i}", t.with_nullable(True))]
 
 
 def _split(agg: PhysicalNode) -> PhysicalNode | None:
-    from runtime.operators.window_slicing import can_slice
-
     ex = agg.inputs[0]
     child = ex.inputs[0]
-    p = agg.params
-    spec: dict[str, Any] = p["window"]
-    grouping: list[int] = list(p["grouping"])
-    calls: list[dict[str, Any]] = list(p["aggs"])
-    time_field = child.fields[int(p["time_index"])]
-    if time_field.type.time_attr == "PROCTIME" or spec.get("partition_keys"):
+    p = WindowAggregateParams.of(agg)
+    spec = p.window
+    grouping = p.grouping
+    calls = p.aggs
+    time_field = child.fields[p.time_index]
+    if time_field.type.time_attr == "PROCTIME" or spec.partition_keys:
         return None
-    if list(ExchangeParams.of(ex).keys) != grouping:
+    if ExchangeParams.of(ex).keys != grouping:
         return None
     if not can_slice(spec, calls, [f.type.to_arrow() for f in child.fields], grouping):
         return None
     key_fields = [child.fields[g] for g in grouping]
     partial_fields: list[Field] = []
-    layout: list[list[int]] = []
+    layout: list[tuple[int, ...]] = []
     for i, c in enumerate(calls):
         fields = _partial_fields(c, i)
         start = len(grouping) + len(partial_fields)
-        layout.append(list(range(start, start + len(fields))))
+        layout.append(tuple(range(start, start + len(fields))))
         partial_fields += fields
     local_fields = tuple(
         key_fields + partial_fields + [Field("count1$", BIGINT(False)), Field("$slice_end", BIGINT(False))]
     )
     count1, slice_end = len(local_fields) - 2, len(local_fields) - 1
-    shared = {"window": spec, "aggs": calls, "partials": layout, "count1": count1, "slice_end": slice_end}
-    local = PhysicalNode(
-        "LocalWindowAggregate",
-        (child,),
-        local_fields,
-        {**shared, "time_index": p["time_index"], "grouping": grouping},
-        info={"source_fields": child.fields},
+    lparams = LocalWindowAggregateParams(spec, p.time_index, grouping, calls, tuple(layout), count1, slice_end)
+    local = PhysicalNode.of(lparams, (child,), local_fields, info={"source_fields": child.fields})
+    keys = tuple(range(len(grouping)))
+    new_ex = PhysicalNode.of(replace(ExchangeParams.of(ex), keys=keys), (local,), local_fields)
+    gparams = GlobalWindowAggregateParams(
+        window=spec,
+        time_index=slice_end,
+        grouping=keys,
+        aggs=calls,
+        window_props=p.window_props,
+        partials=tuple(layout),
+        count1=count1,
+        slice_end=slice_end,
+        ltz=time_field.type.name == "TIMESTAMP_LTZ",
     )
-    keys = list(range(len(grouping)))
-    new_ex = PhysicalNode.of(replace(ExchangeParams.of(ex), keys=tuple(keys)), (local,), local_fields)
-    gparams = {
-        **shared,
-        "grouping": keys,
-        "time_index": slice_end,
-        "window_props": list(p.get("window_props") or []),
-        "ltz": time_field.type.name == "TIMESTAMP_LTZ",
-    }
-    return PhysicalNode(
-        "GlobalWindowAggregate", (new_ex,), agg.fields, gparams, info={"source_fields": child.fields, **agg.info}
-    )
-
-
-# ---------------------------------------------------------------------- EXPLAIN
-_PROP_FN = {"window_start": "start", "window_end": "end", "window_time": "rowtime"}
-
-
-@register_physical_line("LocalWindowAggregate")
-def _local_line(n: PhysicalNode) -> list[str]:
-    p = n.params
-    names = [f.name for f in n.info["source_fields"]]
-    keys = [names[g] for g in p["grouping"]]
-    out = [f.name for f in n.fields]
-    aggs = [format_agg(c, names, None) for c in p["aggs"]]
-    partial = [f"{a} AS ({', '.join(out[j] for j in lay)})" for a, lay in zip(aggs, p["partials"], strict=True)]
-    parts = [f"groupBy=[{', '.join(keys)}]"] if keys else []
-    parts.append(f"window=[{format_window(p['window'], names[p['time_index']])}]")
-    select = keys + partial + ["COUNT(*) AS count1$", "slice_end('w$) AS $slice_end"]
-    return parts + [f"select=[{', '.join(select)}]"]
-
-
-@register_physical_line("GlobalWindowAggregate")
-def _global_line(n: PhysicalNode) -> list[str]:
-    p = n.params
-    in_names = [f.name for f in n.inputs[0].fields]
-    keys = [in_names[g] for g in p["grouping"]]
-    agg_fields = n.fields[len(keys) : len(keys) + len(p["aggs"])]
-    merged = [
-        f"{c['name'].upper()}({', '.join(in_names[j] for j in lay)}) AS {f.name}"
-        for c, lay, f in zip(p["aggs"], p["partials"], agg_fields, strict=True)
-    ]
-    props = [
-        f"{_PROP_FN[w]}('w$) AS {f.name}"
-        for w, f in zip(p["window_props"], n.fields[len(keys) + len(merged) :], strict=True)
-    ]
-    window = format_window(p["window"], in_names[p["slice_end"]]).replace("time_col=[", "slice_end=[", 1)
-    parts = [f"groupBy=[{', '.join(keys)}]"] if keys else []
-    return parts + [f"window=[{window}]", f"select=[{', '.join(keys + merged + props)}]"]
-
-
-# ---------------------------------------------------------------------- changelog modes
-@register_changelog("LocalWindowAggregate")
-def _local_changelog(n: PhysicalNode, in_modes: list[str]) -> str:
-    if not is_insert_only(in_modes[0]):
-        raise UnsupportedSqlError(
-            f"WindowAggregate doesn't support consuming update and delete changes which is produced by node "
-            f"{_producer(n.inputs[0])}: a window aggregation needs an insert-only input "
-            f"(its input's changelog mode is [{in_modes[0]}])"
-        )
-    return "I"
-
-
-@register_changelog("GlobalWindowAggregate")
-def _global_changelog(n: PhysicalNode, in_modes: list[str]) -> str:
-    return "I"
+    return PhysicalNode.of(gparams, (new_ex,), agg.fields, info={"source_fields": child.fields, **agg.info})

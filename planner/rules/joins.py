@@ -20,7 +20,6 @@ Physical: `Join` with the equality conjuncts between a left and a right column a
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
 
 from planner.binder.scope import uniquify
 from planner.binder.types import common_type, plain
@@ -28,8 +27,10 @@ from planner.logical import LogicalFilter, LogicalJoin, LogicalNode, transform_u
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Call, Expr, InputRef, input_refs, remap_refs
 from runtime.operators.calc import CALC, CalcParams
+from runtime.operators.group_agg import GROUP_AGGREGATE, GroupAggregateParams
 from runtime.operators.join import JoinParams
 from runtime.operators.union import EXCHANGE
+from runtime.operators.watermark import WATERMARK_ASSIGNER
 from runtime.types import Field
 
 
@@ -155,10 +156,9 @@ def split_condition(cond: Expr | None, nl: int) -> tuple[list[int], list[int], l
 def unique_key(node: PhysicalNode) -> frozenset[int] | None:
     """A set of output columns that is unique per row, when known (Flink's upsert keys,
     simplified: from a GroupAggregate through Exchanges and projecting Calcs)."""
-    op = node.operator
-    if op == "GroupAggregate":
-        return frozenset(node.params.get("grouping") or [])
-    if node.is_kind(EXCHANGE) or op == "WatermarkAssigner":
+    if node.is_kind(GROUP_AGGREGATE):
+        return frozenset(GroupAggregateParams.of(node).grouping)
+    if node.is_kind(EXCHANGE) or node.is_kind(WATERMARK_ASSIGNER):
         return unique_key(node.inputs[0])
     if node.is_kind(CALC):
         below = unique_key(node.inputs[0])
@@ -187,7 +187,6 @@ def _exchange(planner: PhysicalPlanner, child: PhysicalNode, keys: list[int]) ->
     return planner._exchange(child, keys)  # noqa: SLF001 - the planner's own exchange builder
 
 
-@register_physical(LogicalJoin)
 @register_physical(LogicalScalarJoin)
 def convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
     kind = join_kind(node.kind)
@@ -227,32 +226,3 @@ def convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
 
 
 # ---------------------------------------------------------------------- projection pushdown
-def prune_join(
-    node: LogicalJoin,
-    required: set[int],
-    prune: Any,  # planner.optimizer.projection_pushdown._prune: (node, required) -> (node, mapping)
-) -> tuple[LogicalNode, dict[int, int]]:
-    """Projection pushdown through a join: each input keeps the columns read above the
-    join or by its condition. Returns the new join and old → new output column indices."""
-    nl = len(node.left.fields)
-    semi = join_kind(node.kind) in ("SEMI", "ANTI")
-    if type(node.right).__name__ == "LogicalSnapshot":
-        # A temporal join's snapshot refers to left columns by index: keep every column.
-        required = set(range(len(node.fields)))
-        need_all = True
-    else:
-        need_all = False
-    cond_refs = input_refs(node.condition) if node.condition is not None else set()
-    need = set(required) | cond_refs
-    if need_all:
-        need = set(range(nl + len(node.right.fields)))
-    left, lm = prune(node.left, {i for i in need if i < nl})
-    right, rm = prune(node.right, {i - nl for i in need if i >= nl})
-    width = len(left.fields)
-    combined = dict(lm)
-    combined.update({nl + j: width + k for j, k in rm.items()})
-    order = sorted(combined, key=combined.__getitem__)
-    fields = tuple(node.fields[i] for i in order if not (semi and i >= nl))
-    cond = remap_refs(node.condition, combined) if node.condition is not None else None
-    new = replace(node, left=left, right=right, condition=cond, fields=fields)
-    return new, (lm if semi else combined)

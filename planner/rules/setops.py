@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from planner.changelog import register_changelog
-from planner.explain import register_physical_line
 from planner.logical import AggCall, LogicalNode
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.operators.calc import CalcParams
+from runtime.operators.group_agg import GroupAggregateParams
+from runtime.operators.setops import ReplicateRowsParams
 from runtime.operators.union import ExchangeParams, UnionParams
 from runtime.types import BIGINT, BOOLEAN, INT, Field
 
@@ -71,7 +71,7 @@ def _convert(planner: PhysicalPlanner, node: LogicalSetOp) -> PhysicalNode:
     if node.kind == "UNION":
         union = PhysicalNode.of(UnionParams(), children, node.fields)
         ex = PhysicalNode.of(ExchangeParams.on(keys), (union,), node.fields)
-        return PhysicalNode("GroupAggregate", (ex,), node.fields, {"grouping": keys, "aggs": []}, info={"aggs": ()})
+        return PhysicalNode.of(GroupAggregateParams(tuple(keys), ()), (ex,), node.fields, info={"aggs": ()})
 
     # INTERSECT / EXCEPT: mark each side, count per distinct row.
     marker_t = BOOLEAN(nullable=True)
@@ -89,13 +89,8 @@ def _convert(planner: PhysicalPlanner, node: LogicalSetOp) -> PhysicalNode:
         AggCall("count", (width + 1,), cnt_t, display="COUNT(vcol_right_marker)"),
     )
     agg_fields = node.fields + (Field("vcol_left_cnt", cnt_t), Field("vcol_right_cnt", cnt_t))
-    agg = PhysicalNode(
-        "GroupAggregate",
-        (ex,),
-        agg_fields,
-        {"grouping": keys, "aggs": [a.to_param() for a in aggs]},
-        info={"aggs": aggs},
-    )
+    params = GroupAggregateParams(tuple(keys), tuple(a.as_params() for a in aggs))
+    agg = PhysicalNode.of(params, (ex,), agg_fields, info={"aggs": aggs})
     left_cnt, right_cnt = InputRef(width, cnt_t), InputRef(width + 1, cnt_t)
     zero = Literal(0, INT(nullable=False))
     boolean = BOOLEAN(nullable=False)
@@ -114,16 +109,4 @@ def _convert(planner: PhysicalPlanner, node: LogicalSetOp) -> PhysicalNode:
         count = _call("if", [_call("greater_than", [left_cnt, right_cnt], boolean), right_cnt, left_cnt], cnt_t)
     counted_fields = (Field("vcol_count", cnt_t),) + node.fields
     calc = _calc(agg, counted_fields, [count] + cols, _call("greater_than", [count, zero], boolean))
-    return PhysicalNode("ReplicateRows", (calc,), node.fields, {"count_index": 0, "columns": list(range(1, width + 1))})
-
-
-@register_changelog("ReplicateRows")
-def _replicate_mode(node: PhysicalNode, in_modes: list[str]) -> str:
-    return in_modes[0]
-
-
-@register_physical_line("ReplicateRows")
-def _replicate_line(node: PhysicalNode) -> list[str]:
-    names = [f.name for f in node.inputs[0].fields]
-    p = node.params
-    return [f"count=[{names[p['count_index']]}]", f"select=[{', '.join(names[i] for i in p['columns'])}]"]
+    return PhysicalNode.of(ReplicateRowsParams(0, tuple(range(1, width + 1))), (calc,), node.fields)

@@ -19,11 +19,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from planner.catalog import Catalog, CatalogView, full_path
-from planner.changelog import register_changelog
 from planner.errors import SqlValidationError
-from planner.explain import register_physical_line
 from planner.logical import LogicalNode
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
+from runtime.operators.group_table_agg import GroupTableAggregateParams, TableAggregateFunction, call_text
 from runtime.types import DataType, Field
 from runtime.udf_registry import UdfSpec, make_reference, register
 
@@ -45,53 +44,26 @@ class LogicalTableAggregate(LogicalNode):
 
     def explain_line(self) -> str:
         group = ", ".join(str(i) for i in self.grouping)
-        return f"LogicalTableAggregate(group=[{{{group}}}], tableAggregate=[[{_call_text(self.function, self.input.fields, self)}]])"
+        call = call_text(_function(self.function), self.args, self.row_arg, [f.name for f in self.input.fields])
+        return f"LogicalTableAggregate(group=[{{{group}}}], tableAggregate=[[{call}]])"
 
 
-def _call_text(function: dict[str, Any], fields: tuple[Field, ...], node: Any) -> str:
-    if node.row_arg:
-        return f"{function['name']}(*)"
-    return f"{function['name']}({', '.join(fields[i].name for i in node.args)})"
+def _function(function: dict[str, Any]) -> TableAggregateFunction:
+    return TableAggregateFunction(function["udf"], function.get("name") or "table aggregate")
 
 
 @register_physical(LogicalTableAggregate)
 def _to_physical(planner: PhysicalPlanner, node: LogicalTableAggregate) -> PhysicalNode:
     child = planner.convert(node.input)
     ex = planner._exchange(child, list(node.grouping))  # noqa: SLF001 - keyed like GroupAggregate
-    params = {
-        "grouping": list(node.grouping),
-        "args": list(node.args),
-        "row_arg": node.row_arg,
-        "input_names": list(node.function.get("row_names") or ()),
-        "function": node.function,
-    }
-    return PhysicalNode("GroupTableAggregate", (ex,), node.fields, params)
-
-
-@register_changelog("GroupTableAggregate")
-def _changelog(node: PhysicalNode, in_modes: list[str]) -> str:
-    return "I,D"
-
-
-@register_physical_line("GroupTableAggregate")
-def _line(node: PhysicalNode) -> list[str]:
-    in_fields = node.inputs[0].fields
-    keys = ", ".join(in_fields[i].name for i in node.params["grouping"])
-    call = _call_text(node.params["function"], in_fields, _Args(node.params))
-    return [f"groupBy=[{keys}]", f"select=[{keys + ', ' if keys else ''}{call}]"]
-
-
-@dataclass(frozen=True)
-class _Args:
-    params: dict[str, Any]
-
-    @property
-    def row_arg(self) -> bool:
-        return bool(self.params["row_arg"])
-
-    @property
-    def args(self) -> list[int]:
-        return list(self.params["args"])
+    params = GroupTableAggregateParams(
+        grouping=tuple(node.grouping),
+        args=tuple(node.args),
+        function=_function(node.function),
+        row_arg=node.row_arg,
+        input_names=tuple(node.function.get("row_names") or ()),
+    )
+    return PhysicalNode.of(params, (ex,), node.fields)
 
 
 # ---------------------------------------------------------------------- the catalog view

@@ -31,8 +31,8 @@ from planner.logical import (
     WindowSpec,
     _Single,
 )
-from planner.physical import PhysicalNode
-from planner.rules.joins import conjuncts
+from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
+from planner.rules.joins import conjuncts, convert_join
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.graph import BATCH
 from runtime.operators.interval_join import IntervalJoinParams
@@ -365,3 +365,10 @@ def snapshot_error(cls: type[SqlValidationError] | type[UnsupportedSqlError], me
     """An error located at the snapshot's `FOR SYSTEM_TIME AS OF` clause."""
     line, col = snap.line_col
     return cls(message, line=line, column=col)
+
+
+@register_physical(LogicalJoin)
+def _convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
+    """Time-bounded joins (interval, temporal, lookup, window) first; any other join is a
+    regular join (planner/rules/joins.py)."""
+    return convert_time_join(planner, node) or convert_join(planner, node)

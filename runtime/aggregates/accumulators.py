@@ -12,6 +12,7 @@ distinct touched key at most in Python.
 from __future__ import annotations
 
 import decimal
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ import pyarrow.compute as pc
 
 from runtime.checkpoint.format import register_state_type
 from runtime.errors import JobError
+from runtime.plan_params import AggCallParams, as_agg_call
 from runtime.types import DataType
 
 
@@ -422,12 +424,15 @@ class DistinctAcc(Accumulator):
             self.seen = {k: v for k, v in self.seen.items() if k[0] not in gone}
 
 
-def create_accumulator(call: dict[str, Any], arg_types: list[pa.DataType], retract: bool) -> Accumulator:
-    """The accumulator for one AggCall (docs/architecture.md). `retract`: the input may
-    carry retractions, so MIN/MAX keep value multisets."""
-    name = call["name"].lower()
-    rtype: DataType = call["type"]
-    params = call.get("params") or {}
+def create_accumulator(
+    agg: AggCallParams | Mapping[str, Any], arg_types: list[pa.DataType], retract: bool
+) -> Accumulator:
+    """The accumulator for one aggregate call. `retract`: the input may carry
+    retractions, so MIN/MAX keep value multisets."""
+    call = as_agg_call(agg)
+    name = call.name.lower()
+    rtype: DataType = call.type
+    params = call.params
     acc: Accumulator
     if params.get("udf"):  # a Python UDAF (runtime.udaf)
         from runtime.udaf import create_udaf_accumulator
@@ -451,7 +456,7 @@ def create_accumulator(call: dict[str, Any], arg_types: list[pa.DataType], retra
         acc = FirstLastAcc(arg_types, rtype, name)
     else:
         raise JobError(f"The runtime has no aggregate function named {name.upper()}")
-    if call.get("distinct"):
+    if call.distinct:
         acc = DistinctAcc(acc)
     return acc
 

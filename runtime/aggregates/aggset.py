@@ -7,6 +7,7 @@ whether a key still exists, as Flink's GroupAggFunction record counter does.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -15,16 +16,19 @@ import pyarrow.compute as pc
 
 from runtime.aggregates.accumulators import Accumulator, create_accumulator
 from runtime.checkpoint.format import register_state_type
+from runtime.plan_params import AggCallParams, as_agg_call
 
 
 @register_state_type
 class AggregateSet:
-    """Accumulators for `calls` (AggCall dicts) over the columns of input batches."""
+    """Accumulators for `calls` (aggregate calls) over the columns of input batches."""
 
-    def __init__(self, calls: list[dict[str, Any]], input_types: list[pa.DataType], retract: bool) -> None:
-        self.calls = calls
+    def __init__(
+        self, calls: Sequence[AggCallParams | Mapping[str, Any]], input_types: list[pa.DataType], retract: bool
+    ) -> None:
+        self.calls = [as_agg_call(c) for c in calls]
         self.accs: list[Accumulator] = [
-            create_accumulator(c, [input_types[i] for i in c.get("args") or []], retract) for c in calls
+            create_accumulator(c, [input_types[i] for i in c.args], retract) for c in self.calls
         ]
         self.row_count = np.zeros(0, dtype=np.int64)
 
@@ -44,9 +48,9 @@ class AggregateSet:
         self.grow(int(slots.max()) + 1)
         np.add.at(self.row_count, slots, signs)
         for call, acc in zip(self.calls, self.accs, strict=True):
-            args = [batch.column(i) for i in call.get("args") or []]
+            args = [batch.column(i) for i in call.args]
             s, g = slots, signs
-            f = call.get("filter")
+            f = call.filter
             if f is not None:
                 mask = pc.fill_null(batch.column(f), False)
                 m = mask.to_numpy(zero_copy_only=False).astype(bool)
@@ -67,13 +71,14 @@ class AggregateSet:
         return empty_results(self.calls)
 
 
-def empty_results(calls: list[dict[str, Any]]) -> list[pa.Array]:
+def empty_results(calls: Sequence[AggCallParams | Mapping[str, Any]]) -> list[pa.Array]:
     """The values of every aggregate over no rows (batch global aggregate on empty input:
     COUNT and SUM0 0, everything else NULL)."""
     out = []
-    for call in calls:
-        t = call["type"].to_arrow()
-        if call["name"].lower() in ("count", "sum0"):
+    for c in calls:
+        call = as_agg_call(c)
+        t = call.type.to_arrow()
+        if call.name.lower() in ("count", "sum0"):
             out.append(pa.array([0], type=t))
         else:
             out.append(pa.nulls(1, type=t))

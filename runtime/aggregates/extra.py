@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from runtime.aggregates.accumulators import Accumulator, _drop_nulls, _grow, _ObjectAcc
 from runtime.functions._common import java_int_from_double
+from runtime.plan_params import AggCallParams
 from runtime.types import DataType
 
 
@@ -295,11 +296,11 @@ class RetractFirstLastAcc(OrderedBagAcc):
 
 
 def create_extra_accumulator(
-    name: str, call: dict[str, Any], arg_types: list[pa.DataType], retract: bool
+    name: str, call: AggCallParams, arg_types: list[pa.DataType], retract: bool
 ) -> Accumulator | None:
     """The accumulator for the aggregates of this module (None: not one of them)."""
-    rtype: DataType = call["type"]
-    params = call.get("params") or {}
+    rtype: DataType = call.type
+    params = call.params
     if name in ("stddev_pop", "stddev_samp", "stddev", "var_pop", "var_samp", "variance"):
         return VarianceAcc(arg_types, rtype, name)
     if name == "collect":

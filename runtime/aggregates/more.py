@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from runtime.aggregates.accumulators import Accumulator, _drop_nulls, _grow
 from runtime.errors import EvaluationError
 from runtime.functions.registry import FunctionTypeError
+from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, DOUBLE, STRING, DataType
 
 BITMAP_SET_AGGS = {
@@ -272,10 +273,10 @@ class JsonAggAcc(Accumulator):
     rendered to JSON text per batch, vectorized (json_text); `on_null` NULL writes `null`,
     ABSENT drops the entry. An empty group gives `[]` / `{}`."""
 
-    def __init__(self, arg_types: list[pa.DataType], result_type: DataType, name: str, call: dict[str, Any]) -> None:
+    def __init__(self, arg_types: list[pa.DataType], result_type: DataType, name: str, call: AggCallParams) -> None:
         super().__init__(arg_types, result_type)
         self.object = name == "json_objectagg"
-        self.absent = (call.get("params") or {}).get("on_null") == "ABSENT"
+        self.absent = call.params.get("on_null") == "ABSENT"
         self.values = np.empty(0, dtype=object)
 
     def grow(self, n: int) -> None:
@@ -346,9 +347,9 @@ def _arrow_to_type(t: pa.DataType) -> DataType:
     return STRING()
 
 
-def create_more_accumulator(name: str, call: dict[str, Any], arg_types: list[pa.DataType]) -> Accumulator | None:
+def create_more_accumulator(name: str, call: AggCallParams, arg_types: list[pa.DataType]) -> Accumulator | None:
     """The accumulator for one of this module's aggregates (None: not one of them)."""
-    rtype: DataType = call["type"]
+    rtype: DataType = call.type
     if name in BITMAP_SET_AGGS:
         return BitmapSetAcc(arg_types, rtype, name)
     if name in BITMAP_BUILD_AGGS:
@@ -358,5 +359,5 @@ def create_more_accumulator(name: str, call: dict[str, Any], arg_types: list[pa.
     if name in ("json_arrayagg", "json_objectagg"):
         return JsonAggAcc(arg_types, rtype, name, call)
     if name == "array_agg":
-        return ArrayAggAcc(arg_types, rtype, bool((call.get("params") or {}).get("ignore_nulls")))
+        return ArrayAggAcc(arg_types, rtype, bool(call.params.get("ignore_nulls")))
     return None

@@ -44,6 +44,7 @@ from runtime.aggregates.aggset import AggregateSet
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.restore import RestoreError
 from runtime.operators.slot_state import canonical_snapshot
+from runtime.plan_params import AggCallParams, WindowParams
 from runtime.state.keygroups import key_group_range, key_groups_of_rows
 from runtime.state.slot_values import NativeSnapshot
 from runtime.state.ttl import NEVER
@@ -229,7 +230,8 @@ def merge_slot_objects(objs: Sequence[Any], plans: Sequence[SlotPlan]) -> Any:
 
 def _is_config_list(values: Sequence[Any]) -> bool:
     items = [x for v in values for x in v]
-    return bool(items) and all(isinstance(x, (pa.DataType, DataType, dict, str)) for x in items)
+    config_types = (pa.DataType, DataType, dict, str, AggCallParams, WindowParams)  # plan params: configuration
+    return bool(items) and all(isinstance(x, config_types) for x in items)
 
 
 def _is_runtime_object(v: Any) -> bool:

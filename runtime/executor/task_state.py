@@ -18,6 +18,8 @@ from runtime.checkpoint.uid import fingerprint
 from runtime.executor.task import TaskRunner
 from runtime.graph import JobGraph, Node
 from runtime.operators.base import Operator, checkpointing_mode
+from runtime.operators.sink import SINK
+from runtime.operators.source import TABLE_SOURCE_SCAN
 from runtime.state.keygroups import key_group_range
 
 
@@ -44,7 +46,7 @@ def check_claims(snap: LoadedSnapshot, mine: dict[str, Node], graph: JobGraph, i
     mismatched = []
     for o in meta.operators:
         node = mine.get(o.uid)
-        if node is None or o.uid not in has_state or node.operator in ("TableSourceScan", "Sink"):
+        if node is None or o.uid not in has_state or node.is_kind(TABLE_SOURCE_SCAN) or node.is_kind(SINK):
             continue
         if o.fingerprint and o.fingerprint != fingerprint(graph, node):
             mismatched.append(f"{o.operator} (uid {o.uid}, {o.label})")

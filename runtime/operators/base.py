@@ -92,7 +92,7 @@ class CheckpointingNotSupportedError(Exception):
 
 # Operators defined in modules outside the state package's reach that hold no state
 # between batches (a snapshot of them is empty).
-STATELESS_OPERATORS: set[str] = {"WindowTableFunction"}
+STATELESS_OPERATORS: set[str] = set()
 
 
 class Operator:

@@ -10,6 +10,8 @@ Output rows keep their input row's `__op` / `__wm`, so a changelog passes throug
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,10 +19,50 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import data_columns, data_width
+from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.plan_text import format_expr
 from runtime.row import Row, arrow_value
+from runtime.types import Field
+
+UNNEST = "unnest"
+UDTF = "udtf"
+
+
+@dataclass(frozen=True)
+class CorrelateFunction:
+    """The function of each row: `kind` "unnest" (of `expr`, an ARRAY / MAP / MULTISET;
+    `element` "scalar" / "row" / "map" / "multiset"; `ordinality` adds the position) or
+    "udtf" (a Python table function: `udf` its reference, `name`, `args`, `func_type`)."""
+
+    kind: str
+    expr: Expr | None = None
+    ordinality: bool = False
+    element: str = "scalar"
+    udf: str | None = None
+    name: str = ""
+    args: tuple[Expr, ...] = ()
+    func_type: str | None = None
+
+
+@dataclass(frozen=True)
+class CorrelateParams(OperatorParams):
+    """Join each input row with the rows `function` produces; `join_type` INNER / LEFT."""
+
+    function: CorrelateFunction
+    join_type: str = "INNER"
+
+
+def invocation(function: CorrelateFunction, names: list[str]) -> str:
+    """`$UNNEST_ROWS$1($cor0.tags)` / `split($cor0.line)` as Flink prints invocations."""
+    if function.kind == UNNEST:
+        assert function.expr is not None
+        return f"$UNNEST_ROWS$1({format_expr(function.expr, names)})"
+    args = ", ".join(format_expr(a, names) for a in function.args)
+    return f"{function.name}({args})"
 
 
 def _collection_parts(arr: pa.Array, element: str) -> tuple[np.ndarray, np.ndarray, pa.Array]:
@@ -44,7 +86,6 @@ def _explode_multiset(arr: pa.Array) -> pa.Array:
     return pa.array(rows, type=pa.list_(arr.type.key_type))
 
 
-@register_operator("Correlate")
 class CorrelateOperator(Operator):
     # Row-at-a-time expansion (UNNEST / table functions): nothing is kept between batches
     # (Flink does not checkpoint a UDTF's own fields either).
@@ -52,15 +93,16 @@ class CorrelateOperator(Operator):
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        self.function: dict[str, Any] = dict(node.params["function"])
-        self.left = node.params.get("join_type", "INNER") == "LEFT"
+        params = CorrelateParams.of(node)
+        self.function = params.function
+        self.left = params.join_type == "LEFT"
         self._udtf: Any = None
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         data = data_columns(batch)
         if data.num_rows == 0:
             return
-        if self.function["kind"] == "unnest":
+        if self.function.kind == UNNEST:
             parent, func_cols = self._unnest(data)
         else:
             parent, func_cols = self._call_udtf(data)
@@ -82,8 +124,9 @@ class CorrelateOperator(Operator):
     def _unnest(self, data: pa.RecordBatch) -> tuple[np.ndarray, list[pa.Array]]:
         from runtime.expr.evaluator import evaluate
 
-        arr = evaluate(self.function["expr"], data, eval_context(self.ctx, data.num_rows))
-        element = self.function["element"]
+        assert self.function.expr is not None
+        arr = evaluate(self.function.expr, data, eval_context(self.ctx, data.num_rows))
+        element = self.function.element
         if element == "multiset":
             arr = _explode_multiset(arr)
         elif pa.types.is_map(arr.type if not isinstance(arr, pa.ChunkedArray) else arr.type):
@@ -105,7 +148,7 @@ class CorrelateOperator(Operator):
             cols = [pc.struct_field(elems, [0]), pc.struct_field(elems, [1])]
         else:
             cols = [elems]
-        if self.function.get("ordinality"):
+        if self.function.ordinality:
             ordinal = pa.array((within + 1).astype(np.int32), type=pa.int32(), mask=empty if empty.any() else None)
             cols.append(ordinal)
         return parent, cols
@@ -117,8 +160,9 @@ class CorrelateOperator(Operator):
         from runtime.udf_registry import resolve
 
         if self._udtf is None:
-            self._udtf = resolve(self.function["udf"]).call_target()
-        exprs = list(self.function["args"])
+            assert self.function.udf is not None
+            self._udtf = resolve(self.function.udf).call_target()
+        exprs = list(self.function.args)
         args = evaluate_many(exprs, data, eval_context(self.ctx, data.num_rows))
         py_args = [python_values(a, e.type) for a, e in zip(args, exprs, strict=True)]
         width = len(self.node.schema) - data.num_columns
@@ -146,3 +190,39 @@ def _as_tuple(r: Any, width: int) -> tuple[Any, ...]:
     if width == 1:
         return (r,)
     raise TypeError(f"table function produced {r!r}; expected a row of {width} values")
+
+
+def _row_type(fields: Sequence[Field]) -> str:
+    return ", ".join(f"{f.type.with_nullable(True).as_time_attr(None)} {f.name}" for f in fields)
+
+
+class CorrelateSpec(OperatorSpec[CorrelateParams]):
+    """Stateless and row-wise: runs wherever its input is; output rows keep their input
+    row's kind (streaming: forwards the changelog)."""
+
+    name = "Correlate"
+    params_type = CorrelateParams
+    operator_class = CorrelateOperator
+    parallel = True
+    rescalable = True
+    spark = SparkCapability(
+        True,
+        True,
+        "CROSS JOIN UNNEST / LEFT JOIN UNNEST of an ARRAY or MAP (WITH ORDINALITY) → `posexplode[_outer]`, "
+        "stateless. Python table functions (LATERAL TABLE) and MULTISETs run in the local runner only.",
+    )
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        in_names = [f.name for f in node.inputs[0].fields]
+        inv = invocation(p.function, [f"$cor0.{n}" for n in in_names])
+        return [
+            f"invocation=[{inv}]",
+            f"correlate=[table({inv})]",
+            f"select=[{','.join(f.name for f in node.fields)}]",
+            f"rowType=[RecordType({_row_type(node.fields)})]",
+            f"joinType=[{p.join_type}]",
+        ]
+
+
+CORRELATE = register_spec(CorrelateSpec())

@@ -3,16 +3,30 @@ Flink's StreamExecExpand / BatchExecExpand)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, ROW_WATERMARK, data_columns
+from runtime.expr.ir import Expr, InputRef, Literal
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.plan_text import format_expr
 
 
-@register_operator("Expand")
+@dataclass(frozen=True)
+class ExpandParams(OperatorParams):
+    """One projection list per output copy of each row (one Expr per output column);
+    `expand_id_index` is the output column holding Flink's expand id (`$e`)."""
+
+    projects: tuple[tuple[Expr, ...], ...]
+    expand_id_index: int
+
+
 class ExpandOperator(Operator):
     """Evaluates every projection list over the whole batch (vectorized), then interleaves
     the results row-major (row 0 set 0, row 0 set 1, ..., row 1 set 0, ...) as Flink emits
@@ -23,7 +37,7 @@ class ExpandOperator(Operator):
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        self.projects: list[list] = [list(p) for p in node.params.get("projects") or []]
+        self.projects: list[list[Expr]] = [list(p) for p in ExpandParams.of(node).projects]
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         from runtime.expr.evaluator import evaluate_many
@@ -57,3 +71,43 @@ def _as_type(a: pa.Array | pa.ChunkedArray, t: pa.DataType, n: int) -> pa.Array:
     if pa.types.is_null(a.type):
         return pa.nulls(n, type=t)
     return a.cast(t)
+
+
+def projects_text(projects: Sequence[Sequence[Expr]], in_names: list[str] | None, out: list[str]) -> str:
+    """`{a, null AS b, 1 AS $e}, ...` as EXPLAIN shows the projection lists."""
+    parts = []
+    for proj in projects:
+        items = []
+        for e, name in zip(proj, out, strict=True):
+            if isinstance(e, InputRef) and in_names is not None and in_names[e.index] == name:
+                items.append(name)
+            elif isinstance(e, Literal) and e.value is None:
+                items.append(f"null AS {name}")
+            elif isinstance(e, Literal):
+                items.append(f"{e.value} AS {name}")
+            else:
+                items.append(f"{format_expr(e, in_names)} AS {name}")
+        parts.append("{" + ", ".join(items) + "}")
+    return ", ".join(parts)
+
+
+class ExpandSpec(OperatorSpec[ExpandParams]):
+    """Row-wise and stateless; forwards row kinds (a retraction expands into retractions)."""
+
+    name = "Expand"
+    params_type = ExpandParams
+    operator_class = ExpandOperator
+    parallel = True
+    rescalable = True
+    spark = SparkCapability(True, True, "GROUPING SETS / ROLLUP / CUBE: one projection per set, `unionByName`.")
+
+    def batch_changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str | None:
+        return inputs[0].changelog_mode
+
+    def explain(self, node: PlanView) -> list[str]:
+        in_names = [f.name for f in node.inputs[0].fields]
+        out = [f.name for f in node.fields]
+        return [f"projects=[{projects_text(self.params(node).projects, in_names, out)}]"]
+
+
+EXPAND = register_spec(ExpandSpec())

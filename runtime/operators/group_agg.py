@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pyarrow as pa
@@ -12,7 +14,17 @@ from runtime.aggregates.aggset import AggregateSet, empty_results
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
 from runtime.graph import Node
 from runtime.operators._common import make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import (
+    KEYED,
+    OperatorParams,
+    OperatorSpec,
+    PlanView,
+    SparkCapability,
+    register_spec,
+)
+from runtime.plan_params import AggCallParams
+from runtime.plan_text import format_agg
 from runtime.state import KeyedStateBackend, create_backend
 from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
 
@@ -39,7 +51,16 @@ def same_values(a: pa.Array, b: pa.Array) -> np.ndarray:
         return np.array([x == y for x, y in zip(a.to_pylist(), b.to_pylist(), strict=True)], dtype=bool)
 
 
-@register_operator("GroupAggregate")
+@dataclass(frozen=True)
+class GroupAggregateParams(OperatorParams):
+    """GROUP BY the input columns `grouping`, computing `aggs` (none: SELECT DISTINCT);
+    `state_ttl_ms` is a STATE_TTL hint (None: `table.exec.state.ttl` applies)."""
+
+    grouping: tuple[int, ...]
+    aggs: tuple[AggCallParams, ...]
+    state_ttl_ms: int | None = None
+
+
 class GroupAggregateOperator(Operator):
     """Keyed aggregation with a retract changelog output.
 
@@ -68,12 +89,13 @@ class GroupAggregateOperator(Operator):
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        self.grouping: list[int] = list(node.params.get("grouping") or [])
-        self.calls: list[dict[str, Any]] = list(node.params.get("aggs") or [])
+        params = GroupAggregateParams.of(node)
+        self.grouping: list[int] = list(params.grouping)
+        self.calls: list[AggCallParams] = list(params.aggs)
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
         self.aggset: AggregateSet | None = None
         self.emit_update_before = "UB" in (node.changelog_mode or "") or node.changelog_mode in ("", "I")
-        self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, node.params)
+        self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, params)
         self.ttl = StateTtl(self._ttl_ms)  # last-write time per slot
 
     def _aggset(self, batch: pa.RecordBatch) -> AggregateSet:
@@ -223,3 +245,53 @@ class GroupAggregateOperator(Operator):
         assert self.aggset is not None
         cols += self.aggset.results(slots)
         out.emit(make_batch(self.node, cols, np.zeros(len(slots), dtype=np.int8)))
+
+
+def explain_group_aggregate(node: PlanView, grouping: Sequence[int], aggs: Sequence[AggCallParams]) -> list[str]:
+    """`groupBy=[k], select=[k, COUNT(*) AS c]` (GroupAggregate and its global phase)."""
+    in_names = [f.name for f in node.inputs[0].fields]
+    g = [in_names[i] for i in grouping]
+    calls = [format_agg(a, in_names, f.name) for a, f in zip(aggs, node.fields[len(g) :], strict=True)]
+    parts = [f"groupBy=[{', '.join(g)}]"] if g else []
+    return [*parts, f"select=[{', '.join(g + calls)}]"]
+
+
+class GroupAggregateSpec(OperatorSpec[GroupAggregateParams]):
+    """Keyed by the grouping columns; a retract changelog in STREAMING, final rows in BATCH
+    (where it also applies a CDC source's changelog)."""
+
+    name = "GroupAggregate"
+    params_type = GroupAggregateParams
+    operator_class = GroupAggregateOperator
+    input_distribution = KEYED
+    rescalable = True
+    state_ttl = True
+    wants_mini_batch = True
+    spark: ClassVar[SparkCapability | None] = SparkCapability(
+        True,
+        True,
+        "COUNT / SUM / AVG / MIN / MAX (with DISTINCT and FILTER in batch). Streaming: update output mode turned "
+        "back into a -U/+U changelog at the result; only projections may follow it (no filter, join or second "
+        "aggregate over the updates).",
+    )
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        if inputs[0].changelog_mode == "I":
+            return "I" if not self.params(node).aggs else "I,UB,UA"
+        return "I,UB,UA,D"
+
+    def batch_changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str | None:
+        return "I"
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        return explain_group_aggregate(node, p.grouping, p.aggs)
+
+    def input_columns(self, params: GroupAggregateParams) -> set[int] | None:
+        used = set(params.grouping)
+        for a in params.aggs:
+            used |= set(a.args) | ({a.filter} if a.filter is not None else set())
+        return used
+
+
+GROUP_AGGREGATE = register_spec(GroupAggregateSpec())

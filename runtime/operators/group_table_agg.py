@@ -23,6 +23,8 @@ vectorized state backend and output columns are built with one `pa.array` per co
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,7 +34,8 @@ from runtime.batch import DELETE, INSERT, UPDATE_BEFORE, data_columns, row_kinds
 from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, register_spec
 from runtime.row import Row, arrow_value
 from runtime.state import KeyedStateBackend, create_backend
 from runtime.udf_registry import UdfSpec, implements, resolve
@@ -51,7 +54,33 @@ def as_values(r: Any, width: int, name: str) -> tuple[Any, ...]:
     return values
 
 
-@register_operator("GroupTableAggregate")
+@dataclass(frozen=True)
+class TableAggregateFunction:
+    """A Python table aggregate function: `udf` its reference (runtime/udf_registry.py)."""
+
+    udf: str
+    name: str = "table aggregate"
+
+
+@dataclass(frozen=True)
+class GroupTableAggregateParams(OperatorParams):
+    """GROUP BY `grouping`, calling `function` with input columns `args` (or, `row_arg`,
+    the whole row as a Row with field names `input_names`)."""
+
+    grouping: tuple[int, ...]
+    args: tuple[int, ...]
+    function: TableAggregateFunction
+    row_arg: bool = False
+    input_names: tuple[str, ...] = ()
+
+
+def call_text(function: TableAggregateFunction, args: Sequence[int], row_arg: bool, names: Sequence[str]) -> str:
+    """`top2(v)` / `top2(*)` as EXPLAIN shows the call."""
+    if row_arg:
+        return f"{function.name}(*)"
+    return f"{function.name}({', '.join(names[i] for i in args)})"
+
+
 class GroupTableAggregateOperator(Operator):
     """Keyed Python table aggregation with a retract (-D / +I) changelog output."""
 
@@ -61,12 +90,12 @@ class GroupTableAggregateOperator(Operator):
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        p = node.params
-        self.grouping: list[int] = list(p.get("grouping") or [])
-        self.args: list[int] = list(p.get("args") or [])
-        self.row_arg: bool = bool(p.get("row_arg"))
-        self.input_names: tuple[str, ...] = tuple(p.get("input_names") or ())
-        self.function: dict[str, Any] = dict(p["function"])
+        p = GroupTableAggregateParams.of(node)
+        self.grouping: list[int] = list(p.grouping)
+        self.args: list[int] = list(p.args)
+        self.row_arg: bool = p.row_arg
+        self.input_names: tuple[str, ...] = p.input_names
+        self.function = p.function
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
         self.accs: dict[int, Any] = {}
         self.counts: dict[int, int] = {}
@@ -76,12 +105,12 @@ class GroupTableAggregateOperator(Operator):
     @property
     def spec(self) -> UdfSpec:
         if self._spec is None:
-            self._spec = resolve(self.function["udf"])
+            self._spec = resolve(self.function.udf)
         return self._spec
 
     @property
     def name(self) -> str:
-        return str(self.function.get("name") or "table aggregate")
+        return self.function.name or "table aggregate"
 
     # ------------------------------------------------------------------ processing
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
@@ -186,3 +215,26 @@ class GroupTableAggregateOperator(Operator):
         d = dict(self.__dict__)
         d["_spec"] = None
         return d
+
+
+class GroupTableAggregateSpec(OperatorSpec[GroupTableAggregateParams]):
+    """Keyed by the grouping columns; emits a retract (-D / +I) changelog."""
+
+    name = "GroupTableAggregate"
+    params_type = GroupTableAggregateParams
+    operator_class = GroupTableAggregateOperator
+    input_distribution = KEYED
+    rescalable = True
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        return "I,D"
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        names = [f.name for f in node.inputs[0].fields]
+        keys = ", ".join(names[i] for i in p.grouping)
+        call = call_text(p.function, p.args, p.row_arg, names)
+        return [f"groupBy=[{keys}]", f"select=[{keys + ', ' if keys else ''}{call}]"]
+
+
+GROUP_TABLE_AGGREGATE = register_spec(GroupTableAggregateSpec())

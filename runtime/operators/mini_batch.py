@@ -18,14 +18,28 @@ no size bound), `mode` ("ProcTime"/"RowTime": EXPLAIN only).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import pyarrow as pa
 
 from runtime.graph import Node
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, register_spec
+
+PROC_TIME = "ProcTime"
+ROW_TIME = "RowTime"
 
 
-@register_operator("MiniBatchAssigner")
+@dataclass(frozen=True)
+class MiniBatchAssignerParams(OperatorParams):
+    """Flush after `allow_latency_ms` (0: every batch) or `size` rows (<= 0: no bound);
+    `mode` ("ProcTime" / "RowTime") is shown by EXPLAIN only."""
+
+    allow_latency_ms: int
+    size: int
+    mode: str = PROC_TIME
+
+
 class MiniBatchAssignerOperator(Operator):
     """Buffers batches up to the mini-batch size / latency (see the module docstring)."""
 
@@ -33,8 +47,9 @@ class MiniBatchAssignerOperator(Operator):
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        self.latency_ms = int(node.params.get("allow_latency_ms") or 0)
-        self.size = int(node.params.get("size") or 0)
+        params = MiniBatchAssignerParams.of(node)
+        self.latency_ms = params.allow_latency_ms
+        self.size = params.size
         self._buffer: list[pa.RecordBatch] = []
         self._rows = 0
         self._since = 0.0
@@ -84,3 +99,21 @@ class MiniBatchAssignerOperator(Operator):
 
     def end_input(self, input_index: int, out: Output) -> None:
         self.flush(out)
+
+
+class MiniBatchAssignerSpec(OperatorSpec[MiniBatchAssignerParams]):
+    """Only buffers: runs on every subtask, forwards the changelog."""
+
+    name = "MiniBatchAssigner"
+    params_type = MiniBatchAssignerParams
+    operator_class = MiniBatchAssignerOperator
+    forwards_changelog = True
+    parallel = True
+    rescalable = True
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        return [f"interval=[{p.allow_latency_ms}ms]", f"mode=[{p.mode}]"]
+
+
+MINI_BATCH_ASSIGNER = register_spec(MiniBatchAssignerSpec())

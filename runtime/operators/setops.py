@@ -4,18 +4,27 @@ with its row kind, so a -U/+U of a count becomes that many -U/+U rows."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, data_columns, row_kinds
 from runtime.operators._common import make_batch, system_column
-from runtime.operators.base import Operator, Output, register_operator
+from runtime.operators.base import Operator, Output
+from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 
 
-@register_operator("ReplicateRows")
+@dataclass(frozen=True)
+class ReplicateRowsParams(OperatorParams):
+    """Emit input columns `columns` of each row as many times as column `count_index` says."""
+
+    count_index: int
+    columns: tuple[int, ...]
+
+
 class ReplicateRowsOperator(Operator):
-    """Params: `count_index` (the multiplicity column), `columns` (the emitted columns).
-    Vectorized: one `take` with the row indices repeated by their counts."""
+    """Vectorized: one `take` with the row indices repeated by their counts."""
 
     checkpointing = "stateless"
 
@@ -23,14 +32,33 @@ class ReplicateRowsOperator(Operator):
         data = data_columns(batch)
         if data.num_rows == 0:
             return
-        p = self.node.params
-        counts = data.column(p["count_index"]).to_numpy(zero_copy_only=False)
+        p = ReplicateRowsParams.of(self.node)
+        counts = data.column(p.count_index).to_numpy(zero_copy_only=False)
         counts = np.nan_to_num(counts.astype(np.float64), nan=0.0).astype(np.int64)
         counts = np.maximum(counts, 0)
         idx = np.repeat(np.arange(data.num_rows, dtype=np.int64), counts)
         if len(idx) == 0:
             return
         take = pa.array(idx)
-        cols = [data.column(i).take(take) for i in p["columns"]]
+        cols = [data.column(i).take(take) for i in p.columns]
         kinds = row_kinds(batch)[idx] if system_column(batch, ROW_KIND) is not None else None
         out.emit(make_batch(self.node, cols, kinds))
+
+
+class ReplicateRowsSpec(OperatorSpec[ReplicateRowsParams]):
+    """Stateless and row-wise; keeps each row's kind (streaming: forwards the changelog)."""
+
+    name = "ReplicateRows"
+    params_type = ReplicateRowsParams
+    operator_class = ReplicateRowsOperator
+    parallel = True
+    rescalable = True
+    spark = SparkCapability(False, False, "Not mapped yet.")
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        names = [f.name for f in node.inputs[0].fields]
+        return [f"count=[{names[p.count_index]}]", f"select=[{', '.join(names[i] for i in p.columns)}]"]
+
+
+REPLICATE_ROWS = register_spec(ReplicateRowsSpec())

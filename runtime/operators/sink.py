@@ -10,6 +10,8 @@ the restored committables again (idempotent) and aborts everything else. Other s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
@@ -21,10 +23,37 @@ from runtime.connectors.base import SUBTASK_INDEX, Sink, SourceContext, get_conn
 from runtime.errors import ConnectorError
 from runtime.graph import Node
 from runtime.operators._common import system_column
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import (
+    OperatorParams,
+    OperatorSpec,
+    PlanRefusedError,
+    PlanView,
+    SparkCapability,
+    register_spec,
+)
+from runtime.types import Field
+
+# Connectors whose sink only appends (an update stream into one is refused, as in Flink).
+APPEND_ONLY_SINKS = ("filesystem",)
+# Sinks every subtask may write on its own (part files per subtask, a Kafka producer per
+# subtask, or nothing); the others (print: one stdout; memory: rows for this process;
+# duckdb: one writer) run once.
+PARALLEL_SINKS = ("filesystem", "blackhole", "kafka", "upsert-kafka")
 
 
-@register_operator("Sink")
+@dataclass(frozen=True)
+class SinkParams(OperatorParams):
+    """Write to table `table` through `connector` with its `options`; `schema` is the sink
+    table's columns, `primary_key` its declared PRIMARY KEY (upsert sinks key on it)."""
+
+    table: str
+    connector: str
+    options: dict[str, str] = field(hash=False)
+    schema: tuple[Field, ...]
+    primary_key: tuple[str, ...] = ()
+
+
 class SinkOperator(Operator):
     """Creates the connector sink at open, writes data columns (named as the sink table's
     columns) plus `__op` when the input carries it, flushes at end of input and closes at
@@ -35,22 +64,22 @@ class SinkOperator(Operator):
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         self.sink: Sink | None = None
-        self.fields = tuple(node.params.get("schema") or node.schema)
+        self.fields = SinkParams.of(node).schema or node.schema
         self.pending: dict[int, Any] = {}  # checkpoint id -> committable, not yet committed
         self.two_phase = False
 
     def open(self) -> None:
-        p = self.node.params
-        factory = get_connector(p["connector"])
+        p = SinkParams.of(self.node)
+        factory = get_connector(p.connector)
         if factory.create_sink is None:
-            raise ConnectorError(f"Connector '{p['connector']}' can only be used as a source")
+            raise ConnectorError(f"Connector '{p.connector}' can only be used as a source")
         config = dict(self.ctx.config)
         config["$internal.sink-id"] = config.get("$internal.operator-uid", "") or str(self.node.id)
         config[SUBTASK_INDEX] = str(self.ctx.subtask_index)
         sctx = SourceContext(mode=self.ctx.mode, time_zone=self.ctx.time_zone, config=config)
-        options = dict(p.get("options") or {})
-        if p.get("primary_key"):  # the table's PRIMARY KEY, when the planner passes it on
-            options.setdefault("$internal.primary-key", ",".join(p["primary_key"]))
+        options = dict(p.options)
+        if p.primary_key:  # the table's PRIMARY KEY, when the planner passes it on
+            options.setdefault("$internal.primary-key", ",".join(p.primary_key))
         sink = factory.create_sink(options, self.fields, sctx)
         self.sink = sink
         self.two_phase = is_two_phase(sink)
@@ -122,3 +151,52 @@ class SinkOperator(Operator):
                 sink.abort()  # type: ignore[attr-defined]  # uncommitted work waits for a restore
             else:
                 sink.close()
+
+
+class SinkSpec(OperatorSpec[SinkParams]):
+    """Writes its input's changelog; an append-only connector refuses updates."""
+
+    name = "Sink"
+    params_type = SinkParams
+    operator_class = SinkOperator
+    parallel = True
+    rescalable = True
+    spark = SparkCapability(
+        True,
+        True,
+        "`filesystem` (csv / json / parquet; streaming: exactly-once file sink with the checkpoint location "
+        "from `execution.checkpointing.dir`; a job killed and restarted with the same directory commits the "
+        "output of an uninterrupted run, windowed jobs included), `print`, `blackhole` (Spark's `noop`).",
+    )
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        p = self.params(node)
+        append_only = p.connector in APPEND_ONLY_SINKS or sink_changelog_mode(p.connector, p.options) == "I"
+        if append_only and inputs[0].changelog_mode != "I":
+            raise PlanRefusedError(
+                f"Table sink '{p.table}' doesn't support consuming update changes which is produced "
+                f"by node {inputs[0].operator}"
+            )
+        return inputs[0].changelog_mode
+
+    def explain(self, node: PlanView) -> list[str]:
+        in_names = [f.name for f in node.inputs[0].fields]
+        return [f"table=[{self.params(node).table}]", f"fields=[{', '.join(in_names)}]"]
+
+    def explain_changelog(self, node: PlanView) -> str:
+        return "NONE"
+
+    def runs_in_parent(self, params: SinkParams) -> bool:
+        return params.connector.lower() not in PARALLEL_SINKS
+
+
+def sink_changelog_mode(connector: str, options: dict[str, str]) -> str | None:
+    """The changes a sink's connector can write given these options (None: any)."""
+    try:
+        factory = get_connector(connector)
+    except ConnectorError:
+        return None
+    return None if factory.sink_changelog_mode is None else factory.sink_changelog_mode(options)
+
+
+SINK = register_spec(SinkSpec())

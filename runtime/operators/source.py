@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import zlib
 from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
@@ -14,14 +16,30 @@ from runtime.connectors.base import Source, SourceContext, SplitReader, get_conn
 from runtime.errors import ConnectorError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.types import Field
 
 # Config key a parallel subtask passes to its Source: how many splits to list (a source
 # that can split its sequence, datagen and nexmark, lists that many; others ignore it).
 SOURCE_PARALLELISM = "$internal.source.parallelism"
 
 
-@register_operator("TableSourceScan")
+@dataclass(frozen=True)
+class TableSourceScanParams(OperatorParams):
+    """Read table `table` through `connector` with its `options` (a PARTITIONED BY table's
+    carry `$internal.partition-keys`); `physical_schema` is every physical column,
+    `projection` the ones to produce (indexes into it; None: all); `bounded` as the
+    connector says for these options."""
+
+    table: str
+    connector: str
+    options: dict[str, str] = field(hash=False)
+    physical_schema: tuple[Field, ...]
+    projection: tuple[int, ...] | None = None
+    bounded: bool = True
+
+
 class TableSourceScanOperator(Operator):
     """A source operator: the executor calls `poll(max_rows)` until it returns None.
 
@@ -56,17 +74,17 @@ class TableSourceScanOperator(Operator):
         self._offsets: dict[int, Any] = {}  # checkpoint id -> the reader's offset in it
 
     def open(self) -> None:
-        p = self.node.params
-        factory = get_connector(p["connector"])
+        p = TableSourceScanParams.of(self.node)
+        factory = get_connector(p.connector)
         if factory.create_source is None:
-            raise ConnectorError(f"Connector '{p['connector']}' can only be used as a sink")
+            raise ConnectorError(f"Connector '{p.connector}' can only be used as a sink")
         config = dict(self.ctx.config)
         n, me = self.ctx.parallelism, self.ctx.subtask_index
         if n > 1:  # sources that can split their sequence list `n` splits (datagen, nexmark)
             config[SOURCE_PARALLELISM] = str(n)
         sctx = SourceContext(mode=self.ctx.mode, time_zone=self.ctx.time_zone, config=config)
         source = factory.create_source(
-            dict(p.get("options") or {}), tuple(p["physical_schema"]), p.get("projection"), sctx
+            dict(p.options), p.physical_schema, list(p.projection) if p.projection is not None else None, sctx
         )
         self.source = source
         self.bounded = bool(source.bounded)
@@ -216,7 +234,9 @@ class TableSourceScanOperator(Operator):
                 break
             skip -= b.num_rows
             if b.num_rows == 0 and not self.bounded:
-                raise ConnectorError(f"cannot rewind split {self._split!r} of table {self.node.params.get('table')}")
+                raise ConnectorError(
+                    f"cannot rewind split {self._split!r} of table {TableSourceScanParams.of(self.node).table}"
+                )
 
     def _count_skipped(self) -> None:
         """Rows the format dropped ('*.ignore-parse-errors'), for --stats, the REST API and
@@ -233,3 +253,47 @@ class TableSourceScanOperator(Operator):
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+
+
+class TableSourceScanSpec(OperatorSpec[TableSourceScanParams]):
+    """A source: insert-only, or the changelog a CDC format / upsert connector carries
+    (also in BATCH, where a GroupAggregate applies it). Every subtask reads its splits."""
+
+    name = "TableSourceScan"
+    params_type = TableSourceScanParams
+    operator_class = TableSourceScanOperator
+    parallel = True
+    rescalable = True
+    spark = SparkCapability(
+        True,
+        True,
+        "`filesystem` connector, csv / json / parquet, read by Spark (`spark.read` / `readStream`). "
+        "CSV follows Flink's rules: `csv.null-literal` is the only NULL, an empty numeric field fails the job.",
+    )
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        p = self.params(node)
+        return scan_changelog_mode(p.connector, p.options)
+
+    def batch_changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str | None:
+        return self.changelog_mode(node, inputs)
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        path = list(node.info.get("path", (p.table,)))
+        if p.projection is not None:
+            path.append(f"project=[{', '.join(f.name for f in node.fields)}]")
+        return [f"table=[[{', '.join(path)}]]", f"fields=[{', '.join(f.name for f in node.fields)}]"]
+
+
+def scan_changelog_mode(connector: str, options: dict[str, str]) -> str:
+    """A scan's changelog mode as its connector declares it for these options ('I' for a
+    connector not registered: the runtime reports it when it runs)."""
+    try:
+        factory = get_connector(connector)
+    except ConnectorError:
+        return "I"
+    return factory.changelog_mode(options)
+
+
+TABLE_SOURCE_SCAN = register_spec(TableSourceScanSpec())

@@ -118,6 +118,11 @@ class OperatorSpec(Generic[_P]):
     parallel: ClassVar[bool] = False
     # Its state can be re-split by key group when restored with another parallelism.
     rescalable: ClassVar[bool] = False
+    # Its keyed state expires with state TTL (`table.exec.state.ttl`, STATE_TTL hints).
+    state_ttl: ClassVar[bool] = False
+    # Folds larger batches better: the planner puts MiniBatchAssigners into a plan with
+    # such an operator when mini-batch is enabled (planner/optimizer/mini_batch.py).
+    wants_mini_batch: ClassVar[bool] = False
     # On Spark (None: refused with "not in the Spark runner's capability table").
     spark: ClassVar[SparkCapability | None] = None
 
@@ -232,6 +237,28 @@ def explain_line(node: PlanView, changelog: bool = False) -> str:
     return f"{node.operator}({', '.join(parts)})"
 
 
+def producer_line(node: PlanView) -> str:
+    """The EXPLAIN line of the operator that made `node`'s changelog (skipping operators
+    that only forward it), for errors about an update stream reaching an operator."""
+    while node.inputs:
+        spec = spec_for(node.operator)
+        if spec is None or not spec.forwards_changelog:
+            break
+        node = node.inputs[0]
+    return explain_line(node)
+
+
+def insert_only_input(node: PlanView, inputs: Sequence[PlanView], what: str, operator: str | None = None) -> None:
+    """Raise PlanRefusedError unless input 0 is insert-only (`what`: the operator's role;
+    `operator`: the name the message uses, default the node's)."""
+    mode = inputs[0].changelog_mode
+    if mode != "I":
+        raise PlanRefusedError(
+            f"{operator or node.operator} doesn't support consuming update and delete changes which is produced by node "
+            f"{producer_line(inputs[0])}: {what} (its input's changelog mode is [{mode}])"
+        )
+
+
 # ---------------------------------------------------------------------- JSON codec
 def encode_value(v: Any) -> Any:
     """JSON form of a params value: dataclasses field by field, tuples as lists, `Expr` /
@@ -296,6 +323,10 @@ def decode_value(v: Any, hint: Any) -> Any:
     tuple / list / dict of values, an optional, a plain JSON type, Expr / DataType / Field)."""
     if v is None:
         return None
+    if hint is not Any and isinstance(hint, type) and isinstance(v, hint):
+        return v  # already decoded
+    if hint in (DataType, Field, InputRef, Literal, Call):
+        return decode_untyped(v)
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         options = [a for a in typing.get_args(hint) if a is not type(None)]

@@ -11,7 +11,9 @@ MIN of mins, MAX of maxes, and the key's liveness from the summed `count1$`."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 import pyarrow as pa
@@ -22,12 +24,40 @@ from runtime.batch import data_columns, row_kinds
 from runtime.checkpoint.format import register_state_type
 from runtime.graph import Node
 from runtime.operators._common import make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
-from runtime.operators.group_agg import GroupAggregateOperator, signs_of
-from runtime.types import BIGINT
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.group_agg import (
+    GroupAggregateOperator,
+    GroupAggregateParams,
+    GroupAggregateSpec,
+    signs_of,
+)
+from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.plan_params import AggCallParams
+from runtime.plan_text import format_agg
+from runtime.types import BIGINT, Field
 
 
-@register_operator("LocalGroupAggregate")
+@dataclass(frozen=True)
+class LocalGroupAggregateParams(OperatorParams):
+    """The local phase: group by `grouping`, partial accumulators of `aggs` (the original
+    calls) in the output columns `partials[i]` for call i, the signed row count in column
+    `count1`."""
+
+    grouping: tuple[int, ...]
+    aggs: tuple[AggCallParams, ...]
+    partials: tuple[tuple[int, ...], ...]
+    count1: int
+
+
+@dataclass(frozen=True)
+class GlobalGroupAggregateParams(GroupAggregateParams):
+    """The global phase: a GroupAggregate (`grouping` = the local phase's key columns)
+    merging the partial columns `partials[i]` of call i and the row counts in `count1`."""
+
+    partials: tuple[tuple[int, ...], ...] = ()
+    count1: int = 0
+
+
 class LocalGroupAggregateOperator(Operator):
     """Pre-aggregates each batch per key into partial accumulators (stateless)."""
 
@@ -35,8 +65,9 @@ class LocalGroupAggregateOperator(Operator):
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        self.grouping: list[int] = list(node.params["grouping"])
-        self.calls: list[dict[str, Any]] = list(node.params["aggs"])
+        params = LocalGroupAggregateParams.of(node)
+        self.grouping: list[int] = list(params.grouping)
+        self.calls: list[AggCallParams] = list(params.aggs)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         data = data_columns(batch)
@@ -47,11 +78,11 @@ class LocalGroupAggregateOperator(Operator):
         cols: dict[str, pa.Array] = {f"k{j}": data.column(g) for j, g in enumerate(self.grouping)}
         aggs: list[tuple[str, str]] = []
         for i, c in enumerate(self.calls):
-            args = [data.column(a) for a in c.get("args") or []]
+            args = [data.column(a) for a in c.args]
             valid = np.ones(n, dtype=bool)
-            if c.get("filter") is not None:
-                valid &= pc.fill_null(data.column(c["filter"]), False).to_numpy(zero_copy_only=False).astype(bool)
-            name = c["name"].lower()
+            if c.filter is not None:
+                valid &= pc.fill_null(data.column(c.filter), False).to_numpy(zero_copy_only=False).astype(bool)
+            name = c.name.lower()
             if name in ("count", "sum", "sum0"):
                 nonnull = valid.copy()
                 for a in args:
@@ -78,7 +109,7 @@ class LocalGroupAggregateOperator(Operator):
         grouped = table.group_by(keys or ["g"], use_threads=False).aggregate(aggs)
         res = [grouped.column(k).combine_chunks() for k in keys]
         for i, c in enumerate(self.calls):
-            name = c["name"].lower()
+            name = c.name.lower()
             if name == "sum":
                 res += [grouped.column(f"s{i}_sum").combine_chunks(), grouped.column(f"c{i}_sum").combine_chunks()]
             elif name == "count":
@@ -98,22 +129,26 @@ class MergedAggregateSet(AggregateSet):
     rescale_config = ("final",)  # not per-slot state (runtime/checkpoint/rescale.py)
 
     def __init__(
-        self, calls: list[dict[str, Any]], layout: list[list[int]], count1: int, input_types: list[pa.DataType]
+        self,
+        calls: Sequence[AggCallParams],
+        layout: Sequence[Sequence[int]],
+        count1: int,
+        input_types: list[pa.DataType],
     ) -> None:
-        merge_calls: list[dict[str, Any]] = []
+        merge_calls: list[AggCallParams] = []
         self.final: list[tuple[str, list[int]]] = []  # (kind, indices into merge_calls)
         for c, cols in zip(calls, layout, strict=True):
-            name = c["name"].lower()
+            name = c.name.lower()
             base = len(merge_calls)
             if name == "count":
                 merge_calls.append(_call("sum0", cols[0], BIGINT(False)))
             elif name == "sum":
-                merge_calls.append(_call("sum", cols[0], c["type"]))
+                merge_calls.append(_call("sum", cols[0], c.type))
                 merge_calls.append(_call("sum0", cols[1], BIGINT(False)))
             elif name == "sum0":
-                merge_calls.append(_call("sum0", cols[0], c["type"]))
+                merge_calls.append(_call("sum0", cols[0], c.type))
             else:
-                merge_calls.append(_call(name, cols[0], c["type"]))
+                merge_calls.append(_call(name, cols[0], c.type))
             self.final.append((name, list(range(base, len(merge_calls)))))
         super().__init__(merge_calls, input_types, retract=False)
         self.count1 = count1
@@ -141,18 +176,75 @@ class MergedAggregateSet(AggregateSet):
         return out
 
 
-def _call(name: str, col: int, dtype: Any) -> dict[str, Any]:
-    return {"name": name, "args": [col], "distinct": False, "filter": None, "type": dtype, "params": {}}
+def _call(name: str, col: int, dtype: Any) -> AggCallParams:
+    return AggCallParams(name, (col,), dtype)
 
 
-@register_operator("GlobalGroupAggregate")
 class GlobalGroupAggregateOperator(GroupAggregateOperator):
     """GroupAggregate over LocalGroupAggregate's partial rows (see the module docstring)."""
 
     def _aggset(self, batch: pa.RecordBatch) -> AggregateSet:
         if self.aggset is None:
-            p = self.node.params
-            self.aggset = MergedAggregateSet(
-                list(p["aggs"]), list(p["partials"]), int(p["count1"]), [f.type for f in batch.schema]
-            )
+            p = GlobalGroupAggregateParams.of(self.node)
+            self.aggset = MergedAggregateSet(p.aggs, p.partials, p.count1, [f.type for f in batch.schema])
         return self.aggset
+
+
+def _source_names(node: PlanView) -> list[str]:
+    """Names of the local phase's input columns (the planner keeps them in `info`)."""
+    src: tuple[Field, ...] = node.info["source_fields"]
+    return [f.name for f in src]
+
+
+class LocalGroupAggregateSpec(OperatorSpec[LocalGroupAggregateParams]):
+    """Stateless pre-aggregation per batch: runs on every subtask before the Exchange."""
+
+    name = "LocalGroupAggregate"
+    params_type = LocalGroupAggregateParams
+    operator_class = LocalGroupAggregateOperator
+    parallel = True
+    rescalable = True
+    wants_mini_batch = True
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        return "I"
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        names = _source_names(node)
+        keys = [names[g] for g in p.grouping]
+        aggs = [format_agg(c, names, None) for c in p.aggs]
+        out = [f.name for f in node.fields]
+        parts = [f"groupBy=[{', '.join(keys)}]"] if keys else []
+        partial = [f"{a} AS ({', '.join(out[j] for j in lay)})" for a, lay in zip(aggs, p.partials, strict=True)]
+        return [*parts, f"select=[{', '.join(keys + partial + ['COUNT(*) AS count1$'])}]"]
+
+
+class GlobalGroupAggregateSpec(GroupAggregateSpec):
+    """GroupAggregate over the local phase's partial rows (keyed by the local keys)."""
+
+    name = "GlobalGroupAggregate"
+    params_type = GlobalGroupAggregateParams
+    operator_class = GlobalGroupAggregateOperator
+    spark: ClassVar[SparkCapability | None] = None
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        # The local phase emits insert-only partials; the updates depend on the local
+        # phase's input (below Exchange <- LocalGroupAggregate).
+        local_input = inputs[0].inputs[0].inputs[0]
+        return "I,UB,UA" if local_input.changelog_mode == "I" else "I,UB,UA,D"
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = GlobalGroupAggregateParams.of(node)
+        in_names = [f.name for f in node.inputs[0].fields]
+        keys = [in_names[g] for g in p.grouping]
+        merged = [
+            f"{c.name.upper()}({', '.join(in_names[j] for j in lay)}) AS {f.name}"
+            for c, lay, f in zip(p.aggs, p.partials, node.fields[len(keys) :], strict=True)
+        ]
+        parts = [f"groupBy=[{', '.join(keys)}]"] if keys else []
+        return [*parts, "partialFinalType=[NONE]", f"select=[{', '.join(keys + merged)}]"]
+
+
+LOCAL_GROUP_AGGREGATE = register_spec(LocalGroupAggregateSpec())
+GLOBAL_GROUP_AGGREGATE = register_spec(GlobalGroupAggregateSpec())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -10,9 +11,22 @@ import pyarrow.compute as pc
 
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK, ROW_KIND, data_columns
 from runtime.config.core import SOURCE_IDLE_TIMEOUT
+from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.plan_text import format_expr
+
+
+@dataclass(frozen=True)
+class WatermarkAssignerParams(OperatorParams):
+    """The rowtime column `rowtime_index`, the WATERMARK expression over the input row, and
+    the source idle timeout (ms; None: `table.exec.source.idle-timeout`)."""
+
+    rowtime_index: int
+    watermark: Expr
+    idle_timeout_ms: int | None = None
 
 
 def to_epoch_ms(array: pa.Array) -> np.ndarray:
@@ -31,7 +45,6 @@ def to_epoch_ms(array: pa.Array) -> np.ndarray:
     return vals
 
 
-@register_operator("WatermarkAssigner")
 class WatermarkAssignerOperator(Operator):
     """Adds `__wm` = the watermark before each row (running maximum of the watermark
     expression, NULL rowtimes ignored) and emits the batch's last watermark when it
@@ -51,8 +64,9 @@ class WatermarkAssignerOperator(Operator):
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        self.expr = node.params["watermark"]
-        self.idle_timeout_ms = node.params.get("idle_timeout_ms") or SOURCE_IDLE_TIMEOUT.get(ctx.config) or None
+        params = WatermarkAssignerParams.of(node)
+        self.expr = params.watermark
+        self.idle_timeout_ms = params.idle_timeout_ms or SOURCE_IDLE_TIMEOUT.get(ctx.config) or None
         self.current = MIN_WATERMARK
         self.last_row_time = time.monotonic()
         self.idle = False
@@ -93,3 +107,32 @@ class WatermarkAssignerOperator(Operator):
         if not self.idle_timeout_ms or self.current == MAX_WATERMARK:
             return False
         return (time.monotonic() - self.last_row_time) * 1000 >= int(self.idle_timeout_ms)
+
+
+class WatermarkAssignerSpec(OperatorSpec[WatermarkAssignerParams]):
+    """Per split, as in Flink: runs on every subtask; forwards the changelog."""
+
+    name = "WatermarkAssigner"
+    params_type = WatermarkAssignerParams
+    operator_class = WatermarkAssignerOperator
+    forwards_changelog = True
+    parallel = True
+    rescalable = True
+    spark = SparkCapability(
+        True,
+        True,
+        "Streaming: `withWatermark` (WATERMARK `ts - INTERVAL ...` only); the end of a bounded input "
+        "fires every open window as Flink does. A bounded input with rows Flink drops as late is refused at start "
+        "(Spark decides lateness per micro-batch, Flink per row). Ignored in batch.",
+    )
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        in_names = [f.name for f in node.inputs[0].fields]
+        parts = [f"rowtime=[{in_names[p.rowtime_index]}]", f"watermark=[{format_expr(p.watermark, in_names)}]"]
+        if p.idle_timeout_ms:
+            parts.append(f"idleTimeout=[{p.idle_timeout_ms} ms]")
+        return parts
+
+
+WATERMARK_ASSIGNER = register_spec(WatermarkAssignerSpec())

@@ -3,7 +3,9 @@ SESSION (see session.py) over insert-only input."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pyarrow as pa
@@ -13,11 +15,38 @@ from runtime.batch import INSERT, MAX_WATERMARK, data_columns, row_kinds, row_wa
 from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
-from runtime.operators.base import Operator, OperatorContext, Output, register_operator
+from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.session import SessionWindows
+from runtime.operators.spec import (
+    KEYED,
+    OperatorParams,
+    OperatorSpec,
+    PlanView,
+    SparkCapability,
+    insert_only_input,
+    register_spec,
+)
 from runtime.operators.window_assign import assign_windows, is_ltz, rowtime_ms, wall_to_instant, window_prop_arrays
 from runtime.operators.window_slicing import SlicedFold, can_slice
+from runtime.plan_params import AggCallParams, WindowParams
+from runtime.plan_text import format_agg, format_window
 from runtime.state import KeyedStateBackend, create_backend
+
+# Window properties an aggregate may output (in `window_props`) and their EXPLAIN function.
+WINDOW_PROPERTIES = {"window_start": "start", "window_end": "end", "window_time": "rowtime"}
+
+
+@dataclass(frozen=True)
+class WindowAggregateParams(OperatorParams):
+    """Aggregate `aggs` per window `window` (over the time column `time_index`) and the
+    grouping columns `grouping`; the output ends with the `window_props` (a subset of
+    window_start / window_end / window_time, in output order)."""
+
+    window: WindowParams
+    time_index: int
+    grouping: tuple[int, ...]
+    aggs: tuple[AggCallParams, ...]
+    window_props: tuple[str, ...] = ()
 
 
 def _grow(arr: np.ndarray, n: int) -> np.ndarray:
@@ -28,7 +57,6 @@ def _grow(arr: np.ndarray, n: int) -> np.ndarray:
     return out
 
 
-@register_operator("WindowAggregate")
 class WindowAggregateOperator(Operator):
     """Aggregates per (window, grouping keys) and emits each window once, when it fires.
 
@@ -50,13 +78,13 @@ class WindowAggregateOperator(Operator):
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        p = node.params
-        self.spec: dict[str, Any] = p["window"]
-        self.kind = str(self.spec["kind"]).upper()
-        self.time_index = int(p["time_index"])
-        self.grouping: list[int] = list(p.get("grouping") or [])
-        self.calls: list[dict[str, Any]] = list(p.get("aggs") or [])
-        self.props: list[str] = list(p.get("window_props") or [])
+        p = WindowAggregateParams.of(node)
+        self.spec: WindowParams = p.window
+        self.kind = self.spec.kind.upper()
+        self.time_index = p.time_index
+        self.grouping: list[int] = list(p.grouping)
+        self.calls: list[AggCallParams] = list(p.aggs)
+        self.props: list[str] = list(p.window_props)
         self.prop_types = [f.type.to_arrow() for f in node.schema[len(node.schema) - len(self.props) :]]
         self.key_types = [f.type.to_arrow() for f in node.schema[: len(self.grouping)]]
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
@@ -65,7 +93,7 @@ class WindowAggregateOperator(Operator):
         self.timers = np.zeros(0, dtype=np.int64)
         self.sessions: SessionWindows | None = None
         if self.kind == "SESSION":
-            self.sessions = SessionWindows(self, int(self.spec["gap_ms"]))
+            self.sessions = SessionWindows(self, int(self.spec.gap_ms or 0))
         self.sliced: SlicedFold | None = None  # decided on the first batch (needs input types)
         self.slicing_checked = False
 
@@ -187,3 +215,53 @@ class WindowAggregateOperator(Operator):
     def after_restore(self) -> None:
         if self.sessions is not None:
             self.sessions.op = self
+
+
+def explain_window_aggregate(
+    node: PlanView,
+    grouping: Sequence[int],
+    calls: Sequence[str],
+    window: str,
+    window_props: Sequence[str],
+) -> list[str]:
+    """`groupBy=[k], window=[...], select=[k, calls..., start('w$) AS window_start]`."""
+    in_names = [f.name for f in node.inputs[0].fields]
+    keys = [in_names[i] for i in grouping]
+    props = [
+        f"{WINDOW_PROPERTIES[w]}('w$) AS {f.name}"
+        for w, f in zip(window_props, node.fields[len(keys) + len(calls) :], strict=True)
+    ]
+    parts = [f"groupBy=[{', '.join(keys)}]"] if keys else []
+    return [*parts, f"window=[{window}]", f"select=[{', '.join(keys + list(calls) + props)}]"]
+
+
+class WindowAggregateSpec(OperatorSpec[WindowAggregateParams]):
+    """Keyed by the grouping columns (SESSION windows: also the partition keys); emits
+    each window once (insert-only) and needs an insert-only input."""
+
+    name = "WindowAggregate"
+    params_type = WindowAggregateParams
+    operator_class = WindowAggregateOperator
+    input_distribution = KEYED
+    rescalable = True
+    spark: ClassVar[SparkCapability | None] = SparkCapability(
+        True,
+        True,
+        "TUMBLE / HOP → `window()`, SESSION → `session_window()`, CUMULATE (batch only) → exploded windows. "
+        "Streaming: append output mode, no DISTINCT aggregates.",
+    )
+
+    def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
+        insert_only_input(node, inputs, "a window aggregation needs an insert-only input")
+        return "I"
+
+    def explain(self, node: PlanView) -> list[str]:
+        p = self.params(node)
+        in_names = [f.name for f in node.inputs[0].fields]
+        agg_fields = node.fields[len(p.grouping) : len(p.grouping) + len(p.aggs)]
+        calls = [format_agg(a, in_names, f.name) for a, f in zip(p.aggs, agg_fields, strict=True)]
+        window = format_window(p.window, in_names[p.time_index])
+        return explain_window_aggregate(node, p.grouping, calls, window, p.window_props)
+
+
+WINDOW_AGGREGATE = register_spec(WindowAggregateSpec())

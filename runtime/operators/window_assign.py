@@ -10,13 +10,12 @@ the instant of the local `window_end - 1` (Flink's `toEpochMillsForTimer`).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.errors import JobError
+from runtime.plan_params import WindowParams
 
 
 def is_ltz(array: pa.Array) -> bool:
@@ -47,19 +46,19 @@ def wall_to_instant(ms: np.ndarray, time_zone: str) -> np.ndarray:
     return inst.cast(pa.int64()).to_numpy(zero_copy_only=False).astype(np.int64)
 
 
-def assign_windows(spec: dict[str, Any], ts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def assign_windows(spec: WindowParams, ts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(row index, window_start, window_end) for every (row, window) pair, vectorized
     (HOP and CUMULATE replicate a row once per window containing it)."""
-    kind = str(spec["kind"]).upper()
-    offset = int(spec.get("offset_ms") or 0)
+    kind = spec.kind.upper()
+    offset = int(spec.offset_ms or 0)
     n = len(ts)
     rows = np.arange(n, dtype=np.int64)
     if kind == "TUMBLE":
-        size = int(spec["size_ms"])
+        size = int(spec.size_ms or 0)
         start = ts - np.mod(ts - offset, size)
         return rows, start, start + size
     if kind == "HOP":
-        size, slide = int(spec["size_ms"]), int(spec["slide_ms"])
+        size, slide = int(spec.size_ms or 0), int(spec.slide_ms or 0)
         count = -(-size // slide)
         last = ts - np.mod(ts - offset, slide)
         k = np.arange(count, dtype=np.int64)
@@ -68,7 +67,7 @@ def assign_windows(spec: dict[str, Any], ts: np.ndarray) -> tuple[np.ndarray, np
         r = np.repeat(rows, count).reshape(n, count)
         return r[keep], starts[keep], starts[keep] + size
     if kind == "CUMULATE":
-        size, step = int(spec["size_ms"]), int(spec["step_ms"])
+        size, step = int(spec.size_ms or 0), int(spec.step_ms or 0)
         count = -(-size // step)
         start = ts - np.mod(ts - offset, size)
         j = np.arange(1, count + 1, dtype=np.int64)

@@ -23,28 +23,29 @@ integers, MIN / MAX, none DISTINCT; anything else keeps the row-at-a-time fold.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.operators.two_phase_agg import MergedAggregateSet
+from runtime.plan_params import AggCallParams, WindowParams
 
 _MIN_WM = np.iinfo(np.int64).min
 
 
-def slice_unit(spec: dict[str, Any]) -> int | None:
+def slice_unit(spec: WindowParams) -> int | None:
     """The slice length of a window spec, or None when its windows are not unions of slices."""
-    kind = str(spec["kind"]).upper()
-    size = int(spec.get("size_ms") or 0)
+    kind = spec.kind.upper()
+    size = int(spec.size_ms or 0)
     if kind == "TUMBLE":
         return size or None
     if kind == "HOP":
-        slide = int(spec.get("slide_ms") or 0)
+        slide = int(spec.slide_ms or 0)
         return slide if slide and size % slide == 0 else None
     if kind == "CUMULATE":
-        step = int(spec.get("step_ms") or 0)
+        step = int(spec.step_ms or 0)
         return step if step and size % step == 0 else None
     return None
 
@@ -54,7 +55,7 @@ def _groupable(t: pa.DataType) -> bool:
 
 
 def can_slice(
-    spec: dict[str, Any], calls: list[dict[str, Any]], input_types: list[pa.DataType], grouping: list[int]
+    spec: WindowParams, calls: Sequence[AggCallParams], input_types: list[pa.DataType], grouping: Sequence[int]
 ) -> bool:
     """Whether the batch pre-aggregation applies (see the module docstring)."""
     if slice_unit(spec) is None or not calls:
@@ -62,10 +63,10 @@ def can_slice(
     if not all(_groupable(input_types[g]) for g in grouping):
         return False
     for c in calls:
-        name = str(c["name"]).lower()
-        if c.get("distinct") or (c.get("params") or {}).get("udf"):
+        name = c.name.lower()
+        if c.distinct or c.params.get("udf"):
             return False
-        args = list(c.get("args") or [])
+        args = list(c.args)
         if name == "count":
             continue
         if name in ("sum", "sum0"):
@@ -83,14 +84,14 @@ class SlicedFold:
     """Pre-aggregates batches per (slice, key) and folds the partials into a
     MergedAggregateSet (owned by the WindowAggregate operator as its `aggset`)."""
 
-    def __init__(self, spec: dict[str, Any], calls: list[dict[str, Any]], grouping: list[int]) -> None:
+    def __init__(self, spec: WindowParams, calls: Sequence[AggCallParams], grouping: Sequence[int]) -> None:
         unit = slice_unit(spec)
         assert unit is not None
         self.unit = unit
-        self.kind = str(spec["kind"]).upper()
-        self.offset = int(spec.get("offset_ms") or 0)
-        self.calls = calls
-        self.grouping = grouping
+        self.kind = spec.kind.upper()
+        self.offset = int(spec.offset_ms or 0)
+        self.calls = list(calls)
+        self.grouping = list(grouping)
 
     def first_end(self, slice_start: np.ndarray) -> np.ndarray:
         """The end of the earliest-ending window containing a slice."""
@@ -112,11 +113,11 @@ class SlicedFold:
             cols[f"k{j}"] = data.column(g)
         aggs: list[tuple[str, str]] = []
         for i, c in enumerate(self.calls):
-            name = str(c["name"]).lower()
-            args = [data.column(a) for a in c.get("args") or []]
+            name = c.name.lower()
+            args = [data.column(a) for a in c.args]
             valid: np.ndarray | None = None
-            if c.get("filter") is not None:
-                valid = pc.fill_null(data.column(c["filter"]), False).to_numpy(zero_copy_only=False).astype(bool)
+            if c.filter is not None:
+                valid = pc.fill_null(data.column(c.filter), False).to_numpy(zero_copy_only=False).astype(bool)
             if name in ("count", "sum", "sum0"):
                 nonnull = np.ones(n, dtype=bool) if valid is None else valid.copy()
                 for a in args:
@@ -141,7 +142,7 @@ class SlicedFold:
         grouped = pa.table(cols).group_by(keys, use_threads=False).aggregate(aggs)
         res = [grouped.column(f"k{j}").combine_chunks() for j in range(len(self.grouping))]
         for i, c in enumerate(self.calls):
-            name = str(c["name"]).lower()
+            name = c.name.lower()
             if name == "sum":
                 res += [grouped.column(f"s{i}_sum").combine_chunks(), grouped.column(f"c{i}_sum").combine_chunks()]
             elif name == "count":
@@ -165,7 +166,7 @@ class SlicedFold:
         layout: list[list[int]] = []
         col = len(self.grouping)
         for c in self.calls:
-            width = 2 if str(c["name"]).lower() == "sum" else 1
+            width = 2 if c.name.lower() == "sum" else 1
             layout.append(list(range(col, col + width)))
             col += width
         return MergedAggregateSet(self.calls, layout, col, partial_types)

@@ -155,7 +155,7 @@ def test_mini_batch_assigner_buffers_until_size_or_watermark() -> None:
 
     from runtime.graph import Node
     from runtime.operators.base import OperatorContext, Output
-    from runtime.operators.mini_batch import MiniBatchAssignerOperator
+    from runtime.operators.mini_batch import MiniBatchAssignerOperator, MiniBatchAssignerParams
     from runtime.types import BIGINT, Field
 
     node = Node(
@@ -163,7 +163,7 @@ def test_mini_batch_assigner_buffers_until_size_or_watermark() -> None:
         operator="MiniBatchAssigner",
         inputs=(),
         schema=(Field("x", BIGINT()),),
-        params={"allow_latency_ms": 60_000, "size": 5, "mode": "ProcTime"},
+        params=MiniBatchAssignerParams(60_000, 5, "ProcTime"),
     )
     op = MiniBatchAssignerOperator(node, OperatorContext(mode="STREAMING", config={}))
     out = Output()

@@ -24,29 +24,6 @@ from runtime.graph import JobGraph, Node
 from runtime.operators.spec import SINGLE, spec_for
 from runtime.operators.union import EXCHANGE, FORWARD, HASH, SINGLE_DISTRIBUTION, ExchangeParams
 
-# Kinds without a spec yet (the others declare `parallel` and `runs_in_parent`) that may
-# run once per subtask on a part of the data: they keep no state across batches that
-# depends on seeing all rows (LocalGroupAggregate pre-aggregates per batch,
-# LocalWindowAggregate per batch, MiniBatchAssigner only buffers, WatermarkAssigner is
-# per split as in Flink). Shrinks as kinds get their spec (issue 13).
-PARALLEL_SAFE = frozenset(
-    {
-        "TableSourceScan",
-        "WatermarkAssigner",
-        "WindowTableFunction",
-        "Expand",
-        "Correlate",
-        "MiniBatchAssigner",
-        "LocalGroupAggregate",
-        "LocalWindowAggregate",
-        "ReplicateRows",
-        "Sink",
-    }
-)
-# Sinks every subtask may write on its own (part files per subtask, a Kafka producer per
-# subtask, or nothing): until the Sink kind has its spec (`runs_in_parent`).
-PARALLEL_SINKS = frozenset({"filesystem", "blackhole", "kafka", "upsert-kafka"})
-
 # Pseudo edge id of the query result (worker -> parent).
 RESULT_EDGE = -1
 
@@ -98,20 +75,13 @@ def runs_in_parallel(node: Node) -> bool:
     """Whether `node`'s kind may run once per subtask on whatever part of the data
     reaches it (its spec's `parallel`)."""
     spec = spec_for(node.operator)
-    if spec is not None:
-        return spec.parallel
-    return node.operator in PARALLEL_SAFE
+    return spec is not None and spec.parallel
 
 
 def runs_in_parent(node: Node) -> bool:
     """Whether `node` runs once, in the parent process (its spec's `runs_in_parent`)."""
     spec = spec_for(node.operator)
-    if spec is not None:
-        return spec.runs_in_parent(spec.params(node))
-    if node.operator != "Sink":
-        return False
-    params = node.params if isinstance(node.params, dict) else {}
-    return str(params.get("connector", "")).lower() not in PARALLEL_SINKS
+    return spec is not None and spec.runs_in_parent(spec.params(node))
 
 
 def plan_parallel(graph: JobGraph) -> ParallelPlan:

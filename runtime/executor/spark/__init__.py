@@ -3,8 +3,8 @@
 - `SparkExecutor(graph, stop_event).run()`: the LocalExecutor interface, on Spark.
 - `check_graph(graph)`: raises `SparkUnsupportedError` naming the operator (or function) and
   the reason when the job cannot run on Spark with the same semantics; nothing starts.
-- `CAPABILITIES`: operator → batch / streaming support and a note; drives the refusal and
-  the generated docs.
+- `capability(operator)`: its spec's Spark capability (batch / streaming support and a
+  note); drives the refusal and the generated docs (`capability_rows`).
 
 PySpark is imported lazily (only when a job runs), so this package is importable without it.
 """
@@ -17,8 +17,8 @@ from typing import Any
 # Loaded on first use: `runtime.executor.spark.options` (a configuration module every
 # session reads) must not pull the whole runner into the CLI's start-up.
 _LAZY = {
-    "CAPABILITIES": "runtime.executor.spark.capabilities",
     "Capability": "runtime.executor.spark.capabilities",
+    "capability": "runtime.executor.spark.capabilities",
     "capability_rows": "runtime.executor.spark.capabilities",
     "check_graph": "runtime.executor.spark.capabilities",
     "SparkExecutor": "runtime.executor.spark.executor",
@@ -27,10 +27,10 @@ _LAZY = {
 }
 
 __all__ = [
-    "CAPABILITIES",
     "Capability",
     "SparkExecutor",
     "SparkUnsupportedError",
+    "capability",
     "capability_rows",
     "check_graph",
     "supported_functions",

@@ -1,18 +1,24 @@
-"""What the Spark runner can run: one row per JobGraph operator, per mode.
+"""What the Spark runner can run, per operator kind and mode.
 
-This table drives both the refusal (`check_graph`, before the job starts) and the
+Each kind declares its capability on its spec (`OperatorSpec.spark`: batch, streaming, a
+note); that drives both the refusal (`check_graph`, before the job starts) and the
 generated documentation (docs/spark.md and the README section), so the two cannot drift.
-An operator missing from the table is refused. Checks that depend on an operator's
-parameters (aggregate functions, window kinds, connectors, formats) are in `check_graph`.
+A kind without a capability is refused. Checks that depend on an operator's parameters
+(aggregate functions, window kinds, connectors, formats) are in `check_graph`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from runtime.executor.spark.expressions import check_expr
 from runtime.executor.spark.types import SparkUnsupportedError, check_type
 from runtime.executor.spark.windowed import correlate_refusal, limit_refusal, over_refusal
 from runtime.graph import BATCH, JobGraph, Node
 from runtime.operators.calc import CalcParams
+from runtime.operators.correlate import CorrelateParams
+from runtime.operators.expand import ExpandParams
+from runtime.operators.group_agg import GROUP_AGGREGATE, GroupAggregateParams
 from runtime.operators.interval_join import INTERVAL_JOIN, IntervalJoinParams
 from runtime.operators.join import JoinParams
 from runtime.operators.over import OverAggregateParams
@@ -20,64 +26,19 @@ from runtime.operators.rank import RankParams, SortLimitParams
 from runtime.operators.rank_dedup import DeduplicateParams
 from runtime.operators.rank_sort import LimitParams
 from runtime.operators.rank_window import WindowRankParams
+from runtime.operators.sink import SinkParams
+from runtime.operators.source import TABLE_SOURCE_SCAN, TableSourceScanParams
 from runtime.operators.spec import SparkCapability, all_specs, spec_for
 from runtime.operators.union import EXCHANGE
 from runtime.operators.values import VALUES
+from runtime.operators.watermark import WATERMARK_ASSIGNER, WatermarkAssignerParams
+from runtime.operators.window_agg import WINDOW_AGGREGATE, WindowAggregateParams
 from runtime.operators.window_join import WindowJoinParams
+from runtime.operators.window_tvf import WindowTableFunctionParams
+from runtime.plan_params import AggCallParams
 from runtime.state.ttl import operator_ttl
 
 Capability = SparkCapability
-
-# Kinds that do not declare their Spark capability on their spec yet (issue 13: moving).
-CAPABILITIES: dict[str, Capability] = {
-    "TableSourceScan": Capability(
-        True,
-        True,
-        "`filesystem` connector, csv / json / parquet, read by Spark (`spark.read` / `readStream`). "
-        "CSV follows Flink's rules: `csv.null-literal` is the only NULL, an empty numeric field fails the job.",
-    ),
-    "WatermarkAssigner": Capability(
-        True,
-        True,
-        "Streaming: `withWatermark` (WATERMARK `ts - INTERVAL ...` only); the end of a bounded input "
-        "fires every open window as Flink does. A bounded input with rows Flink drops as late is refused at start "
-        "(Spark decides lateness per micro-batch, Flink per row). Ignored in batch.",
-    ),
-    "WindowAggregate": Capability(
-        True,
-        True,
-        "TUMBLE / HOP → `window()`, SESSION → `session_window()`, CUMULATE (batch only) → exploded windows. "
-        "Streaming: append output mode, no DISTINCT aggregates.",
-    ),
-    "WindowTableFunction": Capability(
-        True,
-        True,
-        "Window columns per row (TUMBLE / HOP / CUMULATE), stateless: rows are never dropped as late here "
-        "(the consumer of the windows decides), rows with a NULL time are dropped, as in the local runner.",
-    ),
-    "GroupAggregate": Capability(
-        True,
-        True,
-        "COUNT / SUM / AVG / MIN / MAX (with DISTINCT and FILTER in batch). Streaming: update output mode turned "
-        "back into a -U/+U changelog at the result; only projections may follow it (no filter, join or second "
-        "aggregate over the updates).",
-    ),
-    "Sink": Capability(
-        True,
-        True,
-        "`filesystem` (csv / json / parquet; streaming: exactly-once file sink with the checkpoint location "
-        "from `execution.checkpointing.dir`; a job killed and restarted with the same directory commits the "
-        "output of an uninterrupted run, windowed jobs included), `print`, `blackhole` (Spark's `noop`).",
-    ),
-    "Expand": Capability(True, True, "GROUPING SETS / ROLLUP / CUBE: one projection per set, `unionByName`."),
-    "Correlate": Capability(
-        True,
-        True,
-        "CROSS JOIN UNNEST / LEFT JOIN UNNEST of an ARRAY or MAP (WITH ORDINALITY) → `posexplode[_outer]`, "
-        "stateless. Python table functions (LATERAL TABLE) and MULTISETs run in the local runner only.",
-    ),
-    "ReplicateRows": Capability(False, False, "Not mapped yet."),
-}
 
 # Prose for docs/spark.md after the function list (generated with the rest of the page).
 DOC_NOTES = [
@@ -127,7 +88,7 @@ def _refuse(node: Node, reason: str) -> SparkUnsupportedError:
 def check_graph(graph: JobGraph) -> None:
     """Raise SparkUnsupportedError (naming the operator and the reason) unless every node of
     `graph` runs on Spark with the local runner's semantics in the graph's mode."""
-    streaming = graph.mode != BATCH and any(n.operator == "TableSourceScan" for n in graph.nodes)
+    streaming = graph.mode != BATCH and any(n.is_kind(TABLE_SOURCE_SCAN) for n in graph.nodes)
     mode = "streaming" if streaming else "batch"
     for node in graph.nodes:
         cap = capability(node.operator)
@@ -146,16 +107,31 @@ def check_graph(graph: JobGraph) -> None:
         _check_streaming_shape(graph)
 
 
-# Operators whose keyed state expires with state TTL (runtime/state/ttl.py): kinds not yet
-# declared as specs by name, the others by their params class.
-_TTL_OPERATORS = ("GroupAggregate", "GlobalGroupAggregate")
+# Operators whose keyed state expires with state TTL (runtime/state/ttl.py): kinds whose
+# spec says `state_ttl`, and these params classes.
 _TTL_PARAMS = (JoinParams, RankParams, DeduplicateParams, SortLimitParams)
 
 
 def _expires_state(node: Node) -> bool:
     if isinstance(node.params, WindowRankParams):  # a RankParams whose state is per window
         return False
-    return node.operator in _TTL_OPERATORS or isinstance(node.params, _TTL_PARAMS)
+    spec = spec_for(node.operator)
+    return (spec is not None and spec.state_ttl) or isinstance(node.params, _TTL_PARAMS)
+
+
+def _check_aggs(node: Node, calls: Sequence[AggCallParams], streaming: bool) -> None:
+    allowed = SUPPORTED_AGGS_STREAMING if streaming else SUPPORTED_AGGS_BATCH
+    for a in calls:
+        if a.name in ARRIVAL_ORDER_AGGS:
+            raise _refuse(
+                node,
+                f"aggregate function {a.name.upper()} depends on arrival order, which Spark does not define "
+                "(a partition's order is lost at every shuffle)",
+            )
+        if a.name not in allowed:
+            raise _refuse(node, f"aggregate function {a.name.upper()} is not mapped to Spark")
+        if streaming and a.distinct:
+            raise _refuse(node, "DISTINCT aggregates are not supported by Structured Streaming")
 
 
 # PostgreSQL connectors: Spark reads and writes them only through the PostgreSQL JDBC driver
@@ -170,12 +146,12 @@ _NO_JDBC_JAR = (
 def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
     where = f"{node.operator} (node {node.id})"
     p = node.params
-    if node.operator == "TableSourceScan":
-        if p.get("connector") in _POSTGRES_CONNECTORS:
-            raise _refuse(node, f"connector '{p.get('connector')}' {_NO_JDBC_JAR}")
-        if p.get("connector") != "filesystem":
-            raise _refuse(node, f"connector '{p.get('connector')}' (only 'filesystem' is read by Spark)")
-        fmt = (p.get("options") or {}).get("format")
+    if isinstance(p, TableSourceScanParams):
+        if p.connector in _POSTGRES_CONNECTORS:
+            raise _refuse(node, f"connector '{p.connector}' {_NO_JDBC_JAR}")
+        if p.connector != "filesystem":
+            raise _refuse(node, f"connector '{p.connector}' (only 'filesystem' is read by Spark)")
+        fmt = p.options.get("format")
         if fmt not in FORMATS:
             raise _refuse(node, f"format '{fmt}' (csv, json and parquet are supported)")
     elif isinstance(p, CalcParams):
@@ -183,23 +159,10 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
             check_expr(e, where)
         if p.condition is not None:
             check_expr(p.condition, where)
-    elif node.operator in ("GroupAggregate", "WindowAggregate"):
-        allowed = SUPPORTED_AGGS_STREAMING if streaming else SUPPORTED_AGGS_BATCH
-        for a in p.get("aggs") or []:
-            if a["name"] in ARRIVAL_ORDER_AGGS:
-                raise _refuse(
-                    node,
-                    f"aggregate function {a['name'].upper()} depends on arrival order, which Spark does not define "
-                    "(a partition's order is lost at every shuffle)",
-                )
-            if a["name"] not in allowed:
-                raise _refuse(node, f"aggregate function {a['name'].upper()} is not mapped to Spark")
-            if streaming and a.get("distinct"):
-                raise _refuse(node, "DISTINCT aggregates are not supported by Structured Streaming")
-        if node.operator == "WindowAggregate":
-            kind = p["window"]["kind"]
-            if streaming and kind == "CUMULATE":
-                raise _refuse(node, "CUMULATE windows have no Structured Streaming counterpart")
+    elif isinstance(p, (GroupAggregateParams, WindowAggregateParams)):
+        _check_aggs(node, p.aggs, streaming)
+        if isinstance(p, WindowAggregateParams) and streaming and p.window.kind == "CUMULATE":
+            raise _refuse(node, "CUMULATE windows have no Structured Streaming counterpart")
         if graph.node(node.inputs[0]).changelog_mode != "I":
             raise _refuse(node, "its input is a changelog (Spark aggregates insert-only input)")
     elif isinstance(p, (JoinParams, IntervalJoinParams, WindowJoinParams)):
@@ -209,38 +172,39 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
         reason = over_refusal(node)
         if reason:
             raise _refuse(node, reason)
-    elif node.operator == "Correlate":
+    elif isinstance(p, CorrelateParams):
         reason = correlate_refusal(node)
         if reason:
             raise _refuse(node, reason)
-        check_expr(p["function"]["expr"], where)
+        if p.function.expr is not None:
+            check_expr(p.function.expr, where)
     elif isinstance(p, LimitParams):
         reason = limit_refusal(node)
         if reason:
             raise _refuse(node, reason)
-    elif node.operator == "Expand":
-        for proj in p["projects"]:
+    elif isinstance(p, ExpandParams):
+        for proj in p.projects:
             for e in proj:
                 check_expr(e, where)
     elif isinstance(p, DeduplicateParams):
         if p.time_kind != "ROWTIME":
             raise _refuse(node, "deduplication on processing time is not reproducible on Spark")
-    elif node.operator == "WindowTableFunction":
-        if p["window"]["kind"] == "SESSION":
+    elif isinstance(p, WindowTableFunctionParams):
+        if p.window.kind == "SESSION":
             raise _refuse(node, "SESSION window TVF without aggregation")
-    elif node.operator == "WatermarkAssigner":
+    elif isinstance(p, WatermarkAssignerParams):
         from runtime.executor.spark.translate import watermark_delay_ms
 
         if streaming and watermark_delay_ms(node) is None:
             raise _refuse(node, "only WATERMARK FOR ts AS ts [- INTERVAL ...] maps to withWatermark")
-    elif node.operator == "Sink":
-        if p.get("connector") in _POSTGRES_CONNECTORS:
-            raise _refuse(node, f"sink connector '{p.get('connector')}' {_NO_JDBC_JAR}")
-        if p.get("connector") not in SINK_CONNECTORS:
-            raise _refuse(node, f"sink connector '{p.get('connector')}'")
-        if p.get("connector") == "filesystem" and (p.get("options") or {}).get("format") not in FORMATS:
+    elif isinstance(p, SinkParams):
+        if p.connector in _POSTGRES_CONNECTORS:
+            raise _refuse(node, f"sink connector '{p.connector}' {_NO_JDBC_JAR}")
+        if p.connector not in SINK_CONNECTORS:
+            raise _refuse(node, f"sink connector '{p.connector}'")
+        if p.connector == "filesystem" and p.options.get("format") not in FORMATS:
             raise _refuse(node, "sink format (csv, json and parquet are supported)")
-    if node.operator in ("Sink", "TableSourceScan") and (p.get("options") or {}).get("$internal.partition-keys"):
+    if isinstance(p, (SinkParams, TableSourceScanParams)) and p.options.get("$internal.partition-keys"):
         raise _refuse(node, "PARTITIONED BY tables are not mapped to Spark's partitioned layout yet")
 
 
@@ -248,7 +212,7 @@ def _check_streaming_shape(graph: JobGraph) -> None:
     """Structured Streaming runs one output mode per query: an updating GroupAggregate may only
     be followed by projections up to the result; a windowed aggregate must be over a watermark."""
     stateful = [
-        n for n in graph.nodes if n.operator in ("GroupAggregate", "WindowAggregate") or n.is_kind(INTERVAL_JOIN)
+        n for n in graph.nodes if n.is_kind(GROUP_AGGREGATE) or n.is_kind(WINDOW_AGGREGATE) or n.is_kind(INTERVAL_JOIN)
     ]
     for node in graph.nodes:
         if not node.is_kind(INTERVAL_JOIN):
@@ -261,10 +225,10 @@ def _check_streaming_shape(graph: JobGraph) -> None:
         if len(stateful) > 1:
             raise _refuse(node, "Structured Streaming runs a stream-stream join with no other stateful operator here")
         for side in node.inputs:
-            if not any(u.operator == "WatermarkAssigner" for u in _upstream(graph, side)):
+            if not any(u.is_kind(WATERMARK_ASSIGNER) for u in _upstream(graph, side)):
                 raise _refuse(node, "both inputs need a WATERMARK (Spark bounds a stream-stream join's state by it)")
     for node in graph.nodes:
-        if node.operator != "GroupAggregate":
+        if not node.is_kind(GROUP_AGGREGATE):
             continue
         for c in _downstream(graph, node.id):
             ok = c.operator == EXCHANGE.name or (isinstance(c.params, CalcParams) and c.params.condition is None)
@@ -274,9 +238,9 @@ def _check_streaming_shape(graph: JobGraph) -> None:
                     f"it consumes the updates of GroupAggregate (node {node.id}); Structured Streaming "
                     "cannot retract earlier results through it",
                 )
-        if any(n.operator == "WindowAggregate" for n in graph.nodes):
+        if any(n.is_kind(WINDOW_AGGREGATE) for n in graph.nodes):
             raise _refuse(node, "a job cannot mix updating and windowed (append-mode) aggregates on Spark")
-        if any(n.operator == "Sink" and n.params.get("connector") == "filesystem" for n in graph.nodes):
+        if any(isinstance(n.params, SinkParams) and n.params.connector == "filesystem" for n in graph.nodes):
             raise _refuse(node, "a filesystem sink cannot take an updating result (as in Flink)")
 
 
@@ -303,14 +267,11 @@ def _upstream(graph: JobGraph, nid: int) -> list[Node]:
 def capability(operator: str) -> Capability | None:
     """The Spark capability of operator kind `operator` (its spec's `spark`), or None."""
     spec = spec_for(operator)
-    if spec is not None:
-        return spec.spark
-    return CAPABILITIES.get(operator)
+    return spec.spark if spec is not None else None
 
 
 def capability_rows() -> list[tuple[str, str, str, str]]:
     """(operator, batch, streaming, note) for the generated docs, by operator name."""
     yes = {True: "yes", False: "no"}
     caps: dict[str, Capability] = {s.name: s.spark for s in all_specs() if s.spark is not None}
-    caps.update(CAPABILITIES)
     return [(op, yes[c.batch], yes[c.streaming], c.note) for op, c in sorted(caps.items())]

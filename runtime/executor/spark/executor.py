@@ -41,6 +41,10 @@ from runtime.executor.spark.translate import HIDDEN, Translator, cname
 from runtime.executor.spark.types import to_layout
 from runtime.graph import BATCH, JobGraph, Node
 from runtime.operators.interval_join import INTERVAL_JOIN
+from runtime.operators.sink import SINK, SinkParams
+from runtime.operators.source import TABLE_SOURCE_SCAN, TableSourceScanParams
+from runtime.operators.watermark import WATERMARK_ASSIGNER, WatermarkAssignerParams
+from runtime.operators.window_agg import WindowAggregateParams
 
 _DONE = object()
 
@@ -50,7 +54,7 @@ class SparkExecutor:
         check_graph(graph)  # refuse before starting anything
         self.graph = graph
         self.stop_event = stop_event or threading.Event()
-        self.streaming = graph.mode != BATCH and any(n.operator == "TableSourceScan" for n in graph.nodes)
+        self.streaming = graph.mode != BATCH and any(n.is_kind(TABLE_SOURCE_SCAN) for n in graph.nodes)
         self.current_watermark: int | None = None
         self.queries: list[Any] = []
 
@@ -81,7 +85,7 @@ class SparkExecutor:
     # ------------------------------------------------------------------ batch
     def _run_batch(self, tr: Translator) -> Iterator[pa.RecordBatch]:
         for node in self.graph.nodes:
-            if node.operator == "Sink":
+            if node.is_kind(SINK):
                 self._write_batch(tr, node)
         if self.graph.result_node is not None:
             node = self.graph.node(self.graph.result_node)
@@ -91,7 +95,7 @@ class SparkExecutor:
 
     def _write_batch(self, tr: Translator, node: Node) -> None:
         df = self._sink_frame(tr, node)
-        conn = node.params.get("connector")
+        conn = SinkParams.of(node).connector
         if conn == "blackhole":
             df.write.format("noop").mode("overwrite").save()
         elif conn == "print":
@@ -101,15 +105,15 @@ class SparkExecutor:
 
     def _sink_frame(self, tr: Translator, node: Node) -> Any:
         src = tr.df(node.inputs[0])
-        fields = node.params.get("schema") or node.schema
+        fields = SinkParams.of(node).schema or node.schema
         return src.select(*[src[cname(i)].alias(f.name) for i, f in enumerate(fields)])
 
     def _sink_path(self, node: Node) -> str:
-        path = (node.params.get("options") or {}).get("path", "")
+        path = SinkParams.of(node).options.get("path", "")
         return os.path.abspath(path[7:] if path.startswith("file://") else path)
 
     def _file_writer(self, writer: Any, node: Node) -> Any:
-        opts = node.params.get("options") or {}
+        opts = SinkParams.of(node).options
         fmt = opts.get("format")
         w = writer.format(fmt)
         if fmt == "csv":
@@ -166,20 +170,15 @@ class SparkExecutor:
         return os.path.join(os.path.abspath(base), "spark", fingerprint)
 
     def _bounded(self) -> bool:
-        return all(
-            not (n.params.get("options") or {}).get("source.monitor-interval")
-            for n in self.graph.nodes
-            if n.operator == "TableSourceScan"
-        )
+        return all(not p.options.get("source.monitor-interval") for p in self._scans())
+
+    def _scans(self) -> list[TableSourceScanParams]:
+        return [n.params for n in self.graph.nodes if isinstance(n.params, TableSourceScanParams)]
 
     def _trigger(self, writer: Any) -> Any:
         if self._bounded():
             return writer.trigger(availableNow=True)
-        interval = min(
-            (n.params.get("options") or {}).get("source.monitor-interval", "1 s")
-            for n in self.graph.nodes
-            if n.operator == "TableSourceScan"
-        )
+        interval = min(p.options.get("source.monitor-interval", "1 s") for p in self._scans())
         from runtime.connectors.filesystem import parse_duration_ms
 
         return writer.trigger(processingTime=f"{parse_duration_ms(interval)} milliseconds")
@@ -194,16 +193,16 @@ class SparkExecutor:
 
         from runtime.executor.spark.translate import watermark_delay_ms
 
-        windows = [n.params["window"] for n in self.graph.nodes if n.operator == "WindowAggregate"]
+        windows = [n.params.window for n in self.graph.nodes if isinstance(n.params, WindowAggregateParams)]
         joins = any(n.is_kind(INTERVAL_JOIN) for n in self.graph.nodes)
         if not windows and not joins:
             return  # stateless operators drop nothing in either engine
         spec = windows[0] if windows else None
         pre = Translator(spark, self.graph, False, tmp)
         for node in self.graph.nodes:
-            if node.operator != "WatermarkAssigner":
+            if not node.is_kind(WATERMARK_ASSIGNER):
                 continue
-            t = cname(node.params["rowtime_index"])
+            t = cname(WatermarkAssignerParams.of(node).rowtime_index)
             df = pre.df(node.inputs[0]).select(t).withColumn("__pos", F.monotonically_increasing_id())
             before = Window.orderBy("__pos").rowsBetween(Window.unboundedPreceding, -1)
             delay_ms = watermark_delay_ms(node) or 0
@@ -217,24 +216,24 @@ class SparkExecutor:
                 first = late.select(t, "__wm").limit(1).collect()
                 if first:
                     raise JobError(
-                        f"the input of {node.label or 'WatermarkAssigner'} (node {node.id}) has rows below the "
+                        f"the input of {node.label or node.operator} (node {node.id}) has rows below the "
                         f"watermark when they arrive (first: {first[0][0]} with watermark {first[0][1]}). Flink "
                         "drops late rows per record, Spark per micro-batch, so the Spark runner refuses this input "
                         "rather than give a different result; run it in batch mode or with the local runner."
                     )
                 continue
-            if spec["kind"] == "SESSION":
-                first_end = ms + F.lit(spec["gap_ms"])
+            if spec.kind == "SESSION":
+                first_end = ms + F.lit(spec.gap_ms)
             else:
-                unit = spec["slide_ms"] if spec["kind"] == "HOP" else spec.get("step_ms") or spec["size_ms"]
-                off = spec.get("offset_ms") or 0
+                unit = spec.slide_ms if spec.kind == "HOP" else spec.step_ms or spec.size_ms
+                off = spec.offset_ms or 0
                 first_end = ms - F.pmod(ms - F.lit(off), F.lit(unit)) + F.lit(unit)
             wm = F.unix_millis(F.max(t).over(before)) - F.lit(delay_ms)
             late = df.withColumn("__wm", wm).filter(first_end - 1 <= F.col("__wm"))
             first = late.select(t, "__wm").limit(1).collect()
             if first:
                 raise JobError(
-                    f"the input of {node.label or 'WatermarkAssigner'} (node {node.id}) has rows at or below the "
+                    f"the input of {node.label or node.operator} (node {node.id}) has rows at or below the "
                     f"watermark when they arrive (first: {first[0][0]} with watermark {first[0][1]}). Flink drops "
                     "late rows per record, Spark per micro-batch, so the Spark runner refuses this input rather "
                     "than give a different result; run it in batch mode or with the local runner."
@@ -248,11 +247,11 @@ class SparkExecutor:
         mode = "update" if tr.update_mode else "append"
         out: queue.Queue[Any] = queue.Queue()
         for node in self.graph.nodes:
-            if node.operator != "Sink":
+            if not node.is_kind(SINK):
                 continue
             df = self._sink_frame(tr, node)
             w = df.writeStream.outputMode(mode).option("checkpointLocation", os.path.join(root, f"sink-{node.id}"))
-            conn = node.params.get("connector")
+            conn = SinkParams.of(node).connector
             if conn == "blackhole":
                 w = w.format("noop")
             elif conn == "print":

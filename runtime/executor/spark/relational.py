@@ -17,6 +17,7 @@ from typing import Any
 from runtime.executor.spark.expressions import to_column
 from runtime.executor.spark.types import spark_type
 from runtime.graph import Node
+from runtime.operators.expand import ExpandParams
 from runtime.operators.interval_join import IntervalJoinParams
 from runtime.operators.join import JoinParams
 from runtime.operators.rank import RankParams, SortLimitParams
@@ -226,7 +227,7 @@ class RelationalMixin:
         n = self.width(node.inputs[0])
         cols = [src[f"c{i}"] for i in range(n)]
         out = None
-        for proj in node.params["projects"]:
+        for proj in ExpandParams.of(node).projects:
             sel = src.select(
                 *[
                     to_column(e, cols, self.ctx).cast(spark_type(f.type)).alias(f"c{i}")

@@ -28,7 +28,13 @@ from runtime.executor.spark.windowed import WindowedMixin
 from runtime.expr.ir import Call, InputRef, Literal
 from runtime.graph import JobGraph, Node
 from runtime.operators.calc import CalcParams
+from runtime.operators.group_agg import GROUP_AGGREGATE, GroupAggregateParams
+from runtime.operators.source import TableSourceScanParams
 from runtime.operators.values import ValuesParams
+from runtime.operators.watermark import WatermarkAssignerParams
+from runtime.operators.window_agg import WindowAggregateParams
+from runtime.operators.window_tvf import WindowTableFunctionParams
+from runtime.plan_params import AggCallParams, WindowParams, as_agg_call
 
 END_TS_MICROS = 253402300799_000000  # 9999-12-31 23:59:59 UTC: the end-of-input row's rowtime
 HIDDEN = "__k"
@@ -40,8 +46,8 @@ def cname(i: int) -> str:
 
 def watermark_delay_ms(node: Node) -> int | None:
     """The delay of a WATERMARK `ts - INTERVAL 'n' unit` (or `ts`), None for other forms."""
-    wm = node.params["watermark"]
-    idx = node.params["rowtime_index"]
+    p = WatermarkAssignerParams.of(node)
+    wm, idx = p.watermark, p.rowtime_index
     if isinstance(wm, InputRef) and wm.index == idx:
         return 0
     if (
@@ -71,7 +77,7 @@ class Translator(RelationalMixin, WindowedMixin):
         cfg = graph.config or {}
         self.ctx = Ctx(LOCAL_TIME_ZONE.get(cfg))
         self._dfs: dict[int, Any] = {}
-        self.update_mode = streaming and any(n.operator == "GroupAggregate" for n in graph.nodes)
+        self.update_mode = streaming and any(n.is_kind(GROUP_AGGREGATE) for n in graph.nodes)
 
     # ------------------------------------------------------------------ helpers
     def df(self, nid: int) -> Any:
@@ -95,12 +101,12 @@ class Translator(RelationalMixin, WindowedMixin):
     # ------------------------------------------------------------------ sources
     def _TableSourceScan(self, node: Node) -> Any:  # noqa: N802 - operator names
         F = self.F  # noqa: N806
-        p = node.params
-        opts = p.get("options") or {}
+        p = TableSourceScanParams.of(node)
+        opts = p.options
         fmt = opts.get("format")
         path = opts.get("path", "")
         path = os.path.abspath(os.path.expanduser(path[7:] if path.startswith("file://") else path))
-        physical = list(p["physical_schema"])
+        physical = list(p.physical_schema)
         names = [cname(i) for i in range(len(physical))]
         text_fields = [f.type.name not in ("ARRAY", "MAP", "ROW") for f in physical]
         reader = self.spark.readStream if self.streaming else self.spark.read
@@ -148,7 +154,7 @@ class Translator(RelationalMixin, WindowedMixin):
                     c = self._parse_text(c, f, lenient)
                 cols.append(c.alias(names[i]))
             df = df.select(*cols)
-        proj = p.get("projection")
+        proj = p.projection
         if proj is not None:
             df = df.select(*[df[names[j]].alias(cname(k)) for k, j in enumerate(proj)])
         return df
@@ -230,7 +236,7 @@ class Translator(RelationalMixin, WindowedMixin):
             return src
         F = self.F  # noqa: N806
         delay = watermark_delay_ms(node)
-        time_col = cname(node.params["rowtime_index"])
+        time_col = cname(WatermarkAssignerParams.of(node).rowtime_index)
         end = self._end_stream(node, src)
         merged = src.unionByName(end)
         wm = merged.withWatermark(time_col, f"{delay} milliseconds")
@@ -244,7 +250,7 @@ class Translator(RelationalMixin, WindowedMixin):
         os.makedirs(d, exist_ok=True)
         if os.path.exists(os.path.join(d, "end.parquet")):  # a restart: the stream has seen it
             return self.spark.readStream.schema(src.schema).parquet(d)
-        ri = node.params["rowtime_index"]
+        ri = WatermarkAssignerParams.of(node).rowtime_index
         schema = src.schema
         cols = []
         for i, f in enumerate(node.schema):
@@ -257,28 +263,28 @@ class Translator(RelationalMixin, WindowedMixin):
         return self.spark.readStream.schema(schema).parquet(d)
 
     # ------------------------------------------------------------------ windows
-    def _window_column(self, spec: dict[str, Any], t: Any) -> Any:
+    def _window_column(self, spec: WindowParams, t: Any) -> Any:
         F = self.F  # noqa: N806
-        kind = spec["kind"]
+        kind = spec.kind
         if kind == "TUMBLE":
-            size = spec["size_ms"]
-            return F.window(t, f"{size} milliseconds", None, f"{(spec.get('offset_ms') or 0) % size} milliseconds")
+            size = int(spec.size_ms or 0)
+            return F.window(t, f"{size} milliseconds", None, f"{(spec.offset_ms or 0) % size} milliseconds")
         if kind == "HOP":
-            slide = spec["slide_ms"]
+            slide = int(spec.slide_ms or 0)
             return F.window(
                 t,
-                f"{spec['size_ms']} milliseconds",
+                f"{spec.size_ms} milliseconds",
                 f"{slide} milliseconds",
-                f"{(spec.get('offset_ms') or 0) % slide} milliseconds",
+                f"{(spec.offset_ms or 0) % slide} milliseconds",
             )
         if kind == "SESSION":
-            return F.session_window(t, f"{spec['gap_ms']} milliseconds")
+            return F.session_window(t, f"{spec.gap_ms} milliseconds")
         raise SparkUnsupportedError(f"{kind} window")
 
-    def _cumulate(self, df: Any, spec: dict[str, Any], t: Any) -> Any:
+    def _cumulate(self, df: Any, spec: WindowParams, t: Any) -> Any:
         """Batch CUMULATE: each row joins every window [start, start + k*step) that holds it."""
         F = self.F  # noqa: N806
-        size, step, off = spec["size_ms"], spec["step_ms"], spec.get("offset_ms") or 0
+        size, step, off = int(spec.size_ms or 0), int(spec.step_ms or 0), spec.offset_ms or 0
         ms = F.unix_millis(t)
         start = ms - F.pmod(ms - F.lit(off), F.lit(size))
         first_k = F.floor((ms - start) / F.lit(step)).cast("int") + 1
@@ -294,37 +300,38 @@ class Translator(RelationalMixin, WindowedMixin):
         F = self.F  # noqa: N806
         src = self.df(node.inputs[0])
         n_in = self.width(node.inputs[0])
-        p = node.params
-        spec = p["window"]
+        p = WindowAggregateParams.of(node)
+        spec = p.window
         cols = self._cols(src, n_in)
-        t = cols[p["time_index"]]
-        if spec["kind"] == "CUMULATE":
+        t = cols[p.time_index]
+        if spec.kind == "CUMULATE":
             src = self._cumulate(src, spec, t)
             win = src["__win"]
             cols = self._cols(src, n_in)
         else:
             win = self._window_column(spec, t)
-        keys = [cols[i].alias(f"g{j}") for j, i in enumerate(p["grouping"])]
-        aggs = [self._agg(a, cols).alias(f"a{j}") for j, a in enumerate(p["aggs"])]
+        keys = [cols[i].alias(f"g{j}") for j, i in enumerate(p.grouping)]
+        aggs = [self._agg(a, cols).alias(f"a{j}") for j, a in enumerate(p.aggs)]
         # A window GROUP BY without aggregates (a per-window DISTINCT): Spark needs one.
         out = src.groupBy(win.alias("__w"), *keys).agg(*(aggs or [F.count(F.lit(1)).alias("__n")]))
-        ng = len(p["grouping"])
-        sel = [out[f"g{j}"] for j in range(ng)] + [_agg_final(out[f"a{j}"], a, F) for j, a in enumerate(p["aggs"])]
+        ng = len(p.grouping)
+        sel = [out[f"g{j}"] for j in range(ng)] + [_agg_final(out[f"a{j}"], a, F) for j, a in enumerate(p.aggs)]
         props = {
             "window_start": out["__w.start"],
             "window_end": out["__w.end"],
             "window_time": out["__w.end"] - F.make_dt_interval(secs=F.lit(0.001)),
         }
-        sel += [props[w] for w in p.get("window_props", [])]
+        sel += [props[w] for w in p.window_props]
         return out.select(*[c.alias(cname(i)) for i, c in enumerate(sel)])
 
     def _WindowTableFunction(self, node: Node) -> Any:  # noqa: N802
         F = self.F  # noqa: N806
         src = self.df(node.inputs[0])
         n_in = self.width(node.inputs[0])
-        spec = node.params["window"]
-        t = self._cols(src, n_in)[node.params["time_index"]]
-        if spec["kind"] == "CUMULATE":
+        tp = WindowTableFunctionParams.of(node)
+        spec = tp.window
+        t = self._cols(src, n_in)[tp.time_index]
+        if spec.kind == "CUMULATE":
             src = self._cumulate(src, spec, t)
         else:
             src = src.withColumn("__win", self._window_column(spec, t))
@@ -333,19 +340,20 @@ class Translator(RelationalMixin, WindowedMixin):
         sel = self._cols(src, n_in) + extra
         return src.select(*[c.alias(cname(i)) for i, c in enumerate(sel)])
 
-    def _agg(self, a: dict[str, Any], cols: list[Any]) -> Any:
+    def _agg(self, call: AggCallParams | dict[str, Any], cols: list[Any]) -> Any:
         F = self.F  # noqa: N806
-        name = a["name"]
-        x = cols[a["args"][0]] if a["args"] else F.lit(1)
-        if a.get("filter") is not None:
-            x = F.when(cols[a["filter"]], x)
-        distinct = bool(a.get("distinct"))
+        a = as_agg_call(call)
+        name = a.name
+        x = cols[a.args[0]] if a.args else F.lit(1)
+        if a.filter is not None:
+            x = F.when(cols[a.filter], x)
+        distinct = a.distinct
         if name == "count":
             return F.count_distinct(x) if distinct else F.count(x)
         if name == "sum":
             return F.sum_distinct(x) if distinct else F.sum(x)
         if name == "avg":
-            t = a["type"]
+            t = a.type
             if t.is_integer:  # Flink: SUM / COUNT in the argument's integer type (truncating)
                 s = F.sum_distinct(x) if distinct else F.sum(x)
                 c = F.count_distinct(x) if distinct else F.count(x)
@@ -361,17 +369,17 @@ class Translator(RelationalMixin, WindowedMixin):
         F = self.F  # noqa: N806
         src = self.df(node.inputs[0])
         cols = self._cols(src, self.width(node.inputs[0]))
-        p = node.params
-        keys = [cols[i].alias(f"g{j}") for j, i in enumerate(p["grouping"])]
-        aggs = [self._agg(a, cols).alias(f"a{j}") for j, a in enumerate(p["aggs"])]
+        p = GroupAggregateParams.of(node)
+        keys = [cols[i].alias(f"g{j}") for j, i in enumerate(p.grouping)]
+        aggs = [self._agg(a, cols).alias(f"a{j}") for j, a in enumerate(p.aggs)]
         # Row count: Spark needs one aggregate, and a streaming global aggregate over no
         # rows emits nothing in Flink (count only grows on insert-only input: safe to filter).
         aggs.append(F.count(F.lit(1)).alias("__n"))
         out = src.groupBy(*keys).agg(*aggs) if keys else src.agg(*aggs)
         if self.streaming and not keys:
             out = out.filter(out["__n"] > 0)
-        ng = len(p["grouping"])
-        sel = [out[f"g{j}"] for j in range(ng)] + [_agg_final(out[f"a{j}"], a, F) for j, a in enumerate(p["aggs"])]
+        ng = len(p.grouping)
+        sel = [out[f"g{j}"] for j in range(ng)] + [_agg_final(out[f"a{j}"], a, F) for j, a in enumerate(p.aggs)]
         named = [c.alias(cname(i)) for i, c in enumerate(sel)]
         if self.streaming:
             named += [out[f"g{j}"].alias(f"{HIDDEN}{node.id}_{j}") for j in range(ng)]
@@ -390,11 +398,11 @@ VARIANCE_FUNCS = {
 }
 
 
-def _agg_final(c: Any, a: dict[str, Any], F: Any) -> Any:  # noqa: N803
+def _agg_final(c: Any, a: AggCallParams | dict[str, Any], F: Any) -> Any:  # noqa: N803
     """An aggregate's value cast to the binder's result type (Flink's SUM(INT) is INT, ...)."""
     from runtime.executor.spark.types import spark_type
 
-    return c.cast(spark_type(a["type"]))
+    return c.cast(spark_type(as_agg_call(a).type))
 
 
 def literal_column(value: Any, t: Any) -> Any:

@@ -17,6 +17,7 @@ from runtime.executor.spark.expressions import literal, to_column
 from runtime.executor.spark.types import SparkUnsupportedError, spark_type
 from runtime.expr.ir import Literal
 from runtime.graph import Node
+from runtime.operators.correlate import UNNEST, CorrelateParams
 from runtime.operators.over import OverAggregateParams
 from runtime.operators.rank import SortLimitParams
 from runtime.operators.rank_common import SortKey
@@ -67,10 +68,10 @@ def limit_refusal(node: Node) -> str | None:
 
 
 def correlate_refusal(node: Node) -> str | None:
-    fn = node.params["function"]
-    if fn.get("kind") != "unnest":
+    fn = CorrelateParams.of(node).function
+    if fn.kind != UNNEST:
         return "a Python table function (LATERAL TABLE) runs in the local runner only"
-    if fn.get("element") == "multiset":
+    if fn.element == "multiset":
         return "UNNEST of a MULTISET"
     return None
 
@@ -233,24 +234,26 @@ class WindowedMixin:
         """UNNEST → `posexplode` (`_outer` for LEFT JOIN): array order is kept, ordinality is
         the 1-based position, a NULL or empty collection gives no row (LEFT: one padded row)."""
         F = self.F  # noqa: N806
-        fn = node.params["function"]
+        params = CorrelateParams.of(node)
+        fn = params.function
+        assert fn.expr is not None
         src = self.df(node.inputs[0])
         n = self.width(node.inputs[0])
         cols = [src[f"c{i}"] for i in range(n)]
-        coll = to_column(fn["expr"], cols, self.ctx)
-        outer = node.params.get("join_type") == "LEFT"
-        is_map = fn["expr"].type.name == "MAP"
+        coll = to_column(fn.expr, cols, self.ctx)
+        outer = params.join_type == "LEFT"
+        is_map = fn.expr.type.name == "MAP"
         explode = F.posexplode_outer if outer else F.posexplode
         names = ["__pos", "__k", "__v"] if is_map else ["__pos", "__v"]
         df = src.select(*cols, explode(coll).alias(*names))
         if is_map:
             produced = [df["__k"], df["__v"]]
-        elif fn.get("element") == "row":
-            elem_type = fn["expr"].type.element_type
-            produced = [df["__v"].getField(f.name) for f in elem_type.fields]
+        elif fn.element == "row":
+            elem_type = fn.expr.type.children[0]
+            produced = [df["__v"].getField(name) for name in elem_type.field_names]
         else:
             produced = [df["__v"]]
-        if fn.get("ordinality"):
+        if fn.ordinality:
             produced.append((df["__pos"] + F.lit(1)).cast("int"))
         out_types = [f.type for f in node.schema[n:]]
         sel = [df[f"c{i}"] for i in range(n)] + [

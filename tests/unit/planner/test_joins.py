@@ -104,7 +104,7 @@ def test_correlated_count_subquery_is_decorrelated() -> None:
     graph, pq = _plan("SELECT oid, (SELECT COUNT(*) FROM c WHERE c.cid = o.cid) AS n FROM o")
     (j,) = _joins(graph)
     assert j.params.join_type == "LEFT" and j.params.left_keys == (1,)
-    assert any(n.operator == "GroupAggregate" and n.params["grouping"] == [0] for n in graph.nodes)
+    assert any(n.operator == "GroupAggregate" and n.params.grouping == (0,) for n in graph.nodes)
     # a customer-less order counts 0, not NULL
     assert graph.result_node is not None
     assert "coalesce" in str(graph.node(graph.result_node).params.projections[1])

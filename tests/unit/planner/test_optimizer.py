@@ -14,6 +14,7 @@ from planner.statements import CreateTable, CreateView, Explain, InsertInto, Que
 from runtime.expr.ir import Call, InputRef
 from runtime.graph import JobGraph
 from runtime.operators.union import ExchangeParams
+from runtime.plan_params import WindowParams
 from runtime.types import Field
 
 DDL = """
@@ -61,12 +62,12 @@ def test_filter_projection_single_calc_and_projection_pushdown() -> None:
     pq = plan("SELECT k, v + 1 AS w FROM t WHERE v > 2")
     assert ops(pq) == ["TableSourceScan", "WatermarkAssigner", "Calc"]
     scan = node(pq, "TableSourceScan")
-    assert scan.params["projection"] == [0, 1, 2]  # s (index 3) is not read
+    assert scan.params.projection == (0, 1, 2)  # s (index 3) is not read
     assert [f.name for f in scan.schema] == ["ts", "k", "v"]
-    assert [f.name for f in scan.params["physical_schema"]] == ["ts", "k", "v", "s"]
-    assert scan.params["bounded"] is True and scan.params["connector"] == "filesystem"
+    assert [f.name for f in scan.params.physical_schema] == ["ts", "k", "v", "s"]
+    assert scan.params.bounded is True and scan.params.connector == "filesystem"
     wm = node(pq, "WatermarkAssigner")
-    assert wm.params["rowtime_index"] == 0 and wm.params["idle_timeout_ms"] == 5000
+    assert wm.params.rowtime_index == 0 and wm.params.idle_timeout_ms == 5000
     calc = node(pq, "Calc")
     assert calc.params.condition.name == "greater_than"
     assert [str(e) for e in calc.params.projections] == ["$1", "plus($2, 1)"]
@@ -76,7 +77,7 @@ def test_filter_projection_single_calc_and_projection_pushdown() -> None:
 def test_batch_mode_has_no_watermark_assigner() -> None:
     pq = plan("SELECT k FROM t", "batch")
     assert ops(pq) == ["TableSourceScan", "Calc"]
-    assert node(pq, "TableSourceScan").params["projection"] == [1]
+    assert node(pq, "TableSourceScan").params.projection == (1,)
     assert pq.graph.mode == "BATCH"
 
 
@@ -86,9 +87,9 @@ def test_group_aggregate_exchange_and_changelog() -> None:
     ex = node(pq, "Exchange")
     assert ex.params == ExchangeParams("hash", (0,))
     agg = node(pq, "GroupAggregate")
-    assert agg.params["grouping"] == [0]
-    (a,) = agg.params["aggs"]
-    assert a["name"] == "max" and a["args"] == [1] and a["distinct"] is False and a["filter"] is None
+    assert agg.params.grouping == (0,)
+    (a,) = agg.params.aggs
+    assert a.name == "max" and a.args == (1,) and a.distinct is False and a.filter is None
     assert agg.changelog_mode == "I,UB,UA" and pq.changelog_mode == "I,UB,UA"
     assert plan("SELECT k, MAX(v) FROM t GROUP BY k", "batch").changelog_mode == "I"
 
@@ -98,7 +99,7 @@ def test_global_aggregate_single_exchange_and_distinct_insert_only() -> None:
     assert node(pq, "Exchange").params.distribution == "single"
     assert pq.changelog_mode == "I,UB,UA"
     d = plan("SELECT DISTINCT k FROM t")
-    assert d.changelog_mode == "I" and node(d, "GroupAggregate").params["aggs"] == []
+    assert d.changelog_mode == "I" and node(d, "GroupAggregate").params.aggs == ()
 
 
 def test_window_tvf_aggregate_is_fused() -> None:
@@ -108,19 +109,11 @@ def test_window_tvf_aggregate_is_fused() -> None:
     )
     assert "WindowTableFunction" not in ops(pq)
     w = node(pq, "WindowAggregate")
-    assert w.params["window"] == {
-        "kind": "TUMBLE",
-        "size_ms": 10000,
-        "slide_ms": None,
-        "step_ms": None,
-        "offset_ms": None,
-        "gap_ms": None,
-        "partition_keys": [],
-    }
-    assert w.params["window_props"] == ["window_start", "window_end"]
+    assert w.params.window == WindowParams("TUMBLE", size_ms=10000)
+    assert w.params.window_props == ("window_start", "window_end")
     inp = pq.graph.node(w.inputs[0])
-    assert inp.operator == "Exchange" and list(inp.params.keys) == list(w.params["grouping"])
-    assert inp.schema[w.params["time_index"]].name == "ts"
+    assert inp.operator == "Exchange" and inp.params.keys == w.params.grouping
+    assert inp.schema[w.params.time_index].name == "ts"
     assert [f.name for f in w.schema] == ["k", "cnt", "s", "window_start", "window_end"]
     assert [f.name for f in pq.schema] == ["window_start", "window_end", "k", "cnt", "s"]
     assert w.changelog_mode == "I"
@@ -130,7 +123,7 @@ def test_window_tvf_without_aggregate_stays_a_table_function() -> None:
     pq = plan("SELECT k, window_start FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND))")
     assert "WindowTableFunction" in ops(pq)
     wtf = node(pq, "WindowTableFunction")
-    assert wtf.params["window"]["kind"] == "TUMBLE"
+    assert wtf.params.window.kind == "TUMBLE"
     assert [f.name for f in wtf.schema][-3:] == ["window_start", "window_end", "window_time"]
 
 
@@ -141,7 +134,7 @@ def test_hop_size_multiple_checked_in_streaming_only() -> None:
     )
     with pytest.raises(SqlValidationError, match="integral multiple of slide"):
         plan(sql)
-    assert node(plan(sql, "batch"), "WindowAggregate").params["window"]["slide_ms"] == 3000
+    assert node(plan(sql, "batch"), "WindowAggregate").params.window.slide_ms == 3000
 
 
 def test_legacy_window_lowers_to_window_aggregate() -> None:
@@ -150,7 +143,7 @@ def test_legacy_window_lowers_to_window_aggregate() -> None:
         "GROUP BY TUMBLE(ts, INTERVAL '10' SECOND), k HAVING SUM(v) > 2"
     )
     w = node(pq, "WindowAggregate")
-    assert w.params["window_props"] == ["window_start", "window_end", "window_time"]
+    assert w.params.window_props == ("window_start", "window_end", "window_time")
     top = pq.graph.nodes[-1]
     assert top.operator == "Calc" and top.params.condition is not None
 
@@ -191,7 +184,7 @@ def test_jobgraph_json_round_trip() -> None:
     again = JobGraph.from_json(text)
     assert again.to_json() == text
     agg = next(n for n in again.nodes if n.operator == "GroupAggregate")
-    assert agg.params["aggs"][0]["type"].name == "BIGINT"
+    assert agg.params.aggs[0].type.name == "BIGINT"
     assert pq.graph.result_node == pq.graph.nodes[-1].id
 
 
@@ -202,11 +195,11 @@ def test_insert_into_sink_with_implicit_cast() -> None:
     g = p.plan_inserts([ins])
     sink = g.nodes[-1]
     assert sink.operator == "Sink" and g.result_node is None
-    assert sink.params["table"] == "default_catalog.default_database.snk"
-    assert sink.params["connector"] == "blackhole"
-    assert sink.params["schema"] == [
-        Field("k", sink.params["schema"][0].type),
-        Field("total", sink.params["schema"][1].type),
+    assert sink.params.table == "default_catalog.default_database.snk"
+    assert sink.params.connector == "blackhole"
+    assert list(sink.params.schema) == [
+        Field("k", sink.params.schema[0].type),
+        Field("total", sink.params.schema[1].type),
     ]
     calc = g.node(sink.inputs[0])
     cast = calc.params.projections[1]

@@ -14,6 +14,7 @@ from runtime.errors import DataError
 from runtime.executor.local import LocalExecutor
 from runtime.expr.ir import Literal
 from runtime.graph import JobGraph
+from runtime.operators.source import TableSourceScanParams
 from runtime.types import BIGINT, INT, STRING, Field
 
 
@@ -84,14 +85,7 @@ def _scan(nid: int, connector: str) -> object:
         "TableSourceScan",
         (),
         f,
-        {
-            "table": "t",
-            "connector": connector,
-            "options": {},
-            "physical_schema": list(f),
-            "projection": None,
-            "bounded": False,
-        },
+        TableSourceScanParams("t", connector, {}, f, None, False),
     )
 
 
@@ -239,14 +233,7 @@ def test_idle_input_stops_holding_back_the_watermark(kit: ModuleType, tmp_path, 
         "TableSourceScan",
         (),
         tuple(ev),
-        {
-            "table": "s",
-            "connector": "test-silent",
-            "options": {},
-            "physical_schema": list(ev),
-            "projection": None,
-            "bounded": False,
-        },
+        TableSourceScanParams("s", "test-silent", {}, tuple(ev), None, False),
     )
     nodes = [
         kit.scan(1, a, ev),

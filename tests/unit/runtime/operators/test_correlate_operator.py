@@ -15,7 +15,7 @@ from runtime.batch import ROW_KIND, row_kinds
 from runtime.expr.ir import InputRef
 from runtime.graph import STREAMING, Node
 from runtime.operators.base import OperatorContext, Output
-from runtime.operators.correlate import CorrelateOperator
+from runtime.operators.correlate import CorrelateFunction, CorrelateOperator, CorrelateParams
 from runtime.types import ARRAY, INT, Field
 from streamsql import EnvironmentSettings, TableEnvironment
 
@@ -84,8 +84,8 @@ def test_unnest_of_a_non_collection_is_rejected(tmp_path: Path) -> None:
 
 def test_row_kinds_and_watermarks_pass_through() -> None:
     schema = (Field("id", INT()), Field("a", ARRAY(INT())), Field("v", INT()))
-    fn = {"kind": "unnest", "expr": InputRef(1, ARRAY(INT())), "ordinality": False, "element": "scalar"}
-    node = Node(0, "Correlate", (), schema, {"function": fn, "join_type": "INNER"}, "I,UB,UA,D", 1, "")
+    fn = CorrelateFunction("unnest", expr=InputRef(1, ARRAY(INT())))
+    node = Node(0, "Correlate", (), schema, CorrelateParams(fn, "INNER"), "I,UB,UA,D", 1, "")
     op = CorrelateOperator(node, OperatorContext(mode=STREAMING, config={}))
     batch = pa.RecordBatch.from_arrays(
         [

@@ -13,6 +13,7 @@ from runtime.operators.base import OperatorContext, Output, create_operator
 from runtime.operators.over import OVER_AGGREGATE, OverAggregateParams
 from runtime.operators.over_frames import OverFrame
 from runtime.operators.rank_common import SortKey
+from runtime.operators.setops import ReplicateRowsParams
 from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, INT, STRING, TIMESTAMP, Field
 
@@ -155,7 +156,7 @@ def test_recompute_mode_emits_retract_diff() -> None:
 
 
 def test_replicate_rows_repeats_with_row_kind() -> None:
-    node = Node(3, "ReplicateRows", (2,), (Field("s", STRING()),), {"count_index": 0, "columns": [1]})
+    node = Node(3, "ReplicateRows", (2,), (Field("s", STRING()),), ReplicateRowsParams(0, (1,)))
     op = create_operator(node, OperatorContext(mode=STREAMING, config={}))
     data = pa.record_batch([pa.array([2, 0, 3], pa.int64()), pa.array(["x", "y", "z"])], names=["c", "s"])
     out = Output()

@@ -17,7 +17,7 @@ import pytest
 from runtime.batch import ROW_KIND_NAMES, data_width, row_kinds
 from runtime.graph import STREAMING, Node
 from runtime.operators.base import OperatorContext, Output, create_operator
-from runtime.operators.spec import spec_for
+from runtime.operators.spec import encode_value, spec_for
 from runtime.state.ttl import set_clock
 from runtime.types import BIGINT, INT, STRING, Field
 
@@ -41,8 +41,8 @@ def clock() -> Iterator[Clock]:
 
 
 def _op(operator: str, schema: list[Field], params: dict[str, Any], config: dict[str, str] | None = None) -> Any:
-    spec = spec_for(operator)  # typed params from their JSON shape
-    typed = spec.decode_params(params) if spec is not None else params
+    spec = spec_for(operator)  # the test's JSON-shaped params as the kind's typed params
+    typed = spec.decode_params(encode_value(params)) if spec is not None else params
     node = Node(1, operator, (0,), tuple(schema), typed, "I,UB,UA,D")
     op = create_operator(node, OperatorContext(mode=STREAMING, config=config or {}))
     op.input_changelog_modes = ["I", "I"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -13,7 +14,8 @@ import pytest
 
 from runtime.operators import window_agg
 from runtime.operators.window_slicing import can_slice, slice_unit
-from runtime.types import BIGINT, BOOLEAN, INT, STRING, Field
+from runtime.plan_params import AggCallParams, WindowParams
+from runtime.types import BIGINT, BOOLEAN, DOUBLE, INT, STRING, Field
 
 BASE = dt.datetime(2024, 1, 1)
 
@@ -120,10 +122,10 @@ def test_what_is_sliced() -> None:
     import pyarrow as pa
 
     types = [pa.timestamp("ms"), pa.string(), pa.int32(), pa.float64()]
-    count = {"name": "count", "args": [], "distinct": False, "filter": None}
-    assert slice_unit({"kind": "HOP", "size_ms": 10, "slide_ms": 4}) is None  # not a union of slides
-    assert can_slice({"kind": "HOP", "size_ms": 10, "slide_ms": 5}, [count], types, [1])
-    float_sum = {"name": "sum", "args": [3], "distinct": False, "filter": None}  # order-dependent rounding
-    assert not can_slice({"kind": "TUMBLE", "size_ms": 10}, [count, float_sum], types, [1])
-    assert not can_slice({"kind": "TUMBLE", "size_ms": 10}, [dict(count, distinct=True)], types, [1])
-    assert not can_slice({"kind": "SESSION", "gap_ms": 10}, [count], types, [1])
+    count = AggCallParams("count", (), BIGINT(False))
+    assert slice_unit(WindowParams("HOP", size_ms=10, slide_ms=4)) is None  # not a union of slides
+    assert can_slice(WindowParams("HOP", size_ms=10, slide_ms=5), [count], types, [1])
+    float_sum = AggCallParams("sum", (3,), DOUBLE())  # order-dependent rounding
+    assert not can_slice(WindowParams("TUMBLE", size_ms=10), [count, float_sum], types, [1])
+    assert not can_slice(WindowParams("TUMBLE", size_ms=10), [replace(count, distinct=True)], types, [1])
+    assert not can_slice(WindowParams("SESSION", gap_ms=10), [count], types, [1])

@@ -8,7 +8,11 @@ from test_flat_aggregate import TOP2
 from runtime.batch import DELETE, INSERT, data_columns, row_kinds
 from runtime.graph import STREAMING, Node
 from runtime.operators.base import OperatorContext, Output
-from runtime.operators.group_table_agg import GroupTableAggregateOperator
+from runtime.operators.group_table_agg import (
+    GroupTableAggregateOperator,
+    GroupTableAggregateParams,
+    TableAggregateFunction,
+)
 from runtime.types import BIGINT, INT, STRING, Field
 from runtime.udf_registry import SPEC_ATTR, make_reference, register
 
@@ -22,7 +26,9 @@ def _op() -> GroupTableAggregateOperator:
         "GroupTableAggregate",
         (0,),
         (Field("k", STRING()), Field("v", BIGINT()), Field("rnk", INT())),
-        {"grouping": [0], "args": [1], "function": {"udf": make_reference(spec, TOP2, register(spec)), "name": "top2"}},
+        GroupTableAggregateParams(
+            (0,), (1,), TableAggregateFunction(make_reference(spec, TOP2, register(spec)), "top2")
+        ),
         changelog_mode="I,D",
     )
     return GroupTableAggregateOperator(node, OperatorContext(STREAMING, {}))
