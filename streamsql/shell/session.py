@@ -111,7 +111,7 @@ class ShellSession:
 
         try:
             cmd = parse_shell_command(sql)
-            if cmd is not None:
+            if cmd is not None and cmd.kind != "stop":  # STOP JOB is SQL: Flink's answers
                 return self._command(cmd)
             stmt = parse_statement(sql, line=line, column=column)
             self._statement(stmt)
@@ -132,35 +132,8 @@ class ShellSession:
         if cmd.kind == "quit":
             self._write("[INFO] Exiting streamsql.\n")
             return False
-        if cmd.kind == "help":
-            self._write(HELP_TEXT)
-            return True
-        self._stop_job(cmd)
+        self._write(HELP_TEXT)  # "help"; STOP JOB runs as a SQL statement (StopJob)
         return True
-
-    def _stop_job(self, cmd: ShellCommand) -> None:
-        job = self.env.jobs.get(cmd.job_id)
-        if job is None:
-            known = ", ".join(f"'{j}'" for j in self.env.jobs) or "none yet"
-            self._error(f"Could not find job '{cmd.job_id}' (jobs of this session: {known}; SHOW JOBS lists them).")
-            return
-        if cmd.with_savepoint:
-            if not job.is_running():
-                self._error(f"Job '{cmd.job_id}' is already {job.get_job_status()}: no savepoint can be taken.")
-                return
-            try:
-                path = job.stop_with_savepoint()
-            except Exception as e:  # noqa: BLE001 - reported, the job keeps running
-                self._error(f"Could not take a savepoint of job '{cmd.job_id}' (it keeps running): {e}")
-                return
-            self._write(f"[INFO] Job '{cmd.job_id}' stopped with savepoint:\nSavepoint path: {path}\n")
-            return
-        if not job.is_running():
-            self._write(f"[INFO] Job '{cmd.job_id}' is already {job.get_job_status()}.\n")
-            return
-        job.cancel()
-        job.join(10)
-        self._write(f"[INFO] Job '{cmd.job_id}' stopped ({job.get_job_status()}).\n")
 
     # ------------------------------------------------------------------ SQL statements
     def _statement(self, stmt: Any) -> None:
