@@ -25,6 +25,7 @@ freshness defaults to `materialized-table.default-freshness.continuous` / `.full
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -130,10 +131,65 @@ class _Schedule:
             if self.stop.wait((now // period + 1) * period - now):
                 return
             try:
-                refresh(self.env, table, (), "periodic").wait()
+                partition = scheduled_partition(self.env, table, (now // period + 1) * period)
+                refresh(self.env, table, partition, "periodic").wait()
                 self.runs += 1
             except Exception as e:  # noqa: BLE001 - a failed run is kept; the schedule goes on
                 self.last_error = e
+
+
+_DATE_FORMATTER = re.compile(r"partition\.fields\.(.+)\.date-formatter")
+
+
+def date_formatters(options: dict[str, str]) -> dict[str, str]:
+    """`partition.fields.<column>.date-formatter` options: column -> Java date pattern."""
+    return {m.group(1): v for k, v in options.items() if (m := _DATE_FORMATTER.fullmatch(k))}
+
+
+def scheduled_partition(env: TableEnvironment, table: CatalogTable, schedule_s: float) -> tuple[tuple[str, str], ...]:
+    """The partition a periodic refresh scheduled at `schedule_s` (epoch seconds) refreshes,
+    as Flink computes it: each formatted partition column gets the schedule time minus the
+    freshness, in the session time zone, in its pattern. None formatted: the whole table."""
+    import zoneinfo
+    from datetime import UTC, datetime
+
+    import numpy as np
+
+    from runtime.functions.datetime_patterns import format_wall
+
+    m = table.materialized
+    assert m is not None
+    zone = env.get_config().get_local_timezone()
+    offset = zoneinfo.ZoneInfo(zone).utcoffset(datetime.fromtimestamp(schedule_s, tz=UTC))
+    wall_ms = int(schedule_s * 1000) + int(offset.total_seconds() * 1000 if offset else 0) - m.freshness.millis
+    out = []
+    for column, pattern in sorted(date_formatters(table.options).items()):
+        value = format_wall(np.array([wall_ms], dtype=np.int64), np.array([True]), pattern).to_pylist()[0]
+        out.append((column, str(value)))
+    return tuple(out)
+
+
+def _check_date_formatters(stmt: Any, table: CatalogTable) -> None:
+    """Flink's checks of `partition.fields.#.date-formatter` when the table is created."""
+    types = {c.name: c.type for c in table.columns}
+    for column in date_formatters(table.options):
+        key = f"partition.fields.{column}.date-formatter"
+        if column not in table.partitioned_by:
+            known = ", ".join(f"'{p}'" for p in table.partitioned_by) or "''"
+            raise _error(
+                stmt,
+                f"Column '{column}' referenced by materialized table option '{key}' isn't a partition column. "
+                f"Available partition columns: [{known}].",
+                VALIDATION_EXCEPTION,
+            )
+        t = types[column]
+        if t.name not in ("CHAR", "VARCHAR"):
+            raise _error(
+                stmt,
+                f"Materialized table option '{key}' only supports referring to char, varchar and string type "
+                f"partition column. Column `{column}` type is {t.with_nullable(True)}.",
+                VALIDATION_EXCEPTION,
+            )
 
 
 def pipelines(env: TableEnvironment) -> dict[tuple[str, str, str], Pipeline]:
@@ -283,6 +339,7 @@ def create(env: TableEnvironment, stmt: CreateMaterializedTable) -> TableResult:
             stmt, "The workflow scheduler must be configured when creating materialized table in full refresh mode."
         )
     table = cat.resolve_materialized_table(stmt, path, freshness, mode)
+    _check_date_formatters(stmt, table)
     cat.store_object(table, stmt=stmt)
     if mode == "CONTINUOUS":
         try:

@@ -152,3 +152,41 @@ def test_explain_json_execution_plan_shows_the_job_graph() -> None:
     assert head.startswith("== Abstract Syntax Tree ==") and "== Optimized Execution Plan ==" in head
     nodes = json.loads(plan)["nodes"]
     assert [n["operator"] for n in nodes][:2] == ["TableSourceScan", "Calc"]
+
+
+def test_a_periodic_refresh_targets_the_partition_of_its_schedule_time(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from planner.errors import SqlError
+    from streamsql.materialized_tables import scheduled_partition
+
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    env.execute_sql("SET 'workflow-scheduler.type' = 'embedded'")
+    env.execute_sql("SET 'table.local-time-zone' = 'Asia/Shanghai'")
+    env.execute_sql(
+        f"CREATE TABLE events (id INT, ds STRING, n INT) WITH ('connector' = 'filesystem', "
+        f"'path' = '{tmp_path / 'events'}', 'format' = 'csv')"
+    )
+    env.execute_sql(
+        "CREATE MATERIALIZED TABLE daily PARTITIONED BY (ds) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'daily'}', 'format' = 'csv', "
+        "'partition.fields.ds.date-formatter' = 'yyyy-MM-dd') "
+        "FRESHNESS = INTERVAL '1' DAY AS SELECT ds, COUNT(*) AS c FROM events GROUP BY ds"
+    )
+    table = env.catalog.get(("daily",))
+    # Scheduled at 2024-06-02 00:00 in Shanghai (16:00 UTC the day before): yesterday's partition.
+    at = datetime(2024, 6, 1, 16, 0, tzinfo=UTC).timestamp()
+    assert scheduled_partition(env, table, at) == (("ds", "2024-06-01"),)
+    for bad, message in (
+        ("'partition.fields.id.date-formatter' = 'yyyy'", "Column 'id' referenced by materialized table option"),
+        ("'partition.fields.n.date-formatter' = 'yyyy'", "only supports referring to char, varchar and string"),
+    ):
+        try:
+            env.execute_sql(
+                f"CREATE MATERIALIZED TABLE bad PARTITIONED BY (n) WITH ('connector' = 'blackhole', {bad}) "
+                "FRESHNESS = INTERVAL '1' DAY AS SELECT id, n FROM events"
+            )
+            raise AssertionError("created")
+        except SqlError as e:
+            assert message in e.message
+    env.execute_sql("DROP MATERIALIZED TABLE daily")
