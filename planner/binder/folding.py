@@ -7,9 +7,13 @@ into a literal). Most of that is invisible: the runtime kernels compute the same
 later. These rules are the exceptions, each an answer the Flink 2.3 oracle corpus
 (tests/conformance/functions) records:
 
-- `x = x` (also `<=`, `>=`) over the same deterministic expression is `NULL OR x IS NOT
-  NULL`, and `x <> x` (also `<`, `>`) is `NULL AND x IS NULL`: Calcite never compares the
-  values, so `CAST('NaN' AS DOUBLE) = CAST('NaN' AS DOUBLE)` is TRUE.
+- `x = x` (also `<=`, `>=`) over the same expression is `NULL OR x IS NOT NULL`, and
+  `x <> x` (also `<`, `>`) is `NULL AND x IS NULL`: Calcite never compares the values, so
+  `CAST('NaN' AS DOUBLE) = CAST('NaN' AS DOUBLE)` is TRUE. This holds even for a
+  nondeterministic x (`UUID() <> UUID()` is FALSE): Flink's Calc is a Calcite RexProgram,
+  which registers equal subexpressions once, as one local reference, and simplifies
+  `$t0 <> $t0` (a reference counts as deterministic). Separate columns `RAND(), RAND()` still
+  get two values (the generated code expands each reference again).
 - Two string literals are compared by Calcite as Java Strings, in UTF-16 code units:
   `'😀' > '￿'` is FALSE (over columns Flink compares UTF-8 bytes, i.e. code points).
 - A CAST of an exact numeric literal keeps its decimal value through a chain of casts
@@ -27,7 +31,6 @@ from __future__ import annotations
 from decimal import Decimal, InvalidOperation
 
 from runtime.expr.ir import Call, Expr, Literal
-from runtime.functions import registry
 from runtime.types import BOOLEAN, DataType
 
 _SAME_OPERAND = {
@@ -65,16 +68,6 @@ _PRIMITIVE_DEFAULT: dict[str, object] = {
 }
 
 
-def _deterministic(e: Expr) -> bool:
-    """Calcite's RexUtil.isDeterministic: no nondeterministic call anywhere inside."""
-    if isinstance(e, Call):
-        fn = registry.lookup(e.name)
-        if fn is not None and not fn.deterministic:
-            return False
-        return all(_deterministic(a) for a in e.args)
-    return True
-
-
 def _same(a: Expr, b: Expr) -> bool:
     try:
         return bool(a == b)
@@ -87,7 +80,7 @@ def fold_comparison(name: str, args: list[Expr]) -> Expr | None:
     if name not in _COMPARE or len(args) != 2:
         return None
     a, b = args
-    if _same(a, b) and _deterministic(a):
+    if _same(a, b):
         reflexive = _SAME_OPERAND[name]
         if not a.type.nullable:
             return Literal(reflexive, BOOLEAN(nullable=False))

@@ -143,7 +143,7 @@ def evaluate(expr: Expr, batch: pa.RecordBatch, ctx: EvalContext | None = None) 
 
 
 # Common subexpressions: per list of expressions (Calc passes the same list every batch),
-# the calls occurring more than once, each mapped to one representative's
+# the deterministic calls occurring more than once, each mapped to one representative's
 # id. While `evaluate_many` runs, `_MEMO` holds that map and the results computed so far,
 # keyed by (representative id, id(batch)); the batch is kept in the value so its id cannot
 # be reused meanwhile. A query repeating an expression (q21: LOWER(channel) in four CASE
@@ -166,9 +166,7 @@ def _shared_calls(exprs: list[Expr] | tuple[Expr, ...]) -> dict[int, int]:
             continue
         stack.extend(e.args)
         fn = registry.lookup(e.name.lower()) if e.name.lower() not in _CONDITIONAL else None
-        # Nondeterministic calls too: Flink's Calc program holds an expression once however
-        # often the query repeats it (Calcite's RexProgram), so `UUID() <> UUID()` is FALSE.
-        if fn is None:
+        if fn is None or not fn.deterministic or not e.args:
             continue
         try:
             rep = first.get(e)
