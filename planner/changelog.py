@@ -5,8 +5,6 @@ source is a bounded changelog that row-wise operators forward and a GroupAggrega
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from planner.errors import UnsupportedSqlError
 from planner.physical import PhysicalNode
 from runtime.graph import BATCH
@@ -14,21 +12,6 @@ from runtime.operators.source import TableSourceScanParams
 from runtime.operators.spec import PlanRefusedError, spec_for
 
 _ORDER = ("I", "UB", "UA", "D")
-
-
-ChangelogRule = Callable[[PhysicalNode, list[str]], str]
-_RULES: dict[str, ChangelogRule] = {}
-
-
-def register_changelog(operator: str) -> Callable[[ChangelogRule], ChangelogRule]:
-    """Register how operator `operator` derives its output changelog mode from its inputs'
-    (STREAMING only; BATCH is always insert-only). Used by `planner.rules` modules."""
-
-    def deco(fn: ChangelogRule) -> ChangelogRule:
-        _RULES[operator] = fn
-        return fn
-
-    return deco
 
 
 def _flags(mode: str) -> set[str]:
@@ -95,6 +78,4 @@ def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
             return spec.changelog_mode(n, inputs)
         except PlanRefusedError as e:
             raise UnsupportedSqlError(str(e)) from None
-    if op in _RULES:
-        return _RULES[op](n, in_modes)
     return in_modes[0] if in_modes else "I"

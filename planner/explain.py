@@ -28,7 +28,7 @@ from planner.logical import (
     LogicalWindowTableFunction,
 )
 from planner.physical import PhysicalNode
-from runtime.operators.spec import explain_line, spec_for
+from runtime.operators.spec import explain_line
 from runtime.plan_text import format_agg, format_expr, format_literal, format_window, type_name
 from runtime.types import Field
 
@@ -112,30 +112,9 @@ def logical_line(n: LogicalNode) -> str:
 
 
 # ---------------------------------------------------------------------- physical
-PhysicalLine = Callable[[PhysicalNode], list[str]]
-_PHYSICAL_LINES: dict[str, PhysicalLine] = {}
-
-
-def register_physical_line(operator: str) -> Callable[[PhysicalLine], PhysicalLine]:
-    """Register the `key=[value]` parts of an operator's EXPLAIN line (planner.rules)."""
-
-    def deco(fn: PhysicalLine) -> PhysicalLine:
-        _PHYSICAL_LINES[operator] = fn
-        return fn
-
-    return deco
-
-
 def physical_line(n: PhysicalNode, changelog: bool = False) -> str:
-    """The node's EXPLAIN line: its spec's (runtime/operators/spec.py), or a planner rule's
-    `register_physical_line` for a kind without a spec yet (issue 13)."""
-    op = n.operator
-    if spec_for(op) is not None:
-        return explain_line(n, changelog)
-    parts: list[str] = list(_PHYSICAL_LINES[op](n)) if op in _PHYSICAL_LINES else []
-    if changelog:
-        parts.append(f"changelogMode=[{n.changelog_mode}]")
-    return f"{op}({', '.join(parts)})"
+    """The node's EXPLAIN line, as its operator spec renders it (runtime/operators/spec.py)."""
+    return explain_line(n, changelog)
 
 
 # ---------------------------------------------------------------------- trees

@@ -34,17 +34,6 @@ class AggCall:
         """The runtime's typed form (operator params hold these)."""
         return AggCallParams(self.name, tuple(self.args), self.type, self.distinct, self.filter, dict(self.params))
 
-    def to_param(self) -> dict[str, Any]:
-        """The untyped JSON form (kinds not yet declared as operator specs, issue 13)."""
-        return {
-            "name": self.name,
-            "args": list(self.args),
-            "distinct": self.distinct,
-            "filter": self.filter,
-            "type": self.type,
-            "params": dict(self.params),
-        }
-
 
 @dataclass(frozen=True)
 class WindowSpec:
@@ -63,18 +52,6 @@ class WindowSpec:
         return WindowParams(
             self.kind, self.size_ms, self.slide_ms, self.step_ms, self.offset_ms, self.gap_ms, self.partition_keys
         )
-
-    def to_param(self) -> dict[str, Any]:
-        """The untyped JSON form (kinds not yet declared as operator specs, issue 13)."""
-        return {
-            "kind": self.kind,
-            "size_ms": self.size_ms,
-            "slide_ms": self.slide_ms,
-            "step_ms": self.step_ms,
-            "offset_ms": self.offset_ms,
-            "gap_ms": self.gap_ms,
-            "partition_keys": list(self.partition_keys),
-        }
 
 
 @dataclass(frozen=True)

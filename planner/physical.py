@@ -34,8 +34,8 @@ from runtime.operators.calc import CalcParams
 from runtime.operators.group_agg import GroupAggregateParams
 from runtime.operators.sink import SinkParams
 from runtime.operators.source import TableSourceScanParams
-from runtime.operators.spec import OperatorParams, OperatorSpec, spec_of
-from runtime.operators.union import ExchangeParams, UnionParams
+from runtime.operators.spec import ANY, OperatorParams, OperatorSpec, spec_for, spec_of
+from runtime.operators.union import EXCHANGE, ExchangeParams, UnionParams
 from runtime.operators.values import ValuesParams
 from runtime.operators.watermark import WatermarkAssignerParams
 from runtime.operators.window_agg import WindowAggregateParams
@@ -68,12 +68,62 @@ class PhysicalNode:
         """A node of the kind whose params class `params` is."""
         return PhysicalNode(spec_of(params).name, tuple(inputs), tuple(fields), params, info=info or {})
 
+    @staticmethod
+    def distributed(
+        params: OperatorParams,
+        inputs: Sequence[PhysicalNode],
+        fields: Sequence[Field],
+        info: dict[str, Any] | None = None,
+    ) -> PhysicalNode:
+        """`PhysicalNode.of`, with every input fed through the Exchange the kind's spec
+        requires (`input_distribution` KEYED: hash on `input_keys`; SINGLE: all rows to
+        one subtask). The only place the planner decides data distribution."""
+        spec = spec_of(params)
+        return PhysicalNode.of(
+            params, tuple(_distribute(spec, params, i, child) for i, child in enumerate(inputs)), fields, info
+        )
+
     def with_mode(self, mode: str, inputs: tuple[PhysicalNode, ...]) -> PhysicalNode:
         return replace(self, changelog_mode=mode, inputs=inputs)
 
     def is_kind(self, spec: OperatorSpec[Any]) -> bool:
         """This node is of kind `spec`."""
         return self.operator == spec.name
+
+
+def required_exchange(spec: OperatorSpec[Any], params: OperatorParams, input_index: int) -> ExchangeParams | None:
+    """The Exchange input `input_index` of a `spec` node with `params` must come through
+    (None: any distribution will do)."""
+    if spec.input_distribution == ANY:
+        return None
+    return ExchangeParams.on(spec.input_keys(params, input_index))
+
+
+def _distribute(spec: OperatorSpec[Any], params: OperatorParams, input_index: int, child: PhysicalNode) -> PhysicalNode:
+    exchange = required_exchange(spec, params, input_index)
+    if exchange is None or (child.is_kind(EXCHANGE) and child.params == exchange):
+        return child
+    return PhysicalNode.of(exchange, (child,), child.fields)
+
+
+def check_distribution(plan: PhysicalNode) -> None:
+    """Every node is fed through the Exchange its spec requires (the executors rely on
+    the plan's Exchanges; a rule that rebuilt a keyed node without `distributed` is a
+    planner bug, reported here rather than as a wrong result at parallelism > 1)."""
+    seen: set[int] = set()
+
+    def visit(n: PhysicalNode) -> None:
+        if id(n) in seen:
+            return
+        seen.add(id(n))
+        spec = spec_for(n.operator)
+        for i, child in enumerate(n.inputs):
+            exchange = required_exchange(spec, n.params, i) if spec is not None else None
+            if exchange is not None and not (child.is_kind(EXCHANGE) and child.params == exchange):
+                raise AssertionError(f"planner bug: input {i} of {n.operator} is not distributed as {exchange}")
+            visit(child)
+
+    visit(plan)
 
 
 def _bounded(connector: str, options: dict[str, str], mode: str) -> bool:
@@ -116,10 +166,6 @@ class PhysicalPlanner:
         if converter is None:
             raise UnsupportedSqlError(f"{type(node).__name__.removeprefix('Logical')} is not supported yet")
         return converter(self, node)
-
-    def _exchange(self, child: PhysicalNode, keys: list[int]) -> PhysicalNode:
-        """`child` distributed by hash on `keys` (all rows to one subtask without keys)."""
-        return PhysicalNode.of(ExchangeParams.on(keys), (child,), child.fields)
 
 
 # ---------------------------------------------------------------------- leaves
@@ -190,10 +236,9 @@ def _watermark(planner: PhysicalPlanner, node: LogicalWatermarkAssigner) -> Phys
 @register_physical(LogicalAggregate)
 def _aggregate(planner: PhysicalPlanner, node: LogicalAggregate) -> PhysicalNode:
     child = planner.convert(node.input)
-    ex = planner._exchange(child, list(node.grouping))  # noqa: SLF001
     # state_ttl_ms: a STATE_TTL hint (runtime/state/ttl.py), None when not hinted.
     params = GroupAggregateParams(tuple(node.grouping), tuple(a.as_params() for a in node.aggs), node.state_ttl_ms)
-    return PhysicalNode.of(params, (ex,), node.fields, info={"aggs": node.aggs})
+    return PhysicalNode.distributed(params, (child,), node.fields, info={"aggs": node.aggs})
 
 
 def _check_window(planner: PhysicalPlanner, node: LogicalWindowAggregate) -> None:
@@ -216,8 +261,6 @@ def _check_window(planner: PhysicalPlanner, node: LogicalWindowAggregate) -> Non
 def _window_aggregate(planner: PhysicalPlanner, node: LogicalWindowAggregate) -> PhysicalNode:
     _check_window(planner, node)
     child = planner.convert(node.input)
-    keys = list(node.grouping) or list(node.window.partition_keys)
-    ex = planner._exchange(child, keys)  # noqa: SLF001
     params = WindowAggregateParams(
         node.window.as_params(),
         node.time_index,
@@ -225,7 +268,7 @@ def _window_aggregate(planner: PhysicalPlanner, node: LogicalWindowAggregate) ->
         tuple(a.as_params() for a in node.aggs),
         tuple(node.window_props),
     )
-    return PhysicalNode.of(params, (ex,), node.fields, info={"aggs": node.aggs, "legacy": node.legacy})
+    return PhysicalNode.distributed(params, (child,), node.fields, info={"aggs": node.aggs, "legacy": node.legacy})
 
 
 @register_physical(LogicalWindowTableFunction)
@@ -264,4 +307,6 @@ def to_physical(plan: LogicalNode, mode: str, config: dict[str, str] | None = No
     (planner.optimizer.physical_rules: two-phase aggregation, mini-batch)."""
     from planner.optimizer.physical_rules import optimize_physical
 
-    return optimize_physical(PhysicalPlanner(mode, config or {}).convert(plan), config or {}, mode)
+    physical = optimize_physical(PhysicalPlanner(mode, config or {}).convert(plan), config or {}, mode)
+    check_distribution(physical)
+    return physical

@@ -5,7 +5,6 @@ by `runtime.operators.spec` like every operator's params (field name = JSON key)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,33 +40,3 @@ class AggCallParams:
     distinct: bool = False
     filter: int | None = None
     params: dict[str, Any] = field(default_factory=dict, hash=False)
-
-
-def as_agg_call(call: AggCallParams | Mapping[str, Any]) -> AggCallParams:
-    """`call` typed. Kinds still handing the untyped dict form to the aggregate layer
-    (issue 13: until every kind holding aggregate calls declares a spec) are converted."""
-    if isinstance(call, AggCallParams):
-        return call
-    return AggCallParams(
-        name=call["name"],
-        args=tuple(call.get("args") or ()),
-        type=call["type"],
-        distinct=bool(call.get("distinct")),
-        filter=call.get("filter"),
-        params=dict(call.get("params") or {}),
-    )
-
-
-def as_window(window: WindowParams | Mapping[str, Any]) -> WindowParams:
-    """`window` typed (the untyped dict form converted, as for `as_agg_call`)."""
-    if isinstance(window, WindowParams):
-        return window
-    return WindowParams(
-        kind=window["kind"],
-        size_ms=window.get("size_ms"),
-        slide_ms=window.get("slide_ms"),
-        step_ms=window.get("step_ms"),
-        offset_ms=window.get("offset_ms"),
-        gap_ms=window.get("gap_ms"),
-        partition_keys=tuple(window.get("partition_keys") or ()),
-    )

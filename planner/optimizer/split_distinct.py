@@ -31,7 +31,6 @@ from runtime.expr.ir import Call, InputRef, Literal
 from runtime.operators.calc import CalcParams
 from runtime.operators.expand import ExpandParams
 from runtime.operators.group_agg import GROUP_AGGREGATE, GroupAggregateParams
-from runtime.operators.union import ExchangeParams
 from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, BOOLEAN, INT, Field
 
@@ -136,20 +135,18 @@ def _split(agg: PhysicalNode, buckets: int) -> PhysicalNode | None:
         ex_idents = [InputRef(i, f.type) for i, f in enumerate(ex_fields)]
         pre = PhysicalNode.of(CalcParams((*ex_idents, *conds)), (expand,), (*ex_fields, *cond_fields))
         p_keys = [*grouping, n, n + 1]
-    ex1 = PhysicalNode.of(ExchangeParams.on(p_keys), (pre,), pre.fields)
     key_fields = [pre.fields[k] for k in p_keys]
     partial_fields = [Field(f"{bucket_name}_{j}", c.type) for j, c in enumerate(calls)]
-    partial = PhysicalNode.of(
+    partial = PhysicalNode.distributed(
         GroupAggregateParams(tuple(p_keys), tuple(partial_calls)),
-        (ex1,),
+        (pre,),
         (*key_fields, *partial_fields),
         info={"split": "PARTIAL"},
     )
     g = len(grouping)
     width = len(p_keys)
     f_keys = list(range(g))
-    ex2 = PhysicalNode.of(ExchangeParams.on(f_keys), (partial,), partial.fields)
     final_calls = tuple(AggCallParams(_FINAL[c.name.lower()], (width + j,), c.type) for j, c in enumerate(calls))
-    return PhysicalNode.of(
-        GroupAggregateParams(tuple(f_keys), final_calls), (ex2,), agg.fields, info={"split": "FINAL"}
+    return PhysicalNode.distributed(
+        GroupAggregateParams(tuple(f_keys), final_calls), (partial,), agg.fields, info={"split": "FINAL"}
     )

@@ -18,8 +18,6 @@ MIN/MAX -> `min$i`/`max$i`; then `count1$` (the signed row count: key liveness).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from planner.optimizer.mini_batch import mini_batch_enabled
 from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
@@ -27,7 +25,7 @@ from runtime.config.options import key
 from runtime.operators.group_agg import GROUP_AGGREGATE, GroupAggregateParams
 from runtime.operators.spec import spec_for
 from runtime.operators.two_phase_agg import GlobalGroupAggregateParams, LocalGroupAggregateParams
-from runtime.operators.union import UNION, ExchangeParams
+from runtime.operators.union import UNION
 from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, Field
 
@@ -113,7 +111,6 @@ def _split(agg: PhysicalNode) -> PhysicalNode | None:
     lparams = LocalGroupAggregateParams(grouping, calls, tuple(layout), len(local_fields) - 1)
     local = PhysicalNode.of(lparams, (child,), local_fields, info={"source_fields": child.fields})
     keys = tuple(range(len(grouping)))
-    new_ex = PhysicalNode.of(replace(ExchangeParams.of(ex), keys=keys), (local,), local_fields)
     # The global phase holds the state: a STATE_TTL hint goes with it.
     gparams = GlobalGroupAggregateParams(keys, calls, p.state_ttl_ms, tuple(layout), len(local_fields) - 1)
-    return PhysicalNode.of(gparams, (new_ex,), agg.fields, info={"source_fields": child.fields, **agg.info})
+    return PhysicalNode.distributed(gparams, (local,), agg.fields, info={"source_fields": child.fields, **agg.info})

@@ -35,8 +35,6 @@ one-phase operator does.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from planner.optimizer.mini_batch import mini_batch_enabled
 from planner.optimizer.two_phase_agg import AGG_PHASE_STRATEGY
 from planner.optimizer.util import rewrite_keyed
@@ -108,7 +106,6 @@ def _split(agg: PhysicalNode) -> PhysicalNode | None:
     lparams = LocalWindowAggregateParams(spec, p.time_index, grouping, calls, tuple(layout), count1, slice_end)
     local = PhysicalNode.of(lparams, (child,), local_fields, info={"source_fields": child.fields})
     keys = tuple(range(len(grouping)))
-    new_ex = PhysicalNode.of(replace(ExchangeParams.of(ex), keys=keys), (local,), local_fields)
     gparams = GlobalWindowAggregateParams(
         window=spec,
         time_index=slice_end,
@@ -120,4 +117,4 @@ def _split(agg: PhysicalNode) -> PhysicalNode | None:
         slice_end=slice_end,
         ltz=time_field.type.name == "TIMESTAMP_LTZ",
     )
-    return PhysicalNode.of(gparams, (new_ex,), agg.fields, info={"source_fields": child.fields, **agg.info})
+    return PhysicalNode.distributed(gparams, (local,), agg.fields, info={"source_fields": child.fields, **agg.info})

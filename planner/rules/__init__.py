@@ -1,10 +1,10 @@
 """Planner extensions, one module per operator family (joins, ranking, OVER, set ops,
 MATCH_RECOGNIZE, ...). A module here defines its logical nodes and registers:
 
-- `planner.physical.register_physical(LogicalCls)`: logical → physical conversion,
-- `planner.changelog.register_changelog("Operator")`: the node's output changelog mode,
-- `planner.explain.register_physical_line("Operator")`: its EXPLAIN line (logical nodes
-  render themselves when they define `explain_line()`).
+- `planner.physical.register_physical(LogicalCls)`: logical → physical conversion (the
+  physical operator's changelog mode, EXPLAIN line, ... are its spec's, in
+  runtime/operators/; logical nodes render themselves when they define `explain_line()`
+  and prune themselves with `prune_columns`).
 
 Modules register on import; `load_rules()` imports them all (the physical phase calls it).
 """

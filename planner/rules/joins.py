@@ -183,10 +183,6 @@ def _input_spec(node: PhysicalNode, keys: list[int]) -> str:
     return "JoinKeyContainsUniqueKey" if uk <= set(keys) else "HasUniqueKey"
 
 
-def _exchange(planner: PhysicalPlanner, child: PhysicalNode, keys: list[int]) -> PhysicalNode:
-    return planner._exchange(child, keys)  # noqa: SLF001 - the planner's own exchange builder
-
-
 @register_physical(LogicalScalarJoin)
 def convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
     kind = join_kind(node.kind)
@@ -222,7 +218,7 @@ def convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
         "left_spec": _input_spec(left, lk),
         "right_spec": _input_spec(right, rk),
     }
-    return PhysicalNode.of(params, (_exchange(planner, left, lk), _exchange(planner, right, rk)), fields, info=info)
+    return PhysicalNode.distributed(params, (left, right), fields, info=info)
 
 
 # ---------------------------------------------------------------------- projection pushdown

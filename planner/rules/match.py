@@ -19,7 +19,6 @@ from runtime.expr.ir import Expr
 from runtime.graph import STREAMING
 from runtime.operators.match import MatchAfter, MatchOrderKey, MatchParams, match_explain_parts
 from runtime.operators.match_nfa import MatchSlot, PatternElement
-from runtime.operators.union import ExchangeParams
 
 
 @dataclass(frozen=True)
@@ -68,9 +67,7 @@ class LogicalMatch(LogicalNode):
 @register_physical(LogicalMatch)
 def _to_physical(planner: PhysicalPlanner, node: LogicalMatch) -> PhysicalNode:
     child = planner.convert(node.input)
-    keys = list(node.partition_keys)
-    ex = PhysicalNode.of(ExchangeParams.on(keys), (child,), child.fields)
     params = node.params()
     if planner.mode != STREAMING:
         params = replace(params, proctime=False)
-    return PhysicalNode.of(params, (ex,), node.fields)
+    return PhysicalNode.distributed(params, (child,), node.fields)

@@ -22,7 +22,6 @@ from runtime.graph import STREAMING
 from runtime.operators.over import OFFSET_FUNCTIONS, RANKING_FUNCTIONS, OverAggregateParams, over_call_text
 from runtime.operators.over_frames import OverFrame
 from runtime.operators.rank_common import SortKey
-from runtime.operators.union import ExchangeParams
 from runtime.plan_params import AggCallParams
 from runtime.types import DataType
 
@@ -119,7 +118,6 @@ def _convert(planner: PhysicalPlanner, node: LogicalOverAggregate) -> PhysicalNo
     n = len(node.input.fields)
     for g in node.groups:
         keys = list(g.partition)
-        ex = PhysicalNode.of(ExchangeParams.on(keys), (child,), child.fields)
         width = len(child.fields) + len(g.calls)
         params = OverAggregateParams(
             partition=tuple(keys),
@@ -129,6 +127,6 @@ def _convert(planner: PhysicalPlanner, node: LogicalOverAggregate) -> PhysicalNo
             time_kind=time_kind,
             updating=updating,
         )
-        child = PhysicalNode.of(params, (ex,), node.fields[:width], info={"group": g})
+        child = PhysicalNode.distributed(params, (child,), node.fields[:width], info={"group": g})
     assert len(child.fields) == len(node.fields) and n <= len(child.fields)
     return child

@@ -274,10 +274,6 @@ def window_of(rank: LogicalRank) -> tuple[Any, int, int] | None:
 
 
 # ---------------------------------------------------------------------- physical
-def _single_or_hash(planner: PhysicalPlanner, child: PhysicalNode, keys: list[int]) -> PhysicalNode:
-    return planner._exchange(child, keys)  # noqa: SLF001 - the shared Exchange builder
-
-
 def _rank_params(node: LogicalRank) -> RankParams:
     return RankParams(
         tuple(node.partition_keys), tuple(node.order), node.rank_type, node.rank_start, node.rank_end, node.output_rank
@@ -296,17 +292,14 @@ def _time_kind(node: LogicalNode, index: int) -> str | None:
 @register_physical(LogicalRank)
 def _rank_physical(planner: PhysicalPlanner, node: LogicalRank) -> PhysicalNode:
     child = planner.convert(node.input)
-    ex = _single_or_hash(planner, child, list(node.partition_keys))
     params = _rank_params(node)
     if planner.mode == BATCH:
-        return PhysicalNode.of(params, (ex,), node.fields, info={"batch": True})
+        return PhysicalNode.distributed(params, (child,), node.fields, info={"batch": True})
     if node.rank_end is None:
         raise UnsupportedSqlError(NOT_TIME_ORDERED)
     window = window_of(node)
     if window is not None:
         spec, start_i, end_i = window
-        keys = [k for k in node.partition_keys if k not in (start_i, end_i)]
-        ex = _single_or_hash(planner, child, keys)
         if node.rank_type != "ROW_NUMBER":
             raise UnsupportedSqlError(
                 f"{node.rank_type}() function is not supported on Window TopN currently, "
@@ -318,13 +311,13 @@ def _rank_physical(planner: PhysicalPlanner, node: LogicalRank) -> PhysicalNode:
         windowed = cls(
             **_fields(params), window=window_params(spec), window_start_index=start_i, window_end_index=end_i
         )
-        return PhysicalNode.of(windowed, (ex,), node.fields)
+        return PhysicalNode.distributed(windowed, (child,), node.fields)
     if _is_dedup(node):
         time_kind = _time_kind(node.input, node.order[0].index)
         if time_kind is not None:
             dedup = DeduplicateParams(**_fields(params), time_kind=time_kind, keep_last=node.order[0].descending)
-            return PhysicalNode.of(dedup, (ex,), node.fields)
-    return PhysicalNode.of(params, (ex,), node.fields)
+            return PhysicalNode.distributed(dedup, (child,), node.fields)
+    return PhysicalNode.distributed(params, (child,), node.fields)
 
 
 def _fields(p: RankParams) -> dict[str, Any]:
@@ -345,19 +338,20 @@ def _is_dedup(node: LogicalRank) -> bool:
 @register_physical(LogicalSort)
 def _sort_physical(planner: PhysicalPlanner, node: LogicalSort) -> PhysicalNode:
     child = planner.convert(node.input)
-    ex = _single_or_hash(planner, child, [])
     order = tuple(node.order)
     batch = {"batch": True} if planner.mode == BATCH else {}
     if not node.order:
-        return PhysicalNode.of(LimitParams(node.offset, node.fetch), (ex,), node.fields, info=batch)
+        return PhysicalNode.distributed(LimitParams(node.offset, node.fetch), (child,), node.fields, info=batch)
     if planner.mode == BATCH:
         if node.fetch is None and not node.offset:
-            return PhysicalNode.of(SortParams(order), (ex,), node.fields, info=batch)
-        return PhysicalNode.of(SortLimitParams(order, node.offset, node.fetch), (ex,), node.fields, info=batch)
+            return PhysicalNode.distributed(SortParams(order), (child,), node.fields, info=batch)
+        return PhysicalNode.distributed(
+            SortLimitParams(order, node.offset, node.fetch), (child,), node.fields, info=batch
+        )
     first = node.order[0]
     time_kind = _time_kind(node.input, first.index)
     if node.fetch is None:
         if time_kind is not None and not first.descending and not node.offset:
-            return PhysicalNode.of(TemporalSortParams(order, time_kind), (ex,), node.fields)
+            return PhysicalNode.distributed(TemporalSortParams(order, time_kind), (child,), node.fields)
         raise UnsupportedSqlError("Sort on a non-time-attribute field is not supported.")
-    return PhysicalNode.of(SortLimitParams(order, node.offset, node.fetch), (ex,), node.fields)
+    return PhysicalNode.distributed(SortLimitParams(order, node.offset, node.fetch), (child,), node.fields)

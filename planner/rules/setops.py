@@ -30,7 +30,7 @@ from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.operators.calc import CalcParams
 from runtime.operators.group_agg import GroupAggregateParams
 from runtime.operators.setops import ReplicateRowsParams
-from runtime.operators.union import ExchangeParams, UnionParams
+from runtime.operators.union import UnionParams
 from runtime.types import BIGINT, BOOLEAN, INT, Field
 
 _LOGICAL_NAMES = {"UNION": "LogicalUnion", "INTERSECT": "LogicalIntersect", "EXCEPT": "LogicalMinus"}
@@ -70,8 +70,7 @@ def _convert(planner: PhysicalPlanner, node: LogicalSetOp) -> PhysicalNode:
     children = [planner.convert(c) for c in node.children]
     if node.kind == "UNION":
         union = PhysicalNode.of(UnionParams(), children, node.fields)
-        ex = PhysicalNode.of(ExchangeParams.on(keys), (union,), node.fields)
-        return PhysicalNode.of(GroupAggregateParams(tuple(keys), ()), (ex,), node.fields, info={"aggs": ()})
+        return PhysicalNode.distributed(GroupAggregateParams(tuple(keys), ()), (union,), node.fields, info={"aggs": ()})
 
     # INTERSECT / EXCEPT: mark each side, count per distinct row.
     marker_t = BOOLEAN(nullable=True)
@@ -82,7 +81,6 @@ def _convert(planner: PhysicalPlanner, node: LogicalSetOp) -> PhysicalNode:
         yes, no = Literal(True, marker_t), Literal(None, marker_t)
         marked.append(_calc(child, marked_fields, refs + ([yes, no] if side == 0 else [no, yes]), None))
     union = PhysicalNode.of(UnionParams(), marked, marked_fields)
-    ex = PhysicalNode.of(ExchangeParams.on(keys), (union,), marked_fields)
     cnt_t = BIGINT(nullable=False)
     aggs = (
         AggCall("count", (width,), cnt_t, display="COUNT(vcol_left_marker)"),
@@ -90,7 +88,7 @@ def _convert(planner: PhysicalPlanner, node: LogicalSetOp) -> PhysicalNode:
     )
     agg_fields = node.fields + (Field("vcol_left_cnt", cnt_t), Field("vcol_right_cnt", cnt_t))
     params = GroupAggregateParams(tuple(keys), tuple(a.as_params() for a in aggs))
-    agg = PhysicalNode.of(params, (ex,), agg_fields, info={"aggs": aggs})
+    agg = PhysicalNode.distributed(params, (union,), agg_fields, info={"aggs": aggs})
     left_cnt, right_cnt = InputRef(width, cnt_t), InputRef(width + 1, cnt_t)
     zero = Literal(0, INT(nullable=False))
     boolean = BOOLEAN(nullable=False)

@@ -55,7 +55,6 @@ def _function(function: dict[str, Any]) -> TableAggregateFunction:
 @register_physical(LogicalTableAggregate)
 def _to_physical(planner: PhysicalPlanner, node: LogicalTableAggregate) -> PhysicalNode:
     child = planner.convert(node.input)
-    ex = planner._exchange(child, list(node.grouping))  # noqa: SLF001 - keyed like GroupAggregate
     params = GroupTableAggregateParams(
         grouping=tuple(node.grouping),
         args=tuple(node.args),
@@ -63,7 +62,7 @@ def _to_physical(planner: PhysicalPlanner, node: LogicalTableAggregate) -> Physi
         row_arg=node.row_arg,
         input_names=tuple(node.function.get("row_names") or ()),
     )
-    return PhysicalNode.of(params, (ex,), node.fields)
+    return PhysicalNode.distributed(params, (child,), node.fields)
 
 
 # ---------------------------------------------------------------------- the catalog view

@@ -187,9 +187,8 @@ def _temporal_join(
     used = {(by_right[k], k) for k in pk}
     residual: list[Expr] = [p for p, pr in pairs if pr is None or pr not in used]
     stripped = _strip_dedup(snap.input)
-    left = planner._exchange(planner.convert(node.left), lkeys)  # noqa: SLF001 - shared helper
-    right_plan = rebuild_chain(chain, stripped if stripped is not None else snap.input)
-    right = planner._exchange(planner.convert(right_plan), list(pk))  # noqa: SLF001
+    left = planner.convert(node.left)
+    right = planner.convert(rebuild_chain(chain, stripped if stripped is not None else snap.input))
     fields = output_fields(node)
     # The versioned side's rowtime is a plain timestamp after the join.
     fields = fields[:nl] + tuple(Field(f.name, f.type.as_time_attr(None)) for f in fields[nl:])
@@ -203,7 +202,7 @@ def _temporal_join(
         left_width=nl,
         right_monotonic=stripped is not None,
     )
-    return PhysicalNode.of(params, (left, right), fields, info={"condition": node.condition})
+    return PhysicalNode.distributed(params, (left, right), fields, info={"condition": node.condition})
 
 
 # ---------------------------------------------------------------------- lookup

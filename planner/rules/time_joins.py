@@ -293,12 +293,8 @@ def convert_time_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNo
     return None
 
 
-def _keyed_inputs(
-    planner: PhysicalPlanner, node: LogicalJoin, lkeys: list[int], rkeys: list[int]
-) -> tuple[PhysicalNode, PhysicalNode]:
-    left = planner._exchange(planner.convert(node.left), lkeys)  # noqa: SLF001 - shared helper
-    right = planner._exchange(planner.convert(node.right), rkeys)  # noqa: SLF001
-    return left, right
+def _inputs(planner: PhysicalPlanner, node: LogicalJoin) -> tuple[PhysicalNode, PhysicalNode]:
+    return planner.convert(node.left), planner.convert(node.right)
 
 
 def output_fields(node: LogicalJoin) -> tuple[Field, ...]:
@@ -325,7 +321,7 @@ def _interval_join(
             residual.append(p)
     assert b.lower is not None and b.upper is not None
     lkeys, rkeys = [k[0] for k in keys], [k[1] for k in keys]
-    left, right = _keyed_inputs(planner, node, lkeys, rkeys)
+    left, right = _inputs(planner, node)
     params = IntervalJoinParams(
         kind=kind,
         left_keys=tuple(lkeys),
@@ -337,13 +333,13 @@ def _interval_join(
         condition=and_all(residual),
         left_width=nl,
     )
-    return PhysicalNode.of(params, (left, right), output_fields(node), info={"condition": node.condition})
+    return PhysicalNode.distributed(params, (left, right), output_fields(node), info={"condition": node.condition})
 
 
 def _window_join(planner: PhysicalPlanner, node: LogicalJoin, s: WindowJoinShape, kind: str) -> PhysicalNode:
     nl = len(node.left.fields)
     lkeys, rkeys = [k[0] for k in s.keys], [k[1] for k in s.keys]
-    left, right = _keyed_inputs(planner, node, lkeys, rkeys)
+    left, right = _inputs(planner, node)
     if planner.mode != BATCH and s.window.kind == "SESSION":
         raise UnsupportedSqlError("Window join on SESSION windows is not supported yet")
     w = s.window
@@ -358,7 +354,7 @@ def _window_join(planner: PhysicalPlanner, node: LogicalJoin, s: WindowJoinShape
         condition=and_all(s.rest),
         left_width=nl,
     )
-    return PhysicalNode.of(params, (left, right), output_fields(node), info={"condition": node.condition})
+    return PhysicalNode.distributed(params, (left, right), output_fields(node), info={"condition": node.condition})
 
 
 def snapshot_error(cls: type[SqlValidationError] | type[UnsupportedSqlError], message: str, snap: LogicalSnapshot):

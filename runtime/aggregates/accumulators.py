@@ -12,7 +12,6 @@ distinct touched key at most in Python.
 from __future__ import annotations
 
 import decimal
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -21,7 +20,7 @@ import pyarrow.compute as pc
 
 from runtime.checkpoint.format import register_state_type
 from runtime.errors import JobError
-from runtime.plan_params import AggCallParams, as_agg_call
+from runtime.plan_params import AggCallParams
 from runtime.types import DataType
 
 
@@ -424,12 +423,9 @@ class DistinctAcc(Accumulator):
             self.seen = {k: v for k, v in self.seen.items() if k[0] not in gone}
 
 
-def create_accumulator(
-    agg: AggCallParams | Mapping[str, Any], arg_types: list[pa.DataType], retract: bool
-) -> Accumulator:
+def create_accumulator(call: AggCallParams, arg_types: list[pa.DataType], retract: bool) -> Accumulator:
     """The accumulator for one aggregate call. `retract`: the input may carry
     retractions, so MIN/MAX keep value multisets."""
-    call = as_agg_call(agg)
     name = call.name.lower()
     rtype: DataType = call.type
     params = call.params

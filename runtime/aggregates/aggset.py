@@ -7,8 +7,7 @@ whether a key still exists, as Flink's GroupAggFunction record counter does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -16,17 +15,15 @@ import pyarrow.compute as pc
 
 from runtime.aggregates.accumulators import Accumulator, create_accumulator
 from runtime.checkpoint.format import register_state_type
-from runtime.plan_params import AggCallParams, as_agg_call
+from runtime.plan_params import AggCallParams
 
 
 @register_state_type
 class AggregateSet:
     """Accumulators for `calls` (aggregate calls) over the columns of input batches."""
 
-    def __init__(
-        self, calls: Sequence[AggCallParams | Mapping[str, Any]], input_types: list[pa.DataType], retract: bool
-    ) -> None:
-        self.calls = [as_agg_call(c) for c in calls]
+    def __init__(self, calls: Sequence[AggCallParams], input_types: list[pa.DataType], retract: bool) -> None:
+        self.calls = list(calls)
         self.accs: list[Accumulator] = [
             create_accumulator(c, [input_types[i] for i in c.args], retract) for c in self.calls
         ]
@@ -71,12 +68,11 @@ class AggregateSet:
         return empty_results(self.calls)
 
 
-def empty_results(calls: Sequence[AggCallParams | Mapping[str, Any]]) -> list[pa.Array]:
+def empty_results(calls: Sequence[AggCallParams]) -> list[pa.Array]:
     """The values of every aggregate over no rows (batch global aggregate on empty input:
     COUNT and SUM0 0, everything else NULL)."""
     out = []
-    for c in calls:
-        call = as_agg_call(c)
+    for call in calls:
         t = call.type.to_arrow()
         if call.name.lower() in ("count", "sum0"):
             out.append(pa.array([0], type=t))

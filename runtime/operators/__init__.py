@@ -1,2 +1,2 @@
-"""Physical operators, one module per operator family; each registers itself by the
-JobGraph operator name it implements (see base.register_operator)."""
+"""Physical operators, one module per operator kind or family; each declares its kinds'
+typed params and `OperatorSpec` and registers the spec (runtime/operators/spec.py)."""

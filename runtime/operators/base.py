@@ -1,7 +1,7 @@
 """The operator contract (Arroyo-style): one required method, optional hooks.
 
-An operator is built from its JobGraph node by a factory registered under the node's
-`operator` name (`register_operator`). The executor calls `open` once, then
+An operator is built from its JobGraph node by its kind's spec (`OperatorSpec.create`,
+runtime/operators/spec.py), found by the node's `operator` name. The executor calls `open` once, then
 `process_batch` for every input batch, `on_watermark` when the combined input
 watermark advances, `end_input` when a bounded input is exhausted, and `close`.
 Everything it produces goes to `out`.
@@ -14,7 +14,6 @@ custom state `snapshot_state` / `restore_state` / `rescale_snapshots`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -88,11 +87,6 @@ class OperatorContext:
 class CheckpointingNotSupportedError(Exception):
     """A job with checkpointing enabled contains an operator that cannot snapshot its state
     yet (the job is refused rather than silently losing that state on recovery)."""
-
-
-# Operators defined in modules outside the state package's reach that hold no state
-# between batches (a snapshot of them is empty).
-STATELESS_OPERATORS: set[str] = set()
 
 
 class Operator:
@@ -244,10 +238,7 @@ class Operator:
 
 def checkpointing_mode(op: Operator) -> str | None:
     """How `op` takes part in checkpoints: "stateless", "generic", "custom" or None."""
-    mode = type(op).checkpointing
-    if mode is None and op.node.operator in STATELESS_OPERATORS:
-        return "stateless"
-    return mode
+    return type(op).checkpointing
 
 
 def not_supported_message(op: Operator) -> str:
@@ -259,28 +250,13 @@ def not_supported_message(op: Operator) -> str:
     )
 
 
-OperatorFactory = Callable[[Node, OperatorContext], Operator]
-_OPERATORS: dict[str, OperatorFactory] = {}
-
-
-def register_operator(name: str) -> Callable[[OperatorFactory], OperatorFactory]:
-    def deco(factory: OperatorFactory) -> OperatorFactory:
-        _OPERATORS[name] = factory
-        return factory
-
-    return deco
-
-
 def create_operator(node: Node, ctx: OperatorContext) -> Operator:
+    """The runtime operator for `node`, built by its kind's spec (runtime/operators/spec.py)."""
     _ensure_loaded()
     spec = spec_for(node.operator)
-    if spec is not None:
-        return spec.create(node, ctx)
-    try:
-        factory = _OPERATORS[node.operator]
-    except KeyError:
-        raise ValueError(f"the runtime has no operator named {node.operator!r}") from None
-    return factory(node, ctx)
+    if spec is None:
+        raise ValueError(f"the runtime has no operator named {node.operator!r}")
+    return spec.create(node, ctx)
 
 
 def _ensure_loaded() -> None:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import ROW_KIND, ROW_WATERMARK, data_columns, row_watermarks
-from runtime.expr.ir import Call, Expr, InputRef, Literal, input_refs, remap_refs
+from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -139,22 +138,6 @@ class CalcSpec(OperatorSpec[CalcParams]):
         if p.condition is not None:
             parts.append(f"where=[{format_expr(p.condition, in_names)}]")
         return parts
-
-    def input_columns(self, params: CalcParams) -> set[int] | None:
-        p = params
-        used: set[int] = set()
-        for e in (*p.projections, *([p.condition] if p.condition is not None else [])):
-            used |= input_refs(e)
-        return used
-
-    def remap_input_columns(self, params: CalcParams, mapping: Mapping[int, int]) -> CalcParams:
-        p = params
-        m = dict(mapping)
-        return replace(
-            p,
-            projections=tuple(remap_refs(e, m) for e in p.projections),
-            condition=remap_refs(p.condition, m) if p.condition is not None else None,
-        )
 
 
 CALC = register_spec(CalcSpec())

@@ -275,6 +275,9 @@ class GroupAggregateSpec(OperatorSpec[GroupAggregateParams]):
         "aggregate over the updates).",
     )
 
+    def input_keys(self, params: GroupAggregateParams, input_index: int) -> tuple[int, ...]:
+        return params.grouping
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         if inputs[0].changelog_mode == "I":
             return "I" if not self.params(node).aggs else "I,UB,UA"
@@ -286,12 +289,6 @@ class GroupAggregateSpec(OperatorSpec[GroupAggregateParams]):
     def explain(self, node: PlanView) -> list[str]:
         p = self.params(node)
         return explain_group_aggregate(node, p.grouping, p.aggs)
-
-    def input_columns(self, params: GroupAggregateParams) -> set[int] | None:
-        used = set(params.grouping)
-        for a in params.aggs:
-            used |= set(a.args) | ({a.filter} if a.filter is not None else set())
-        return used
 
 
 GROUP_AGGREGATE = register_spec(GroupAggregateSpec())

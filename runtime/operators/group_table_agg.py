@@ -226,6 +226,9 @@ class GroupTableAggregateSpec(OperatorSpec[GroupTableAggregateParams]):
     input_distribution = KEYED
     rescalable = True
 
+    def input_keys(self, params: GroupTableAggregateParams, input_index: int) -> tuple[int, ...]:
+        return params.grouping
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         return "I,D"
 

@@ -283,6 +283,9 @@ class IntervalJoinSpec(OperatorSpec[IntervalJoinParams]):
         "rows in a later micro-batch, which a bounded query may never run).",
     )
 
+    def input_keys(self, params: IntervalJoinParams, input_index: int) -> tuple[int, ...]:
+        return params.left_keys if input_index == 0 else params.right_keys
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         return require_insert_only(self.name, inputs)
 

@@ -540,6 +540,9 @@ class JoinSpec(OperatorSpec[JoinParams]):
         "Structured Streaming joins cannot.",
     )
 
+    def input_keys(self, params: JoinParams, input_index: int) -> tuple[int, ...]:
+        return params.left_keys if input_index == 0 else params.right_keys
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         """Inner/semi joins of insert-only inputs are insert-only; anything else (outer or
         anti joins, updating inputs) emits retractions (Flink: ALL_CHANGES)."""

@@ -343,6 +343,9 @@ class MatchSpec(OperatorSpec[MatchParams]):
     input_distribution = KEYED
     spark = SparkCapability(False, False, "Spark has no MATCH_RECOGNIZE.")
 
+    def input_keys(self, params: MatchParams, input_index: int) -> tuple[int, ...]:
+        return params.partition_keys
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         if inputs and inputs[0].changelog_mode != "I":
             below = inputs[0].inputs

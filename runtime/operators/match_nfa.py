@@ -32,7 +32,6 @@ from runtime.aggregates.aggset import AggregateSet
 from runtime.checkpoint.format import register_state_type
 from runtime.expr.ir import Expr, input_refs
 from runtime.functions.registry import EvalContext
-from runtime.operators.spec import plain_params
 from runtime.plan_params import AggCallParams
 from runtime.types import DataType
 
@@ -179,8 +178,8 @@ class Navigator:
             flat.extend(sel)
         ids = np.asarray(flat, dtype=np.int64)
         values = self._take(col if col is not None else 0, ids)
-        call = plain_params(s.agg)  # the aggregate set takes the call's plain form
-        aggset = AggregateSet([call], [values.type], retract=False)
+        assert s.agg is not None
+        aggset = AggregateSet([s.agg], [values.type], retract=False)
         aggset.grow(len(seqs))
         batch = pa.RecordBatch.from_arrays([values], names=["v"])
         aggset.fold(np.asarray(owner, dtype=np.int64), np.ones(len(owner), dtype=np.int64), batch)

@@ -332,6 +332,9 @@ class OverAggregateSpec(OperatorSpec[OverAggregateParams]):
         "LAST_VALUE or LISTAGG (arrival order). Streaming: Structured Streaming has no OVER windows.",
     )
 
+    def input_keys(self, params: OverAggregateParams, input_index: int) -> tuple[int, ...]:
+        return params.partition
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         if inputs[0].changelog_mode == "I" and not self.params(node).updating:
             return "I"

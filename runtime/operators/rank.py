@@ -379,6 +379,9 @@ class RankSpec(OperatorSpec[RankParams]):
         "does not define). Streaming Top-N retracts earlier results: no Structured Streaming counterpart.",
     )
 
+    def input_keys(self, params: RankParams, input_index: int) -> tuple[int, ...]:
+        return params.partition_keys
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         return "I,UB,UA,D"
 

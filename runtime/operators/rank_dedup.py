@@ -302,6 +302,9 @@ class DeduplicateSpec(OperatorSpec[DeduplicateParams]):
         "watermark passes, Flink keeps the smallest rowtime for good: refused.",
     )
 
+    def input_keys(self, params: DeduplicateParams, input_index: int) -> tuple[int, ...]:
+        return params.partition_keys
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         if any(i.changelog_mode != "I" for i in inputs):
             raise PlanRefusedError(f"{self.name} doesn't support consuming update and delete changes")

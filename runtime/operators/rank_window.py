@@ -165,6 +165,10 @@ class _WindowTopNSpec(OperatorSpec[Any]):
     operator_class = WindowRankOperator
     input_distribution = KEYED
 
+    def input_keys(self, params: WindowRankParams, input_index: int) -> tuple[int, ...]:
+        # The window columns are not hashed on: every window of a key on one subtask.
+        return tuple(k for k in params.partition_keys if k not in (params.window_start_index, params.window_end_index))
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         if any(i.changelog_mode != "I" for i in inputs):
             raise PlanRefusedError(f"{self.name} doesn't support consuming update and delete changes")

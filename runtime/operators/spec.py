@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
@@ -110,8 +110,9 @@ class OperatorSpec(Generic[_P]):
     # Passes its input's changelog through unchanged and makes no update itself (Calc,
     # Exchange, WatermarkAssigner): changelog errors name the operator below it.
     forwards_changelog: ClassVar[bool] = False
-    # What its input must look like across subtasks: ANY, KEYED (hash Exchange on the
-    # keys) or SINGLE. The planner places the Exchanges; the parallel planner checks them.
+    # What its input must look like across subtasks: ANY, KEYED (hash Exchange on
+    # `input_keys`) or SINGLE. The planner places the Exchanges from it
+    # (planner/physical.py `distributed`); the parallel planner checks them.
     input_distribution: ClassVar[str] = ANY
     # May run once per subtask on part of the data without a keyed Exchange in front
     # (stateless, per-split, or pre-aggregating per batch).
@@ -152,18 +153,17 @@ class OperatorSpec(Generic[_P]):
         """What EXPLAIN CHANGELOG_MODE prints for the node (a sink: NONE)."""
         return node.changelog_mode
 
-    # ------------------------------------------------------------------ columns
+    # ------------------------------------------------------------------ params
     def params(self, node: PlanView | Node) -> _P:
         """`node.params`, typed."""
         return self.params_type.of(node)
 
-    def input_columns(self, params: _P) -> set[int] | None:
-        """The input columns (of input 0) the params read; None: all of them."""
-        return None
-
-    def remap_input_columns(self, params: _P, mapping: Mapping[int, int]) -> _P:
-        """The params after input column i moved to mapping[i] (input pruned below)."""
-        return params
+    # ------------------------------------------------------------------ distribution
+    def input_keys(self, params: _P, input_index: int) -> tuple[int, ...]:
+        """For a KEYED kind: the columns of input `input_index` its rows are hashed on (the
+        planner puts an Exchange on them in front of the input; empty: all rows to one
+        subtask, as for a global aggregate). SINGLE kinds: empty. Unused for ANY."""
+        return ()
 
     # ------------------------------------------------------------------ executors
     def runs_in_parent(self, params: _P) -> bool:

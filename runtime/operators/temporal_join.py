@@ -272,6 +272,9 @@ class TemporalJoinSpec(OperatorSpec[TemporalJoinParams]):
     input_distribution = KEYED
     spark = SparkCapability(False, False, "Spark has no event-time temporal join.")
 
+    def input_keys(self, params: TemporalJoinParams, input_index: int) -> tuple[int, ...]:
+        return params.left_keys if input_index == 0 else params.right_keys
+
     def explain(self, node: PlanView) -> list[str]:
         p = self.params(node)
         names = join_names(node)

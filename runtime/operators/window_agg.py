@@ -251,6 +251,9 @@ class WindowAggregateSpec(OperatorSpec[WindowAggregateParams]):
         "Streaming: append output mode, no DISTINCT aggregates.",
     )
 
+    def input_keys(self, params: WindowAggregateParams, input_index: int) -> tuple[int, ...]:
+        return params.grouping or params.window.partition_keys
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         insert_only_input(node, inputs, "a window aggregation needs an insert-only input")
         return "I"

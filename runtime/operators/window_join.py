@@ -236,6 +236,9 @@ class WindowJoinSpec(OperatorSpec[WindowJoinParams]):
         "Streaming join emits per micro-batch and pads outer rows only in a later one: not mapped.",
     )
 
+    def input_keys(self, params: WindowJoinParams, input_index: int) -> tuple[int, ...]:
+        return params.left_keys if input_index == 0 else params.right_keys
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         return require_insert_only(self.name, inputs)
 

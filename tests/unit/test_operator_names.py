@@ -3,8 +3,7 @@ appears as a string literal only in the module that declares its spec
 (runtime/operators/spec.py). Everything else looks the spec up or uses `SPEC.name`.
 
 The scan covers planner/, runtime/ and streamsql/ (docstrings and comments excluded; a
-string fragment of an f-string counts). `_NOT_YET_MIGRATED` lists the occurrences left
-while issue 13 moves kinds onto specs; it only shrinks, and a stale entry fails too.
+string fragment of an f-string counts). There is no allow-list: every kind is a spec.
 """
 
 from __future__ import annotations
@@ -14,21 +13,16 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from planner.changelog import _RULES
-from planner.explain import _PHYSICAL_LINES
-from runtime.operators.base import _OPERATORS, _ensure_loaded
+from runtime.operators.base import _ensure_loaded
 from runtime.operators.spec import all_specs
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("planner", "runtime", "streamsql")
 
-# (file, name) -> occurrences, for kinds not yet declared as specs (issue 13: must become empty).
-_NOT_YET_MIGRATED: dict[tuple[str, str], int] = {}
-
 
 def operator_names() -> set[str]:
     _ensure_loaded()
-    return {s.name for s in all_specs()} | set(_OPERATORS) | set(_PHYSICAL_LINES) | set(_RULES)
+    return {s.name for s in all_specs()}
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -74,17 +68,11 @@ def spec_modules() -> dict[str, str]:
 def test_operator_names_only_in_their_spec_module() -> None:
     homes = spec_modules()
     found = literal_occurrences(operator_names())
-    stray = {key: n for key, n in found.items() if homes.get(key[1]) != key[0] and _NOT_YET_MIGRATED.get(key) != n}
+    stray = {key: n for key, n in found.items() if homes.get(key[1]) != key[0]}
     assert not stray, (
         "operator names spelled as string literals outside their spec module (use SPEC.name, "
         f"Node.is_kind(SPEC) or the params class): {sorted(stray.items())}"
     )
-
-
-def test_allow_list_is_not_stale() -> None:
-    found = literal_occurrences(operator_names())
-    stale = {key: n for key, n in _NOT_YET_MIGRATED.items() if found.get(key) != n}
-    assert not stale, f"_NOT_YET_MIGRATED entries that changed or disappeared (update / remove them): {stale}"
 
 
 def test_every_spec_is_declared_once_with_its_params_class() -> None:

@@ -34,7 +34,7 @@ from runtime.operators.values import ValuesParams
 from runtime.operators.watermark import WatermarkAssignerParams
 from runtime.operators.window_agg import WindowAggregateParams
 from runtime.operators.window_tvf import WindowTableFunctionParams
-from runtime.plan_params import AggCallParams, WindowParams, as_agg_call
+from runtime.plan_params import AggCallParams, WindowParams
 
 END_TS_MICROS = 253402300799_000000  # 9999-12-31 23:59:59 UTC: the end-of-input row's rowtime
 HIDDEN = "__k"
@@ -340,9 +340,8 @@ class Translator(RelationalMixin, WindowedMixin):
         sel = self._cols(src, n_in) + extra
         return src.select(*[c.alias(cname(i)) for i, c in enumerate(sel)])
 
-    def _agg(self, call: AggCallParams | dict[str, Any], cols: list[Any]) -> Any:
+    def _agg(self, a: AggCallParams, cols: list[Any]) -> Any:
         F = self.F  # noqa: N806
-        a = as_agg_call(call)
         name = a.name
         x = cols[a.args[0]] if a.args else F.lit(1)
         if a.filter is not None:
@@ -398,11 +397,11 @@ VARIANCE_FUNCS = {
 }
 
 
-def _agg_final(c: Any, a: AggCallParams | dict[str, Any], F: Any) -> Any:  # noqa: N803
+def _agg_final(c: Any, a: AggCallParams, F: Any) -> Any:  # noqa: N803
     """An aggregate's value cast to the binder's result type (Flink's SUM(INT) is INT, ...)."""
     from runtime.executor.spark.types import spark_type
 
-    return c.cast(spark_type(as_agg_call(a).type))
+    return c.cast(spark_type(a.type))
 
 
 def literal_column(value: Any, t: Any) -> Any:

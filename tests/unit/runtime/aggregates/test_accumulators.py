@@ -11,20 +11,14 @@ import pytest
 from runtime.aggregates.aggset import AggregateSet, empty_results
 from runtime.aggregates.types import infer_aggregate
 from runtime.errors import JobError
+from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, DECIMAL, DOUBLE, INT, STRING, DataType
 
 
 def _call(
     name: str, args: list[int], arg_types: list[DataType], distinct: bool = False, filt: int | None = None, **params
-):
-    return {
-        "name": name,
-        "args": args,
-        "distinct": distinct,
-        "filter": filt,
-        "type": infer_aggregate(name, arg_types),
-        "params": params,
-    }
+) -> AggCallParams:
+    return AggCallParams(name, tuple(args), infer_aggregate(name, arg_types), distinct, filt, params)
 
 
 def _run(calls, batch: pa.RecordBatch, slots, signs=None, retract=False):
@@ -42,7 +36,7 @@ def test_avg_int_truncates_toward_zero_and_types_match_inference() -> None:
     assert res[0] == [-2, 5]
     assert res[1] == [-7, 16]
     for call, arr in zip(calls, agg.results(np.array([0, 1])), strict=True):
-        assert arr.type == call["type"].to_arrow()
+        assert arr.type == call.type.to_arrow()
 
 
 def test_sum_avg_of_only_nulls_is_null_but_sum0_zero_and_count_zero() -> None:

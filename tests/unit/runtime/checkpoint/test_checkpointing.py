@@ -121,21 +121,36 @@ def test_savepoint_restore_continues_and_refuses_changed_sql(tmp_path: Path) -> 
     env6.execute_sql(changed).wait()
 
 
-def test_unsupported_operator_is_refused_by_name(tmp_path: Path) -> None:
-    from runtime.graph import JobGraph, Node
-    from runtime.operators.base import Operator, register_operator
-
-    @register_operator("TestUndeclared")
-    class Undeclared(Operator):  # noqa: F811 - registered for the test
-        pass
+def test_unsupported_operator_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import dataclass
 
     from runtime.executor.local import LocalExecutor
+    from runtime.graph import JobGraph, Node
+    from runtime.operators import spec as spec_module
+    from runtime.operators.base import Operator
+    from runtime.operators.spec import OperatorParams, OperatorSpec
     from runtime.types import BIGINT, Field
+
+    @dataclass(frozen=True)
+    class UndeclaredParams(OperatorParams):
+        pass
+
+    class Undeclared(Operator):  # declares no `checkpointing` mode
+        pass
+
+    class UndeclaredSpec(OperatorSpec[UndeclaredParams]):
+        name = "TestUndeclared"
+        params_type = UndeclaredParams
+        operator_class = Undeclared
+        parallel = True
+
+    # A stand-in kind for this test only (not registered globally).
+    monkeypatch.setitem(spec_module._SPECS, UndeclaredSpec.name, UndeclaredSpec())  # noqa: SLF001
 
     graph = JobGraph(
         nodes=(
             Node(0, "Values", (), (Field("x", BIGINT()),), ValuesParams(())),
-            Node(1, "TestUndeclared", (0,), (Field("x", BIGINT()),), {}),
+            Node(1, "TestUndeclared", (0,), (Field("x", BIGINT()),), UndeclaredParams()),
         ),
         config={"execution.checkpointing.interval": "1 s", "execution.checkpointing.dir": str(tmp_path)},
     )
