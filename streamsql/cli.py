@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
 class Runner:
     """Runs scripts in one TableEnvironment and prints results and errors."""
 
+    # The INSERTs of a `BEGIN STATEMENT SET;` given a statement at a time (None: no set open).
+    _statement_set: list[Any] | None = None
+
     def __init__(self, args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
         from runtime.checkpoint.options import SAVEPOINT_PATH
         from runtime.config.core import PARALLELISM, RUNTIME_MODE, TARGET
@@ -114,7 +117,12 @@ class Runner:
     def run_script(self, text: str, source: str) -> int:
         from planner.errors import SqlError
         from runtime.errors import JobError
+        from streamsql.shell.statements import BEGIN_SET, END_SET
 
+        pending = self._statement_set
+        if BEGIN_SET.match(text) or END_SET.match(text) or pending is not None:
+            # `BEGIN STATEMENT SET;` ... `END;` handed over a statement at a time
+            return self._statement_set_step(text, source, pending)
         try:
             statements = self.env.parse(text)
         except SqlError as e:
@@ -142,6 +150,49 @@ class Runner:
                 return code
         return EXIT_OK
 
+    def _statement_set_step(self, text: str, source: str, pending: list[Any] | None) -> int:
+        """One statement of a statement set given a statement at a time, as Flink's client
+        takes them: BEGIN opens the set, each INSERT is added, END submits them as one job."""
+        from planner.errors import SqlError
+        from planner.statements import InsertInto, StatementSet
+        from streamsql.shell.statements import BEGIN_SET, END_SET
+
+        if BEGIN_SET.match(text):
+            if pending is not None:
+                return self._set_error("Only INSERT statement is allowed in Statement Set.")
+            self._statement_set = []
+            self.info.write("[INFO] Begin a statement set.\n")
+            return EXIT_OK
+        if END_SET.match(text):
+            if pending is None:
+                return self._set_error(
+                    "No Statement Set to submit, 'END' statement should be used after 'BEGIN STATEMENT SET'."
+                )
+            self._statement_set = None
+            if not pending:
+                self.info.write("[INFO] No SQL statement to execute in the statement set.\n")
+                return EXIT_OK
+            sql = "\n".join(i.sql + ";" for i in pending)
+            try:
+                return self._run_statement(StatementSet(inserts=tuple(pending), sql=sql))
+            except SqlError as e:
+                return self._sql_error(e, source)
+        assert pending is not None
+        try:
+            statements = self.env.parse(text)
+        except SqlError as e:
+            return self._sql_error(e, source)
+        for stmt in statements:
+            if not isinstance(stmt, InsertInto):
+                return self._set_error("Only INSERT statement is allowed in Statement Set.")
+            pending.append(stmt)
+            self.info.write("[INFO] Add SQL update statement to the statement set.\n")
+        return EXIT_OK
+
+    def _set_error(self, message: str) -> int:
+        self.err.write(f"[ERROR] Could not execute SQL statement. Reason:\n{message}\n")
+        return EXIT_SQL_ERROR
+
     def _internal_error(self, e: Exception, stmt: object, source: str) -> int:
         """An unexpected exception while running a statement: a clean error naming the
         statement (where it starts, its first line), never a traceback."""
@@ -157,10 +208,14 @@ class Runner:
         return EXIT_INTERNAL
 
     def _run_statement(self, stmt: object) -> int:
-        from planner.statements import Query
+        from planner.statements import Query, StatementSet
         from streamsql import client_output as co
         from streamsql.progress import ProgressBar, source_progress
 
+        if isinstance(stmt, StatementSet) and stmt.sql.lstrip().upper().startswith("BEGIN"):
+            # Flink's client takes `BEGIN STATEMENT SET;` ... `END;` a statement at a time.
+            self.info.write("[INFO] Begin a statement set.\n")
+            self.info.write("[INFO] Add SQL update statement to the statement set.\n" * len(stmt.inserts))
         result = self.env.execute_statement(stmt)  # type: ignore[arg-type]
         if isinstance(stmt, Query):
             self._print_result(result)
