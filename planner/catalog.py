@@ -30,7 +30,7 @@ from planner.expanded_sql import expanded_query
 from planner.logical import TableInfo
 from planner.statements import ColumnDef, CreateTable, CreateView, Drop, LikeClause, WatermarkDef
 from planner.statements_materialized import CreateMaterializedTable, Freshness
-from runtime.connectors.base import METADATA_COLUMNS, TableDescription
+from runtime.connectors.base import METADATA_COLUMNS, PRIMARY_KEY, TableDescription
 from runtime.expr.ir import Expr
 from runtime.types import DataType, Field
 
@@ -151,6 +151,8 @@ class CatalogTable:
         metadata = self.metadata_keys(sink)
         if metadata:  # the connector finds its metadata columns (runtime/connectors/base.py)
             options[METADATA_COLUMNS] = json.dumps(metadata, sort_keys=True)
+        if self.primary_key:  # e.g. upsert-kafka reads the record key into these columns
+            options[PRIMARY_KEY] = ",".join(self.primary_key)
         return TableInfo(
             self.path,
             self.connector,

@@ -229,7 +229,24 @@ def _watermark(planner: PhysicalPlanner, node: LogicalWatermarkAssigner) -> Phys
         idle = scan.table.options_dict.get("scan.watermark.idle-timeout")
     idle_ms = duration_ms(idle, "scan.watermark.idle-timeout") if idle else SOURCE_IDLE_TIMEOUT.get(planner.config)
     params = WatermarkAssignerParams(node.rowtime_index, node.watermark, idle_ms or None)
-    return PhysicalNode.of(params, (child,), node.fields)
+    return PhysicalNode.of(params, (_split_watermarks(child),), node.fields)
+
+
+def _split_watermarks(node: PhysicalNode) -> PhysicalNode:
+    """The WatermarkAssigner's input with its scan (below Calcs) asked to tag rows with
+    their split, when the connector generates watermarks per split (Kafka partitions)."""
+    if isinstance(node.params, CalcParams) and node.inputs:
+        return replace(node, inputs=(_split_watermarks(node.inputs[0]),))
+    if not isinstance(node.params, TableSourceScanParams):
+        return node
+    from runtime.connectors.base import get_connector
+    from runtime.errors import ConnectorError
+
+    try:
+        per_split = get_connector(node.params.connector).split_watermarks
+    except ConnectorError:
+        return node
+    return replace(node, params=replace(node.params, split_watermarks=True)) if per_split else node
 
 
 # ---------------------------------------------------------------------- keyed

@@ -9,6 +9,12 @@ After them, by name, optional system columns:
   exactly as Flink does with a per-record watermark, while still working a batch at a time.
   Operators that pass rows through (Calc, WindowTableFunction, Union) keep it; operators
   that make new rows (aggregates) do not emit it.
+- `__split` (dictionary<int32, string>): the source split a row came from, only between a
+  source that reads its splits together (Kafka partitions) and the table's
+  WatermarkAssigner, which keeps one watermark per split (Flink's per-partition
+  watermarks). Its dictionary lists every split the source subtask reads (so a split
+  that has produced nothing yet holds the watermark back, as in Flink); a batch holds
+  rows of one split. Calc forwards it; the WatermarkAssigner drops it.
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ import pyarrow as pa
 
 ROW_KIND = "__op"
 ROW_WATERMARK = "__wm"
-SYSTEM_COLUMNS = (ROW_KIND, ROW_WATERMARK)
+ROW_SPLIT = "__split"
+SYSTEM_COLUMNS = (ROW_KIND, ROW_WATERMARK, ROW_SPLIT)
 
 INSERT = 0
 UPDATE_BEFORE = 1

@@ -48,11 +48,52 @@ class SplitReader:
         pass
 
 
+class SplitGroupReader:
+    """Reads several splits at once (a source whose splits are all unbounded, such as
+    Kafka's partitions, cannot read them one after the other). `read` returns rows of ONE
+    split, named by `current_split` (the source operator tags the batch with it, for
+    per-split watermarks), an empty batch when nothing is there right now, or None when
+    every split is finished (bounded)."""
+
+    current_split: str | None = None
+    skipped_rows: int = 0
+
+    def read(self, max_rows: int) -> pa.RecordBatch | None:
+        raise NotImplementedError
+
+    def splits(self) -> list[str]:
+        """The splits this reader reads, in a stable order."""
+        raise NotImplementedError
+
+    def add_splits(self, split_ids: list[str]) -> None:
+        """Start reading these splits too (found by discovery)."""
+        raise NotImplementedError
+
+    def offset(self) -> dict[str, Any]:
+        """{split: JSON-able position} from which `seek` resumes exactly after the rows read."""
+        raise NotImplementedError
+
+    def seek(self, offsets: dict[str, Any]) -> None:
+        """Resume every split of `offsets` from its `offset()` value (called before reading)."""
+
+    def commit(self, offsets: dict[str, Any]) -> None:
+        """A checkpoint that recorded `offsets` completed (Kafka: commit them to the group)."""
+
+    def close(self) -> None:
+        pass
+
+
 class Source:
     """A table's scan. `produced_schema` is the schema of the batches its readers return
     (the scan's projected physical columns)."""
 
     produced_schema: tuple[Field, ...]
+    # The splits are read together by one `create_group_reader` (Kafka's partitions), not
+    # one after the other by `create_reader`.
+    reads_splits_together: bool = False
+
+    def create_group_reader(self, split_ids: list[str]) -> SplitGroupReader:
+        raise NotImplementedError
 
     @property
     def bounded(self) -> bool:
@@ -111,6 +152,8 @@ METADATA_COLUMNS = "$internal.metadata-columns"
 # Internal config key of a sink's context: the index of its subtask (per-subtask producers,
 # transactional ids and partitions).
 SUBTASK_INDEX = "$internal.subtask-index"
+# Internal option: the table's PRIMARY KEY columns, comma-separated (set by the planner).
+PRIMARY_KEY = "$internal.primary-key"
 
 
 def metadata_columns(options: Mapping[str, str]) -> dict[str, str]:
@@ -164,6 +207,10 @@ class ConnectorFactory:
     # The changes the sink can write given these options: 'I' refuses an updating input at
     # planning time (as Flink's append-only sinks do); None: any changelog.
     sink_changelog_mode: Callable[[dict[str, str]], str] | None = None
+    # The source reads its splits together and the table's watermark is generated per
+    # split (Kafka: per partition); the planner then asks the scan to tag rows with their
+    # split (runtime/batch.py `__split`).
+    split_watermarks: bool = False
     # Checks beyond the declared options (option combinations, primary key), at planning
     # time; raises ConnectorError with Flink's message.
     validate: Callable[[TableDescription], None] | None = None

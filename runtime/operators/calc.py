@@ -8,7 +8,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.batch import ROW_KIND, ROW_WATERMARK, data_columns, row_watermarks
+from runtime.batch import ROW_KIND, ROW_SPLIT, ROW_WATERMARK, data_columns, row_watermarks
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
@@ -95,6 +95,9 @@ class CalcOperator(Operator):
         kinds = system_column(batch, ROW_KIND)
         wms = system_column(batch, ROW_WATERMARK)
         result = make_batch(self.node, arrays, kinds, wms)
+        split = system_column(batch, ROW_SPLIT)
+        if split is not None:  # per-split watermarks downstream (runtime/batch.py)
+            result = result.append_column(pa.field(ROW_SPLIT, split.type, False), split)
         out.emit(result if mask is None else result.filter(mask))
 
     def _filter_used(self, batch: pa.RecordBatch, width: int, mask: pa.Array) -> pa.RecordBatch:

@@ -8,11 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
-from runtime.batch import ROW_KIND
+from runtime.batch import ROW_KIND, ROW_SPLIT
 from runtime.checkpoint.rescale import OldStates, load_state
-from runtime.connectors.base import Source, SourceContext, SplitReader, get_connector
+from runtime.connectors.base import Source, SourceContext, SplitGroupReader, SplitReader, get_connector
 from runtime.errors import ConnectorError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
@@ -38,6 +39,9 @@ class TableSourceScanParams(OperatorParams):
     physical_schema: tuple[Field, ...]
     projection: tuple[int, ...] | None = None
     bounded: bool = True
+    # Tag rows with their split (`__split`) for per-split watermarks: set by the planner
+    # below a WatermarkAssigner when the connector declares `split_watermarks` (Kafka).
+    split_watermarks: bool = False
 
 
 class TableSourceScanOperator(Operator):
@@ -52,6 +56,13 @@ class TableSourceScanOperator(Operator):
     and its reader's `offset()` (or, for a reader without offsets, the rows read from it,
     skipped again on restore), whether the source finished, and the splits a monitoring
     source already knows. Restoring seeks the reader, so no row is read twice or lost.
+
+    A source that reads its splits together (`Source.reads_splits_together`: Kafka's
+    partitions) gets one `SplitGroupReader` over the subtask's share of the splits; its
+    checkpoint state is `{"group": {split: offset}}`, re-split by split on rescale, and
+    the reader is told when a checkpoint completes (Kafka commits the offsets to the
+    consumer group). With `split_watermarks` (set by the planner when the table has a
+    WATERMARK) its batches carry `__split` for the per-split watermarks.
     """
 
     checkpointing = "custom"
@@ -72,6 +83,10 @@ class TableSourceScanOperator(Operator):
         self._resume: deque[dict[str, Any]] = deque()
         self._skipped_done = 0  # rows skipped by readers already closed
         self._offsets: dict[int, Any] = {}  # checkpoint id -> the reader's offset in it
+        # reads_splits_together: the one reader over the subtask's splits, and the offsets
+        # each checkpoint recorded (committed when it completes)
+        self._group: SplitGroupReader | None = None
+        self._group_snapshots: dict[int, dict[str, Any]] = {}
 
     def open(self) -> None:
         p = TableSourceScanParams.of(self.node)
@@ -97,12 +112,17 @@ class TableSourceScanOperator(Operator):
             self._discovers = False
             if not self._pending:
                 self.bounded = True
+        if source.reads_splits_together:
+            self._group = source.create_group_reader(list(self._pending))
+            self._pending.clear()
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         raise AssertionError("TableSourceScan has no input")
 
     def poll(self, max_rows: int) -> pa.RecordBatch | None:
         assert self.source is not None
+        if self._group is not None:
+            return self._poll_group(max_rows)
         while True:
             if self._reader is None and self._resume:
                 r = self._resume.popleft()
@@ -137,6 +157,42 @@ class TableSourceScanOperator(Operator):
             kinds = batch.column(kind_idx) if kind_idx >= 0 else None
             return make_batch(self.node, list(batch.columns[: len(self.node.schema)]), kinds=kinds)
 
+    def _poll_group(self, max_rows: int) -> pa.RecordBatch | None:
+        assert self.source is not None and self._group is not None
+        if self.finished:
+            return None
+        if self.bounded and not self._group.splits():
+            self.finished = True  # a parallel subtask without partitions
+            return None
+        if not self.bounded and self._discovers:
+            new = self.source.discover_splits()
+            if new:
+                self._group.add_splits(new)
+        batch = self._group.read(max_rows)
+        if self._group.skipped_rows:
+            self.ctx.metrics.extra["skipped_rows"] = self._group.skipped_rows
+        if batch is None:
+            self.finished = True
+            return None
+        if batch.num_rows == 0:
+            return self._empty()
+        kind_idx = batch.schema.get_field_index(ROW_KIND)
+        kinds = batch.column(kind_idx) if kind_idx >= 0 else None
+        out = make_batch(self.node, list(batch.columns[: len(self.node.schema)]), kinds=kinds)
+        if TableSourceScanParams.of(self.node).split_watermarks and not self.ctx.is_batch:
+            out = out.append_column(pa.field(ROW_SPLIT, _SPLIT_TYPE, False), self._split_column(out.num_rows))
+        return out
+
+    def _split_column(self, rows: int) -> pa.DictionaryArray:
+        """`__split` of a batch of the group reader's current split: indices into the
+        dictionary of every split it reads (runtime/batch.py)."""
+        assert self._group is not None
+        names = self._group.splits()
+        index = names.index(self._group.current_split) if self._group.current_split in names else 0
+        return pa.DictionaryArray.from_arrays(
+            pa.array(np.full(rows, index, dtype=np.int32)), pa.array(names, pa.string())
+        )
+
     # ------------------------------------------------------------------ checkpoints
     def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
         """Split states are reassigned: new subtask `index` takes the splits whose position in
@@ -157,7 +213,9 @@ class TableSourceScanOperator(Operator):
         in_progress: list[dict[str, Any]] = []
         pending: list[str] = []
         known: set[str] | None = None
+        group: dict[str, Any] = {}
         for st in states:
+            group.update({s: o for s, o in (st.get("group") or {}).items() if mine(s)})
             resumes = list(st.get("resume") or [])
             if st.get("split") is not None:
                 resumes.insert(
@@ -177,9 +235,22 @@ class TableSourceScanOperator(Operator):
             "resume": in_progress[1:],
             "finished": bool(states) and all(st.get("finished") for st in states) and not (pending or in_progress),
             "known": sorted(known) if known is not None else None,
+            **({"group": group} if any("group" in st for st in states) else {}),
         }
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
+        if self._group is not None:
+            offsets = self._group.offset()
+            self._group_snapshots[checkpoint_id] = offsets
+            known = getattr(self.source, "_known", None)
+            return {
+                "group": offsets,
+                "pending": [],
+                "split": None,
+                "finished": self.finished,
+                "known": sorted(known) if isinstance(known, set) else None,
+                "resume": [],
+            }
         offset = self._reader.offset() if self._reader is not None else None
         if self._reader is not None and offset is not None:
             self._offsets[checkpoint_id] = offset
@@ -195,7 +266,16 @@ class TableSourceScanOperator(Operator):
         }
 
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
-        """The reader confirms the offset of the newest completed checkpoint (CDC slots)."""
+        """The reader confirms the offset of the newest completed checkpoint (CDC slots);
+        a group reader commits the offsets that checkpoint recorded (Kafka: to the
+        consumer group), older pending snapshots are dropped."""
+        if self._group is not None:
+            offsets = self._group_snapshots.pop(checkpoint_id, None)
+            for cid in [c for c in self._group_snapshots if c < checkpoint_id]:
+                del self._group_snapshots[cid]
+            if offsets is not None:
+                self._group.commit(offsets)
+            return
         done = [k for k in self._offsets if k <= checkpoint_id]
         if done and self._reader is not None:
             self._reader.commit_offset(self._offsets[max(done)])
@@ -205,6 +285,9 @@ class TableSourceScanOperator(Operator):
     def restore_state(self, handles: Any) -> None:
         """Called after `open`: replace the split queue and resume the split in progress."""
         assert self.source is not None
+        if self._group is not None:
+            self._restore_group(handles)
+            return
         if self._reader is not None:
             self._reader.close()
             self._reader = None
@@ -217,6 +300,18 @@ class TableSourceScanOperator(Operator):
         self._split = None
         if handles.get("split") is not None:
             self._open_split(handles["split"], handles.get("offset"), int(handles.get("split_rows") or 0))
+
+    def _restore_group(self, handles: Any) -> None:
+        """The group reader reads the splits the snapshot recorded, from their offsets."""
+        assert self.source is not None and self._group is not None
+        self._group.close()
+        offsets = dict(handles.get("group") or {})
+        self._group = self.source.create_group_reader(sorted(offsets, key=_split_order(self.source)))
+        self._group.seek(offsets)
+        self.finished = bool(handles.get("finished"))
+        known = handles.get("known")
+        if known is not None and isinstance(getattr(self.source, "_known", None), set):
+            self.source._known = set(known) | set(offsets)  # type: ignore[attr-defined]
 
     def _open_split(self, split: str, offset: Any, split_rows: int) -> None:
         """Resume reading `split` where a snapshot left it."""
@@ -253,6 +348,9 @@ class TableSourceScanOperator(Operator):
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+        if self._group is not None:
+            self._group.close()
+            self._group = None
 
 
 class TableSourceScanSpec(OperatorSpec[TableSourceScanParams]):
@@ -297,3 +395,12 @@ def scan_changelog_mode(connector: str, options: dict[str, str]) -> str:
 
 
 TABLE_SOURCE_SCAN = register_spec(TableSourceScanSpec())
+
+
+_SPLIT_TYPE = pa.dictionary(pa.int32(), pa.string())
+
+
+def _split_order(source: Source) -> Any:
+    """Sort key of split ids in the source's listing order (unknown ones last, by name)."""
+    position = {s: i for i, s in enumerate(source.splits())}
+    return lambda s: (position.get(s, len(position)), s)

@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.batch import MAX_WATERMARK, MIN_WATERMARK, ROW_KIND, data_columns
+from runtime.batch import MAX_WATERMARK, MIN_WATERMARK, ROW_KIND, ROW_SPLIT, data_columns
 from runtime.config.core import SOURCE_IDLE_TIMEOUT
 from runtime.expr.ir import Expr
 from runtime.graph import Node
@@ -56,6 +56,14 @@ class WatermarkAssignerOperator(Operator):
     clock; default `table.exec.source.idle-timeout`), `is_idle()` says so and the local
     executor stops letting this input hold back the minimum of a multi-input operator.
     In BATCH mode rows get no `__wm` and no watermark is emitted.
+
+    Per-split watermarks (Flink's per-partition watermarks of the Kafka source): when the
+    batches carry `__split` (runtime/batch.py), one watermark is kept per split and the
+    emitted one is their minimum; a split that produced nothing for `idle_timeout_ms` is
+    left out of the minimum until it produces again, and a split that has produced nothing
+    yet holds it back at MIN (unless idle). A row's `__wm` is that minimum before it. Only
+    the combined watermark is checkpointed (a restored split starts again from MIN; the
+    emitted watermark never goes back).
     """
 
     checkpointing = "generic"
@@ -70,6 +78,9 @@ class WatermarkAssignerOperator(Operator):
         self.current = MIN_WATERMARK
         self.last_row_time = time.monotonic()
         self.idle = False
+        # per-split watermarks: split -> its watermark (ms, MIN before any row) / last row time
+        self.split_wm: dict[str, int] = {}
+        self.split_seen: dict[str, float] = {}
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         from runtime.expr.evaluator import evaluate
@@ -83,6 +94,10 @@ class WatermarkAssignerOperator(Operator):
         self.idle = False
         cand = to_epoch_ms(evaluate(self.expr, data, eval_context(self.ctx, data.num_rows)))
         cand = np.where(np.isnan(cand), -np.inf, cand)
+        split = system_column(batch, ROW_SPLIT)
+        if split is not None:
+            self._per_split(data, kinds, split, cand, out)
+            return
         running = np.maximum.accumulate(np.concatenate([[float(self.current)], cand]))
         before = running[:-1]
         wms = np.where(np.isinf(before), MIN_WATERMARK, before).astype(np.int64)
@@ -95,6 +110,62 @@ class WatermarkAssignerOperator(Operator):
                 out.emit_watermark(last)
                 return
         out.emit(make_batch(self.node, data.columns, kinds, wms))
+
+    def _per_split(
+        self, data: pa.RecordBatch, kinds: pa.Array | None, split: pa.Array, cand: np.ndarray, out: Output
+    ) -> None:
+        """`cand` are the rows' watermark candidates; all rows are of one split."""
+        assert isinstance(split, pa.DictionaryArray)
+        names = split.dictionary.to_pylist()
+        now = self.last_row_time
+        self._register(names, now)
+        if data.num_rows == 0:
+            self._advance(out)
+            return
+        name = names[split.indices[0].as_py()]
+        self.split_seen[name] = now
+        running = np.maximum.accumulate(np.concatenate([[float(self.split_wm[name])], cand]))
+        others = self._combined(exclude=name, now=now)
+        before = np.minimum(running[:-1], float(others))
+        wms = np.maximum(np.where(np.isinf(before), MIN_WATERMARK, before), float(self.current)).astype(np.int64)
+        if not np.isinf(running[-1]):
+            self.split_wm[name] = max(self.split_wm[name], int(running[-1]))
+        out.emit(make_batch(self.node, data.columns, kinds, wms))
+        self._advance(out)
+
+    def _register(self, names: list[str], now: float) -> None:
+        """The splits the source reads now: new ones start at MIN, finished ones are dropped."""
+        if len(names) != len(self.split_wm) or any(n not in self.split_wm for n in names):
+            known = set(names)
+            for n in [n for n in self.split_wm if n not in known]:
+                del self.split_wm[n], self.split_seen[n]
+            for n in names:
+                if n not in self.split_wm:
+                    self.split_wm[n] = MIN_WATERMARK
+                    self.split_seen[n] = now
+
+    def _combined(self, exclude: str | None, now: float) -> int | float:
+        """Minimum watermark of the active (not idle) splits other than `exclude`; +inf if none."""
+        timeout = self.idle_timeout_ms
+        active = [
+            w
+            for n, w in self.split_wm.items()
+            if n != exclude and not (timeout and (now - self.split_seen[n]) * 1000 >= int(timeout))
+        ]
+        return min(active) if active else float("inf")
+
+    def _advance(self, out: Output) -> None:
+        """Emit the minimum over the active splits when it advanced."""
+        combined = self._combined(None, time.monotonic())
+        if combined != float("inf") and int(combined) > self.current:
+            self.current = int(combined)
+            out.emit_watermark(self.current)
+
+    def on_timer(self, out: Output) -> None:
+        """While the sources have nothing to read: a split that went idle no longer holds
+        the watermark back."""
+        if self.split_wm and not self.ctx.is_batch and self.current < MAX_WATERMARK:
+            self._advance(out)
 
     def on_watermark(self, watermark: int, out: Output) -> None:
         if watermark == MAX_WATERMARK and self.current < MAX_WATERMARK:

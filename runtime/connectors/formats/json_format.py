@@ -19,6 +19,7 @@ Offsets are `{"byte": b, "line": n}`: where the next unread line starts.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from runtime.connectors.formats import (
     FileFormat,
     FileReader,
     FileWriter,
+    MessageDecoder,
     MessageEncoder,
     opt_bool,
     register_format,
@@ -349,20 +351,15 @@ class _LineFile:
         self._f.close()
 
 
-class JsonFileReader(FileReader):
-    def __init__(
-        self,
-        path: str,
-        fields: tuple[Field, ...],
-        projection: list[int] | None,
-        options: dict[str, str],
-        ctx: SourceContext,
-        debezium: bool = False,
-    ) -> None:
+class JsonRows:
+    """Lines of JSON (objects, or Debezium change events) → rows of `fields`: the fast
+    Arrow path when it applies, else the exact path. `fail(message, number)` reports the
+    first bad line (`number`: its line number in a file, its record index in a poll)."""
+
+    def __init__(self, fields: list[Field], options: dict[str, str], debezium: bool = False) -> None:
         prefix = "debezium-json" if debezium else "json"
-        self.path = path
         self.debezium = debezium
-        self.fields = [fields[i] for i in (range(len(fields)) if projection is None else projection)]
+        self.fields = fields
         self.ignore_errors = opt_bool(options, f"{prefix}.ignore-parse-errors")
         self.fail_on_missing = opt_bool(options, "json.fail-on-missing-field") and not debezium
         self.schema_include = debezium and opt_bool(options, "debezium-json.schema-include")
@@ -375,38 +372,27 @@ class JsonFileReader(FileReader):
         # One Arrow C++ pass for batches whose values need no Java-specific conversion.
         self.fast = FastJsonReader(self.fields, self.conv.style, self.fail_on_missing)
         self.fast_batches = 0  # batches the fast path produced (tests and benchmarks)
-        self.file = _LineFile(path)
         self.skipped_rows = 0
         self.schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in self.fields])
         if debezium:
             self.schema = self.schema.append(pa.field(ROW_KIND, pa.int8(), False))
 
-    def read(self, max_rows: int) -> pa.RecordBatch | None:
-        want = max(1, max_rows // 2) if self.debezium else max_rows
-        while True:
-            got = self.file.take(want)
-            if got is None:
-                return None
-            lines, numbers = got
-            present = np.asarray(
-                pc.greater(pc.utf8_length(pc.utf8_trim_whitespace(lines)), 0).to_numpy(zero_copy_only=False), bool
-            )
-            if not present.all():
-                lines, numbers = lines.filter(pa.array(present)), numbers[present]
-            if len(lines) == 0:
-                continue
-            batch = self._debezium(lines, numbers) if self.debezium else self._plain(lines, numbers)
-            if batch is not None and batch.num_rows:
-                return batch
+    def fail(self, message: str, number: int) -> None:
+        raise DataError(message)
+
+    def rows(self, lines: pa.Array, numbers: np.ndarray) -> pa.RecordBatch:
+        return self._debezium(lines, numbers) if self.debezium else self._plain(lines, numbers)
 
     def _plain(self, lines: pa.Array, numbers: np.ndarray) -> pa.RecordBatch | None:
         fast = self.fast.read(lines) if self.fast.usable else None
         if fast is not None:
+            self._kept = None
             self.fast_batches += 1
             return pa.RecordBatch.from_arrays(fast, schema=self.schema)
         arrays, invalid, bad, missing = self.conv.rows(lines, self.fields)
         self._check(lines, numbers, invalid, bad, missing)
         batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        self._kept = np.flatnonzero(~invalid)
         if invalid.any():
             batch = batch.filter(pa.array(~invalid))
         return batch
@@ -432,7 +418,7 @@ class JsonFileReader(FileReader):
         detail = self._field_reason(lines.slice(row, 1)) if reason and reason.startswith("a field") else reason
         kind = "Debezium JSON" if self.debezium else "JSON"
         msg = f"Failed to deserialize {kind} '{lines[row].as_py()}'."
-        raise DataError(msg + (f" {detail}" if detail else ""), self.path, int(numbers[row]))
+        self.fail(msg + (f" {detail}" if detail else ""), int(numbers[row]))
 
     def _field_reason(self, line: pa.Array) -> str:
         """Name the first field of a failing line that does not convert (error path only)."""
@@ -483,9 +469,48 @@ class JsonFileReader(FileReader):
         keep = np.empty(2 * n, dtype=bool)
         keep[0::2], keep[1::2] = use_before, use_after
         take = pa.array(order[keep])
+        self._event_rows = (order[keep] % n) if n else order[keep]  # each row's line
         cols = [pc.take(pa.concat_arrays([b, a]), take) for b, a in zip(b_arrays, a_arrays, strict=True)]
         kinds = pc.take(pa.array(np.concatenate([kinds_b, kinds_a]), pa.int8()), take)
         return pa.RecordBatch.from_arrays([*cols, kinds], schema=self.schema)
+
+
+class JsonFileReader(JsonRows, FileReader):
+    def __init__(
+        self,
+        path: str,
+        fields: tuple[Field, ...],
+        projection: list[int] | None,
+        options: dict[str, str],
+        ctx: SourceContext,
+        debezium: bool = False,
+    ) -> None:
+        super().__init__(
+            [fields[i] for i in (range(len(fields)) if projection is None else projection)], options, debezium
+        )
+        self.path = path
+        self.file = _LineFile(path)
+
+    def fail(self, message: str, number: int) -> None:
+        raise DataError(message, self.path, number)
+
+    def read(self, max_rows: int) -> pa.RecordBatch | None:
+        want = max(1, max_rows // 2) if self.debezium else max_rows
+        while True:
+            got = self.file.take(want)
+            if got is None:
+                return None
+            lines, numbers = got
+            present = np.asarray(
+                pc.greater(pc.utf8_length(pc.utf8_trim_whitespace(lines)), 0).to_numpy(zero_copy_only=False), bool
+            )
+            if not present.all():
+                lines, numbers = lines.filter(pa.array(present)), numbers[present]
+            if len(lines) == 0:
+                continue
+            batch = self.rows(lines, numbers)
+            if batch is not None and batch.num_rows:
+                return batch
 
     def offset(self) -> Any:
         return {"byte": self.file.pos, "line": self.file.line}
@@ -495,6 +520,57 @@ class JsonFileReader(FileReader):
 
     def close(self) -> None:
         self.file.close()
+
+
+class JsonDecoder(JsonRows, MessageDecoder):
+    """Kafka record payloads, one JSON object (or Debezium event) each. A NULL payload is
+    no row (Flink's JSON deserializer returns null for it), as is an empty one."""
+
+    def __init__(
+        self, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext, debezium: bool = False
+    ) -> None:
+        super().__init__(list(fields), options, debezium)
+        self._locate: Callable[[int], str] = str
+
+    def fail(self, message: str, number: int) -> None:
+        raise DataError(f"{message} ({self._locate(number)})")
+
+    def decode(self, payloads: pa.Array, locate: Callable[[int], str]) -> tuple[pa.RecordBatch, np.ndarray]:
+        self._locate = locate
+        numbers = np.arange(len(payloads), dtype=np.int64)
+        lines = _utf8_lines(payloads, self.fail)
+        present = np.asarray(
+            pc.fill_null(pc.greater(pc.utf8_length(pc.utf8_trim_whitespace(lines)), 0), False).to_numpy(
+                zero_copy_only=False
+            ),
+            bool,
+        )
+        if not present.all():
+            lines, numbers = lines.filter(pa.array(present)), numbers[present]
+        if len(lines) == 0:
+            return pa.RecordBatch.from_pylist([], schema=self.schema), numbers
+        batch = self.rows(lines, numbers)
+        if self.debezium:  # each row's line (an update gives two rows, a bad event none)
+            return batch, numbers[self._event_rows]
+        if batch.num_rows != len(lines):  # invalid lines were skipped ('ignore-parse-errors')
+            numbers = numbers[self._kept]
+        return batch, numbers
+
+
+def _utf8_lines(payloads: pa.Array, fail: Callable[[str, int], None]) -> pa.Array:
+    """Binary payloads as UTF-8 strings without line terminators (a bad one fails)."""
+    try:
+        lines = payloads.cast(pa.string())
+    except pa.ArrowInvalid:
+        values = payloads.to_pylist()
+        for i, v in enumerate(values):
+            if v is not None:
+                try:
+                    v.decode("utf-8")
+                except UnicodeDecodeError:
+                    fail("Failed to deserialize JSON: the payload is not UTF-8 text.", i)
+        lines = pa.array([None if v is None else v.decode("utf-8", errors="replace") for v in values], pa.string())
+    return pc.utf8_rtrim(lines, characters="\r\n")
 
 
 # ---------------------------------------------------------------------- writer
@@ -673,6 +749,14 @@ def _open_debezium(
     return JsonFileReader(path, fields, projection, options, ctx, debezium=True)
 
 
+def _json_decoder(fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> MessageDecoder:
+    return JsonDecoder(fields, options, ctx)
+
+
+def _debezium_decoder(fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> MessageDecoder:
+    return JsonDecoder(fields, options, ctx, debezium=True)
+
+
 register_format(
     FileFormat(
         name="json",
@@ -682,6 +766,7 @@ register_format(
         open_reader=JsonFileReader,
         open_writer=JsonFileWriter,
         open_encoder=JsonEncoder,
+        open_decoder=_json_decoder,
     )
 )
 register_format(
@@ -693,5 +778,6 @@ register_format(
         open_reader=_open_debezium,
         changelog=True,
         open_encoder=change_event_encoder("debezium-json"),
+        open_decoder=_debezium_decoder,
     )
 )

@@ -193,6 +193,7 @@ KAFKA = register_connector(
         metadata=o.METADATA,
         changelog_mode=changelog_mode,
         sink_changelog_mode=sink_changelog_mode,
+        split_watermarks=True,
         validate=_validate,
     )
 )
@@ -218,6 +219,7 @@ UPSERT_KAFKA = register_connector(
         format_keys=o.FORMAT_KEYS,
         metadata=o.METADATA,
         changelog_mode=_upsert_changelog_mode,
+        split_watermarks=True,
         validate=_validate_upsert,
     )
 )
