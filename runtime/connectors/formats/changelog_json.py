@@ -3,10 +3,19 @@ messages → +I/-U/+U/-D rows). Message connectors only (Kafka)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from runtime.connectors.base import ConfigOption
-from runtime.connectors.formats import FileFormat, messages_only, register_format
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from runtime.batch import DELETE, INSERT, ROW_KIND, UPDATE_AFTER, UPDATE_BEFORE
+from runtime.connectors.base import ConfigOption, SourceContext
+from runtime.connectors.formats import FileFormat, MessageDecoder, messages_only, register_format
+from runtime.connectors.formats.json_format import JsonRows, _utf8_lines
+from runtime.errors import DataError
+from runtime.types import Field
 
 
 def _options(prefix: str) -> tuple[ConfigOption[Any], ...]:
@@ -57,6 +66,124 @@ CANAL_OPTIONS: tuple[ConfigOption[Any], ...] = _options("canal-json") + (
 )
 MAXWELL_OPTIONS: tuple[ConfigOption[Any], ...] = _options("maxwell-json")
 
+
+class ChangeEventDecoder(JsonRows, MessageDecoder):
+    """Canal / Maxwell change events → +I / -U / +U / -D rows (record order kept; an
+    UPDATE gives its before image (the new values overlaid with the changed fields' old
+    values) then its after image). Events of other types (DDL) give no row."""
+
+    def __init__(self, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext, kind: str) -> None:
+        super().__init__(list(fields), options, prefix=kind)
+        self.kind = kind
+        self.out_schema = self.schema.append(pa.field(ROW_KIND, pa.int8(), False))
+        self.database = options.get("canal-json.database.include") if kind == "canal-json" else None
+        self.table = options.get("canal-json.table.include") if kind == "canal-json" else None
+        self._locate: Callable[[int], str] = str
+
+    def fail(self, message: str, number: int) -> None:
+        raise DataError(f"{message} ({self._locate(number)})")
+
+    def _images(self, lines: pa.Array) -> pa.Table:
+        """One row per image: (event index, kind, image JSON text); -1 kind = bad event."""
+        if self.kind == "canal-json":
+            base = (
+                "SELECT i, json_type(j) AS t, upper(json_extract_string(j, '$.type')) AS typ, "
+                "json_extract_string(j, '$.database') AS db, json_extract_string(j, '$.table') AS tb, "
+                "json_extract(j, '$.data') AS data, json_extract(j, '$.old') AS old "
+                "FROM (SELECT (row_number() OVER ()) - 1 AS i, TRY_CAST(j AS JSON) AS j FROM src)"
+            )
+            sql = (
+                f"WITH b AS ({base}), e AS (SELECT i, t, typ, db, tb, data, old, "
+                "unnest(CASE WHEN json_type(data) = 'ARRAY' THEN range(json_array_length(data)::BIGINT) ELSE [NULL] END) AS k "
+                "FROM b) "
+                "SELECT i, k, t, typ, db, tb, json_extract(data, '$[' || k || ']')::VARCHAR AS d, "
+                "json_extract(old, '$[' || k || ']')::VARCHAR AS o FROM e ORDER BY i, k"
+            )
+        else:
+            sql = (
+                "SELECT i, 0 AS k, json_type(j) AS t, upper(json_extract_string(j, '$.type')) AS typ, "
+                "json_extract_string(j, '$.database') AS db, json_extract_string(j, '$.table') AS tb, "
+                "json_extract(j, '$.data')::VARCHAR AS d, json_extract(j, '$.old')::VARCHAR AS o "
+                "FROM (SELECT (row_number() OVER ()) - 1 AS i, TRY_CAST(j AS JSON) AS j FROM src) ORDER BY i"
+            )
+        return self.conv.query(pa.table({"j": lines}), sql)
+
+    def decode(self, payloads: pa.Array, locate: Callable[[int], str]) -> tuple[pa.RecordBatch, np.ndarray]:
+        self._locate = locate
+        present = np.flatnonzero(np.asarray(payloads.is_valid().to_numpy(zero_copy_only=False), bool))
+        if len(present) == 0:
+            return pa.RecordBatch.from_pylist([], schema=self.out_schema), present
+        lines = _utf8_lines(payloads.take(pa.array(present)), self.fail)
+        res = self._images(lines)
+        event = present[res.column("i").to_numpy()]
+        typ = np.asarray(pc.fill_null(res.column("typ").combine_chunks(), "").to_numpy(zero_copy_only=False), object)
+        is_obj = np.asarray(pc.fill_null(pc.equal(res.column("t").combine_chunks(), "OBJECT"), False), bool)
+        d = res.column("d").combine_chunks()
+        has_d = np.asarray(d.is_valid().to_numpy(zero_copy_only=False), bool)
+        keep = np.ones(len(event), bool)
+        for col, pattern in (("db", self.database), ("tb", self.table)):
+            if pattern:
+                names = res.column(col).combine_chunks()
+                ok = pc.fill_null(pc.match_substring_regex(names, "^(?:" + pattern + ")$"), False)
+                keep &= np.asarray(ok.to_numpy(zero_copy_only=False), bool)
+        known = np.isin(typ, ["INSERT", "UPDATE", "DELETE"])
+        bad = ~is_obj | (known & ~has_d)
+        if self.kind == "canal-json":
+            known &= is_obj  # canal DDL events ('CREATE', 'ALTER', ...) are skipped
+        else:
+            bad |= is_obj & ~known & ~np.isin(typ, ["BOOTSTRAP-START", "BOOTSTRAP-COMPLETE", "TABLE-CREATE"])
+        if bad.any() and not self.ignore_errors:
+            i = int(np.flatnonzero(bad)[0])
+            self.fail(
+                f"Failed to deserialize {self.kind} event '{lines[int(res.column('i')[i].as_py())].as_py()}'.",
+                int(event[i]),
+            )
+        if bad.any():
+            self.skipped_rows += len(np.unique(event[bad]))
+        use = known & keep & ~bad
+        upd = use & (typ == "UPDATE")
+        merged = (
+            self.conv.query(
+                pa.table({"d": d, "o": res.column("o").combine_chunks()}),
+                "SELECT json_merge_patch(d, coalesce(o, '{}'))::VARCHAR AS b FROM src",
+            )
+            .column("b")
+            .combine_chunks()
+        )
+        # images in order: an UPDATE's before image right before its after image
+        n = len(event)
+        order = np.empty(2 * n, np.int64)
+        order[0::2] = n + np.arange(n)  # before images (from `merged`)
+        order[1::2] = np.arange(n)
+        sel = np.empty(2 * n, bool)
+        sel[0::2], sel[1::2] = upd, use
+        picked = order[sel]
+        texts = pa.concat_arrays([d.cast(pa.string()), merged.cast(pa.string())]).take(pa.array(picked))
+        kinds_all = np.concatenate(
+            [
+                np.where(typ == "INSERT", INSERT, np.where(typ == "DELETE", DELETE, UPDATE_AFTER)).astype(np.int8),
+                np.full(n, UPDATE_BEFORE, np.int8),
+            ]
+        )
+        kinds = kinds_all[picked]
+        src = event[picked % n] if n else event[:0]
+        if len(texts) == 0:
+            return pa.RecordBatch.from_pylist([], schema=self.out_schema), src
+        rows = self._plain(texts, src)
+        assert rows is not None
+        if self._kept is not None:
+            kinds, src = kinds[self._kept], src[self._kept]
+        return rows.append_column(pa.field(ROW_KIND, pa.int8(), False), pa.array(kinds, pa.int8())), src
+
+
+def _canal(fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> MessageDecoder:
+    return ChangeEventDecoder(fields, options, ctx, "canal-json")
+
+
+def _maxwell(fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> MessageDecoder:
+    return ChangeEventDecoder(fields, options, ctx, "maxwell-json")
+
+
 register_format(
     FileFormat(
         name="canal-json",
@@ -64,6 +191,7 @@ register_format(
         description="Canal's JSON change events (INSERT / UPDATE / DELETE with 'data' and 'old' arrays).",
         options=CANAL_OPTIONS,
         open_reader=messages_only("canal-json"),
+        open_decoder=_canal,
         changelog=True,
     )
 )
@@ -74,6 +202,7 @@ register_format(
         description="Maxwell's JSON change events (insert / update / delete with 'data' and 'old').",
         options=MAXWELL_OPTIONS,
         open_reader=messages_only("maxwell-json"),
+        open_decoder=_maxwell,
         changelog=True,
     )
 )

@@ -13,6 +13,7 @@ Offsets are `{"records": n}`: the number of CSV records already consumed from th
 from __future__ import annotations
 
 import csv as pycsv
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,7 @@ from runtime.connectors.formats import (
     FileFormat,
     FileReader,
     FileWriter,
+    MessageDecoder,
     MessageEncoder,
     opt_bool,
     opt_char,
@@ -272,22 +274,7 @@ class CsvFileReader(FileReader):
         return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
     def _convert_column(self, col: pa.Array, dtype: DataType) -> tuple[pa.Array, np.ndarray]:
-        if dtype.name not in ("ARRAY", "MULTISET"):
-            return convert_strings(col, dtype, CSV)
-        # ARRAY: elements split by the array delimiter, each converted like a field.
-        parts = pc.split_pattern(col, self.dialect.array_delimiter)
-        flat = pc.list_flatten(parts)
-        elem_type = dtype.children[0]
-        if self.dialect.null_literal is not None:
-            flat = pc.if_else(pc.equal(flat, self.dialect.null_literal), pa.nulls(len(flat), pa.string()), flat)
-        values, bad_elems = convert_strings(flat, elem_type, CSV)
-        bad = np.zeros(len(col), dtype=bool)
-        if bad_elems.any():
-            parent = pc.list_parent_indices(parts).to_numpy(zero_copy_only=False)
-            bad[parent[bad_elems]] = True
-        offsets = parts.offsets
-        out = pa.ListArray.from_arrays(offsets, values, type=dtype.to_arrow(), mask=parts.is_null())
-        return out, bad
+        return convert_csv_column(col, dtype, self.dialect)
 
     # ------------------------------------------------------------------ positions
     def offset(self) -> Any:
@@ -345,6 +332,119 @@ class CsvFileReader(FileReader):
                     return line
                 count += 1
         return None
+
+
+def convert_csv_column(col: pa.Array, dtype: DataType, dialect: CsvDialect) -> tuple[pa.Array, np.ndarray]:
+    """A column of field texts → values of `dtype` and the mask of fields that did not parse."""
+    if dtype.name not in ("ARRAY", "MULTISET"):
+        return convert_strings(col, dtype, CSV)
+    # ARRAY: elements split by the array delimiter, each converted like a field.
+    parts = pc.split_pattern(col, dialect.array_delimiter)
+    flat = pc.list_flatten(parts)
+    elem_type = dtype.children[0]
+    if dialect.null_literal is not None:
+        flat = pc.if_else(pc.equal(flat, dialect.null_literal), pa.nulls(len(flat), pa.string()), flat)
+    values, bad_elems = convert_strings(flat, elem_type, CSV)
+    bad = np.zeros(len(col), dtype=bool)
+    if bad_elems.any():
+        parent = pc.list_parent_indices(parts).to_numpy(zero_copy_only=False)
+        bad[parent[bad_elems]] = True
+    offsets = parts.offsets
+    out = pa.ListArray.from_arrays(offsets, values, type=dtype.to_arrow(), mask=parts.is_null())
+    return out, bad
+
+
+class CsvDecoder(MessageDecoder):
+    """Kafka record payloads, one CSV row each: parsed together by Arrow (the payloads
+    joined by newlines), then typed column by column as in files. A payload that is not
+    exactly one row of the right width fails naming its record (or, with
+    'csv.ignore-parse-errors', is skipped and counted)."""
+
+    def __init__(self, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
+        self.fields = fields
+        self.dialect = CsvDialect(options)
+        for f in fields:
+            _check_supported(f)
+        self.skipped_rows = 0
+        self.schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in fields])
+
+    def _parse(self, data: bytes) -> pa.Table:
+        d = self.dialect
+        names = [f"f{i}" for i in range(len(self.fields))]
+        nulls = [d.null_literal] if d.null_literal is not None else []
+        return pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(
+                column_names=names, use_threads=False, block_size=max(1 << 20, len(data) + 1)
+            ),
+            parse_options=pacsv.ParseOptions(
+                delimiter=d.delimiter,
+                quote_char=d.quote if d.quote is not None else False,
+                double_quote=d.quote is not None,
+                escape_char=d.escape if d.escape is not None else False,
+                newlines_in_values=True,
+                ignore_empty_lines=False,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.string() for n in names},
+                null_values=nulls,
+                strings_can_be_null=d.null_literal is not None,
+                quoted_strings_can_be_null=d.null_literal is not None,
+            ),
+        )
+
+    def _rows(self, texts: pa.Array) -> tuple[pa.Table | None, np.ndarray]:
+        """All payloads parsed at once, or one by one (which ones are bad) when that fails."""
+        joined = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(texts)], pa.int32()), texts), "\n")
+        data = joined[0].as_py().encode("utf-8") + b"\n"
+        try:
+            table = self._parse(data)
+            if table.num_rows == len(texts):
+                return table, np.zeros(len(texts), bool)
+        except pa.ArrowInvalid:
+            pass
+        bad = np.zeros(len(texts), bool)
+        tables = []
+        for i, t in enumerate(texts.to_pylist()):  # error path only: find the bad payloads
+            try:
+                one = self._parse(t.encode("utf-8") + b"\n")
+                if one.num_rows != 1:
+                    raise pa.ArrowInvalid("not one row")
+                tables.append(one)
+            except pa.ArrowInvalid:
+                bad[i] = True
+        return (pa.concat_tables(tables) if tables else None), bad
+
+    def decode(self, payloads: pa.Array, locate: Callable[[int], str]) -> tuple[pa.RecordBatch, np.ndarray]:
+        present = np.flatnonzero(np.asarray(payloads.is_valid().to_numpy(zero_copy_only=False), bool))
+        texts = pc.utf8_rtrim(payloads.take(pa.array(present)).cast(pa.string()), characters="\r\n")
+        table, bad = self._rows(texts)
+        if bad.any():
+            if not self.dialect.ignore_errors:
+                i = int(np.flatnonzero(bad)[0])
+                raise DataError(
+                    f"Failed to deserialize CSV row '{texts[i].as_py()}': not one row of {len(self.fields)} fields "
+                    f"({locate(int(present[i]))})."
+                )
+            self.skipped_rows += int(bad.sum())
+            present = present[~bad]
+        if table is None or table.num_rows == 0:
+            return pa.RecordBatch.from_pylist([], schema=self.schema), present[:0]
+        arrays = []
+        keep = np.ones(table.num_rows, bool)
+        for i, f in enumerate(self.fields):
+            col = table.column(i).combine_chunks()
+            values, wrong = convert_csv_column(col, f.type, self.dialect)
+            row = first_bad(wrong)
+            if row is not None and not self.dialect.ignore_errors:
+                text = col[row].as_py()
+                raise DataError(
+                    f"Failed to deserialize CSV row: cannot read field '{f.name}' of type {f.type} "
+                    f"from {_java_quote(text)}: {_java_reason(f.type, text)} ({locate(int(present[row]))})."
+                )
+            arrays.append(values)
+        batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
+        return (batch if keep.all() else batch.filter(pa.array(keep))), present[keep]
 
 
 def _java_quote(text: str | None) -> str:
@@ -454,5 +554,6 @@ register_format(
         open_reader=CsvFileReader,
         open_writer=CsvFileWriter,
         open_encoder=CsvEncoder,
+        open_decoder=CsvDecoder,
     )
 )

@@ -356,8 +356,10 @@ class JsonRows:
     Arrow path when it applies, else the exact path. `fail(message, number)` reports the
     first bad line (`number`: its line number in a file, its record index in a poll)."""
 
-    def __init__(self, fields: list[Field], options: dict[str, str], debezium: bool = False) -> None:
-        prefix = "debezium-json" if debezium else "json"
+    def __init__(
+        self, fields: list[Field], options: dict[str, str], debezium: bool = False, prefix: str | None = None
+    ) -> None:
+        prefix = prefix or ("debezium-json" if debezium else "json")
         self.debezium = debezium
         self.fields = fields
         self.ignore_errors = opt_bool(options, f"{prefix}.ignore-parse-errors")
