@@ -145,14 +145,27 @@ class WatermarkAssignerOperator(Operator):
                     self.split_seen[n] = now
 
     def _combined(self, exclude: str | None, now: float) -> int | float:
-        """Minimum watermark of the active (not idle) splits other than `exclude`; +inf if none."""
+        """Minimum watermark of the active (not idle) splits other than `exclude`; +inf if none.
+
+        When every split is idle (`exclude` None), the answer is what Flink's combined
+        watermark last became: the minimum of the splits that went idle last, since each
+        split going idle updated it over the splits still active (a split that produced
+        rows counts as active after one that was only assigned at the same moment)."""
         timeout = self.idle_timeout_ms
         active = [
             w
             for n, w in self.split_wm.items()
             if n != exclude and not (timeout and (now - self.split_seen[n]) * 1000 >= int(timeout))
         ]
-        return min(active) if active else float("inf")
+        if active:
+            return min(active)
+        if exclude is not None or not self.split_wm:
+            return float("inf")
+        last = max(self._activity(n) for n in self.split_wm)
+        return min(w for n, w in self.split_wm.items() if self._activity(n) == last)
+
+    def _activity(self, name: str) -> tuple[float, bool]:
+        return self.split_seen[name], self.split_wm[name] != MIN_WATERMARK
 
     def _advance(self, out: Output) -> None:
         """Emit the minimum over the active splits when it advanced."""

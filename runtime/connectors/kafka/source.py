@@ -225,6 +225,11 @@ class KafkaGroupReader(SplitGroupReader):
         self._splits: list[str] = []
         self.start: dict[str, int] = {}
         self.stop: dict[str, int | None] = {}
+        # 'timestamp' modes, applied to the records themselves (a broker's time look-up may
+        # answer an earlier offset: tansu answers 0): records before `skip_ts` at the start
+        # of a partition are skipped; the first record at or after `stop_ts` stops it.
+        self.skip_ts: dict[str, int] = {}
+        self.stop_ts: dict[str, int] = {}
         self.done: set[str] = set()
         self._unresolved: list[str] = []
         self._assigned: set[str] = set()
@@ -246,6 +251,12 @@ class KafkaGroupReader(SplitGroupReader):
 
     # ------------------------------------------------------------------ splits
     def splits(self) -> list[str]:
+        """The partitions not finished, or finished but with rows still to hand out (or
+        just handed out: the batch being tagged with its split)."""
+        pending = {r[0] for r in self._ready} | {self.current_split}
+        return [s for s in self._splits if s not in self.done or s in pending]
+
+    def _live(self) -> list[str]:
         return [s for s in self._splits if s not in self.done]
 
     def add_splits(self, split_ids: list[str]) -> None:
@@ -255,6 +266,10 @@ class KafkaGroupReader(SplitGroupReader):
                 self._unresolved.append(s)
 
     def seek(self, offsets: dict[str, Any]) -> None:
+        """Resume from checkpointed split states. A state without a stop offset (recorded by
+        an unbounded run) restored into a bounded source gets the stop of the current
+        'scan.bounded.mode', resolved now."""
+        unbounded_states = [s for s, st in offsets.items() if st.get("stop") is None and st.get("stop_ts") is None]
         for s, st in offsets.items():
             if s not in self._splits:
                 self._splits.append(s)
@@ -262,11 +277,25 @@ class KafkaGroupReader(SplitGroupReader):
                 self._unresolved.remove(s)
             self.start[s] = int(st["offset"])
             self.stop[s] = None if st.get("stop") is None else int(st["stop"])
+            for attr in ("skip_ts", "stop_ts"):
+                table = getattr(self, attr)
+                table.pop(s, None)
+                if st.get(attr) is not None:
+                    table[s] = int(st[attr])
             self._check_done(s)
+        if self.source.bounded and unbounded_states:
+            self._resolve_stops(unbounded_states)
 
     def offset(self) -> dict[str, Any]:
         self._resolve()
-        return {s: {"offset": self.start[s], "stop": self.stop.get(s)} for s in self._splits}
+        out: dict[str, Any] = {}
+        for s in self._splits:
+            st: dict[str, Any] = {"offset": self.start[s], "stop": self.stop.get(s)}
+            for attr in ("skip_ts", "stop_ts"):
+                if s in getattr(self, attr):
+                    st[attr] = getattr(self, attr)[s]
+            out[s] = st
+        return out
 
     def _check_done(self, s: str) -> None:
         stop = self.stop.get(s)
@@ -366,7 +395,9 @@ class KafkaGroupReader(SplitGroupReader):
         elif mode == "latest-offset":
             starts = dict(self._ends(todo))
         elif mode == "timestamp":
-            starts = dict(self._for_time(todo, int(o.SCAN_STARTUP_TIMESTAMP_MILLIS.get(opts))))
+            ts = int(o.SCAN_STARTUP_TIMESTAMP_MILLIS.get(opts))
+            starts = dict(self._for_time(todo, ts))
+            self.skip_ts.update({s: ts for s in todo})
         elif mode == "specific-offsets":
             given = parse_specific_offsets(
                 opts[o.SCAN_STARTUP_SPECIFIC_OFFSETS.key], o.SCAN_STARTUP_SPECIFIC_OFFSETS.key
@@ -407,8 +438,10 @@ class KafkaGroupReader(SplitGroupReader):
             self.stop.update({s: None for s in todo})
         elif mode == "latest-offset":
             self.stop.update(self._ends(todo))
-        elif mode == "timestamp":
-            self.stop.update(self._for_time(todo, int(o.SCAN_BOUNDED_TIMESTAMP_MILLIS.get(opts))))
+        elif mode == "timestamp":  # the first record at or after it, else the end offset now
+            ts = int(o.SCAN_BOUNDED_TIMESTAMP_MILLIS.get(opts))
+            self.stop.update(self._ends(todo))
+            self.stop_ts.update({s: ts for s in todo})
         elif mode == "specific-offsets":
             given = parse_specific_offsets(
                 opts[o.SCAN_BOUNDED_SPECIFIC_OFFSETS.key], o.SCAN_BOUNDED_SPECIFIC_OFFSETS.key
@@ -443,7 +476,7 @@ class KafkaGroupReader(SplitGroupReader):
         while True:
             if self._ready:
                 return self._hand_out()
-            if not self.splits():
+            if not self._live():
                 if self.source.bounded:
                     return None
                 # an unbounded reader without partitions (yet): nothing to read now
@@ -455,7 +488,7 @@ class KafkaGroupReader(SplitGroupReader):
             if not self._ready:
                 if self.source.bounded:
                     self._check_positions()
-                    if not self.splits():
+                    if not self._live():
                         return None
                     continue
                 self.current_split = None
@@ -470,7 +503,7 @@ class KafkaGroupReader(SplitGroupReader):
     def _check_positions(self) -> None:
         """A bounded partition whose consumer position passed its stop offset (the last
         records before it were transaction markers, which are never delivered) is done."""
-        live = [s for s in self.splits() if s in self._assigned and self.stop.get(s) is not None]
+        live = [s for s in self._live() if s in self._assigned and self.stop.get(s) is not None]
         if not live:
             return
         for tp in self.consumer.position(self._tps(live)):
@@ -506,14 +539,16 @@ class KafkaGroupReader(SplitGroupReader):
             if len(names) > 1
             else np.zeros(len(records), np.int32)
         )
+        drop = self._time_limits(records, names, code, offsets)
         # records at or past a bounded partition's stop offset are not read
         stops = np.array(
             [self.stop.get(s) if self.stop.get(s) is not None else np.iinfo(np.int64).max for s in names],
             dtype=np.int64,
         )
-        keep = offsets < stops[code]
-        if not keep.all():
-            for i in np.unique(code[~keep]):
+        past = offsets >= stops[code]
+        keep = ~past & ~drop
+        if past.any():
+            for i in np.unique(code[past]):
                 s = names[int(i)]
                 self.done.add(s)
                 self.start[s] = max(self.start[s], int(stops[i]))
@@ -534,6 +569,32 @@ class KafkaGroupReader(SplitGroupReader):
             rows = np.flatnonzero(row_code == i)
             part = batch.slice(int(rows[0]), len(rows)) if len(rows) else batch.slice(0, 0)
             self._ready.append((s, part, next_offset))
+
+    def _time_limits(self, records: list[Any], names: list[str], code: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """Apply `skip_ts` / `stop_ts` to a poll's records; the records to drop."""
+        drop = np.zeros(len(records), bool)
+        if not any(s in self.skip_ts or s in self.stop_ts for s in names):
+            return drop
+        stamps = np.fromiter((m.timestamp()[1] for m in records), dtype=np.int64, count=len(records))
+        for i, s in enumerate(names):
+            sel = np.flatnonzero(code == i)  # this partition's records, in offset order
+            skip = self.skip_ts.get(s)
+            if skip is not None:
+                hit = sel[stamps[sel] >= skip]
+                if len(hit):
+                    drop[sel[sel < hit[0]]] = True
+                    del self.skip_ts[s]
+                else:
+                    drop[sel] = True
+            stop = self.stop_ts.get(s)
+            if stop is not None:
+                hit = sel[(stamps[sel] >= stop) & ~drop[sel]]
+                if len(hit):
+                    current = self.stop.get(s)
+                    at = int(offsets[hit[0]])
+                    self.stop[s] = at if current is None else min(current, at)
+                    del self.stop_ts[s]
+        return drop
 
     def _decode(
         self, recs: list[Any], names: list[str], code: np.ndarray, offsets: np.ndarray
