@@ -12,7 +12,7 @@ import pyarrow as pa
 from runtime.batch import ROW_SPLIT, ROW_WATERMARK
 from runtime.graph import Node
 from runtime.operators.base import OperatorContext, Output
-from runtime.operators.watermark import WatermarkAssignerOperator
+from runtime.operators.watermark import WatermarkAssignerOperator, WatermarkAssignerParams
 
 from .conftest import Kafka, read_source, rows
 
@@ -116,7 +116,7 @@ def _assigner(idle_ms: int | None) -> WatermarkAssignerOperator:
         operator="WatermarkAssigner",
         inputs=(),
         schema=(field,),
-        params={"rowtime_index": 0, "watermark": InputRef(0, field.type), "idle_timeout_ms": idle_ms},
+        params=WatermarkAssignerParams(0, InputRef(0, field.type), idle_ms),
     )
     return WatermarkAssignerOperator(node, OperatorContext(mode="STREAMING", config={}))
 
