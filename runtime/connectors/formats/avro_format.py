@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.connectors.base import ConfigOption, SourceContext
-from runtime.connectors.formats import FileFormat, MessageDecoder, messages_only, register_format
+from runtime.connectors.formats import FileFormat, MessageDecoder, MessageEncoder, messages_only, register_format
 from runtime.errors import ConnectorError, DataError
 from runtime.types import DataType, Field
 
@@ -118,6 +118,31 @@ class AvroDecoder(MessageDecoder):
         return pa.RecordBatch.from_pylist(rows, schema=self.schema), np.asarray(src, np.int64)
 
 
+class AvroEncoder(MessageEncoder):
+    """One Avro datum per row, written with fastavro's schemaless writer (Avro has no
+    columnar encoder: the batch is turned into Python rows at once, then each datum is
+    encoded by fastavro's C code)."""
+
+    def __init__(self, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
+        import fastavro
+
+        if (options.get("avro.encoding") or "binary").lower() != "binary":
+            raise ConnectorError("Only the 'binary' Avro encoding is supported.")
+        self.names = [f.name for f in fields]
+        self.parsed = fastavro.parse_schema(avro_schema(fields))
+
+    def encode(self, batch: pa.RecordBatch) -> pa.Array:
+        from fastavro import schemaless_writer
+
+        rows = pa.RecordBatch.from_arrays(batch.columns[: len(self.names)], names=self.names).to_pylist()
+        out = []
+        for row in rows:
+            buf = io.BytesIO()
+            schemaless_writer(buf, self.parsed, row)
+            out.append(buf.getvalue())
+        return pa.array(out, pa.binary())
+
+
 register_format(
     FileFormat(
         name="avro",
@@ -126,5 +151,6 @@ register_format(
         options=OPTIONS,
         open_reader=messages_only("avro"),
         open_decoder=AvroDecoder,
+        open_encoder=AvroEncoder,
     )
 )

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 from runtime.batch import DELETE, INSERT, ROW_KIND, UPDATE_AFTER, UPDATE_BEFORE
 from runtime.connectors.base import ConfigOption, SourceContext
 from runtime.connectors.formats import FileFormat, MessageDecoder, messages_only, register_format
-from runtime.connectors.formats.json_format import JsonRows, _utf8_lines
+from runtime.connectors.formats.json_format import JsonRows, _utf8_lines, change_event_encoder
 from runtime.errors import DataError
 from runtime.types import Field
 
@@ -192,6 +192,7 @@ register_format(
         options=CANAL_OPTIONS,
         open_reader=messages_only("canal-json"),
         open_decoder=_canal,
+        open_encoder=change_event_encoder("canal-json"),
         changelog=True,
     )
 )
@@ -203,6 +204,7 @@ register_format(
         options=MAXWELL_OPTIONS,
         open_reader=messages_only("maxwell-json"),
         open_decoder=_maxwell,
+        open_encoder=change_event_encoder("maxwell-json"),
         changelog=True,
     )
 )

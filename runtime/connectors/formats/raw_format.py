@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.connectors.base import ConfigOption, SourceContext
-from runtime.connectors.formats import FileFormat, MessageDecoder, messages_only, register_format
+from runtime.connectors.formats import FileFormat, MessageDecoder, MessageEncoder, messages_only, register_format
 from runtime.errors import ConnectorError, DataError
 from runtime.types import Field
 
@@ -106,6 +106,26 @@ def _utf8(b: bytes) -> bool:
         return False
 
 
+class RawEncoder(MessageEncoder):
+    """The single column's value as the payload: STRING as UTF-8, BYTES as is, numbers as
+    fixed-width bytes in the chosen byte order (numpy, no row loop); NULL → a NULL payload."""
+
+    def __init__(self, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
+        self.check = RawDecoder(fields, options, ctx)  # the same checks of the column and options
+
+    def encode(self, batch: pa.RecordBatch) -> pa.Array:
+        col = batch.column(0)
+        dtype = self.check.field.type
+        if dtype.is_string or dtype.name in ("BINARY", "VARBINARY", "BYTES"):
+            return col.cast(pa.binary())
+        code = _NUMERIC[dtype.name]
+        values = np.asarray(pc.fill_null(col, False if dtype.name == "BOOLEAN" else 0).to_numpy(zero_copy_only=False))
+        data = values.astype(("<" if self.check.little else ">") + code).tobytes()
+        width = np.dtype(code).itemsize
+        fixed = pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), len(col), [None, pa.py_buffer(data)])
+        return pc.if_else(col.is_null(), pa.scalar(None, pa.binary()), fixed.cast(pa.binary()))
+
+
 register_format(
     FileFormat(
         name="raw",
@@ -114,5 +134,6 @@ register_format(
         options=OPTIONS,
         open_reader=messages_only("raw"),
         open_decoder=RawDecoder,
+        open_encoder=RawEncoder,
     )
 )

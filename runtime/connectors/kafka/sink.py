@@ -52,6 +52,7 @@ import pyarrow.compute as pc
 from runtime.batch import DELETE, ROW_KIND, UPDATE_BEFORE, row_kinds
 from runtime.checkpoint.faults import fault_point
 from runtime.connectors.base import (
+    PRIMARY_KEY,
     SUBTASK_INDEX,
     ConfigOption,
     Sink,
@@ -235,7 +236,7 @@ class RecordEncoder:
         physical = [i for i, f in enumerate(schema) if f.name not in meta]
         names = [f.name for f in schema]
         if upsert:
-            pk = options.get("$internal.primary-key") or ""
+            pk = options.get(PRIMARY_KEY) or ""
             key_names = [k.strip() for k in pk.split(",") if k.strip()]
             if not key_names:
                 raise ConnectorError("'upsert-kafka' tables require to define a PRIMARY KEY constraint.")

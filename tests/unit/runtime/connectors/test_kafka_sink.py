@@ -347,3 +347,33 @@ def test_exactly_once_rescaled_restore_commits_other_subtasks_work_once(kafka_br
     records = _read(kafka_broker, topic, committed=True)
     assert _values(records) == [b'{"k":7,"c":70}']
     assert dict(records[0][4])[TXN_HEADER].decode().startswith("eos-r-1:1:")
+
+
+@pytest.mark.parametrize(
+    ("fmt", "columns", "rows"),
+    [
+        ("avro", "k INT, name STRING, v DOUBLE, ts TIMESTAMP(3)",
+         "(1, 'a', CAST(1.5 AS DOUBLE), TIMESTAMP '2024-01-02 03:04:05.678'), (2, CAST(NULL AS STRING), CAST(2.0 AS DOUBLE), TIMESTAMP '2024-01-02 00:00:00')"),
+        ("raw", "s STRING", "('x'), ('héllo'), (CAST(NULL AS STRING))"),
+        ("raw", "n BIGINT", "(CAST(1 AS BIGINT)), (CAST(-300 AS BIGINT)), (CAST(NULL AS BIGINT))"),
+        ("csv", "k INT, name STRING", "(1, 'a,b'), (2, 'c\"d')"),
+    ],
+)  # fmt: skip
+def test_written_records_read_back(kafka_broker: KafkaBroker, fmt: str, columns: str, rows: str) -> None:
+    """What the sink writes in a format, the Kafka source of the same table reads back."""
+    topic = kafka_broker.new_topic(f"sink-rt-{fmt}", 1)
+    env = _env()
+    env.execute_sql(f"CREATE TABLE o ({columns}) WITH (" + _kafka(kafka_broker, topic, f",'format'='{fmt}'") + ")")
+    env.execute_sql(f"INSERT INTO o SELECT * FROM (VALUES {rows})").wait()
+    expected = sorted(map(str, map(tuple, env.execute_sql(f"SELECT * FROM (VALUES {rows})").collect())))
+    batch = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    batch.execute_sql(
+        f"CREATE TABLE i ({columns}) WITH ("
+        + _kafka(
+            kafka_broker,
+            topic,
+            f",'format'='{fmt}','scan.startup.mode'='earliest-offset','scan.bounded.mode'='latest-offset'",
+        )
+        + ")"  # fmt: skip
+    )
+    assert sorted(map(str, map(tuple, batch.execute_sql("SELECT * FROM i").collect()))) == expected
