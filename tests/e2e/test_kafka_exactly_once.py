@@ -1,8 +1,9 @@
-"""Kafka sinks end to end against the tansu broker, through the CLI: JSON rows with an
-event-time watermark → a TUMBLE window aggregation → (a) a `kafka` sink with
+"""Kafka end to end against the tansu broker, through the CLI: a 3-partition JSON topic with
+an event-time watermark → a TUMBLE window aggregation → (a) a `kafka` sink with
 'sink.delivery-guarantee' = 'exactly-once' and (b) an `upsert-kafka` sink, plus an updating
-GROUP BY into a second `upsert-kafka` sink. The source is bounded, so the streaming job
-ends and its output must equal the BATCH run's over the same rows.
+GROUP BY into a second `upsert-kafka` sink. The source is bounded ('scan.bounded.mode' =
+'latest-offset'), so the streaming job ends and its output must equal the BATCH run's over
+the same messages.
 
 Then the same job is killed with SIGKILL at random moments (during processing, right after
 a snapshot, after the state upload but before `_metadata`, after the checkpoint completed
@@ -48,7 +49,8 @@ SET 'execution.checkpointing.interval' = '{interval}';
 SET 'execution.checkpointing.dir' = 'file://{root}/chk';
 CREATE TABLE src (k INT, v BIGINT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3),
   WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
-  WITH ('connector'='filesystem','path'='{source}','format'='json');
+  WITH ('connector'='kafka','topic'='{source}','properties.bootstrap.servers'='{bootstrap}',
+        'scan.startup.mode'='earliest-offset','scan.bounded.mode'='latest-offset','format'='json');
 CREATE TABLE win_eos (k INT, ws TIMESTAMP(3), c BIGINT, s BIGINT)
   WITH ('connector'='kafka','topic'='{win_eos}','properties.bootstrap.servers'='{bootstrap}',
         'format'='json','sink.delivery-guarantee'='exactly-once',
@@ -69,15 +71,20 @@ END;
 """
 
 
-def _fill_source(root: Path) -> str:
-    """MESSAGES JSON rows in event-time order (no late rows)."""
+def _fill_source(broker: KafkaBroker) -> str:
+    """MESSAGES JSON records over 3 partitions, each partition in event-time order (no late
+    rows, whatever order the partitions are read in: the source's watermark is the minimum
+    of the partitions')."""
+    from confluent_kafka import Producer
+
+    topic = broker.new_topic("eos-src", 3)
     rng = random.Random(17)
-    (root / "in").mkdir()
-    with open(root / "in" / "rows.json", "w") as f:
-        for i in range(MESSAGES):
-            row = {"k": rng.randrange(7), "v": rng.randrange(1000), "ts_ms": 1_700_000_000_000 + i * 20}
-            f.write(json.dumps(row) + "\n")
-    return str(root / "in")
+    p = Producer({"bootstrap.servers": broker.bootstrap})
+    for i in range(MESSAGES):
+        row = {"k": rng.randrange(7), "v": rng.randrange(1000), "ts_ms": 1_700_000_000_000 + i * 20}
+        p.produce(topic, json.dumps(row).encode(), partition=i % 3)
+    assert p.flush(30) == 0
+    return topic
 
 
 def _records(broker: KafkaBroker, topic: str) -> list[Any]:
@@ -158,7 +165,7 @@ def _job(
 def reference(kafka_broker: KafkaBroker, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The source topic and the BATCH run's output over it."""
     root = tmp_path_factory.mktemp("kafka-ref")
-    source = _fill_source(root)
+    source = _fill_source(kafka_broker)
     job, topics = _job(root, kafka_broker, source, "batch", "batch", "0")
     assert run_restoring(root, job, timeout=120) == 0
     eos, win, tot = _outputs(kafka_broker, topics)
