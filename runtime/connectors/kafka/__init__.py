@@ -136,6 +136,13 @@ def _validate_upsert(t: TableDescription) -> None:
             "The PRIMARY KEY also defines records in the 'upsert-kafka' table should update or delete on which keys."
         )
     _check_common(t, upsert=True)
+    if not t.sink:
+        raise ConnectorError(
+            "Reading an 'upsert-kafka' table is not supported yet: Flink normalizes the upsert stream by the "
+            "PRIMARY KEY (ChangelogNormalize: a tombstone becomes -D, an update -U/+U), an operator streamsql "
+            "does not have yet. Write to it with 'upsert-kafka'; read the topic with the 'kafka' connector "
+            "('key.format' + 'key.fields') as an append-only stream of its records."
+        )
     if t.sink:
         validate_sink(t, upsert=True)
 
@@ -202,13 +209,11 @@ UPSERT_KAFKA = register_connector(
     ConnectorFactory(
         name="upsert-kafka",
         description=(
-            "Reads a (compacted) Kafka topic as an upsert changelog keyed by the table's PRIMARY KEY, and writes "
-            "an updating result as upserts, as Flink's upsert-kafka.\n\n"
-            "Source: always from the earliest offset; a record is an upsert of its key's row, a record with a "
-            "NULL value (tombstone) a delete. The planner normalizes the stream by the primary key "
-            "(ChangelogNormalize), so downstream operators see -U/+U pairs. The key columns are read from the "
-            "record key with 'key.format', the others from the value with 'value.format' (insert-only formats).\n\n"
-            + UPSERT_SINK_DESCRIPTION
+            "Writes an updating result as upserts keyed by the table's PRIMARY KEY, as Flink's upsert-kafka.\n\n"
+            "Reading an upsert-kafka table is refused at planning time for now: Flink normalizes the upsert "
+            "stream by the primary key (ChangelogNormalize: a tombstone is a -D, an update a -U/+U pair), an "
+            "operator streamsql does not have yet. Read the topic with the `kafka` connector ('key.format' + "
+            "'key.fields') as an append-only stream of its records.\n\n" + UPSERT_SINK_DESCRIPTION
         ),
         options=o.UPSERT_SOURCE_OPTIONS + UPSERT_SINK_OPTIONS,
         create_source=_create_upsert_source,

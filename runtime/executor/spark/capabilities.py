@@ -143,12 +143,23 @@ _NO_JDBC_JAR = (
 )
 
 
+# Kafka connectors: Spark's Kafka source and sink live in the spark-sql-kafka-0-10 package
+# (a jar pyspark does not include), so they are refused with that reason.
+_KAFKA_CONNECTORS = ("kafka", "upsert-kafka")
+_NO_KAFKA_JAR = (
+    "needs Spark's Kafka integration (the spark-sql-kafka-0-10 jar), which pyspark does not include; "
+    "run the job on the local runner"
+)
+
+
 def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
     where = f"{node.operator} (node {node.id})"
     p = node.params
     if isinstance(p, TableSourceScanParams):
         if p.connector in _POSTGRES_CONNECTORS:
             raise _refuse(node, f"connector '{p.connector}' {_NO_JDBC_JAR}")
+        if p.connector in _KAFKA_CONNECTORS:
+            raise _refuse(node, f"connector '{p.connector}' {_NO_KAFKA_JAR}")
         if p.connector != "filesystem":
             raise _refuse(node, f"connector '{p.connector}' (only 'filesystem' is read by Spark)")
         fmt = p.options.get("format")
@@ -200,6 +211,8 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
     elif isinstance(p, SinkParams):
         if p.connector in _POSTGRES_CONNECTORS:
             raise _refuse(node, f"sink connector '{p.connector}' {_NO_JDBC_JAR}")
+        if p.connector in _KAFKA_CONNECTORS:
+            raise _refuse(node, f"sink connector '{p.connector}' {_NO_KAFKA_JAR}")
         if p.connector not in SINK_CONNECTORS:
             raise _refuse(node, f"sink connector '{p.connector}'")
         if p.connector == "filesystem" and p.options.get("format") not in FORMATS:

@@ -69,7 +69,9 @@ class Kafka:
         env.execute_sql(f"CREATE TABLE {name} ({columns}) WITH ({with_})")
 
 
-def read_source(kafka: Kafka, topic: str, options: dict[str, str], columns: tuple[Any, ...] | None = None) -> Any:
+def read_source(
+    kafka: Kafka, topic: str, options: dict[str, str], columns: tuple[Any, ...] | None = None, upsert: bool = False
+) -> Any:
     """A KafkaSource over `topic` (JSON values, earliest to latest offsets) for reader-level tests."""
     from runtime.connectors.base import SourceContext
     from runtime.connectors.kafka.source import KafkaSource
@@ -85,7 +87,9 @@ def read_source(kafka: Kafka, topic: str, options: dict[str, str], columns: tupl
         **options,
     }
     schema = columns or (Field("id", INT()),)
-    return KafkaSource(opts, schema, None, SourceContext("STREAMING"))
+    if upsert:
+        del opts["format"], opts["scan.startup.mode"]
+    return KafkaSource(opts, schema, None, SourceContext("STREAMING"), upsert=upsert)
 
 
 def rows(env: TableEnvironment, sql: str) -> list[tuple[Any, ...]]:

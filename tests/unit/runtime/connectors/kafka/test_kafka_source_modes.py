@@ -10,7 +10,7 @@ import pytest
 from planner.errors import SqlValidationError
 from runtime.errors import ConnectorError, JobError
 
-from .conftest import Kafka, rows
+from .conftest import Kafka, read_source, rows
 
 COLS = "id INT, name STRING"
 
@@ -132,3 +132,44 @@ def test_option_checks(kafka: Kafka, options: dict[str, str], message: str) -> N
 def test_missing_topic_names_it(kafka: Kafka) -> None:
     with pytest.raises(ConnectorError, match="'no-such-topic-x' of table source do not exist"):
         _ids(kafka, "no-such-topic-x")
+
+
+def test_upsert_kafka_source_needs_a_primary_key_and_is_refused_for_now(kafka: Kafka) -> None:
+    env = kafka.env(batch=False)
+    common = f"'topic' = 't', 'properties.bootstrap.servers' = '{kafka.bootstrap}', 'key.format' = 'json', 'value.format' = 'json'"
+    env.execute_sql(f"CREATE TABLE nopk (id INT, v STRING) WITH ('connector' = 'upsert-kafka', {common})")
+    with pytest.raises(SqlValidationError, match="'upsert-kafka' tables require to define a PRIMARY KEY constraint"):
+        env.execute_sql("SELECT * FROM nopk").collect()
+    env.execute_sql(
+        f"CREATE TABLE u (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'upsert-kafka', {common})"
+    )
+    with pytest.raises(SqlValidationError, match="Reading an 'upsert-kafka' table is not supported yet"):
+        env.execute_sql("SELECT * FROM u").collect()
+
+
+def test_upsert_reader_turns_tombstones_into_deletes_keyed_from_the_record_key(kafka: Kafka) -> None:
+    """The upsert decoding the ChangelogNormalize will consume: a value is +I, a tombstone
+    a -D carrying the key columns from the record key."""
+    from runtime.batch import ROW_KIND
+    from runtime.types import INT, STRING, Field
+
+    topic = kafka.topic(1)
+    kafka.send(topic, [{"key": {"id": 1}, "value": {"v": "a"}}, {"key": {"id": 1}, "value": None}])
+    source = read_source(
+        kafka,
+        topic,
+        {
+            "$internal.primary-key": "id",
+            "key.format": "json",
+            "value.format": "json",
+            "value.fields-include": "EXCEPT_KEY",
+        },
+        (Field("id", INT(False)), Field("v", STRING())),
+        upsert=True,
+    )
+    reader = source.create_group_reader(source.splits())
+    got = []
+    while (b := reader.read(100)) is not None:
+        got += list(zip(b.column(0).to_pylist(), b.column(1).to_pylist(), b.column(ROW_KIND).to_pylist(), strict=True))
+    reader.close()
+    assert got == [(1, "a", 0), (1, None, 3)]
