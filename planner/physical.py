@@ -174,10 +174,6 @@ def _scan(planner: PhysicalPlanner, node: LogicalTableScan) -> PhysicalNode:
     t = node.table
     opts = _with_partitions(t)
     bounded = _bounded(t.connector, opts, planner.mode)
-    if planner.mode == BATCH and not bounded:
-        raise SqlValidationError(
-            f"Querying an unbounded table '{t.name}' in batch mode is not allowed. The table source is unbounded."
-        )
     params = TableSourceScanParams(
         table=t.name,
         connector=t.connector,

@@ -103,6 +103,10 @@ class TableSourceScanOperator(Operator):
         )
         self.source = source
         self.bounded = bool(source.bounded)
+        if self.ctx.is_batch and not self.bounded:  # e.g. Kafka without 'scan.bounded.mode'
+            raise ConnectorError(
+                f"Querying an unbounded table '{p.table}' in batch mode is not allowed. The table source is unbounded."
+            )
         splits = source.splits()
         # Parallel subtask `me` of `n` reads splits k with k % n == me (the order stays the
         # source's). A subtask without splits ends at once (MAX_WATERMARK in streaming, as an
