@@ -20,7 +20,8 @@ from planner.explain import explain_text
 from planner.logical import LogicalNode
 from planner.lower import lower
 from planner.optimizer import optimize_logical
-from planner.physical import PhysicalNode, to_physical
+from planner.optimizer.physical_rules import to_physical
+from planner.physical import PhysicalNode
 from planner.statements import Explain, InsertInto, Query, StatementSet
 from runtime.config.core import RUNTIME_MODE
 from runtime.graph import BATCH, STREAMING, JobGraph

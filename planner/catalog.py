@@ -21,16 +21,19 @@ from typing import Any
 
 from sqlglot import exp
 
+from planner.binder import bind_query
 from planner.binder.expressions import ExprBinder
 from planner.binder.scope import Scope, error
 from planner.binder.types import plain
-from planner.catalog_store import CatalogError, CatalogStore
+from planner.catalog_store import CatalogError, CatalogStore, InMemoryCatalogStore
 from planner.errors import SqlValidationError, UnsupportedSqlError, did_you_mean
 from planner.expanded_sql import expanded_query
 from planner.logical import TableInfo
+from planner.parse import parse_statement
 from planner.statements import ColumnDef, CreateTable, CreateView, Drop, LikeClause, WatermarkDef
 from planner.statements_materialized import CreateMaterializedTable, Freshness
-from runtime.connectors.base import METADATA_COLUMNS, PRIMARY_KEY, TableDescription
+from runtime.connectors.base import METADATA_COLUMNS, PRIMARY_KEY, TableDescription, get_connector
+from runtime.errors import ConnectorError
 from runtime.expr.ir import Expr
 from runtime.types import DataType, Field
 
@@ -298,8 +301,6 @@ class Catalog:
     case-sensitive. The catalogs themselves are `planner.catalog_store.CatalogStore`s."""
 
     def __init__(self, builtin_catalog: str = DEFAULT_CATALOG, builtin_database: str = DEFAULT_DATABASE) -> None:
-        from planner.catalog_store import InMemoryCatalogStore
-
         self.catalogs: dict[str, CatalogStore] = {}
         self._temporary: dict[Path, CatalogObject] = {}
         self.current_catalog = builtin_catalog
@@ -458,7 +459,6 @@ class Catalog:
     def resolve_view(self, stmt: CreateView, path: Path, mode: str = "STREAMING") -> CatalogView:
         """Bind a view's query (now, to type it) with its table names qualified, so the view
         means the same whatever the current catalog/database is when it is used."""
-        from planner.binder import bind_query  # local: the binder looks views up here
 
         query = self.qualify_query(stmt.query)
         plan = bind_query(query, self, sql=stmt.sql, mode=mode)
@@ -588,7 +588,6 @@ class Catalog:
 
     def _load_object(self, ddl: str, kind: str, database: str, name: str) -> CatalogObject:
         """Rebuild an object a persistent catalog stored as DDL."""
-        from planner.parse import parse_statement
 
         stmt = parse_statement(ddl)
         path = self.qualify(stmt.name)  # type: ignore[attr-defined]
@@ -726,7 +725,6 @@ class Catalog:
         list may reorder them or give types the query's values are cast to), its query is
         stored with fully qualified table names. `freshness` / `refresh_mode`: the resolved
         ones (the statement's, when it states them, e.g. a stored DDL)."""
-        from planner.binder import bind_query  # local: the binder looks tables up here
 
         freshness = freshness or stmt.freshness
         refresh_mode = refresh_mode or stmt.refresh_mode
@@ -897,9 +895,6 @@ def check_scannable(table: CatalogTable, node: exp.Expression | None, sql: str |
     """Metadata columns need a connector that declares metadata keys (the keys themselves
     are checked with the table's options, planner/table_options.py)."""
     if any(c.kind == "metadata" for c in table.columns):
-        from runtime.connectors.base import get_connector
-        from runtime.errors import ConnectorError
-
         try:
             offers = bool(get_connector(table.connector).metadata)
         except ConnectorError:

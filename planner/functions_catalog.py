@@ -21,7 +21,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from planner.binder.datatypes import to_data_type
+from planner.binder.expressions import AGGREGATE_FUNCTIONS
 from planner.errors import SqlValidationError, UnsupportedSqlError
+from planner.parse_cursor import Cursor
+from runtime.functions.registry import lookup as builtin
 from runtime.types import DataType
 from runtime.udf_registry import UdfSpec, import_object, make_reference, register, spec_of, unregister
 
@@ -47,9 +51,6 @@ def _type(t: Any) -> DataType:
     if isinstance(t, DataType):
         return t
     if isinstance(t, str):
-        from planner.binder.datatypes import to_data_type
-        from planner.parse_cursor import Cursor
-
         return to_data_type(Cursor(t).data_type())
     raise SqlValidationError(f"Unsupported UDF type declaration {t!r}; use streamsql.udf.DataTypes")
 
@@ -260,8 +261,6 @@ class FunctionCatalog:
         n = name.lower()
         if n in self._system:
             return self._system[n]
-        from planner.binder.expressions import AGGREGATE_FUNCTIONS
-        from runtime.functions.registry import lookup as builtin
 
         if n in AGGREGATE_FUNCTIONS or builtin(n) is not None:
             return None

@@ -34,6 +34,12 @@ from planner.statements import (
     Statement,
     StatementSet,
 )
+from planner.statements_functions import (
+    is_function_statement,
+    parse_create_function,
+    parse_describe_function,
+    parse_drop_function,
+)
 
 __all__ = ["parse_script", "parse_statement", "split_script", "is_complete"]
 
@@ -137,8 +143,6 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
         if cur.match("MODEL") or (cur.match("OR", "REPLACE") and cur.match("MODEL")):
             return dml.parse_model(cur, "CREATE MODEL", pos)
         if cur.peek_word() in ("SYSTEM", "FUNCTION"):
-            from planner.statements_functions import parse_create_function
-
             return parse_create_function(cur, temporary, pos)
         if not temporary and cur.match("CATALOG"):
             return sc.parse_create_catalog(cur, pos)
@@ -152,7 +156,6 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
         cur.error(f"Unsupported statement: CREATE {what}", cur.curr)
     if word == "DROP":
         cur.match("DROP")
-        from planner.statements_functions import is_function_statement, parse_drop_function
 
         if is_function_statement(cur):
             return parse_drop_function(cur, pos)
@@ -236,8 +239,6 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
             cur.match("JOB")
             return dml.parse_describe_job(cur, pos)
         if cur.peek_word() == "FUNCTION":
-            from planner.statements_functions import parse_describe_function
-
             cur.match("FUNCTION")
             return parse_describe_function(cur, pos)
         extended = cur.match("EXTENDED")

@@ -1,7 +1,7 @@
 """Physical plan: nodes named as Flink names them (TableSourceScan, Calc, WatermarkAssigner,
 Exchange, WindowTableFunction, WindowAggregate, GroupAggregate, Values, Union, Sink), with
 params already in the JobGraph's shape (docs/architecture.md), so lowering only numbers
-them. `to_physical` is the optimizer's "physical" phase.
+them. The optimizer's "physical" phase is `planner.optimizer.physical_rules.to_physical`.
 """
 
 from __future__ import annotations
@@ -26,8 +26,11 @@ from planner.logical import (
     LogicalWindowTableFunction,
     TableInfo,
 )
+from planner.rules import load_rules
 from runtime.config import duration_ms
 from runtime.config.core import SOURCE_IDLE_TIMEOUT
+from runtime.connectors.base import get_connector
+from runtime.errors import ConnectorError
 from runtime.expr.ir import Expr, InputRef
 from runtime.graph import BATCH, STREAMING
 from runtime.operators.calc import CalcParams
@@ -128,8 +131,6 @@ def check_distribution(plan: PhysicalNode) -> None:
 
 def _bounded(connector: str, options: dict[str, str], mode: str) -> bool:
     try:
-        from runtime.connectors.base import get_connector
-
         return bool(get_connector(connector).is_bounded(options))
     except Exception:  # noqa: BLE001 - unknown connector: the runtime reports it when it runs
         return mode == BATCH or "source.monitor-interval" not in options
@@ -155,8 +156,6 @@ class PhysicalPlanner:
     others in their `planner.rules` module)."""
 
     def __init__(self, mode: str, config: dict[str, str]) -> None:
-        from planner.rules import load_rules  # plugin loading: rule modules register on import
-
         load_rules()
         self.mode = mode
         self.config = config
@@ -235,9 +234,6 @@ def _split_watermarks(node: PhysicalNode) -> PhysicalNode:
         return replace(node, inputs=(_split_watermarks(node.inputs[0]),))
     if not isinstance(node.params, TableSourceScanParams):
         return node
-    from runtime.connectors.base import get_connector
-    from runtime.errors import ConnectorError
-
     try:
         per_split = get_connector(node.params.connector).split_watermarks
     except ConnectorError:
@@ -313,13 +309,3 @@ def _with_partitions(t: TableInfo) -> dict[str, str]:
     if t.partition_keys:
         opts["$internal.partition-keys"] = ",".join(t.partition_keys)
     return opts
-
-
-def to_physical(plan: LogicalNode, mode: str, config: dict[str, str] | None = None) -> PhysicalNode:
-    """The optimizer's "physical" phase: conversion, then the physical rewrite rules
-    (planner.optimizer.physical_rules: two-phase aggregation, mini-batch)."""
-    from planner.optimizer.physical_rules import optimize_physical
-
-    physical = optimize_physical(PhysicalPlanner(mode, config or {}).convert(plan), config or {}, mode)
-    check_distribution(physical)
-    return physical

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 from sqlglot.tokens import TokenType
 
+from planner.ddl import parse_column, parse_options, parse_primary_key
 from planner.parse_cursor import Cursor
 from planner.statements import ColumnDef, Statement, WatermarkDef
 
@@ -154,8 +155,6 @@ def _end(cur: Cursor) -> None:
 
 
 def _options(cur: Cursor) -> dict[str, str]:
-    from planner.ddl import parse_options
-
     return parse_options(cur)
 
 
@@ -339,8 +338,6 @@ def parse_alter_table(cur: Cursor, pos: dict) -> AlterTable:
 
 
 def _alter_schema(cur: Cursor, action: str, base: dict) -> AlterTable:
-    from planner.ddl import parse_column, parse_primary_key
-
     columns: list[ColumnPosition] = []
     watermark: WatermarkDef | None = None
     pk: tuple[str, ...] | None = None

@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 from sqlglot.tokens import TokenType
 
+from planner.ddl import parse_column, parse_options, parse_primary_key
 from planner.parse_cursor import Cursor
 from planner.statements import ColumnDef, Statement
+from planner.statements_catalog import _string_list
 
 _UNITS = ("SECOND", "MINUTE", "HOUR", "DAY")
 _UNIT_MS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
@@ -118,7 +120,6 @@ def _name_only(cur: Cursor) -> bool:
 
 def _column_list(cur: Cursor) -> tuple[tuple[ColumnDef, ...], str | None, tuple[str, ...] | None]:
     """`(a, b)`, `(a INT, b BIGINT)`, `(PRIMARY KEY (a) NOT ENFORCED)` and mixes."""
-    from planner.ddl import parse_column, parse_primary_key
 
     columns: list[ColumnDef] = []
     constraint: str | None = None
@@ -158,8 +159,6 @@ def parse_create_materialized_table(cur: Cursor, or_alter: bool, pos: dict) -> C
         elif cur.match("PARTITIONED", "BY"):
             partitioned_by = cur.name_list()
         elif cur.match("WITH"):
-            from planner.ddl import parse_options
-
             options = parse_options(cur)
         elif cur.match("FRESHNESS"):
             freshness = _freshness(cur)
@@ -192,7 +191,6 @@ def parse_create_materialized_table(cur: Cursor, or_alter: bool, pos: dict) -> C
 
 def parse_alter_materialized_table(cur: Cursor, pos: dict) -> AlterMaterializedTable:
     """After `ALTER MATERIALIZED TABLE`."""
-    from planner.ddl import parse_options
 
     name = cur.path()
     base = {"name": name, **pos}
@@ -224,8 +222,6 @@ def parse_alter_materialized_table(cur: Cursor, pos: dict) -> AlterMaterializedT
         _end(cur)
         return AlterMaterializedTable(action="SET", options=options, **base)
     if cur.match("RESET"):
-        from planner.statements_catalog import _string_list
-
         keys = _string_list(cur)
         _end(cur)
         return AlterMaterializedTable(action="RESET", keys=keys, **base)

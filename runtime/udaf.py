@@ -1,6 +1,6 @@
 """Accumulators of Python aggregate UDFs (GROUP BY and window aggregates).
 
-`create_accumulator` (runtime.aggregates.accumulators) hands AggCalls whose params carry
+`create_accumulator` (runtime.aggregates.factory) hands AggCalls whose params carry
 `udf` (a runtime.udf_registry reference) to `create_udaf_accumulator`:
 
 - func_type "general": a PyFlink AggregateFunction object: `create_accumulator()`,

@@ -18,6 +18,8 @@ from planner.binder.types import implicitly_castable, plain
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import LogicalFilter, LogicalNode, LogicalProject, LogicalSink
 from planner.table_options import check_table_options
+from runtime.connectors.base import get_connector
+from runtime.errors import ConnectorError
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.sink_constraints import not_null_action, type_length_action
 from runtime.types import BOOLEAN, STRING, Field
@@ -122,8 +124,6 @@ def check_overwrite(table: CatalogTable, mode: str, sql: str | None) -> None:
     """INSERT OVERWRITE needs a sink that can be overwritten (Flink's SupportsOverwrite:
     here the filesystem connector), in BATCH mode (Flink's filesystem sink refuses it in
     streaming mode)."""
-    from runtime.connectors.base import get_connector
-    from runtime.errors import ConnectorError
 
     try:
         factory = get_connector(table.connector)

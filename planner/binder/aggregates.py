@@ -15,6 +15,7 @@ from planner.binder.expressions import ExprBinder, interval_ms
 from planner.binder.scope import Scope, error, uniquify
 from planner.binder.types import plain
 from planner.errors import SqlError, SqlValidationError, UnsupportedSqlError
+from planner.functions_catalog import lookup_function
 from planner.logical import AggCall, LogicalAggregate, LogicalNode, LogicalProject, LogicalWindowAggregate, WindowSpec
 from runtime.aggregates.types import infer_aggregate, is_aggregate
 from runtime.expr.ir import Call, Expr, InputRef, Literal, remap_refs
@@ -111,7 +112,6 @@ class AggregateScope:
         arg_exprs = [inner.bind(a) for a in args]
         if name == "percentile" and len(arg_exprs) > 1:
             _check_percentage(arg_exprs[1], args[1], self.sql)
-        from planner.functions_catalog import lookup_function  # Python UDAFs (issue 3)
 
         udaf = lookup_function(name, "aggregate")
         if udaf is not None:

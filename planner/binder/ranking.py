@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from planner.binder.query import bind_query_node
 from planner.binder.scope import error
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import LogicalNode, LogicalProject
@@ -248,7 +249,6 @@ def bind_order_limit(ctx: BindContext, sel: exp.Select) -> LogicalNode:
 def bind_query_order_limit(ctx: BindContext, node: exp.Expression) -> LogicalNode:
     """ORDER BY / LIMIT / OFFSET on a set operation: sort its result; ORDER BY items must
     name an output column (by name or ordinal), as in Calcite."""
-    from planner.binder.query import bind_query_node
 
     stripped = node.copy()
     for key in ("order", "limit", "offset"):

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from planner.binder import ranking
 from planner.binder.aggregates import AggregateScope, legacy_window
 from planner.binder.expressions import ExprBinder, function_args, function_name, is_aggregate_call
 from planner.binder.grouping_sets import GroupingSetsScope, grouping_items
+from planner.binder.hints import StateTtlHint
 from planner.binder.over import bind_over, has_over
 from planner.binder.query import BindContext, bind_from
 from planner.binder.scope import Scope, error, uniquify
+from planner.binder.subqueries import rewrite_subqueries
 from planner.binder.types import plain
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import (
@@ -95,7 +98,6 @@ def _tvf_below(plan: LogicalNode) -> LogicalWindowTableFunction | None:
 
 def bind_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
     sql = ctx.sql
-    from planner.binder import ranking  # ORDER BY / LIMIT and ROW_NUMBER()/RANK() OVER (Top-N)
 
     if ranking.has_order_limit(sel):
         return ranking.bind_order_limit(ctx, sel)
@@ -108,13 +110,11 @@ def bind_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
             raise error(UnsupportedSqlError, f"{what} is not supported yet", node, sql)
     from_clause = sel.args.get("from_") or sel.args.get("from")
     plan, scope = bind_from(ctx, from_clause, sel.args.get("joins"))
-    from planner.binder.hints import StateTtlHint  # /*+ STATE_TTL(...) */
 
     ttl_hint = StateTtlHint.parse(sel, sql or "")
     from_item, join_items = (from_clause.this if from_clause is not None else None), list(sel.args.get("joins") or [])
     if ttl_hint is not None:
         plan = ttl_hint.apply_joins(plan, from_item, join_items)
-    from planner.binder.subqueries import rewrite_subqueries
 
     plan, scope, sel = rewrite_subqueries(ctx, sel, plan, scope)
     if sel.args.get("match") is not None:

@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from planner.binder.expressions import ExprBinder, is_aggregate_call
+from planner.binder.query import bind_from, bind_query_node
 from planner.binder.scope import Scope, ScopeColumn, error
 from planner.errors import SqlValidationError, UnsupportedSqlError
+from planner.exprs import conjunction
 from planner.logical import (
     LogicalAggregate,
     LogicalCalc,
@@ -102,8 +104,6 @@ def _and_all(parts: list[exp.Expression]) -> exp.Expression | None:
 
 
 def _and(parts: Sequence[Expr]) -> Expr | None:
-    from planner.optimizer.util import conjunction
-
     out: Expr | None = None
     for p in parts:
         out = conjunction(out, p)
@@ -140,7 +140,6 @@ class _Rewriter:
     # ------------------------------------------------------------------ helpers
     def _bind_sub(self, sub: exp.Expression) -> LogicalNode | None:
         """The subquery bound on its own, or None when it references outer columns."""
-        from planner.binder.query import bind_query_node
 
         try:
             return bind_query_node(self.ctx, sub)
@@ -152,7 +151,6 @@ class _Rewriter:
     def _correlated_from(self, sel: exp.Select) -> tuple[LogicalNode, Scope, list[exp.Expression]]:
         """Bind a simple subquery's FROM and its uncorrelated WHERE conjuncts; return the
         plan, the inner scope and the correlated conjuncts (still AST)."""
-        from planner.binder.query import bind_from
 
         inner, iscope = bind_from(self.ctx, sel.args.get("from_") or sel.args.get("from"), sel.args.get("joins"))
         local: list[Expr] = []
@@ -295,8 +293,6 @@ class _Rewriter:
         return ref
 
     def _correlated_scalar(self, node: exp.Subquery, sub: exp.Expression) -> exp.Expression:
-        from planner.binder.query import bind_from, bind_query_node
-
         unsupported = error(
             UnsupportedSqlError, "This correlated scalar subquery is not supported yet", node, self.ctx.sql
         )

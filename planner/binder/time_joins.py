@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from planner.binder.expressions import ExprBinder
-from planner.binder.scope import Scope, error
+from planner.binder.scope import Scope, error, node_position
+from planner.catalog import CatalogTable
 from planner.errors import SqlValidationError
 from planner.logical import LogicalNode
 from planner.rules.time_joins import LogicalSnapshot
+from runtime.expr.ir import InputRef
 
 if TYPE_CHECKING:
     from planner.binder.query import BindContext
@@ -24,7 +26,6 @@ if TYPE_CHECKING:
 
 def _primary_key(ctx: BindContext, table: exp.Table) -> tuple[int, ...] | None:
     """Indices (into the table's columns) of the declared PRIMARY KEY, if any."""
-    from planner.catalog import CatalogTable
 
     parts = tuple(p for p in (table.catalog, table.db, table.name) if p)
     if len(parts) == 1 and ctx.cte(parts[0]) is not None:
@@ -42,7 +43,6 @@ def bind_snapshot(
     """`right` as of the period in `version` (bound over the join's combined scope; it may
     only reference a time attribute of the left side)."""
     period = ExprBinder(scope, ctx.sql, clause="FOR SYSTEM_TIME AS OF").bind(version.expression)
-    from runtime.expr.ir import InputRef
 
     if not isinstance(period, InputRef) or period.index >= left_width or period.type.time_attr is None:
         raise error(
@@ -63,6 +63,4 @@ def bind_snapshot(
 
 
 def _position(node: exp.Expression) -> tuple[int | None, int | None]:
-    from planner.binder.scope import node_position
-
     return node_position(node)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from planner.binder.expressions import interval_ms
+from planner.binder.query import bind_relation
 from planner.binder.scope import error
 from planner.binder.types import plain
 from planner.dialect.ast import Descriptor, TableArgument, TableFunction
@@ -44,7 +45,6 @@ def window_fields(input_fields: tuple[Field, ...], time_type: DataType) -> tuple
 
 def bind_window_tvf(ctx: BindContext, node: TableFunction) -> LogicalNode:
     """The logical plan of a window TVF call."""
-    from planner.binder.query import bind_relation  # cyclic: relations contain TVFs and vice versa
 
     name = node.name.upper()
     sql = ctx.sql

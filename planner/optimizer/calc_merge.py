@@ -3,8 +3,8 @@ stacked ones, so each chain of row-wise work is one operator."""
 
 from __future__ import annotations
 
+from planner.exprs import conjunction, is_deterministic, substitute
 from planner.logical import LogicalCalc, LogicalFilter, LogicalNode, LogicalProject, transform_up
-from planner.optimizer.util import conjunction, is_deterministic, substitute
 from runtime.expr.ir import InputRef
 
 

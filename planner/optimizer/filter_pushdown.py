@@ -4,8 +4,8 @@ the plan allows. Filters never cross a WatermarkAssigner (that would change wate
 
 from __future__ import annotations
 
+from planner.exprs import conjunction, is_deterministic, substitute
 from planner.logical import LogicalFilter, LogicalNode, LogicalProject, transform_up
-from planner.optimizer.util import conjunction, is_deterministic, substitute
 
 
 def push_filter_through_project(plan: LogicalNode) -> LogicalNode:

@@ -3,8 +3,8 @@ what view/subquery expansion leaves behind."""
 
 from __future__ import annotations
 
+from planner.exprs import is_identity
 from planner.logical import LogicalNode, LogicalProject, transform_up
-from planner.optimizer.util import is_identity
 
 
 def remove_identity_project(plan: LogicalNode) -> LogicalNode:

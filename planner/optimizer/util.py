@@ -7,9 +7,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from runtime.expr.ir import Call, Expr, InputRef
 from runtime.operators.union import EXCHANGE
-from runtime.types import BOOLEAN
 
 if TYPE_CHECKING:
     from planner.physical import PhysicalNode
@@ -34,43 +32,3 @@ def rewrite_keyed(
         return new
 
     return visit(plan)
-
-
-def substitute(e: Expr, exprs: tuple[Expr, ...] | list[Expr]) -> Expr:
-    """`e` over a projection's output rewritten over the projection's input."""
-    if isinstance(e, InputRef):
-        return exprs[e.index]
-    if isinstance(e, Call):
-        return Call(e.name, tuple(substitute(a, exprs) for a in e.args), e.type)
-    return e
-
-
-def is_identity(exprs: tuple[Expr, ...], width: int) -> bool:
-    """Whether `exprs` just pass through all `width` input columns in order."""
-    return len(exprs) == width and all(isinstance(e, InputRef) and e.index == i for i, e in enumerate(exprs))
-
-
-def conjunction(a: Expr | None, b: Expr | None) -> Expr | None:
-    """`a AND b` (either may be absent); nested ANDs are flattened."""
-    if a is None:
-        return b
-    if b is None:
-        return a
-    parts: list[Expr] = []
-    for x in (a, b):
-        if isinstance(x, Call) and x.name == "and":
-            parts.extend(x.args)
-        else:
-            parts.append(x)
-    nullable = any(p.type.nullable for p in parts)
-    return Call("and", tuple(parts), BOOLEAN(nullable=nullable))
-
-
-def is_deterministic(e: Expr) -> bool:
-    if isinstance(e, Call):
-        if e.name in ("rand", "rand_integer", "uuid", "current_timestamp", "now", "proctime", "localtimestamp"):
-            return False
-        if e.name == "current_watermark":  # the watermark where the call is: never moved
-            return False
-        return all(is_deterministic(a) for a in e.args)
-    return True

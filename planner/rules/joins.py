@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 from planner.binder.scope import uniquify
 from planner.binder.types import common_type, plain
+from planner.exprs import conjunction, is_deterministic
 from planner.logical import LogicalFilter, LogicalJoin, LogicalNode, transform_up
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Call, Expr, InputRef, input_refs, remap_refs
@@ -40,19 +41,6 @@ class LogicalScalarJoin(LogicalJoin):
     `single_row` makes the runtime fail when the subquery returns more than one row."""
 
     single_row: bool = False
-
-
-def conjunction(a: Expr | None, b: Expr | None) -> Expr | None:
-    """`a AND b` (planner.optimizer.util's, imported late: the optimizer imports this module)."""
-    from planner.optimizer.util import conjunction as conj
-
-    return conj(a, b)
-
-
-def is_deterministic(e: Expr) -> bool:
-    from planner.optimizer.util import is_deterministic as det
-
-    return det(e)
 
 
 def conjuncts(e: Expr | None) -> list[Expr]:

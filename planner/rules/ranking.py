@@ -41,7 +41,7 @@ from runtime.operators.rank_dedup import DeduplicateParams
 from runtime.operators.rank_sort import LimitParams, SortParams, TemporalSortParams
 from runtime.operators.rank_window import WindowDeduplicateParams, WindowRankParams
 from runtime.plan_params import WindowParams
-from runtime.types import BIGINT, Field
+from runtime.types import BIGINT, BOOLEAN, Field
 
 __all__ = ["SortKey"]  # re-exported: the binder builds the logical nodes' keys
 
@@ -195,7 +195,6 @@ def _and(parts: list[Expr]) -> Expr | None:
         return None
     if len(parts) == 1:
         return parts[0]
-    from runtime.types import BOOLEAN
 
     return Call("and", tuple(parts), BOOLEAN(nullable=any(p.type.nullable for p in parts)))
 

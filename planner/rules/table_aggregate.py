@@ -18,10 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from planner.binder import bind_query
 from planner.catalog import Catalog, CatalogView, full_path
 from planner.errors import SqlValidationError
+from planner.functions_catalog import _type
 from planner.logical import LogicalNode
+from planner.parse import parse_statement
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
+from planner.statements import Query
 from runtime.operators.group_table_agg import GroupTableAggregateParams, TableAggregateFunction, call_text
 from runtime.types import DataType, Field
 from runtime.udf_registry import UdfSpec, make_reference, register
@@ -85,7 +89,6 @@ class TableAggregateView(CatalogView):
 def result_fields(spec: UdfSpec, names: tuple[str, ...] = ()) -> tuple[Field, ...]:
     """The columns a table aggregate function emits: a ROW result's fields, else one
     column `f0`; `names` (from `.alias(...)`) renames them."""
-    from planner.functions_catalog import _type  # noqa: PLC2701 - the UDF type parser
 
     raw = spec.result_type
     if raw is None:
@@ -118,9 +121,6 @@ def create_table_aggregate_view(
 ) -> TableAggregateView:
     """Register temporary view `name`: `wrapper` (a udtaf) flat-aggregating `input_sql`
     (its first `num_keys` columns are the key, the rest the arguments)."""
-    from planner.binder import bind_query
-    from planner.parse import parse_statement
-    from planner.statements import Query
 
     if not hasattr(spec.func, "emit_value"):
         raise SqlValidationError(

@@ -26,17 +26,24 @@ from planner.logical import (
     LogicalTableScan,
     LogicalWatermarkAssigner,
 )
-from planner.physical import PhysicalNode
+from planner.physical import PhysicalNode, register_physical
+from planner.rules.joins import convert_join
 from planner.rules.time_joins import (
     LogicalSnapshot,
     and_all,
     compose_chain,
     conjuncts,
+    convert_interval_join,
+    convert_window_join,
     equi_pair,
+    interval_bounds,
     output_fields,
     rebuild_chain,
+    snapshot_below,
     snapshot_error,
+    window_join_shape,
 )
+from runtime.connectors.lookup import supports_lookup
 from runtime.expr.ir import Call, Expr, InputRef, input_refs, remap_refs
 from runtime.graph import BATCH
 from runtime.operators.calc import CalcParams
@@ -214,8 +221,6 @@ def _lookup_scan(node: LogicalNode) -> LogicalTableScan | None:
 
 
 def _supports_lookup(scan: LogicalTableScan) -> bool:
-    from runtime.connectors.lookup import supports_lookup
-
     t = scan.table
     if supports_lookup(t.connector, t.options_dict):
         return True
@@ -308,3 +313,28 @@ def _computed_key(e: Expr, nl: int) -> tuple[Expr, int] | None:
         if isinstance(b, InputRef) and b.index >= nl and refs and max(refs) < nl:
             return a, b.index - nl
     return None
+
+
+# ---------------------------------------------------------------------- every LogicalJoin
+def convert_time_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode | None:
+    """The physical plan of a time-bounded join, or None when `node` is a regular join."""
+    below = snapshot_below(node.right)
+    if below is not None:
+        return convert_snapshot_join(planner, node, below[0], below[1])
+    kind = node.kind.upper()
+    shape = window_join_shape(node)
+    if shape is not None:
+        return convert_window_join(planner, node, shape, kind)
+    if kind in ("SEMI", "ANTI"):
+        return None
+    bounds, rest = interval_bounds(conjuncts(node.condition), len(node.left.fields))
+    if bounds is not None:
+        return convert_interval_join(planner, node, bounds, rest, kind)
+    return None
+
+
+@register_physical(LogicalJoin)
+def _convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
+    """Time-bounded joins (interval, temporal, lookup, window) first; any other join is a
+    regular join (planner/rules/joins.py)."""
+    return convert_time_join(planner, node) or convert_join(planner, node)

@@ -1,6 +1,7 @@
 """Time-bounded joins: recognise a `LogicalJoin` whose condition bounds time and plan it to
 its own operator, before the regular join sees it (`PhysicalPlanner.convert` calls
-`convert_time_join` first; it returns None for joins it does not own).
+`planner.rules.temporal_joins.convert_time_join` first; it returns None for joins it
+does not own).
 
 - Interval join: both sides' rowtime attributes bounded on both ends
   (`r.ts BETWEEN l.ts - a AND l.ts + b`, or `>`/`>=`/`<`/`<=` pairs) → `IntervalJoin`.
@@ -19,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from planner.errors import SqlValidationError, UnsupportedSqlError
+from planner.exprs import conjunction, substitute
 from planner.logical import (
     LogicalCalc,
     LogicalFilter,
@@ -31,8 +33,8 @@ from planner.logical import (
     WindowSpec,
     _Single,
 )
-from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
-from planner.rules.joins import conjuncts, convert_join
+from planner.physical import PhysicalNode, PhysicalPlanner
+from planner.rules.joins import conjuncts
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.graph import BATCH
 from runtime.operators.interval_join import IntervalJoinParams
@@ -77,7 +79,6 @@ def rebuild_chain(chain: list[LogicalNode], bottom: LogicalNode) -> LogicalNode:
 
 def compose_chain(chain: list[LogicalNode], width: int, types: list) -> tuple[list[Expr], Expr | None]:  # noqa: ANN001
     """The chain as one projection + condition over its bottom input's columns."""
-    from planner.optimizer.util import conjunction, substitute
 
     exprs: list[Expr] = [InputRef(i, t) for i, t in zip(range(width), types, strict=True)]
     cond: Expr | None = None
@@ -274,25 +275,6 @@ def window_join_shape(node: LogicalJoin) -> WindowJoinShape | None:
 
 
 # ---------------------------------------------------------------------- conversion
-def convert_time_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode | None:
-    """The physical plan of a time-bounded join, or None when `node` is a regular join."""
-    below = snapshot_below(node.right)
-    if below is not None:
-        from planner.rules.temporal_joins import convert_snapshot_join
-
-        return convert_snapshot_join(planner, node, below[0], below[1])
-    kind = node.kind.upper()
-    shape = window_join_shape(node)
-    if shape is not None:
-        return _window_join(planner, node, shape, kind)
-    if kind in ("SEMI", "ANTI"):
-        return None
-    bounds, rest = interval_bounds(conjuncts(node.condition), len(node.left.fields))
-    if bounds is not None:
-        return _interval_join(planner, node, bounds, rest, kind)
-    return None
-
-
 def _inputs(planner: PhysicalPlanner, node: LogicalJoin) -> tuple[PhysicalNode, PhysicalNode]:
     return planner.convert(node.left), planner.convert(node.right)
 
@@ -307,7 +289,7 @@ def output_fields(node: LogicalJoin) -> tuple[Field, ...]:
     return tuple(Field(f.name, g.type) for f, g in zip(node.fields, fields, strict=True))
 
 
-def _interval_join(
+def convert_interval_join(
     planner: PhysicalPlanner, node: LogicalJoin, b: IntervalBounds, rest: list[Expr], kind: str
 ) -> PhysicalNode:
     nl = len(node.left.fields)
@@ -336,7 +318,7 @@ def _interval_join(
     return PhysicalNode.distributed(params, (left, right), output_fields(node), info={"condition": node.condition})
 
 
-def _window_join(planner: PhysicalPlanner, node: LogicalJoin, s: WindowJoinShape, kind: str) -> PhysicalNode:
+def convert_window_join(planner: PhysicalPlanner, node: LogicalJoin, s: WindowJoinShape, kind: str) -> PhysicalNode:
     nl = len(node.left.fields)
     lkeys, rkeys = [k[0] for k in s.keys], [k[1] for k in s.keys]
     left, right = _inputs(planner, node)
@@ -361,10 +343,3 @@ def snapshot_error(cls: type[SqlValidationError] | type[UnsupportedSqlError], me
     """An error located at the snapshot's `FOR SYSTEM_TIME AS OF` clause."""
     line, col = snap.line_col
     return cls(message, line=line, column=col)
-
-
-@register_physical(LogicalJoin)
-def _convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
-    """Time-bounded joins (interval, temporal, lookup, window) first; any other join is a
-    regular join (planner/rules/joins.py)."""
-    return convert_time_join(planner, node) or convert_join(planner, node)

@@ -20,7 +20,6 @@ import pyarrow.compute as pc
 
 from runtime.checkpoint.format import register_state_type
 from runtime.errors import JobError
-from runtime.plan_params import AggCallParams
 from runtime.types import DataType
 
 
@@ -423,40 +422,6 @@ class DistinctAcc(Accumulator):
             self.seen = {k: v for k, v in self.seen.items() if k[0] not in gone}
 
 
-def create_accumulator(call: AggCallParams, arg_types: list[pa.DataType], retract: bool) -> Accumulator:
-    """The accumulator for one aggregate call. `retract`: the input may carry
-    retractions, so MIN/MAX keep value multisets."""
-    name = call.name.lower()
-    rtype: DataType = call.type
-    params = call.params
-    acc: Accumulator
-    if params.get("udf"):  # a Python UDAF (runtime.udaf)
-        from runtime.udaf import create_udaf_accumulator
-
-        return create_udaf_accumulator(call, arg_types, retract)
-    from runtime.aggregates.extra import create_extra_accumulator  # extra imports this module
-
-    extra = create_extra_accumulator(name, call, arg_types, retract)
-    if extra is not None:
-        acc = extra
-    elif name == "count":
-        acc = CountAcc(arg_types, rtype)
-    elif name in ("sum", "sum0", "avg"):
-        acc = SumAcc(arg_types, rtype, name)
-    elif name in ("min", "max"):
-        acc = RetractMinMaxAcc(arg_types, rtype, name) if retract else MinMaxAcc(arg_types, rtype, name)
-    elif name == "listagg":
-        sep = params.get("separator", ",")
-        acc = ListAggAcc(arg_types, rtype, "," if sep is None else str(sep))
-    elif name in ("first_value", "last_value"):
-        acc = FirstLastAcc(arg_types, rtype, name)
-    else:
-        raise JobError(f"The runtime has no aggregate function named {name.upper()}")
-    if call.distinct:
-        acc = DistinctAcc(acc)
-    return acc
-
-
 __all__ = [
     "Accumulator",
     "CountAcc",
@@ -466,6 +431,5 @@ __all__ = [
     "MinMaxAcc",
     "RetractMinMaxAcc",
     "SumAcc",
-    "create_accumulator",
     "utf16_key",
 ]

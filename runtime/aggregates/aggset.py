@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.aggregates.accumulators import Accumulator, create_accumulator
+from runtime.aggregates.accumulators import Accumulator
 from runtime.checkpoint.format import register_state_type
 from runtime.plan_params import AggCallParams
 
@@ -23,6 +23,9 @@ class AggregateSet:
     """Accumulators for `calls` (aggregate calls) over the columns of input batches."""
 
     def __init__(self, calls: Sequence[AggCallParams], input_types: list[pa.DataType], retract: bool) -> None:
+        # Start-up: the statistical aggregates and Python UDAFs load with the first aggregate.
+        from runtime.aggregates.factory import create_accumulator
+
         self.calls = list(calls)
         self.accs: list[Accumulator] = [
             create_accumulator(c, [input_types[i] for i in c.args], retract) for c in self.calls

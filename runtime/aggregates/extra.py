@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.aggregates.accumulators import Accumulator, _drop_nulls, _grow, _ObjectAcc
+from runtime.aggregates.more import create_more_accumulator
 from runtime.functions._common import java_int_from_double
 from runtime.plan_params import AggCallParams
 from runtime.types import DataType
@@ -305,7 +306,6 @@ def create_extra_accumulator(
         return VarianceAcc(arg_types, rtype, name)
     if name == "collect":
         return CollectAcc(arg_types, rtype)
-    from runtime.aggregates.more import create_more_accumulator
 
     more = create_more_accumulator(name, call, arg_types)
     if more is not None:

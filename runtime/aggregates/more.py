@@ -19,9 +19,10 @@ import pyarrow.compute as pc
 
 from runtime.aggregates.accumulators import Accumulator, _drop_nulls, _grow
 from runtime.errors import EvaluationError
+from runtime.functions.json_functions import json_text
 from runtime.functions.registry import FunctionTypeError
 from runtime.plan_params import AggCallParams
-from runtime.types import BIGINT, DOUBLE, STRING, DataType
+from runtime.types import BIGINT, BOOLEAN, DOUBLE, FLOAT, STRING, DataType
 
 BITMAP_SET_AGGS = {
     "bitmap_and_agg": "and",
@@ -286,8 +287,6 @@ class JsonAggAcc(Accumulator):
         self.values[slots] = None
 
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
-        from runtime.functions.json_functions import json_text
-
         self._no_retraction(signs, "json_objectagg" if self.object else "json_arrayagg")
         v = args[-1]
         text = pc.fill_null(json_text(v, _arrow_to_type(v.type)), "null")
@@ -332,8 +331,6 @@ class JsonAggAcc(Accumulator):
 
 def _arrow_to_type(t: pa.DataType) -> DataType:
     """The SQL type json_text needs for an argument column (by its Arrow layout)."""
-    from runtime.types import BOOLEAN, DOUBLE, FLOAT, STRING
-
     if pa.types.is_boolean(t):
         return BOOLEAN()
     if pa.types.is_integer(t):

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from runtime.checkpoint.metadata import CheckpointMetadata
 from runtime.checkpoint.options import INCREMENTAL
-from runtime.checkpoint.storage import METADATA, CheckpointStorage
+from runtime.checkpoint.storage import METADATA, CheckpointStorage, SnapshotCorruptError
 from runtime.state.options import ROCKSDB_LOCAL_DIR, backend_kind
 from runtime.state.slot_values import NativeSnapshot
 
@@ -138,7 +138,6 @@ def resolve_path(storage: CheckpointStorage, chk_rel: str, rel: str) -> str:
 def download(storage: CheckpointStorage, chk_rel: str, snap: NativeSnapshot, local_base: str | None = None) -> None:
     """Fetch the RocksDB checkpoint of `snap` into a fresh local directory (`snap.local_dir`),
     checking every file against the digest the snapshot recorded for it."""
-    from runtime.checkpoint.restore import SnapshotCorruptError
 
     target = tempfile.mkdtemp(prefix="streamsql-restore-", dir=local_base)
     for name, rel in snap.files.items():

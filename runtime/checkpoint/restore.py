@@ -24,19 +24,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from runtime.checkpoint import format as state_format
-from runtime.checkpoint.incremental import download
+from runtime.checkpoint.incremental import download, resolve_path
 from runtime.checkpoint.metadata import CheckpointMetadata
-from runtime.checkpoint.storage import METADATA, CheckpointStorage
+from runtime.checkpoint.storage import METADATA, CheckpointStorage, SnapshotCorruptError
 from runtime.errors import JobError
 from runtime.state.slot_values import NativeSnapshot
 
 
 class RestoreError(JobError):
     """The snapshot cannot be used for this job (missing, corrupt, or state that no longer maps)."""
-
-
-class SnapshotCorruptError(ValueError):
-    """A snapshot that fails verification (the message says which file and why)."""
 
 
 @dataclass
@@ -127,7 +123,6 @@ class LoadedSnapshot:
 
 def verify_native(storage: CheckpointStorage, rel: str, snap: NativeSnapshot) -> None:
     """Check the RocksDB files of an incremental handle against the digests it recorded."""
-    from runtime.checkpoint.incremental import resolve_path
 
     for name, path in snap.files.items():
         want = snap.digests.get(name, "")

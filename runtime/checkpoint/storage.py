@@ -44,6 +44,10 @@ def _s3_filesystem(config: dict[str, str]) -> pafs.FileSystem:
     return _fs().S3FileSystem(**kwargs)
 
 
+class SnapshotCorruptError(ValueError):
+    """A snapshot that fails verification (the message says which file and why)."""
+
+
 class CheckpointStorage:
     """A root directory on some `pyarrow.fs` filesystem, with the few operations
     checkpoints need. Paths given to the methods are relative to the root."""

@@ -23,6 +23,7 @@ from runtime.connectors.base import (
     SplitReader,
     register_connector,
 )
+from runtime.connectors.duckdb_sink import DuckDBSink
 from runtime.connectors.lookup import LOOKUP_OPTIONS, LookupSource
 from runtime.errors import ConnectorError
 from runtime.types import Field
@@ -142,8 +143,6 @@ def _create_source(
 
 
 def _create_sink(options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> Any:
-    from runtime.connectors.duckdb_sink import DuckDBSink
-
     return DuckDBSink(options, schema, ctx)
 
 

@@ -15,6 +15,7 @@ import pyarrow.compute as pc
 from runtime.batch import ROW_KIND_NAMES, data_columns, row_kinds
 from runtime.connectors.base import ConfigOption, ConnectorFactory, Sink, SourceContext, register_connector
 from runtime.connectors.formats import opt_bool
+from runtime.render import render_array
 from runtime.types import Field
 
 OPTIONS: tuple[ConfigOption[Any], ...] = (
@@ -49,7 +50,6 @@ class PrintSink(Sink):
 
     def lines(self, batch: pa.RecordBatch) -> list[str]:
         """The printed text of each row of `batch`."""
-        from runtime.render import render_array
 
         data = data_columns(batch)
         kinds = pa.array(row_kinds(batch)).cast(pa.int32())

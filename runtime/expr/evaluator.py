@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.errors import EvaluationError
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.functions import registry
 from runtime.functions.registry import EvalContext
@@ -214,8 +215,6 @@ def _eval(expr: Expr, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array | pa.
         return _eval_conditional(name, expr, batch, ctx)
     fn = registry.lookup(name)
     if fn is None:
-        from runtime.errors import EvaluationError
-
         raise EvaluationError(f"unknown function: {expr.name}")
     memo = _MEMO.get()
     key: tuple[int, int] | None = None

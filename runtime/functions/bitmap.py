@@ -23,6 +23,7 @@ from runtime.errors import EvaluationError
 from runtime.functions._common import null_mask, to_array
 from runtime.functions._lists import flatten
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
+from runtime.render import render_array
 from runtime.types import BIGINT, BYTES, INT, STRING, DataType
 
 BITMAP_ARROW = pa.list_(pa.uint32())
@@ -150,8 +151,6 @@ def _bitmap_to_array(args: list[ArgValue], types: list[DataType], rt: DataType, 
 
 @scalar("bitmap_to_string", _infer_from_bitmap("bitmap_to_string", STRING()))
 def _bitmap_to_string(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
-    from runtime.render import render_array
-
     arr = to_array(args[0], ctx.num_rows)
     if types[0].name == "NULL":
         return pa.nulls(ctx.num_rows, pa.string())

@@ -16,6 +16,7 @@ from runtime.errors import EvaluationError
 from runtime.functions._common import calcite_name, common_type, null_mask, to_array, to_numpy
 from runtime.functions.comparison import coerce
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
+from runtime.functions.variant import infer_variant_item, variant_item
 from runtime.types import INT, DataType
 
 
@@ -36,8 +37,6 @@ def _infer_item(types: list[DataType]) -> DataType:
         raise FunctionTypeError("ITEM takes a collection and an index")
     c, k = types
     if c.name == "VARIANT":
-        from runtime.functions.variant import infer_variant_item
-
         return infer_variant_item(types)
     if c.name == "ARRAY":
         if not (k.is_integer or k.name == "NULL"):
@@ -61,8 +60,6 @@ def _item(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCo
     if types[0].name == "NULL" or types[1].name == "NULL":
         return pa.nulls(n, target)
     if types[0].name == "VARIANT":
-        from runtime.functions.variant import variant_item
-
         return variant_item(args, types, ctx)
     coll = to_array(args[0], n)
     if types[0].name == "ARRAY":

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.functions._common import cannot_apply, common_numeric, common_type, comparable, null_mask, to_array
+from runtime.functions.cast import ltz_to_timestamp, timestamp_to_ltz
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import BOOLEAN, DataType
 
@@ -44,14 +45,10 @@ def coerce(v: ArgValue, t: DataType, target: DataType, ctx: EvalContext) -> ArgV
     if v.type == arrow_target:
         return v
     if t.name == "TIMESTAMP_LTZ" and target.name == "TIMESTAMP":
-        from runtime.functions.cast import ltz_to_timestamp
-
         return ltz_to_timestamp(v, ctx.time_zone, arrow_target)
     if t.name == "DATE" and target.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         v = pc.cast(v, pa.timestamp("ms"))
         if target.name == "TIMESTAMP_LTZ":
-            from runtime.functions.cast import timestamp_to_ltz
-
             return timestamp_to_ltz(v, ctx.time_zone, arrow_target)
     if pa.types.is_decimal(arrow_target) or pa.types.is_integer(arrow_target):
         return pc.cast(v, arrow_target)

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.functions._common import calcite_name, common_type, null_mask, to_array
-from runtime.functions.comparison import coerce
+from runtime.functions.comparison import _compare, coerce
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.sink_constraints import not_null_violation
 from runtime.types import DataType
@@ -121,8 +121,6 @@ def _infer_nullif(types: list[DataType]) -> DataType:
 
 @scalar("nullif", _infer_nullif)
 def _nullif(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
-    from runtime.functions.comparison import _compare
-
     n = ctx.num_rows
     a = to_array(args[0], n)
     if types[1].name == "NULL" or types[0].name == "NULL":

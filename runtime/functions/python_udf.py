@@ -21,6 +21,7 @@ from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError,
 from runtime.pandas_interop import arrow_input, to_series
 from runtime.row import Row, arrow_value
 from runtime.types import DataType
+from runtime.udf_registry import resolve
 
 
 def _infer(types: list[DataType]) -> DataType:
@@ -53,8 +54,6 @@ def _result(values: Any, result_type: DataType, n: int, name: str) -> pa.Array:
 
 @scalar("python_udf", _infer, deterministic=False)
 def python_udf(args: list[ArgValue], types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
-    from runtime.udf_registry import resolve
-
     ref = args[0]
     spec = resolve(str(ref.as_py() if isinstance(ref, pa.Scalar) else ref[0].as_py()))
     name = spec.name or "udf"

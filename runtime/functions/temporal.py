@@ -23,6 +23,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.batch import MIN_WATERMARK
+from runtime.errors import EvaluationError
 from runtime.functions import datetime_patterns as dp
 from runtime.functions._common import java_div, java_rem
 from runtime.functions._text_common import (
@@ -38,6 +40,7 @@ from runtime.functions._text_common import (
     require,
     to_array,
 )
+from runtime.functions.arithmetic import add_months_days
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.functions.zones import wall_to_instant
 from runtime.types import BIGINT, DATE, INT, STRING, TIME, TIMESTAMP, TIMESTAMP_LTZ, DataType
@@ -301,7 +304,6 @@ def _infer_date_format(types: list[DataType]) -> DataType:
 def _check_local_pattern(pattern: str, x: pa.Array, ms: np.ndarray, ok: np.ndarray) -> None:
     """Flink formats a LocalDateTime with java.time's DateTimeFormatter, which has no zone:
     a zone or offset letter fails the job (as Flink's DateTimeException does)."""
-    from runtime.errors import EvaluationError
 
     letters = {tok.letter for tok in dp.tokenize(pattern)}
     if letters & {"z", "V", "v"}:
@@ -603,7 +605,6 @@ def current_watermark(
     """CURRENT_WATERMARK(rowtime): the watermark in effect when each row arrived, in the
     rowtime's type with precision 3; NULL before the first watermark (the binder checks
     that the argument is a rowtime attribute of a streaming query)."""
-    from runtime.batch import MIN_WATERMARK
 
     target = result_type.to_arrow()
     wm = ctx.watermarks
@@ -689,7 +690,6 @@ def _months_between_days(d0: np.ndarray, d1: np.ndarray) -> np.ndarray:
     """Calcite's subtractMonths(date0, date1) for date0 >= date1: the most months m with
     date1 + m months (day clamped to the month's end) <= date0, so 2024-01-31 to
     2024-02-29 is one month."""
-    from runtime.functions.arithmetic import add_months_days
 
     y0, m0, _ = dp.civil_from_days(d0)
     y1, m1, _ = dp.civil_from_days(d1)
@@ -701,7 +701,6 @@ def _subtract_months(t0: np.ndarray, t1: np.ndarray) -> np.ndarray:
     """Calcite's DateTimeUtils.subtractMonths(t0, t1) on epoch milliseconds, which Flink's
     TIMESTAMPDIFF(MONTH/QUARTER/YEAR, t1, t0) uses: whole months on the calendar by days,
     one less when the day matches but the time of day of t0 is earlier."""
-    from runtime.functions.arithmetic import add_months_days
 
     ms0, ms1 = np.mod(t0, dp.MS_PER_DAY), np.mod(t1, dp.MS_PER_DAY)
     d0, d1 = np.floor_divide(t0, dp.MS_PER_DAY), np.floor_divide(t1, dp.MS_PER_DAY)

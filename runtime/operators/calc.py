@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import ROW_KIND, ROW_SPLIT, ROW_WATERMARK, data_columns, row_watermarks
+from runtime.expr.evaluator import evaluate, evaluate_many
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
@@ -73,8 +74,6 @@ class CalcOperator(Operator):
         self.used = used
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        from runtime.expr.evaluator import evaluate, evaluate_many
-
         data = data_columns(batch)
         mask: pa.Array | None = None
         if self.condition is not None:

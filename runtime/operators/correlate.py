@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import data_columns, data_width
+from runtime.expr.evaluator import evaluate, evaluate_many
 from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch
@@ -27,6 +28,7 @@ from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, Spark
 from runtime.plan_text import format_expr
 from runtime.row import Row, arrow_value
 from runtime.types import Field
+from runtime.udf_registry import resolve
 
 UNNEST = "unnest"
 UDTF = "udtf"
@@ -122,8 +124,6 @@ class CorrelateOperator(Operator):
 
     # ------------------------------------------------------------------ UNNEST
     def _unnest(self, data: pa.RecordBatch) -> tuple[np.ndarray, list[pa.Array]]:
-        from runtime.expr.evaluator import evaluate
-
         assert self.function.expr is not None
         arr = evaluate(self.function.expr, data, eval_context(self.ctx, data.num_rows))
         element = self.function.element
@@ -155,9 +155,7 @@ class CorrelateOperator(Operator):
 
     # ------------------------------------------------------------------ Python UDTF
     def _call_udtf(self, data: pa.RecordBatch) -> tuple[np.ndarray, list[pa.Array]]:
-        from runtime.expr.evaluator import evaluate_many
         from runtime.functions.python_udf import python_values
-        from runtime.udf_registry import resolve
 
         if self._udtf is None:
             assert self.function.udf is not None

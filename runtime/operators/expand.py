@@ -10,6 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, ROW_WATERMARK, data_columns
+from runtime.expr.evaluator import evaluate_many
 from runtime.expr.ir import Expr, InputRef, Literal
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
@@ -40,8 +41,6 @@ class ExpandOperator(Operator):
         self.projects: list[list[Expr]] = [list(p) for p in ExpandParams.of(node).projects]
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        from runtime.expr.evaluator import evaluate_many
-
         data = data_columns(batch)
         n = data.num_rows
         if n == 0 or not self.projects:

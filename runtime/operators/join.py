@@ -50,6 +50,7 @@ from runtime.checkpoint.rescale import (
 )
 from runtime.checkpoint.restore import RestoreError
 from runtime.errors import JobError
+from runtime.expr.evaluator import evaluate
 from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._common import conform, eval_context, make_batch
@@ -168,8 +169,6 @@ class JoinOperator(Operator):
         return probe, slots, matches
 
     def _residual(self, data: pa.RecordBatch, side: int, probe: np.ndarray, slots: np.ndarray) -> np.ndarray:
-        from runtime.expr.evaluator import evaluate
-
         idx = pa.array(probe, type=pa.int64())
         probe_cols = [c.take(idx) for c in data.columns]
         other_cols = self.sides[1 - side].take(slots)

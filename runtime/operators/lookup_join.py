@@ -19,8 +19,10 @@ import pyarrow as pa
 
 from runtime.batch import data_columns, row_kinds
 from runtime.connectors.lookup import LookupCache, LookupSource, open_lookup
+from runtime.expr.evaluator import evaluate
 from runtime.expr.ir import Expr
 from runtime.graph import Node
+from runtime.operators._common import eval_context
 from runtime.operators._join_util import (
     gather,
     join_type_name,
@@ -123,8 +125,6 @@ class LookupJoinOperator(Operator):
         """Looked-up table rows → the join's right rows (pushed filters and projections)."""
         if self.right_condition is None and self.right_projections is None:
             return rows
-        from runtime.expr.evaluator import evaluate
-        from runtime.operators._common import eval_context
 
         batch = rows.combine_chunks().to_batches()
         if not batch:

@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 
 from runtime.aggregates.aggset import AggregateSet
 from runtime.checkpoint.format import register_state_type
+from runtime.expr.evaluator import evaluate
 from runtime.expr.ir import Expr, input_refs
 from runtime.functions.registry import EvalContext
 from runtime.plan_params import AggCallParams
@@ -195,7 +196,6 @@ class Navigator:
     ) -> pa.Array:
         """`expr` over extended rows: current rows `cur_ids`, slots from `seqs` (or, for
         slots in `slot_rows`, the given store ids; -1 = NULL)."""
-        from runtime.expr.evaluator import evaluate
 
         assert self.store is not None
         refs = input_refs(expr)

@@ -40,6 +40,7 @@ from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.over_frames import SEQ, OverComputer, OverFrame, _epoch_ms
+from runtime.operators.over_updating import UpdatingOver
 from runtime.operators.rank_common import SortKey
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.plan_params import AggCallParams
@@ -98,8 +99,6 @@ class OverAggregateOperator(Operator):
             self._start_updating()
 
     def _start_updating(self) -> None:
-        from runtime.operators.over_updating import UpdatingOver
-
         if self.updating is None:
             self.updating = UpdatingOver(self)
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from runtime.aggregates.accumulators import Accumulator
 from runtime.aggregates.aggset import AggregateSet
+from runtime.state.rocksdb import RocksDBStateBackend
 from runtime.state.slot_values import (
     NativeSnapshot,
     dump_residual,
@@ -70,7 +71,6 @@ def canonical_snapshot(snap: NativeSnapshot) -> dict[str, Any]:
     """A downloaded RocksDB checkpoint as the generic snapshot dict ({"keyed", "attrs"}),
     for code that merges or re-splits generic snapshots (rescaling). Only live slots carry
     values; the others hold zero/None (a re-split keeps live keys only)."""
-    from runtime.state.rocksdb import RocksDBStateBackend
 
     if snap.local_dir is None:
         raise ValueError("incremental snapshot without its RocksDB files (download them first)")
@@ -85,7 +85,6 @@ def canonical_snapshot(snap: NativeSnapshot) -> dict[str, Any]:
 
 def restore_native(op: Any, snap: NativeSnapshot, key_group_range: tuple[int, int] | None = None) -> None:
     """Restore `op` from a downloaded incremental checkpoint (`snap.local_dir`)."""
-    from runtime.state.rocksdb import RocksDBStateBackend
 
     if snap.local_dir is None:
         raise ValueError("incremental snapshot restored without its RocksDB files (download them first)")

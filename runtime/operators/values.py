@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from runtime.expr.evaluator import evaluate, literal_value_to_py
 from runtime.expr.ir import Expr, Literal
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch
@@ -41,8 +42,6 @@ class ValuesOperator(Operator):
         raise AssertionError("Values has no input")
 
     def build(self) -> pa.RecordBatch:
-        from runtime.expr.evaluator import evaluate, literal_value_to_py
-
         rows = ValuesParams.of(self.node).rows
         width = len(self.node.schema)
         # A one-row batch to evaluate constant expressions over (their value ignores it).

@@ -11,6 +11,7 @@ import pyarrow.compute as pc
 
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK, ROW_KIND, ROW_SPLIT, data_columns
 from runtime.config.core import SOURCE_IDLE_TIMEOUT
+from runtime.expr.evaluator import evaluate
 from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
@@ -83,8 +84,6 @@ class WatermarkAssignerOperator(Operator):
         self.split_seen: dict[str, float] = {}
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        from runtime.expr.evaluator import evaluate
-
         data = data_columns(batch)
         kinds = system_column(batch, ROW_KIND)
         if self.ctx.is_batch:

@@ -40,7 +40,7 @@ from runtime.connectors.formats import (
 )
 from runtime.connectors.formats.convert import ISO, SQL, convert_strings, parse_float
 from runtime.connectors.formats.json_fast import FastJsonReader
-from runtime.connectors.formats.text import format_text_column
+from runtime.connectors.formats.text import format_text_column, format_timestamp
 from runtime.errors import ConnectorError, DataError
 from runtime.types import DataType, Field
 
@@ -613,8 +613,6 @@ class JsonRowEncoder:
             )
         else:
             if name in ("TIMESTAMP", "TIMESTAMP_LTZ") and self.iso:
-                from runtime.connectors.formats.text import format_timestamp
-
                 raw = format_timestamp(array, iso=True)
                 raw = pc.binary_join_element_wise(raw, "Z", "") if name == "TIMESTAMP_LTZ" else raw
             else:

@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.render import render_array
 from runtime.types import DataType
 
 _PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
@@ -53,8 +54,6 @@ def format_text_column(array: pa.Array | pa.ChunkedArray, dtype: DataType, style
     if n == "BOOLEAN":
         return pc.if_else(array, "true", "false")
     if n in ("FLOAT", "DOUBLE"):
-        from runtime.render import render_array
-
         return render_array(array, dtype)
     if n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         text = format_timestamp(array)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from runtime.executor.spark.expressions import check_expr
+from runtime.executor.spark.translate import watermark_delay_ms
 from runtime.executor.spark.types import SparkUnsupportedError, check_type
 from runtime.executor.spark.windowed import correlate_refusal, limit_refusal, over_refusal
 from runtime.graph import BATCH, JobGraph, Node
@@ -204,8 +205,6 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
         if p.window.kind == "SESSION":
             raise _refuse(node, "SESSION window TVF without aggregation")
     elif isinstance(p, WatermarkAssignerParams):
-        from runtime.executor.spark.translate import watermark_delay_ms
-
         if streaming and watermark_delay_ms(node) is None:
             raise _refuse(node, "only WATERMARK FOR ts AS ts [- INTERVAL ...] maps to withWatermark")
     elif isinstance(p, SinkParams):

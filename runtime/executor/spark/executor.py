@@ -34,17 +34,20 @@ import pyarrow as pa
 from runtime.batch import ROW_KIND
 from runtime.checkpoint.options import CHECKPOINTING_DIR
 from runtime.config.core import LOCAL_TIME_ZONE
+from runtime.connectors.filesystem import parse_duration_ms
 from runtime.errors import JobError
 from runtime.executor.spark.capabilities import check_graph
 from runtime.executor.spark.session import get_session
-from runtime.executor.spark.translate import HIDDEN, Translator, cname
+from runtime.executor.spark.translate import HIDDEN, Translator, cname, watermark_delay_ms
 from runtime.executor.spark.types import to_layout
 from runtime.graph import BATCH, JobGraph, Node
+from runtime.operators.base import Metrics, OperatorContext, Output, create_operator
 from runtime.operators.interval_join import INTERVAL_JOIN
 from runtime.operators.sink import SINK, SinkParams
 from runtime.operators.source import TABLE_SOURCE_SCAN, TableSourceScanParams
 from runtime.operators.watermark import WATERMARK_ASSIGNER, WatermarkAssignerParams
 from runtime.operators.window_agg import WindowAggregateParams
+from runtime.state import create_backend
 
 _DONE = object()
 
@@ -129,8 +132,6 @@ class SparkExecutor:
 
     def _print(self, node: Node, table: pa.Table, kinds: np.ndarray | None = None) -> None:
         """Rows of a print sink go through the local print sink, so the text is the same."""
-        from runtime.operators.base import Metrics, OperatorContext, Output, create_operator
-        from runtime.state import create_backend
 
         cfg = dict(self.graph.config or {})
         ctx = OperatorContext(
@@ -179,7 +180,6 @@ class SparkExecutor:
         if self._bounded():
             return writer.trigger(availableNow=True)
         interval = min(p.options.get("source.monitor-interval", "1 s") for p in self._scans())
-        from runtime.connectors.filesystem import parse_duration_ms
 
         return writer.trigger(processingTime=f"{parse_duration_ms(interval)} milliseconds")
 
@@ -190,8 +190,6 @@ class SparkExecutor:
         some, the job fails here rather than give a different result."""
         from pyspark.sql import Window
         from pyspark.sql import functions as F  # noqa: N812
-
-        from runtime.executor.spark.translate import watermark_delay_ms
 
         windows = [n.params.window for n in self.graph.nodes if isinstance(n.params, WindowAggregateParams)]
         joins = any(n.is_kind(INTERVAL_JOIN) for n in self.graph.nodes)

@@ -493,3 +493,14 @@ def to_column(e: Expr, cols: list[Any], ctx: Ctx) -> Any:
 
 def supported_functions() -> list[str]:
     return sorted(FUNCTIONS)
+
+
+# Aggregates of the variance family, as Spark functions (GroupAggregate and OVER).
+VARIANCE_FUNCS = {
+    "stddev_pop": lambda F: F.stddev_pop,  # noqa: N803
+    "stddev_samp": lambda F: F.stddev_samp,  # noqa: N803
+    "stddev": lambda F: F.stddev_samp,  # noqa: N803
+    "var_pop": lambda F: F.var_pop,  # noqa: N803
+    "var_samp": lambda F: F.var_samp,  # noqa: N803
+    "variance": lambda F: F.var_samp,  # noqa: N803
+}

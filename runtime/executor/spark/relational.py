@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
+from runtime.executor.spark.dispatch import translates
 from runtime.executor.spark.expressions import to_column
 from runtime.executor.spark.types import spark_type
 from runtime.graph import Node
@@ -91,6 +92,7 @@ class RelationalMixin:
             cols += [joined[_rname(i)] for i in range(rw)]
         return joined.select(*[c.alias(f"c{i}") for i, c in enumerate(cols)])
 
+    @translates(JoinParams)
     def _Join(self, node: Node) -> Any:  # noqa: N802 - operator names
         F = self.F  # noqa: N806
         p = JoinParams.of(node)
@@ -113,6 +115,7 @@ class RelationalMixin:
             joined = left.join(right, cond, how)
         return self._join_output(joined, node, lw, rw, how in ("left_semi", "left_anti"))
 
+    @translates(IntervalJoinParams)
     def _IntervalJoin(self, node: Node) -> Any:  # noqa: N802
         """`lower_ms <= r.ts - l.ts <= upper_ms` as interval arithmetic Spark's stream-stream
         join recognises as a time bound (it drops state below the watermarks with it)."""
@@ -142,6 +145,7 @@ class RelationalMixin:
                 out.append(c.asc_nulls_first() if k.nulls_first else c.asc_nulls_last())
         return out
 
+    @translates(SortParams)
     def _Sort(self, node: Node) -> Any:  # noqa: N802
         src = self.df(node.inputs[0])
         return src.orderBy(*self._sort_cols(src, SortParams.of(node).order))
@@ -191,6 +195,7 @@ class RelationalMixin:
             keep = keep & (F.col("__rn") <= hi)
         return df.filter(keep)
 
+    @translates(RankParams)
     def _Rank(self, node: Node) -> Any:  # noqa: N802 - also WindowRank / WindowDeduplicate (batch)
         p = RankParams.of(node)
         src = self.df(node.inputs[0])
@@ -203,6 +208,7 @@ class RelationalMixin:
             cols.append(df["__rn"].cast("long"))
         return df.select(*[c.alias(f"c{i}") for i, c in enumerate(cols)])
 
+    @translates(SortLimitParams)
     def _SortLimit(self, node: Node) -> Any:  # noqa: N802
         return self._sort_limit(node, SortLimitParams.of(node), node.inputs[0])
 
@@ -214,6 +220,7 @@ class RelationalMixin:
         df = self._ranked(node, src, [], p.order, "ROW_NUMBER", p.offset + 1, hi)
         return df.select(*[df[f"c{i}"] for i in range(n)]).orderBy(*self._sort_cols(df, p.order))
 
+    @translates(DeduplicateParams)
     def _Deduplicate(self, node: Node) -> Any:  # noqa: N802
         p = DeduplicateParams.of(node)
         src = self.df(node.inputs[0])
@@ -222,6 +229,7 @@ class RelationalMixin:
         df = self._ranked(node, src, p.partition_keys, order, "ROW_NUMBER", 1, 1)
         return df.select(*[df[f"c{i}"] for i in range(n)])
 
+    @translates(ExpandParams)
     def _Expand(self, node: Node) -> Any:  # noqa: N802
         src = self.df(node.inputs[0])
         n = self.width(node.inputs[0])

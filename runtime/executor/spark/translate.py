@@ -21,20 +21,23 @@ from typing import Any
 import pyarrow as pa
 
 from runtime.config.core import LOCAL_TIME_ZONE
-from runtime.executor.spark.expressions import Ctx, literal, to_column
+from runtime.executor.spark.dispatch import translates, translation_for
+from runtime.executor.spark.expressions import VARIANCE_FUNCS, Ctx, literal, to_column
 from runtime.executor.spark.relational import RelationalMixin
-from runtime.executor.spark.types import SparkUnsupportedError, spark_schema
+from runtime.executor.spark.types import SparkUnsupportedError, spark_schema, spark_type
 from runtime.executor.spark.windowed import WindowedMixin
 from runtime.expr.ir import Call, InputRef, Literal
 from runtime.graph import JobGraph, Node
 from runtime.operators.calc import CalcParams
 from runtime.operators.group_agg import GROUP_AGGREGATE, GroupAggregateParams
 from runtime.operators.source import TableSourceScanParams
+from runtime.operators.union import ExchangeParams, UnionParams
 from runtime.operators.values import ValuesParams
 from runtime.operators.watermark import WatermarkAssignerParams
 from runtime.operators.window_agg import WindowAggregateParams
 from runtime.operators.window_tvf import WindowTableFunctionParams
 from runtime.plan_params import AggCallParams, WindowParams
+from runtime.types import STRING, Field
 
 END_TS_MICROS = 253402300799_000000  # 9999-12-31 23:59:59 UTC: the end-of-input row's rowtime
 HIDDEN = "__k"
@@ -83,10 +86,10 @@ class Translator(RelationalMixin, WindowedMixin):
     def df(self, nid: int) -> Any:
         if nid not in self._dfs:
             node = self.graph.node(nid)
-            method = getattr(self, "_" + node.operator, None)
+            method = translation_for(node)
             if method is None:
                 raise SparkUnsupportedError(f"{node.operator} (node {nid}) is not mapped to Spark")
-            self._dfs[nid] = method(node)
+            self._dfs[nid] = method(self, node)
         return self._dfs[nid]
 
     def _cols(self, df: Any, n: int) -> list[Any]:
@@ -99,6 +102,7 @@ class Translator(RelationalMixin, WindowedMixin):
         return len(self.graph.node(nid).schema)
 
     # ------------------------------------------------------------------ sources
+    @translates(TableSourceScanParams)
     def _TableSourceScan(self, node: Node) -> Any:  # noqa: N802 - operator names
         F = self.F  # noqa: N806
         p = TableSourceScanParams.of(node)
@@ -119,8 +123,6 @@ class Translator(RelationalMixin, WindowedMixin):
             df = reader.schema(spark_schema(physical, [f.name for f in physical])).parquet(path)
             df = df.select(*[df[f"`{f.name}`"].alias(n) for f, n in zip(physical, names, strict=True)])
         else:
-            from runtime.types import STRING, Field
-
             read_fields = [Field(f.name, STRING()) if t else f for f, t in zip(physical, text_fields, strict=True)]
             schema = spark_schema(read_fields, names)
             if fmt == "csv":
@@ -167,7 +169,6 @@ class Translator(RelationalMixin, WindowedMixin):
             return c
         if t.name == "BOOLEAN":  # Boolean.parseBoolean: anything but "true" is false
             return F.when(c.isNull(), F.lit(None).cast("boolean")).otherwise(F.lower(c) == F.lit("true"))
-        from runtime.executor.spark.types import spark_type
 
         trimmed = F.trim(c)
         value = trimmed.try_cast(spark_type(t))
@@ -188,6 +189,7 @@ class Translator(RelationalMixin, WindowedMixin):
             .otherwise(F.raise_error(message).cast(spark_type(t)))
         )
 
+    @translates(ValuesParams)
     def _Values(self, node: Node) -> Any:  # noqa: N802
         from decimal import Decimal
 
@@ -210,6 +212,7 @@ class Translator(RelationalMixin, WindowedMixin):
         )
 
     # ------------------------------------------------------------------ row-wise
+    @translates(CalcParams)
     def _Calc(self, node: Node) -> Any:  # noqa: N802
         src = self.df(node.inputs[0])
         cols = self._cols(src, self.width(node.inputs[0]))
@@ -220,9 +223,11 @@ class Translator(RelationalMixin, WindowedMixin):
         out = [to_column(e, cols, self.ctx).alias(cname(i)) for i, e in enumerate(p.projections)]
         return src.select(*out, *self._hidden(src))
 
+    @translates(ExchangeParams)
     def _Exchange(self, node: Node) -> Any:  # noqa: N802
         return self.df(node.inputs[0])
 
+    @translates(UnionParams)
     def _Union(self, node: Node) -> Any:  # noqa: N802
         dfs = [self.df(i) for i in node.inputs]
         out = dfs[0]
@@ -230,6 +235,7 @@ class Translator(RelationalMixin, WindowedMixin):
             out = out.unionByName(d)
         return out
 
+    @translates(WatermarkAssignerParams)
     def _WatermarkAssigner(self, node: Node) -> Any:  # noqa: N802
         src = self.df(node.inputs[0])
         if not self.streaming:
@@ -296,6 +302,7 @@ class Translator(RelationalMixin, WindowedMixin):
         )
         return df.withColumn("__win", w)
 
+    @translates(WindowAggregateParams)
     def _WindowAggregate(self, node: Node) -> Any:  # noqa: N802
         F = self.F  # noqa: N806
         src = self.df(node.inputs[0])
@@ -324,6 +331,7 @@ class Translator(RelationalMixin, WindowedMixin):
         sel += [props[w] for w in p.window_props]
         return out.select(*[c.alias(cname(i)) for i, c in enumerate(sel)])
 
+    @translates(WindowTableFunctionParams)
     def _WindowTableFunction(self, node: Node) -> Any:  # noqa: N802
         F = self.F  # noqa: N806
         src = self.df(node.inputs[0])
@@ -364,6 +372,7 @@ class Translator(RelationalMixin, WindowedMixin):
             return VARIANCE_FUNCS[name](F)(x.cast("double"))
         raise SparkUnsupportedError(f"aggregate {name.upper()} is not mapped to Spark")
 
+    @translates(GroupAggregateParams)
     def _GroupAggregate(self, node: Node) -> Any:  # noqa: N802
         F = self.F  # noqa: N806
         src = self.df(node.inputs[0])
@@ -387,19 +396,8 @@ class Translator(RelationalMixin, WindowedMixin):
         return out.select(*named)
 
 
-VARIANCE_FUNCS = {
-    "stddev_pop": lambda F: F.stddev_pop,  # noqa: N803
-    "stddev_samp": lambda F: F.stddev_samp,  # noqa: N803
-    "stddev": lambda F: F.stddev_samp,  # noqa: N803
-    "var_pop": lambda F: F.var_pop,  # noqa: N803
-    "var_samp": lambda F: F.var_samp,  # noqa: N803
-    "variance": lambda F: F.var_samp,  # noqa: N803
-}
-
-
 def _agg_final(c: Any, a: AggCallParams, F: Any) -> Any:  # noqa: N803
     """An aggregate's value cast to the binder's result type (Flink's SUM(INT) is INT, ...)."""
-    from runtime.executor.spark.types import spark_type
 
     return c.cast(spark_type(a.type))
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from runtime.executor.spark.expressions import literal, to_column
+from runtime.executor.spark.dispatch import translates
+from runtime.executor.spark.expressions import VARIANCE_FUNCS, literal, to_column
+from runtime.executor.spark.relational import JOIN_HOW
 from runtime.executor.spark.types import SparkUnsupportedError, spark_type
 from runtime.expr.ir import Literal
 from runtime.graph import Node
@@ -22,6 +24,7 @@ from runtime.operators.over import OverAggregateParams
 from runtime.operators.rank import SortLimitParams
 from runtime.operators.rank_common import SortKey
 from runtime.operators.rank_sort import SORT, LimitParams, SortParams
+from runtime.operators.rank_window import WindowDeduplicateParams, WindowRankParams
 from runtime.operators.union import EXCHANGE
 from runtime.operators.window_join import WindowJoinParams
 from runtime.plan_params import AggCallParams
@@ -144,6 +147,7 @@ class WindowedMixin:
             framed = base.orderBy(k).rangeBetween(start, end)
         return ordered, framed, part, [src[f"c{o.index}"] for o in order]
 
+    @translates(OverAggregateParams)
     def _OverAggregate(self, node: Node) -> Any:  # noqa: N802 - operator names
         """Spark window functions; ROWS frames, ROW_NUMBER, NTILE and LAG / LEAD are guarded
         against ties among different rows (see the module doc), RANGE frames see peers."""
@@ -195,24 +199,24 @@ class WindowedMixin:
             return F.avg(x).over(framed)
         if name in ("min", "max"):
             return getattr(F, name)(x).over(framed)
-        from runtime.executor.spark.translate import VARIANCE_FUNCS
-
         if name in VARIANCE_FUNCS:
             return VARIANCE_FUNCS[name](F)(x.cast("double")).over(framed)
         raise SparkUnsupportedError(f"OVER function {name.upper()} is not mapped to Spark")
 
     # ------------------------------------------------------------------ window Top-N
+    @translates(WindowRankParams)
     def _WindowRank(self, node: Node) -> Any:  # noqa: N802
         """Batch: a Rank partitioned by the window columns and the keys (they are in `partition_keys`)."""
         return self._Rank(node)
 
+    @translates(WindowDeduplicateParams)
     def _WindowDeduplicate(self, node: Node) -> Any:  # noqa: N802
         return self._Rank(node)
 
     # ------------------------------------------------------------------ window join
+    @translates(WindowJoinParams)
     def _WindowJoin(self, node: Node) -> Any:  # noqa: N802
         """Batch: an equi-join on window_start, window_end and the keys (NULL keys never match)."""
-        from runtime.executor.spark.relational import JOIN_HOW
 
         p = WindowJoinParams.of(node)
         left, right, lw, rw = self._sides(node)
@@ -230,6 +234,7 @@ class WindowedMixin:
         return self._join_output(joined, node, lw, rw, how in ("left_semi", "left_anti"))
 
     # ------------------------------------------------------------------ UNNEST
+    @translates(CorrelateParams)
     def _Correlate(self, node: Node) -> Any:  # noqa: N802
         """UNNEST → `posexplode` (`_outer` for LEFT JOIN): array order is kept, ordinality is
         the 1-based position, a NULL or empty collection gives no row (LEFT: one padded row)."""
@@ -262,6 +267,7 @@ class WindowedMixin:
         return df.select(*[c.alias(f"c{i}") for i, c in enumerate(sel)])
 
     # ------------------------------------------------------------------ LIMIT
+    @translates(LimitParams)
     def _Limit(self, node: Node) -> Any:  # noqa: N802
         """Batch LIMIT without ORDER BY: the rows kept depend on arrival order, except when the
         input has at most OFFSET rows (nothing kept), OFFSET is 0 and it has at most FETCH rows

@@ -1,6 +1,6 @@
 """Data distribution comes from the operator specs: the planner puts the Exchange a kind's
 spec requires (`input_distribution`, `input_keys`) in front of each of its inputs
-(`PhysicalNode.distributed`), and `to_physical` refuses a plan where a node lacks it."""
+(`PhysicalNode.distributed`), and the physical phase (`to_physical`) refuses a plan where a node lacks it."""
 
 from __future__ import annotations
 
