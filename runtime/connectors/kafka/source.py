@@ -247,7 +247,8 @@ class KafkaGroupReader(SplitGroupReader):
             else None
         )
         self.changelog = get_format(vname).changelog
-        self.add_splits(split_ids)
+        self._add(split_ids)
+        self._discovered: set[str] = set()
 
     # ------------------------------------------------------------------ splits
     def splits(self) -> list[str]:
@@ -260,6 +261,12 @@ class KafkaGroupReader(SplitGroupReader):
         return [s for s in self._splits if s not in self.done]
 
     def add_splits(self, split_ids: list[str]) -> None:
+        """Partitions found by discovery: read from their earliest offset (as Flink's
+        enumerator does for partitions that appear while the job runs)."""
+        self._discovered.update(split_ids)
+        self._add(split_ids)
+
+    def _add(self, split_ids: list[str]) -> None:
         for s in split_ids:
             if s not in self._splits:
                 self._splits.append(s)
@@ -386,6 +393,13 @@ class KafkaGroupReader(SplitGroupReader):
         if not self._unresolved:
             return
         todo, self._unresolved = self._unresolved, []
+        found = [s for s in todo if s in self._discovered]
+        if found:
+            self.start.update({s: self._watermarks(s)[0] for s in found})
+            self._resolve_stops(found)
+            todo = [s for s in todo if s not in self._discovered]
+            if not todo:
+                return
         opts = self.opts
         mode = "earliest-offset" if self.source.upsert else o.SCAN_STARTUP_MODE.get(opts)
         reset = str(client_config(opts).get("auto.offset.reset", "none")).lower()

@@ -235,3 +235,39 @@ def test_offsets_are_restored_from_a_savepoint_and_committed_to_the_group(kafka:
     total = con.execute("SELECT SUM(c), SUM(s) FROM agg").fetchone()
     con.close()
     assert total == (500, sum(range(500)))
+
+
+def test_topic_pattern_discovers_new_topics_and_reads_them_from_the_earliest_offset(kafka: Kafka) -> None:
+    """'scan.topic-partition-discovery.interval': a topic matching the pattern that appears
+    while the job runs is read from its earliest offset (even with 'latest-offset' startup)."""
+    first = kafka.topic(1, "disc")
+    kafka.send(first, [{"value": {"id": -1}}])  # before the start: skipped (latest-offset)
+    env = kafka.env(batch=False)
+    kafka.table(
+        env,
+        "k",
+        "id INT",
+        None,  # type: ignore[arg-type]
+        **{
+            "topic-pattern": r"disc-\d+-\d+",
+            "scan.startup.mode": "latest-offset",
+            "scan.bounded.mode": "unbounded",
+            "scan.topic-partition-discovery.interval": "3 s",  # the new topic has its records when found
+        },
+    )
+    result = env.execute_sql("SELECT id FROM k")
+
+    def later() -> None:
+        time.sleep(1.0)
+        kafka.send(kafka.topic(2, "disc"), [{"value": {"id": i}, "partition": i % 2} for i in range(3)])
+
+    import threading
+
+    threading.Thread(target=later, daemon=True).start()
+    got: list[int] = []
+    with result.collect() as it:  # (pytest-timeout ends it if the topic is never found)
+        for r in it:
+            got.append(r[0])
+            if len(got) == 3:
+                break
+    assert sorted(got) == [0, 1, 2]
