@@ -476,7 +476,7 @@ def functions_page() -> str:
 
 def spark_page() -> str:
     """docs/spark.md: the Spark runner's capability table and function list, from the code."""
-    from runtime.executor.spark.capabilities import SUPPORTED_AGGS_BATCH, SUPPORTED_AGGS_STREAMING
+    from runtime.executor.spark.capabilities import ARRIVAL_ORDER_AGGS, SUPPORTED_AGGS_BATCH
     from runtime.executor.spark.expressions import supported_functions
 
     lines = [
@@ -487,20 +487,46 @@ def spark_page() -> str:
         "Structured Streaming queries in STREAMING mode. Install with `pip install 'streamsql[spark]'`",
         "(Java 17+), then `streamsql -f job.sql --runner spark [--master spark://host:7077]`, or",
         "`SET 'execution.target' = 'spark';` / `SET 'spark.master' = '...';`. Every `spark.*` option",
-        "is passed to the SparkSession; `state.backend.type = rocksdb` selects Spark's RocksDB state",
-        "store; streaming checkpoint locations live under `execution.checkpointing.dir`.",
+        "is passed to the SparkSession; streaming checkpoint locations live under",
+        "`execution.checkpointing.dir`.",
         "",
         "A job using anything marked `no` below fails before it starts, naming the operator and the",
-        "reason: never a silently different result. A bounded streaming input with rows Flink drops",
-        "as late fails at start too (Flink decides lateness per record, Spark per micro-batch).",
+        "reason: never a silently different result.",
+        "",
+        "## What runs where",
+        "",
+        "- **BATCH**: native Spark DataFrame operators (the `batch` column and the notes).",
+        "- **STREAMING**: sources, WATERMARK, projections / filters, UNION ALL and exchanges are native",
+        "  Spark; **every other operator is streamsql's own runtime operator running inside Structured",
+        "  Streaming**, so STREAMING on Spark gives the local runner's changelog (retractions, Top-N,",
+        "  joins of updating inputs, window joins, OVER, MATCH_RECOGNIZE, temporal joins, state TTL):",
+        "  - every edge is an append-only stream of rows with an `__op` column (+I / -U / +U / -D), and",
+        "    every query runs in Spark's Append output mode;",
+        "  - a stateful operator is `groupBy(key group).transformWithStateInPandas(...)`: rows are",
+        "    packed per key group (the parallel executor's hash, `pipeline.max-parallelism` groups) as",
+        "    Arrow IPC payloads in the order they were read, one processor call per key group and",
+        "    micro-batch restores the operator (a worker-local cache when Spark's state holds the same",
+        "    version), runs `process_batch` / `on_watermark`, emits its changelog and writes its state",
+        "    incrementally (only the changed chunks of its snapshot) into Spark's RocksDB state store",
+        "    (required, set by the runner); two-input operators get both inputs with an input index;",
+        "  - event time: each row carries the watermark before it (Flink's per-record lateness, in the",
+        "    order one Spark task reads the input), and a timer at watermark + 1 per key group calls",
+        "    `on_watermark` when Spark's watermark advances; the end of a bounded input (a year-9999",
+        "    row filtered after `withWatermark`) ends the input as the local runner does;",
+        "  - stateless operators (Expand, UNNEST, window TVFs, local pre-aggregation) run in `mapInArrow`;",
+        "  - refused in STREAMING: processing-time operators and lookup joins (the result depends on",
+        "    when rows arrive), aggregates whose value is the arrival order ("
+        + ", ".join(f"`{a.upper()}`" for a in sorted(ARRIVAL_ORDER_AGGS))
+        + "), and",
+        "    an input Spark splits into several partitions that holds rows Flink drops as late;",
+        "  - checkpoints are Spark's: a job killed (even with SIGKILL) and restarted with the same",
+        "    `execution.checkpointing.dir` gives the output of an uninterrupted run.",
         "",
         spark_capability_table(),
         "",
-        "Aggregate functions: batch "
+        "Aggregate functions in BATCH: "
         + ", ".join(f"`{a.upper()}`" for a in sorted(SUPPORTED_AGGS_BATCH))
-        + "; streaming "
-        + ", ".join(f"`{a.upper()}`" for a in sorted(SUPPORTED_AGGS_STREAMING))
-        + ".",
+        + " (STREAMING: every aggregate function of the local runner but the arrival-order ones).",
         "",
         "Scalar functions (canonical names) mapped to Spark with Flink's semantics:",
         "",

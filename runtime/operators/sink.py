@@ -164,9 +164,10 @@ class SinkSpec(OperatorSpec[SinkParams]):
     spark = SparkCapability(
         True,
         True,
-        "`filesystem` (csv / json / parquet; streaming: exactly-once file sink with the checkpoint location "
-        "from `execution.checkpointing.dir`; a job killed and restarted with the same directory commits the "
-        "output of an uninterrupted run, windowed jobs included), `print`, `blackhole` (Spark's `noop`).",
+        "`filesystem` (csv / json / parquet; streaming: exactly-once file sink in append mode with the "
+        "checkpoint location from `execution.checkpointing.dir`; a job killed and restarted with the same "
+        "directory commits the output of an uninterrupted run), `print` (every row kind), `blackhole` "
+        "(Spark's `noop`).",
     )
 
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:

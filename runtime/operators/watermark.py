@@ -204,9 +204,10 @@ class WatermarkAssignerSpec(OperatorSpec[WatermarkAssignerParams]):
     spark = SparkCapability(
         True,
         True,
-        "Streaming: `withWatermark` (WATERMARK `ts - INTERVAL ...` only); the end of a bounded input "
-        "fires every open window as Flink does. A bounded input with rows Flink drops as late is refused at start "
-        "(Spark decides lateness per micro-batch, Flink per row). Ignored in batch.",
+        "Streaming: this operator stamps each row with the watermark before it (Flink's per-record lateness, in "
+        "the order one Spark task reads the input), then `withWatermark` (WATERMARK `ts - INTERVAL ...` only) "
+        "drives the timers; the end of a bounded input fires every open window as Flink does. An input Spark "
+        "splits into several partitions with rows Flink drops as late is refused at start. Ignored in batch.",
     )
 
     def explain(self, node: PlanView) -> list[str]:

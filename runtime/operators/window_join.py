@@ -61,6 +61,7 @@ class WindowJoinParams(OperatorParams):
     left_width: int
 
 
+@state_format.register_state_type
 class _Buffer:
     """One side's rows waiting for their window to fire, with window start/end and timer."""
 

@@ -2,7 +2,14 @@
 both modes. Unsupported cases are skipped with the capability table's reason (computed by
 `check_graph`, not listed by hand); a streaming input with rows Flink drops as late must be
 refused by the Spark runner with a clear error, never answered differently; so must a tie that
-the local runner breaks by arrival order (ROW_NUMBER, deduplication), which Spark does not define."""
+the local runner breaks by arrival order (ROW_NUMBER, deduplication), which Spark does not define.
+
+STREAMING runs streamsql's own operators inside Structured Streaming (stateful.py): about ten
+seconds a case on two cores, so by default a subset covering every operator family runs in
+STREAMING mode (group aggregates over updates and DISTINCT, joins of aggregates, outer
+interval joins, temporal joins, window joins, window Top-N, Top-N, rowtime deduplication, OVER
+with late rows, MATCH_RECOGNIZE, SESSION windows); STREAMSQL_SPARK_CONFORMANCE=all runs every
+case the capability table accepts."""
 
 from __future__ import annotations
 
@@ -21,6 +28,7 @@ pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("pyspark") is None, reason="PySpark is not installed: pip install 'streamsql[spark]'"
 )
 
+STREAMING_SUBSET = {"037", "044", "052", "064", "069", "075", "083", "086", "093", "095", "105", "114"}
 CASES = sorted(
     p
     for p in (Path(__file__).parents[1] / "conformance" / "cases").iterdir()
@@ -52,6 +60,9 @@ def _plan(case: Path, mode: str) -> Any:
 def test_same_final_table_as_local(spark: Any, case: Path, mode: str) -> None:
     from runtime.executor.spark import SparkUnsupportedError, check_graph
 
+    if mode == "streaming" and case.name[:3] not in STREAMING_SUBSET:
+        if os.environ.get("STREAMSQL_SPARK_CONFORMANCE") != "all":
+            pytest.skip("STREAMING on Spark: not in the default subset (STREAMSQL_SPARK_CONFORMANCE=all runs it)")
     graph = _plan(case, mode)
     if graph is None:
         pytest.skip("the planner refuses this case in this mode")

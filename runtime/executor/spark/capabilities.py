@@ -19,25 +19,22 @@ from runtime.graph import BATCH, JobGraph, Node
 from runtime.operators.calc import CalcParams
 from runtime.operators.correlate import CorrelateParams
 from runtime.operators.expand import ExpandParams
-from runtime.operators.group_agg import GROUP_AGGREGATE, GroupAggregateParams
-from runtime.operators.interval_join import INTERVAL_JOIN, IntervalJoinParams
+from runtime.operators.group_agg import GroupAggregateParams
+from runtime.operators.interval_join import IntervalJoinParams
 from runtime.operators.join import JoinParams
+from runtime.operators.lookup_join import LOOKUP_JOIN
 from runtime.operators.over import OverAggregateParams
-from runtime.operators.rank import RankParams, SortLimitParams
 from runtime.operators.rank_dedup import DeduplicateParams
 from runtime.operators.rank_sort import LimitParams
-from runtime.operators.rank_window import WindowRankParams
 from runtime.operators.sink import SinkParams
 from runtime.operators.source import TABLE_SOURCE_SCAN, TableSourceScanParams
 from runtime.operators.spec import SparkCapability, all_specs, spec_for
-from runtime.operators.union import EXCHANGE
 from runtime.operators.values import VALUES
-from runtime.operators.watermark import WATERMARK_ASSIGNER, WatermarkAssignerParams
-from runtime.operators.window_agg import WINDOW_AGGREGATE, WindowAggregateParams
+from runtime.operators.watermark import WatermarkAssignerParams
+from runtime.operators.window_agg import WindowAggregateParams
 from runtime.operators.window_join import WindowJoinParams
 from runtime.operators.window_tvf import WindowTableFunctionParams
 from runtime.plan_params import AggCallParams
-from runtime.state.ttl import operator_ttl
 
 Capability = SparkCapability
 
@@ -75,7 +72,6 @@ DOC_NOTES = [
 
 VARIANCE = {"stddev_pop", "stddev_samp", "stddev", "var_pop", "var_samp", "variance"}
 SUPPORTED_AGGS_BATCH = {"count", "sum", "avg", "min", "max"} | VARIANCE
-SUPPORTED_AGGS_STREAMING = {"count", "sum", "avg", "min", "max"} | VARIANCE
 # Aggregates whose value depends on arrival order, which Spark does not define.
 ARRIVAL_ORDER_AGGS = {"listagg", "first_value", "last_value", "collect", "array_agg"}
 FORMATS = {"csv", "json", "parquet"}
@@ -90,38 +86,68 @@ def check_graph(graph: JobGraph) -> None:
     """Raise SparkUnsupportedError (naming the operator and the reason) unless every node of
     `graph` runs on Spark with the local runner's semantics in the graph's mode."""
     streaming = graph.mode != BATCH and any(n.is_kind(TABLE_SOURCE_SCAN) for n in graph.nodes)
-    mode = "streaming" if streaming else "batch"
+    if streaming:
+        _check_streaming(graph)
+        return
     for node in graph.nodes:
         cap = capability(node.operator)
-        if cap is None or not (cap.streaming if streaming else cap.batch):
+        if cap is None or not cap.batch:
             note = cap.note if cap else "the operator is not in the Spark runner's capability table"
-            raise _refuse(node, f"not supported in {mode} mode ({note})")
+            raise _refuse(node, f"not supported in batch mode ({note})")
         for f in node.schema:
             check_type(f.type, f"{node.operator} (node {node.id})")
-        _check_params(graph, node, streaming)
-    if streaming:
-        for node in graph.nodes:
-            if node.is_kind(VALUES):
-                raise _refuse(node, "Structured Streaming cannot combine a VALUES input with a stream")
-            if _expires_state(node) and any(operator_ttl(graph.config, node.params, i) for i in (0, 1)):
-                raise _refuse(node, "state TTL (table.exec.state.ttl / STATE_TTL hint) has no Spark counterpart")
-        _check_streaming_shape(graph)
+        _check_params(graph, node, False)
 
 
-# Operators whose keyed state expires with state TTL (runtime/state/ttl.py): kinds whose
-# spec says `state_ttl`, and these params classes.
-_TTL_PARAMS = (JoinParams, RankParams, DeduplicateParams, SortLimitParams)
+def _check_streaming(graph: JobGraph) -> None:
+    """STREAMING: native nodes (streaming.native_kinds) are checked as in batch; every other
+    operator runs as streamsql's own operator inside Spark (stateful.py) unless
+    `runtime_operator_refusal` names a reason."""
+    from runtime.executor.spark.streaming import native_kinds
+
+    native = native_kinds()
+    for node in graph.nodes:
+        for f in node.schema:
+            check_type(f.type, f"{node.operator} (node {node.id})")
+        if node.is_kind(VALUES):
+            raise _refuse(node, "Structured Streaming cannot combine a VALUES input with a stream")
+        if node.operator in native:
+            cap = capability(node.operator)
+            if cap is None or not cap.streaming:
+                note = cap.note if cap else "the operator is not in the Spark runner's capability table"
+                raise _refuse(node, f"not supported in streaming mode ({note})")
+            _check_params(graph, node, True)
+            continue
+        reason = runtime_operator_refusal(graph, node)
+        if reason:
+            raise _refuse(node, f"not supported in streaming mode ({reason})")
 
 
-def _expires_state(node: Node) -> bool:
-    if isinstance(node.params, WindowRankParams):  # a RankParams whose state is per window
-        return False
+def runtime_operator_refusal(graph: JobGraph, node: Node) -> str | None:
+    """Why streamsql's operator for `node` cannot run inside Spark with the local runner's
+    results (None when it can): processing time, lookups of an external table, and
+    aggregates whose value is the order rows arrive in."""
     spec = spec_for(node.operator)
-    return (spec is not None and spec.state_ttl) or isinstance(node.params, _TTL_PARAMS)
+    if spec is None or spec.operator_class is None:
+        return "the runtime has no such operator"
+    kind = _kind_refusal(node.operator)
+    if kind is not None:
+        return kind.removeprefix("Streaming: ").rstrip(".")
+    for nid in node.inputs:
+        for f in graph.node(nid).schema:
+            if f.type.time_attr == "PROCTIME":
+                return "processing-time operators depend on when rows arrive, which Spark does not reproduce"
+    p = node.params
+    if isinstance(p, DeduplicateParams) and p.time_kind != "ROWTIME":
+        return "deduplication on processing time is not reproducible on Spark"
+    for a in getattr(p, "aggs", None) or ():
+        name = a.name if isinstance(a, AggCallParams) else a.get("name") if isinstance(a, dict) else None
+        if name in ARRIVAL_ORDER_AGGS:
+            return f"aggregate function {str(name).upper()} depends on arrival order, which Spark does not define"
+    return None
 
 
-def _check_aggs(node: Node, calls: Sequence[AggCallParams], streaming: bool) -> None:
-    allowed = SUPPORTED_AGGS_STREAMING if streaming else SUPPORTED_AGGS_BATCH
+def _check_aggs(node: Node, calls: Sequence[AggCallParams]) -> None:
     for a in calls:
         if a.name in ARRIVAL_ORDER_AGGS:
             raise _refuse(
@@ -129,10 +155,8 @@ def _check_aggs(node: Node, calls: Sequence[AggCallParams], streaming: bool) -> 
                 f"aggregate function {a.name.upper()} depends on arrival order, which Spark does not define "
                 "(a partition's order is lost at every shuffle)",
             )
-        if a.name not in allowed:
+        if a.name not in SUPPORTED_AGGS_BATCH:
             raise _refuse(node, f"aggregate function {a.name.upper()} is not mapped to Spark")
-        if streaming and a.distinct:
-            raise _refuse(node, "DISTINCT aggregates are not supported by Structured Streaming")
 
 
 # PostgreSQL connectors: Spark reads and writes them only through the PostgreSQL JDBC driver
@@ -172,9 +196,7 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
         if p.condition is not None:
             check_expr(p.condition, where)
     elif isinstance(p, (GroupAggregateParams, WindowAggregateParams)):
-        _check_aggs(node, p.aggs, streaming)
-        if isinstance(p, WindowAggregateParams) and streaming and p.window.kind == "CUMULATE":
-            raise _refuse(node, "CUMULATE windows have no Structured Streaming counterpart")
+        _check_aggs(node, p.aggs)
         if graph.node(node.inputs[0]).changelog_mode != "I":
             raise _refuse(node, "its input is a changelog (Spark aggregates insert-only input)")
     elif isinstance(p, (JoinParams, IntervalJoinParams, WindowJoinParams)):
@@ -220,70 +242,46 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
         raise _refuse(node, "PARTITIONED BY tables are not mapped to Spark's partitioned layout yet")
 
 
-def _check_streaming_shape(graph: JobGraph) -> None:
-    """Structured Streaming runs one output mode per query: an updating GroupAggregate may only
-    be followed by projections up to the result; a windowed aggregate must be over a watermark."""
-    stateful = [
-        n for n in graph.nodes if n.is_kind(GROUP_AGGREGATE) or n.is_kind(WINDOW_AGGREGATE) or n.is_kind(INTERVAL_JOIN)
-    ]
-    for node in graph.nodes:
-        if not node.is_kind(INTERVAL_JOIN):
-            continue
-        kind = IntervalJoinParams.of(node).kind
-        if kind != "INNER":
-            # Spark emits an outer join's padded rows in the micro-batch after the watermark
-            # passes; a bounded (availableNow) query can stop before that batch runs.
-            raise _refuse(node, f"a {kind} interval join's padded rows are not emitted reliably")
-        if len(stateful) > 1:
-            raise _refuse(node, "Structured Streaming runs a stream-stream join with no other stateful operator here")
-        for side in node.inputs:
-            if not any(u.is_kind(WATERMARK_ASSIGNER) for u in _upstream(graph, side)):
-                raise _refuse(node, "both inputs need a WATERMARK (Spark bounds a stream-stream join's state by it)")
-    for node in graph.nodes:
-        if not node.is_kind(GROUP_AGGREGATE):
-            continue
-        for c in _downstream(graph, node.id):
-            ok = c.operator == EXCHANGE.name or (isinstance(c.params, CalcParams) and c.params.condition is None)
-            if not ok:
-                raise _refuse(
-                    c,
-                    f"it consumes the updates of GroupAggregate (node {node.id}); Structured Streaming "
-                    "cannot retract earlier results through it",
-                )
-        if any(n.is_kind(WINDOW_AGGREGATE) for n in graph.nodes):
-            raise _refuse(node, "a job cannot mix updating and windowed (append-mode) aggregates on Spark")
-        if any(isinstance(n.params, SinkParams) and n.params.connector == "filesystem" for n in graph.nodes):
-            raise _refuse(node, "a filesystem sink cannot take an updating result (as in Flink)")
-
-
-def _downstream(graph: JobGraph, nid: int) -> list[Node]:
-    out: list[Node] = []
-    todo = [nid]
-    while todo:
-        for c in graph.consumers(todo.pop()):
-            out.append(c)
-            todo.append(c.id)
-    return out
-
-
-def _upstream(graph: JobGraph, nid: int) -> list[Node]:
-    out: list[Node] = []
-    todo = [nid]
-    while todo:
-        n = graph.node(todo.pop())
-        out.append(n)
-        todo.extend(n.inputs)
-    return out
-
-
 def capability(operator: str) -> Capability | None:
     """The Spark capability of operator kind `operator` (its spec's `spark`), or None."""
     spec = spec_for(operator)
     return spec.spark if spec is not None else None
 
 
+PROCESSOR_NOTE = (
+    "Streaming: streamsql's own operator inside Structured Streaming (stateful: `transformWithState` per key "
+    "group, state in Spark's RocksDB state store; stateless: `mapInArrow`; docs/spark.md)."
+)
+
+
+def _kind_refusal(kind: str) -> str | None:
+    """Why every node of operator kind `kind` is refused in STREAMING (None: none)."""
+    if kind == LOOKUP_JOIN.name:
+        return "Streaming: a lookup join reads the external table when a row arrives, which Spark does not reproduce."
+    return None
+
+
 def capability_rows() -> list[tuple[str, str, str, str]]:
-    """(operator, batch, streaming, note) for the generated docs, by operator name."""
+    """(operator, batch, streaming, note) for the generated docs, by operator name: every
+    runtime operator kind. STREAMING runs the native kinds (`streaming.native_kinds`) as their
+    capability says and every other kind through streamsql's own operator."""
+    from runtime.executor.spark.streaming import native_kinds
+
     yes = {True: "yes", False: "no"}
-    caps: dict[str, Capability] = {s.name: s.spark for s in all_specs() if s.spark is not None}
-    return [(op, yes[c.batch], yes[c.streaming], c.note) for op, c in sorted(caps.items())]
+    native = native_kinds()
+    rows = []
+    for spec in all_specs():
+        if spec.operator_class is None and spec.spark is None:
+            continue
+        op, c = spec.name, spec.spark
+        batch = bool(c and c.batch)
+        note = c.note if c else ""
+        if op in native:
+            streaming = bool(c and c.streaming)
+        else:
+            refusal = _kind_refusal(op)
+            streaming = refusal is None
+            note = note.split(" Streaming:")[0].split("Streaming:")[0].strip()
+            note = f"{note} {refusal or PROCESSOR_NOTE}".strip()
+        rows.append((op, yes[batch], yes[streaming], note or "Not mapped."))
+    return sorted(rows)

@@ -38,11 +38,11 @@ from runtime.connectors.filesystem import parse_duration_ms
 from runtime.errors import JobError
 from runtime.executor.spark.capabilities import check_graph
 from runtime.executor.spark.session import get_session
-from runtime.executor.spark.translate import HIDDEN, Translator, cname, watermark_delay_ms
+from runtime.executor.spark.streaming import StreamingTranslator
+from runtime.executor.spark.translate import Translator, cname, watermark_delay_ms
 from runtime.executor.spark.types import to_layout
 from runtime.graph import BATCH, JobGraph, Node
 from runtime.operators.base import Metrics, OperatorContext, Output, create_operator
-from runtime.operators.interval_join import INTERVAL_JOIN
 from runtime.operators.sink import SINK, SinkParams
 from runtime.operators.source import TABLE_SOURCE_SCAN, TableSourceScanParams
 from runtime.operators.watermark import WATERMARK_ASSIGNER, WatermarkAssignerParams
@@ -67,11 +67,10 @@ class SparkExecutor:
         spark = get_session(cfg)
         tmp = tempfile.mkdtemp(prefix="streamsql-spark-")
         try:
-            tr = Translator(spark, self.graph, self.streaming, tmp)
             if self.streaming:
-                yield from self._run_streaming(spark, tr, tmp)
+                yield from self._run_streaming(spark, StreamingTranslator(spark, self.graph, tmp), tmp)
             else:
-                yield from self._run_batch(tr)
+                yield from self._run_batch(Translator(spark, self.graph, False, tmp))
         except Exception as e:  # noqa: BLE001 - re-raised, as a JobError when the job raised it
             err = _job_error(e)
             if err is e:
@@ -130,6 +129,12 @@ class SparkExecutor:
             w = w.option("timestampFormat", "yyyy-MM-dd HH:mm:ss.SSS").option("ignoreNullFields", "false")
         return w
 
+    def _print_changelog(self, node: Node, batch_df: Any) -> None:
+        table = batch_df.toArrow()
+        n = table.num_columns - 1
+        kinds = table.column(n).to_numpy(zero_copy_only=False).astype(np.int8)
+        self._print(node, table.select(list(range(n))), kinds)
+
     def _print(self, node: Node, table: pa.Table, kinds: np.ndarray | None = None) -> None:
         """Rows of a print sink go through the local print sink, so the text is the same."""
 
@@ -184,22 +189,23 @@ class SparkExecutor:
         return writer.trigger(processingTime=f"{parse_duration_ms(interval)} milliseconds")
 
     def _check_lateness(self, spark: Any, tmp: str) -> None:
-        """Flink decides lateness per record, Structured Streaming per micro-batch. For a
-        bounded input, a batch pre-pass finds rows that arrive at or below the watermark
-        before them (in file order); with none, both engines drop nothing and agree; with
-        some, the job fails here rather than give a different result."""
+        """Flink decides lateness per record. The streaming translation stamps each row with
+        the watermark before it (`__wm`, streaming.py) in the order one Spark task reads the
+        input, which is the file order when the input is read as one partition. For an input
+        Spark splits into several partitions, a batch pre-pass finds rows that arrive at or
+        below the watermark before them (in file order); with none, both engines drop nothing
+        and agree; with some, the job fails here rather than give a different result."""
         from pyspark.sql import Window
         from pyspark.sql import functions as F  # noqa: N812
 
         windows = [n.params.window for n in self.graph.nodes if isinstance(n.params, WindowAggregateParams)]
-        joins = any(n.is_kind(INTERVAL_JOIN) for n in self.graph.nodes)
-        if not windows and not joins:
-            return  # stateless operators drop nothing in either engine
         spec = windows[0] if windows else None
         pre = Translator(spark, self.graph, False, tmp)
         for node in self.graph.nodes:
             if not node.is_kind(WATERMARK_ASSIGNER):
                 continue
+            if pre.df(node.inputs[0]).rdd.getNumPartitions() <= 1:
+                continue  # one task reads the input in file order: `__wm` is Flink's
             t = cname(WatermarkAssignerParams.of(node).rowtime_index)
             df = pre.df(node.inputs[0]).select(t).withColumn("__pos", F.monotonically_increasing_id())
             before = Window.orderBy("__pos").rowsBetween(Window.unboundedPreceding, -1)
@@ -237,23 +243,24 @@ class SparkExecutor:
                     "than give a different result; run it in batch mode or with the local runner."
                 )
 
-    def _run_streaming(self, spark: Any, tr: Translator, tmp: str) -> Iterator[pa.RecordBatch]:
+    def _run_streaming(self, spark: Any, tr: StreamingTranslator, tmp: str) -> Iterator[pa.RecordBatch]:
         if self._bounded():
             self._check_lateness(spark, tmp)
         root = self._checkpoint_root(tmp)
         tr.end_dir = root
-        mode = "update" if tr.update_mode else "append"
+        tr.uid = root
+        mode = "append"
         out: queue.Queue[Any] = queue.Queue()
         for node in self.graph.nodes:
             if not node.is_kind(SINK):
                 continue
-            df = self._sink_frame(tr, node)
-            w = df.writeStream.outputMode(mode).option("checkpointLocation", os.path.join(root, f"sink-{node.id}"))
             conn = SinkParams.of(node).connector
+            df = tr._frame(node.inputs[0]) if conn == "print" else self._sink_frame(tr, node)
+            w = df.writeStream.outputMode(mode).option("checkpointLocation", os.path.join(root, f"sink-{node.id}"))
             if conn == "blackhole":
                 w = w.format("noop")
             elif conn == "print":
-                w = w.foreachBatch(lambda b, _e, n=node: self._print(n, b.toArrow()))
+                w = w.foreachBatch(lambda b, _e, n=node: self._print_changelog(n, b))
             else:
                 w = self._file_writer(w, node).option("path", self._sink_path(node))
             self.queries.append(self._trigger(w).start())
@@ -261,7 +268,7 @@ class SparkExecutor:
         if self.graph.result_node is not None:
             node = self.graph.node(self.graph.result_node)
             df = tr.df(node.id)
-            collector = _ChangelogCollector(self, node, [c for c in df.columns if c.startswith(HIDDEN)], out)
+            collector = _ChangelogCollector(self, node, out)
             w = (
                 df.writeStream.outputMode(mode)
                 .option("checkpointLocation", os.path.join(root, "result"))
@@ -291,6 +298,9 @@ class SparkExecutor:
                     if self.stop_event.is_set():
                         q.stop()
                         break
+                if os.environ.get("S19_DEBUG"):
+                    for pr in q.recentProgress:
+                        print("PROGRESS", pr.batchId, pr.numInputRows, pr.durationMs, flush=True)
                 exc = q.exception()
                 if exc is not None:
                     raise RuntimeError(f"Spark streaming query failed: {exc}")
@@ -300,51 +310,21 @@ class SparkExecutor:
 
 
 class _ChangelogCollector:
-    """foreachBatch target: a micro-batch's result rows → changelog batches on the queue.
-    In update mode it remembers each key's last row (the result is small by contract: this is
-    the collect path) to emit -U/+U pairs, and skips unchanged rows as Flink does."""
+    """foreachBatch target: a micro-batch's result rows (`c0..`, `__op`) → changelog batches
+    on the queue, with their row kinds."""
 
-    def __init__(self, ex: SparkExecutor, node: Node, hidden: list[str], out: queue.Queue[Any]) -> None:
+    def __init__(self, ex: SparkExecutor, node: Node, out: queue.Queue[Any]) -> None:
         self.ex = ex
         self.node = node
-        self.hidden = hidden
         self.out = out
-        self.last: dict[tuple[Any, ...], int] = {}
-        self.rows: list[pa.Table] = []
 
     def __call__(self, batch_df: Any, epoch_id: int) -> None:
         n = len(self.node.schema)
-        table = batch_df.select(*[cname(i) for i in range(n)], *self.hidden).toArrow()
+        table = batch_df.select(*[cname(i) for i in range(n)], ROW_KIND).toArrow()
         if not table.num_rows:
             return
-        data = table.select(list(range(n)))
-        if not self.hidden:
-            self.out.put(self.ex._to_batch(self.node, data, np.zeros(table.num_rows, dtype=np.int8)))
-            return
-        batch = self.ex._to_batch(self.node, data, np.zeros(table.num_rows, dtype=np.int8))
-        keys = list(zip(*[table.column(h).to_pylist() for h in self.hidden], strict=True))
-        pieces: list[pa.RecordBatch] = []
-        # A loop over the updated keys of the (small) collected result, not over input rows.
-        for i, key in enumerate(keys):
-            row = batch.slice(i, 1)
-            prev = self.last.get(key)
-            if prev is not None:
-                old = self.rows[prev]
-                if old.drop_columns([ROW_KIND]).equals(row.drop_columns([ROW_KIND])):
-                    continue
-                pieces.append(_with_kind(old, 1))
-                pieces.append(_with_kind(row, 2))
-            else:
-                pieces.append(_with_kind(row, 0))
-            self.last[key] = len(self.rows)
-            self.rows.append(row)
-        for p in pieces:
-            self.out.put(p)
-
-
-def _with_kind(row: pa.RecordBatch, kind: int) -> pa.RecordBatch:
-    idx = row.schema.get_field_index(ROW_KIND)
-    return row.set_column(idx, ROW_KIND, pa.array([kind], type=pa.int8()))
+        kinds = table.column(n).to_numpy(zero_copy_only=False).astype(np.int8)
+        self.out.put(self.ex._to_batch(self.node, table.select(list(range(n))), kinds))
 
 
 def _job_error(e: Exception) -> Exception:

@@ -8,11 +8,14 @@ Every `spark.*` key of the session configuration is passed through unchanged.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 from runtime.config.core import PIPELINE_NAME
 from runtime.executor.spark.options import LOG_LEVEL, MASTER
-from runtime.state.options import backend_kind
+
+ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 
 # Settings streamsql relies on for Flink semantics; a user's `spark.*` option overrides them.
 _DEFAULTS: dict[str, str] = {
@@ -28,17 +31,16 @@ _DEFAULTS: dict[str, str] = {
     "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
     # Flink's min-of-inputs watermark.
     "spark.sql.streaming.multipleWatermarkPolicy": "min",
+    # STREAMING runs streamsql's operators in transformWithState (stateful.py), which needs
+    # Spark's RocksDB state store.
+    "spark.sql.streaming.stateStore.providerClass": ROCKSDB_PROVIDER,
 }
-
-ROCKSDB_PROVIDER = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 
 
 def spark_options(config: dict[str, str]) -> dict[str, str]:
     """The SparkSession options for a job's configuration: defaults, then `state.backend.type`
     = rocksdb → Spark's RocksDB state store, then every `spark.*` key as given."""
     opts = dict(_DEFAULTS)
-    if backend_kind(config) == "rocksdb":
-        opts["spark.sql.streaming.stateStore.providerClass"] = ROCKSDB_PROVIDER
     for k, v in config.items():
         if k.startswith("spark."):
             opts[k] = v
@@ -53,6 +55,8 @@ def get_session(config: dict[str, str]) -> Any:
     except ImportError as e:  # pragma: no cover - depends on the installation
         raise RuntimeError("the Spark runner needs PySpark: pip install 'streamsql[spark]' (and Java 17+)") from e
     opts = spark_options(config)
+    # Spark's Python workers (UDFs, the stateful processors) run the job's interpreter.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     active = SparkSession.getActiveSession()
     if active is None:
         builder = SparkSession.builder.appName(PIPELINE_NAME.get(config) or "streamsql")

@@ -1,0 +1,446 @@
+"""streamsql's own runtime operators inside Spark Structured Streaming (docs/spark.md).
+
+STREAMING mode on Spark runs every operator that is not a plain projection, union or
+exchange through this module, so the Spark runner computes exactly what the local runner
+computes (retractions, timers, Top-N, joins over updates, MATCH_RECOGNIZE ...):
+
+- **Packed edges.** The rows entering an operator are packed per Arrow batch (`Packer`,
+  `mapInArrow`): each row's key group is computed with the parallel executor's hash
+  (`runtime.state.keygroups.key_groups_of_rows` on the keys of the Exchange in front, over
+  `pipeline.max-parallelism` groups), and the rows of one key group become one Spark row
+  `(bucket, seq, input, payload)` whose payload is an Arrow IPC stream in the runtime's own
+  layout (data columns + `__op`). So no value goes through pandas, and `seq` (the task's
+  partition and the batch's position) keeps the order the rows had upstream.
+- **Stateful operators** (`StreamsqlProcessor`): `groupBy(bucket).transformWithStateInPandas`
+  with one processor call per key group and micro-batch. The call restores the operator for
+  its key group (from a worker-local cache when Spark's state says it is current, else from
+  Spark's state store), feeds it the payloads in `seq` order (`process_batch`, input 0/1 of
+  a two-input operator from the `input` column), calls `on_watermark` when Spark's event
+  time watermark advanced (timers at watermark + 1 re-arm every key group that holds
+  state), emits each output batch as one payload, and saves the state incrementally: the
+  operator's snapshot is cut into fixed-size chunks kept in a MapState, and only chunks whose
+  bytes changed are written (plus one ValueState with the version, watermark and chunk count).
+- **Stateless operators** (`StatelessRunner`: Expand, Correlate, WindowTableFunction, local
+  pre-aggregation ...): `mapInArrow` running the runtime operator over each Arrow batch.
+- The end-of-input row (year 9999, translate.py) moves Spark's watermark past every timer;
+  the processor then sends MAX_WATERMARK and `end_input`, as the local runner does at the
+  end of a bounded input.
+
+PySpark is imported lazily; the functions shipped to Spark's Python workers are plain
+picklable objects holding the JobGraph node and configuration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+
+from runtime.batch import MAX_WATERMARK, MIN_WATERMARK, ROW_KIND, ROW_WATERMARK, data_width, row_kinds
+
+if TYPE_CHECKING:
+    from runtime.graph import Node
+    from runtime.types import Field
+
+# One Spark row per key group and Arrow batch on a packed edge.
+BUCKET, SEQ, INPUT, PAYLOAD, EVENT_TIME = "__bucket", "__seq", "__input", "__payload", "__et"
+# Snapshot bytes per MapState entry: a batch rewrites only the chunks whose bytes changed.
+CHUNK_BYTES = 1 << 16
+# Watermarks at or past this instant (ms) come from the end-of-input row: the input ended.
+END_WATERMARK_MS = 253402214400000  # 9999-12-31 00:00:00 UTC
+# Spark's rows for one processor call carry their partition in the top bits of `seq`.
+_SEQ_SHIFT = 40
+
+
+# ---------------------------------------------------------------------- Arrow layouts
+def encode(batch: pa.RecordBatch) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, batch.schema) as w:
+        w.write_batch(batch)
+    return bytes(sink.getvalue().to_pybytes())
+
+
+def decode(payload: bytes) -> pa.RecordBatch:
+    with pa.ipc.open_stream(pa.py_buffer(payload)) as r:
+        batches = list(r)
+    if len(batches) == 1:
+        return batches[0]
+    return pa.Table.from_batches(batches).combine_chunks().to_batches()[0]
+
+
+def layout_batch(batch: pa.RecordBatch, fields: Sequence[Field]) -> pa.RecordBatch:
+    """Spark's Arrow columns `c0..`, `__op` (and `__wm`) as a runtime batch of `fields`
+    with the same system columns (a NULL `__wm`: a row of an input without a watermark)."""
+    from runtime.executor.spark.types import to_layout
+
+    n = len(fields)
+    table = pa.Table.from_batches([batch.select(list(range(n)))]) if n else pa.table({})
+    cols = to_layout(table, tuple(fields)) if n else []
+    idx = batch.schema.get_field_index(ROW_KIND)
+    kinds = batch.column(idx).cast(pa.int8()).fill_null(0) if idx >= 0 else pa.array(np.zeros(batch.num_rows, np.int8))
+    names = [f.name for f in fields] + [ROW_KIND]
+    arrays = [*cols, kinds]
+    w = batch.schema.get_field_index(ROW_WATERMARK)
+    if w >= 0:
+        arrays.append(batch.column(w).cast(pa.int64()).fill_null(MIN_WATERMARK))
+        names.append(ROW_WATERMARK)
+    return pa.RecordBatch.from_arrays(arrays, names=names)
+
+
+def spark_arrow_types(fields: Sequence[Field]) -> list[pa.DataType]:
+    """The Arrow types Spark expects for the Spark types of `fields`."""
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    from runtime.executor.spark.types import spark_type
+
+    return [to_arrow_type(spark_type(f.type), timezone="UTC") for f in fields]
+
+
+def to_spark_column(col: pa.Array, target: pa.DataType) -> pa.Array:
+    """A runtime column in Spark's Arrow type (timestamps as UTC microseconds)."""
+    if col.type == target:
+        return col
+    if pa.types.is_timestamp(col.type) and pa.types.is_timestamp(target):
+        factor = {"s": 1_000_000, "ms": 1_000, "us": 1, "ns": 1}[col.type.unit]
+        raw = col.cast(pa.int64())
+        if col.type.unit == "ns":
+            raw = pa.compute.divide(raw, 1000)
+        elif factor != 1:
+            raw = pa.compute.multiply(raw, factor)
+        return raw.cast(pa.timestamp("us", tz=target.tz))
+    if pa.types.is_null(col.type):
+        return pa.nulls(len(col), target)
+    return col.cast(target, safe=False)
+
+
+def spark_batch(
+    batch: pa.RecordBatch, targets: Sequence[pa.DataType], names: Sequence[str], watermark: bool = False
+) -> pa.RecordBatch:
+    """A runtime batch (data columns + optional `__op` / `__wm`) as Spark's `c0..`, `__op`
+    (and, with `watermark`, `__wm`: NULL where the operator made new rows) columns."""
+    n = data_width(batch)
+    cols = [to_spark_column(batch.column(i), t) for i, t in zip(range(n), targets, strict=True)]
+    cols.append(pa.array(row_kinds(batch), type=pa.int8()))
+    out_names = [*names, ROW_KIND]
+    if watermark:
+        w = batch.schema.get_field_index(ROW_WATERMARK)
+        cols.append(batch.column(w).cast(pa.int64()) if w >= 0 else pa.nulls(batch.num_rows, pa.int64()))
+        out_names.append(ROW_WATERMARK)
+    return pa.RecordBatch.from_arrays(cols, names=out_names)
+
+
+def _partition() -> int:
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    return int(ctx.partitionId()) if ctx is not None else 0
+
+
+# ---------------------------------------------------------------------- packing
+class Packer:
+    """mapInArrow function: rows of input `input_index` → one packed row per key group."""
+
+    def __init__(self, fields: Sequence[Field], keys: Sequence[int], input_index: int, max_parallelism: int) -> None:
+        self.fields = tuple(fields)
+        self.keys = tuple(keys)
+        self.input_index = input_index
+        self.max_parallelism = max_parallelism
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from runtime.state.keygroups import key_groups_of_rows
+
+        base = _partition() << _SEQ_SHIFT
+        count = 0
+        for rb in batches:
+            if not rb.num_rows:
+                continue
+            batch = layout_batch(rb, self.fields)
+            n = batch.num_rows
+            if self.keys:
+                groups = key_groups_of_rows([batch.column(i) for i in self.keys], n, self.max_parallelism)
+            else:
+                groups = np.zeros(n, dtype=np.int32)
+            order = np.argsort(groups, kind="stable")
+            sorted_groups = groups[order]
+            starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+            ends = np.r_[starts[1:], n]
+            buckets, seqs, payloads = [], [], []
+            for s, e in zip(starts, ends, strict=True):  # one iteration per key group in the batch
+                buckets.append(int(sorted_groups[s]))
+                seqs.append(base + count)
+                count += 1
+                payloads.append(encode(batch.take(pa.array(order[s:e]))))
+            yield pa.RecordBatch.from_arrays(
+                [
+                    pa.array(buckets, pa.int32()),
+                    pa.array(seqs, pa.int64()),
+                    pa.array([self.input_index] * len(buckets), pa.int8()),
+                    pa.array(payloads, pa.binary()),
+                ],
+                names=[BUCKET, SEQ, INPUT, PAYLOAD],
+            )
+
+
+class Unpacker:
+    """mapInArrow function: a processor's payload rows → rows `c0..`, `__op` in Spark's types."""
+
+    def __init__(self, fields: Sequence[Field]) -> None:
+        self.fields = tuple(fields)
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        targets = spark_arrow_types(self.fields)
+        names = [f"c{i}" for i in range(len(self.fields))]
+        for rb in batches:
+            for payload in rb.column(PAYLOAD).to_pylist():  # one per emitted batch
+                yield spark_batch(decode(payload), targets, names)
+
+
+# ---------------------------------------------------------------------- operators
+def _operator(node: Node, config: dict[str, str], input_modes: Sequence[str]) -> Any:
+    from runtime.config.core import LOCAL_TIME_ZONE
+    from runtime.operators.base import Metrics, OperatorContext, create_operator
+    from runtime.state import create_backend
+
+    cfg = {**config, "state.backend.type": "hashmap"}
+    ctx = OperatorContext(
+        mode="streaming",
+        config=cfg,
+        time_zone=LOCAL_TIME_ZONE.get(cfg),
+        metrics=Metrics(),
+        state=create_backend(cfg),
+        checkpointing=True,
+    )
+    op = create_operator(node, ctx)
+    op.input_changelog_modes = list(input_modes)
+    op.open()
+    return op
+
+
+class StatelessRunner:
+    """mapInArrow function running a stateless runtime operator over each Arrow batch."""
+
+    def __init__(
+        self,
+        node: Node,
+        in_fields: Sequence[Field],
+        config: dict[str, str],
+        input_mode: str,
+        keep_watermark: bool = False,
+    ) -> None:
+        self.node = node
+        self.in_fields = tuple(in_fields)
+        self.config = dict(config)
+        self.input_mode = input_mode
+        self.keep_watermark = keep_watermark
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from runtime.operators.base import Output
+
+        op = _operator(self.node, self.config, [self.input_mode])
+        targets = spark_arrow_types(self.node.schema)
+        names = [f"c{i}" for i in range(len(self.node.schema))]
+        out = Output()
+        try:
+            for rb in batches:
+                if not rb.num_rows:
+                    continue
+                op.process_batch(layout_batch(rb, self.in_fields), 0, out)
+                for b in out.drain()[0]:
+                    yield spark_batch(b, targets, names, self.keep_watermark)
+            op.prepare_snapshot_pre_barrier(0, out)  # what a buffering operator still holds
+            for b in out.drain()[0]:
+                yield spark_batch(b, targets, names, self.keep_watermark)
+        finally:
+            op.close()
+
+
+# Operators kept between calls in a Python worker: (processor uid, bucket) → (version, op,
+# chunk digests). Used only when Spark's state holds the same version (see `_load`).
+_CACHE: dict[tuple[str, int], tuple[int, Any, list[bytes]]] = {}
+
+
+# Nodes decoded from a processor's JSON, per worker process.
+_NODES: dict[str, Node] = {}
+
+
+def _digest(chunk: bytes) -> bytes:
+    return hashlib.blake2b(chunk, digest_size=16).digest()
+
+
+def processor_class() -> type:
+    """The StatefulProcessor subclass (defined on first use: PySpark is imported lazily)."""
+    global _PROCESSOR
+    if _PROCESSOR is None:
+        _PROCESSOR = _define_processor()
+    return _PROCESSOR
+
+
+_PROCESSOR: type | None = None
+
+
+def _define_processor() -> type:
+    import pandas as pd
+    from pyspark.sql.streaming import StatefulProcessor
+
+    class StreamsqlProcessor(StatefulProcessor):  # type: ignore[misc]
+        """One streamsql operator per key group (see the module doc)."""
+
+        def __init__(
+            self, uid: str, node: Node, config: dict[str, str], input_modes: Sequence[str], event_time: bool
+        ) -> None:
+            from runtime.graph import JobGraph
+
+            self.uid = uid
+            # The node travels as JSON, decoded on first use: Spark's driver-side Python
+            # worker only calls `init` and need not import the operators.
+            self.node_json = JobGraph((node,)).to_json()
+            self.config = dict(config)
+            self.input_modes = list(input_modes)
+            self.event_time = event_time
+
+        @property
+        def node(self) -> Node:
+            node = _NODES.get(self.node_json)
+            if node is None:
+                from runtime.graph import JobGraph
+
+                node = _NODES[self.node_json] = JobGraph.from_json(self.node_json).nodes[0]
+            return node
+
+        def init(self, handle: Any) -> None:
+            self.handle = handle
+            self.meta = handle.getValueState("meta", "version LONG, wm LONG, ended BOOLEAN, chunks INT")
+            self.chunks = handle.getMapState("chunks", "idx INT", "data BINARY")
+
+        # -------------------------------------------------------------- state
+        def _load(self, bucket: int) -> tuple[Any, int, int, bool, list[bytes]]:
+            meta = self.meta.get() if self.meta.exists() else None
+            if meta is None:
+                _CACHE.pop((self.uid, bucket), None)
+                return _operator(self.node, self.config, self.input_modes), 0, -(2**63), False, []
+            version, wm, ended, count = int(meta[0]), int(meta[1]), bool(meta[2]), int(meta[3])
+            cached = _CACHE.get((self.uid, bucket))
+            if cached is not None and cached[0] == version:
+                return cached[1], version, wm, ended, cached[2]
+            parts = []
+            for i in range(count):
+                v = self.chunks.getValue((i,))
+                parts.append(bytes(v[0]))
+            op = _operator(self.node, self.config, self.input_modes)
+            if parts:
+                op.restore_state(pickle.loads(b"".join(parts)))  # noqa: S301 - our own state store
+            return op, version, wm, ended, [_digest(p) for p in parts]
+
+        def _save(self, bucket: int, op: Any, version: int, wm: int, ended: bool, digests: list[bytes]) -> None:
+            data = pickle.dumps(op.snapshot_state(version + 1), protocol=pickle.HIGHEST_PROTOCOL)
+            chunks = [data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES)]
+            new = [_digest(c) for c in chunks]
+            for i, (c, d) in enumerate(zip(chunks, new, strict=True)):
+                if i >= len(digests) or digests[i] != d:
+                    self.chunks.updateValue((i,), (c,))
+            for i in range(len(chunks), len(digests)):
+                self.chunks.removeKey((i,))
+            self.meta.update((version + 1, wm, ended, len(chunks)))
+            _CACHE[(self.uid, bucket)] = (version + 1, op, new)
+
+        # -------------------------------------------------------------- time
+        def _advance(self, op: Any, wm: int, last: int, ended: bool, out: Any) -> tuple[int, bool]:
+            if not self.event_time or ended or wm <= max(last, 0):
+                return last, ended
+            if wm >= END_WATERMARK_MS:
+                op.on_watermark(MAX_WATERMARK, out)
+                for i in range(len(self.input_modes)):
+                    op.end_input(i, out)
+                return wm, True
+            op.on_watermark(wm, out)
+            return wm, False
+
+        def _arm(self, wm: int, ended: bool) -> None:
+            if not self.event_time:
+                return
+            target = max(wm, 0) + 1
+            for t in list(self.handle.listTimers()):
+                if t != target or ended:
+                    self.handle.deleteTimer(t)
+            if not ended:
+                self.handle.registerTimer(target)
+
+        def _emit(self, out: Any, wm: int) -> Iterator[Any]:
+            batches = out.drain()[0]
+            if not batches:
+                return
+            frame = {PAYLOAD: [encode(b) for b in batches]}
+            if self.event_time:
+                et = pd.Timestamp(min(max(wm, 0) + 1, END_WATERMARK_MS - 1), unit="ms")
+                frame[EVENT_TIME] = [et.to_pydatetime()] * len(batches)
+                return_frame = pd.DataFrame(frame)
+                return_frame[EVENT_TIME] = return_frame[EVENT_TIME].astype(object)
+                yield return_frame
+                return
+            yield pd.DataFrame(frame)
+
+        # -------------------------------------------------------------- Spark's calls
+        def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Iterator[Any]:  # noqa: N802, N803
+            from runtime.operators.base import Output
+
+            bucket = int(key[0])
+            frames = [f for f in rows if len(f)]
+            op, version, last, ended, digests = self._load(bucket)
+            out = Output()
+            wm = int(timerValues.getCurrentWatermarkInMs()) if self.event_time else last
+            last, ended = self._advance(op, wm, last, ended, out)
+            if frames:
+                # Columns by position (Spark names them _0.._3): bucket, seq, input, payload.
+                data = pd.concat(frames, ignore_index=True)
+                data = data.iloc[np.argsort(data.iloc[:, 1].to_numpy(), kind="stable")]
+                for payload, idx in zip(data.iloc[:, 3], data.iloc[:, 2], strict=True):  # one per packed batch
+                    op.process_batch(decode(bytes(payload)), int(idx), out)
+            yield from self._emit(out, last)
+            self._save(bucket, op, version, last, ended, digests)
+            self._arm(last, ended)
+
+        def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any) -> Iterator[Any]:  # noqa: N802, N803
+            from runtime.operators.base import Output
+
+            bucket = int(key[0])
+            op, version, last, ended, digests = self._load(bucket)
+            out = Output()
+            wm = int(timerValues.getCurrentWatermarkInMs())
+            new_last, ended2 = self._advance(op, wm, last, ended, out)
+            if (new_last, ended2) == (last, ended):
+                self._arm(last, ended)
+                return
+            yield from self._emit(out, new_last)
+            self._save(bucket, op, version, new_last, ended2, digests)
+            self._arm(new_last, ended2)
+
+        def close(self) -> None:
+            pass
+
+    return StreamsqlProcessor
+
+
+def wire_schema() -> Any:
+    from pyspark.sql import types as st
+
+    return st.StructType(
+        [
+            st.StructField(BUCKET, st.IntegerType(), False),
+            st.StructField(SEQ, st.LongType(), False),
+            st.StructField(INPUT, st.ByteType(), False),
+            st.StructField(PAYLOAD, st.BinaryType(), False),
+        ]
+    )
+
+
+def output_schema(event_time: bool) -> Any:
+    from pyspark.sql import types as st
+
+    fields = [st.StructField(PAYLOAD, st.BinaryType(), True)]
+    if event_time:
+        fields.append(st.StructField(EVENT_TIME, st.TimestampType(), True))
+    return st.StructType(fields)

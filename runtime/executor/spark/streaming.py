@@ -1,0 +1,168 @@
+"""STREAMING mode on Spark: changelog edges as append-only rows (docs/spark.md).
+
+Every streaming DataFrame carries the row kind in an `__op` column (+I/-U/+U/-D as
+runtime.batch numbers them), and every query runs in Spark's Append output mode (the only
+mode Spark's file sink accepts): a retraction is a row like any other.
+
+- Sources, projections / filters (Calc), UNION ALL, Exchange and WATERMARK stay native
+  Spark (translate.py's mapping, `__op` passed through).
+- Every other operator runs as streamsql's own runtime operator (stateful.py): a stateful
+  one through `transformWithStateInPandas` grouped by key group, a stateless one through
+  `mapInArrow`. The results are the local runner's, including retractions, timers and
+  operators Structured Streaming has no counterpart for.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+from runtime.batch import ROW_KIND, ROW_WATERMARK
+from runtime.config.core import MAX_PARALLELISM
+from runtime.executor.spark.translate import Translator, cname
+from runtime.executor.spark.types import spark_schema
+from runtime.graph import JobGraph, Node
+from runtime.operators.union import EXCHANGE, HASH, ExchangeParams
+from runtime.operators.watermark import WATERMARK_ASSIGNER
+
+
+def native_kinds() -> frozenset[str]:
+    """Operators mapped to native Spark in STREAMING mode (everything else: stateful.py):
+    sources (VALUES: refused next to a stream), sinks, WATERMARK, projections / filters,
+    UNION ALL and exchanges."""
+    from runtime.operators.calc import CALC
+    from runtime.operators.sink import SINK
+    from runtime.operators.source import TABLE_SOURCE_SCAN
+    from runtime.operators.union import UNION
+    from runtime.operators.values import VALUES
+
+    return frozenset(s.name for s in (TABLE_SOURCE_SCAN, SINK, WATERMARK_ASSIGNER, CALC, UNION, EXCHANGE, VALUES))
+
+
+def is_stateless(node: Node) -> bool:
+    """Whether the runtime operator of `node` keeps nothing between batches."""
+    from runtime.operators.base import Operator, checkpointing_mode
+    from runtime.operators.spec import spec_for
+
+    spec = spec_for(node.operator)
+    cls = spec.operator_class if spec is not None else None
+    if cls is None or not issubclass(cls, Operator):
+        return False
+    probe = cls.__new__(cls)
+    probe.node = node
+    return checkpointing_mode(probe) == "stateless"
+
+
+def has_event_time(graph: JobGraph, nid: int) -> bool:
+    """Whether a WATERMARK is upstream of node `nid` (its Spark input carries a watermark)."""
+    todo = [nid]
+    seen: set[int] = set()
+    while todo:
+        n = graph.node(todo.pop())
+        if n.id in seen:
+            continue
+        seen.add(n.id)
+        if n.is_kind(WATERMARK_ASSIGNER):
+            return True
+        todo.extend(n.inputs)
+    return False
+
+
+class StreamingTranslator(Translator):
+    """Translator for STREAMING mode with `__op` on every edge (see the module doc)."""
+
+    def __init__(self, spark: Any, graph: JobGraph, tmpdir: str, uid: str | None = None) -> None:
+        super().__init__(spark, graph, True, tmpdir)
+        self.update_mode = False
+        self.uid = uid or uuid.uuid4().hex
+        self.max_parallelism = MAX_PARALLELISM.get(graph.config or {})
+        self.config = dict(graph.config or {})
+
+    def df(self, nid: int) -> Any:
+        if nid not in self._dfs:
+            node = self.graph.node(nid)
+            if node.operator in native_kinds():
+                self._dfs[nid] = getattr(self, "_" + node.operator)(node)
+            else:
+                self._dfs[nid] = self._runtime_operator(node)
+        return self._dfs[nid]
+
+    def _hidden(self, df: Any) -> list[str]:
+        return [c for c in (ROW_KIND, ROW_WATERMARK) if c in df.columns]
+
+    def _TableSourceScan(self, node: Node) -> Any:  # noqa: N802 - operator names
+        df = super()._TableSourceScan(node)
+        return df.withColumn(ROW_KIND, self.F.lit(0).cast("byte"))
+
+    def _Union(self, node: Node) -> Any:  # noqa: N802
+        out = None
+        for i in node.inputs:
+            d = self.df(i)
+            out = d if out is None else out.unionByName(d, allowMissingColumns=True)
+        return out
+
+    def _WatermarkAssigner(self, node: Node) -> Any:  # noqa: N802
+        """Rows stamped with `__wm` (the watermark before each row, in the order the task
+        reads them: streamsql's own WatermarkAssigner over each Arrow batch) so operators
+        decide lateness per row as Flink does; then Spark's `withWatermark` (translate.py)
+        for the timers."""
+        from runtime.executor.spark import stateful
+
+        src = self.graph.node(node.inputs[0])
+        stamp = stateful.StatelessRunner(node, src.schema, self.config, src.changelog_mode, keep_watermark=True)
+        stamped = self._frame(src.id).mapInArrow(stamp, self._rows_schema(node, watermark=True))
+        self._dfs[src.id] = stamped
+        return super()._WatermarkAssigner(node)
+
+    def _frame(self, nid: int) -> Any:
+        """Node `nid`'s rows as exactly `c0..`, `__op` (and `__wm` when it has one)."""
+        df = self.df(nid)
+        wm = [ROW_WATERMARK] if ROW_WATERMARK in df.columns else []
+        return df.select(*[cname(i) for i in range(self.width(nid))], ROW_KIND, *wm)
+
+    def _rows_schema(self, node: Node, watermark: bool = False) -> Any:
+        from pyspark.sql import types as st
+
+        schema = spark_schema(node.schema, [cname(i) for i in range(len(node.schema))])
+        extra = [st.StructField(ROW_WATERMARK, st.LongType(), True)] if watermark else []
+        return st.StructType([*schema.fields, st.StructField(ROW_KIND, st.ByteType(), True), *extra])
+
+    def _runtime_operator(self, node: Node) -> Any:
+        from runtime.executor.spark import stateful
+
+        modes = [self.graph.node(i).changelog_mode for i in node.inputs]
+        if is_stateless(node) and len(node.inputs) == 1:
+            src = self.graph.node(node.inputs[0])
+            frame = self._frame(src.id)
+            keep = ROW_WATERMARK in frame.columns
+            runner = stateful.StatelessRunner(node, src.schema, self.config, modes[0], keep_watermark=keep)
+            return frame.mapInArrow(runner, self._rows_schema(node, watermark=keep))
+        packed = None
+        for idx, nid in enumerate(node.inputs):
+            src = self.graph.node(nid)
+            keys: tuple[int, ...] = ()
+            if src.is_kind(EXCHANGE):
+                p = ExchangeParams.of(src)
+                keys = p.keys if p.distribution == HASH else ()
+            packer = stateful.Packer(src.schema, keys, idx, self.max_parallelism)
+            part = self._frame(nid).mapInArrow(packer, stateful.wire_schema())
+            packed = part if packed is None else packed.unionByName(part)
+        assert packed is not None  # a stateful operator has an input
+        event_time = has_event_time(self.graph, node.id)
+        processor = stateful.processor_class()(f"{self.uid}/{node.id}", node, self.config, modes, event_time)
+        out = packed.groupBy(stateful.BUCKET).transformWithStateInPandas(
+            statefulProcessor=processor,
+            outputStructType=stateful.output_schema(event_time),
+            outputMode="Append",
+            timeMode="EventTime" if event_time else "None",
+            eventTimeColumnName=stateful.EVENT_TIME if event_time else "",
+        )
+        return out.mapInArrow(stateful.Unpacker(node.schema), self._rows_schema(node))
+
+
+def python_env() -> None:
+    """Spark's Python workers run this interpreter (the job's modules and packages)."""
+    import sys
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
