@@ -95,7 +95,7 @@ def test_row_number_tie_across_the_cut_is_refused_not_guessed(spark: Any, tmp_pa
             "'path' = 'r.csv', 'format' = 'csv');\n"
             "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY pt) AS rn FROM rp) WHERE rn = 1",
             "streaming",
-            "processing time",
+            "PROCTIME is nondeterministic",
         ),
         (
             "CREATE TABLE p (id INT, k STRING) PARTITIONED BY (k) WITH ('connector' = 'filesystem', "

@@ -71,7 +71,7 @@ def _job(tmp: Path, name: str) -> Path:
 
 def test_killed_mid_batch_and_restarted_gives_the_uninterrupted_result(spark_cluster: Any, tmp_path: Path) -> None:
     master, env = spark_cluster.master_url, spark_cluster.env
-    second = _bids(200_000, 2)  # a micro-batch that takes seconds: the kill lands inside it
+    second = _bids(60_000, 2)  # a micro-batch that takes seconds: the kill lands inside it
 
     # Uninterrupted: both files, one run.
     ref = _job(tmp_path, "ref")
