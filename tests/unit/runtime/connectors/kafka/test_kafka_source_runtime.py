@@ -174,8 +174,9 @@ def test_watermark_assigner_with_every_split_idle_keeps_the_last_active_ones(mon
 
 def test_offsets_are_restored_from_a_savepoint_and_committed_to_the_group(kafka: Kafka, tmp_path: Path) -> None:
     """A job stopped with a savepoint resumes from the partitions' offsets it recorded
-    (not from the startup mode): the rows before and after count exactly once; the
-    offsets of the completed checkpoint are committed to the consumer group."""
+    (not from the startup mode), here at another parallelism (the split states re-split
+    by partition): the rows before and after count exactly once; the offsets of the
+    completed checkpoint are committed to the consumer group."""
     import duckdb
     from confluent_kafka import Consumer, TopicPartition
 
@@ -230,7 +231,8 @@ def test_offsets_are_restored_from_a_savepoint_and_committed_to_the_group(kafka:
     assert sum(tp.offset for tp in committed) == 300
 
     kafka.send(topic, _records(200, 3, start=300))
-    job("latest-offset", **{"execution.savepoint.path": savepoint}).wait()
+    # restored at parallelism 2: the partitions' offsets are re-split over the subtasks
+    job("latest-offset", **{"execution.savepoint.path": savepoint, "parallelism.default": "2"}).wait()
     con = duckdb.connect(str(db), read_only=True)
     total = con.execute("SELECT SUM(c), SUM(s) FROM agg").fetchone()
     con.close()
