@@ -1,7 +1,7 @@
 """A windowed Spark streaming job killed with SIGKILL in the middle of its first micro-batch
 and restarted from the same checkpoint location commits exactly the output of an
-uninterrupted run (TUMBLE aggregation into the exactly-once filesystem sink), with Spark's
-default (HDFS-backed) state store and with `state.backend.type = rocksdb`.
+uninterrupted run (TUMBLE aggregation, streamsql's WindowAggregate inside Structured Streaming,
+into the exactly-once filesystem sink), its state in Spark's RocksDB state store.
 
 "Committed" output is what Spark's file sink log (`_spark_metadata`) lists: a killed run may
 leave part files of an uncommitted batch behind, and readers of the sink ignore them."""
@@ -98,9 +98,8 @@ def _kill_mid_batch(job: Path, ckpt: Path, extra: dict[str, str]) -> bool:
     return not committed and proc.returncode == -signal.SIGKILL
 
 
-@pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
-def test_windowed_job_killed_and_restarted_commits_the_uninterrupted_output(tmp_path: Path, backend: str) -> None:
-    extra = {"state.backend.type": backend}
+def test_windowed_job_killed_and_restarted_commits_the_uninterrupted_output(tmp_path: Path) -> None:
+    extra: dict[str, str] = {}
     ref, job = tmp_path / "ref", tmp_path / "job"
     _inputs(ref)
     _inputs(job)
@@ -114,5 +113,4 @@ def test_windowed_job_killed_and_restarted_commits_the_uninterrupted_output(tmp_
     assert committed_rows(job / "out") != expected if (job / "out" / "_spark_metadata").exists() else True
     _run(job, tmp_path / "ckpt", extra)
     assert committed_rows(job / "out") == expected
-    if backend == "rocksdb":
-        assert list((tmp_path / "ckpt").glob("spark/*/sink-*/state/**/*.zip")), "RocksDB state files expected"
+    assert list((tmp_path / "ckpt").glob("spark/*/sink-*/state/**/*.zip")), "RocksDB state files expected"
