@@ -32,6 +32,8 @@ import dataclasses
 import datetime as _dt
 import enum
 import hashlib
+import struct
+import threading
 from decimal import Decimal
 from operator import itemgetter
 from typing import Any
@@ -40,9 +42,19 @@ import msgpack
 import numpy as np
 
 MAGIC = b"SSQS"
-# 2: MessagePack state files (this module); 1 was pickle and is refused (not safe to read).
-FORMAT_VERSION = 2
+# 3: MessagePack with large array buffers out of band (this module); 2 kept every buffer
+# inside the MessagePack value; 1 was pickle and is refused (not safe to read).
+FORMAT_VERSION = 3
+# versions this reader accepts: a version 2 file is a version 3 file without out-of-band buffers
+READABLE_VERSIONS = (2, 3)
 _HEADER = len(MAGIC) + 2
+# A packed value whose first byte is this (a byte MessagePack never uses) is a MessagePack
+# body followed by out-of-band buffers: OOB_TAG, buffer count (u32), body length (u64), body,
+# then per buffer its length (u64) and bytes (all little-endian).
+OOB_TAG = 0xC1
+# numpy arrays of at least this many bytes are written out of band (one copy into the file,
+# one out of it), smaller ones inside the MessagePack value
+_OOB_MIN_BYTES = 1 << 14
 
 
 class StateFormatError(ValueError):
@@ -70,6 +82,8 @@ class Ext(enum.IntEnum):
     TUPLE_KEYED_DICT = 16
     INT_LIST = 17
     FLOAT_LIST = 18
+    BUFFER_ARRAY = 19
+    BUFFER_EXT = 20
 
 
 _ARROW_KINDS = ("batch", "table", "array", "chunked", "type", "field", "schema")
@@ -102,39 +116,51 @@ def registered_types() -> list[str]:
 
 
 # ------------------------------------------------------------------------------ write
+def _ext(code: int, data: bytes) -> msgpack.ExtType:
+    """An extension value; a large payload (inside `_pack_value`) goes out of band, so the
+    values enclosing it do not copy it again at every level of nesting."""
+    buffers = _LOCAL.buffers
+    if buffers is not None and len(data) >= _OOB_MIN_BYTES:
+        buffers.append(np.frombuffer(data, dtype=np.uint8))
+        return msgpack.ExtType(Ext.BUFFER_EXT, msgpack.packb([int(code), len(buffers) - 1]))
+    return msgpack.ExtType(code, data)
+
+
 def _default(obj: Any) -> Any:
     t = type(obj)
     if t is tuple:
-        return msgpack.ExtType(Ext.TUPLE, _pack(list(obj)))
+        return _ext(Ext.TUPLE, _pack(list(obj)))
     if t is np.ndarray:
-        return msgpack.ExtType(Ext.NDARRAY, _pack(_ndarray_fields(obj)))
+        buffers = _LOCAL.buffers
+        if buffers is not None and obj.nbytes >= _OOB_MIN_BYTES and not obj.dtype.hasobject:
+            buffers.append(np.ascontiguousarray(obj))
+            return _ext(Ext.BUFFER_ARRAY, _pack([len(buffers) - 1, _dtype_text(obj.dtype), list(obj.shape)]))
+        return _ext(Ext.NDARRAY, _pack(_ndarray_fields(obj)))
     if t is set:
-        return msgpack.ExtType(Ext.SET, _pack(list(obj)))
+        return _ext(Ext.SET, _pack(list(obj)))
     if t is frozenset:
-        return msgpack.ExtType(Ext.FROZENSET, _pack(list(obj)))
+        return _ext(Ext.FROZENSET, _pack(list(obj)))
     if t is Decimal:
-        return msgpack.ExtType(Ext.DECIMAL, str(obj).encode())
+        return _ext(Ext.DECIMAL, str(obj).encode())
     if isinstance(obj, np.generic):
-        return msgpack.ExtType(Ext.NPSCALAR, _pack([obj.dtype.str, obj.tobytes()]))
+        return _ext(Ext.NPSCALAR, _pack([obj.dtype.str, obj.tobytes()]))
     if isinstance(obj, np.dtype):
-        return msgpack.ExtType(Ext.DTYPE, _pack(_dtype_text(obj)))
+        return _ext(Ext.DTYPE, _pack(_dtype_text(obj)))
     if t is _dt.datetime:
         tz = obj.utcoffset()
         fields = [obj.year, obj.month, obj.day, obj.hour, obj.minute, obj.second, obj.microsecond]
-        return msgpack.ExtType(
-            Ext.DATETIME, _pack([*fields, None if tz is None else tz // _dt.timedelta(microseconds=1)])
-        )
+        return _ext(Ext.DATETIME, _pack([*fields, None if tz is None else tz // _dt.timedelta(microseconds=1)]))
     if t is _dt.date:
-        return msgpack.ExtType(Ext.DATE, _pack(obj.toordinal()))
+        return _ext(Ext.DATE, _pack(obj.toordinal()))
     if t is _dt.time:
-        return msgpack.ExtType(Ext.TIME, _pack([obj.hour, obj.minute, obj.second, obj.microsecond]))
+        return _ext(Ext.TIME, _pack([obj.hour, obj.minute, obj.second, obj.microsecond]))
     if t is _dt.timedelta:
-        return msgpack.ExtType(Ext.TIMEDELTA, _pack([obj.days, obj.seconds, obj.microseconds]))
+        return _ext(Ext.TIMEDELTA, _pack([obj.days, obj.seconds, obj.microseconds]))
     if t is int or isinstance(obj, int) and not isinstance(obj, enum.Enum):
-        return msgpack.ExtType(Ext.BIGINT, str(int(obj)).encode())
+        return _ext(Ext.BIGINT, str(int(obj)).encode())
     arrow = _arrow_fields(obj)
     if arrow is not None:
-        return msgpack.ExtType(Ext.ARROW, _pack(arrow))
+        return _ext(Ext.ARROW, _pack(arrow))
     reg = _FIELDS.get(t)
     if reg is not None:
         name, declared = reg
@@ -146,7 +172,7 @@ def _default(obj: Any) -> Any:
             values = {f: getattr(obj, f) for f in declared if hasattr(obj, f)}
         else:
             values = dict(vars(obj))
-        return msgpack.ExtType(Ext.RECORD, _pack([name, values]))
+        return _ext(Ext.RECORD, _pack([name, values]))
     raise StateFormatError(
         f"cannot write a {t.__module__}.{t.__qualname__} into a state file: not a state type "
         "(runtime.checkpoint.format.register_state_type)"
@@ -193,12 +219,19 @@ def _arrow_fields(obj: Any) -> list[Any] | None:
     return None
 
 
-def _ipc(pa: Any, schema: Any, batches: list[Any]) -> bytes:
+def _ipc(pa: Any, schema: Any, batches: list[Any]) -> bytes | int:
+    """The Arrow IPC stream of `batches`: its bytes, or (inside `_pack_value`, when large)
+    the index of the out-of-band buffer that holds them, written without a copy."""
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, schema) as w:
         for b in batches:
             w.write_batch(b)
-    return bytes(sink.getvalue())
+    buf = sink.getvalue()
+    buffers = _LOCAL.buffers
+    if buffers is not None and buf.size >= _OOB_MIN_BYTES:
+        buffers.append(np.frombuffer(buf, dtype=np.uint8))
+        return len(buffers) - 1
+    return bytes(buf)
 
 
 _SCALARS = frozenset({int, float, str, bytes, bool, type(None)})
@@ -228,9 +261,9 @@ def _prepare(obj: Any) -> Any:
                 return obj
             lo, hi = int(arr.min()), int(arr.max())
             code = next(c for c, (a, b) in _INT_WIDTHS.items() if a <= lo and hi <= b)
-            return msgpack.ExtType(Ext.INT_LIST, code.encode() + arr.astype(f"<i{code}").tobytes())
+            return _ext(Ext.INT_LIST, code.encode() + arr.astype(f"<i{code}").tobytes())
         if types == {float}:
-            return msgpack.ExtType(Ext.FLOAT_LIST, np.array(obj, dtype="<f8").tobytes())
+            return _ext(Ext.FLOAT_LIST, np.array(obj, dtype="<f8").tobytes())
         if types == {tuple}:
             rows = _rows(obj)
             if rows is not None:
@@ -245,7 +278,7 @@ def _prepare(obj: Any) -> Any:
         if len(obj) >= 8 and set(map(type, obj)) == {tuple}:
             keys = _rows(list(obj))
             if keys is not None:  # the values list takes its own layout in _pack
-                return msgpack.ExtType(Ext.TUPLE_KEYED_DICT, _pack([keys, values]))
+                return _ext(Ext.TUPLE_KEYED_DICT, _pack([keys, values]))
         if not set(map(type, values)) & _NESTED:
             return obj
         return dict(zip(obj, [_prepare(v) for v in values], strict=True))
@@ -259,7 +292,7 @@ def _rows(rows: list[tuple[Any, ...]]) -> msgpack.ExtType | None:
         return None
     (width,) = widths
     cols = [_pack(list(map(itemgetter(i), rows))) for i in range(width)]
-    return msgpack.ExtType(Ext.ROWS, msgpack.packb([len(rows), width, cols], use_bin_type=True))
+    return _ext(Ext.ROWS, msgpack.packb([len(rows), width, cols], use_bin_type=True))
 
 
 def _pack(obj: Any) -> bytes:
@@ -274,18 +307,20 @@ def _big_ints(obj: Any) -> Any:
     """`obj` with every int outside MessagePack's range as a BIGINT extension."""
     t = type(obj)
     if t is int:
-        return obj if -(2**63) <= obj < 2**64 else msgpack.ExtType(Ext.BIGINT, str(obj).encode())
+        return obj if -(2**63) <= obj < 2**64 else _ext(Ext.BIGINT, str(obj).encode())
     if t is list:
         return [_big_ints(x) for x in obj]
     if t is tuple:
-        return msgpack.ExtType(Ext.TUPLE, _pack([_big_ints(x) for x in obj]))
+        return _ext(Ext.TUPLE, _pack([_big_ints(x) for x in obj]))
     if t is dict:
         return {_big_ints(k): _big_ints(v) for k, v in obj.items()}
     return obj
 
 
 # ------------------------------------------------------------------------------- read
-def _ext_hook(code: int, data: bytes) -> Any:
+def _ext_hook(code: int, data: bytes | memoryview) -> Any:
+    if code == Ext.BUFFER_EXT:
+        return _buffer_ext(_unpack(data))
     if code == Ext.TUPLE:
         return tuple(_unpack(data))
     if code == Ext.NDARRAY:
@@ -295,9 +330,9 @@ def _ext_hook(code: int, data: bytes) -> Any:
     if code == Ext.FROZENSET:
         return frozenset(_unpack(data))
     if code == Ext.DECIMAL:
-        return Decimal(data.decode("ascii"))
+        return Decimal(bytes(data).decode("ascii"))
     if code == Ext.BIGINT:
-        return int(data.decode("ascii"))
+        return int(bytes(data).decode("ascii"))
     if code == Ext.NPSCALAR:
         dt, raw = _unpack(data)
         return np.frombuffer(raw, dtype=_dtype(dt), count=1)[0]
@@ -327,12 +362,14 @@ def _ext_hook(code: int, data: bytes) -> Any:
             raise StateFormatError("rows whose columns differ in length in a state file")
         return list(zip(*columns, strict=True))
     if code == Ext.INT_LIST:
-        width = data[:1].decode("ascii", "replace")
+        width = bytes(data[:1]).decode("ascii", "replace")
         if width not in _INT_WIDTHS:
             raise StateFormatError(f"invalid int list width {width!r} in a state file")
         return np.frombuffer(data, dtype=f"<i{width}", offset=1).tolist()
     if code == Ext.FLOAT_LIST:
         return np.frombuffer(data, dtype="<f8").tolist()
+    if code == Ext.BUFFER_ARRAY:
+        return _buffer_array(_unpack(data))
     if code == Ext.TUPLE_KEYED_DICT:
         keys, values = _unpack(data)
         return dict(zip(keys, values, strict=True))
@@ -360,6 +397,34 @@ def _ndarray(fields: Any) -> np.ndarray:
     return np.frombuffer(payload, dtype=_dtype(dt)).reshape(shape).copy()
 
 
+def _buffer_ext(fields: Any) -> Any:
+    """An extension value whose payload is out of band."""
+    buffers = _LOCAL.read_buffers
+    code, index = fields
+    if buffers is None or type(index) is not int or not 0 <= index < len(buffers):
+        raise StateFormatError("a value refers to a buffer the state file does not hold")
+    if type(code) is not int or code == Ext.BUFFER_EXT:
+        raise StateFormatError(f"invalid out-of-band extension code {code!r} in a state file")
+    return _ext_hook(code, buffers[index])
+
+
+def _buffer_array(fields: Any) -> np.ndarray:
+    """An array whose bytes are out of band: checked against its dtype and shape, copied
+    (so it is writable and does not pin the file's bytes)."""
+    buffers = _LOCAL.read_buffers
+    index, dt, shape = fields
+    if buffers is None or type(index) is not int or not 0 <= index < len(buffers):
+        raise StateFormatError("an array refers to a buffer the state file does not hold")
+    dtype = _dtype(dt)
+    if not isinstance(shape, list) or not all(type(n) is int and n >= 0 for n in shape):
+        raise StateFormatError(f"invalid array shape {shape!r} in a state file")
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    buf = buffers[index]
+    if count * dtype.itemsize != len(buf):
+        raise StateFormatError("an array's buffer does not match its dtype and shape in a state file")
+    return np.frombuffer(buf, dtype=dtype, count=count).reshape(shape).copy()
+
+
 def _arrow(fields: Any) -> Any:
     import pyarrow as pa
 
@@ -369,6 +434,13 @@ def _arrow(fields: Any) -> Any:
     if kind in ("type", "field", "schema"):
         schema = pa.ipc.read_schema(pa.py_buffer(data))
         return schema if kind == "schema" else schema.field(0) if kind == "field" else schema.field(0).type
+    if type(data) is int:  # out of band: Arrow reads the file's bytes in place (immutable)
+        buffers = _LOCAL.read_buffers
+        if buffers is None or not 0 <= data < len(buffers):
+            raise StateFormatError("an Arrow value refers to a buffer the state file does not hold")
+        data = buffers[data]
+    elif type(data) is not bytes:
+        raise StateFormatError("malformed Arrow value in a state file")
     table = pa.ipc.open_stream(pa.py_buffer(data)).read_all()
     if kind == "table":
         return table
@@ -397,14 +469,75 @@ def _record(name: str, values: Any) -> Any:
     return obj
 
 
-def _unpack(data: bytes) -> Any:
+def _unpack(data: bytes | memoryview) -> Any:
     return msgpack.unpackb(data, ext_hook=_ext_hook, raw=False, strict_map_key=False, use_list=True, timestamp=0)
+
+
+class _Local(threading.local):
+    """The out-of-band buffers of the value being packed / unpacked on this thread (None:
+    not inside `pack_value` / `unpack_value`, so arrays stay in band)."""
+
+    buffers: list[np.ndarray] | None = None
+    read_buffers: list[memoryview] | None = None
+
+
+_LOCAL = _Local()
+_U32 = struct.Struct("<I")
+_U64 = struct.Struct("<Q")
+
+
+def _pack_value(obj: Any) -> bytes:
+    """`obj` packed with its large arrays out of band: the values nested in it share one
+    buffer list, so an array's bytes are copied once into the result whatever its depth.
+    The result is self-contained (a `pack` called while packing gets its own buffers)."""
+    outer = _LOCAL.buffers
+    _LOCAL.buffers = buffers = []
+    try:
+        body = _pack(obj)
+    finally:
+        _LOCAL.buffers = outer
+    if not buffers:
+        return body
+    parts: list[Any] = [bytes([OOB_TAG]), _U32.pack(len(buffers)), _U64.pack(len(body)), body]
+    for a in buffers:
+        parts.append(_U64.pack(a.nbytes))
+        parts.append(memoryview(a).cast("B"))
+    return b"".join(parts)
+
+
+def _unpack_value(data: bytes | memoryview) -> Any:
+    """Inverse of `_pack_value` (also reads values without out-of-band buffers)."""
+    view = memoryview(data)
+    if not len(view) or view[0] != OOB_TAG:
+        return _unpack(view)
+    try:
+        (count,) = _U32.unpack_from(view, 1)
+        (body_len,) = _U64.unpack_from(view, 5)
+        pos = 13 + body_len
+        body = view[13:pos]
+        buffers = []
+        for _ in range(count):
+            (n,) = _U64.unpack_from(view, pos)
+            pos += 8
+            if pos + n > len(view):
+                raise StateFormatError("a state file's buffer runs past its end")
+            buffers.append(view[pos : pos + n])
+            pos += n
+    except struct.error:
+        raise StateFormatError("a state file's buffer table is truncated") from None
+    if pos != len(view) or len(body) != body_len:
+        raise StateFormatError("a state file's buffer table does not match its length")
+    outer, _LOCAL.read_buffers = _LOCAL.read_buffers, buffers
+    try:
+        return _unpack(body)
+    finally:
+        _LOCAL.read_buffers = outer
 
 
 # ---------------------------------------------------------------------------- public
 def encode(obj: Any) -> bytes:
     """A state file holding `obj` (header, then the value)."""
-    return MAGIC + FORMAT_VERSION.to_bytes(2, "big") + _pack(obj)
+    return b"".join([MAGIC, FORMAT_VERSION.to_bytes(2, "big"), _pack_value(obj)])
 
 
 def decode(data: bytes, what: str = "state file") -> Any:
@@ -418,13 +551,13 @@ def decode(data: bytes, what: str = "state file") -> Any:
             )
         raise StateFormatError(f"{what} is not a streamsql state file (no '{MAGIC.decode()}' header)")
     version = int.from_bytes(data[len(MAGIC) : _HEADER], "big")
-    if version != FORMAT_VERSION:
+    if version not in READABLE_VERSIONS:
         newer = "newer" if version > FORMAT_VERSION else "older"
         raise StateFormatError(
             f"{what} has state format version {version}, {newer} than this streamsql's ({FORMAT_VERSION})"
         )
     try:
-        return _unpack(data[_HEADER:])
+        return _unpack_value(memoryview(data)[_HEADER:])
     except StateFormatError as e:
         raise StateFormatError(f"{what}: {e}") from None
     except Exception as e:  # noqa: BLE001 - any decoding failure of untrusted bytes is "corrupt"
@@ -432,13 +565,14 @@ def decode(data: bytes, what: str = "state file") -> Any:
 
 
 def pack(obj: Any) -> bytes:
-    """`obj` without the file header (values inside other structures: RocksDB entries)."""
-    return _pack(obj)
+    """`obj` without the file header (values inside other structures: RocksDB entries,
+    operator snapshots)."""
+    return _pack_value(obj)
 
 
 def unpack(data: bytes) -> Any:
     """Inverse of `pack`."""
-    return _unpack(data)
+    return _unpack_value(data)
 
 
 def pack_key(key: tuple[Any, ...]) -> bytes:

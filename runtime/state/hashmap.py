@@ -238,9 +238,10 @@ class HashMapStateBackend(KeyedStateBackend):
         keys = self._tuples(live, normalized=True)
         return {
             "max_parallelism": self.max_parallelism,
-            "slots": live.tolist(),
+            # arrays, not lists: the state format writes them as raw buffers
+            "slots": live.astype(np.int64, copy=False),
             "keys": keys,
-            "key_groups": self._groups[live].tolist(),
+            "key_groups": self._groups[live],
         }
 
     def restore(self, snap: dict[str, Any], key_group_range: tuple[int, int] | None = None) -> None:

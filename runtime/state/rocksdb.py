@@ -182,9 +182,10 @@ class RocksDBStateBackend(KeyedStateBackend):
         live = self.live_slots()
         return {
             "max_parallelism": self.max_parallelism,
-            "slots": live.tolist(),
+            # arrays, not lists: the state format writes them as raw buffers
+            "slots": live.astype(np.int64, copy=False),
             "keys": self.keys_of(live),
-            "key_groups": self._groups[live].tolist(),
+            "key_groups": self._groups[live],
         }
 
     def restore(self, snap: dict[str, Any], key_group_range: tuple[int, int] | None = None) -> None:
@@ -195,7 +196,9 @@ class RocksDBStateBackend(KeyedStateBackend):
         self._rocksdict.Rdict.destroy(self.path)
         self.db = self._rocksdict.Rdict(self.path)
         self._reset_memory()
-        slots, keys, groups = snap["slots"], snap["keys"], snap["key_groups"]
+        keys = snap["keys"]
+        slots = np.asarray(snap["slots"], dtype=np.int64).tolist()
+        groups = np.asarray(snap["key_groups"], dtype=np.int64).tolist()
         top = max(slots, default=-1) + 1
         self._capacity = top
         self._grow(top)

@@ -251,3 +251,90 @@ def test_a_flipped_byte_decodes_or_fails_cleanly(pos: int, value: int) -> None:
         state_format.decode(bytes(data))
     except StateFormatError:
         pass
+
+
+# ------------------------------------------------------------------ out-of-band buffers
+_BIG = np.arange(50_000, dtype=np.int64)  # 400 kB: over the out-of-band threshold
+
+
+def test_large_arrays_go_out_of_band_at_any_depth_and_come_back_writable() -> None:
+    value = {"slots": _BIG, "nested": [(_BIG[::-1].copy(), {"p": _Point(1, [2])})], "f": _BIG.astype("<f4")}
+    data = state_format.encode(value)
+    assert data[6] == state_format.OOB_TAG
+    assert data.count(_BIG.tobytes()) == 1  # copied into the file once, not once per level
+    back = state_format.decode(data)
+    assert back["slots"].tolist() == _BIG.tolist() and back["slots"].flags.writeable
+    assert back["nested"][0][0].tolist() == _BIG[::-1].tolist()
+    assert back["nested"][0][1]["p"] == _Point(1, [2])
+    assert back["f"].dtype == np.dtype("<f4") and back["f"].tolist() == _BIG.astype("<f4").tolist()
+
+
+def test_a_packed_value_inside_a_state_file_keeps_its_own_buffers() -> None:
+    inner = state_format.pack({"a": _BIG})  # what an operator's snapshot_state returns
+    back = state_format.unpack(state_format.decode(state_format.encode({"op": inner, "b": _BIG}))["op"])
+    assert back["a"].tolist() == _BIG.tolist()
+
+
+def test_version_2_files_are_still_read() -> None:
+    v2 = state_format.MAGIC + (2).to_bytes(2, "big") + msgpack.packb({"k": [1, 2]})
+    assert state_format.decode(v2) == {"k": [1, 2]}
+
+
+def _oob(body: Any, buffers: list[bytes], count: int | None = None) -> bytes:
+    packed = msgpack.packb(body, use_bin_type=True)
+    parts = [bytes([state_format.OOB_TAG]), (len(buffers) if count is None else count).to_bytes(4, "little")]
+    parts += [len(packed).to_bytes(8, "little"), packed]
+    for b in buffers:
+        parts += [len(b).to_bytes(8, "little"), b]
+    return state_format.MAGIC + state_format.FORMAT_VERSION.to_bytes(2, "big") + b"".join(parts)
+
+
+def _ref(index: Any, dtype: Any = "<i8", shape: Any = (2,)) -> msgpack.ExtType:
+    return msgpack.ExtType(Ext.BUFFER_ARRAY, msgpack.packb([index, dtype, list(shape)]))
+
+
+@pytest.mark.parametrize(
+    ("blob", "message"),
+    [
+        (_oob(_ref(1), [bytes(16)]), "buffer the state file does not hold"),
+        (_oob(_ref(-1), [bytes(16)]), "buffer the state file does not hold"),
+        (_oob(_ref(0), [bytes(15)]), "does not match its dtype and shape"),
+        (_oob(_ref(0, shape=(3,)), [bytes(16)]), "does not match its dtype and shape"),
+        (_oob(_ref(0, dtype="O"), [bytes(16)]), "invalid array dtype"),
+        (_oob(_ref(0), [bytes(16)], count=2), "runs past its end|truncated"),
+        (_oob(_ref(0), [bytes(16)]) + b"x", "does not match its length"),
+        (_oob(_ref(0), [bytes(16)])[:-20], "runs past its end|truncated"),
+    ],
+)
+def test_malformed_buffer_tables_are_refused(blob: bytes, message: str) -> None:
+    with pytest.raises(StateFormatError, match=message):
+        state_format.decode(blob)
+    assert state_format.decode(_oob(_ref(0), [bytes(16)])).tolist() == [0, 0]
+
+
+def test_large_arrow_values_go_out_of_band_and_round_trip() -> None:
+    table = pa.table({"k": pa.array(range(20_000)), "s": pa.array([str(i) for i in range(20_000)])})
+    data = state_format.encode({"rows": table, "small": pa.array([1, 2])})
+    assert data[6] == state_format.OOB_TAG
+    back = state_format.decode(data)
+    assert back["rows"].equals(table) and back["small"].to_pylist() == [1, 2]
+
+
+def test_large_extension_payloads_go_out_of_band_once() -> None:
+    strings = np.array([f"s{i}" for i in range(20_000)], dtype=object)
+    keys = [(i, f"k{i}") for i in range(20_000)]
+    value = [{"acc": _Point(1, list(range(5000))), "strings": strings, "keys": keys}]
+    data = state_format.encode(value)
+    assert data.count(b"s19999") == 1 and data.count(b"k19999") == 1
+    back = state_format.decode(data)
+    assert back[0]["strings"].tolist() == strings.tolist() and back[0]["keys"] == keys
+    assert back[0]["acc"] == _Point(1, list(range(5000)))
+
+
+def test_out_of_band_extensions_cannot_nest_or_point_outside() -> None:
+    ref = msgpack.ExtType(Ext.BUFFER_EXT, msgpack.packb([Ext.BUFFER_EXT, 0]))
+    with pytest.raises(StateFormatError, match="invalid out-of-band extension code"):
+        state_format.decode(_oob(ref, [bytes(16)]))
+    ref = msgpack.ExtType(Ext.BUFFER_EXT, msgpack.packb([Ext.TUPLE, 3]))
+    with pytest.raises(StateFormatError, match="does not hold"):
+        state_format.decode(_oob(ref, [bytes(16)]))

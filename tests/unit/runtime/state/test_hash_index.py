@@ -66,7 +66,10 @@ def test_restore_waits_for_the_key_types_of_the_first_lookup() -> None:
     back = HashMapStateBackend()
     back.restore(snap)
     assert back.keys_of(slots[[0, 2]]) == st.keys_of(slots[[0, 2]])  # before any lookup
-    assert back.snapshot() == snap
+    again_snap = back.snapshot()
+    assert again_snap["keys"] == snap["keys"]
+    assert again_snap["slots"].tolist() == snap["slots"].tolist()
+    assert again_snap["key_groups"].tolist() == snap["key_groups"].tolist()
     again = back.lookup([ts, pa.array(["a", "b", "c"], type=pa.large_string())], 3)
     assert again[[0, 2]].tolist() == slots[[0, 2]].tolist()
     assert again[1] == slots[1]  # the freed slot is handed out again
