@@ -491,7 +491,8 @@ def _pack_value(obj: Any) -> bytes:
     buffer list, so an array's bytes are copied once into the result whatever its depth.
     The result is self-contained (a `pack` called while packing gets its own buffers)."""
     outer = _LOCAL.buffers
-    _LOCAL.buffers = buffers = []
+    buffers: list[np.ndarray] = []
+    _LOCAL.buffers = buffers
     try:
         body = _pack(obj)
     finally:
