@@ -502,7 +502,7 @@ def _pack_value(obj: Any) -> bytes:
     parts: list[Any] = [bytes([OOB_TAG]), _U32.pack(len(buffers)), _U64.pack(len(body)), body]
     for a in buffers:
         parts.append(_U64.pack(a.nbytes))
-        parts.append(memoryview(a).cast("B")  # type: ignore[arg-type])
+        parts.append(memoryview(a).cast("B"))  # type: ignore[arg-type]
     return b"".join(parts)
 
 
