@@ -25,9 +25,28 @@ _BINDER_CYCLE = (
 _CATALOG_CYCLE = "cycle: the catalog binds view queries and the binder resolves tables in the catalog"
 _START_UP = "start-up: loaded only by the statements that use it, not by `streamsql -e 'SELECT 1'`"
 _CONNECTOR_CYCLE = "cycle between connector modules (runtime/connectors, not untangled yet)"
+_SPARK_STREAMING = (
+    "not reviewed yet: the Spark STREAMING translation and processor (landed after this list was made); "
+    "imports run in PySpark's Python workers too, whether late loading is needed there is open"
+)
 
 # (file, imported module) -> (number of function-level imports, reason)
 ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
+    ("runtime/executor/spark/capabilities.py", "runtime.executor.spark.streaming"): (2, _SPARK_STREAMING),
+    ("runtime/executor/spark/stateful.py", "runtime.config.core"): (1, _SPARK_STREAMING),
+    ("runtime/executor/spark/stateful.py", "runtime.executor.spark.types"): (2, _SPARK_STREAMING),
+    ("runtime/executor/spark/stateful.py", "runtime.graph"): (2, _SPARK_STREAMING),
+    ("runtime/executor/spark/stateful.py", "runtime.operators.base"): (4, _SPARK_STREAMING),
+    ("runtime/executor/spark/stateful.py", "runtime.state"): (1, _SPARK_STREAMING),
+    ("runtime/executor/spark/stateful.py", "runtime.state.keygroups"): (1, _SPARK_STREAMING),
+    ("runtime/executor/spark/streaming.py", "runtime.executor.spark"): (2, _SPARK_STREAMING),
+    ("runtime/executor/spark/streaming.py", "runtime.operators.base"): (1, _SPARK_STREAMING),
+    ("runtime/executor/spark/streaming.py", "runtime.operators.calc"): (1, _SPARK_STREAMING),
+    ("runtime/executor/spark/streaming.py", "runtime.operators.sink"): (1, _SPARK_STREAMING),
+    ("runtime/executor/spark/streaming.py", "runtime.operators.source"): (1, _SPARK_STREAMING),
+    ("runtime/executor/spark/streaming.py", "runtime.operators.spec"): (1, _SPARK_STREAMING),
+    ("runtime/executor/spark/streaming.py", "runtime.operators.union"): (1, _SPARK_STREAMING),
+    ("runtime/executor/spark/streaming.py", "runtime.operators.values"): (1, _SPARK_STREAMING),
     ("planner/binder/__init__.py", "planner.binder.expressions"): (1, _BINDER_CYCLE),
     ("planner/binder/__init__.py", "planner.functions_catalog"): (1, _CATALOG_CYCLE),
     ("planner/binder/__init__.py", "planner.catalog"): (1, _CATALOG_CYCLE),
