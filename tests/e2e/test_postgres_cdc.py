@@ -215,8 +215,8 @@ def test_batch_mode_reads_the_snapshot_with_startup_mode_snapshot(postgres_serve
         "CREATE TABLE s (id INT, k STRING, v BIGINT, tbl STRING METADATA FROM 'table_name' VIRTUAL, "
         f"kind STRING METADATA FROM 'row_kind' VIRTUAL, PRIMARY KEY (id) NOT ENFORCED) WITH ({_cdc(pg, src, src)})"
     )
-    with pytest.raises(SqlError, match="unbounded"):
-        env.explain_sql("SELECT * FROM s")  # 'initial' streams forever: as Flink, refused in batch
+    # the issue: postgres-cdc in batch mode reads the snapshot only ('initial' stops after it)
+    assert len(list(env.execute_sql("SELECT * FROM s").collect())) == 30
     env.execute_sql("ALTER TABLE s SET ('scan.startup.mode' = 'snapshot')")
     rows = sorted(
         tuple(r) for r in env.execute_sql("SELECT k, COUNT(*), SUM(v), MAX(tbl), MAX(kind) FROM s GROUP BY k").collect()
