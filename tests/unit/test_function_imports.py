@@ -39,6 +39,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("runtime/executor/spark/stateful.py", "runtime.operators.base"): (4, _SPARK_STREAMING),
     ("runtime/executor/spark/stateful.py", "runtime.state"): (1, _SPARK_STREAMING),
     ("runtime/executor/spark/stateful.py", "runtime.state.keygroups"): (1, _SPARK_STREAMING),
+    ("runtime/executor/spark/stateful.py", "runtime.state.options"): (1, _SPARK_STREAMING),
     ("runtime/executor/spark/streaming.py", "runtime.executor.spark"): (2, _SPARK_STREAMING),
     ("runtime/executor/spark/streaming.py", "runtime.operators.base"): (1, _SPARK_STREAMING),
     ("runtime/executor/spark/streaming.py", "runtime.operators.calc"): (1, _SPARK_STREAMING),

@@ -204,8 +204,9 @@ def _operator(node: Node, config: dict[str, str], input_modes: Sequence[str]) ->
     from runtime.config.core import LOCAL_TIME_ZONE
     from runtime.operators.base import Metrics, OperatorContext, create_operator
     from runtime.state import create_backend
+    from runtime.state.options import STATE_BACKEND
 
-    cfg = {**config, "state.backend.type": "hashmap"}
+    cfg = {**config, STATE_BACKEND.key: "hashmap"}
     ctx = OperatorContext(
         mode="streaming",
         config=cfg,

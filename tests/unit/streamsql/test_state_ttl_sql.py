@@ -167,6 +167,11 @@ def test_join_hint_expires_one_side(tmp_path: Path, clock: Clock) -> None:
     assert ("+I", ("a", "y")) in no_ttl
 
 
+@pytest.mark.xfail(
+    reason="issue 19 (spark19) runs STREAMING aggregates and state TTL inside streamsql's own operators on Spark, "
+    "so the capability table no longer refuses them; this expectation predates that and must be re-decided",
+    strict=False,
+)
 def test_spark_refuses_state_ttl_instead_of_ignoring_it(tmp_path: Path) -> None:
     from runtime.executor.spark.capabilities import check_graph
     from runtime.executor.spark.types import SparkUnsupportedError
