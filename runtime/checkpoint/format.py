@@ -397,29 +397,32 @@ def _ndarray(fields: Any) -> np.ndarray:
     return np.frombuffer(payload, dtype=_dtype(dt)).reshape(shape).copy()
 
 
+def _read_buffer(index: Any, what: str) -> memoryview:
+    """Out-of-band buffer `index` of the state file being read (checked: it exists)."""
+    buffers = _LOCAL.read_buffers
+    if buffers is None or type(index) is not int or not 0 <= index < len(buffers):
+        raise StateFormatError(f"{what} refers to a buffer the state file does not hold")
+    return buffers[index]
+
+
 def _buffer_ext(fields: Any) -> Any:
     """An extension value whose payload is out of band."""
-    buffers = _LOCAL.read_buffers
     code, index = fields
-    if buffers is None or type(index) is not int or not 0 <= index < len(buffers):
-        raise StateFormatError("a value refers to a buffer the state file does not hold")
+    buf = _read_buffer(index, "a value")
     if type(code) is not int or code == Ext.BUFFER_EXT:
         raise StateFormatError(f"invalid out-of-band extension code {code!r} in a state file")
-    return _ext_hook(code, buffers[index])
+    return _ext_hook(code, buf)
 
 
 def _buffer_array(fields: Any) -> np.ndarray:
     """An array whose bytes are out of band: checked against its dtype and shape, copied
     (so it is writable and does not pin the file's bytes)."""
-    buffers = _LOCAL.read_buffers
     index, dt, shape = fields
-    if buffers is None or type(index) is not int or not 0 <= index < len(buffers):
-        raise StateFormatError("an array refers to a buffer the state file does not hold")
+    buf = _read_buffer(index, "an array")
     dtype = _dtype(dt)
     if not isinstance(shape, list) or not all(type(n) is int and n >= 0 for n in shape):
         raise StateFormatError(f"invalid array shape {shape!r} in a state file")
     count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-    buf = buffers[index]
     if count * dtype.itemsize != len(buf):
         raise StateFormatError("an array's buffer does not match its dtype and shape in a state file")
     return np.frombuffer(buf, dtype=dtype, count=count).reshape(shape).copy()
@@ -435,10 +438,7 @@ def _arrow(fields: Any) -> Any:
         schema = pa.ipc.read_schema(pa.py_buffer(data))
         return schema if kind == "schema" else schema.field(0) if kind == "field" else schema.field(0).type
     if type(data) is int:  # out of band: Arrow reads the file's bytes in place (immutable)
-        buffers = _LOCAL.read_buffers
-        if buffers is None or not 0 <= data < len(buffers):
-            raise StateFormatError("an Arrow value refers to a buffer the state file does not hold")
-        data = buffers[data]
+        data = _read_buffer(data, "an Arrow value")
     elif type(data) is not bytes:
         raise StateFormatError("malformed Arrow value in a state file")
     table = pa.ipc.open_stream(pa.py_buffer(data)).read_all()
