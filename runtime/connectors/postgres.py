@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -426,16 +425,3 @@ def to_csv(table: pa.Table) -> bytes:
         pacsv.WriteOptions(include_header=False),
     )
     return out.getvalue().to_pybytes()
-
-
-def last_per_key(data: pa.Table, kinds: np.ndarray, key: list[str]) -> tuple[pa.Table, np.ndarray]:
-    """The last change per key (in order), without -U rows (the following +U decides)."""
-    from runtime.batch import UPDATE_BEFORE
-
-    sel = np.flatnonzero(kinds != UPDATE_BEFORE)
-    data, kinds = data.take(pa.array(sel)), kinds[sel]
-    pos = pa.array(np.arange(data.num_rows, dtype=np.int64))
-    keyed = data.select(key).append_column("__pos", pos)
-    last = keyed.group_by(key, use_threads=False).aggregate([("__pos", "max")])
-    idx = np.sort(last.column("__pos_max").to_numpy())
-    return data.take(pa.array(idx)), kinds[idx]

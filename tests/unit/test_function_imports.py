@@ -81,10 +81,6 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
         2,
         "start-up: the Kafka client (confluent_kafka) loads only when a Kafka table is read",
     ),
-    ("runtime/connectors/postgres.py", "runtime.batch"): (
-        1,
-        "no cycle: can move to module level (left to the PostgreSQL connector's owner this session)",
-    ),
 }
 
 
