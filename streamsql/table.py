@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import SqlValidationError, did_you_mean
 from planner.statements import Explain, Query
+from runtime.operators.process_table_function import FROM_CHANGELOG, TO_CHANGELOG
 from runtime.operators.source import TableSourceScanParams
 from streamsql.descriptors import TableDescriptor, TableSchema
 from streamsql.expressions import (
@@ -354,17 +355,22 @@ class Table:
     def print_explain(self, *extra_details: Any) -> None:
         print(self.explain(*extra_details))
 
-    def to_changelog(self, *arguments: Any) -> Table:
-        """Flink 2.3's TO_CHANGELOG process table function: not supported by streamsql yet."""
-        raise SqlValidationError(
-            "Table.to_changelog (the TO_CHANGELOG process table function) is not supported by streamsql yet"
-        )
+    def to_changelog(self, *arguments: Expression) -> Table:
+        """This table as an append-only table with an op column (Flink 2.3's TO_CHANGELOG
+        process table function). `arguments`: `descriptor("op_code").as_argument("op")`,
+        `map_("INSERT", "I", "DELETE", "D").as_argument("op_mapping")`, or the same
+        positionally (docs/sql.md)."""
+        return self._changelog_function(TO_CHANGELOG, arguments)
 
-    def from_changelog(self, *arguments: Any) -> Table:
-        """Flink 2.3's FROM_CHANGELOG process table function: not supported by streamsql yet."""
-        raise SqlValidationError(
-            "Table.from_changelog (the FROM_CHANGELOG process table function) is not supported by streamsql yet"
-        )
+    def from_changelog(self, *arguments: Expression) -> Table:
+        """This append-only table with an op column as a changelog (Flink 2.3's
+        FROM_CHANGELOG process table function); arguments as for `to_changelog`."""
+        return self._changelog_function(FROM_CHANGELOG, arguments)
+
+    def _changelog_function(self, function: str, arguments: tuple[Expression, ...]) -> Table:
+        ctx = self._ctx()
+        args = [f"TABLE ({self._spec.sql()})", *render_all(to_expressions(arguments), ctx)]
+        return self._derive(SelectSpec(from_=f"{function}({', '.join(args)})"))
 
     def explain(self, *extra_details: Any) -> str:
         details = tuple(str(getattr(d, "name", d)).upper() for d in extra_details)

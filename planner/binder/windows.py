@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from planner.binder.changelog_ptf import bind_changelog_function, is_changelog_function
 from planner.binder.expressions import interval_ms
 from planner.binder.query import bind_relation
 from planner.binder.scope import error
@@ -44,10 +45,13 @@ def window_fields(input_fields: tuple[Field, ...], time_type: DataType) -> tuple
 
 
 def bind_window_tvf(ctx: BindContext, node: TableFunction) -> LogicalNode:
-    """The logical plan of a window TVF call."""
+    """The logical plan of a table function call in FROM: a window TVF, or one of the
+    built-in changelog process table functions (planner/binder/changelog_ptf.py)."""
 
     name = node.name.upper()
     sql = ctx.sql
+    if is_changelog_function(name):  # the built-in process table functions
+        return bind_changelog_function(ctx, node)
     if name not in _PARAMS:
         raise error(UnsupportedSqlError, f"Table function {name} is not supported", node, sql)
     positional: list[exp.Expression] = []

@@ -198,6 +198,12 @@ class FlinkParser(BaseParser):
                 for join in self._parse_joins(alias_tokens=alias_tokens):
                     node.append("joins", join)
             return node
+        if not schema and self._at_bare_table_function():
+            node = self._parse_table_function(wrapped=False)
+            if joins:
+                for join in self._parse_joins(alias_tokens=alias_tokens):
+                    node.append("joins", join)
+            return node
         return super()._parse_table(
             schema=schema,
             joins=joins,
@@ -208,10 +214,26 @@ class FlinkParser(BaseParser):
             consume_pipe=consume_pipe,
         )
 
-    def _parse_table_function(self) -> TableFunction:
-        """`TABLE(name(arg, ...)) [AS] alias [(cols)]`; the current token is TABLE."""
+    def _at_bare_table_function(self) -> bool:
+        """`name(TABLE t ...` or `name(arg => ...`: a process table function called in FROM
+        without the `TABLE(...)` wrapper (`FROM TO_CHANGELOG(input => TABLE t)`), which
+        sqlglot would otherwise read as a function-valued table."""
+        toks, i = self._tokens, self._index
+        if i + 3 >= len(toks) or toks[i + 1].token_type != TokenType.L_PAREN:
+            return False
+        if toks[i].token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
+            return False
+        first, second = toks[i + 2], toks[i + 3]
+        return first.token_type == TokenType.TABLE or (
+            second.token_type == TokenType.FARROW and first.token_type != TokenType.STRING
+        )
+
+    def _parse_table_function(self, wrapped: bool = True) -> TableFunction:
+        """`TABLE(name(arg, ...)) [AS] alias [(cols)]`; the current token is TABLE. With
+        `wrapped=False`: `name(arg, ...) [AS] alias`, the current token is the name."""
         table_token = self._curr
-        self._advance(2)  # TABLE (
+        if wrapped:
+            self._advance(2)  # TABLE (
         name_token = self._curr
         if not name_token or name_token.token_type in (TokenType.R_PAREN, TokenType.COMMA):
             self.raise_error("Expected a table function name")
@@ -224,7 +246,8 @@ class FlinkParser(BaseParser):
         if not self._match(TokenType.R_PAREN, advance=False):
             args = self._parse_csv(self._parse_table_function_arg)
         self._match_r_paren()
-        self._match_r_paren()
+        if wrapped:
+            self._match_r_paren()
         node = TableFunction(this=name, expressions=args)
         node.update_positions(table_token)
         alias = self._parse_table_alias(alias_tokens=self.TABLE_ALIAS_TOKENS)
