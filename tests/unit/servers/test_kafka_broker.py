@@ -6,7 +6,7 @@ from servers.kafka import KafkaBroker
 
 
 def test_broker_round_trips_records_on_every_partition(kafka_broker: KafkaBroker) -> None:
-    from confluent_kafka import Consumer, Producer
+    from confluent_kafka import Consumer, Producer, TopicPartition
 
     topic = kafka_broker.new_topic("fixture", partitions=3)
     producer = Producer({"bootstrap.servers": kafka_broker.bootstrap})
@@ -16,7 +16,8 @@ def test_broker_round_trips_records_on_every_partition(kafka_broker: KafkaBroker
     consumer = Consumer(
         {"bootstrap.servers": kafka_broker.bootstrap, "group.id": "fixture", "auto.offset.reset": "earliest"}
     )
-    consumer.subscribe([topic])
+    # assigned, not subscribed: a group join waits for the broker's rebalance delay
+    consumer.assign([TopicPartition(topic, p, 0) for p in range(3)])
     seen: dict[int, bytes] = {}
     try:
         for _ in range(100):
