@@ -172,7 +172,7 @@ _nasty = st.sampled_from(
 _line = st.one_of(_obj.map(json.dumps), _good.map(json.dumps), _nasty)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(lines=st.lists(_line, min_size=1, max_size=20), ignore=st.booleans(), missing=st.booleans())
 def test_fast_path_agrees_with_exact_path(tmp_path: Path, lines: list[str], ignore: bool, missing: bool) -> None:
     path = tmp_path / "rows.json"
