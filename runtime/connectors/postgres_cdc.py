@@ -680,6 +680,20 @@ INSERT INTO totals SELECT customer, COUNT(*), SUM(amount) FROM orders GROUP BY c
 Every INSERT, UPDATE and DELETE on `orders` updates `totals`, which always equals
 `SELECT customer, count(*), sum(amount) FROM orders GROUP BY customer` as of the last completed checkpoint.
 After a crash, `streamsql -f job.sql --restore latest` resumes from the slot without losing or repeating a change.
+
+To keep every change itself (an audit log), append the raw changelog to an append-mode jdbc table through
+TO_CHANGELOG (docs/sql.md), each change once even across restores:
+
+```sql
+-- PostgreSQL: CREATE TABLE order_changes (op text, id int, customer text, amount numeric(10,2), changed_at timestamptz);
+CREATE TABLE order_changes (op STRING, id INT, customer STRING, amount DECIMAL(10, 2), changed_at TIMESTAMP_LTZ(3))
+WITH ('connector' = 'jdbc', 'url' = 'jdbc:postgresql://localhost:5432/shop', 'table-name' = 'order_changes',
+      'username' = 'flink', 'password' = 'secret');
+INSERT INTO order_changes SELECT * FROM TO_CHANGELOG(input => TABLE orders);
+```
+
+A slot has one reader: two scans of one postgres-cdc table in one job (e.g. both INSERTs above in one
+statement set) are two sources, so give each its own table declaration with its own `slot.name`.
 """
 
 
