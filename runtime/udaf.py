@@ -21,10 +21,18 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.aggregates.accumulators import Accumulator
+from runtime.checkpoint.format import register_state_type
+from runtime.data_view import ListView, MapView
 from runtime.errors import JobError
 from runtime.plan_params import AggCallParams
-from runtime.row import arrow_value
+from runtime.row import Row, RowKind, arrow_value
 from runtime.udf_registry import UdfSpec, implements, resolve
+
+# What a general UDAF's accumulator may hold besides plain data (lists, dicts, tuples,
+# numbers, strings, ...): PyFlink's Row (with its RowKind) and DataViews. Registered as
+# state types, a checkpoint writes them field by field and a restore rebuilds them.
+for _state_type in (Row, RowKind, ListView, MapView):
+    register_state_type(_state_type)
 
 
 class _UdafBase(Accumulator):

@@ -203,6 +203,42 @@ def import_object(path: str) -> Any:
     raise ImportError(f"cannot import '{path}'")
 
 
+_ACTIVE_TASKS = 0
+
+
+def task_started() -> None:
+    """A task of a job starts in this process (`TaskRunner.open`): functions it resolves
+    stay open until every task of the process has ended."""
+    global _ACTIVE_TASKS
+    with _LOCK:
+        _ACTIVE_TASKS += 1
+
+
+def task_ended() -> None:
+    """A task ended (finished, failed, cancelled or restarting). When it was the last one
+    running in this process, every function opened since is closed (PyFlink's `close()`,
+    once per `open()`) and forgotten, so the next job (or the restarted attempt) opens it
+    again. Functions are shared by the tasks of one process, hence the count rather than a
+    close per task. A `close()` error is raised after all were closed."""
+    global _ACTIVE_TASKS
+    with _LOCK:
+        _ACTIVE_TASKS = max(0, _ACTIVE_TASKS - 1)
+        if _ACTIVE_TASKS:
+            return
+        opened = list({id(s.func): s for s in _CACHE.values()}.values())
+        _CACHE.clear()
+    error: Exception | None = None
+    for spec in opened:
+        closer = getattr(spec.func, "close", None)
+        if callable(closer) and not isinstance(spec.func, type):
+            try:
+                closer()
+            except Exception as e:  # noqa: BLE001 - every function gets closed
+                error = error or e
+    if error is not None:
+        raise error
+
+
 def resolve(reference: str) -> UdfSpec:
     """The spec a JobGraph reference points to (registry first, then import); cached."""
     cached = _CACHE.get(reference)

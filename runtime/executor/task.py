@@ -32,6 +32,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from runtime import udf_registry
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
 from runtime.checkpoint.faults import fault_point
 from runtime.config.core import LOCAL_TIME_ZONE
@@ -122,6 +123,7 @@ class TaskRunner:
         self.output_ended: set[int] = set()
         self.result_wm = MIN_WATERMARK
         self._opened: list[Operator] = []
+        self._udf_task = False  # counted in udf_registry's running tasks (open → close)
 
     # ------------------------------------------------------------------ setup
     def build(self) -> None:
@@ -168,6 +170,9 @@ class TaskRunner:
 
     def open(self) -> None:
         """Open every operator in topological order."""
+        if not self._udf_task:
+            udf_registry.task_started()
+            self._udf_task = True
         for node in self.order:
             op = self.operators[node.id]
             op.open()
@@ -187,6 +192,12 @@ class TaskRunner:
         for op in self.operators.values():
             if op.ctx.state is not None:
                 op.ctx.state.dispose()
+        if self._udf_task:
+            self._udf_task = False
+            try:
+                udf_registry.task_ended()  # Python functions' close() once no task uses them
+            except Exception as e:  # noqa: BLE001 - reported like an operator's close error
+                error = error or e
         if error is not None and not failed:
             raise error
 
