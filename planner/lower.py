@@ -4,10 +4,13 @@ physical planner built them (the docs' table), labels are the EXPLAIN line of ea
 
 from __future__ import annotations
 
+from planner.errors import UnsupportedSqlError
 from planner.explain import physical_line
 from planner.physical import PhysicalNode
 from runtime.config.core import PARALLELISM
+from runtime.connectors.base import get_connector
 from runtime.graph import JobGraph, Node
+from runtime.operators.source import TableSourceScanParams
 
 
 def lower(
@@ -44,5 +47,28 @@ def lower(
 
     for r in roots:
         visit(r)
+    _check_exclusive_readers(nodes)
     result = ids[id(result_root)] if result_root is not None else None
     return JobGraph(nodes=tuple(nodes), mode=mode, config=dict(config), result_node=result, name=name)
+
+
+def _check_exclusive_readers(nodes: list[Node]) -> None:
+    """Refuse two scans of a resource that has one reader (a postgres-cdc replication slot):
+    each would consume part of its changes. Flink would reuse one source for both scans;
+    streamsql plans a source per scan, so the user declares a table per reader."""
+    readers: dict[str, str] = {}
+    for n in nodes:
+        if not isinstance(n.params, TableSourceScanParams):
+            continue
+        p = n.params
+        declared = get_connector(p.connector).exclusive_resource
+        resource = declared(dict(p.options)) if declared is not None else None
+        if resource is None:
+            continue
+        if resource in readers:
+            tables = f"'{p.table}'" if readers[resource] == p.table else f"'{readers[resource]}' and '{p.table}'"
+            raise UnsupportedSqlError(
+                f"The job scans {tables} twice through the same {resource}, which has one reader: "
+                "declare another table over the same data with its own 'slot.name' for the second scan."
+            )
+        readers[resource] = p.table

@@ -214,6 +214,10 @@ class ConnectorFactory:
     # Checks beyond the declared options (option combinations, primary key), at planning
     # time; raises ConnectorError with Flink's message.
     validate: Callable[[TableDescription], None] | None = None
+    # A resource a scan must be the only reader of in a job (a replication slot), named for
+    # these options, or None: planning refuses a job with two scans of one such resource
+    # (streamsql does not reuse a source for several scans, Flink's source reuse).
+    exclusive_resource: Callable[[dict[str, str]], str | None] | None = None
     # Markdown appended to the generated docs page (how it works, a worked example).
     guide: str = ""
     # INSERT OVERWRITE support (Flink's SupportsOverwrite), BATCH only: called with the sink's

@@ -717,6 +717,11 @@ FACTORY = register_connector(
         changelog_mode=lambda options: "I,UB,UA,D",
         metadata=METADATA,
         validate=check_table,
+        exclusive_resource=lambda options: (
+            None
+            if (options.get("scan.startup.mode") or "").lower() == "snapshot"
+            else f"replication slot '{options.get('slot.name')}'"
+        ),
         guide=GUIDE,
     )
 )

@@ -165,3 +165,41 @@ def test_table_api_to_changelog_and_from_changelog(tmp_path: Path) -> None:
     # positional arguments: op, then op_mapping
     renamed = agg.to_changelog(descriptor("kind")).from_changelog(descriptor("kind"))
     assert [(r.get_row_kind(), tuple(r)) for r in renamed.execute().collect()] == expected
+
+
+def test_lag_over_an_updating_table_through_to_changelog(tmp_path: Path) -> None:
+    """Flink's LAG-on-retract use case: a CDC table's INSERT / UPDATE_AFTER events become
+    append-only rows that keep the time attribute, so an OVER window can follow them."""
+    import json
+
+    def image(i: int, status: str, sec: int) -> dict[str, object]:
+        return {"order_id": i, "status": status, "ts": f"1970-01-01 00:00:0{sec}"}
+
+    events = [
+        {"before": None, "after": image(1, "CREATED", 1), "op": "c"},
+        {"before": None, "after": image(2, "CREATED", 2), "op": "c"},
+        {"before": image(1, "CREATED", 1), "after": image(1, "SHIPPED", 3), "op": "u"},
+        {"before": image(1, "SHIPPED", 3), "after": image(1, "DELIVERED", 4), "op": "u"},
+        {"before": image(2, "CREATED", 2), "after": None, "op": "d"},
+    ]
+    (tmp_path / "orders.json").write_text("\n".join(json.dumps(e) for e in events) + "\n")
+    env = _env(tmp_path)
+    env.execute_sql(
+        "CREATE TABLE cdc_orders (order_id INT NOT NULL, status STRING, ts TIMESTAMP(3), "
+        "PRIMARY KEY (order_id) NOT ENFORCED, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ("
+        f"'connector'='filesystem', 'path'='{tmp_path / 'orders.json'}', 'format'='debezium-json')"
+    )
+    env.execute_sql(
+        "CREATE TEMPORARY VIEW orders_changelog AS SELECT op, order_id, status, ts FROM TO_CHANGELOG("
+        "input => TABLE cdc_orders, op_mapping => MAP['INSERT', 'INSERT', 'UPDATE_AFTER', 'UPDATE_AFTER'])"
+    )
+    rows = env.execute_sql(
+        "SELECT order_id, op, status, LAG(status) OVER (PARTITION BY order_id ORDER BY ts) AS prev_status "
+        "FROM orders_changelog"
+    ).collect()
+    assert [tuple(r) for r in rows] == [
+        (1, "INSERT", "CREATED", None),
+        (2, "INSERT", "CREATED", None),
+        (1, "UPDATE_AFTER", "SHIPPED", "CREATED"),
+        (1, "UPDATE_AFTER", "DELIVERED", "SHIPPED"),
+    ]

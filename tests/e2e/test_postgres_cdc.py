@@ -296,3 +296,19 @@ def test_changelog_check_finds_duplicates_gaps_and_wrong_ends() -> None:
     assert "ends in" in str(changelog_problem(log, [(1, "b", 3, 2)]))
     assert "ends in" in str(changelog_problem(log[:4], final))  # the DELETE is lost
     assert "INSERTs" in str(changelog_problem(log, [*final, (3, "c", 1, 1)]))
+
+
+def test_two_scans_of_one_slot_are_refused(postgres_server: PostgresServer) -> None:
+    """Each scan is its own source: two on one slot would each consume part of the changes."""
+    pg = postgres_server
+    src = pg.new_name("twice")
+    pg.execute(f"CREATE TABLE {src} (id int PRIMARY KEY, v int)")
+    pg.execute(f"ALTER TABLE {src} REPLICA IDENTITY FULL")
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    env.execute_sql(f"CREATE TABLE a (id INT, v INT, PRIMARY KEY (id) NOT ENFORCED) WITH ({_cdc(pg, src, src)})")
+    env.execute_sql(f"CREATE TABLE b (id INT, v INT, PRIMARY KEY (id) NOT ENFORCED) WITH ({_cdc(pg, src, src + '_b')})")
+    env.execute_sql("CREATE TABLE out (id INT, v INT) WITH ('connector' = 'blackhole')")
+    twice = f"scans 'default_catalog.default_database.a' twice through the same replication slot '{src}'"
+    with pytest.raises(SqlError, match=twice):
+        env.compile_plan_sql("INSERT INTO out SELECT * FROM a UNION ALL SELECT * FROM a")
+    env.compile_plan_sql("INSERT INTO out SELECT * FROM a UNION ALL SELECT * FROM b")  # a slot each
