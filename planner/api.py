@@ -21,6 +21,7 @@ from planner.logical import LogicalNode
 from planner.lower import lower
 from planner.optimizer import optimize_logical
 from planner.optimizer.physical_rules import to_physical
+from planner.optimizer.sink_keyed_shuffle import keyed_sink_shuffle
 from planner.physical import PhysicalNode
 from planner.statements import Explain, InsertInto, Query, StatementSet
 from runtime.config.core import RUNTIME_MODE
@@ -61,7 +62,7 @@ class Planner:
         try:
             logical = optimize_logical(plan, self.config, self.mode)
             physical = to_physical(logical, self.mode, self.config)
-            return infer_changelog_modes(physical, self.mode)
+            return keyed_sink_shuffle(infer_changelog_modes(physical, self.mode), self.config, self.mode)
         except SqlError as e:
             if e.sql is None and sql:
                 e.with_source(sql)

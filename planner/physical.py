@@ -28,15 +28,16 @@ from planner.logical import (
 )
 from planner.rules import load_rules
 from runtime.config import duration_ms
-from runtime.config.core import SOURCE_IDLE_TIMEOUT
+from runtime.config.core import SOURCE_CDC_EVENTS_DUPLICATE, SOURCE_IDLE_TIMEOUT
 from runtime.connectors.base import get_connector
 from runtime.errors import ConnectorError
 from runtime.expr.ir import Expr, InputRef
 from runtime.graph import BATCH, STREAMING
 from runtime.operators.calc import CalcParams
+from runtime.operators.changelog_normalize import ChangelogNormalizeParams
 from runtime.operators.group_agg import GroupAggregateParams
 from runtime.operators.sink import SinkParams
-from runtime.operators.source import TableSourceScanParams
+from runtime.operators.source import TableSourceScanParams, scan_changelog_mode
 from runtime.operators.spec import ANY, OperatorParams, OperatorSpec, spec_for, spec_of
 from runtime.operators.union import EXCHANGE, ExchangeParams, UnionParams
 from runtime.operators.values import ValuesParams
@@ -181,7 +182,62 @@ def _scan(planner: PhysicalPlanner, node: LogicalTableScan) -> PhysicalNode:
         projection=tuple(node.projection) if node.projection is not None else None,
         bounded=bounded,
     )
-    return PhysicalNode.of(params, (), node.fields, info={"path": t.path})
+    mode = scan_changelog_mode(t.connector, opts)
+    upsert = _is_upsert(mode) or (
+        _has_updates(mode) and t.primary_key and SOURCE_CDC_EVENTS_DUPLICATE.get(planner.config)
+    )
+    if not upsert:
+        return PhysicalNode.of(params, (), node.fields, info={"path": t.path})
+    return _normalized_scan(planner, node, params, mode)
+
+
+def _is_upsert(mode: str) -> bool:
+    """An upsert changelog: updates without their -U (upsert-kafka emits +I/+U and -D)."""
+    kinds = set(mode.split(","))
+    return "UB" not in kinds and bool(kinds & {"UA", "D"})
+
+
+def _has_updates(mode: str) -> bool:
+    return mode != "I"
+
+
+def _normalized_scan(
+    planner: PhysicalPlanner, node: LogicalTableScan, params: TableSourceScanParams, mode: str
+) -> PhysicalNode:
+    """STREAMING: an upsert source (or, with `table.exec.source.cdc-events-duplicate`, a CDC
+    source with a PRIMARY KEY) read through a ChangelogNormalize keyed by the PRIMARY KEY, as
+    Flink plans it. The scan keeps the key columns even when nothing above reads them (a
+    Calc drops them again). BATCH: an upsert source is refused as Flink refuses a source that
+    is not insert-only; a CDC source is read as the bounded changelog it is."""
+    t = node.table
+    if planner.mode == BATCH and not _is_upsert(mode):
+        return PhysicalNode.of(params, (), node.fields, info={"path": t.path})  # a CDC changelog: applied as is
+    if planner.mode == BATCH:
+        raise UnsupportedSqlError(
+            "Querying a table in batch mode is currently only possible for INSERT-only table sources. But the "
+            f"source for table '{t.name}' produces other changelog messages than just INSERT."
+        )
+    if not t.primary_key:
+        raise SqlValidationError(
+            f"Table '{t.name}' produces an upsert changelog ({mode}) and needs a PRIMARY KEY to be normalized "
+            "by: declare PRIMARY KEY (...) NOT ENFORCED."
+        )
+    names = [f.name for f in t.physical_schema]
+    pk = [names.index(k) for k in t.primary_key]
+    proj = list(node.projection) if node.projection is not None else list(range(len(names)))
+    wanted = len(proj)
+    proj += [k for k in pk if k not in proj]
+    full = proj == list(range(len(names)))
+    scan_fields = tuple(t.physical_schema[i] for i in proj)
+    scan = PhysicalNode.of(
+        replace(params, projection=None if full else tuple(proj)), (), scan_fields, info={"path": t.path}
+    )
+    keys = tuple(proj.index(k) for k in pk)
+    normalized = PhysicalNode.distributed(ChangelogNormalizeParams(keys), (scan,), scan_fields)
+    if len(proj) == wanted:
+        return normalized
+    exprs = tuple(InputRef(i, f.type) for i, f in enumerate(scan_fields[:wanted]))
+    return PhysicalNode.of(CalcParams(exprs, None), (normalized,), node.fields)
 
 
 @register_physical(LogicalValues)
@@ -192,7 +248,20 @@ def _values(planner: PhysicalPlanner, node: LogicalValues) -> PhysicalNode:
 # ---------------------------------------------------------------------- row-wise
 def _calc(planner: PhysicalPlanner, node: LogicalNode, exprs: tuple[Expr, ...], condition: Expr | None) -> PhysicalNode:
     child = planner.convert(node.inputs[0])
+    if _drops_trailing_columns(child):
+        child = child.inputs[0]  # e.g. the key columns kept for a ChangelogNormalize: read below it
     return PhysicalNode.of(CalcParams(tuple(exprs), condition), (child,), node.fields)
+
+
+def _drops_trailing_columns(node: PhysicalNode) -> bool:
+    """`node` is a Calc that only drops its input's last columns (the columns a Calc above
+    reads keep their positions, so that Calc can read the input directly)."""
+    p = node.params
+    return (
+        isinstance(p, CalcParams)
+        and p.condition is None
+        and all(isinstance(e, InputRef) and e.index == i for i, e in enumerate(p.projections))
+    )
 
 
 @register_physical(LogicalCalc)

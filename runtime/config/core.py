@@ -83,6 +83,31 @@ SOURCE_IDLE_TIMEOUT = (
     )
 )
 
+SOURCE_CDC_EVENTS_DUPLICATE = (
+    key("table.exec.source.cdc-events-duplicate")
+    .boolean_type()
+    .default_value(False)
+    .with_description(
+        "STREAMING: a CDC source with a PRIMARY KEY may deliver a change more than once (at-least-once "
+        "delivery): read it through a ChangelogNormalize keyed by the PRIMARY KEY that keeps the last row per "
+        "key and turns the changes into a proper changelog (duplicate updates and deletes of absent keys are "
+        "dropped), as Flink does. Upsert sources (upsert-kafka) are always normalized."
+    )
+)
+
+SINK_KEYED_SHUFFLE = (
+    key("table.exec.sink.keyed-shuffle")
+    .enum_type("AUTO", "NONE", "FORCE")
+    .default_value("AUTO")
+    .with_description(
+        "A hash shuffle on a sink's PRIMARY KEY so that all changes of one key reach the sink subtask that "
+        "writes it, in order (parallelism > 1). `AUTO`: for an update stream not already distributed on the "
+        "key columns; `FORCE`: also for an insert-only input; `NONE`: never. Flink's `AUTO` looks at the "
+        "sink's and its input's parallelism; streamsql runs both at the job's parallelism and looks at the "
+        "input's distribution instead."
+    )
+)
+
 SOURCE_BATCH_ROWS = (
     key("table.exec.source.batch-rows")
     .int_type()

@@ -136,13 +136,6 @@ def _validate_upsert(t: TableDescription) -> None:
             "The PRIMARY KEY also defines records in the 'upsert-kafka' table should update or delete on which keys."
         )
     _check_common(t, upsert=True)
-    if not t.sink:
-        raise ConnectorError(
-            "Reading an 'upsert-kafka' table is not supported yet: Flink normalizes the upsert stream by the "
-            "PRIMARY KEY (ChangelogNormalize: a tombstone becomes -D, an update -U/+U), an operator streamsql "
-            "does not have yet. Write to it with 'upsert-kafka'; read the topic with the 'kafka' connector "
-            "('key.format' + 'key.fields') as an append-only stream of its records."
-        )
     if t.sink:
         validate_sink(t, upsert=True)
 
@@ -209,11 +202,16 @@ UPSERT_KAFKA = register_connector(
     ConnectorFactory(
         name="upsert-kafka",
         description=(
-            "Writes an updating result as upserts keyed by the table's PRIMARY KEY, as Flink's upsert-kafka.\n\n"
-            "Reading an upsert-kafka table is refused at planning time for now: Flink normalizes the upsert "
-            "stream by the primary key (ChangelogNormalize: a tombstone is a -D, an update a -U/+U pair), an "
-            "operator streamsql does not have yet. Read the topic with the `kafka` connector ('key.format' + "
-            "'key.fields') as an append-only stream of its records.\n\n" + UPSERT_SINK_DESCRIPTION
+            "Reads a (compacted) topic as an upsert changelog and writes an updating result as upserts keyed by "
+            "the table's PRIMARY KEY, as Flink's upsert-kafka.\n\n"
+            "Source: the PRIMARY KEY columns come from the record key ('key.format'), the others from the value "
+            "('value.format'); a record with a value is an upsert of its key, a tombstone (null value) a delete. "
+            "In STREAMING mode the planner reads the topic through a ChangelogNormalize keyed by the PRIMARY KEY "
+            "(as Flink plans it): it keeps the last row per key in state and emits +I for a new key, -U/+U for an "
+            "update (nothing when the row did not change), -D with the whole last row for a tombstone of a known "
+            "key and nothing for a tombstone of an unknown one. It reads every partition from the earliest "
+            "offset. BATCH mode refuses the table, as Flink refuses a source that is not insert-only.\n\n"
+            + UPSERT_SINK_DESCRIPTION
         ),
         options=o.UPSERT_SOURCE_OPTIONS + UPSERT_SINK_OPTIONS,
         create_source=_create_upsert_source,

@@ -134,21 +134,16 @@ def test_missing_topic_names_it(kafka: Kafka) -> None:
         _ids(kafka, "no-such-topic-x")
 
 
-def test_upsert_kafka_source_needs_a_primary_key_and_is_refused_for_now(kafka: Kafka) -> None:
+def test_upsert_kafka_source_needs_a_primary_key(kafka: Kafka) -> None:
     env = kafka.env(batch=False)
     common = f"'topic' = 't', 'properties.bootstrap.servers' = '{kafka.bootstrap}', 'key.format' = 'json', 'value.format' = 'json'"
     env.execute_sql(f"CREATE TABLE nopk (id INT, v STRING) WITH ('connector' = 'upsert-kafka', {common})")
     with pytest.raises(SqlValidationError, match="'upsert-kafka' tables require to define a PRIMARY KEY constraint"):
         env.execute_sql("SELECT * FROM nopk").collect()
-    env.execute_sql(
-        f"CREATE TABLE u (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'upsert-kafka', {common})"
-    )
-    with pytest.raises(SqlValidationError, match="Reading an 'upsert-kafka' table is not supported yet"):
-        env.execute_sql("SELECT * FROM u").collect()
 
 
 def test_upsert_reader_turns_tombstones_into_deletes_keyed_from_the_record_key(kafka: Kafka) -> None:
-    """The upsert decoding the ChangelogNormalize will consume: a value is +I, a tombstone
+    """The upsert decoding the ChangelogNormalize consumes: a value is +I, a tombstone
     a -D carrying the key columns from the record key."""
     from runtime.batch import ROW_KIND
     from runtime.types import INT, STRING, Field

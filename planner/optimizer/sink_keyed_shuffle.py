@@ -1,0 +1,106 @@
+"""Keyed shuffle in front of a sink with a PRIMARY KEY (Flink's `table.exec.sink.keyed-shuffle`).
+
+An upsert sink (upsert-kafka, jdbc with a key, ...) applies the changes of one key in the
+order they reach it. At parallelism > 1 every subtask writes on its own (a producer per
+subtask), so the changes of one key must all come through one subtask, in order: else a
+-D from one subtask and a +I from another race, and the topic's compacted view ends wrong.
+This rule runs after changelog-mode inference (STREAMING) and puts a hash Exchange on the
+sink's PRIMARY KEY in front of the sink when its input is an update stream that is not
+already distributed on (a subset of) the key columns. With `FORCE` also for an insert-only
+input; with `NONE` never. In Flink `AUTO` adds the shuffle when the sink's parallelism
+differs from its input's; streamsql runs every operator at the job's parallelism, so `AUTO`
+decides from the input's distribution instead (the case Flink covers with its upsert
+materializer's keyed exchange).
+
+Why here and not in the Sink's spec: whether the shuffle is needed depends on the input's
+changelog mode, known only after inference.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from planner.physical import PhysicalNode
+from runtime.config.core import SINK_KEYED_SHUFFLE
+from runtime.expr.ir import Call, Expr, InputRef
+from runtime.graph import STREAMING
+from runtime.operators.calc import CalcParams
+from runtime.operators.changelog_normalize import ChangelogNormalizeParams
+from runtime.operators.group_agg import GroupAggregateParams
+from runtime.operators.sink import SINK, SinkParams
+from runtime.operators.spec import ANY, spec_for
+from runtime.operators.union import EXCHANGE, FORWARD, ExchangeParams
+
+
+def keyed_sink_shuffle(plan: PhysicalNode, config: dict[str, str], mode: str) -> PhysicalNode:
+    """`plan` with the keyed shuffles in front of its PRIMARY KEY sinks (module docstring)."""
+    setting = SINK_KEYED_SHUFFLE.get(config)
+    if mode != STREAMING or setting == "NONE":
+        return plan
+    memo: dict[int, PhysicalNode] = {}
+
+    def visit(n: PhysicalNode) -> PhysicalNode:
+        if id(n) in memo:
+            return memo[id(n)]
+        inputs = tuple(visit(i) for i in n.inputs)
+        out = replace(n, inputs=inputs) if inputs != n.inputs else n
+        if n.is_kind(SINK):
+            out = _shuffled_sink(out, setting)
+        memo[id(n)] = out
+        return out
+
+    return visit(plan)
+
+
+def _shuffled_sink(sink: PhysicalNode, setting: str) -> PhysicalNode:
+    p = SinkParams.of(sink)
+    child = sink.inputs[0]
+    if not p.primary_key or (setting == "AUTO" and child.changelog_mode == "I"):
+        return sink
+    names = [f.name for f in p.schema]
+    if any(k not in names for k in p.primary_key):
+        return sink
+    pk = tuple(names.index(k) for k in p.primary_key)
+    dist = distribution_columns(child)
+    if dist is not None and dist <= set(pk):
+        return sink  # a key's rows are on one subtask already
+    exchange = PhysicalNode.of(ExchangeParams.on(pk), (child,), child.fields)
+    exchange = replace(exchange, changelog_mode=child.changelog_mode)
+    return replace(sink, inputs=(exchange,))
+
+
+def _passed_column(e: Expr) -> int | None:
+    """The input column `e` is, unchanged (also through the sink's NOT NULL enforcer)."""
+    if isinstance(e, Call) and e.name == "enforce_not_null" and e.args:
+        e = e.args[0]
+    return e.index if isinstance(e, InputRef) else None
+
+
+def distribution_columns(node: PhysicalNode) -> set[int] | None:
+    """Output columns `node`'s rows are hash-distributed on (rows equal on them are on one
+    subtask; empty: all rows on one subtask), or None when not known."""
+    p = node.params
+    if node.is_kind(EXCHANGE):
+        assert isinstance(p, ExchangeParams)
+        return None if p.distribution == FORWARD else set(p.keys)
+    if isinstance(p, CalcParams):
+        below = distribution_columns(node.inputs[0])
+        if below is None:
+            return None
+        out: set[int] = set()
+        for col in below:
+            at = [i for i, e in enumerate(p.projections) if _passed_column(e) == col]
+            if not at:
+                return None  # a distribution column is not passed through
+            out.add(at[0])
+        return out
+    if isinstance(p, GroupAggregateParams):  # (also the global phase) the group keys come first
+        return set(range(len(p.grouping)))
+    if isinstance(p, ChangelogNormalizeParams):
+        return set(p.keys)
+    spec = spec_for(node.operator)
+    if spec is not None and spec.forwards_changelog and spec.input_distribution == ANY and len(node.inputs) == 1:
+        # a pass-through (watermark / mini-batch assigner) over the same columns
+        if node.fields[: len(node.inputs[0].fields)] == node.inputs[0].fields:
+            return distribution_columns(node.inputs[0])
+    return None
