@@ -13,7 +13,8 @@ from dataclasses import replace
 from sqlglot import exp
 
 from planner.binder.types import plain
-from planner.catalog import Catalog, CatalogTable, CatalogView, Path, quoted
+from planner.catalog import Catalog
+from planner.catalog_objects import CatalogTable, CatalogView, Path, quoted
 from planner.errors import SqlValidationError
 from planner.statements import ColumnDef, CreateTable, CreateView, WatermarkDef
 from planner.statements_catalog import AlterTable, AlterView

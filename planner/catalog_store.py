@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from planner.errors import SqlValidationError
 
 if TYPE_CHECKING:
-    from planner.catalog import CatalogObject
+    from planner.catalog_objects import CatalogObject
 
 CATALOG_EXCEPTION = "org.apache.flink.table.catalog.exceptions.CatalogException"
 VALIDATION_EXCEPTION = "org.apache.flink.table.api.ValidationException"

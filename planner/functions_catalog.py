@@ -21,10 +21,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from planner.binder.datatypes import to_data_type
-from planner.binder.expressions import AGGREGATE_FUNCTIONS
+from planner.dialect.types import UnknownTypeError, to_data_type
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.parse_cursor import Cursor
+from runtime.aggregates.types import AGGREGATE_FUNCTIONS
 from runtime.functions.registry import lookup as builtin
 from runtime.types import DataType
 from runtime.udf_registry import UdfSpec, import_object, make_reference, register, spec_of, unregister
@@ -51,7 +51,10 @@ def _type(t: Any) -> DataType:
     if isinstance(t, DataType):
         return t
     if isinstance(t, str):
-        return to_data_type(Cursor(t).data_type())
+        try:
+            return to_data_type(Cursor(t).data_type())
+        except UnknownTypeError as e:  # a declaration, not a statement: no position to show
+            raise SqlValidationError(str(e)) from None
     raise SqlValidationError(f"Unsupported UDF type declaration {t!r}; use streamsql.udf.DataTypes")
 
 

@@ -12,7 +12,7 @@ from planner.errors import SqlValidationError
 from runtime.connectors.validation import ConnectorOptionError, validate_table_options
 
 if TYPE_CHECKING:
-    from planner.catalog import CatalogTable
+    from planner.catalog_objects import CatalogTable
 
 
 def check_table_options(table: CatalogTable, sink: bool = False) -> None:

@@ -210,6 +210,11 @@ _SIMPLE_ARROW: dict[str, pa.DataType] = {
 }
 
 
+def plain(t: DataType) -> DataType:
+    """The type without its time-attribute marker (a computed value is no time attribute)."""
+    return t.as_time_attr(None) if t.time_attr else t
+
+
 def timestamp_unit(precision: int | None) -> str:
     """Arrow unit for a TIMESTAMP(p): milliseconds up to p=3, then micro, then nano."""
     p = 6 if precision is None else precision

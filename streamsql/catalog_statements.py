@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from planner.catalog import CatalogTable, CatalogView, like_pattern, quoted
+from planner.catalog import like_pattern
 from planner.catalog import show_create as object_ddl
+from planner.catalog_objects import CatalogTable, CatalogView, quoted
 from planner.catalog_store import CatalogError, DatabaseInfo, create_catalog_store
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.statements import Describe, Show, Statement
@@ -609,7 +610,7 @@ def show_functions(env: TableEnvironment, stmt: Show) -> TableResult:
 
 def describe_function(env: TableEnvironment, stmt: Any) -> TableResult:
     """DESCRIBE FUNCTION [EXTENDED] f: Flink's `info name` / `info value` rows."""
-    from planner.binder.expressions import AGGREGATE_FUNCTIONS
+    from runtime.aggregates.types import AGGREGATE_FUNCTIONS
     from runtime.functions.registry import lookup
 
     name = stmt.name[-1]

@@ -386,7 +386,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         return self.submit_job_graph(graph, name, on_success=on_success)
 
     def _prepare_overwrite(self, insert: InsertInto) -> Any:
-        from planner.catalog import CatalogTable
+        from planner.catalog_objects import CatalogTable
         from runtime.connectors.base import get_connector
         from runtime.connectors.filesystem_partitions import PARTITION_KEYS
 

@@ -1,6 +1,6 @@
 """Materialized tables in a session: CREATE [OR ALTER] / ALTER / DROP MATERIALIZED TABLE.
 
-A materialized table is a table of the catalog (`planner.catalog.CatalogTable` with a
+A materialized table is a table of the catalog (`planner.catalog_objects.CatalogTable` with a
 `MaterializedDefinition`: its query, freshness and refresh mode) plus a refresh pipeline
 that this session runs, as Flink's SQL gateway does (its MaterializedTableManager):
 
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from planner.catalog import CatalogTable, MaterializedDefinition, quoted
+from planner.catalog_objects import CatalogTable, MaterializedDefinition, quoted
 from planner.catalog_store import CatalogError
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.statements import InsertInto, Query

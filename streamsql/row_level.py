@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from planner.catalog import CatalogTable, quoted
+from planner.catalog_objects import CatalogTable, quoted
 from planner.catalog_store import CatalogError
 from planner.errors import SqlValidationError
 from planner.statements import InsertInto

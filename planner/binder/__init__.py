@@ -2,7 +2,10 @@
 
 Modules by concern: `scope` (names), `expressions` (scalar SQL → IR), `aggregates`
 (GROUP BY, legacy windows), `windows` (window TVFs), `query` (WITH, UNION ALL, VALUES,
-FROM), `select` (one SELECT block), `types` (literal and common types).
+FROM, and the dispatch to the forms below), `select` (one SELECT block), `setops` (UNION,
+INTERSECT, EXCEPT), `windows` (window TVFs), `lateral` (UNNEST, LATERAL TABLE), `types`
+(literal and common types). The modules owning a query form or FROM item register it with
+`query` when imported; this package imports them all, so binding always sees every form.
 """
 
 from __future__ import annotations
@@ -12,10 +15,14 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from planner.binder import lateral, select, setops, windows  # noqa: F401 - they register their forms
+from planner.binder.expressions import BINDING_MODE
 from planner.binder.query import BindContext, bind_query_node
 from planner.binder.scope import error
 from planner.binder.types import implicitly_castable, plain
+from planner.catalog_objects import CatalogTable, CatalogView
 from planner.errors import SqlValidationError, UnsupportedSqlError
+from planner.functions_catalog import functions_of, using_functions
 from planner.logical import LogicalFilter, LogicalNode, LogicalProject, LogicalSink
 from planner.table_options import check_table_options
 from runtime.connectors.base import get_connector
@@ -25,15 +32,12 @@ from runtime.sink_constraints import not_null_action, type_length_action
 from runtime.types import BOOLEAN, STRING, Field
 
 if TYPE_CHECKING:
-    from planner.catalog import Catalog, CatalogTable
+    from planner.catalog import Catalog
     from planner.statements import InsertInto
 
 
 def bind_query(query: exp.Expression, catalog: Catalog, sql: str | None = None, mode: str = "STREAMING") -> LogicalNode:
     """The logical plan of a query. `mode` is "STREAMING" or "BATCH"."""
-    from planner.binder.expressions import BINDING_MODE
-    from planner.functions_catalog import functions_of, using_functions  # user-defined functions
-
     token = BINDING_MODE.set(mode.upper())
     try:
         with using_functions(functions_of(catalog)):
@@ -51,8 +55,6 @@ def bind_insert(
     only; CHAR/VARCHAR/BINARY/VARBINARY lengths kept (type-length enforcer IGNORE) or cut
     and padded (TRIM_PAD); a nullable value into a NOT NULL column fails the job on a NULL
     (not-null enforcer ERROR) or drops the row (DROP)."""
-    from planner.catalog import CatalogTable, CatalogView
-
     table = catalog.lookup(stmt.table, None, stmt.sql)
     shown = ".".join(table.path)
     if isinstance(table, CatalogView):

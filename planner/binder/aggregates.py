@@ -14,6 +14,8 @@ from sqlglot import exp
 from planner.binder.expressions import ExprBinder, interval_ms
 from planner.binder.scope import Scope, error, uniquify
 from planner.binder.types import plain
+from planner.binder.udf_calls import coerce_args, udaf_params
+from planner.binder.windows import check_window_spec
 from planner.errors import SqlError, SqlValidationError, UnsupportedSqlError
 from planner.functions_catalog import lookup_function
 from planner.logical import AggCall, LogicalAggregate, LogicalNode, LogicalProject, LogicalWindowAggregate, WindowSpec
@@ -115,8 +117,6 @@ class AggregateScope:
 
         udaf = lookup_function(name, "aggregate")
         if udaf is not None:
-            from planner.binder.udf_calls import coerce_args, udaf_params
-
             assert udaf.result_type is not None
             arg_exprs = coerce_args(arg_exprs, udaf.input_types)
             t = udaf.result_type.with_nullable(True)
@@ -291,7 +291,6 @@ def legacy_window(
         spec = WindowSpec("SESSION", gap_ms=ms[0])
     else:
         raise error(SqlValidationError, f"Invalid number of arguments to function '{kind}'", node, sql)
-    from planner.binder.windows import check_window_spec
 
     check_window_spec(spec, node, sql)
     # Flink rejects legacy SESSION windows and windows over TIMESTAMP_LTZ in batch mode;

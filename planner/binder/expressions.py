@@ -19,9 +19,11 @@ from planner.binder import folding, json_sql
 from planner.binder.datatypes import to_data_type
 from planner.binder.scope import Scope, error
 from planner.binder.types import common_type, negate_literal, number_literal, plain
+from planner.binder.udf_calls import scalar_udf_call
 from planner.dialect.flink import is_typed_literal
 from planner.errors import SqlValidationError, UnsupportedSqlError
-from runtime.aggregates.types import AGGREGATE_NAMES
+from planner.functions_catalog import lookup_function, lookup_function_path
+from runtime.aggregates.types import AGGREGATE_FUNCTIONS
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.functions._common import calcite_name
 from runtime.functions.cast import cast_supported
@@ -42,33 +44,6 @@ from runtime.types import (
 # `planner.binder.bind_query`), for the expression rules that depend on it: CURRENT_WATERMARK
 # needs a rowtime attribute, which a BATCH query does not have.
 BINDING_MODE: ContextVar[str] = ContextVar("streamsql_binding_mode", default="STREAMING")
-
-# Flink aggregate function names (lower case) the binder recognizes as aggregates.
-AGGREGATE_FUNCTIONS = {
-    "count",
-    "sum",
-    "sum0",
-    "avg",
-    "min",
-    "max",
-    "listagg",
-    "first_value",
-    "last_value",
-    "collect",
-    "stddev_pop",
-    "stddev_samp",
-    "var_pop",
-    "var_samp",
-    "stddev",
-    "variance",
-    "array_agg",
-    "json_objectagg",
-    "json_arrayagg",
-    "bit_and",
-    "bit_or",
-    "bit_xor",
-    *AGGREGATE_NAMES,
-}
 
 # Legacy group-window auxiliary functions: name → (window kind, property).
 WINDOW_PROPERTY_FUNCTIONS = {
@@ -488,7 +463,6 @@ class ExprBinder:
     def _qualified_function(self, node: exp.Dot) -> Expr:
         """`db.f(x)` / `cat.db.f(x)`: a catalog function of that database (as in Flink, a
         qualified name never means a built-in function)."""
-        from planner.functions_catalog import lookup_function_path
 
         func = node.expression
         parts: list[str] = []
@@ -503,7 +477,6 @@ class ExprBinder:
         if udf is None or udf.kind != "scalar":
             sig = ", ".join(f"<{plain(a.type)}>" for a in args)
             raise self.err(f"No match found for function signature {name}({sig})", node)
-        from planner.binder.udf_calls import scalar_udf_call
 
         return scalar_udf_call(udf, args)
 
@@ -688,14 +661,11 @@ class ExprBinder:
 
     def _function(self, node: exp.Expression) -> Expr:
         name = function_name(node)
-        from planner.functions_catalog import lookup_function  # Python UDFs (issue 3)
 
         udf = lookup_function(name)
         if udf is not None and udf.kind == "aggregate":
             return self._aggregate(node, node, None)
         if udf is not None:
-            from planner.binder.udf_calls import scalar_udf_call
-
             if udf.kind == "table":
                 raise self.err(f"Table function {name} can only be called in LATERAL TABLE(...)", node)
             return scalar_udf_call(udf, [self.bind(a) for a in function_args(node)])
@@ -787,7 +757,6 @@ def _flatten(node: exp.Expression, cls: type[exp.Expression]) -> list[exp.Expres
 
 def is_aggregate_call(node: exp.Expression) -> bool:
     """Whether `node` contains an aggregate call (outside nested subqueries)."""
-    from planner.functions_catalog import lookup_function  # Python UDAFs (issue 3)
 
     for n in node.walk():
         if isinstance(n, exp.Func) and (isinstance(n, exp.Count) or function_name(n) in AGGREGATE_FUNCTIONS):
@@ -802,7 +771,6 @@ def literal_only(e: Expr) -> bool:
 
 
 __all__ = [
-    "AGGREGATE_FUNCTIONS",
     "WINDOW_PROPERTY_FUNCTIONS",
     "ExprBinder",
     "InputRef",

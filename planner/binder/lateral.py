@@ -13,7 +13,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from planner.binder.expressions import ExprBinder, function_args, function_name
-from planner.binder.query import BindContext
+from planner.binder.query import BindContext, join_form, relation_form
 from planner.binder.scope import Scope, error
 from planner.binder.types import plain
 from planner.binder.udf_calls import coerce_args
@@ -113,6 +113,7 @@ def _function(node: exp.Expression, scope: Scope, sql: str | None) -> tuple[Corr
     return function, fields
 
 
+@join_form(exp.Unnest, exp.Lateral)
 def bind_lateral_join(ctx: BindContext, plan: LogicalNode, scope: Scope, join: exp.Join) -> tuple[LogicalNode, Scope]:
     """One `JOIN UNNEST(...)` / `JOIN LATERAL TABLE(...)` item of a FROM clause."""
     sql = ctx.sql
@@ -144,6 +145,7 @@ def bind_lateral_join(ctx: BindContext, plan: LogicalNode, scope: Scope, join: e
     return new_plan, new_scope
 
 
+@relation_form(exp.Unnest, exp.Lateral)
 def bind_lateral_relation(ctx: BindContext, node: exp.Expression) -> LogicalNode:
     """`FROM UNNEST(...)` / `FROM LATERAL TABLE(f(...))` with no left side: the function
     over Calcite's one-row `VALUES (0)`, projected to the function's columns."""

@@ -19,14 +19,14 @@ from typing import Any
 
 from sqlglot import exp
 
-from planner.binder.expressions import AGGREGATE_FUNCTIONS, ExprBinder, function_args, function_name
+from planner.binder.expressions import ExprBinder, function_args, function_name
 from planner.binder.query import BindContext
 from planner.binder.scope import Scope, ScopeColumn, error
 from planner.binder.types import plain
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import LogicalNode
 from planner.rules.match import LogicalMatch, MatchSlot, PatternElement
-from runtime.aggregates.types import infer_aggregate
+from runtime.aggregates.types import AGGREGATE_FUNCTIONS, infer_aggregate
 from runtime.expr.ir import Expr, InputRef, Literal
 from runtime.functions.registry import FunctionTypeError
 from runtime.plan_params import AggCallParams

@@ -1,19 +1,27 @@
-"""Query binding: WITH, set operations, VALUES and FROM relations (tables, views,
-subqueries, window TVFs, joins). SELECT blocks are in `planner.binder.select`.
+"""Query binding: WITH, VALUES and FROM relations (tables, views, subqueries, joins), and
+the dispatch to the query forms and FROM items other modules own.
+
+Binding is recursive across modules: a SELECT (`planner.binder.select`) binds its FROM
+here, whose subqueries, window TVFs (`windows`) and LATERAL items (`lateral`) bind queries
+again. The modules that own a form register it in the tables below when they are imported
+(`planner/binder/__init__.py` imports them all), so this module dispatches to them without
+importing them and they call back into `bind_query_node` / `bind_relation`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
 from planner.binder.expressions import ExprBinder
-from planner.binder.scope import Scope, error, uniquify
+from planner.binder.scope import Scope, ScopeColumn, error, uniquify
+from planner.binder.time_joins import bind_snapshot
 from planner.binder.types import common_type, convert_literal, plain
-from planner.dialect.ast import TableFunction
+from planner.catalog_objects import CatalogView, quoted
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import (
     LogicalJoin,
@@ -25,11 +33,14 @@ from planner.logical import (
     LogicalWatermarkAssigner,
 )
 from planner.table_options import check_table_options
+from runtime.connectors.base import get_connector
+from runtime.errors import ConnectorError
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.types import INT, Field
 
 if TYPE_CHECKING:
-    from planner.catalog import Catalog, CatalogTable
+    from planner.catalog import Catalog
+    from planner.catalog_objects import CatalogTable
 
 
 @dataclass
@@ -48,10 +59,59 @@ class BindContext:
         return None
 
 
+# (context, the AST node of the form) -> plan; (context, plan so far, its scope, the exp.Join)
+# -> joined plan and scope.
+QueryForm = Callable[[BindContext, Any], LogicalNode]
+JoinForm = Callable[[BindContext, LogicalNode, Scope, Any], tuple[LogicalNode, Scope]]
+
+# AST class -> the function binding it, registered by the module owning the form.
+_QUERY_FORMS: dict[type[exp.Expression], QueryForm] = {}  # SELECT, set operations
+_RELATION_FORMS: dict[type[exp.Expression], QueryForm] = {}  # window TVFs, UNNEST, LATERAL
+_JOIN_FORMS: dict[type[exp.Expression], JoinForm] = {}  # `JOIN UNNEST`, `JOIN LATERAL`
+
+
+def query_form(*classes: type[exp.Expression]) -> Callable[[QueryForm], QueryForm]:
+    """Register the decorated function as the binder of queries of these AST classes."""
+
+    def register(fn: QueryForm) -> QueryForm:
+        _QUERY_FORMS.update(dict.fromkeys(classes, fn))
+        return fn
+
+    return register
+
+
+def relation_form(*classes: type[exp.Expression]) -> Callable[[QueryForm], QueryForm]:
+    """Register the decorated function as the binder of FROM items of these AST classes."""
+
+    def register(fn: QueryForm) -> QueryForm:
+        _RELATION_FORMS.update(dict.fromkeys(classes, fn))
+        return fn
+
+    return register
+
+
+def join_form(*classes: type[exp.Expression]) -> Callable[[JoinForm], JoinForm]:
+    """Register the decorated function as the binder of join items (`JOIN x`) whose
+    relation is of these AST classes; it returns the joined plan and scope."""
+
+    def register(fn: JoinForm) -> JoinForm:
+        _JOIN_FORMS.update(dict.fromkeys(classes, fn))
+        return fn
+
+    return register
+
+
+def _form(table: dict[type[exp.Expression], Callable], node: exp.Expression) -> Callable | None:  # type: ignore[type-arg]
+    """The registered binder of `node`'s class or of its nearest registered base class."""
+    for cls in type(node).__mro__:
+        found = table.get(cls)
+        if found is not None:
+            return found
+    return None
+
+
 def bind_query_node(ctx: BindContext, node: exp.Expression) -> LogicalNode:
     """Bind a query expression (SELECT, UNION ALL, VALUES, a parenthesized query)."""
-    from planner.binder.select import bind_select
-
     with_ = node.args.get("with_") or node.args.get("with")
     pushed = False
     if with_ is not None:
@@ -70,55 +130,15 @@ def bind_query_node(ctx: BindContext, node: exp.Expression) -> LogicalNode:
             return bind_query_node(ctx, node.this)
         if isinstance(node, exp.Paren):
             return bind_query_node(ctx, node.this)
-        if isinstance(node, exp.Select):
-            return bind_select(ctx, node)
-        if isinstance(node, (exp.Union, exp.Intersect, exp.Except)):
-            from planner.binder import ranking  # ORDER BY / LIMIT of a set operation
-
-            if ranking.has_order_limit(node):
-                return ranking.bind_query_order_limit(ctx, node)
-            from planner.binder.setops import bind_set_operation  # set operations (issue 3)
-
-            return bind_set_operation(ctx, node)
         if isinstance(node, exp.Values):
             return bind_values(ctx, node)
+        form = _form(_QUERY_FORMS, node)
+        if form is not None:
+            return form(ctx, node)
         raise error(UnsupportedSqlError, f"Unsupported query: {node.sql()[:60]}", node, ctx.sql)
     finally:
         if pushed:
             ctx.ctes.pop()
-
-
-def _bind_union(ctx: BindContext, node: exp.Union) -> LogicalNode:
-    if node.args.get("distinct") is not False:
-        raise error(UnsupportedSqlError, "UNION (DISTINCT) is not supported yet; use UNION ALL", node, ctx.sql)
-    for key in ("order", "limit", "offset"):
-        if node.args.get(key) is not None:
-            raise error(UnsupportedSqlError, f"{key.upper()} is not supported yet", node.args[key], ctx.sql)
-    left = bind_query_node(ctx, node.this)
-    right = bind_query_node(ctx, node.expression)
-    if len(left.fields) != len(right.fields):
-        raise error(SqlValidationError, "Column count mismatch in UNION ALL", node.expression, ctx.sql)
-    types = []
-    for lf, rf in zip(left.fields, right.fields, strict=True):
-        t = common_type([lf.type, rf.type])
-        if t is None:
-            raise error(
-                SqlValidationError,
-                f"Type mismatch in column of UNION ALL: {lf.type} and {rf.type} have no common type",
-                node,
-                ctx.sql,
-            )
-        types.append(t)
-    fields = tuple(Field(lf.name, t) for lf, t in zip(left.fields, types, strict=True))
-    children = tuple(_cast_to(c, fields) for c in (left, right))
-    # Flatten nested UNION ALLs.
-    flat: list[LogicalNode] = []
-    for c in children:
-        if isinstance(c, LogicalUnion):
-            flat.extend(c.children)
-        else:
-            flat.append(c)
-    return LogicalUnion(fields=fields, children=tuple(flat))
 
 
 def _cast_to(plan: LogicalNode, fields: tuple[Field, ...]) -> LogicalNode:
@@ -202,8 +222,6 @@ def _rename(plan: LogicalNode, names: list[str] | None, node: exp.Expression, ct
 # ---------------------------------------------------------------------- relations
 def scan_table(ctx: BindContext, table: CatalogTable, node: exp.Expression | None) -> LogicalNode:
     """TableScan of the physical columns, then computed columns, then the watermark."""
-    from planner.catalog import check_scannable
-
     check_scannable(table, node, ctx.sql)
     check_table_options(table)
     info = table.table_info()
@@ -231,6 +249,23 @@ def scan_table(ctx: BindContext, table: CatalogTable, node: exp.Expression | Non
     return plan
 
 
+def check_scannable(table: CatalogTable, node: exp.Expression | None, sql: str | None) -> None:
+    """Metadata columns need a connector that declares metadata keys (the keys themselves
+    are checked with the table's options, planner/table_options.py)."""
+    if any(c.kind == "metadata" for c in table.columns):
+        try:
+            offers = bool(get_connector(table.connector).metadata)
+        except ConnectorError:
+            return  # an unknown connector: the options check names it
+        if not offers:
+            raise error(
+                UnsupportedSqlError,
+                f"Metadata columns are not supported by the '{table.connector}' connector",
+                node,
+                sql,
+            )
+
+
 def _table_name(node: exp.Table) -> tuple[str, ...]:
     parts = [p for p in (node.catalog, node.db, node.name) if p]
     return tuple(parts)
@@ -238,12 +273,9 @@ def _table_name(node: exp.Table) -> tuple[str, ...]:
 
 def bind_relation(ctx: BindContext, node: exp.Expression) -> LogicalNode:
     """The plan of one FROM item (without its alias handling)."""
-    from planner.catalog import CatalogView
-
-    if isinstance(node, TableFunction):
-        from planner.binder.windows import bind_window_tvf
-
-        return bind_window_tvf(ctx, node)
+    form = _form(_RELATION_FORMS, node)
+    if form is not None:
+        return form(ctx, node)
     if isinstance(node, exp.Table):
         if isinstance(node.this, exp.Anonymous):
             raise error(UnsupportedSqlError, f"Unsupported FROM item: {node.sql()}", node, ctx.sql)
@@ -257,8 +289,6 @@ def bind_relation(ctx: BindContext, node: exp.Expression) -> LogicalNode:
         obj = ctx.catalog.lookup(name, node, ctx.sql)
         if isinstance(obj, CatalogView):
             if any(re.match(r"\s*\+?\s*OPTIONS\s*\(", c, re.IGNORECASE) for c in node.comments or ()):
-                from planner.catalog import quoted
-
                 err = error(
                     SqlValidationError,
                     f"View '{quoted(obj.path)}' cannot be enriched with new options. "
@@ -282,10 +312,6 @@ def bind_relation(ctx: BindContext, node: exp.Expression) -> LogicalNode:
         return bind_query_node(ctx, node.this)
     if isinstance(node, exp.Values):
         return bind_values(ctx, node)
-    if isinstance(node, (exp.Unnest, exp.Lateral)):
-        from planner.binder.lateral import bind_lateral_relation  # FROM UNNEST(...) (issue 3)
-
-        return bind_lateral_relation(ctx, node)
     raise error(UnsupportedSqlError, f"Unsupported FROM item: {node.sql()[:60]}", node, ctx.sql)
 
 
@@ -311,10 +337,9 @@ def bind_from(ctx: BindContext, from_: exp.From | None, joins: list[exp.Join] | 
         return LogicalValues(fields=(Field("ZERO", zero.type),), rows=((zero,),)), Scope([], ctx.sql)
     plan, scope = relation_with_scope(ctx, from_.this)
     for j in joins or []:
-        if isinstance(j.this, (exp.Unnest, exp.Lateral)):
-            from planner.binder.lateral import bind_lateral_join  # UNNEST / LATERAL TABLE (issue 3)
-
-            plan, scope = bind_lateral_join(ctx, plan, scope, j)
+        join = _form(_JOIN_FORMS, j.this)
+        if join is not None:
+            plan, scope = join(ctx, plan, scope, j)
             continue
         right, rscope = relation_with_scope(ctx, j.this)
         scope = scope.concat(rscope)
@@ -328,14 +353,29 @@ def bind_from(ctx: BindContext, from_: exp.From | None, joins: list[exp.Join] | 
             cond = ExprBinder(scope, ctx.sql, clause="ON").bind(on)
         version = j.this.args.get("version") if isinstance(j.this, exp.Table) else None
         if version is not None:
-            from planner.binder.time_joins import bind_snapshot
-
             right = bind_snapshot(ctx, j.this, version, right, scope, len(plan.fields))
-        from planner.binder.subqueries import outer_join_fields
-
         fields, scope = outer_join_fields(kind, plan.fields, right.fields, scope)
         plan = LogicalJoin(fields=fields, left=plan, right=right, kind=kind, condition=cond)
     names = uniquify([c.name for c in scope.columns])
     if names != [c.name for c in scope.columns] and joins:
         pass  # duplicate names across join sides stay addressable through their qualifiers
     return plan, scope
+
+
+def outer_join_fields(
+    kind: str, left: tuple[Field, ...], right: tuple[Field, ...], scope: Scope
+) -> tuple[tuple[Field, ...], Scope]:
+    """A join's output fields and scope: the columns of the side an outer join pads with
+    NULLs become nullable (LEFT: right side, RIGHT: left side, FULL: both)."""
+    null_left = kind in ("RIGHT", "FULL")
+    null_right = kind in ("LEFT", "FULL")
+    fields = tuple(Field(f.name, f.type.with_nullable(True)) if null_left else f for f in left) + tuple(
+        Field(f.name, f.type.with_nullable(True)) if null_right else f for f in right
+    )
+    if not (null_left or null_right):
+        return fields, scope
+    cols = [
+        ScopeColumn(c.qualifier, c.name, c.index, fields[c.index].type) if c.index < len(fields) else c
+        for c in scope.columns
+    ]
+    return fields, type(scope)(cols, scope.sql)

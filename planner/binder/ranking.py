@@ -18,12 +18,12 @@ Other OVER calls are left to the OVER binder: only the ranking item is taken out
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from planner.binder.query import bind_query_node
+from planner.binder.query import BindContext, bind_query_node
 from planner.binder.scope import error
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import LogicalNode, LogicalProject
@@ -31,11 +31,11 @@ from planner.rules.ranking import LogicalRank, LogicalSort, SortKey, rank_field
 from runtime.expr.ir import InputRef
 from runtime.types import Field
 
-if TYPE_CHECKING:
-    from planner.binder.query import BindContext
-
 _RANKING = {exp.RowNumber: "ROW_NUMBER", exp.Rank: "RANK", exp.DenseRank: "DENSE_RANK"}
 _HIDDEN = "$rank$"
+
+# planner.binder.select.bind_select, passed in by its caller (which is that function).
+SelectBinder = Callable[[BindContext, exp.Select], LogicalNode]
 
 
 def ranking_type(node: exp.Expression) -> str | None:
@@ -59,10 +59,9 @@ def has_order_limit(sel: exp.Expression) -> bool:
 
 
 # ---------------------------------------------------------------------- ranking
-def bind_ranking_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
-    """A SELECT with a ranking function item: inner select, LogicalRank, projection."""
-    from planner.binder.select import bind_select
-
+def bind_ranking_select(ctx: BindContext, sel: exp.Select, bind_select: SelectBinder) -> LogicalNode:
+    """A SELECT with a ranking function item: inner select, LogicalRank, projection.
+    `bind_select` binds the inner SELECT (`planner.binder.select`, which calls this)."""
     pos = next(i for i, e in enumerate(sel.expressions) if ranking_type(e) is not None)
     item = sel.expressions[pos]
     rank_type = ranking_type(item)
@@ -189,10 +188,9 @@ def _output_names(sel: exp.Select) -> list[str | None]:
     return out
 
 
-def bind_order_limit(ctx: BindContext, sel: exp.Select) -> LogicalNode:
-    """SELECT ... ORDER BY ... OFFSET ... FETCH/LIMIT: the select, then a LogicalSort."""
-    from planner.binder.select import bind_select
-
+def bind_order_limit(ctx: BindContext, sel: exp.Select, bind_select: SelectBinder) -> LogicalNode:
+    """SELECT ... ORDER BY ... OFFSET ... FETCH/LIMIT: the select, then a LogicalSort.
+    `bind_select` binds the SELECT without them (`planner.binder.select`, which calls this)."""
     order = sel.args.get("order")
     offset = _int_clause(ctx, sel.args.get("offset"), "OFFSET") or 0
     fetch = _int_clause(ctx, sel.args.get("limit"), "FETCH / LIMIT")

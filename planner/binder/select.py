@@ -14,7 +14,7 @@ from planner.binder.expressions import ExprBinder, function_args, function_name,
 from planner.binder.grouping_sets import GroupingSetsScope, grouping_items
 from planner.binder.hints import StateTtlHint
 from planner.binder.over import bind_over, has_over
-from planner.binder.query import BindContext, bind_from
+from planner.binder.query import BindContext, bind_from, query_form
 from planner.binder.scope import Scope, error, uniquify
 from planner.binder.subqueries import rewrite_subqueries
 from planner.binder.types import plain
@@ -96,13 +96,14 @@ def _tvf_below(plan: LogicalNode) -> LogicalWindowTableFunction | None:
     return plan if isinstance(plan, LogicalWindowTableFunction) else None
 
 
+@query_form(exp.Select)
 def bind_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
     sql = ctx.sql
 
     if ranking.has_order_limit(sel):
-        return ranking.bind_order_limit(ctx, sel)
+        return ranking.bind_order_limit(ctx, sel, bind_select)
     if ranking.has_ranking_item(sel):
-        return ranking.bind_ranking_select(ctx, sel)
+        return ranking.bind_ranking_select(ctx, sel, bind_select)
     for key, what in _UNSUPPORTED_CLAUSES.items():
         v = sel.args.get(key)
         if v:

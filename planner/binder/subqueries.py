@@ -399,22 +399,3 @@ def _is_semi_anti(c: exp.Expression) -> bool:
         while isinstance(node, exp.Paren):
             node = node.this
     return isinstance(node, exp.Exists) or (isinstance(node, exp.In) and node.args.get("query") is not None)
-
-
-def outer_join_fields(
-    kind: str, left: tuple[Field, ...], right: tuple[Field, ...], scope: Scope
-) -> tuple[tuple[Field, ...], Scope]:
-    """A join's output fields and scope: the columns of the side an outer join pads with
-    NULLs become nullable (LEFT: right side, RIGHT: left side, FULL: both)."""
-    null_left = kind in ("RIGHT", "FULL")
-    null_right = kind in ("LEFT", "FULL")
-    fields = tuple(Field(f.name, f.type.with_nullable(True)) if null_left else f for f in left) + tuple(
-        Field(f.name, f.type.with_nullable(True)) if null_right else f for f in right
-    )
-    if not (null_left or null_right):
-        return fields, scope
-    cols = [
-        ScopeColumn(c.qualifier, c.name, c.index, fields[c.index].type) if c.index < len(fields) else c
-        for c in scope.columns
-    ]
-    return fields, type(scope)(cols, scope.sql)

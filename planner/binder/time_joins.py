@@ -14,7 +14,7 @@ from sqlglot import exp
 
 from planner.binder.expressions import ExprBinder
 from planner.binder.scope import Scope, error, node_position
-from planner.catalog import CatalogTable
+from planner.catalog_objects import CatalogTable
 from planner.errors import SqlValidationError
 from planner.logical import LogicalNode
 from planner.rules.time_joins import LogicalSnapshot

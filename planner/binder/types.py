@@ -16,17 +16,13 @@ from runtime.types import (
     INT,
     MAX_VARCHAR,
     DataType,
+    plain,
 )
 
 # Digits an integer type needs as a DECIMAL (Flink's LogicalTypeMerging).
 _INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
 _INT_RANK = {"TINYINT": 0, "SMALLINT": 1, "INT": 2, "BIGINT": 3}
 MAX_DECIMAL_PRECISION = 38
-
-
-def plain(t: DataType) -> DataType:
-    """The type without its time-attribute marker (a computed value is no time attribute)."""
-    return t.as_time_attr(None) if t.time_attr else t
 
 
 def number_literal(text: str) -> Literal:

@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from planner.binder.changelog_ptf import bind_changelog_function, is_changelog_function
 from planner.binder.expressions import interval_ms
-from planner.binder.query import bind_relation
+from planner.binder.query import bind_relation, relation_form
 from planner.binder.scope import error
 from planner.binder.types import plain
 from planner.dialect.ast import Descriptor, TableArgument, TableFunction
@@ -44,6 +44,7 @@ def window_fields(input_fields: tuple[Field, ...], time_type: DataType) -> tuple
     )
 
 
+@relation_form(TableFunction)
 def bind_window_tvf(ctx: BindContext, node: TableFunction) -> LogicalNode:
     """The logical plan of a table function call in FROM: a window TVF, or one of the
     built-in changelog process table functions (planner/binder/changelog_ptf.py)."""

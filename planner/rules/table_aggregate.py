@@ -19,7 +19,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from planner.binder import bind_query
-from planner.catalog import Catalog, CatalogView, full_path
+from planner.catalog import Catalog
+from planner.catalog_objects import CatalogView, full_path
 from planner.errors import SqlValidationError
 from planner.functions_catalog import _type
 from planner.logical import LogicalNode

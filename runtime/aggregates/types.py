@@ -27,6 +27,34 @@ AGGREGATE_NAMES = (
     *MORE_AGGREGATES,
 )
 
+# Every aggregate function name (lower case) of SQL: the binder recognizes a call of one as an
+# aggregate, and a user function of the same name does not shadow it (planner.functions_catalog).
+AGGREGATE_FUNCTIONS = {
+    "count",
+    "sum",
+    "sum0",
+    "avg",
+    "min",
+    "max",
+    "listagg",
+    "first_value",
+    "last_value",
+    "collect",
+    "stddev_pop",
+    "stddev_samp",
+    "var_pop",
+    "var_samp",
+    "stddev",
+    "variance",
+    "array_agg",
+    "json_objectagg",
+    "json_arrayagg",
+    "bit_and",
+    "bit_or",
+    "bit_xor",
+    *AGGREGATE_NAMES,
+}
+
 # STDDEV / VARIANCE family: aliases resolved by the binder's callers (`canonical_aggregate`).
 VARIANCE_NAMES = ("stddev_pop", "stddev_samp", "stddev", "var_pop", "var_samp", "variance")
 
@@ -102,4 +130,4 @@ def infer_aggregate(name: str, arg_types: list[DataType]) -> DataType:
     raise FunctionTypeError(f"No match found for function signature {name.upper()}")
 
 
-__all__ = ["AGGREGATE_NAMES", "VARIANCE_NAMES", "infer_aggregate", "is_aggregate"]
+__all__ = ["AGGREGATE_FUNCTIONS", "AGGREGATE_NAMES", "VARIANCE_NAMES", "infer_aggregate", "is_aggregate"]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from planner.catalog import Catalog, CatalogView
+from planner.catalog import Catalog
+from planner.catalog_objects import CatalogView
 from planner.errors import SqlValidationError
 from planner.parse import parse_script
 from planner.statements import CreateTable, CreateView, Drop
