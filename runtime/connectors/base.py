@@ -12,6 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from runtime.config import parsers
 from runtime.config.options import ConfigOption as ConfigOption  # connectors declare WITH options with it
 from runtime.errors import ConnectorError
 from runtime.plugins import import_submodules
@@ -190,6 +191,9 @@ class ConnectorFactory:
     options: tuple[ConfigOption, ...]
     create_source: Callable[[dict[str, str], tuple[Field, ...], list[int] | None, SourceContext], Source] | None = None
     create_sink: Callable[[dict[str, str], tuple[Field, ...], SourceContext], Sink] | None = None
+    # `create_lookup(options, schema, config)`: the table as a lookup source for processing-time
+    # lookup joins (a runtime.connectors.lookup.LookupSource); None: no lookup source.
+    create_lookup: Callable[[dict[str, str], tuple[Field, ...], dict[str, str]], Any] | None = None
     # Whether the source is bounded given these options (the planner asks before running).
     is_bounded: Callable[[dict[str, str]], bool] = lambda options: True
     # Other factories (formats) whose options also apply, e.g. 'csv.*' for filesystem.
@@ -228,6 +232,23 @@ class ConnectorFactory:
     # SHOW PARTITIONS: the partitions the sink's storage holds, each as {column: value}
     # (given the options and the partition columns). None: the connector keeps none.
     list_partitions: Callable[[dict[str, str], tuple[str, ...]], list[dict[str, str]]] | None = None
+
+
+def parse_duration_ms(text: str, key: str = "duration") -> int:
+    """A duration `WITH` option ('1 s', '100ms', '2 min', plain number = ms) with the one
+    duration parser (runtime/config/parsers.py); a ConnectorError names the option."""
+    try:
+        return parsers.parse_duration_ms(text)
+    except ValueError as e:
+        raise ConnectorError(f"Invalid value '{text}' for option '{key}': {e}.") from None
+
+
+def parse_size(text: str, key: str) -> int:
+    """A memory-size `WITH` option ('128MB', '1 gb', plain number = bytes)."""
+    try:
+        return parsers.parse_memory_size(text)
+    except ValueError as e:
+        raise ConnectorError(f"Invalid value '{text}' for option '{key}': {e}.") from None
 
 
 _CONNECTORS: dict[str, ConnectorFactory] = {}

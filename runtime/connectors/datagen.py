@@ -27,9 +27,9 @@ from runtime.connectors.base import (
     Source,
     SourceContext,
     SplitReader,
+    parse_duration_ms,
     register_connector,
 )
-from runtime.connectors.filesystem import parse_duration_ms
 from runtime.errors import ConnectorError
 from runtime.graph import STREAMING
 from runtime.types import DataType, Field

@@ -156,5 +156,6 @@ FACTORY = register_connector(
         options=OPTIONS,
         create_source=_create_source,
         create_sink=_create_sink,
+        create_lookup=lambda options, schema, config: DuckDBLookup(options, schema),
     )
 )

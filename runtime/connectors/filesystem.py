@@ -22,7 +22,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from runtime.config import parsers
 from runtime.connectors.base import (
     ConfigOption,
     ConnectorFactory,
@@ -30,6 +29,7 @@ from runtime.connectors.base import (
     Source,
     SourceContext,
     SplitReader,
+    parse_duration_ms,
     register_connector,
 )
 from runtime.connectors.filesystem_overwrite import list_partitions, prepare_overwrite
@@ -40,8 +40,10 @@ from runtime.connectors.filesystem_partitions import (
     partition_values,
     split_schema,
 )
+from runtime.connectors.filesystem_paths import list_files, resolve_path
+from runtime.connectors.filesystem_sink import FilesystemSink
 from runtime.connectors.formats import FileReader, all_format_options, get_format
-from runtime.connectors.lookup import LOOKUP_OPTIONS
+from runtime.connectors.lookup import LOOKUP_OPTIONS, LookupSource, semi_join
 from runtime.errors import ConnectorError
 from runtime.graph import STREAMING
 from runtime.types import Field
@@ -105,54 +107,6 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
 )
 
 
-def parse_duration_ms(text: str, key: str = "duration") -> int:
-    """A duration `WITH` option ('1 s', '100ms', '2 min', plain number = ms) with the one
-    duration parser (runtime/config/parsers.py); a ConnectorError names the option."""
-    try:
-        return parsers.parse_duration_ms(text)
-    except ValueError as e:
-        raise ConnectorError(f"Invalid value '{text}' for option '{key}': {e}.") from None
-
-
-def parse_size(text: str, key: str) -> int:
-    """A memory-size `WITH` option ('128MB', '1 gb', plain number = bytes)."""
-    try:
-        return parsers.parse_memory_size(text)
-    except ValueError as e:
-        raise ConnectorError(f"Invalid value '{text}' for option '{key}': {e}.") from None
-
-
-def _resolve(path: str | None) -> str:
-    if not path:
-        raise ConnectorError("Missing required option 'path' for connector 'filesystem'.")
-    if path.startswith("file://"):
-        path = path[len("file://") :]
-    return os.path.abspath(os.path.expanduser(path))
-
-
-def _visible(name: str) -> bool:
-    return not (name.startswith(".") or name.startswith("_"))
-
-
-def list_files(root: str) -> list[str]:
-    """Files under `root` in name order (recursively), without hidden/'_' entries."""
-    if os.path.isfile(root):
-        return [root]
-    out: list[str] = []
-
-    def unreadable(e: OSError) -> None:
-        # a directory that cannot be listed is an error, not an empty table (a missing root
-        # is no error: a monitored directory may appear later)
-        if isinstance(e, FileNotFoundError) and os.path.abspath(e.filename or "") == os.path.abspath(root):
-            return
-        raise ConnectorError(f"Cannot list directory '{e.filename}' of the filesystem table: {e.strerror or e}")
-
-    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
-        dirnames[:] = sorted(d for d in dirnames if _visible(d))
-        out.extend(os.path.join(dirpath, f) for f in sorted(filenames) if _visible(f))
-    return sorted(out)
-
-
 def is_bounded(options: dict[str, str]) -> bool:
     """Bounded unless 'source.monitor-interval' is set (then unbounded in STREAMING mode)."""
     return not options.get("source.monitor-interval")
@@ -197,7 +151,7 @@ class FilesystemSource(Source):
         self.schema = tuple(schema)
         self.projection = projection
         self.ctx = ctx
-        self.root = _resolve(options.get("path"))
+        self.root = resolve_path(options.get("path"))
         name = options.get("format", "")
         if name not in FORMATS:  # a message-only format (raw, avro, ...) is no file format
             raise ConnectorError(
@@ -281,11 +235,49 @@ class FilesystemSource(Source):
 
 
 def _create_sink(options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> Sink:
-    """The sink lives in runtime/connectors/filesystem_sink.py (imported here lazily: it
-    imports this module's helpers)."""
-    from runtime.connectors.filesystem_sink import FilesystemSink
-
+    """The sink lives in runtime/connectors/filesystem_sink.py."""
     return FilesystemSink(options, schema, ctx)
+
+
+class FilesystemLookup(LookupSource):
+    """Reads the whole file (or directory) through the filesystem connector and keeps it
+    until a file changes (modification time or size), so every lookup sees the current
+    content: with `lookup.cache` = NONE a changed file is seen at the next lookup."""
+
+    def __init__(self, options: dict[str, str], schema: tuple[Field, ...], config: dict[str, str]) -> None:
+        self.options = options
+        self.schema = schema
+        self.config = config
+        self._table: pa.Table | None = None
+        self._signature: Any = None
+
+    def _current_signature(self) -> Any:
+        path = os.path.abspath(os.path.expanduser(self.options.get("path", "")))
+        if not os.path.exists(path):
+            raise ConnectorError(f"Lookup table path '{path}' does not exist")
+        return tuple((f, os.stat(f).st_mtime_ns, os.stat(f).st_size) for f in list_files(path))
+
+    def _load(self) -> pa.Table:
+        sig = self._current_signature()
+        if self._table is not None and sig == self._signature:
+            return self._table
+        source = FilesystemSource(self.options, self.schema, None, SourceContext(mode="BATCH", config=self.config))
+        batches = []
+        for split in source.splits():
+            reader = source.create_reader(split)
+            while (b := reader.read(65536)) is not None:
+                if b.num_rows:
+                    batches.append(
+                        pa.RecordBatch.from_arrays(b.columns[: len(self.schema)], names=[f.name for f in self.schema])
+                    )
+            reader.close()
+        arrow_schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in self.schema])
+        self._table = pa.Table.from_batches(batches, schema=arrow_schema) if batches else arrow_schema.empty_table()
+        self._signature = sig
+        return self._table
+
+    def lookup(self, key_columns: list[int], keys: pa.Table) -> pa.Table:
+        return semi_join(self._load(), key_columns, keys)
 
 
 FACTORY = register_connector(
@@ -306,6 +298,7 @@ FACTORY = register_connector(
         options=OPTIONS + LOOKUP_OPTIONS + all_format_options(FORMATS),
         create_source=FilesystemSource,
         create_sink=_create_sink,
+        create_lookup=FilesystemLookup,
         is_bounded=is_bounded,
         changelog_mode=changelog_mode,
         formats=FORMATS,

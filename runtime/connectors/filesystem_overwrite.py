@@ -20,13 +20,13 @@ import os
 from collections.abc import Callable
 
 from runtime.connectors.filesystem_partitions import escape_path_name, partition_keys, partition_values
+from runtime.connectors.filesystem_paths import list_files, resolve_path
 
 
 def prepare_overwrite(options: dict[str, str], static: dict[str, str]) -> Callable[[], None]:
     """Snapshot the files the overwrite may replace; the returned function removes them."""
-    from runtime.connectors.filesystem import _resolve, list_files
 
-    root = _resolve(options.get("path"))
+    root = resolve_path(options.get("path"))
     keys = partition_keys(options)
     fixed: list[str] = []
     for k in keys:
@@ -54,9 +54,8 @@ def prepare_overwrite(options: dict[str, str], static: dict[str, str]) -> Callab
 
 def list_partitions(options: dict[str, str], keys: tuple[str, ...]) -> list[dict[str, str]]:
     """The partitions of a filesystem table: the `k=v/...` directories holding data files."""
-    from runtime.connectors.filesystem import _resolve, list_files
 
-    root = _resolve(options.get("path"))
+    root = resolve_path(options.get("path"))
     found: dict[tuple[str, ...], dict[str, str]] = {}
     for path in list_files(root) if os.path.isdir(root) else []:
         values = partition_values(root, path)

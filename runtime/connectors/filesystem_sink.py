@@ -34,8 +34,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, data_columns, row_kinds
-from runtime.connectors.base import Sink, SourceContext
-from runtime.connectors.filesystem import _resolve, parse_duration_ms, parse_size
+from runtime.connectors.base import Sink, SourceContext, parse_duration_ms, parse_size
 from runtime.connectors.filesystem_partitions import (
     DEFAULT_PARTITION_NAME,
     partition_dirs,
@@ -43,6 +42,7 @@ from runtime.connectors.filesystem_partitions import (
     split_by_partition,
     split_schema,
 )
+from runtime.connectors.filesystem_paths import resolve_path
 from runtime.connectors.formats import FileWriter, get_format
 from runtime.errors import ConnectorError
 from runtime.types import Field
@@ -61,7 +61,7 @@ class FilesystemSink(Sink):
         self.options = options
         self.schema = tuple(schema)
         self.ctx = ctx
-        self.root = _resolve(options.get("path"))
+        self.root = resolve_path(options.get("path"))
         self.format = get_format(options.get("format", ""))
         if self.format.open_writer is None:
             raise ConnectorError(f"The format '{self.format.name}' cannot be used to write a 'filesystem' sink.")

@@ -16,7 +16,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from runtime.config import duration_ms
 from runtime.connectors.base import (
     ConfigOption,
     ConnectorFactory,
@@ -26,13 +25,13 @@ from runtime.connectors.base import (
     TableDescription,
     register_connector,
 )
+from runtime.connectors.jdbc_connection import CONNECTION_OPTIONS, endpoint, retry_timeout_s, table_name
+from runtime.connectors.jdbc_sink import JdbcSink
 from runtime.connectors.lookup import LOOKUP_OPTIONS, LookupSource
 from runtime.connectors.postgres import (
-    Endpoint,
     check_columns,
     connect,
     csv_to_batches,
-    parse_jdbc_url,
     quote_ident,
     select_text,
     table_columns,
@@ -42,23 +41,6 @@ from runtime.errors import ConnectorError
 from runtime.types import Field
 
 NAME = "jdbc"
-
-CONNECTION_OPTIONS: tuple[ConfigOption[Any], ...] = (
-    ConfigOption("url", required=True, description="The JDBC database url: `jdbc:postgresql://host:port/database`."),
-    ConfigOption("table-name", required=True, description="The table to read or write (optionally `schema.table`)."),
-    ConfigOption("username", description="The user name to connect with."),
-    ConfigOption("password", description="The password to connect with."),
-    ConfigOption(
-        "driver",
-        description="The JDBC driver class (accepted for compatibility and ignored: streamsql connects with psycopg).",
-    ),
-    ConfigOption(
-        "connection.max-retry-timeout",
-        type="duration",
-        default="60 s",
-        description="How long to keep retrying a refused connection before the job fails.",
-    ),
-)
 
 SCAN_OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
@@ -108,25 +90,6 @@ SINK_OPTIONS: tuple[ConfigOption[Any], ...] = (
 )
 
 OPTIONS: tuple[ConfigOption[Any], ...] = (*CONNECTION_OPTIONS, *SCAN_OPTIONS, *LOOKUP_OPTIONS, *SINK_OPTIONS)
-
-
-def endpoint(options: dict[str, str]) -> Endpoint:
-    url = options.get("url")
-    if not url:
-        raise ConnectorError("Missing required option 'url' for connector 'jdbc'.")
-    return parse_jdbc_url(url, options.get("username"), options.get("password"))
-
-
-def retry_timeout_s(options: dict[str, str]) -> float:
-    ms = duration_ms(options.get("connection.max-retry-timeout") or "60 s", "connection.max-retry-timeout")
-    return (ms or 0) / 1000
-
-
-def table_name(options: dict[str, str]) -> str:
-    table = options.get("table-name")
-    if not table:
-        raise ConnectorError("Missing required option 'table-name' for connector 'jdbc'.")
-    return table
 
 
 # --------------------------------------------------------------------------- planning check
@@ -383,8 +346,6 @@ def _create_source(
 
 
 def _create_sink(options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> Any:
-    from runtime.connectors.jdbc_sink import JdbcSink
-
     return JdbcSink(options, schema, ctx)
 
 
@@ -399,6 +360,7 @@ FACTORY = register_connector(
         options=OPTIONS,
         create_source=_create_source,
         create_sink=_create_sink,
+        create_lookup=lambda options, schema, config: JdbcLookup(options, schema),
         validate=check_table,
         guide=GUIDE,
     )

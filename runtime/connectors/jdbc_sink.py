@@ -23,7 +23,7 @@ import pyarrow as pa
 from runtime.batch import DELETE, INSERT, ROW_KIND, UPDATE_AFTER
 from runtime.config import duration_ms
 from runtime.connectors.base import SourceContext
-from runtime.connectors.jdbc import endpoint, retry_timeout_s, table_name
+from runtime.connectors.jdbc_connection import endpoint, retry_timeout_s, table_name
 from runtime.connectors.postgres import connect, quote_ident, to_csv
 from runtime.connectors.transactional_sink import MARKERS, TransactionalTableSink, last_per_key
 from runtime.types import Field

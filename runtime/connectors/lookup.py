@@ -18,14 +18,13 @@ equal one of the `keys` rows. `LookupCache` implements Flink's options:
 
 from __future__ import annotations
 
-import os
 import time
 from collections import OrderedDict
 from typing import Any
 
 import pyarrow as pa
 
-from runtime.connectors.base import ConfigOption, SourceContext, get_connector
+from runtime.connectors.base import ConfigOption, get_connector, parse_duration_ms
 from runtime.errors import ConnectorError
 from runtime.types import Field
 
@@ -100,73 +99,22 @@ def semi_join(table: pa.Table, key_columns: list[int], keys: pa.Table) -> pa.Tab
     return table.take(pa.array(rows, type=pa.int64()))
 
 
-class FilesystemLookup(LookupSource):
-    """Reads the whole file (or directory) through the filesystem connector and keeps it
-    until a file changes (modification time or size), so every lookup sees the current
-    content: with `lookup.cache` = NONE a changed file is seen at the next lookup."""
-
-    def __init__(self, options: dict[str, str], schema: tuple[Field, ...], config: dict[str, str]) -> None:
-        self.options = options
-        self.schema = schema
-        self.config = config
-        self._table: pa.Table | None = None
-        self._signature: Any = None
-
-    def _current_signature(self) -> Any:
-        from runtime.connectors.filesystem import list_files
-
-        path = os.path.abspath(os.path.expanduser(self.options.get("path", "")))
-        if not os.path.exists(path):
-            raise ConnectorError(f"Lookup table path '{path}' does not exist")
-        return tuple((f, os.stat(f).st_mtime_ns, os.stat(f).st_size) for f in list_files(path))
-
-    def _load(self) -> pa.Table:
-        sig = self._current_signature()
-        if self._table is not None and sig == self._signature:
-            return self._table
-        factory = get_connector("filesystem")
-        assert factory.create_source is not None
-        source = factory.create_source(self.options, self.schema, None, SourceContext(mode="BATCH", config=self.config))
-        batches = []
-        for split in source.splits():
-            reader = source.create_reader(split)
-            while (b := reader.read(65536)) is not None:
-                if b.num_rows:
-                    batches.append(
-                        pa.RecordBatch.from_arrays(b.columns[: len(self.schema)], names=[f.name for f in self.schema])
-                    )
-            reader.close()
-        arrow_schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in self.schema])
-        self._table = pa.Table.from_batches(batches, schema=arrow_schema) if batches else arrow_schema.empty_table()
-        self._signature = sig
-        return self._table
-
-    def lookup(self, key_columns: list[int], keys: pa.Table) -> pa.Table:
-        return semi_join(self._load(), key_columns, keys)
-
-
 def open_lookup(
     connector: str, options: dict[str, str], schema: tuple[Field, ...], config: dict[str, str]
 ) -> LookupSource:
-    if connector == "duckdb":
-        from runtime.connectors.duckdb_connector import DuckDBLookup
-
-        return DuckDBLookup(options, schema)
-    if connector == "jdbc":
-        from runtime.connectors.jdbc import JdbcLookup
-
-        return JdbcLookup(options, schema)
-    if connector == "filesystem":
-        return FilesystemLookup(options, schema, config)
-    raise ConnectorError(f"Connector '{connector}' is not a lookup source")
+    """The lookup source of a table, built by its connector's `create_lookup`."""
+    try:
+        create = get_connector(connector).create_lookup
+    except ConnectorError:
+        create = None
+    if create is None:
+        raise ConnectorError(f"Connector '{connector}' is not a lookup source")
+    source: LookupSource = create(options, schema, config)
+    return source
 
 
 def _duration_ms(text: str | None, key: str) -> int | None:
-    if text is None:
-        return None
-    from runtime.connectors.filesystem import parse_duration_ms
-
-    return parse_duration_ms(text, key)
+    return None if text is None else parse_duration_ms(text, key)
 
 
 class LookupCache:

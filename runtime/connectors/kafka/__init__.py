@@ -1,7 +1,7 @@
 """The `kafka` and `upsert-kafka` connectors: declarations (options, formats, metadata,
 changelog mode, planning-time checks). The source is runtime/connectors/kafka/source.py,
-the sink runtime/connectors/kafka/sink.py; both are imported when a table is used, and
-they import confluent_kafka (librdkafka) only then, so start-up does not pay for it.
+the sink runtime/connectors/kafka/sink.py; they import confluent_kafka (librdkafka) only
+when a table is read or written, so start-up does not pay for it.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from runtime.connectors.base import ConnectorFactory, Sink, Source, SourceContext, TableDescription, register_connector
 from runtime.connectors.formats import get_format
 from runtime.connectors.kafka import options as o
+from runtime.connectors.kafka.offsets import parse_specific_offsets
+from runtime.connectors.kafka.options import value_format
 from runtime.connectors.kafka.sink import (
     SINK_DESCRIPTION,
     SINK_OPTIONS,
@@ -21,15 +23,9 @@ from runtime.connectors.kafka.sink import (
     sink_changelog_mode,
     validate_sink,
 )
+from runtime.connectors.kafka.source import KafkaSource
 from runtime.errors import ConnectorError
 from runtime.types import Field
-
-
-def value_format(options: Mapping[str, str]) -> tuple[str, str]:
-    """(format name, its options' prefix) of the record value: 'value.format' or 'format'."""
-    if options.get("value.format"):
-        return options["value.format"], "value."
-    return options.get("format") or "", ""
 
 
 def is_bounded(options: dict[str, str]) -> bool:
@@ -109,8 +105,6 @@ def _check_modes(opts: Mapping[str, str]) -> None:
         if mode == "specific-offsets":
             if not offsets_opt.is_set(opts):
                 raise ConnectorError(f"'{offsets_opt.key}' is required in 'specific-offsets' {kind} mode but missing.")
-            from runtime.connectors.kafka.offsets import parse_specific_offsets
-
             parse_specific_offsets(opts[offsets_opt.key], offsets_opt.key)
     if o.SCAN_STARTUP_MODE.get(opts) == "specific-offsets" and o.TOPIC_PATTERN.is_set(opts):
         raise ConnectorError("'specific-offsets' startup mode needs a single 'topic', not 'topic-pattern'.")
@@ -143,16 +137,12 @@ def _validate_upsert(t: TableDescription) -> None:
 def _create_source(
     options: dict[str, str], schema: tuple[Field, ...], projection: list[int] | None, ctx: SourceContext
 ) -> Source:
-    from runtime.connectors.kafka.source import KafkaSource
-
     return KafkaSource(options, schema, projection, ctx, upsert=False)
 
 
 def _create_upsert_source(
     options: dict[str, str], schema: tuple[Field, ...], projection: list[int] | None, ctx: SourceContext
 ) -> Source:
-    from runtime.connectors.kafka.source import KafkaSource
-
     return KafkaSource(options, schema, projection, ctx, upsert=True)
 
 

@@ -9,6 +9,7 @@ client settings and would make librdkafka refuse the configuration.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from runtime.connectors.base import ConfigOption, MetadataColumn
@@ -221,3 +222,10 @@ METADATA: tuple[MetadataColumn, ...] = (
         description="'NoTimestampType', 'CreateTime' or 'LogAppendTime'.",
     ),
 )
+
+
+def value_format(options: Mapping[str, str]) -> tuple[str, str]:
+    """(format name, its options' prefix) of the record value: 'value.format' or 'format'."""
+    if options.get("value.format"):
+        return options["value.format"], "value."
+    return options.get("format") or "", ""

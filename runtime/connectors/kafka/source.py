@@ -38,8 +38,8 @@ from runtime.connectors.base import (
 )
 from runtime.connectors.formats import MessageDecoder, format_options_view, get_format
 from runtime.connectors.kafka import options as o
-from runtime.connectors.kafka import value_format
 from runtime.connectors.kafka.offsets import parse_specific_offsets
+from runtime.connectors.kafka.options import value_format
 from runtime.errors import ConnectorError
 from runtime.types import Field
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from runtime.executor.spark.expressions import check_expr
+from runtime.executor.spark.streaming import native_kinds
 from runtime.executor.spark.translate import watermark_delay_ms
 from runtime.executor.spark.types import SparkUnsupportedError, check_type
 from runtime.executor.spark.windowed import correlate_refusal, limit_refusal, over_refusal
@@ -103,8 +104,6 @@ def _check_streaming(graph: JobGraph) -> None:
     """STREAMING: native nodes (streaming.native_kinds) are checked as in batch; every other
     operator runs as streamsql's own operator inside Spark (stateful.py) unless
     `runtime_operator_refusal` names a reason."""
-    from runtime.executor.spark.streaming import native_kinds
-
     native = native_kinds()
     for node in graph.nodes:
         for f in node.schema:
@@ -265,8 +264,6 @@ def capability_rows() -> list[tuple[str, str, str, str]]:
     """(operator, batch, streaming, note) for the generated docs, by operator name: every
     runtime operator kind. STREAMING runs the native kinds (`streaming.native_kinds`) as their
     capability says and every other kind through streamsql's own operator."""
-    from runtime.executor.spark.streaming import native_kinds
-
     yes = {True: "yes", False: "no"}
     native = native_kinds()
     rows = []

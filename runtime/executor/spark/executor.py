@@ -34,7 +34,7 @@ import pyarrow as pa
 from runtime.batch import ROW_KIND
 from runtime.checkpoint.options import CHECKPOINTING_DIR
 from runtime.config.core import LOCAL_TIME_ZONE
-from runtime.connectors.filesystem import parse_duration_ms
+from runtime.connectors.base import parse_duration_ms
 from runtime.errors import JobError
 from runtime.executor.spark.capabilities import check_graph
 from runtime.executor.spark.session import get_session

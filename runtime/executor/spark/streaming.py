@@ -20,10 +20,17 @@ from typing import Any
 
 from runtime.batch import ROW_KIND, ROW_WATERMARK
 from runtime.config.core import MAX_PARALLELISM
+from runtime.executor.spark import stateful
 from runtime.executor.spark.translate import Translator, cname
 from runtime.executor.spark.types import spark_schema
 from runtime.graph import JobGraph, Node
-from runtime.operators.union import EXCHANGE, HASH, ExchangeParams
+from runtime.operators.base import Operator, checkpointing_mode
+from runtime.operators.calc import CALC
+from runtime.operators.sink import SINK
+from runtime.operators.source import TABLE_SOURCE_SCAN
+from runtime.operators.spec import spec_for
+from runtime.operators.union import EXCHANGE, HASH, UNION, ExchangeParams
+from runtime.operators.values import VALUES
 from runtime.operators.watermark import WATERMARK_ASSIGNER
 
 
@@ -31,20 +38,11 @@ def native_kinds() -> frozenset[str]:
     """Operators mapped to native Spark in STREAMING mode (everything else: stateful.py):
     sources (VALUES: refused next to a stream), sinks, WATERMARK, projections / filters,
     UNION ALL and exchanges."""
-    from runtime.operators.calc import CALC
-    from runtime.operators.sink import SINK
-    from runtime.operators.source import TABLE_SOURCE_SCAN
-    from runtime.operators.union import UNION
-    from runtime.operators.values import VALUES
-
     return frozenset(s.name for s in (TABLE_SOURCE_SCAN, SINK, WATERMARK_ASSIGNER, CALC, UNION, EXCHANGE, VALUES))
 
 
 def is_stateless(node: Node) -> bool:
     """Whether the runtime operator of `node` keeps nothing between batches."""
-    from runtime.operators.base import Operator, checkpointing_mode
-    from runtime.operators.spec import spec_for
-
     spec = spec_for(node.operator)
     cls = spec.operator_class if spec is not None else None
     if cls is None or not issubclass(cls, Operator):
@@ -107,8 +105,6 @@ class StreamingTranslator(Translator):
         reads them: streamsql's own WatermarkAssigner over each Arrow batch) so operators
         decide lateness per row as Flink does; then Spark's `withWatermark` (translate.py)
         for the timers."""
-        from runtime.executor.spark import stateful
-
         src = self.graph.node(node.inputs[0])
         stamp = stateful.StatelessRunner(node, src.schema, self.config, src.changelog_mode, keep_watermark=True)
         stamped = self._frame(src.id).mapInArrow(stamp, self._rows_schema(node, watermark=True))
@@ -129,8 +125,6 @@ class StreamingTranslator(Translator):
         return st.StructType([*schema.fields, st.StructField(ROW_KIND, st.ByteType(), True), *extra])
 
     def _runtime_operator(self, node: Node) -> Any:
-        from runtime.executor.spark import stateful
-
         modes = [self.graph.node(i).changelog_mode for i in node.inputs]
         if is_stateless(node) and len(node.inputs) == 1:
             src = self.graph.node(node.inputs[0])
