@@ -128,6 +128,11 @@ class Sink:
     def flush(self) -> None:
         pass
 
+    def on_timer(self) -> None:
+        """Processing time passed without input (the executor's idle timer, through the
+        Sink operator's `on_timer`): a sink that buffers for a time bound (upsert-kafka's
+        'sink.buffer-flush.interval') sends what is due, so a quiet stream is not held back."""
+
     def close(self) -> None:
         pass
 

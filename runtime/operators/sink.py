@@ -99,6 +99,11 @@ class SinkOperator(Operator):
         self.sink.write(pa.RecordBatch.from_arrays(cols, names=names))
         self.ctx.metrics.rows_out += batch.num_rows
 
+    def on_timer(self, out: Output) -> None:
+        """The executor's idle timer: a time-bound sink buffer is sent when due."""
+        if self.sink is not None:
+            self.sink.on_timer()
+
     def end_input(self, input_index: int, out: Output) -> None:
         if self.sink is None:
             return

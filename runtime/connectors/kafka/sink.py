@@ -114,6 +114,16 @@ SINK_TRANSACTIONAL_ID_PREFIX: ConfigOption[str] = ConfigOption(
     "(and the consumer group of the same name for its commit markers). Must be unique per sink among the "
     "jobs writing to the cluster; a restored job re-uses and fences its ids.",
 )
+SINK_TRANSACTION_NAMING_STRATEGY: ConfigOption[str] = ConfigOption(
+    "sink.transaction-naming-strategy",
+    type="enum",
+    default="DEFAULT",
+    values=("DEFAULT", "INCREMENTING", "POOLING"),
+    description="Accepted for Flink compatibility (Flink's Kafka connector 4.x/5.x: how an 'exactly-once' sink "
+    "names its transactions). The streamsql sink always uses one transactional id per subtask, "
+    "'<prefix>-<subtask>', reused for every checkpoint's transaction (as 'POOLING' keeps the broker's set of ids "
+    "small), whatever the value.",
+)
 SINK_PARALLELISM: ConfigOption[int] = ConfigOption(
     "sink.parallelism",
     type="int",
@@ -132,19 +142,23 @@ SINK_BUFFER_FLUSH_INTERVAL: ConfigOption[int] = ConfigOption(
     "sink.buffer-flush.interval",
     type="duration",
     default="0",
-    description="Send the buffered records when this long has passed since the last send (checked when records "
-    "arrive). '0' disables buffering; set together with 'sink.buffer-flush.max-rows'.",
+    description="Send the buffered records when this long has passed since the last send: checked when records "
+    "arrive and by the job's idle timer while no input arrives, so a quiet stream's last records go out too. '0' "
+    "disables buffering; set together with 'sink.buffer-flush.max-rows'.",
 )
 
 SINK_OPTIONS: tuple[ConfigOption[Any], ...] = (
     SINK_PARTITIONER,
     SINK_DELIVERY_GUARANTEE,
     SINK_TRANSACTIONAL_ID_PREFIX,
+    SINK_TRANSACTION_NAMING_STRATEGY,
     SINK_PARALLELISM,
 )
+# Flink's UpsertKafkaDynamicTableFactory takes the delivery guarantee options too.
 UPSERT_SINK_OPTIONS: tuple[ConfigOption[Any], ...] = (
     SINK_DELIVERY_GUARANTEE,
     SINK_TRANSACTIONAL_ID_PREFIX,
+    SINK_TRANSACTION_NAMING_STRATEGY,
     SINK_PARALLELISM,
     SINK_BUFFER_FLUSH_MAX_ROWS,
     SINK_BUFFER_FLUSH_INTERVAL,
@@ -495,9 +509,18 @@ class KafkaSink(Sink):
             return
         self._buffer.append(records)
         self._buffered += records.num_rows
-        due = (time.monotonic() - self._last_send) * 1000 >= self.buffer_ms
-        if self._buffered >= self.buffer_rows or due:
+        if self._buffered >= self.buffer_rows or self._due():
             self._send_buffer()
+
+    def _due(self) -> bool:
+        return (time.monotonic() - self._last_send) * 1000 >= self.buffer_ms
+
+    def on_timer(self) -> None:
+        """'sink.buffer-flush.interval' elapsed while no record arrived: send the buffer."""
+        if self.producer is not None and self.buffer_rows and self._buffered and self._due():
+            self._send_buffer()
+            self.producer.poll(0)
+            self._check_errors()
 
     def _take_buffer(self) -> pa.Table:
         records = pa.concat_tables(self._buffer) if self._buffer else _RECORD_SCHEMA.empty_table()
@@ -588,6 +611,9 @@ class TransactionalKafkaSink(KafkaSink):
     def write(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows:
             self._buffer.append(self.encoder.encode(batch))
+
+    def on_timer(self) -> None:
+        """Nothing is sent between checkpoints: the records wait for their transaction."""
 
     def flush(self) -> None:
         """Without checkpoints: what was written so far, in one transaction (no marker)."""

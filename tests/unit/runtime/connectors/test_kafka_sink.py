@@ -251,6 +251,49 @@ def test_upsert_buffer_keeps_the_last_record_per_key(kafka_broker: KafkaBroker) 
     ]
 
 
+class _Clock:
+    """A monotonic clock the test moves (the sink's buffer interval, without sleeping)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_upsert_buffer_is_sent_by_the_idle_timer_when_the_interval_elapsed(
+    kafka_broker: KafkaBroker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """'sink.buffer-flush.interval': with no new input, the executor's idle timer (the Sink
+    operator's `on_timer`) sends the buffer once the interval passed, not before."""
+    from runtime.graph import STREAMING, Node
+    from runtime.operators.base import OperatorContext, Output, create_operator
+    from runtime.operators.sink import SINK, SinkParams
+
+    clock = _Clock()
+    monkeypatch.setattr("runtime.connectors.kafka.sink.time", clock)
+    topic = kafka_broker.new_topic("sink-buf-timer", 1)
+    opts = {"topic": topic, "properties.bootstrap.servers": kafka_broker.bootstrap, "key.format": "json",
+            "value.format": "json", "sink.buffer-flush.max-rows": "100", "sink.buffer-flush.interval": "2 s"}  # fmt: skip
+    node = Node(1, SINK.name, (0,), SCHEMA, SinkParams("u", "upsert-kafka", opts, SCHEMA, ("k",)))
+    op = create_operator(node, OperatorContext(mode=STREAMING, config={}))
+    op.open()
+    op.process_batch(_batch([(1, 1), (1, 2), (2, 5)], [INSERT, UPDATE_AFTER, INSERT]), 0, Output())
+    clock.now += 1.9
+    op.on_timer(Output())
+    assert _read(kafka_broker, topic) == []  # the interval has not passed: still buffered
+    clock.now += 0.2
+    op.on_timer(Output())
+    sink = op.sink  # type: ignore[attr-defined]
+    assert sink.producer.flush(10) == 0  # delivered (not a flush of the buffer: that is empty now)
+    assert sink._buffered == 0
+    assert [(r[1], r[2]) for r in _read(kafka_broker, topic)] == [
+        (b'{"k":1}', b'{"k":1,"c":2}'),
+        (b'{"k":2}', b'{"k":2,"c":5}'),
+    ]
+    op.close()
+
+
 def _eos(broker: KafkaBroker, topic: str, prefix: str, subtask: int = 0) -> TransactionalKafkaSink:
     opts = {"topic": topic, "properties.bootstrap.servers": broker.bootstrap, "format": "json",
             "sink.delivery-guarantee": "exactly-once", "sink.transactional-id-prefix": prefix}  # fmt: skip
@@ -377,3 +420,27 @@ def test_written_records_read_back(kafka_broker: KafkaBroker, fmt: str, columns:
         + ")"  # fmt: skip
     )
     assert sorted(map(str, map(tuple, batch.execute_sql("SELECT * FROM i").collect()))) == expected
+
+
+def test_upsert_kafka_takes_flinks_delivery_guarantee_options(kafka_broker: KafkaBroker) -> None:
+    """Flink's upsert-kafka accepts 'sink.delivery-guarantee', 'sink.transactional-id-prefix'
+    and 'sink.transaction-naming-strategy': exactly-once upserts are committed at the end."""
+    topic = kafka_broker.new_topic("sink-upsert-eos", 1)
+    env = _env()
+    env.execute_sql(
+        _upsert_table(
+            kafka_broker,
+            topic,
+            ",'sink.delivery-guarantee'='exactly-once','sink.transactional-id-prefix'='up-eos',"
+            "'sink.transaction-naming-strategy'='POOLING'",
+        )
+    )
+    env.execute_sql("INSERT INTO u SELECT k, COUNT(*) FROM (VALUES (1), (2), (1)) AS x(k) GROUP BY k").wait()
+    records = _read(kafka_broker, topic, committed=True)
+    assert all(dict(r[4] or []).get(TXN_HEADER) for r in records)  # written in the sink's transactions
+    assert {r[1]: r[2] for r in records} == {b'{"k":1}': b'{"k":1,"c":2}', b'{"k":2}': b'{"k":2,"c":1}'}
+    with pytest.raises(Exception, match="sink.transaction-naming-strategy"):
+        env.execute_sql(
+            _upsert_table(kafka_broker, topic, ",'sink.transaction-naming-strategy'='RANDOM'").replace("u (", "u3 (")
+        )
+        env.execute_sql("INSERT INTO u3 VALUES (1, 1)").wait()
