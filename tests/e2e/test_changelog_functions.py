@@ -8,6 +8,7 @@ emits Flink's per-record changelog and the expected rows are Flink's."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -202,4 +203,34 @@ def test_lag_over_an_updating_table_through_to_changelog(tmp_path: Path) -> None
         (2, "INSERT", "CREATED", None),
         (1, "UPDATE_AFTER", "SHIPPED", "CREATED"),
         (1, "UPDATE_AFTER", "DELIVERED", "SHIPPED"),
+    ]
+
+
+def test_to_changelog_of_an_upsert_kafka_table(kafka_broker: Any) -> None:
+    """Flink's UPSERT_INPUT case: an upsert source is normalized (ChangelogNormalize) before
+    TO_CHANGELOG, which needs UPDATE_BEFORE rows and full deletes: the key-only tombstone of
+    Bob becomes a DELETE carrying Bob's last row."""
+    import json
+
+    from confluent_kafka import Producer
+
+    topic = kafka_broker.new_topic("to-changelog", 1)
+    p = Producer({"bootstrap.servers": kafka_broker.bootstrap})
+    for name, score in (("Alice", 10), ("Bob", 20), ("Alice", 30), ("Bob", None)):
+        value = None if score is None else json.dumps({"name": name, "score": score}).encode()
+        p.produce(topic, key=json.dumps({"name": name}).encode(), value=value)
+    assert p.flush(30) == 0
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    env.execute_sql(
+        "CREATE TABLE t (name STRING, score BIGINT, PRIMARY KEY (name) NOT ENFORCED) WITH ("
+        f"'connector'='upsert-kafka', 'topic'='{topic}', 'properties.bootstrap.servers'='{kafka_broker.bootstrap}', "
+        "'key.format'='json', 'value.format'='json', 'scan.bounded.mode'='latest-offset')"
+    )
+    rows = env.execute_sql("SELECT * FROM TO_CHANGELOG(input => TABLE t)").collect()
+    assert [tuple(r) for r in rows] == [
+        ("INSERT", "Alice", 10),
+        ("INSERT", "Bob", 20),
+        ("UPDATE_BEFORE", "Alice", 10),
+        ("UPDATE_AFTER", "Alice", 30),
+        ("DELETE", "Bob", 20),
     ]
