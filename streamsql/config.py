@@ -25,7 +25,7 @@ from streamsql.table_config_api import TableConfigApi
 # Modules declaring configuration options (module-level ConfigOption attributes).
 OPTION_MODULES: tuple[str, ...] = (
     "runtime.config.core",
-    "runtime.functions.async_udf",
+    "runtime.functions.async_options",
     "runtime.checkpoint.options",
     "runtime.state.options",
     "runtime.state.ttl",

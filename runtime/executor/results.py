@@ -12,12 +12,13 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, data_width
 from runtime.executor.task import Transport
 from runtime.graph import JobGraph
+
+_INSERT = pa.scalar(0, pa.int8())  # the row kind +I
 
 
 def result_batch(graph: JobGraph, batch: pa.RecordBatch) -> pa.RecordBatch:
@@ -28,7 +29,8 @@ def result_batch(graph: JobGraph, batch: pa.RecordBatch) -> pa.RecordBatch:
     names = [f.name for f in node.schema][:n]
     names += [f"f{i}" for i in range(len(names), n)]
     k = batch.schema.get_field_index(ROW_KIND)
-    cols.append(batch.column(k) if k >= 0 else pa.array(np.zeros(batch.num_rows, dtype=np.int8)))
+    # (pa.repeat, not pa.array of a NumPy array: that imports numpy.ma, ~10 ms of start-up)
+    cols.append(batch.column(k) if k >= 0 else pa.repeat(_INSERT, batch.num_rows))
     names.append(ROW_KIND)
     return pa.RecordBatch.from_arrays(cols, names=names)
 

@@ -11,12 +11,13 @@ puts there, see planner.binder.udf_calls); the result type is the call's type.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import pyarrow as pa
 
 from runtime.errors import JobError
-from runtime.functions.async_udf import async_options, is_async, run_async
+from runtime.functions.async_options import async_options
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.pandas_interop import arrow_input, to_series
 from runtime.row import Row, arrow_value
@@ -67,7 +68,9 @@ def python_udf(args: list[ArgValue], types: list[DataType], result_type: DataTyp
         return _result(fn(*cols), result_type, n, name)
     py = [python_values(c, t) for c, t in zip(cols, types[1:], strict=True)]
     rows = list(zip(*py, strict=True)) if py else [()] * n
-    if is_async(fn):
+    if inspect.iscoroutinefunction(fn):  # an AsyncScalarFunction's eval
+        from runtime.functions.async_udf import run_async  # asyncio loads with the first async function
+
         return _result(run_async(fn, rows, async_options(ctx.config), name), result_type, n, name)
     return _result([fn(*row) for row in rows], result_type, n, name)
 

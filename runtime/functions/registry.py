@@ -130,5 +130,6 @@ def function_names() -> list[str]:
 
 
 def _ensure_loaded() -> None:
-    """Import the modules that define functions (they register themselves on import)."""
-    import_submodules("runtime.functions", skip=("registry",))
+    """Import the modules that define functions (they register themselves on import);
+    not `async_udf`, which defines none and loads asyncio (with the first async function)."""
+    import_submodules("runtime.functions", skip=("registry", "async_udf"))

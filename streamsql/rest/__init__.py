@@ -1,5 +1,6 @@
-"""REST API, Prometheus metrics and the web dashboard of streamsql jobs (docs/rest.md)."""
+"""REST API, Prometheus metrics and the web dashboard of streamsql jobs (docs/rest.md).
 
-from streamsql.rest.server import RestConfigError, RestServer, start_rest_server
-
-__all__ = ["RestConfigError", "RestServer", "start_rest_server"]
+The server lives in `streamsql.rest.server`; this package module imports nothing, so that
+reading the REST options (`streamsql.rest.options`, which every session's configuration
+registry loads) does not load the HTTP server (~30 ms of start-up) unless a server starts.
+"""

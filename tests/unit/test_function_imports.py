@@ -40,6 +40,10 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
         _START_UP + " (the statistical aggregates and Python UDAFs, with the first aggregate)",
     ),
     ("runtime/operators/correlate.py", "runtime.functions.python_udf"): (1, _START_UP + " (Python table functions)"),
+    ("runtime/functions/python_udf.py", "runtime.functions.async_udf"): (
+        1,
+        _START_UP + " (async scalar functions: asyncio, ~10 ms)",
+    ),
 }
 
 

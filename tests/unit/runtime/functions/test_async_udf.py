@@ -7,7 +7,8 @@ import asyncio
 import pytest
 
 from runtime.errors import JobError
-from runtime.functions.async_udf import AsyncOptions, run_async
+from runtime.functions.async_options import AsyncOptions
+from runtime.functions.async_udf import run_async
 
 
 class Probe:
