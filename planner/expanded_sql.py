@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.optimizer.qualify import qualify
 
 if TYPE_CHECKING:
     from planner.catalog import Catalog
@@ -43,6 +42,10 @@ def _generator_class() -> type:
 
 def expanded_query(query: exp.Expression, catalog: Catalog) -> str:
     """`query` (its table names already fully qualified) in Flink's expanded form."""
+    # sqlglot's optimizer (~10 ms to import) loads only for SHOW CREATE of a view or
+    # materialized table, not at every start
+    from sqlglot.optimizer.qualify import qualify
+
     tree = query.copy()
     schema: dict[str, Any] = {}
     for table in tree.find_all(exp.Table):

@@ -157,12 +157,17 @@ class PhysicalPlanner:
     others in their `planner.rules` module)."""
 
     def __init__(self, mode: str, config: dict[str, str]) -> None:
-        load_rules()
         self.mode = mode
         self.config = config
 
     def convert(self, node: LogicalNode) -> PhysicalNode:
         converter = _CONVERTERS.get(type(node))
+        if converter is None:
+            # A rule module's logical nodes exist only once it is imported, but a core node
+            # (LogicalJoin) may be converted by a rule module: load the rules when a node
+            # has no converter yet (start-up: `SELECT 1` loads none of them).
+            load_rules()
+            converter = _CONVERTERS.get(type(node))
         if converter is None:
             raise UnsupportedSqlError(f"{type(node).__name__.removeprefix('Logical')} is not supported yet")
         return converter(self, node)

@@ -34,6 +34,7 @@ from runtime.checkpoint.options import JOB_ID
 from runtime.config.core import PARALLELISM, RUNTIME_MODE, TARGET
 from runtime.config.options import key
 from runtime.errors import ConfigError
+from runtime.pandas_interop import keep_pyarrow_from_pandas
 from runtime.sink_constraints import enforce_not_null, not_null_action
 from runtime.types import STRING, Field
 from streamsql.config import TableConfig
@@ -143,6 +144,9 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         from planner.catalog import Catalog
         from streamsql.plugins import load_catalog_plugins, load_connector_plugins
 
+        # pyarrow would import pandas (~0.3 s) at the session's first conversion of Python
+        # values; pandas comes only with an `import pandas` or to_pandas()
+        keep_pyarrow_from_pandas()
         load_connector_plugins()
         load_catalog_plugins()
         settings = settings or EnvironmentSettings.in_streaming_mode()

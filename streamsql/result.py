@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, data_columns, row_kinds
+from runtime.pandas_interop import import_pandas
 from runtime.types import Field, arrow_schema
 from streamsql.row import Row, RowKind
 
@@ -296,6 +297,7 @@ class TableResult:
         return pa.Table.from_pylist([dict(zip(schema.names, r, strict=True)) for r in rows], schema=schema)
 
     def to_pandas(self) -> Any:
+        import_pandas()  # pyarrow's pandas integration on (runtime/pandas_interop.py)
         return self.to_arrow().to_pandas()
 
     def cancel(self) -> None:

@@ -99,6 +99,9 @@ class TableApiMixin:
         """A bounded table of a pandas DataFrame's rows (schema forms as from_elements)."""
         import pyarrow as pa
 
+        from runtime.pandas_interop import import_pandas
+
+        import_pandas()  # pyarrow's pandas integration on (runtime/pandas_interop.py)
         data = pa.Table.from_pandas(pdf, preserve_index=False)
         if isinstance(schema, (list, tuple)) and all(isinstance(s, str) for s in schema):
             data = data.rename_columns(list(schema))

@@ -6,7 +6,8 @@ MATCH_RECOGNIZE, ...). A module here defines its logical nodes and registers:
   runtime/operators/; logical nodes render themselves when they define `explain_line()`
   and prune themselves with `prune_columns`).
 
-Modules register on import; `load_rules()` imports them all (the physical phase calls it).
+Modules register on import; `load_rules()` imports them all (the physical phase calls it
+when a logical node has no converter yet).
 """
 
 from __future__ import annotations

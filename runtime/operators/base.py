@@ -25,7 +25,6 @@ from runtime.checkpoint.restore import RestoreError
 from runtime.graph import BATCH, Node
 from runtime.operators.slot_state import native_snapshot, restore_native
 from runtime.operators.spec import spec_for
-from runtime.plugins import import_submodules
 from runtime.state import KeyedStateBackend
 
 
@@ -251,14 +250,9 @@ def not_supported_message(op: Operator) -> str:
 
 
 def create_operator(node: Node, ctx: OperatorContext) -> Operator:
-    """The runtime operator for `node`, built by its kind's spec (runtime/operators/spec.py)."""
-    _ensure_loaded()
+    """The runtime operator for `node`, built by its kind's spec (runtime/operators/spec.py;
+    `spec_for` loads the operator modules when the kind's is not loaded yet)."""
     spec = spec_for(node.operator)
     if spec is None:
         raise ValueError(f"the runtime has no operator named {node.operator!r}")
     return spec.create(node, ctx)
-
-
-def _ensure_loaded() -> None:
-    """Import the operator modules (they register themselves on import)."""
-    import_submodules("runtime.operators", skip=("base",))
