@@ -180,10 +180,8 @@ def test_snapshot_restore_continues_exactly(tmp_path: Path, case: str, backend: 
 
 def test_every_registered_operator_declares_checkpointing() -> None:
     """No operator is left undeclared (a checkpointed job containing it would be refused)."""
-    from runtime.operators import base
     from runtime.operators.spec import all_specs
 
-    base._ensure_loaded()  # noqa: SLF001
     undeclared = sorted(
         s.name for s in all_specs() if s.operator_class is not None and s.operator_class.checkpointing is None
     )
