@@ -25,6 +25,7 @@ from typing import Any
 from runtime.types import DataType
 from streamsql.expression import JsonOnNull, TimeIntervalUnit, TimePointUnit
 from streamsql.expression_methods import FunctionMethods
+from streamsql.sql_text import quote
 
 __all__ = [
     "CURRENT_RANGE",
@@ -99,11 +100,6 @@ class RenderCtx:
     over_windows: dict[str, str] = field(default_factory=dict)
     # registers a Python UDF and returns the name to call it by
     register_udf: Callable[[Any], str] | None = None
-
-
-def quote(name: str) -> str:
-    """An identifier in backticks (Flink's quoting), so any name survives the round trip."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 def type_sql(dt: DataType) -> str:

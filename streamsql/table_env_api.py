@@ -1,5 +1,8 @@
 """The Table API half of TableEnvironment: tables from paths, descriptors and Python data,
 temporary views, statement sets. A mixin so environment.py keeps the SQL entry points.
+
+The Table API's own modules (expressions, descriptors, lowering; ~25 ms) load with the
+first Table API call, not with every TableEnvironment: the CLI never needs them.
 """
 
 from __future__ import annotations
@@ -7,12 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from planner.statements import Drop
-from streamsql.descriptors import Schema, TableDescriptor
-from streamsql.expressions import quote
-from streamsql.table_lowering import SelectSpec
-from streamsql.table_sources import HIDDEN_PREFIX, elements_to_arrow, register_arrow, to_arrow_table
+from streamsql.sql_text import quote
 
 if TYPE_CHECKING:
+    from streamsql.descriptors import TableDescriptor
     from streamsql.statement_set import StatementSet
     from streamsql.table import Table
 
@@ -31,6 +32,7 @@ class TableApiMixin:
     def from_path(self, path: str) -> Table:
         """A Table scanning a registered table or view."""
         from streamsql.table import Table
+        from streamsql.table_lowering import SelectSpec
 
         self.catalog.lookup(_path(path))  # type: ignore[attr-defined] # fails with "Object 'x' not found"
         t = Table(self, spec=SelectSpec(from_=_path_sql(path), from_is_name=True))  # type: ignore[arg-type]
@@ -88,11 +90,15 @@ class TableApiMixin:
 
     # ------------------------------------------------------------------ Python data
     def _from_arrow_table(self, data: Any, schema: Any) -> Table:
+        from streamsql.table_sources import register_arrow
+
         return self.from_path(register_arrow(self, data, schema))
 
     def from_elements(self, elements: Any, schema: Any = None, verify_schema: bool = True) -> Table:
         """A bounded table of Python rows. `schema`: None (names _1, _2, ... and inferred
         types), a list of names, DataTypes.ROW([...]), or a Schema (may add a watermark)."""
+        from streamsql.table_sources import elements_to_arrow
+
         return self._from_arrow_table(elements_to_arrow(list(elements), schema), schema)
 
     def from_pandas(self, pdf: Any, schema: Any = None, splits_num: int = 1) -> Table:
@@ -109,6 +115,8 @@ class TableApiMixin:
 
     def from_arrow(self, data: Any, schema: Any = None) -> Table:
         """A bounded table of a pyarrow Table / RecordBatch / RecordBatchReader (read fully)."""
+        from streamsql.table_sources import to_arrow_table
+
         return self._from_arrow_table(to_arrow_table(data), schema)
 
     def create_statement_set(self) -> StatementSet:
@@ -119,7 +127,9 @@ class TableApiMixin:
 
 def visible(names: list[str]) -> list[str]:
     """Catalog names without the hidden tables of from_elements & co."""
+    from streamsql.table_sources import HIDDEN_PREFIX
+
     return [n for n in names if not n.startswith(HIDDEN_PREFIX) and not n.startswith("__sink$")]
 
 
-__all__ = ["Schema", "TableApiMixin", "TableDescriptor", "visible"]
+__all__ = ["TableApiMixin", "visible"]

@@ -11,7 +11,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from streamsql.expressions import quote
+from streamsql.sql_text import quote
 from streamsql.unsupported import JAVA, refuse
 
 if TYPE_CHECKING:
