@@ -321,6 +321,8 @@ def _show(cur: Cursor, pos: dict) -> Statement:
                 continue
             cur.expect_type(TokenType.R_PAREN, '")" or ","')
             break
+    if what in ("MODULES", "FULL MODULES", "JOBS", "JARS", "PARTITIONS") and not cur.at_end:
+        cur.unexpected("<EOF>")  # Flink's grammar has no LIKE for these listings
     not_like = cur.match("NOT")
     like = None
     ilike = False

@@ -106,6 +106,9 @@ class InsertInto(Statement):
     overwrite: bool = False
     # INSERT ... PARTITION (k = 'v', ...): static partition values
     partition: tuple[tuple[str, exp.Expression], ...] = ()
+    # Dynamic options of the sink table for this INSERT only (a materialized table's
+    # `ALTER MATERIALIZED TABLE ... RESUME WITH (...)`), over the table's own options.
+    sink_options: dict[str, str] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)

@@ -389,8 +389,11 @@ def module_statement(env: TableEnvironment, stmt: ModuleStatement) -> TableResul
     loaded = [m for m, _ in modules]
     if stmt.action == "LOAD":
         name = stmt.names[0]
-        if name in loaded:
-            raise _err(stmt, f"A module with name '{name}' already exists")
+        if "type" in stmt.options:  # Flink finds a module's factory by the module's name
+            raise _err(
+                stmt,
+                f"Option 'type' = '{stmt.options['type']}' is not supported since module name is used to find module",
+            )
         if name not in KNOWN_MODULES:
             raise _err(
                 stmt,
@@ -398,6 +401,8 @@ def module_statement(env: TableEnvironment, stmt: ModuleStatement) -> TableResul
                 "'org.apache.flink.table.factories.ModuleFactory' in the classpath.\n\n"
                 f"Available factory identifiers are:\n\n{chr(10).join(KNOWN_MODULES)}",
             )
+        if name in loaded:
+            raise _err(stmt, f"A module with name '{name}' already exists")
         modules.append((name, True))
     elif stmt.action == "UNLOAD":
         name = stmt.names[0]

@@ -114,6 +114,9 @@ class Runner:
         self.err = err
         # Informational lines go to stderr when stdout carries machine-readable rows.
         self.info = err if self.format == "jsonl" else out
+        # Jobs submitted without `table.dml-sync`, maybe still running:
+        # (result, control handle, paths of the tables the job writes).
+        self._submitted: list[tuple[Any, Any, frozenset[tuple[str, ...]]]] = []
 
     def run_script(self, text: str, source: str) -> int:
         from planner.errors import SqlError
@@ -211,42 +214,121 @@ class Runner:
     def _run_statement(self, stmt: object) -> int:
         from planner.statements import Query, StatementSet
         from streamsql import client_output as co
-        from streamsql.progress import ProgressBar, source_progress
 
         if isinstance(stmt, StatementSet) and stmt.sql.lstrip().upper().startswith("BEGIN"):
             # Flink's client takes `BEGIN STATEMENT SET;` ... `END;` a statement at a time.
             self.info.write("[INFO] Begin a statement set.\n")
             self.info.write("[INFO] Add SQL update statement to the statement set.\n" * len(stmt.inserts))
+        self._await_writers(stmt)
         result = self.env.execute_statement(stmt)  # type: ignore[arg-type]
         if isinstance(stmt, Query):
             self._print_result(result)
             self._print_stats(result)
         elif co.is_job_statement(stmt):
             job = result.job
-            sync = co.dml_sync(self.env)
-            if not sync:
+            control = self._register(job)
+            if not co.dml_sync(self.env):
+                # Flink's client submits the job, prints its id and goes on with the next
+                # statement; the job runs on (here: in this process, until finish()).
                 self.info.write(co.submitted(job.get_job_id() if job else ""))
                 self.info.flush()
-            control = self._register(job)
-            try:
-                with ProgressBar(self.err, lambda: source_progress(job._executor() if job else None)):
-                    result.wait()
-                if sync:
-                    self.info.write(co.INFO_COMPLETE)
-            except KeyboardInterrupt:
-                result.cancel()
-                if job is not None:
-                    job.wait()
-                self.info.write("[INFO] Job stopped.\n")
-            finally:
-                if control is not None and job is not None:
-                    control.unregister(job.job_id)
-            self._print_stats(result)
+                self._submitted.append((result, control, self._tables_written(stmt)))
+                return EXIT_OK
+            if self._wait_job(result, control):
+                self.info.write(co.INFO_COMPLETE)
         elif co.has_rows(stmt, result):
             co.print_static(result, self.out)
         else:
             self.info.write(co.INFO_EXECUTED)
         return EXIT_OK
+
+    def _wait_job(self, result: Any, control: Any) -> bool:
+        """Wait for one job with the progress bar. Ctrl-C stops the job: False."""
+        from streamsql.progress import ProgressBar, source_progress
+
+        job = result.job
+        try:
+            with ProgressBar(self.err, lambda: source_progress(job._executor() if job else None)):
+                result.wait()
+        except KeyboardInterrupt:
+            result.cancel()
+            if job is not None:
+                job.wait()
+            self.info.write("[INFO] Job stopped.\n")
+            return False
+        finally:
+            if control is not None and job is not None:
+                control.unregister(job.job_id)
+            self._print_stats(result)
+        return True
+
+    def finish(self, code: int = EXIT_OK) -> int:
+        """After the scripts: the jobs submitted without `table.dml-sync` run in this
+        process (Flink's would run on its cluster after the client exits), so wait for
+        them here, in submission order. A failed job makes the exit code EXIT_JOB_ERROR."""
+        from runtime.errors import JobError
+        from streamsql.client_output import job_error_text
+
+        while self._submitted:
+            result, control, _ = self._submitted.pop(0)
+            try:
+                finished = self._wait_job(result, control)
+            except JobError as e:
+                self.err.write(job_error_text(e))
+                code = code if code != EXIT_OK else EXIT_JOB_ERROR
+                continue
+            if not finished:  # Ctrl-C: every job of the script stops
+                for other, other_control, _ in self._submitted:
+                    other.cancel()
+                    if other_control is not None and other.job is not None:
+                        other_control.unregister(other.job.job_id)
+                self._submitted.clear()
+        return code
+
+    def _tables_written(self, stmt: Any) -> frozenset[tuple[str, ...]]:
+        inserts = getattr(stmt, "inserts", None) or (stmt,)
+        return frozenset(self.env.catalog.qualify(i.table) for i in inserts if getattr(i, "table", None))
+
+    def _tables_read(self, stmt: Any) -> set[tuple[str, ...]]:
+        """Paths of the tables a statement reads (through views too)."""
+        from sqlglot import exp
+
+        from planner.catalog import CatalogView
+
+        catalog = self.env.catalog
+        found: set[tuple[str, ...]] = set()
+        queries = [getattr(stmt, "query", None)] + [i.query for i in getattr(stmt, "inserts", None) or ()]
+        if getattr(stmt, "table", None) and not hasattr(stmt, "query"):  # DELETE / UPDATE read their table
+            found.add(catalog.qualify(stmt.table))
+        seen_views: set[tuple[str, ...]] = set()
+        while queries:
+            query = queries.pop()
+            if not isinstance(query, exp.Expression):
+                continue
+            for t in query.find_all(exp.Table):
+                parts = tuple(p for p in (t.catalog, t.db, t.name) if p)
+                if not parts:
+                    continue
+                path = catalog.qualify(parts)
+                found.add(path)
+                obj = catalog.get_path(path)
+                if isinstance(obj, CatalogView) and path not in seen_views:
+                    seen_views.add(path)
+                    queries.append(obj.query)
+        return found
+
+    def _await_writers(self, stmt: Any) -> None:
+        """A statement that reads a table a submitted job writes waits for that job first,
+        so `INSERT INTO t ...; SELECT * FROM t;` in a script reads the whole result (Flink's
+        client would race the still-running job). Jobs writing other tables run on."""
+        if not self._submitted:
+            return
+        reads = self._tables_read(stmt)
+        for entry in list(self._submitted):
+            result, control, writes = entry
+            if writes & reads:
+                self._submitted.remove(entry)
+                self._wait_job(result, control)
 
     def _register(self, job: Any) -> Any:
         """A streaming INSERT job becomes reachable from other processes (`streamsql list`,
@@ -436,8 +518,8 @@ def _main(args: argparse.Namespace) -> int:
     for text, source in scripts:
         code = runner.run_script(text, source)
         if code != EXIT_OK:
-            return code
-    return EXIT_OK
+            return runner.finish(code)
+    return runner.finish()
 
 
 if __name__ == "__main__":

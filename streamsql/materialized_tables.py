@@ -35,7 +35,7 @@ from sqlglot import exp
 
 from planner.catalog_objects import CatalogTable, MaterializedDefinition, quoted
 from planner.catalog_store import CatalogError
-from planner.errors import SqlValidationError, UnsupportedSqlError
+from planner.errors import SqlValidationError
 from planner.statements import InsertInto, Query
 from planner.statements_materialized import (
     AlterMaterializedTable,
@@ -105,6 +105,9 @@ class Pipeline:
     job: JobHandle | None = None  # CONTINUOUS: the refresh job
     savepoint: str | None = None  # CONTINUOUS: where SUSPEND left the job
     schedule: _Schedule | None = None  # FULL: the periodic refresh
+    # RESUME WITH (...): the refresh jobs' dynamic table options until the next SUSPEND
+    # (Flink keeps them with the running pipeline only, never in the catalog).
+    dynamic_options: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -132,7 +135,8 @@ class _Schedule:
                 return
             try:
                 partition = scheduled_partition(self.env, table, (now // period + 1) * period)
-                refresh(self.env, table, partition, "periodic").wait()
+                options = _pipeline(self.env, self.path).dynamic_options
+                refresh(self.env, table, partition, "periodic", options).wait()
                 self.runs += 1
             except Exception as e:  # noqa: BLE001 - a failed run is kept; the schedule goes on
                 self.last_error = e
@@ -212,7 +216,9 @@ def _query_columns(env: TableEnvironment, query: exp.Expression, sql: str) -> tu
     return tuple(f.name for f in env._planner().bind(Query(query=query, sql=sql)).fields)  # noqa: SLF001
 
 
-def _start_continuous(env: TableEnvironment, table: CatalogTable, restore: str | None) -> JobHandle:
+def _start_continuous(
+    env: TableEnvironment, table: CatalogTable, restore: str | None, options: dict[str, str] | None = None
+) -> JobHandle:
     from planner.api import Planner
 
     m = table.materialized
@@ -224,16 +230,27 @@ def _start_continuous(env: TableEnvironment, table: CatalogTable, restore: str |
     if restore:
         conf[SAVEPOINT_PATH.key] = restore
     sql = f"INSERT INTO {quoted(table.path)}\n{m.query.sql(dialect='flink', identify=True)}"
-    insert = InsertInto(table=table.path, query=m.query, columns=_query_columns(env, m.query, sql), sql=sql)
+    insert = InsertInto(
+        table=table.path,
+        query=m.query,
+        columns=_query_columns(env, m.query, sql),
+        sink_options=dict(options or {}),
+        sql=sql,
+    )
     result = env._run_inserts([insert], planner=Planner(env.catalog, conf), name=_job_name(table.path, "continuous"))  # noqa: SLF001
     assert result.job is not None
     pipeline = _pipeline(env, table.path)
     pipeline.job, pipeline.status, pipeline.savepoint = result.job, "ACTIVATED", None
+    pipeline.dynamic_options = dict(options or {})
     return result.job
 
 
 def refresh(
-    env: TableEnvironment, table: CatalogTable, partition: tuple[tuple[str, str], ...], kind: str = "one_time"
+    env: TableEnvironment,
+    table: CatalogTable,
+    partition: tuple[tuple[str, str], ...],
+    kind: str = "one_time",
+    options: dict[str, str] | None = None,
 ) -> JobHandle:
     """One batch refresh: INSERT OVERWRITE t SELECT * FROM (<query>) [WHERE k = 'v' AND ...]."""
     from planner.api import Planner
@@ -244,7 +261,14 @@ def refresh(
     for k, v in partition:
         body = body.where(exp.EQ(this=exp.column(k, quoted=True), expression=exp.Literal.string(v)))
     sql = f"INSERT OVERWRITE {quoted(table.path)}\n  {body.sql(dialect='flink', identify=True)}"
-    insert = InsertInto(table=table.path, query=body, columns=_query_columns(env, body, sql), overwrite=True, sql=sql)
+    insert = InsertInto(
+        table=table.path,
+        query=body,
+        columns=_query_columns(env, body, sql),
+        overwrite=True,
+        sink_options=dict(options or {}),
+        sql=sql,
+    )
     conf = {**env.get_config().to_dict(), RUNTIME_MODE.key: "batch"}
     result = env._run_inserts([insert], planner=Planner(env.catalog, conf), name=_job_name(table.path, kind))  # noqa: SLF001
     assert result.job is not None
@@ -331,8 +355,15 @@ def create(env: TableEnvironment, stmt: CreateMaterializedTable) -> TableResult:
     path = cat.qualify(stmt.name, stmt.sql)
     existing = cat.get_path(path)
     if stmt.or_alter and existing is not None:
-        table = _materialized(env, stmt, stmt.name)
-        return _alter_query(env, stmt, table, stmt.query)
+        if not isinstance(existing, CatalogTable) or existing.materialized is None:
+            # Flink names the table in its summary form here (no backticks)
+            raise _error(
+                stmt,
+                f"Table {'.'.join(path)} is not a materialized table. Only materialized table support create or "
+                "alter operation.",
+                VALIDATION_EXCEPTION,
+            )
+        return _alter_query(env, stmt, existing, stmt.query)
     freshness, mode = resolve_refresh(env, stmt)
     if mode == "FULL" and not WORKFLOW_SCHEDULER.is_set(env.get_config()):
         raise _error(
@@ -411,14 +442,6 @@ def alter(env: TableEnvironment, stmt: AlterMaterializedTable) -> TableResult:
             pipeline.status = "SUSPENDED"
         return TableResult.ok()
     if stmt.action == "RESUME":
-        if stmt.options:
-            raise UnsupportedSqlError(
-                "ALTER MATERIALIZED TABLE ... RESUME WITH (...) is not supported yet: streamsql's refresh jobs take "
-                "no dynamic options.",
-                sql=stmt.sql,
-                line=1,
-                column=1,
-            )
         if m.refresh_mode == "CONTINUOUS":
             if pipeline.status == "ACTIVATED" and pipeline.job is not None and pipeline.job.is_running():
                 raise _error(
@@ -426,11 +449,12 @@ def alter(env: TableEnvironment, stmt: AlterMaterializedTable) -> TableResult:
                     f"Materialized table {shown} continuous refresh job has been resumed, jobId is "
                     f"{pipeline.job.job_id}.",
                 )
-            _start_continuous(env, table, pipeline.savepoint)
+            _start_continuous(env, table, pipeline.savepoint, stmt.options)
         else:
             if pipeline.status == "ACTIVATED":
                 raise _error(stmt, f"Materialized table {shown} refresh workflow has been resumed.")
             _start_schedule(env, table.path)
+            pipeline.dynamic_options = dict(stmt.options)
         return TableResult.ok()
     if stmt.action == "REFRESH":
         return _refresh_statement(env, stmt, table)

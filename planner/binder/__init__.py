@@ -11,6 +11,7 @@ INTERSECT, EXCEPT), `windows` (window TVFs), `lateral` (UNNEST, LATERAL TABLE), 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -60,6 +61,8 @@ def bind_insert(
     if isinstance(table, CatalogView):
         raise SqlValidationError(f"INSERT into view '{shown}' is not supported", sql=stmt.sql, line=1, column=1)
     assert isinstance(table, CatalogTable)
+    if stmt.sink_options:
+        table = replace(table, options={**table.options, **stmt.sink_options})
     if stmt.overwrite:
         check_overwrite(table, mode, stmt.sql)
     sink_fields = table.persisted_fields

@@ -18,7 +18,7 @@ from sqlglot import exp
 from planner.binder import folding, json_sql
 from planner.binder.datatypes import to_data_type
 from planner.binder.scope import Scope, error
-from planner.binder.types import common_type, negate_literal, number_literal, plain
+from planner.binder.types import calcite_signature, common_type, negate_literal, number_literal, plain
 from planner.binder.udf_calls import scalar_udf_call
 from planner.dialect.flink import is_typed_literal
 from planner.errors import SqlValidationError, UnsupportedSqlError
@@ -278,7 +278,7 @@ class ExprBinder:
         arg_types = [plain(a.type) for a in args]
         if result is None:
             if fn is None:
-                sig = ", ".join(f"<{t}>" for t in arg_types)
+                sig = calcite_signature(arg_types)
                 raise self.err(f"No match found for function signature {name.upper()}({sig})", node)
             literals = [_literal_value(a) for a in args]
             try:
@@ -475,7 +475,7 @@ class ExprBinder:
         args = [self.bind(a) for a in function_args(func)]
         udf = lookup_function_path((*parts, name))
         if udf is None or udf.kind != "scalar":
-            sig = ", ".join(f"<{plain(a.type)}>" for a in args)
+            sig = calcite_signature([a.type for a in args])
             raise self.err(f"No match found for function signature {name}({sig})", node)
 
         return scalar_udf_call(udf, args)

@@ -15,7 +15,7 @@ from sqlglot import exp
 from planner.binder.expressions import ExprBinder, function_args, function_name
 from planner.binder.query import BindContext, join_form, relation_form
 from planner.binder.scope import Scope, error
-from planner.binder.types import plain
+from planner.binder.types import calcite_signature, plain
 from planner.binder.udf_calls import coerce_args
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.functions_catalog import lookup_function
@@ -84,7 +84,7 @@ def _udtf(node: exp.Lateral, scope: Scope, sql: str | None) -> tuple[CorrelateFu
     binder = ExprBinder(scope, sql, clause="LATERAL TABLE")
     args: list[Expr] = [binder.bind(a) for a in function_args(call)]
     if defn is None:
-        sig = ", ".join(f"<{plain(a.type)}>" for a in args)
+        sig = calcite_signature([a.type for a in args])
         raise error(SqlValidationError, f"No match found for function signature {name}({sig})", call, sql)
     args = coerce_args(args, defn.input_types)
     fields = [Field(n, t.with_nullable(True)) for n, t in zip(defn.result_names, defn.result_types, strict=True)]

@@ -11,10 +11,14 @@ from runtime.expr.ir import Literal
 from runtime.functions.cast import implicit_cast_supported
 from runtime.types import (
     BIGINT,
+    BINARY_TYPES,
+    CHARACTER_TYPES,
     DECIMAL,
     DOUBLE,
     INT,
     MAX_VARCHAR,
+    NUMERIC_TYPES,
+    TIMESTAMP_TYPES,
     DataType,
     plain,
 )
@@ -23,6 +27,30 @@ from runtime.types import (
 _INT_DIGITS = {"TINYINT": 3, "SMALLINT": 5, "INT": 10, "BIGINT": 19}
 _INT_RANK = {"TINYINT": 0, "SMALLINT": 1, "INT": 2, "BIGINT": 3}
 MAX_DECIMAL_PRECISION = 38
+
+
+def _type_family(t: DataType) -> str:
+    """Calcite's SqlTypeFamily of a type, as its "No match found for function signature"
+    message names each argument (`<CHARACTER>`, `<NUMERIC>`, ...); a type without a family
+    (ROW, STRUCTURED, RAW-like ones) is named by itself, as Calcite does."""
+    if t.name in NUMERIC_TYPES:
+        return "NUMERIC"
+    if t.name in CHARACTER_TYPES:
+        return "CHARACTER"
+    if t.name in BINARY_TYPES:
+        return "BINARY"
+    if t.name in TIMESTAMP_TYPES:
+        return "TIMESTAMP"
+    if t.name in ("BOOLEAN", "DATE", "TIME", "ARRAY", "MAP", "MULTISET", "NULL"):
+        return t.name
+    if t.name.startswith("INTERVAL"):
+        return t.name
+    return str(plain(t))
+
+
+def calcite_signature(types: list[DataType]) -> str:
+    """The argument list of Calcite's "No match found for function signature F(...)"."""
+    return ", ".join(f"<{_type_family(t)}>" for t in types)
 
 
 def number_literal(text: str) -> Literal:

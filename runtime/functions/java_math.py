@@ -10,9 +10,10 @@ on ~99.8%), so where the two JVM functions disagree Flink on HotSpot may print a
 last digit than streamsql.
 This module follows fdlibm 5.3's algorithm (`s_sin.c`, `k_sin.c`, `k_cos.c`,
 `e_rem_pio2.c`): reduce x to y0 + y1 in [-pi/4, pi/4] and n (the quadrant), then the
-sine or cosine polynomial of (y0, y1). Everything is numpy over the whole array; only
-|x| >= 2^19 * pi/2 (where fdlibm uses its multi-precision reduction) is reduced per value,
-exactly, with a high-precision pi.
+sine or cosine polynomial of (y0, y1). Everything is numpy over the whole array, also
+|x| >= 2^19 * pi/2, where fdlibm uses its multi-precision reduction: `_reduce_large_vec`
+multiplies in 24-bit integer limbs, exactly; `_reduce_large` (Python integers, one value at
+a time) is the reference it is tested against.
 """
 
 from __future__ import annotations
@@ -189,6 +190,99 @@ def _reduce_large(x: float) -> tuple[int, float, float]:
     return int(n) % 4, y0, y1
 
 
+# The vectorized exact reduction below works in 24-bit limbs held in int64 (a product of
+# two limbs is below 2^48; three of them summed stay below 2^50).
+_LIMB = 24
+_MASK = (1 << _LIMB) - 1
+_FRAC_LIMBS = 10  # 240 fraction bits of x * 2/pi: 187 to spare beyond x's 53
+_WINDOW_LIMBS = _FRAC_LIMBS + 1  # plus 24 integer bits (only the last two matter: n mod 4)
+_E_MIN = -53  # x = m * 2^e with m a 53-bit integer; e >= -33 for the values reduced here
+
+
+@functools.cache
+def _windows() -> np.ndarray:
+    """For each exponent e: the bits of (2/pi * 2^e) mod 2^24 down to 2^-240, as
+    _WINDOW_LIMBS limbs, least significant first. Multiples of 4 of 2/pi * 2^e drop out of
+    m * 2/pi * 2^e mod 4 since m is an integer, so this window is all the reduction needs."""
+    two_over_pi, _ = _scaled_constants()
+    bits = _LIMB * _WINDOW_LIMBS
+    rows = []
+    for e in range(_E_MIN, 1025 - 52):
+        w = (two_over_pi >> (_P2 - e - _LIMB * _FRAC_LIMBS)) & ((1 << bits) - 1)
+        rows.append([(w >> (_LIMB * k)) & _MASK for k in range(_WINDOW_LIMBS)])
+    return np.array(rows, dtype=np.int64)
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _split(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    t = a * 134217729.0  # 2^27 + 1 (Veltkamp)
+    hi = t - (t - a)
+    return hi, a - hi
+
+
+def _two_prod(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+_PIO2_HI = 1.5707963267948966
+_PIO2_LO = 6.123233995736766e-17  # pi/2 - _PIO2_HI
+
+
+def _reduce_large_vec(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(n mod 4, y0, y1) for huge finite values, vectorized: x * 2/pi in exact integer limbs
+    (x's 53-bit mantissa times a 264-bit window of 2/pi picked by x's exponent), rounded to
+    the nearest n, and the remaining fraction (exact, even after heavy cancellation) as a
+    double-double times pi/2. Equals _reduce_large's y0 (the correctly rounded remainder)."""
+    ax = np.abs(x)
+    mant, exp = np.frexp(ax)
+    m = (mant * 9007199254740992.0).astype(np.int64)  # 2^53: exact
+    e = exp.astype(np.int64) - 53
+    w = _windows()[e - _E_MIN]  # (len, _WINDOW_LIMBS)
+    mm = (m & _MASK, (m >> _LIMB) & _MASK, m >> (2 * _LIMB))
+    acc = np.zeros((len(x), _WINDOW_LIMBS + 3), dtype=np.int64)
+    for i, mi in enumerate(mm):
+        acc[:, i : i + _WINDOW_LIMBS] += mi[:, None] * w
+    for k in range(acc.shape[1] - 1):  # carries, least significant limb first
+        acc[:, k + 1] += acc[:, k] >> _LIMB
+        acc[:, k] &= _MASK
+    frac = acc[:, :_FRAC_LIMBS]
+    up = frac[:, -1] >> (_LIMB - 1)  # the fraction is >= 1/2: round n up, fraction - 1
+    n = (acc[:, _FRAC_LIMBS] + up) & 3
+    if up.any():  # 2^240 - fraction, exactly (negated below)
+        neg = _MASK - frac[up == 1]
+        neg[:, 0] += 1
+        for k in range(_FRAC_LIMBS - 1):
+            neg[:, k + 1] += neg[:, k] >> _LIMB
+            neg[:, k] &= _MASK
+        frac = frac.copy()
+        frac[up == 1] = neg
+    hi = np.zeros(len(x))
+    lo = np.zeros(len(x))
+    for k in range(_FRAC_LIMBS):  # exact limbs summed into a double-double, smallest first
+        term = np.ldexp(frac[:, k].astype(np.float64), _LIMB * k - _LIMB * _FRAC_LIMBS)
+        s, err = _two_sum(hi, term)
+        err += lo
+        hi = s + err
+        lo = err - (hi - s)
+    sign = np.where(up == 1, -1.0, 1.0)
+    hi, lo = hi * sign, lo * sign
+    p, err = _two_prod(hi, np.full(len(x), _PIO2_HI))
+    err += hi * _PIO2_LO + lo * _PIO2_HI
+    y0 = p + err
+    y1 = err - (y0 - p)
+    neg_x = x < 0
+    n = np.where(neg_x, -n, n) & 3
+    return n, np.where(neg_x, -y0, y0), np.where(neg_x, -y1, y1)
+
+
 def java_sin(x: np.ndarray) -> np.ndarray:
     """`Math.sin` of each value (fdlibm's s_sin.c)."""
     x = np.ascontiguousarray(x, dtype=np.float64)
@@ -208,8 +302,8 @@ def java_sin(x: np.ndarray) -> np.ndarray:
     if rest.any():
         n[rest], y0[rest], y1[rest] = _reduce_medium(x[rest], hx[rest])
     large = ~small & ~medium & (ix < 0x7FF00000)
-    for k in np.flatnonzero(large):  # |x| >= 2^19 * pi/2: rare, exact reduction per value
-        n[k], y0[k], y1[k] = _reduce_large(float(x[k]))
+    if large.any():  # |x| >= 2^19 * pi/2: exact multi-precision reduction
+        n[large], y0[large], y1[large] = _reduce_large_vec(x[large])
     reduced = medium | large
     if reduced.any():
         q = n[reduced] & 3

@@ -190,3 +190,31 @@ def test_a_periodic_refresh_targets_the_partition_of_its_schedule_time(tmp_path:
         except SqlError as e:
             assert message in e.message
     env.execute_sql("DROP MATERIALIZED TABLE daily")
+
+
+def test_resume_with_options_applies_them_to_the_refresh_job_only(tmp_path: Path) -> None:
+    """RESUME WITH (...): dynamic options of the restarted refresh job (here its sink writes
+    JSON instead of the table's CSV), never stored in the catalog."""
+    env = TableEnvironment.create({})
+    env.execute_sql("SET 'execution.checkpointing.savepoint-dir' = '" + str(tmp_path / "sp") + "'")
+    _orders(env, tmp_path)
+    env.execute_sql(
+        "CREATE MATERIALIZED TABLE big "
+        f"WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'big'}', 'format' = 'csv') "
+        "FRESHNESS = INTERVAL '10' SECOND "
+        "AS SELECT user_id, amount FROM orders WHERE amount > 1"
+    )
+    pipeline = pipelines(env)[("default_catalog", "default_database", "big")]
+    assert pipeline.job is not None
+    pipeline.job.wait()
+    env.execute_sql("ALTER MATERIALIZED TABLE big SUSPEND")
+    for f in (tmp_path / "big").rglob("*"):
+        if f.is_file():
+            f.unlink()
+    env.execute_sql("ALTER MATERIALIZED TABLE big RESUME WITH ('format' = 'json')")
+    assert pipeline.job is not None and pipeline.dynamic_options == {"format": "json"}
+    pipeline.job.wait()
+    written = "".join(f.read_text() for f in (tmp_path / "big").rglob("*") if f.is_file() and f.name[0] != ".")
+    assert sorted(written.split()) == ['{"user_id":1,"amount":5}', '{"user_id":1,"amount":7}']
+    ddl = next(iter(env.execute_sql("SHOW CREATE MATERIALIZED TABLE big").collect()))[0]
+    assert "'format' = 'csv'" in ddl and "json" not in ddl

@@ -25,3 +25,24 @@ def test_all_ranges_and_specials() -> None:
     # within one ulp of the correctly rounded value everywhere
     r = np.random.default_rng(7).uniform(-1e7, 1e7, 100_000)
     assert np.max(np.abs(java_sin(r) - np.sin(r)) / np.spacing(np.abs(np.sin(r)))) <= 1.0
+
+
+def test_vectorized_huge_argument_reduction_equals_the_exact_one() -> None:
+    """|x| >= 2^19 * pi/2: the limb-wise reduction gives the exact reduction's quadrant and
+    correctly rounded remainder, so SIN gives the same doubles."""
+    from runtime.functions.java_math import _reduce_large, _reduce_large_vec
+
+    rng = np.random.default_rng(11)
+    x = np.concatenate(
+        [
+            rng.uniform(823_550.0, 1e9, 1000),
+            10 ** rng.uniform(6, 308, 1000),
+            np.array([823_550.2, 2.0**52, 2.0**1023, 1.7976931348623157e308, 6381956970095103.0 * 2.0**797]),
+        ]
+    )
+    x = x * np.where(rng.random(len(x)) < 0.5, -1.0, 1.0)
+    n, y0, y1 = _reduce_large_vec(x)
+    exact = [_reduce_large(float(v)) for v in x]
+    assert n.tolist() == [e[0] for e in exact]
+    assert y0.tolist() == [e[1] for e in exact]
+    assert np.allclose(y1, [e[2] for e in exact], rtol=1e-9, atol=0)

@@ -25,7 +25,7 @@ Received a total of 1 row
 # an unqualified name looks in the current database only
 select shout('hello');
 [ERROR] Could not execute SQL statement. Reason:
-org.apache.calcite.sql.validate.SqlValidatorException: No match found for function signature SHOUT(<CHAR(5) NOT NULL>)
+org.apache.calcite.sql.validate.SqlValidatorException: No match found for function signature SHOUT(<CHARACTER>)
 At line 1, column 8:
   select shout('hello')
          ^
@@ -34,7 +34,7 @@ At line 1, column 8:
 # a qualified name never means a built-in function
 select db1.upper('hello');
 [ERROR] Could not execute SQL statement. Reason:
-org.apache.calcite.sql.validate.SqlValidatorException: No match found for function signature upper(<CHAR(5) NOT NULL>)
+org.apache.calcite.sql.validate.SqlValidatorException: No match found for function signature upper(<CHARACTER>)
 At line 1, column 8:
   select db1.upper('hello')
          ^
@@ -109,7 +109,7 @@ drop function shout;
 
 select default_catalog.db1.shout('x');
 [ERROR] Could not execute SQL statement. Reason:
-org.apache.calcite.sql.validate.SqlValidatorException: No match found for function signature shout(<CHAR(1) NOT NULL>)
+org.apache.calcite.sql.validate.SqlValidatorException: No match found for function signature shout(<CHARACTER>)
 At line 1, column 8:
   select default_catalog.db1.shout('x')
          ^

@@ -154,6 +154,15 @@ AS SELECT ds, user_id, SUM(amount) AS total, MAX(amount) AS biggest FROM orders 
 [INFO] Execute statement succeeded.
 !info
 
+# OR ALTER never turns a plain table into a materialized one (Flink's message names the
+# table without backticks)
+CREATE OR ALTER MATERIALIZED TABLE orders
+FRESHNESS = INTERVAL '1' DAY
+AS SELECT ds, user_id, SUM(amount) AS total FROM orders GROUP BY ds, user_id;
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.ValidationException: Table default_catalog.default_database.orders is not a materialized table. Only materialized table support create or alter operation.
+!error
+
 ALTER MATERIALIZED TABLE daily_totals REFRESH;
 +----------------------------------+--------------------------+
 |                           job_id |             cluster_info |
