@@ -96,6 +96,19 @@ def show_create(obj: CatalogObject, catalog: Catalog | None = None) -> str:
         )
     if obj.materialized is not None:
         return _show_create_materialized(obj, obj.materialized, catalog)
+    lines = _schema_lines(obj)
+    text = f"CREATE {'TEMPORARY ' if obj.temporary else ''}TABLE {quoted(obj.path)} (\n" + ",\n".join(lines) + "\n) "
+    if obj.comment:
+        text += f"COMMENT {_string(obj.comment)}\n"
+    if obj.partitioned_by:
+        text += "PARTITIONED BY (" + ", ".join(f"`{p}`" for p in obj.partitioned_by) + ")\n"
+    if obj.options:
+        text += "WITH (\n" + _options_text(obj.options) + "\n)\n"
+    return text
+
+
+def _schema_lines(obj: CatalogTable) -> list[str]:
+    """The column, watermark and primary key lines of SHOW CREATE TABLE."""
     lines = []
     for c in obj.columns:
         d = c.definition
@@ -115,21 +128,16 @@ def show_create(obj: CatalogObject, catalog: Catalog | None = None) -> str:
         name = obj.constraint_name or "PK_" + "_".join(obj.primary_key)
         cols = ", ".join(f"`{k}`" for k in obj.primary_key)
         lines.append(f"  CONSTRAINT `{name}` PRIMARY KEY ({cols}) NOT ENFORCED")
-    text = f"CREATE {'TEMPORARY ' if obj.temporary else ''}TABLE {quoted(obj.path)} (\n" + ",\n".join(lines) + "\n) "
-    if obj.comment:
-        text += f"COMMENT {_string(obj.comment)}\n"
-    if obj.partitioned_by:
-        text += "PARTITIONED BY (" + ", ".join(f"`{p}`" for p in obj.partitioned_by) + ")\n"
-    if obj.options:
-        text += "WITH (\n" + _options_text(obj.options) + "\n)\n"
-    return text
+    return lines
 
 
 def _show_create_materialized(obj: CatalogTable, m: MaterializedDefinition, catalog: Catalog | None) -> str:
     """SHOW CREATE MATERIALIZED TABLE: Flink prints no columns (the query defines them),
     the primary key if any, then the enriched freshness and refresh mode."""
     text = f"CREATE MATERIALIZED TABLE {quoted(obj.path)}\n"
-    if obj.primary_key:
+    if m.explicit_schema:
+        text += "(\n" + ",\n".join(_schema_lines(obj)) + "\n)\n"
+    elif obj.primary_key:
         name = obj.constraint_name or "PK_" + "_".join(obj.primary_key)
         cols = ", ".join(f"`{k}`" for k in obj.primary_key)
         text += f"(\n  CONSTRAINT `{name}` PRIMARY KEY ({cols}) NOT ENFORCED\n)\n"
@@ -596,8 +604,13 @@ class Catalog:
         plan = bind_query(query, self, sql=sql, mode="BATCH" if refresh_mode == "FULL" else "STREAMING")
         fields = [Field(f.name, plain(f.type)) for f in plan.fields]
         names = [f.name for f in fields]
-        if stmt.columns:
-            declared = [c.name for c in stmt.columns]
+        # Computed and metadata columns (and a watermark) beside the query's columns: the
+        # columns keep their declared order; query columns not declared come first.
+        extras = [c for c in stmt.columns if c.kind != "physical"]
+        physical = [c for c in stmt.columns if c.kind == "physical"]
+        explicit = bool(extras) or stmt.watermark is not None or any(c.comment for c in stmt.columns)
+        if physical:
+            declared = [c.name for c in physical]
             missing = [n for n in declared if n not in names]
             if missing:
                 raise SqlValidationError(
@@ -605,7 +618,7 @@ class Catalog:
                     f"Available columns: [{', '.join(repr(n) for n in names)}].",
                     sql=sql,
                 )
-            if all(c.type is None for c in stmt.columns):  # names only: their order
+            if all(c.type is None for c in physical):  # names only: their order
                 if sorted(declared) != sorted(names):
                     raise SqlValidationError(
                         "The column list of the materialized table must name every column of its query: "
@@ -613,9 +626,11 @@ class Catalog:
                         sql=sql,
                     )
                 fields = [fields[names.index(n)] for n in declared]
-            else:  # with types: the query's order, the declared types
-                types = {c.name: c.type for c in stmt.columns if c.type is not None}
+            else:  # with types: the declared types; the declared order when every column is named
+                types = {c.name: c.type for c in physical if c.type is not None}
                 fields = [Field(f.name, types.get(f.name) or f.type) for f in fields]
+                if sorted(declared) == sorted(names):
+                    fields = [fields[names.index(n)] for n in declared]
         names = [f.name for f in fields]
         for p in stmt.partitioned_by:
             if p not in names:
@@ -636,9 +651,18 @@ class Catalog:
             if fields[names.index(k)].type.nullable:
                 shown = constraint or "PK_" + "_".join(pk or ())
                 raise SqlValidationError(f"Invalid primary key '{shown}'. Column '{k}' is nullable.", sql=sql)
+        comments = {c.name: c.comment for c in physical if c.comment}
+        columns = [ColumnDef(f.name, "physical", type=f.type, comment=comments.get(f.name)) for f in fields]
+        if extras:
+            by_name = {c.name: c for c in columns}
+            order = [n for n in names if n not in declared] if physical else list(names)
+            order += [c.name for c in stmt.columns if c.kind != "physical" or c.name in by_name]
+            extra_defs = {c.name: c for c in extras}
+            columns = [by_name.get(n) or extra_defs[n] for n in dict.fromkeys(order)]
         table_stmt = CreateTable(
             name=path,
-            columns=tuple(ColumnDef(f.name, "physical", type=f.type) for f in fields),
+            columns=tuple(columns),
+            watermark=stmt.watermark,
             primary_key=pk,
             options=dict(stmt.options),
             comment=stmt.comment,
@@ -647,7 +671,7 @@ class Catalog:
             sql=sql,
         )
         table = self.resolve_table(table_stmt, path)
-        return replace(table, materialized=MaterializedDefinition(query, freshness, refresh_mode))
+        return replace(table, materialized=MaterializedDefinition(query, freshness, refresh_mode, explicit))
 
     def store_object(self, obj: CatalogObject, if_not_exists: bool = False, stmt: Any = None) -> bool:
         """Register a resolved permanent object under its path (False: IF NOT EXISTS skipped)."""

@@ -3,7 +3,8 @@
 Every form rebuilds the table's CREATE TABLE (columns, watermark, primary key, options),
 applies the change, and resolves the result as a new CREATE TABLE would be resolved, so
 an ALTER can never leave a table that CREATE TABLE would have refused. Messages follow
-Flink's ("Failed to execute ALTER TABLE statement.\\n...").
+Flink's ("Failed to execute ALTER TABLE statement.\\n..."; ALTER MATERIALIZED TABLE's schema
+changes go through `changed_definition` too, with their own prefix).
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from planner.errors import SqlValidationError
 from planner.statements import ColumnDef, CreateTable, CreateView, WatermarkDef
 from planner.statements_catalog import AlterTable, AlterView
 
-_FAILED = "Failed to execute ALTER TABLE statement.\n"
-
 
 def _fail(stmt: AlterTable, message: str) -> SqlValidationError:
-    return SqlValidationError(_FAILED + message, sql=stmt.sql, line=1, column=1)
+    return SqlValidationError(
+        f"Failed to execute ALTER {stmt.target} statement.\n" + message, sql=stmt.sql, line=1, column=1
+    )
 
 
 def _permanent(catalog: Catalog, name: tuple[str, ...], sql: str, kind: type) -> tuple[Path, object | None]:
@@ -49,6 +50,13 @@ def alter_table(catalog: Catalog, stmt: AlterTable) -> bool:
         assert stmt.new_name is not None
         catalog.rename(path, catalog.qualify(stmt.new_name, stmt.sql), stmt.sql)
         return True
+    catalog.replace_permanent(catalog.resolve_table(changed_definition(table, stmt), path))
+    return True
+
+
+def changed_definition(table: CatalogTable, stmt: AlterTable) -> CreateTable:
+    """The table's CREATE TABLE with one ALTER TABLE change applied (not yet resolved)."""
+    path = table.path
     columns = [_definition(c.definition, c.type, c.kind) for c in table.columns]
     watermark = table.watermark
     pk = table.primary_key
@@ -102,7 +110,7 @@ def alter_table(catalog: Catalog, stmt: AlterTable) -> bool:
         if watermark is None:
             raise _fail(stmt, "The base table does not define any watermark strategy.")
         watermark = None
-    create = CreateTable(
+    return CreateTable(
         name=path,
         columns=tuple(columns),
         watermark=watermark,
@@ -113,8 +121,6 @@ def alter_table(catalog: Catalog, stmt: AlterTable) -> bool:
         constraint_name=constraint,
         sql=stmt.sql,
     )
-    catalog.replace_permanent(catalog.resolve_table(create, path))
-    return True
 
 
 def _definition(d: ColumnDef, resolved_type: object, kind: str) -> ColumnDef:

@@ -56,6 +56,10 @@ class MaterializedDefinition:
     query: exp.Expression
     freshness: Freshness
     refresh_mode: str  # CONTINUOUS | FULL
+    # The schema was stated or changed beyond the query's columns (computed or virtual
+    # metadata columns, a watermark, comments, ALTER ... ADD / MODIFY / DROP): SHOW CREATE
+    # prints every column then, so a persistent catalog keeps them.
+    explicit_schema: bool = False
 
 
 @dataclass(frozen=True)

@@ -116,6 +116,7 @@ class AlterTable(Statement):
     constraint_name: str | None = None
     old_column: str | None = None
     new_column: str | None = None
+    target: str = "TABLE"  # "MATERIALIZED TABLE": a schema change of ALTER MATERIALIZED TABLE
 
 
 @dataclass(frozen=True)
@@ -313,6 +314,15 @@ def parse_alter_table(cur: Cursor, pos: dict) -> AlterTable:
         keys = _string_list(cur)
         _end(cur)
         return AlterTable(action="RESET", keys=keys, **base)
+    change = parse_schema_change(cur, base)
+    if change is not None:
+        return change
+    cur.unexpected('"RENAME", "SET", "RESET", "ADD", "MODIFY" or "DROP"')
+
+
+def parse_schema_change(cur: Cursor, base: dict) -> AlterTable | None:
+    """`ADD ...` / `MODIFY ...` / `DROP ...` of ALTER [MATERIALIZED] TABLE (None: none of
+    them is next); `base` holds the AlterTable fields the caller parsed."""
     if cur.peek_word() in ("ADD", "MODIFY"):
         action = cur.peek_word()
         cur.parser._advance()
@@ -334,7 +344,7 @@ def parse_alter_table(cur: Cursor, pos: dict) -> AlterTable:
             names = (cur.name("a column name"),)
         _end(cur)
         return AlterTable(action="DROP_COLUMNS", keys=names, **base)
-    cur.unexpected('"RENAME", "SET", "RESET", "ADD", "MODIFY" or "DROP"')
+    return None
 
 
 def _alter_schema(cur: Cursor, action: str, base: dict) -> AlterTable:

@@ -1,7 +1,8 @@
 """Materialized table statements (Flink 2.3's FLIP-435 / FLIP-551 syntax) and their grammar.
 
 CREATE [OR ALTER] MATERIALIZED TABLE [c.][db.]t
-    [( col [type] [, ...] [, [CONSTRAINT n] PRIMARY KEY (cols) NOT ENFORCED] )]
+    [( col [type] | col AS expr | col type METADATA ... [, ...] [, WATERMARK FOR c AS expr]
+       [, [CONSTRAINT n] PRIMARY KEY (cols) NOT ENFORCED] )]
     [COMMENT '...'] [PARTITIONED BY (cols)] [WITH (...)]
     [FRESHNESS = INTERVAL '<n>' { SECOND | MINUTE | HOUR | DAY }[S]]
     [REFRESH_MODE = { CONTINUOUS | FULL }]
@@ -9,6 +10,7 @@ CREATE [OR ALTER] MATERIALIZED TABLE [c.][db.]t
 ALTER MATERIALIZED TABLE [c.][db.]t
     SUSPEND | RESUME [WITH (...)] | REFRESH [PARTITION (k = 'v', ...)] | AS query
     | SET (...) | RESET ('k', ...)
+    | ADD / MODIFY / DROP of columns, the watermark and the primary key (ALTER TABLE's forms)
 DROP MATERIALIZED TABLE [IF EXISTS] [c.][db.]t
 
 The freshness is kept as written and validated when the statement runs, where Flink
@@ -24,8 +26,8 @@ from sqlglot.tokens import TokenType
 
 from planner.ddl import parse_column, parse_options, parse_primary_key
 from planner.parse_cursor import Cursor
-from planner.statements import ColumnDef, Statement
-from planner.statements_catalog import _string_list
+from planner.statements import ColumnDef, Statement, WatermarkDef
+from planner.statements_catalog import AlterTable, _string_list, parse_schema_change
 
 _UNITS = ("SECOND", "MINUTE", "HOUR", "DAY")
 _UNIT_MS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
@@ -69,6 +71,7 @@ class CreateMaterializedTable(Statement):
     columns: tuple[ColumnDef, ...] = ()
     primary_key: tuple[str, ...] | None = None
     constraint_name: str | None = None
+    watermark: WatermarkDef | None = None
     comment: str | None = None
     partitioned_by: tuple[str, ...] = ()
     options: dict[str, str] = field(default_factory=dict, hash=False)
@@ -79,11 +82,13 @@ class CreateMaterializedTable(Statement):
 @dataclass(frozen=True)
 class AlterMaterializedTable(Statement):
     name: tuple[str, ...]
-    action: str  # SUSPEND | RESUME | REFRESH | AS | SET | RESET
+    action: str  # SUSPEND | RESUME | REFRESH | AS | SET | RESET | SCHEMA | DISTRIBUTION
     options: dict[str, str] = field(default_factory=dict, hash=False)  # RESUME WITH / SET
     keys: tuple[str, ...] = ()  # RESET
     partition: tuple[tuple[str, str], ...] = ()  # REFRESH PARTITION (k = 'v', ...)
     query: exp.Expression | None = None  # AS query
+    # ADD / MODIFY / DROP of schema parts: the change as ALTER TABLE states it
+    change: AlterTable | None = None
 
 
 @dataclass(frozen=True)
@@ -118,14 +123,23 @@ def _name_only(cur: Cursor) -> bool:
     return i + 1 < len(tokens) and tokens[i + 1].token_type in (TokenType.COMMA, TokenType.R_PAREN)
 
 
-def _column_list(cur: Cursor) -> tuple[tuple[ColumnDef, ...], str | None, tuple[str, ...] | None]:
-    """`(a, b)`, `(a INT, b BIGINT)`, `(PRIMARY KEY (a) NOT ENFORCED)` and mixes."""
+def _column_list(
+    cur: Cursor,
+) -> tuple[tuple[ColumnDef, ...], str | None, tuple[str, ...] | None, WatermarkDef | None]:
+    """`(a, b)`, `(a INT, b BIGINT)`, `(PRIMARY KEY (a) NOT ENFORCED)`, computed and
+    metadata columns, `WATERMARK FOR c AS expr`, and mixes."""
 
     columns: list[ColumnDef] = []
     constraint: str | None = None
     pk: tuple[str, ...] | None = None
+    watermark: WatermarkDef | None = None
     while True:
-        if cur.peek_word().split()[:1] in (["PRIMARY"], ["CONSTRAINT"]):
+        if cur.match("WATERMARK"):
+            cur.expect("FOR")
+            rowtime = ".".join(cur.path())
+            cur.expect("AS")
+            watermark = WatermarkDef(rowtime, cur.expression())
+        elif cur.peek_word().split()[:1] in (["PRIMARY"], ["CONSTRAINT"]):
             constraint, pk = parse_primary_key(cur)
         elif _name_only(cur):
             columns.append(ColumnDef(cur.name("a column name"), "physical"))
@@ -137,7 +151,7 @@ def _column_list(cur: Cursor) -> tuple[tuple[ColumnDef, ...], str | None, tuple[
         if cur.match_type(TokenType.COMMA):
             continue
         cur.expect_type(TokenType.R_PAREN, '")" or ","')
-        return tuple(columns), constraint, pk
+        return tuple(columns), constraint, pk, watermark
 
 
 def parse_create_materialized_table(cur: Cursor, or_alter: bool, pos: dict) -> CreateMaterializedTable:
@@ -146,8 +160,9 @@ def parse_create_materialized_table(cur: Cursor, or_alter: bool, pos: dict) -> C
     columns: tuple[ColumnDef, ...] = ()
     constraint: str | None = None
     pk: tuple[str, ...] | None = None
+    watermark: WatermarkDef | None = None
     if cur.match_type(TokenType.L_PAREN):
-        columns, constraint, pk = _column_list(cur)
+        columns, constraint, pk, watermark = _column_list(cur)
     comment = None
     partitioned_by: tuple[str, ...] = ()
     options: dict[str, str] = {}
@@ -180,6 +195,7 @@ def parse_create_materialized_table(cur: Cursor, or_alter: bool, pos: dict) -> C
         columns=columns,
         primary_key=pk,
         constraint_name=constraint,
+        watermark=watermark,
         comment=comment,
         partitioned_by=partitioned_by,
         options=options,
@@ -225,13 +241,14 @@ def parse_alter_materialized_table(cur: Cursor, pos: dict) -> AlterMaterializedT
         keys = _string_list(cur)
         _end(cur)
         return AlterMaterializedTable(action="RESET", keys=keys, **base)
-    if cur.peek_word() in ("ADD", "MODIFY", "DROP"):
-        cur.error(
-            f"ALTER MATERIALIZED TABLE ... {cur.peek_word()} is not supported yet: streamsql changes a "
-            "materialized table's schema through ALTER MATERIALIZED TABLE ... AS query.",
-            cur.curr,
-        )
-    cur.unexpected('"SUSPEND", "RESUME", "REFRESH", "AS", "SET" or "RESET"')
+    if cur.peek_word() in ("ADD", "MODIFY", "DROP") and cur.peek_word(1) == "DISTRIBUTION":
+        while not cur.at_end:  # refused when it runs: streamsql tables have no buckets
+            cur.parser._advance()
+        return AlterMaterializedTable(action="DISTRIBUTION", **base)
+    change = parse_schema_change(cur, {"name": name, "target": "MATERIALIZED TABLE", **pos})
+    if change is not None:
+        return AlterMaterializedTable(action="SCHEMA", change=change, **base)
+    cur.unexpected('"ADD", "MODIFY", "DROP", "SUSPEND", "RESUME", "REFRESH", "AS", "SET" or "RESET"')
 
 
 def parse_drop_materialized_table(cur: Cursor, pos: dict) -> DropMaterializedTable:

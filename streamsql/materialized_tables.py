@@ -33,10 +33,12 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from planner.binder.types import implicitly_castable
+from planner.catalog_alter import changed_definition
 from planner.catalog_objects import CatalogTable, MaterializedDefinition, quoted
 from planner.catalog_store import CatalogError
-from planner.errors import SqlValidationError
-from planner.statements import InsertInto, Query
+from planner.errors import SqlValidationError, UnsupportedSqlError
+from planner.statements import ColumnDef, InsertInto, Query
 from planner.statements_materialized import (
     AlterMaterializedTable,
     CreateMaterializedTable,
@@ -461,7 +463,85 @@ def alter(env: TableEnvironment, stmt: AlterMaterializedTable) -> TableResult:
     if stmt.action == "AS":
         assert stmt.query is not None
         return _alter_query(env, stmt, table, stmt.query)
+    if stmt.action == "SCHEMA":
+        return _alter_schema(env, stmt, table)
+    if stmt.action == "DISTRIBUTION":
+        raise UnsupportedSqlError(
+            "ALTER MATERIALIZED TABLE ... ADD / MODIFY / DROP DISTRIBUTION is not supported: streamsql's tables "
+            "have no buckets (DISTRIBUTED BY is not supported either).",
+            sql=stmt.sql,
+            line=1,
+            column=1,
+        )
     return _alter_options(env, stmt, table, pipeline)
+
+
+_ALTER_FAILED = "Failed to execute ALTER MATERIALIZED TABLE statement.\n"
+
+
+def _persisted(c: ColumnDef) -> bool:
+    return c.kind == "physical" or (c.kind == "metadata" and not c.virtual)
+
+
+def _alter_schema(env: TableEnvironment, stmt: AlterMaterializedTable, table: CatalogTable) -> TableResult:
+    """ADD / MODIFY / DROP of columns, watermark and primary key, as Flink 2.3 allows them
+    on a materialized table: its query defines the persisted (physical and non-virtual
+    metadata) columns, so only non-persisted columns (computed, metadata VIRTUAL) may be
+    added or dropped; a persisted column may change its comment, position or type (to one
+    its values cast to implicitly). The refresh pipeline goes on: what it writes is the
+    same."""
+    change = stmt.change
+    assert change is not None
+    m = table.materialized
+    assert m is not None
+    query_columns = _query_columns(env, m.query, stmt.sql)
+    if change.action in ("ADD", "MODIFY"):
+        for item in change.columns:
+            c = item.column
+            if _persisted(c) and c.name not in query_columns:
+                kind = "physical" if c.kind == "physical" else "metadata persisted"
+                raise _error(
+                    stmt,
+                    _ALTER_FAILED + "Invalid schema change. All persisted (physical and metadata) columns in the "
+                    f"schema part need to be present in the query part.\nHowever, {kind} column `{c.name}` could "
+                    "not be found in the query.",
+                    VALIDATION_EXCEPTION,
+                )
+    create = changed_definition(table, change)
+    old = {c.name: c for c in table.columns}
+    if change.action == "MODIFY":
+        for item in change.columns:
+            c, before = item.column, old.get(item.column.name)
+            if before is None:
+                continue
+            if c.kind != before.kind:
+                raise _error(
+                    stmt,
+                    _ALTER_FAILED + f"Changing of {before.kind} column '{c.name}' to {c.kind} column is not supported.",
+                    VALIDATION_EXCEPTION,
+                )
+            if c.kind != "computed" and c.type is not None and not implicitly_castable(before.type, c.type):
+                raise _error(
+                    stmt,
+                    _ALTER_FAILED + f"Column '{c.name}' with type {before.type} can not be changed to type {c.type}.",
+                    VALIDATION_EXCEPTION,
+                )
+    if change.action == "DROP_COLUMNS":
+        used = [n for n in query_columns if n in change.keys]
+        if used:
+            shown = ", ".join(f"'{n}'" for n in used)
+            raise _error(stmt, _ALTER_FAILED + f"Column(s) ({shown}) are used in query.", VALIDATION_EXCEPTION)
+        for col in table.columns:
+            if col.name in change.keys and _persisted(col.definition):
+                raise _error(
+                    stmt,
+                    _ALTER_FAILED
+                    + f"The column `{col.name}` is a persisted column. Dropping of persisted columns is not supported.",
+                    VALIDATION_EXCEPTION,
+                )
+    new = env.catalog.resolve_table(create, table.path)
+    env.catalog.replace_permanent(replace(new, materialized=replace(m, explicit_schema=True)))
+    return TableResult.ok()
 
 
 def _refresh_statement(env: TableEnvironment, stmt: AlterMaterializedTable, table: CatalogTable) -> TableResult:
@@ -504,6 +584,9 @@ def _alter_query(env: TableEnvironment, stmt: Any, table: CatalogTable, query: e
     new_stmt = CreateMaterializedTable(
         name=table.path,
         query=query,
+        # the non-persisted columns and the watermark stay; the query gives the rest
+        columns=tuple(c.definition for c in table.columns if c.kind != "physical"),
+        watermark=table.watermark,
         primary_key=table.primary_key,
         constraint_name=table.constraint_name,
         comment=table.comment,
@@ -528,7 +611,8 @@ def _alter_query(env: TableEnvironment, stmt: Any, table: CatalogTable, query: e
 
 
 def _check_evolution(stmt: Any, old: CatalogTable, new: CatalogTable) -> None:
-    before, after = old.columns, new.columns
+    before = [c for c in old.columns if c.kind == "physical"]
+    after = [c for c in new.columns if c.kind == "physical"]
     if len(after) < len(before):
         raise _error(
             stmt,

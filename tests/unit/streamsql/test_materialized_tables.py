@@ -218,3 +218,36 @@ def test_resume_with_options_applies_them_to_the_refresh_job_only(tmp_path: Path
     assert sorted(written.split()) == ['{"user_id":1,"amount":5}', '{"user_id":1,"amount":7}']
     ddl = next(iter(env.execute_sql("SHOW CREATE MATERIALIZED TABLE big").collect()))[0]
     assert "'format' = 'csv'" in ddl and "json" not in ddl
+
+
+def test_schema_changes_of_a_materialized_table_survive_a_restart(tmp_path: Path) -> None:
+    """ALTER MATERIALIZED TABLE ADD / MODIFY: SHOW CREATE prints the whole schema then, and
+    a persistent catalog reads the computed column, the comment and the watermark back."""
+    open_catalog = f"CREATE CATALOG shop WITH ('type' = 'sqlite', 'path' = '{tmp_path / 'catalog.db'}')"
+    first = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    first.execute_sql(open_catalog)
+    first.execute_sql("USE CATALOG shop")
+    _orders(first, tmp_path)
+    first.execute_sql(
+        "CREATE MATERIALIZED TABLE t "
+        f"WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 't'}', 'format' = 'csv') "
+        "FRESHNESS = INTERVAL '1' HOUR REFRESH_MODE = CONTINUOUS AS SELECT user_id, amount FROM orders"
+    )
+    first.execute_sql(
+        "ALTER MATERIALIZED TABLE t ADD (ts AS TO_TIMESTAMP('2024-01-01 00:00:00') FIRST, "
+        "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)"
+    )
+    first.execute_sql("ALTER MATERIALIZED TABLE t MODIFY amount BIGINT COMMENT 'cents'")
+    job = pipelines(first)[("shop", "default", "t")].job
+    assert job is not None
+    job.wait()
+    described = [tuple(r) for r in first.execute_sql("DESCRIBE t").collect()]
+    del first
+
+    second = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    second.execute_sql(open_catalog)
+    second.execute_sql("USE CATALOG shop")
+    assert [tuple(r) for r in second.execute_sql("DESCRIBE t").collect()] == described
+    assert [r[0] for r in described] == ["ts", "user_id", "amount"]
+    assert described[0][4] == "AS TO_TIMESTAMP('2024-01-01 00:00:00')" and described[2][-1] == "cents"
+    assert _rows(second, "SELECT user_id, amount FROM t") == [(1, 5), (1, 7), (2, 1)]
