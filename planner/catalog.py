@@ -401,11 +401,14 @@ class Catalog:
         if store is not None and store.get_database(path[1]) is not None:
             perm = store.get(path[1], path[2])
         if not is_view and isinstance(perm, CatalogTable) and perm.materialized is not None:
+            if stmt.if_exists:  # DROP TABLE finds no table there (Flink's gateway answers so too)
+                return False
             raise SqlValidationError(
-                f"Table {quoted(path)} is a materialized table: drop it with DROP MATERIALIZED TABLE.",
+                f"Table with identifier '{'.'.join(path)}' does not exist.",
                 sql=stmt.sql,
                 line=1,
                 column=1,
+                hint="It is a materialized table: drop it with DROP MATERIALIZED TABLE.",
             )
         if isinstance(temp, want):
             if isinstance(perm, want):

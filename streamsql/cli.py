@@ -286,8 +286,12 @@ class Runner:
         return code
 
     def _tables_written(self, stmt: Any) -> frozenset[tuple[str, ...]]:
+        """INSERT / DELETE / UPDATE: their table; a statement set: its INSERTs'; CTAS: the new table."""
         inserts = getattr(stmt, "inserts", None) or (stmt,)
-        return frozenset(self.env.catalog.qualify(i.table) for i in inserts if getattr(i, "table", None))
+        names = [
+            getattr(i, "table", None) or (getattr(i, "name", None) if hasattr(i, "as_query") else None) for i in inserts
+        ]
+        return frozenset(self.env.catalog.qualify(n) for n in names if n)
 
     def _tables_read(self, stmt: Any) -> set[tuple[str, ...]]:
         """Paths of the tables a statement reads (through views too)."""
@@ -297,7 +301,8 @@ class Runner:
 
         catalog = self.env.catalog
         found: set[tuple[str, ...]] = set()
-        queries = [getattr(stmt, "query", None)] + [i.query for i in getattr(stmt, "inserts", None) or ()]
+        queries = [getattr(stmt, "query", None), getattr(stmt, "as_query", None)]
+        queries += [i.query for i in getattr(stmt, "inserts", None) or ()]
         if getattr(stmt, "table", None) and not hasattr(stmt, "query"):  # DELETE / UPDATE read their table
             found.add(catalog.qualify(stmt.table))
         seen_views: set[tuple[str, ...]] = set()

@@ -77,3 +77,15 @@ def test_a_failed_submitted_job_makes_the_exit_code_an_error(tmp_path: Path) -> 
     assert runner.run_script(script, "job.sql") == EXIT_OK
     assert runner.finish() == 1
     assert "[ERROR]" in out.getvalue()
+
+
+def test_a_query_over_a_ctas_table_waits_for_it(tmp_path: Path) -> None:
+    runner, out = _runner()
+    script = (
+        "SET 'execution.runtime-mode' = 'batch';\n"
+        f"CREATE TABLE t WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 't'}', 'format' = 'csv') "
+        "AS SELECT * FROM (VALUES (1), (2), (3)) AS v(x);\n"
+        "SELECT SUM(x) AS s FROM t;\n"
+    )
+    assert runner.run_script(script, "job.sql") == EXIT_OK
+    assert "| 6 |" in out.getvalue() and not runner._submitted

@@ -252,7 +252,8 @@ DESCRIBE users_shops_continuous;
 
 DROP TABLE users_shops;
 [ERROR] Could not execute SQL statement. Reason:
-org.apache.flink.table.api.ValidationException: Table `default_catalog`.`default_database`.`users_shops` is a materialized table: drop it with DROP MATERIALIZED TABLE.
+org.apache.flink.table.api.ValidationException: Table with identifier 'default_catalog.default_database.users_shops' does not exist.
+It is a materialized table: drop it with DROP MATERIALIZED TABLE.
 !error
 
 DROP MATERIALIZED TABLE users_shops;
