@@ -34,7 +34,7 @@ from runtime.errors import ConnectorError
 from runtime.expr.ir import Expr, InputRef
 from runtime.graph import BATCH, STREAMING
 from runtime.operators.calc import CalcParams
-from runtime.operators.changelog_normalize import ChangelogNormalizeParams
+from runtime.operators.changelog_normalize import CHANGELOG_NORMALIZE, ChangelogNormalizeParams
 from runtime.operators.group_agg import GroupAggregateParams
 from runtime.operators.sink import SinkParams
 from runtime.operators.source import TableSourceScanParams, scan_changelog_mode
@@ -298,7 +298,47 @@ def _watermark(planner: PhysicalPlanner, node: LogicalWatermarkAssigner) -> Phys
         idle = scan.table.options_dict.get("scan.watermark.idle-timeout")
     idle_ms = duration_ms(idle, "scan.watermark.idle-timeout") if idle else SOURCE_IDLE_TIMEOUT.get(planner.config)
     params = WatermarkAssignerParams(node.rowtime_index, node.watermark, idle_ms or None)
+    normalized = _below_normalize(child, params)
+    if normalized is not None:
+        return normalized
     return PhysicalNode.of(params, (_split_watermarks(child),), node.fields)
+
+
+def _below_normalize(child: PhysicalNode, params: WatermarkAssignerParams) -> PhysicalNode | None:
+    """A normalized scan (Calcs without a condition <- ChangelogNormalize <- Exchange <- scan)
+    rebuilt with the WatermarkAssigner under the Exchange, as Flink generates an upsert
+    source's watermarks in the source: per partition, before rows are re-distributed by key
+    (an assigner after the Exchange would see only its subtask's keys). The Calcs (computed
+    columns such as the rowtime) move below the Exchange too, carrying the key columns at
+    their end; a Calc drops those again. None for any other input."""
+    calcs: list[PhysicalNode] = []
+    n = child
+    while isinstance(n.params, CalcParams) and n.params.condition is None and n.inputs:
+        calcs.append(n)
+        n = n.inputs[0]
+    if not (n.is_kind(CHANGELOG_NORMALIZE) and n.inputs and n.inputs[0].is_kind(EXCHANGE)):
+        return None
+    scan = n.inputs[0].inputs[0]
+    if not isinstance(scan.params, TableSourceScanParams):
+        return None
+    cur, carried = scan, list(ChangelogNormalizeParams.of(n).keys)
+    for calc in reversed(calcs):
+        exprs = list(calc.params.projections)
+        fields = list(calc.fields)
+        moved: list[int] = []
+        for k in carried:
+            at = [i for i, e in enumerate(exprs) if isinstance(e, InputRef) and e.index == k]
+            if not at:
+                exprs.append(InputRef(k, cur.fields[k].type))
+                fields.append(cur.fields[k])
+            moved.append(at[0] if at else len(exprs) - 1)
+        cur, carried = PhysicalNode.of(CalcParams(tuple(exprs), None), (cur,), fields), moved
+    assigner = PhysicalNode.of(params, (_split_watermarks(cur),), cur.fields)
+    normalized = PhysicalNode.distributed(ChangelogNormalizeParams(tuple(carried)), (assigner,), cur.fields)
+    if len(cur.fields) == len(child.fields):
+        return normalized
+    keep = tuple(InputRef(i, f.type) for i, f in enumerate(child.fields))
+    return PhysicalNode.of(CalcParams(keep, None), (normalized,), child.fields)
 
 
 def _split_watermarks(node: PhysicalNode) -> PhysicalNode:

@@ -18,6 +18,28 @@ from runtime.errors import ConfigError, ConnectorError
 
 CONNECTOR: ConfigOption[str] = ConfigOption("connector", required=True, description="The connector's identifier.")
 
+WATERMARK_ALIGNMENT_GROUP: ConfigOption[str] = ConfigOption(
+    "scan.watermark.alignment.group",
+    description="Flink's watermark alignment: the sources of one group stop reading splits whose watermark is "
+    "more than 'scan.watermark.alignment.max-drift' ahead of the group's. Not supported: a table that sets it "
+    "is refused at planning time (remove the option; the job then reads all splits as fast as they come).",
+)
+
+WATERMARK_ALIGNMENT_MAX_DRIFT: ConfigOption[int] = ConfigOption(
+    "scan.watermark.alignment.max-drift",
+    type="duration",
+    description="The maximum drift of watermark alignment (with 'scan.watermark.alignment.group'); refused "
+    "as that option is.",
+)
+
+WATERMARK_ALIGNMENT_UPDATE_INTERVAL: ConfigOption[int] = ConfigOption(
+    "scan.watermark.alignment.update-interval",
+    type="duration",
+    default="1 s",
+    description="How often watermark alignment re-computes the group's watermark (with "
+    "'scan.watermark.alignment.group'); refused as that option is.",
+)
+
 # Options any table may carry: the planner reads them, whatever the connector.
 TABLE_OPTIONS: tuple[ConfigOption, ...] = (
     ConfigOption(
@@ -26,6 +48,15 @@ TABLE_OPTIONS: tuple[ConfigOption, ...] = (
         description="A split of this table that produced no row for this long no longer holds back the "
         "watermark (overrides table.exec.source.idle-timeout).",
     ),
+    WATERMARK_ALIGNMENT_GROUP,
+    WATERMARK_ALIGNMENT_MAX_DRIFT,
+    WATERMARK_ALIGNMENT_UPDATE_INTERVAL,
+)
+# Declared above (Flink's names) but not implemented: a table setting them is refused.
+UNSUPPORTED_TABLE_OPTIONS = (
+    WATERMARK_ALIGNMENT_GROUP,
+    WATERMARK_ALIGNMENT_MAX_DRIFT,
+    WATERMARK_ALIGNMENT_UPDATE_INTERVAL,
 )
 
 INTERNAL = "$internal."
@@ -145,6 +176,15 @@ def validate_table_options(options: Mapping[str, str], table: TableDescription |
             raise ConnectorOptionError(
                 f"Invalid value for option '{k}': {e.accepted}.", k, did_you_mean(v, list(option.values)), on_value=True
             ) from None
+    for k in (o.key for o in UNSUPPORTED_TABLE_OPTIONS):
+        if k in options:
+            raise ConnectorOptionError(
+                f"Watermark alignment ('{k}') is not supported: streamsql does not pause splits that run ahead "
+                "of their alignment group's watermark. Remove the 'scan.watermark.alignment.*' options; the "
+                "watermark is still the minimum over the splits (idle ones excluded after "
+                "'scan.watermark.idle-timeout').",
+                k,
+            )
     if table is not None:
         _check_metadata(factory, table)
         if factory.validate is not None:

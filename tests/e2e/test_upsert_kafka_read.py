@@ -192,3 +192,30 @@ def test_sink_keyed_on_another_column_is_shuffled_at_parallelism_2(
     env.execute_sql(insert).wait()
     got = {json.loads(k)["name"]: json.loads(v)["amount"] for k, v in _compacted(kafka_broker, out, 2).items()}
     assert got == {f"n{k}": v["amount"] for k, v in view.items()}
+
+
+def test_event_time_upsert_source_keeps_per_partition_watermarks(kafka_broker: KafkaBroker) -> None:
+    """With a WATERMARK the assigner runs on the scan (per partition, under the keyed
+    Exchange, as Flink generates an upsert source's watermarks in the source); the
+    normalized changelog still ends as the last values, at parallelism 2."""
+    topic = kafka_broker.new_topic("upsert-read-wm", 2)
+    base = 1_700_000_000_000
+    records: list[tuple[int, dict[str, Any] | None]] = [
+        (k, {"id": k, "v": k * 10 + i, "ts": base + 1000 * (k + i)}) for i in range(3) for k in range(6)
+    ]
+    records += [(2, None), (9, None)]
+    _produce(kafka_broker, topic, records)
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    env.get_config().set("parallelism.default", "2")
+    env.execute_sql(
+        "CREATE TABLE ev (id INT, v BIGINT, ts_ms BIGINT METADATA FROM 'timestamp' VIRTUAL, ts BIGINT, "
+        "rt AS TO_TIMESTAMP_LTZ(ts, 3), WATERMARK FOR rt AS rt - INTERVAL '1' SECOND, PRIMARY KEY (id) NOT ENFORCED) "
+        f"WITH ('connector'='upsert-kafka','topic'='{topic}','properties.bootstrap.servers'='{kafka_broker.bootstrap}',"
+        "'key.format'='json','value.format'='json','scan.bounded.mode'='latest-offset')"
+    )
+    sql = "SELECT id, v FROM ev WHERE v >= 0"
+    plan = env.explain_sql(sql).split("== Optimized Execution Plan ==")[1]
+    assert plan.index("ChangelogNormalize") < plan.index("Exchange") < plan.index("WatermarkAssigner")
+    rows = list(env.execute_sql(sql).collect())
+    view = _last_values(records)
+    assert _final(rows) == Counter((k, v["v"]) for k, v in view.items())

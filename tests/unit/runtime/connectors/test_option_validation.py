@@ -86,4 +86,27 @@ def test_prefix_options_pass_through() -> None:
     )
     validate_table_options({"connector": "test-prefixed", "topic": "t", "properties.bootstrap.servers": "h:9092"})
     e = _fails({"connector": "test-prefixed", "topic": "t", "propertie.x": "1"})
-    assert e.message.endswith("connector\nscan.watermark.idle-timeout\ntopic\nproperties.*")
+    assert e.message.endswith(
+        "connector\nscan.watermark.alignment.group\nscan.watermark.alignment.max-drift\n"
+        "scan.watermark.alignment.update-interval\nscan.watermark.idle-timeout\ntopic\nproperties.*"
+    )
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        "scan.watermark.alignment.group",
+        "scan.watermark.alignment.max-drift",
+        "scan.watermark.alignment.update-interval",
+    ],
+)
+def test_watermark_alignment_is_declared_and_refused_naming_the_option(option: str) -> None:
+    value = "g" if option.endswith("group") else "1 s"
+    e = _fails({"connector": "datagen", option: value})
+    assert e.message.startswith(f"Watermark alignment ('{option}') is not supported")
+    assert e.option == option
+    # declared (a wrong value is reported as one, not as an unknown option)
+    if value != "g":
+        assert _fails({"connector": "datagen", option: "soon"}).message.startswith(
+            f"Invalid value for option '{option}'"
+        )
