@@ -58,11 +58,15 @@ PIPELINE_NAME = (
 AUTO_WATERMARK_INTERVAL = (
     key("pipeline.auto-watermark-interval")
     .duration_type()
-    .default_value(0)
+    .default_value(200)
     .with_description(
-        "Accepted for compatibility; it has no effect. streamsql always behaves as Flink with 0: the "
-        "watermark assigner computes the watermark after every batch, in input order, and emits it when it "
-        "advanced, so results do not depend on timing (Flink's periodic emission every N ms would)."
+        "How often a WATERMARK definition emits its watermark, as in Flink. After each row the watermark "
+        "assigner emits the current watermark when it exceeds the last emitted one by more than this "
+        "interval (0: whenever it advances, i.e. a watermark after every record); while the inputs are "
+        "idle it also emits the current watermark every interval of wall clock. A row is late for a "
+        "window only against a watermark emitted before it, so with the default a row sharing a window's "
+        "last millisecond with the row before it is kept, unless an emission fell exactly there (Flink "
+        "behaves the same). Results do not depend on batch size or machine speed for a bounded input."
     )
 )
 

@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK, ROW_KIND, ROW_SPLIT, data_columns
-from runtime.config.core import SOURCE_IDLE_TIMEOUT
+from runtime.config.core import AUTO_WATERMARK_INTERVAL, SOURCE_IDLE_TIMEOUT
 from runtime.expr.evaluator import evaluate
 from runtime.expr.ir import Expr
 from runtime.graph import Node
@@ -46,11 +46,56 @@ def to_epoch_ms(array: pa.Array) -> np.ndarray:
     return vals
 
 
+def emitted_before(after: np.ndarray, last: float, interval: int) -> tuple[np.ndarray, float]:
+    """Flink's eager watermark emission over one batch, in input order.
+
+    `after[i]` is the candidate watermark after row i (a running maximum: non-decreasing,
+    -inf while there is none) and `last` the watermark emitted before the batch. Flink's
+    WatermarkAssigner forwards a row, then emits its current watermark when it exceeds the
+    last emitted one by more than `interval` (ms; 0: whenever it advanced). Returns the
+    watermark each row sees (the last one emitted before it) and the last one emitted
+    after the batch. The emissions form a chain (each is the first row whose candidate
+    exceeds the previous emission + interval); it is followed by pointer doubling, so the
+    cost is O(n log n) array work whatever the number of emissions."""
+    n = len(after)
+    if n == 0:
+        return np.zeros(0), last
+    if interval <= 0:
+        running = np.maximum(np.concatenate([[last], after]), last)
+        return running[:-1], float(running[-1])
+    first = int(np.searchsorted(after, last + interval, side="right"))
+    emitted = np.zeros(n + 1, dtype=bool)
+    if first < n:
+        # nxt[j]: the next emission after one at row j (n: none); n maps to itself
+        nxt = np.append(np.searchsorted(after, after + interval, side="right"), n)
+        members = np.array([first])
+        emitted[first] = True
+        while True:  # members holds the chain's first 2^k emissions; jump = nxt^(2^k)
+            ahead = nxt[members]
+            ahead = ahead[ahead < n]
+            if len(ahead) == 0:
+                break
+            emitted[ahead] = True
+            members = np.concatenate([members, ahead])
+            nxt = nxt[nxt]
+    values = np.where(emitted[:n], after, -np.inf)
+    running = np.maximum.accumulate(np.concatenate([[last], values]))
+    return running[:-1], float(running[-1])
+
+
 class WatermarkAssignerOperator(Operator):
-    """Adds `__wm` = the watermark before each row (running maximum of the watermark
-    expression, NULL rowtimes ignored) and emits the batch's last watermark when it
-    advanced. This is Flink with `pipeline.auto-watermark-interval` = 0 (a watermark after
-    every record), computed for the whole batch with one `np.maximum.accumulate`.
+    """Adds `__wm` = the watermark before each row (the last watermark emitted before it,
+    from the running maximum of the watermark expression, NULL rowtimes ignored) and emits
+    the batch's last watermark when it advanced.
+
+    Emission follows Flink's WatermarkAssignerOperator with
+    `pipeline.auto-watermark-interval` = I: after forwarding a row, the current watermark
+    is emitted when it exceeds the last emitted one by more than I (I = 0: a watermark after
+    every record), computed for the whole batch by `emitted_before`. Flink also emits the
+    current watermark every I ms of wall clock; here that periodic emission happens only
+    while the inputs are idle (`on_timer`), so a bounded input gives the same result
+    whatever the batch size or machine speed (it is the run of Flink whose periodic timer
+    did not fire while records were flowing), and an unbounded one still makes progress.
 
     Upstream watermarks are ignored except MAX_WATERMARK (end of input), like Flink's
     WatermarkAssignerOperator. `idle_timeout_ms`: when no row arrived for that long (wall
@@ -68,15 +113,19 @@ class WatermarkAssignerOperator(Operator):
     """
 
     checkpointing = "generic"
-    state_attributes = ("current",)
-    state_merge = {"current": "min"}  # restore with another parallelism: the lowest watermark
+    state_attributes = ("current", "pending")
+    # restore with another parallelism: the lowest watermark
+    state_merge = {"current": "min", "pending": "min"}
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         params = WatermarkAssignerParams.of(node)
         self.expr = params.watermark
         self.idle_timeout_ms = params.idle_timeout_ms or SOURCE_IDLE_TIMEOUT.get(ctx.config) or None
-        self.current = MIN_WATERMARK
+        self.interval_ms = int(AUTO_WATERMARK_INTERVAL.get(ctx.config) or 0)
+        self.current = MIN_WATERMARK  # the last watermark emitted
+        self.pending = MIN_WATERMARK  # the largest candidate seen (> current: not emitted yet)
+        self.last_periodic = time.monotonic()
         self.last_row_time = time.monotonic()
         self.idle = False
         # per-split watermarks: split -> its watermark (ms, MIN before any row) / last row time
@@ -97,18 +146,15 @@ class WatermarkAssignerOperator(Operator):
         if split is not None:
             self._per_split(data, kinds, split, cand, out)
             return
-        running = np.maximum.accumulate(np.concatenate([[float(self.current)], cand]))
-        before = running[:-1]
+        after = np.maximum.accumulate(np.maximum(cand, float(self.pending)))
+        if not np.isinf(after[-1]):
+            self.pending = max(self.pending, int(after[-1]))
+        before, last = emitted_before(after, float(self.current), self.interval_ms)
         wms = np.where(np.isinf(before), MIN_WATERMARK, before).astype(np.int64)
-        wms[0] = self.current
-        if not np.isinf(running[-1]):
-            last = int(running[-1])
-            if last > self.current:
-                self.current = last
-                out.emit(make_batch(self.node, data.columns, kinds, wms))
-                out.emit_watermark(last)
-                return
         out.emit(make_batch(self.node, data.columns, kinds, wms))
+        if not np.isinf(last) and int(last) > self.current:
+            self.current = int(last)
+            out.emit_watermark(self.current)
 
     def _per_split(
         self, data: pa.RecordBatch, kinds: pa.Array | None, split: pa.Array, cand: np.ndarray, out: Output
@@ -175,13 +221,22 @@ class WatermarkAssignerOperator(Operator):
 
     def on_timer(self, out: Output) -> None:
         """While the sources have nothing to read: a split that went idle no longer holds
-        the watermark back."""
-        if self.split_wm and not self.ctx.is_batch and self.current < MAX_WATERMARK:
+        the watermark back, and the periodic emission (every `pipeline.auto-watermark-interval`
+        of wall clock) releases a watermark the eager rule held back."""
+        if self.ctx.is_batch or self.current >= MAX_WATERMARK:
+            return
+        if self.split_wm:
             self._advance(out)
+            return
+        now = time.monotonic()
+        if self.pending > self.current and (now - self.last_periodic) * 1000 >= self.interval_ms:
+            self.last_periodic = now
+            self.current = self.pending
+            out.emit_watermark(self.current)
 
     def on_watermark(self, watermark: int, out: Output) -> None:
         if watermark == MAX_WATERMARK and self.current < MAX_WATERMARK:
-            self.current = MAX_WATERMARK
+            self.current = self.pending = MAX_WATERMARK
             out.emit_watermark(MAX_WATERMARK)
 
     def is_idle(self) -> bool:

@@ -15,8 +15,8 @@ from runtime.operators.base import OperatorContext, Output, create_operator
 from runtime.types import BIGINT, BOOLEAN, INT, STRING, Field
 
 
-def _op(node: Node, mode: str = STREAMING):
-    op = create_operator(node, OperatorContext(mode=mode, config={}))
+def _op(node: Node, mode: str = STREAMING, config: dict[str, str] | None = None):
+    op = create_operator(node, OperatorContext(mode=mode, config=config or {}))
     op.open()
     return op
 
@@ -37,8 +37,8 @@ def test_calc_filters_null_condition_and_keeps_system_columns(kit: ModuleType) -
     del fields
 
 
-def test_watermark_assigner_per_row_watermarks(kit: ModuleType) -> None:
-    node = kit.node(
+def _assigner(kit: ModuleType) -> Node:
+    return kit.node(
         2,
         "WatermarkAssigner",
         (1,),
@@ -47,7 +47,10 @@ def test_watermark_assigner_per_row_watermarks(kit: ModuleType) -> None:
         watermark=kit.ref(0, BIGINT()),
         idle_timeout_ms=None,
     )
-    op = _op(node)
+
+
+def test_watermark_assigner_per_row_watermarks(kit: ModuleType) -> None:
+    op = _op(_assigner(kit), config={"pipeline.auto-watermark-interval": "0"})
     out = Output()
     op.process_batch(pa.RecordBatch.from_arrays([pa.array([10, None, 5, 20])], names=["t"]), 0, out)
     (b,) = out.batches
@@ -57,6 +60,26 @@ def test_watermark_assigner_per_row_watermarks(kit: ModuleType) -> None:
     op.process_batch(pa.RecordBatch.from_arrays([pa.array([3])], names=["t"]), 0, out)
     assert out.batches[0].column(ROW_WATERMARK).to_pylist() == [20]
     assert out.watermarks == []  # did not advance
+
+
+def test_watermark_assigner_interval_emits_eagerly_past_the_interval(kit: ModuleType) -> None:
+    """Flink's default 200 ms: a watermark is emitted after a row when it exceeds the last
+    emitted one by more than 200; the rows after it see only emitted watermarks."""
+    op = _op(_assigner(kit))
+    out = Output()
+    op.process_batch(pa.RecordBatch.from_arrays([pa.array([1000, 1100, 1200, 1201, 1300, 1500])], names=["t"]), 0, out)
+    (b,) = out.batches
+    # emitted after 1000 (the first), 1201 (> 1000 + 200) and 1500 (> 1201 + 200)
+    assert b.column(1).to_pylist() == [MIN_WATERMARK, 1000, 1000, 1000, 1201, 1201]
+    assert out.watermarks == [1500]
+    out = Output()
+    op.process_batch(pa.RecordBatch.from_arrays([pa.array([1600, 1650])], names=["t"]), 0, out)
+    assert out.batches[0].column(ROW_WATERMARK).to_pylist() == [1500, 1500]
+    assert out.watermarks == []  # 1650 - 1500 is within the interval: held back
+    out = Output()
+    op.last_periodic -= 1.0  # as if a second of wall clock had passed since the last periodic emission
+    op.on_timer(out)  # the inputs are idle: the periodic emission releases it
+    assert out.watermarks == [1650]
 
 
 def test_059_window_tvf_keeps_late_rows(kit: ModuleType) -> None:
