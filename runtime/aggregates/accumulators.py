@@ -18,8 +18,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.aggregates.distinct_pairs import PackedPairs, integer_values, values_array
 from runtime.checkpoint.format import register_state_type
 from runtime.errors import JobError
+from runtime.state.hashmap import HashMapStateBackend
 from runtime.types import DataType
 
 
@@ -364,17 +366,76 @@ class FirstLastAcc(_ObjectAcc):
 
 class DistinctAcc(Accumulator):
     """The DISTINCT flag: counts each (slot, value) and forwards a value to the inner
-    accumulator only when its count goes 0 -> positive (+1) or positive -> 0 (-1)."""
+    accumulator only when its count goes 0 -> positive (+1) or positive -> 0 (-1).
+
+    A batch costs one Arrow hash aggregation (its distinct pairs and their summed signs)
+    and one vectorized look-up of those pairs: no Python per pair. The pairs are kept
+    packed in sorted uint64 runs while the argument is one integer-like column whose values
+    fit the packing (runtime/aggregates/distinct_pairs.py), else in a hash index keyed by
+    the slot and the argument columns (`HashMapStateBackend`'s), with a count per pair.
+    Checkpoints keep the pairs as `seen`, a dict (slot, *values) -> count (the format
+    rescaling re-keys by slot); a restored `seen` is loaded on first use."""
 
     def __init__(self, inner: Accumulator) -> None:
         super().__init__(inner.arg_types, inner.result_type)
         self.inner = inner
         self.retractable = inner.retractable
-        self.seen: dict[tuple[Any, ...], int] = {}
+        self.seen: dict[tuple[Any, ...], int] | None = {}
 
     def grow(self, n: int) -> None:
         self.inner.grow(n)
 
+    # ------------------------------------------------------------------ the pair store
+    def _store(self) -> None:
+        """Set up the pair store on first use (loading a restored `seen`)."""
+        if getattr(self, "_ready", False):
+            return
+        self._ready = True
+        packable = len(self.arg_types) == 1 and integer_values(pa.array([], self.arg_types[0])) is not None
+        self._packed: PackedPairs | None = PackedPairs() if packable else None
+        self._pairs: HashMapStateBackend | None = None
+        self._counts = np.zeros(0, dtype=np.int64)  # per pair slot of `_pairs`
+        self._owner = np.zeros(0, dtype=np.int64)  # the key slot of each pair slot
+        seen, self.seen = self.seen, None
+        if seen:
+            keys = list(seen)
+            slots = pa.array([k[0] for k in keys], pa.int64())
+            values = [pa.array([k[i + 1] for k in keys], t) for i, t in enumerate(self.arg_types)]
+            self._add(slots, values, np.array([seen[k] for k in keys], dtype=np.int64))
+
+    def _to_index(self) -> HashMapStateBackend:
+        """The general hash index, taking over the packed pairs if there were any."""
+        if self._pairs is None:
+            self._pairs = HashMapStateBackend()
+            packed, self._packed = self._packed, None
+            if packed is not None:
+                slots, values, counts = packed.items()
+                if len(slots):
+                    self._add(pa.array(slots), [values_array(values, self.arg_types[0])], counts)
+        return self._pairs
+
+    def _add(self, slots: pa.Array, values: list[pa.Array], delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Add `delta` to the counts of the distinct pairs (slots, values): their old and
+        new counts. A pair whose count drops to 0 is forgotten."""
+        s = slots.to_numpy()
+        if self._packed is not None:
+            ints = integer_values(values[0])
+            if ints is not None and self._packed.fits(s, ints):
+                return self._packed.add(s, ints, delta)
+        pairs = self._to_index()
+        pid = pairs.lookup([slots, *values], len(delta))
+        self._counts = _grow(self._counts, pairs.capacity, 0)
+        self._owner = _grow(self._owner, pairs.capacity, -1)
+        old = self._counts[pid]
+        new = old + delta
+        self._counts[pid] = np.maximum(new, 0)
+        self._owner[pid] = s
+        gone = new <= 0
+        if gone.any():
+            pairs.remove(pid[gone])
+        return old, new
+
+    # ------------------------------------------------------------------ accumulator
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
         m = _valid_mask(args)
         if m is not None:
@@ -382,34 +443,24 @@ class DistinctAcc(Accumulator):
             slots, signs, args = slots[m], signs[m], [a.filter(mm) for a in args]
         if len(slots) == 0:
             return
+        self._store()
         cols = {"s": pa.array(slots, type=pa.int64()), "n": pa.array(signs, type=pa.int64())}
         names = [f"a{i}" for i in range(len(args))]
         cols.update(zip(names, args, strict=True))
         part = pa.table(cols).group_by(["s", *names], use_threads=False).aggregate([("n", "sum")])
-        ps = part.column("s").to_numpy()
-        pn = part.column("n_sum").to_numpy()
-        pv = [part.column(n).to_pylist() for n in names]
-        out_rows, out_signs = [], []
-        for i, key in enumerate(zip(ps.tolist(), *pv, strict=True)):  # distinct (key, value) pairs
-            old = self.seen.get(key, 0)
-            new = old + int(pn[i])
-            if new > 0:
-                self.seen[key] = new
-            else:
-                self.seen.pop(key, None)
-            if old <= 0 < new:
-                out_rows.append(i)
-                out_signs.append(1)
-            elif new <= 0 < old:
-                out_rows.append(i)
-                out_signs.append(-1)
-        if not out_rows:
+        ps = part.column("s").combine_chunks()
+        values = [part.column(n).combine_chunks() for n in names]
+        old, new = self._add(ps, values, part.column("n_sum").to_numpy())
+        rising = (old <= 0) & (new > 0)
+        falling = (new <= 0) & (old > 0)
+        changed = np.flatnonzero(rising | falling)
+        if len(changed) == 0:
             return
-        take = pa.array(out_rows, type=pa.int64())
+        take = pa.array(changed, type=pa.int64())
         self.inner.update(
-            ps[out_rows],
-            np.array(out_signs, dtype=np.int64),
-            [part.column(n).combine_chunks().take(take) for n in names],
+            ps.to_numpy()[changed],
+            np.where(rising[changed], 1, -1).astype(np.int64),
+            [v.take(take) for v in values],
         )
 
     def results(self, slots: np.ndarray) -> pa.Array:
@@ -417,9 +468,36 @@ class DistinctAcc(Accumulator):
 
     def reset(self, slots: np.ndarray) -> None:
         self.inner.reset(slots)
-        gone = set(np.asarray(slots).tolist())
-        if gone:
-            self.seen = {k: v for k, v in self.seen.items() if k[0] not in gone}
+        if len(slots) == 0:
+            return
+        self._store()
+        if self._packed is not None:
+            self._packed.drop_slots(slots)
+        if self._pairs is not None:
+            live = self._pairs.live_slots()
+            drop = live[np.isin(self._owner[live], np.asarray(slots, dtype=np.int64))]
+            if len(drop):
+                self._counts[drop] = 0
+                self._pairs.remove(drop)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The checkpointed fields: the pairs become `seen` again (see the class docstring)."""
+        store = ("_ready", "_packed", "_pairs", "_counts", "_owner")
+        state = {k: v for k, v in vars(self).items() if k not in store}
+        if not getattr(self, "_ready", False):
+            return state
+        seen: dict[tuple[Any, ...], int] = {}
+        if self._packed is not None:
+            slots, ints, counts = self._packed.items()
+            values = values_array(ints, self.arg_types[0]).to_pylist()  # checkpoint time only
+            seen.update(zip(zip(slots.tolist(), values, strict=True), counts.tolist(), strict=True))
+        if self._pairs is not None:
+            live = np.sort(self._pairs.live_slots())
+            keys = self._pairs.key_arrays(live, [pa.int64(), *self.arg_types])
+            tuples = zip(*(k.to_pylist() for k in keys), strict=True)
+            seen.update(zip(tuples, self._counts[live].tolist(), strict=True))
+        state["seen"] = seen
+        return state
 
 
 __all__ = [

@@ -1,0 +1,97 @@
+"""DistinctAcc (COUNT(DISTINCT ...)) against a plain multiset model: packed integer pairs,
+the general hash index, the move from one to the other, retractions, reset, and the
+checkpoint round trip."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from runtime.aggregates import distinct_pairs
+from runtime.aggregates.accumulators import CountAcc, DistinctAcc
+from runtime.aggregates.distinct_pairs import PackedPairs
+from runtime.checkpoint import format as state_format
+from runtime.types import BIGINT
+
+
+def _model_counts(model: Counter[tuple[int, object]], slots: int) -> list[int]:
+    return [sum(1 for (s, _), n in model.items() if s == slot and n > 0) for slot in range(slots)]
+
+
+def _acc(t: pa.DataType) -> DistinctAcc:
+    acc = DistinctAcc(CountAcc([t], BIGINT(False)))
+    acc.grow(8)
+    return acc
+
+
+@pytest.mark.parametrize(
+    ("t", "make"),
+    [
+        (pa.int32(), lambda r: int(r)),
+        (pa.int64(), lambda r: int(r) * 10**12),  # spans more than 2^32: the general index
+        (pa.string(), lambda r: f"v{r}"),
+        (pa.date32(), lambda r: dt.date(2024, 1, 1) + dt.timedelta(days=int(r))),
+    ],
+)
+def test_distinct_acc_matches_a_multiset(t: pa.DataType, make) -> None:
+    rng = np.random.default_rng(5)
+    acc = _acc(t)
+    model: Counter[tuple[int, object]] = Counter()
+    for step in range(40):
+        n = int(rng.integers(1, 30))
+        slots = rng.integers(0, 8, n).astype(np.int64)
+        raw = rng.integers(0, 12, n)
+        values = [make(r) for r in raw.tolist()]
+        # retract only pairs that are present (a retract changelog never retracts more)
+        signs = np.ones(n, dtype=np.int64)
+        for i, (s, v) in enumerate(zip(slots.tolist(), values, strict=True)):
+            if model[(s, v)] > 0 and rng.random() < 0.4:
+                signs[i] = -1
+                model[(s, v)] -= 1
+            else:
+                model[(s, v)] += 1
+        acc.update(slots, signs, [pa.array(values, t)])
+        if step % 13 == 12:  # a checkpoint and restore in the middle
+            acc = state_format.unpack(state_format.pack(acc))
+        if step % 17 == 16:
+            gone = np.array([1, 5], dtype=np.int64)
+            acc.reset(gone)
+            for key in [k for k in model if k[0] in (1, 5)]:
+                del model[key]
+        got = acc.results(np.arange(8)).to_pylist()
+        assert got == _model_counts(model, 8)
+
+
+def test_packed_pairs_move_to_the_index_when_a_value_does_not_fit() -> None:
+    acc = _acc(pa.int64())
+    acc.update(np.array([0, 0, 1]), np.ones(3, dtype=np.int64), [pa.array([1, 2, 1], pa.int64())])
+    assert isinstance(acc._packed, PackedPairs)
+    acc.update(np.array([0, 1]), np.ones(2, dtype=np.int64), [pa.array([2**40, 1], pa.int64())])
+    assert acc._packed is None
+    assert acc.results(np.arange(2)).to_pylist() == [3, 1]
+
+
+@pytest.mark.parametrize("fenced_from", [1 << 14, 4])
+def test_packed_runs_merge_and_compact(monkeypatch: pytest.MonkeyPatch, fenced_from: int) -> None:
+    """Also with every run of 4+ keys searched through its fences (the path of long runs)."""
+    monkeypatch.setattr(distinct_pairs, "_FENCED", fenced_from)
+    pairs = PackedPairs()
+    total: Counter[tuple[int, int]] = Counter()
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        s = rng.integers(0, 50, 200)
+        v = rng.integers(-5, 5, 200)
+        keys = np.unique(np.stack([s, v], axis=1), axis=0)
+        assert pairs.fits(keys[:, 0], keys[:, 1])
+        old, new = pairs.add(keys[:, 0], keys[:, 1], np.ones(len(keys), dtype=np.int64))
+        assert old.tolist() == [total[k] for k in map(tuple, keys.tolist())]
+        total.update(map(tuple, keys.tolist()))
+    assert len(pairs.keys) <= 12  # runs merge: about log2 of the pairs
+    pairs.drop_slots(np.arange(25))
+    slots, values, counts = pairs.items()
+    want = {k: n for k, n in total.items() if k[0] >= 25}
+    assert dict(zip(zip(slots.tolist(), values.tolist(), strict=True), counts.tolist(), strict=True)) == want
