@@ -22,13 +22,13 @@ class _EP:
 def test_entry_point_connector_is_registered(monkeypatch: pytest.MonkeyPatch) -> None:
     factory = ConnectorFactory("plugin-test", "a test connector", (ConfigOption("x", description="x"),))
     monkeypatch.setattr(plugins, "_loaded", False)
-    monkeypatch.setattr(plugins, "entry_points", lambda group: [_EP("plugin-test", lambda: factory)])
+    monkeypatch.setattr(plugins, "_group", lambda group: [_EP("plugin-test", lambda: factory)])
     assert plugins.load_connector_plugins() == ["plugin-test"]
     assert get_connector("plugin-test") is factory
 
 
 def test_bad_entry_point_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(plugins, "_loaded", False)
-    monkeypatch.setattr(plugins, "entry_points", lambda group: [_EP("bad", object())])
+    monkeypatch.setattr(plugins, "_group", lambda group: [_EP("bad", object())])
     with pytest.raises(TypeError):
         plugins.load_connector_plugins()
