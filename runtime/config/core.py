@@ -7,7 +7,7 @@ planner/optimizer/mini_batch.py, ...)."""
 
 from __future__ import annotations
 
-from runtime.config.options import key
+from runtime.config.options import ConfigSource, key
 
 RUNTIME_MODE = (
     key("execution.runtime-mode")
@@ -119,9 +119,22 @@ SOURCE_BATCH_ROWS = (
     .with_check(lambda v: v >= 1, "an integer >= 1")
     .with_description(
         "Most rows a source puts in one Arrow batch. Results do not depend on it; larger batches "
-        "amortize per-batch work, smaller ones show streaming updates in finer steps."
+        "amortize per-batch work, smaller ones show streaming updates in finer steps. In BATCH mode, "
+        "where only the final table is shown, an unset value means 65536."
     )
 )
+
+BATCH_MODE_SOURCE_ROWS = 65536
+
+
+def source_batch_rows(conf: ConfigSource | None, batch_mode: bool) -> int:
+    """`table.exec.source.batch-rows`, or when unset in BATCH mode 65536: a batch job shows
+    only its final table, so larger batches cost nothing visible and halve the per-batch
+    work of aggregations (hash aggregation, state look-ups) over a large input."""
+    if batch_mode and not SOURCE_BATCH_ROWS.is_set(conf):
+        return BATCH_MODE_SOURCE_ROWS
+    return int(SOURCE_BATCH_ROWS.get(conf))
+
 
 STATEMENT_START_MS = (
     key("table.exec.statement-start-ms")

@@ -33,12 +33,12 @@ from runtime.checkpoint.coordinator import CheckpointCoordinator
 from runtime.checkpoint.restart import run_with_restarts
 from runtime.checkpoint.restore import LoadedSnapshot
 from runtime.checkpoint.uid import operator_uids
-from runtime.config.core import SOURCE_BATCH_ROWS
+from runtime.config.core import source_batch_rows
 from runtime.executor.checkpoints import LocalCheckpoints
 from runtime.executor.results import ResultCollector
 from runtime.executor.task import TaskRunner
 from runtime.executor.task_state import restore_task
-from runtime.graph import JobGraph
+from runtime.graph import BATCH, JobGraph
 from runtime.operators.base import Metrics, Operator
 
 IDLE_POLL_SECONDS = 0.05
@@ -57,7 +57,7 @@ class LocalExecutor:
         self.graph = graph
         self.stop_event = stop_event
         cfg = graph.config or {}
-        self.batch_rows = int(batch_rows or SOURCE_BATCH_ROWS.get(cfg))
+        self.batch_rows = int(batch_rows or source_batch_rows(cfg, graph.mode == BATCH))
         self.uids = operator_uids(graph)
         self.checkpoint_config = CheckpointConfig.from_config(cfg)
         self.results = ResultCollector(graph)

@@ -24,14 +24,14 @@ from runtime.checkpoint.config import CheckpointConfig
 from runtime.checkpoint.faults import kill_also
 from runtime.checkpoint.restore import load_checkpoint
 from runtime.checkpoint.uid import operator_uids
-from runtime.config.core import SOURCE_BATCH_ROWS
+from runtime.config.core import source_batch_rows
 from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.barriers import BarrierHandler
 from runtime.executor.parallel.plan import ParallelPlan
 from runtime.executor.parallel.transport import ChannelTransport
 from runtime.executor.task import TaskRunner
 from runtime.executor.task_state import restore_task
-from runtime.graph import JobGraph
+from runtime.graph import BATCH, JobGraph
 
 METRICS_INTERVAL_S = 0.25
 WAIT_S = 0.05
@@ -57,7 +57,7 @@ class WorkerEngine:
         self.parent = parent
         self.restore_location = restore
         cfg = graph.config or {}
-        self.batch_rows = SOURCE_BATCH_ROWS.get(cfg)
+        self.batch_rows = source_batch_rows(cfg, graph.mode == BATCH)
         self.checkpoint_config = CheckpointConfig.from_config(cfg)
         self.transport = ChannelTransport(graph, plan, index, n, peers, parent, credits)
         self.task = TaskRunner(
