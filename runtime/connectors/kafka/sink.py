@@ -9,7 +9,8 @@ to the client (`Producer.produce`) is per record.
 `kafka` writes an insert-only result (or, with a changelog value format such as
 `debezium-json`, every change as a change event); `upsert-kafka` writes an updating
 result keyed by the PRIMARY KEY: +I/+U as the row's value, -D as a tombstone (a NULL
-value), -U dropped as Flink does. With 'sink.buffer-flush.*' the upsert sink keeps only
+value), a -U dropped when a +I/+U of its key follows in the batch and else a tombstone (the
+row left the result under that key), which is what Flink's upsert sink ends with. With 'sink.buffer-flush.*' the upsert sink keeps only
 the last record per key between flushes.
 
 Delivery guarantees ('sink.delivery-guarantee', Flink's names):
@@ -49,7 +50,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.batch import DELETE, ROW_KIND, UPDATE_BEFORE, row_kinds
+from runtime.batch import DELETE, INSERT, ROW_KIND, UPDATE_AFTER, UPDATE_BEFORE, row_kinds
 from runtime.checkpoint.faults import fault_point
 from runtime.connectors.base import (
     PRIMARY_KEY,
@@ -79,7 +80,9 @@ SINK_DESCRIPTION = (
     f"transaction carries the header '{TXN_HEADER}' = '<transactional id>:<checkpoint id>:<attempt>'."
 )
 UPSERT_SINK_DESCRIPTION = (
-    "Sink: +I/+U rows are written as the key's value, -D rows as tombstones (NULL value), -U rows are dropped; "
+    "Sink: +I/+U rows are written as the key's value, -D rows as tombstones (NULL value), a -U row is dropped "
+    "when a +I/+U of its key follows in the batch and else written as a tombstone (the row left the result "
+    "under that key, as in Flink); "
     "records are keyed by the PRIMARY KEY (Kafka's murmur2 partitioner keeps a key's records in order on one "
     "partition). With 'sink.buffer-flush.*' only the last record per key is sent. Delivery guarantees as the "
     "'kafka' sink."
@@ -280,11 +283,27 @@ class RecordEncoder:
             vf, tuple(schema[i] for i in self.value_index), format_options_view(options, vprefix), ctx
         )
 
+    @staticmethod
+    def _upsert_rows(kinds: np.ndarray, keys: pa.Array) -> np.ndarray:
+        """The rows an upsert sink writes: every row but a -U whose key gets a +I/+U later
+        in the batch (the new value overwrites it: Flink's planner sends no -U there). A -U
+        without one (the row left the result under this key: its key columns changed, or a
+        filter dropped the new row) is written as a tombstone, as Flink's upsert
+        serialization writes -U and -D."""
+        before = kinds == UPDATE_BEFORE
+        if not before.any():
+            return np.ones(len(kinds), dtype=bool)
+        codes = pc.dictionary_encode(keys).indices.to_numpy(zero_copy_only=False)
+        acc = (kinds == INSERT) | (kinds == UPDATE_AFTER)
+        last_acc = np.full(int(codes.max()) + 1, -1, dtype=np.int64)
+        np.maximum.at(last_acc, codes[acc], np.flatnonzero(acc))
+        return ~(before & (last_acc[codes] > np.arange(len(kinds))))
+
     def encode(self, batch: pa.RecordBatch) -> pa.Table:
-        """The records of `batch` (a -U row of an upsert sink gives none)."""
+        """The records of `batch` (upsert: see `_upsert_rows`)."""
         kinds = row_kinds(batch) if batch.schema.get_field_index(ROW_KIND) >= 0 else None
-        if kinds is not None and self.upsert:
-            keep = kinds != UPDATE_BEFORE
+        if kinds is not None and self.upsert and self.key_encoder is not None:
+            keep = self._upsert_rows(kinds, self.key_encoder.encode(_select(batch, self.key_index)))
             if not keep.all():
                 batch = batch.filter(pa.array(keep))
                 kinds = kinds[keep]
@@ -305,7 +324,8 @@ class RecordEncoder:
             )
         values = self.value_encoder.encode(vbatch)
         if self.upsert and kinds is not None:
-            values = pc.if_else(pa.array(kinds == DELETE), pa.scalar(None, pa.binary()), values)
+            gone = (kinds == DELETE) | (kinds == UPDATE_BEFORE)
+            values = pc.if_else(pa.array(gone), pa.scalar(None, pa.binary()), values)
         ts: pa.Array = pa.nulls(n, pa.int64())
         if "timestamp" in self.meta_index:
             col = batch.column(self.meta_index["timestamp"])

@@ -214,6 +214,22 @@ def test_upsert_kafka_writes_upserts_and_tombstones(kafka_broker: KafkaBroker) -
         (b'{"k":1}', b'{"k":1,"c":2}'),
         (b'{"k":2}', None),
     ]
+    # a -U without a later +I/+U of its key (the row left the result under it): a tombstone
+    topic3 = kafka_broker.new_topic("sink-upsert-moved", 1)
+    sink = create_upsert_sink({**opts, "topic": topic3}, SCHEMA, _ctx())
+    sink.open()
+    sink.write(
+        _batch(
+            [(1, 2), (3, 2), (4, 1), (4, 1), (4, 3)], [UPDATE_BEFORE, UPDATE_AFTER, INSERT, UPDATE_BEFORE, UPDATE_AFTER]
+        )
+    )
+    sink.close()
+    assert [(r[1], r[2]) for r in _read(kafka_broker, topic3)] == [
+        (b'{"k":1}', None),
+        (b'{"k":3}', b'{"k":3,"c":2}'),
+        (b'{"k":4}', b'{"k":4,"c":1}'),
+        (b'{"k":4}', b'{"k":4,"c":3}'),
+    ]
     with pytest.raises(Exception, match="must be set to be greater than zero together"):
         env.execute_sql(_upsert_table(kafka_broker, topic, ",'sink.buffer-flush.max-rows'='10'").replace("u (", "u2 ("))
         env.execute_sql("INSERT INTO u2 SELECT 1, CAST(1 AS BIGINT)").wait()
