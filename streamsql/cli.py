@@ -323,15 +323,16 @@ class Runner:
         return found
 
     def _await_writers(self, stmt: Any) -> None:
-        """A statement that reads a table a submitted job writes waits for that job first,
-        so `INSERT INTO t ...; SELECT * FROM t;` in a script reads the whole result (Flink's
-        client would race the still-running job). Jobs writing other tables run on."""
+        """A statement that reads a table a submitted bounded job writes waits for that job
+        first, so `INSERT INTO t ...; SELECT * FROM t;` in a script reads the whole result
+        (Flink's client would race the still-running job). Jobs writing other tables, and
+        unbounded jobs, run on beside it, as in Flink."""
         if not self._submitted:
             return
         reads = self._tables_read(stmt)
         for entry in list(self._submitted):
             result, control, writes = entry
-            if writes & reads:
+            if writes & reads and (result.job is None or result.job.bounded):
                 self._submitted.remove(entry)
                 self._wait_job(result, control)
 

@@ -422,7 +422,12 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
                 for fn in on_success or ():
                     fn()
 
-        handle = JobHandle(job_id, run, name=name, executor=lambda: executors[0] if executors else None)
+        # every source scan bounded (only TableSourceScanParams has `bounded`; duck-typed so
+        # the CLI's start-up does not import the source operator module)
+        bounded = all(getattr(n.params, "bounded", True) for n in graph.nodes)
+        handle = JobHandle(
+            job_id, run, name=name, executor=lambda: executors[0] if executors else None, bounded=bounded
+        )
         self.jobs[job_id] = handle
         if REST_PORT.is_set(self._config):  # REST API + dashboard (streamsql/rest, docs/rest.md)
             from streamsql.rest.server import serve_session

@@ -40,8 +40,11 @@ class JobHandle:
         run: Callable[[threading.Event], None],
         name: str = "job",
         executor: Callable[[], Any] | None = None,
+        bounded: bool = True,
     ) -> None:
         self.job_id = job_id
+        # Whether every source of the job is bounded (the job ends by itself).
+        self.bounded = bounded
         self._executor = executor or (lambda: None)
         self.name = name
         self.start_time = time.time()

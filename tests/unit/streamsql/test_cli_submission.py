@@ -89,3 +89,27 @@ def test_a_query_over_a_ctas_table_waits_for_it(tmp_path: Path) -> None:
     )
     assert runner.run_script(script, "job.sql") == EXIT_OK
     assert "| 6 |" in out.getvalue() and not runner._submitted
+
+
+def test_a_reader_of_an_unbounded_jobs_sink_runs_beside_it(tmp_path: Path) -> None:
+    """As in Flink: the job never ends, so the statement after it does not wait for it."""
+    runner, out = _runner()
+    (tmp_path / "t").mkdir()
+    script = (
+        "CREATE TABLE gen (x BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '20');\n"
+        f"CREATE TABLE t (x BIGINT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 't'}', "
+        "'format' = 'csv');\n"
+        "INSERT INTO t SELECT x FROM gen;\n"
+        "SHOW JOBS;\n"
+        "SET 'execution.runtime-mode' = 'batch';\n"
+        "SELECT COUNT(*) AS n FROM t;\n"  # waiting for the job here would never end
+    )
+    try:
+        assert runner.run_script(script, "job.sql") == EXIT_OK
+        (result, _, _), *_ = runner._submitted
+        assert result.job is not None and not result.job.bounded and result.job.is_running()
+        assert "RUNNING" in out.getvalue()
+    finally:
+        for result, _, _ in runner._submitted:
+            result.cancel()
+        runner.finish()
