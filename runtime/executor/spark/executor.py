@@ -130,8 +130,8 @@ class SparkExecutor:
         return w
 
     def _print_changelog(self, node: Node, batch_df: Any) -> None:
-        table = batch_df.toArrow()
-        n = table.num_columns - 1
+        n = len(self.graph.node(node.inputs[0]).schema)
+        table = batch_df.select(*[cname(i) for i in range(n)], ROW_KIND).toArrow()
         kinds = table.column(n).to_numpy(zero_copy_only=False).astype(np.int8)
         self._print(node, table.select(list(range(n))), kinds)
 

@@ -48,10 +48,19 @@ if TYPE_CHECKING:
 
 # One Spark row per key group and Arrow batch on a packed edge.
 BUCKET, SEQ, INPUT, PAYLOAD, EVENT_TIME = "__bucket", "__seq", "__input", "__payload", "__et"
+# On the rows a processor emits (and the edges they flow through to the next processor): the
+# processor's event-time watermark before it emitted them. Spark gives every stateful operator
+# of a micro-batch the same watermark W, and an upstream processor's rows fired by W (a window
+# closing) reach the downstream processor in that same micro-batch; Flink forwards W only after
+# those rows, so the downstream processor applies the rows stamped below W before it advances
+# to W, and the others after. Not part of a payload: operators never see it.
+BEFORE_WM = "__bw"
 # Snapshot bytes per MapState entry: a batch rewrites only the chunks whose bytes changed.
 CHUNK_BYTES = 1 << 16
 # Watermarks at or past this instant (ms) come from the end-of-input row: the input ended.
 END_WATERMARK_MS = 253402214400000  # 9999-12-31 00:00:00 UTC
+# The end-of-input row's rowtime (Spark microseconds: 9999-12-31 23:59:59 UTC, translate.py).
+END_TS_MICROS = 253402300799_000000
 # Spark's rows for one processor call carry their partition in the top bits of `seq`.
 _SEQ_SHIFT = 40
 
@@ -141,6 +150,25 @@ def _partition() -> int:
 
 
 # ---------------------------------------------------------------------- packing
+def _before_watermarks(rb: pa.RecordBatch) -> np.ndarray | None:
+    """The `__bw` stamps of Spark's Arrow batch `rb` (None: no stamps; a NULL is MAX: after)."""
+    idx = rb.schema.get_field_index(BEFORE_WM)
+    if idx < 0:
+        return None
+    col = rb.column(idx)
+    if col.null_count == len(col):
+        return None
+    return np.asarray(col.cast(pa.int64()).fill_null(MAX_WATERMARK).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def _with_before(batch: pa.RecordBatch, before: pa.Array) -> pa.RecordBatch:
+    """Spark's Arrow batch `batch` with the `__bw` column `before` (replaced or appended)."""
+    idx = batch.schema.get_field_index(BEFORE_WM)
+    if idx >= 0:
+        return batch.set_column(idx, BEFORE_WM, before)
+    return batch.append_column(BEFORE_WM, before)
+
+
 class Packer:
     """mapInArrow function: rows of input `input_index` → one packed row per key group."""
 
@@ -164,9 +192,14 @@ class Packer:
                 groups = key_groups_of_rows([batch.column(i) for i in self.keys], n, self.max_parallelism)
             else:
                 groups = np.zeros(n, dtype=np.int32)
-            order = np.argsort(groups, kind="stable")
+            before = _before_watermarks(rb)
+            # Rows of one key group emitted before and after an upstream watermark go apart.
+            order = np.lexsort((before, groups)) if before is not None else np.argsort(groups, kind="stable")
             sorted_groups = groups[order]
-            starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+            cut = sorted_groups[1:] != sorted_groups[:-1]
+            if before is not None:
+                cut |= before[order][1:] != before[order][:-1]
+            starts = np.flatnonzero(np.r_[True, cut])
             ends = np.r_[starts[1:], n]
             buckets, seqs, payloads = [], [], []
             for s, e in zip(starts, ends, strict=True):  # one iteration per key group in the batch
@@ -174,29 +207,36 @@ class Packer:
                 seqs.append(base + count)
                 count += 1
                 payloads.append(encode(batch.take(pa.array(order[s:e]))))
+            befores = pa.nulls(len(buckets), pa.int64()) if before is None else pa.array(before[order][starts])
             yield pa.RecordBatch.from_arrays(
                 [
                     pa.array(buckets, pa.int32()),
                     pa.array(seqs, pa.int64()),
                     pa.array([self.input_index] * len(buckets), pa.int8()),
                     pa.array(payloads, pa.binary()),
+                    befores,
                 ],
-                names=[BUCKET, SEQ, INPUT, PAYLOAD],
+                names=[BUCKET, SEQ, INPUT, PAYLOAD, BEFORE_WM],
             )
 
 
 class Unpacker:
     """mapInArrow function: a processor's payload rows → rows `c0..`, `__op` in Spark's types."""
 
-    def __init__(self, fields: Sequence[Field]) -> None:
+    def __init__(self, fields: Sequence[Field], event_time: bool = False) -> None:
         self.fields = tuple(fields)
+        self.event_time = event_time  # the rows carry `__bw` (BEFORE_WM)
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         targets = spark_arrow_types(self.fields)
         names = [f"c{i}" for i in range(len(self.fields))]
         for rb in batches:
-            for payload in rb.column(PAYLOAD).to_pylist():  # one per emitted batch
-                yield spark_batch(decode(payload), targets, names)
+            befores = rb.column(BEFORE_WM).to_pylist() if self.event_time else None
+            for i, payload in enumerate(rb.column(PAYLOAD).to_pylist()):  # one per emitted batch
+                out = spark_batch(decode(payload), targets, names)
+                if befores is not None:
+                    out = _with_before(out, pa.array([befores[i]] * out.num_rows, pa.int64()))
+                yield out
 
 
 # ---------------------------------------------------------------------- operators
@@ -221,6 +261,15 @@ def _operator(node: Node, config: dict[str, str], input_modes: Sequence[str]) ->
     return op
 
 
+def _without_end_row(rb: pa.RecordBatch, rowtime: int) -> pa.RecordBatch:
+    """`rb` without the end-of-input row (its rowtime column at END_TS_MICROS)."""
+    t = rb.column(rowtime)
+    if not rb.num_rows or t.null_count == len(t):
+        return rb
+    keep = pa.compute.not_equal(t.cast(pa.int64()), pa.scalar(END_TS_MICROS, pa.int64()))
+    return rb.filter(pa.compute.fill_null(keep, True))
+
+
 class StatelessRunner:
     """mapInArrow function running a stateless runtime operator over each Arrow batch."""
 
@@ -231,12 +280,18 @@ class StatelessRunner:
         config: dict[str, str],
         input_mode: str,
         keep_watermark: bool = False,
+        drop_end: int | None = None,
+        keep_before: bool = False,
     ) -> None:
         self.node = node
         self.in_fields = tuple(in_fields)
         self.config = dict(config)
         self.input_mode = input_mode
         self.keep_watermark = keep_watermark
+        # The rowtime column whose end-of-input row (translate.py) is dropped before the operator.
+        self.drop_end = drop_end
+        # The input carries `__bw` (BEFORE_WM), and so does the output.
+        self.keep_before = keep_before
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from runtime.operators.base import Output
@@ -247,16 +302,34 @@ class StatelessRunner:
         out = Output()
         try:
             for rb in batches:
+                if self.drop_end is not None:
+                    rb = _without_end_row(rb, self.drop_end)
                 if not rb.num_rows:
                     continue
-                op.process_batch(layout_batch(rb, self.in_fields), 0, out)
-                for b in out.drain()[0]:
-                    yield spark_batch(b, targets, names, self.keep_watermark)
+                before = _before_watermarks(rb) if self.keep_before else None
+                if before is None:
+                    op.process_batch(layout_batch(rb, self.in_fields), 0, out)
+                    for b in out.drain()[0]:
+                        yield self._out(spark_batch(b, targets, names, self.keep_watermark))
+                    continue
+                # Runs of rows with one `__bw` stamp keep it (a buffering operator flushes first).
+                starts = np.flatnonzero(np.r_[True, before[1:] != before[:-1]])
+                for s, e in zip(starts, np.r_[starts[1:], rb.num_rows], strict=True):
+                    op.process_batch(layout_batch(rb.slice(s, e - s), self.in_fields), 0, out)
+                    op.prepare_snapshot_pre_barrier(0, out)
+                    stamp = pa.scalar(int(before[s]), pa.int64())
+                    for b in out.drain()[0]:
+                        sb = spark_batch(b, targets, names, self.keep_watermark)
+                        yield _with_before(sb, pa.array([stamp.as_py()] * sb.num_rows, pa.int64()))
             op.prepare_snapshot_pre_barrier(0, out)  # what a buffering operator still holds
             for b in out.drain()[0]:
-                yield spark_batch(b, targets, names, self.keep_watermark)
+                yield self._out(spark_batch(b, targets, names, self.keep_watermark))
         finally:
             op.close()
+
+    def _out(self, batch: pa.RecordBatch) -> pa.RecordBatch:
+        """`batch` with an unknown `__bw` (NULL: after the watermark) when the output has one."""
+        return _with_before(batch, pa.nulls(batch.num_rows, pa.int64())) if self.keep_before else batch
 
 
 # Operators kept between calls in a Python worker: (processor uid, bucket) → (version, op,
@@ -370,14 +443,17 @@ def _define_processor() -> type:
             if not ended:
                 self.handle.registerTimer(target)
 
-        def _emit(self, out: Any, wm: int) -> Iterator[Any]:
+        def _emit(self, out: Any, wm: int, before: int) -> Iterator[Any]:
+            """The batches `out` holds as payload rows (event time past `wm`), stamped as
+            emitted while the processor's watermark was `before` (BEFORE_WM)."""
             batches = out.drain()[0]
             if not batches:
                 return
-            frame = {PAYLOAD: [encode(b) for b in batches]}
+            frame: dict[str, Any] = {PAYLOAD: [encode(b) for b in batches]}
             if self.event_time:
                 et = pd.Timestamp(min(max(wm, 0) + 1, END_WATERMARK_MS - 1), unit="ms")
                 frame[EVENT_TIME] = [et.to_pydatetime()] * len(batches)
+                frame[BEFORE_WM] = [before] * len(batches)
                 return_frame = pd.DataFrame(frame)
                 return_frame[EVENT_TIME] = return_frame[EVENT_TIME].astype(object)
                 yield return_frame
@@ -393,14 +469,23 @@ def _define_processor() -> type:
             op, version, last, ended, digests = self._load(bucket)
             out = Output()
             wm = int(timerValues.getCurrentWatermarkInMs()) if self.event_time else last
-            last, ended = self._advance(op, wm, last, ended, out)
+            early: list[tuple[bytes, int]] = []
+            late: list[tuple[bytes, int]] = []
             if frames:
-                # Columns by position (Spark names them _0.._3): bucket, seq, input, payload.
+                # Columns by position (Spark names them _0.._4): bucket, seq, input, payload, before.
                 data = pd.concat(frames, ignore_index=True)
                 data = data.iloc[np.argsort(data.iloc[:, 1].to_numpy(), kind="stable")]
-                for payload, idx in zip(data.iloc[:, 3], data.iloc[:, 2], strict=True):  # one per packed batch
-                    op.process_batch(decode(bytes(payload)), int(idx), out)
-            yield from self._emit(out, last)
+                before = data.iloc[:, 4].fillna(MAX_WATERMARK).to_numpy(dtype=np.int64)
+                for payload, idx, b in zip(data.iloc[:, 3], data.iloc[:, 2], before, strict=True):
+                    (early if self.event_time and b < wm else late).append((bytes(payload), int(idx)))
+            before_wm = last
+            for payload, idx in early:  # upstream rows emitted before the watermark `wm`
+                op.process_batch(decode(payload), idx, out)
+            last, ended = self._advance(op, wm, last, ended, out)
+            yield from self._emit(out, last, before_wm)
+            for payload, idx in late:
+                op.process_batch(decode(payload), idx, out)
+            yield from self._emit(out, last, last)
             self._save(bucket, op, version, last, ended, digests)
             self._arm(last, ended)
 
@@ -415,7 +500,7 @@ def _define_processor() -> type:
             if (new_last, ended2) == (last, ended):
                 self._arm(last, ended)
                 return
-            yield from self._emit(out, new_last)
+            yield from self._emit(out, new_last, last)
             self._save(bucket, op, version, new_last, ended2, digests)
             self._arm(new_last, ended2)
 
@@ -434,6 +519,7 @@ def wire_schema() -> Any:
             st.StructField(SEQ, st.LongType(), False),
             st.StructField(INPUT, st.ByteType(), False),
             st.StructField(PAYLOAD, st.BinaryType(), False),
+            st.StructField(BEFORE_WM, st.LongType(), True),
         ]
     )
 
@@ -444,4 +530,5 @@ def output_schema(event_time: bool) -> Any:
     fields = [st.StructField(PAYLOAD, st.BinaryType(), True)]
     if event_time:
         fields.append(st.StructField(EVENT_TIME, st.TimestampType(), True))
+        fields.append(st.StructField(BEFORE_WM, st.LongType(), True))
     return st.StructType(fields)

@@ -21,7 +21,7 @@ from typing import Any
 from runtime.batch import ROW_KIND, ROW_WATERMARK
 from runtime.config.core import MAX_PARALLELISM
 from runtime.executor.spark import stateful
-from runtime.executor.spark.translate import Translator, cname
+from runtime.executor.spark.translate import Translator, cname, watermark_delay_ms
 from runtime.executor.spark.types import spark_schema
 from runtime.graph import JobGraph, Node
 from runtime.operators.base import Operator, checkpointing_mode
@@ -31,7 +31,7 @@ from runtime.operators.source import TABLE_SOURCE_SCAN
 from runtime.operators.spec import spec_for
 from runtime.operators.union import EXCHANGE, HASH, UNION, ExchangeParams
 from runtime.operators.values import VALUES
-from runtime.operators.watermark import WATERMARK_ASSIGNER
+from runtime.operators.watermark import WATERMARK_ASSIGNER, WatermarkAssignerParams
 
 
 def native_kinds() -> frozenset[str]:
@@ -87,7 +87,7 @@ class StreamingTranslator(Translator):
         return self._dfs[nid]
 
     def _hidden(self, df: Any) -> list[str]:
-        return [c for c in (ROW_KIND, ROW_WATERMARK) if c in df.columns]
+        return [c for c in (ROW_KIND, ROW_WATERMARK, stateful.BEFORE_WM) if c in df.columns]
 
     def _TableSourceScan(self, node: Node) -> Any:  # noqa: N802 - operator names
         df = super()._TableSourceScan(node)
@@ -101,27 +101,38 @@ class StreamingTranslator(Translator):
         return out
 
     def _WatermarkAssigner(self, node: Node) -> Any:  # noqa: N802
-        """Rows stamped with `__wm` (the watermark before each row, in the order the task
-        reads them: streamsql's own WatermarkAssigner over each Arrow batch) so operators
-        decide lateness per row as Flink does; then Spark's `withWatermark` (translate.py)
-        for the timers."""
+        """The input and the end-of-input row (translate.py) under Spark's `withWatermark`
+        (for the timers), then streamsql's own WatermarkAssigner over each Arrow batch: it
+        stamps every row with `__wm` (the watermark before it, in the order the task reads
+        them) so operators decide lateness per row as Flink does, and drops the end-of-input
+        row. That opaque step comes after `withWatermark` on purpose: Spark pushes a filter
+        that does not read the event-time column through `withWatermark` and the union, and a
+        WHERE above would otherwise drop the end-of-input row (its other columns are NULL),
+        so the windows that close only at the end of the input would never fire."""
         src = self.graph.node(node.inputs[0])
-        stamp = stateful.StatelessRunner(node, src.schema, self.config, src.changelog_mode, keep_watermark=True)
-        stamped = self._frame(src.id).mapInArrow(stamp, self._rows_schema(node, watermark=True))
-        self._dfs[src.id] = stamped
-        return super()._WatermarkAssigner(node)
+        delay = watermark_delay_ms(node)
+        ri = WatermarkAssignerParams.of(node).rowtime_index
+        frame = self._frame(src.id)
+        merged = frame.unionByName(self._end_stream(node, frame))
+        marked = merged.withWatermark(cname(ri), f"{delay} milliseconds")
+        stamp = stateful.StatelessRunner(
+            node, src.schema, self.config, src.changelog_mode, keep_watermark=True, drop_end=ri
+        )
+        return marked.mapInArrow(stamp, self._rows_schema(node, watermark=True))
 
     def _frame(self, nid: int) -> Any:
-        """Node `nid`'s rows as exactly `c0..`, `__op` (and `__wm` when it has one)."""
+        """Node `nid`'s rows as exactly `c0..`, `__op` (and `__wm` / `__bw` when it has them)."""
         df = self.df(nid)
-        wm = [ROW_WATERMARK] if ROW_WATERMARK in df.columns else []
-        return df.select(*[cname(i) for i in range(self.width(nid))], ROW_KIND, *wm)
+        hidden = [c for c in self._hidden(df) if c != ROW_KIND]
+        return df.select(*[cname(i) for i in range(self.width(nid))], ROW_KIND, *hidden)
 
-    def _rows_schema(self, node: Node, watermark: bool = False) -> Any:
+    def _rows_schema(self, node: Node, watermark: bool = False, before: bool = False) -> Any:
         from pyspark.sql import types as st
 
         schema = spark_schema(node.schema, [cname(i) for i in range(len(node.schema))])
         extra = [st.StructField(ROW_WATERMARK, st.LongType(), True)] if watermark else []
+        if before:
+            extra.append(st.StructField(stateful.BEFORE_WM, st.LongType(), True))
         return st.StructType([*schema.fields, st.StructField(ROW_KIND, st.ByteType(), True), *extra])
 
     def _runtime_operator(self, node: Node) -> Any:
@@ -130,8 +141,11 @@ class StreamingTranslator(Translator):
             src = self.graph.node(node.inputs[0])
             frame = self._frame(src.id)
             keep = ROW_WATERMARK in frame.columns
-            runner = stateful.StatelessRunner(node, src.schema, self.config, modes[0], keep_watermark=keep)
-            return frame.mapInArrow(runner, self._rows_schema(node, watermark=keep))
+            before = stateful.BEFORE_WM in frame.columns
+            runner = stateful.StatelessRunner(
+                node, src.schema, self.config, modes[0], keep_watermark=keep, keep_before=before
+            )
+            return frame.mapInArrow(runner, self._rows_schema(node, watermark=keep, before=before))
         packed = None
         for idx, nid in enumerate(node.inputs):
             src = self.graph.node(nid)
@@ -152,7 +166,8 @@ class StreamingTranslator(Translator):
             timeMode="EventTime" if event_time else "None",
             eventTimeColumnName=stateful.EVENT_TIME if event_time else "",
         )
-        return out.mapInArrow(stateful.Unpacker(node.schema), self._rows_schema(node))
+        unpacker = stateful.Unpacker(node.schema, event_time)
+        return out.mapInArrow(unpacker, self._rows_schema(node, before=event_time))
 
 
 def python_env() -> None:

@@ -24,6 +24,7 @@ from runtime.config.core import LOCAL_TIME_ZONE
 from runtime.executor.spark.dispatch import translates, translation_for
 from runtime.executor.spark.expressions import VARIANCE_FUNCS, Ctx, literal, to_column
 from runtime.executor.spark.relational import RelationalMixin
+from runtime.executor.spark.stateful import END_TS_MICROS
 from runtime.executor.spark.types import SparkUnsupportedError, spark_schema, spark_type
 from runtime.executor.spark.windowed import WindowedMixin
 from runtime.expr.ir import Call, InputRef, Literal
@@ -39,7 +40,6 @@ from runtime.operators.window_tvf import WindowTableFunctionParams
 from runtime.plan_params import AggCallParams, WindowParams
 from runtime.types import STRING, Field
 
-END_TS_MICROS = 253402300799_000000  # 9999-12-31 23:59:59 UTC: the end-of-input row's rowtime
 HIDDEN = "__k"
 
 
