@@ -53,11 +53,6 @@ FROM t
 )
 
 
-@pytest.mark.xfail(
-    reason="issue 14 moved the local runner to Flink 2.3's Java-truncating EXTRACT / CAST(ts AS DATE) for "
-    "pre-1970 times (functions corpus); the Spark translation still floors, so the 1969 row differs: to fix",
-    strict=False,
-)
 @pytest.mark.parametrize("zone", ["UTC", "Asia/Shanghai", "America/New_York"])
 def test_time_and_text_functions_match_local_runner(spark: Any, tmp_path: Path, zone: str) -> None:
     (tmp_path / "in.csv").write_text(ROWS)
@@ -74,11 +69,6 @@ def test_time_and_text_functions_match_local_runner(spark: Any, tmp_path: Path, 
     assert rows["4"][1] is None and rows["4"][24] == "z"  # NULL in, NULL out; CONCAT_WS skips NULLs
 
 
-@pytest.mark.xfail(
-    reason="issue 14 moved the local runner to Flink 2.3's Java-truncating EXTRACT / CAST(ts AS DATE) for "
-    "pre-1970 times (functions corpus); the Spark translation still floors, so the 1969 row differs: to fix",
-    strict=False,
-)
 def test_streaming_mode_gives_the_same_values(spark: Any, tmp_path: Path) -> None:
     (tmp_path / "in.csv").write_text(ROWS)
     sql = DDL + (

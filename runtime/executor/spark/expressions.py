@@ -151,6 +151,8 @@ def _cast(a: list[Any], c: Call, ctx: Ctx) -> Any:
         return F.from_utc_timestamp(x, ctx.time_zone)
     if src.name == "TIMESTAMP_LTZ" and dst.name == "DATE":
         return F.from_utc_timestamp(x, ctx.time_zone).cast("date")
+    if src.name == "TIMESTAMP" and dst.name == "DATE":  # truncating, as Flink 2.3 (cast.py `_to_date`)
+        return F.date_from_unix_date(more.truncated_days(x))
     if src.is_string and dst.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
         return tt.cast_to_timestamp(x, dst, ctx, strict=True)
     if src.is_string and dst.name == "DATE":

@@ -60,17 +60,44 @@ def wall(x: Any, type_name: str, ctx: Ctx) -> Any:
 
 
 # ----------------------------------------------------------------------------- time fields
+MS_PER_DAY = 86_400_000
+
+
+def java_div(x: Any, d: int) -> Any:
+    """`x / d` for a long column and a positive literal, truncating toward zero as Java's `/`
+    (Spark's `%` is Java's remainder, so `x - x % d` is a multiple of `d`)."""
+    return ((x - x % d) / d).cast("long")
+
+
+def truncated_days(w: Any) -> Any:
+    """The epoch day Flink 2.3 sees in wall-clock timestamp `w`: its millis divided by a day's
+    truncating, as Java's `/` (1969-12-31 23:59:59.999 is day 0, 1970-01-01)."""
+    return java_div(_f().unix_millis(w), MS_PER_DAY)
+
+
+def _time_of_day(w: Any) -> Any:
+    """Millis of `w` past its truncated day (negative before 1970, as Flink 2.3)."""
+    return _f().unix_millis(w) % MS_PER_DAY
+
+
+def _date_of(w: Any) -> Any:
+    return _f().date_from_unix_date(truncated_days(w))
+
+
+# Fields with Flink 2.3's arithmetic (runtime/functions/temporal.py `_extract_fields`): the day
+# is the epoch millis divided by a day's truncating and the time of day the Java remainder, so
+# before 1970 the fields are not the calendar's (1969-12-31 23:59:59.999 has HOUR 0, YEAR 1970).
 _FIELDS = {
-    "YEAR": lambda F, w: F.year(w),  # noqa: N803
-    "QUARTER": lambda F, w: F.quarter(w),  # noqa: N803
-    "MONTH": lambda F, w: F.month(w),  # noqa: N803
-    "WEEK": lambda F, w: F.weekofyear(w),  # noqa: N803 - ISO-8601 weeks, as Flink
-    "DAY": lambda F, w: F.dayofmonth(w),  # noqa: N803
-    "DOY": lambda F, w: F.dayofyear(w),  # noqa: N803
-    "DOW": lambda F, w: F.dayofweek(w),  # noqa: N803 - 1 = Sunday, as Flink
-    "HOUR": lambda F, w: F.hour(w),  # noqa: N803
-    "MINUTE": lambda F, w: F.minute(w),  # noqa: N803
-    "SECOND": lambda F, w: F.second(w),  # noqa: N803
+    "YEAR": lambda F, w: F.year(_date_of(w)),  # noqa: N803
+    "QUARTER": lambda F, w: F.quarter(_date_of(w)),  # noqa: N803
+    "MONTH": lambda F, w: F.month(_date_of(w)),  # noqa: N803
+    "WEEK": lambda F, w: F.weekofyear(_date_of(w)),  # noqa: N803 - ISO-8601 weeks, as Flink
+    "DAY": lambda F, w: F.dayofmonth(_date_of(w)),  # noqa: N803
+    "DOY": lambda F, w: F.dayofyear(_date_of(w)),  # noqa: N803
+    "DOW": lambda F, w: F.dayofweek(_date_of(w)),  # noqa: N803 - 1 = Sunday, as Flink
+    "HOUR": lambda F, w: java_div(_time_of_day(w), 3_600_000),  # noqa: N803
+    "MINUTE": lambda F, w: java_div(_time_of_day(w), 60_000) % 60,  # noqa: N803
+    "SECOND": lambda F, w: java_div(_time_of_day(w), 1000) % 60,  # noqa: N803
 }
 # MILLISECOND / EPOCH are left out: Calcite's definitions (milliseconds within the minute or the
 # second, epoch of the wall clock or the instant) could not be pinned to Flink's here.
