@@ -7,6 +7,8 @@ which state entries each call writes.
 - State is written incrementally: a batch that changes one key of a large state rewrites a
   few chunks, not the whole snapshot.
 - The key groups are the parallel executor's (`key_groups_of_rows`).
+- Rows an upstream processor emitted before the watermark advanced (`__bw` below it) are
+  applied before the watermark fires windows; the others after (late for closed windows).
 """
 
 from __future__ import annotations
@@ -105,7 +107,7 @@ def _rows(keys: np.ndarray, values: np.ndarray) -> Any:
         [pa.array(keys, pa.int64()), pa.array(values, pa.int64()), pa.array(np.zeros(len(keys), np.int8))],
         names=["k", "v", ROW_KIND],
     )
-    return pd.DataFrame({"_0": [0], "_1": [0], "_2": [0], "_3": [encode(batch)]})
+    return pd.DataFrame({"_0": [0], "_1": [0], "_2": [0], "_3": [encode(batch)], "_4": [None]})
 
 
 def _changelog(frames: list[Any]) -> list[tuple[Any, ...]]:
@@ -191,3 +193,44 @@ def test_buckets_are_the_parallel_executors_key_groups() -> None:
         ks = rows.column(0).to_pylist()
         assert {int(g) for k, g in zip(["a", "b", "c", "a"], expected, strict=True) if k in ks} == {bucket}
     assert sum(decode(p).num_rows for p in packed.column("__payload").to_pylist()) == 4
+
+
+def test_rows_emitted_before_the_watermark_are_applied_before_it_fires(tmp_path: Any) -> None:
+    import pandas as pd
+
+    from runtime.batch import ROW_KIND
+    from runtime.executor.spark.stateful import PAYLOAD, encode, processor_class
+    from streamsql import TableEnvironment
+
+    env = TableEnvironment.create({"execution.runtime-mode": "streaming"})
+    env.execute_sql(
+        f"CREATE TABLE e (k BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{tmp_path}', 'format' = 'csv')"
+    )
+    sql = "SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end"
+    graph = env._planner().plan_query(env.parse(sql)[0]).graph
+    agg = next(n for n in graph.nodes if n.operator == "WindowAggregate")
+
+    def payload(ts: int) -> bytes:  # a row (k = 1) as an upstream processor emits it (no `__wm`)
+        cols = [pa.array([1], pa.int64()), pa.array([ts], pa.timestamp("ms")), pa.array([0], pa.int8())]
+        return encode(pa.RecordBatch.from_arrays(cols, names=["k", "ts", ROW_KIND]))
+
+    p = processor_class()("job-c", agg, {}, ["I"], True)
+    p.init(FakeHandle())
+    # Both rows fall in [0, 10 s) and reach the processor with the watermark at 20 s: the first
+    # was emitted upstream before that watermark (counted), the second after it (late: dropped).
+    rows = pd.DataFrame({"_0": [0, 0], "_1": [0, 1], "_2": [0, 0], "_3": [payload(1000), payload(2000)]})
+    rows["_4"] = pd.array([-(2**63), None], dtype="Int64")
+    out = list(p.handleInputRows((0,), iter([rows]), Timers(20_000)))
+    fired = [decode_rows(f[PAYLOAD]) for f in out]
+    assert [r for rs in fired for r in rs] == [(1, 1)]
+
+
+def decode_rows(payloads: Any) -> list[tuple[Any, ...]]:
+    from runtime.executor.spark.stateful import decode
+
+    out = []
+    for payload in payloads:
+        b = decode(payload)
+        out += list(zip(b.column(0).to_pylist(), b.column(1).to_pylist(), strict=True))
+    return out

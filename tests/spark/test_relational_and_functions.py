@@ -122,3 +122,17 @@ def test_self_join_grouping_sets_and_variance_match_local(spark: Any, tmp_path: 
     local = run_script(sql, "batch", "local", tmp_path)
     assert len(local) >= 4
     assert final_table(run_script(sql, "batch", "spark", tmp_path)) == final_table(local)
+
+
+def test_streaming_percentile_with_state_ttl_matches_local(spark: Any, tmp_path: Path) -> None:
+    """STREAMING runs aggregates Spark has no exact counterpart for (PERCENTILE) and state TTL
+    inside streamsql's own GroupAggregate (runtime/executor/spark/stateful.py): one job, the
+    local runner's changelog's final table."""
+    (tmp_path / "in.csv").write_text(
+        "1,a,1.5,,\n2,b,-2.0,,\n3,a,4.0,,\n4,a,NULL,,\n5,b,7.25,,\n6,c,0.0,,\n7,a,-1.0,,\n8,b,3.0,,\n"
+    )
+    sql = DDL + "SELECT s, PERCENTILE(d, 0.5), PERCENTILE(d, 0.9), COUNT(*) FROM t GROUP BY s"
+    conf = {"table.exec.state.ttl": "1 h"}
+    local = run_script(sql, "streaming", "local", tmp_path, conf)
+    assert {r["row"][0] for r in local} == {"a", "b", "c"}
+    assert final_table(run_script(sql, "streaming", "spark", tmp_path, conf)) == final_table(local)

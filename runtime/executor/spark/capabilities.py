@@ -73,8 +73,9 @@ DOC_NOTES = [
 
 VARIANCE = {"stddev_pop", "stddev_samp", "stddev", "var_pop", "var_samp", "variance"}
 SUPPORTED_AGGS_BATCH = {"count", "sum", "avg", "min", "max"} | VARIANCE
-# Aggregates whose value depends on arrival order, which Spark does not define.
-ARRIVAL_ORDER_AGGS = {"listagg", "first_value", "last_value", "collect", "array_agg"}
+# Aggregates whose value depends on arrival order, which Spark does not define (JSON_ARRAYAGG
+# lists the values and JSON_OBJECTAGG the keys in the order they arrived).
+ARRIVAL_ORDER_AGGS = {"listagg", "first_value", "last_value", "collect", "array_agg", "json_arrayagg", "json_objectagg"}
 FORMATS = {"csv", "json", "parquet"}
 SINK_CONNECTORS = {"filesystem", "print", "blackhole"}
 

@@ -1,7 +1,9 @@
 """The Spark runner refuses, before the job starts, every function it does not map with
-Flink's semantics: the collection / bitmap / string / VARIANT functions and the aggregates
-added for Flink 2.3's list are not in its function table (runtime/executor/spark), so a job
-using one fails naming the function instead of running with other semantics."""
+Flink's semantics: the collection / bitmap / string / VARIANT functions and (in BATCH, where
+aggregates are Spark's own) the aggregates added for Flink 2.3's list are not in its function
+table (runtime/executor/spark), so a job using one fails naming the function instead of running
+with other semantics. STREAMING runs aggregates as streamsql's own operators inside Spark and
+refuses only those whose value is the arrival order."""
 
 from __future__ import annotations
 
@@ -27,9 +29,9 @@ CALLS = [
 AGGREGATES = ["PERCENTILE(i, 0.5)", "ARRAY_AGG(i)", "BITMAP_OR_AGG(BITMAP_BUILD(arr))", "JSON_ARRAYAGG(i)"]
 
 
-def _env(tmp_path: Path) -> TableEnvironment:
+def _env(tmp_path: Path, mode: str = "streaming") -> TableEnvironment:
     (tmp_path / "t.json").write_text('{"i": 1, "s": "a", "arr": [1, 2]}\n')
-    env = TableEnvironment.create({})
+    env = TableEnvironment.create({"execution.runtime-mode": mode})
     env.execute_sql(
         f"CREATE TABLE t (i INT, s STRING, arr ARRAY<INT>) "
         f"WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 't.json'}', 'format' = 'json')"
@@ -55,14 +57,38 @@ def test_new_scalar_functions_are_refused_at_planning(tmp_path: Path, expr: str)
 
 
 @pytest.mark.parametrize("agg", AGGREGATES)
-@pytest.mark.xfail(
-    reason="issue 19 (spark19) runs STREAMING aggregates and state TTL inside streamsql's own operators on Spark, "
-    "so the capability table no longer refuses them; this expectation predates that and must be re-decided",
-    strict=False,
-)
-def test_new_aggregates_are_refused_at_planning(tmp_path: Path, agg: str) -> None:
+def test_new_aggregates_are_refused_in_batch_mode(tmp_path: Path, agg: str) -> None:
+    """BATCH maps aggregates to Spark's own: these have no Flink-exact counterpart."""
     from runtime.executor.spark.types import SparkUnsupportedError
 
-    env = _env(tmp_path)
-    with pytest.raises(SparkUnsupportedError):
+    env = _env(tmp_path, "batch")
+    with pytest.raises(
+        SparkUnsupportedError, match="is not mapped to Spark|depends on arrival order|not supported by the Spark runner"
+    ):
         _check(env, f"SELECT s, {agg} FROM t GROUP BY s")
+
+
+@pytest.mark.parametrize(
+    ("agg", "refusal"),
+    [
+        ("PERCENTILE(i, 0.5)", None),  # streamsql's GroupAggregate inside Spark (tests/spark: same result)
+        ("ARRAY_AGG(i)", "ARRAY_AGG depends on arrival order"),
+        ("JSON_ARRAYAGG(i)", "JSON_ARRAYAGG depends on arrival order"),
+        ("JSON_OBJECTAGG(KEY s VALUE i)", "JSON_OBJECTAGG depends on arrival order"),
+        ("BITMAP_OR_AGG(BITMAP_BUILD(arr))", "function BITMAP_BUILD is not supported by the Spark runner"),
+    ],
+)
+def test_streaming_aggregates_run_inside_spark_unless_arrival_order_decides(
+    tmp_path: Path, agg: str, refusal: str | None
+) -> None:
+    """STREAMING runs every aggregate as streamsql's own operator inside Spark, except those
+    whose value is the order rows arrive in (Spark does not define it)."""
+    from runtime.executor.spark.types import SparkUnsupportedError
+
+    env = _env(tmp_path, "streaming")
+    sql = f"SELECT s, {agg} FROM t GROUP BY s"
+    if refusal is None:
+        _check(env, sql)
+        return
+    with pytest.raises(SparkUnsupportedError, match=refusal):
+        _check(env, sql)
