@@ -7,6 +7,9 @@ which state entries each call writes.
 - State is written incrementally: a batch that changes one key of a large state rewrites a
   few chunks, not the whole snapshot.
 - The key groups are the parallel executor's (`key_groups_of_rows`).
+- A ROW_NUMBER tie among different rows across the kept range fails the job (the local runner
+  breaks it by arrival order, which Spark does not define); equal rows and ties inside the
+  range do not.
 - Rows an upstream processor emitted before the watermark advanced (`__bw` below it) are
   applied before the watermark fires windows; the others after (late for closed windows).
 """
@@ -234,3 +237,32 @@ def decode_rows(payloads: Any) -> list[tuple[Any, ...]]:
         b = decode(payload)
         out += list(zip(b.column(0).to_pylist(), b.column(1).to_pylist(), strict=True))
     return out
+
+
+@pytest.mark.parametrize(
+    ("values", "tie"),
+    [
+        ([(1, 30), (2, 20), (3, 20)], True),  # ranks 2 and 3 tie on v = 20: which row is kept is arrival order
+        ([(2, 30), (1, 20), (1, 20)], False),  # equal rows tie across the cut: either order keeps the same rows
+        ([(1, 20), (2, 20), (3, 10)], False),  # a tie inside the range (no rank number output)
+    ],
+)
+def test_row_number_tie_across_the_range_fails_the_job(values: list[tuple[int, int]], tie: bool) -> None:
+    from runtime.errors import JobError
+    from runtime.executor.spark.stateful import PAYLOAD, processor_class
+    from streamsql import TableEnvironment
+
+    env = TableEnvironment.create({"execution.runtime-mode": "streaming"})
+    env.execute_sql("CREATE TABLE t (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
+    sql = "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY v DESC) AS rn FROM t) WHERE rn <= 2"
+    graph = env._planner().plan_query(env.parse(sql)[0]).graph
+    rank = next(n for n in graph.nodes if n.operator == "Rank")
+    p = processor_class()("job-d", rank, {}, ["I"], False)
+    p.init(FakeHandle())
+    keys, vals = np.array([k for k, _ in values]), np.array([v for _, v in values])
+    if tie:
+        with pytest.raises(JobError, match="arrival order"):
+            list(p.handleInputRows((0,), iter([_rows(keys, vals)]), Timers()))
+    else:
+        frames = list(p.handleInputRows((0,), iter([_rows(keys, vals)]), Timers()))
+        assert len(decode_rows([x for f in frames for x in f[PAYLOAD]])) == 2

@@ -48,6 +48,9 @@ DOC_NOTES = [
     "ROW_NUMBER / deduplication ties at the kept range, OVER aggregates whose ROWS frame or ROW_NUMBER /",
     "NTILE / LAG / LEAD meet rows with equal ORDER BY keys that differ, and LIMIT without ORDER BY over more",
     "than FETCH differing rows. RANGE frames and RANK / DENSE_RANK see peers and never depend on it.",
+    "In STREAMING, a ROW_NUMBER Top-N (Rank, ORDER BY ... LIMIT) fails the job when rows that differ but",
+    "have equal sort keys straddle the kept range (or carry different row numbers), and LIMIT without",
+    "ORDER BY is refused before the job starts.",
     "",
     "## Scalar functions: forms refused before the job runs",
     "",
@@ -125,8 +128,9 @@ def _check_streaming(graph: JobGraph) -> None:
 
 def runtime_operator_refusal(graph: JobGraph, node: Node) -> str | None:
     """Why streamsql's operator for `node` cannot run inside Spark with the local runner's
-    results (None when it can): processing time, lookups of an external table, and
-    aggregates whose value is the order rows arrive in."""
+    results (None when it can): processing time, lookups of an external table, aggregates
+    whose value is the order rows arrive in and LIMIT without ORDER BY. (A ROW_NUMBER Top-N
+    runs and fails the job on a tie that arrival order would break: stateful.arrival_tie.)"""
     spec = spec_for(node.operator)
     if spec is None or spec.operator_class is None:
         return "the runtime has no such operator"
@@ -140,6 +144,8 @@ def runtime_operator_refusal(graph: JobGraph, node: Node) -> str | None:
     p = node.params
     if isinstance(p, DeduplicateParams) and p.time_kind != "ROWTIME":
         return "deduplication on processing time is not reproducible on Spark"
+    if isinstance(p, LimitParams):
+        return "LIMIT without ORDER BY keeps the first rows in arrival order, which Spark does not define"
     for a in getattr(p, "aggs", None) or ():
         name = a.name if isinstance(a, AggCallParams) else a.get("name") if isinstance(a, dict) else None
         if name in ARRIVAL_ORDER_AGGS:

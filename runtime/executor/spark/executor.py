@@ -332,9 +332,14 @@ def _job_error(e: Exception) -> Exception:
     an arrival-order tie) as the JobError the local runner would raise; anything else as is."""
     text = str(e)
     marker = "[USER_RAISED_EXCEPTION]"
-    if isinstance(e, JobError) or marker not in text:
+    if isinstance(e, JobError):
         return e
-    return JobError(text.split(marker, 1)[1].split(" SQLSTATE")[0].strip())
+    if marker in text:
+        return JobError(text.split(marker, 1)[1].split(" SQLSTATE")[0].strip())
+    worker = "runtime.errors.JobError: "  # raised by streamsql's operator in a Python worker
+    if worker in text:
+        return JobError(text.rsplit(worker, 1)[1].split("\n", 1)[0].strip())
+    return e
 
 
 def _graph_fingerprint(graph: JobGraph) -> str:

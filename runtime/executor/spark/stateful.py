@@ -40,7 +40,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 
-from runtime.batch import MAX_WATERMARK, MIN_WATERMARK, ROW_KIND, ROW_WATERMARK, data_width, row_kinds
+from runtime.batch import (
+    INSERT,
+    MAX_WATERMARK,
+    MIN_WATERMARK,
+    ROW_KIND,
+    ROW_WATERMARK,
+    UPDATE_AFTER,
+    data_columns,
+    data_width,
+    row_kinds,
+)
+from runtime.errors import JobError
+from runtime.operators.rank import _PART, RankOperator
+from runtime.operators.rank_common import rank_numbers
+from runtime.state.keygroups import hash_rows, key_groups_of_rows
 
 if TYPE_CHECKING:
     from runtime.graph import Node
@@ -179,8 +193,6 @@ class Packer:
         self.max_parallelism = max_parallelism
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        from runtime.state.keygroups import key_groups_of_rows
-
         base = _partition() << _SEQ_SHIFT
         count = 0
         for rb in batches:
@@ -332,6 +344,68 @@ class StatelessRunner:
         return _with_before(batch, pa.nulls(batch.num_rows, pa.int64())) if self.keep_before else batch
 
 
+# ---------------------------------------------------------------------- arrival order
+def arrival_tie(op: Any, batch: pa.RecordBatch) -> str | None:
+    """Why applying `batch` to ROW_NUMBER Top-N operator `op` would depend on arrival order
+    (None when it cannot): rows that differ but have equal partition and ORDER BY keys, among
+    the rows `op` holds and the new ones, whose tie straddles the kept range (or, with the rank
+    number in the output, lies in it). The local runner numbers them by arrival; rows reach a
+    Spark processor in another order (per task, per key group), so the job fails instead of
+    giving another result. Retractions in `batch` are not applied first: a tie they would
+    remove is still refused."""
+    if not isinstance(op, RankOperator) or op.rank_type != "ROW_NUMBER" or op.ctx.is_batch:
+        return None
+    kinds = row_kinds(batch)
+    adds = (kinds == INSERT) | (kinds == UPDATE_AFTER)
+    if not adds.any():
+        return None
+    data = data_columns(batch).filter(pa.array(adds))
+    n = data.num_rows
+    keys = [data.column(i) for i in op.partition_keys]
+    part = op.state.lookup(keys, n, create=False)
+    new = part < 0
+    if new.any():  # partitions not in state yet: ids of their own (below -1)
+        _, inverse = np.unique(hash_rows(keys, n)[new] if keys else np.zeros(int(new.sum())), return_inverse=True)
+        part[new] = -2 - inverse
+    width = data.num_columns
+    cols = [data.column(i) for i in range(width)]
+    if op.rows is not None and op.rows.num_rows:
+        held = op.rows.filter(pa.array(np.isin(op.rows.column(_PART).to_numpy(), part)))
+        cols = [pa.concat_arrays([*held.column(i).chunks, c]) for i, c in enumerate(cols)]
+        part = np.concatenate([held.column(_PART).to_numpy(), part])
+    seq = np.arange(len(part), dtype=np.int64)
+    idx, _ = rank_numbers(cols, op.order, "ROW_NUMBER", part, seq)
+    _, rk = rank_numbers(cols, op.order, "RANK", part, seq)
+    m = len(idx)
+    if m < 2:
+        return None
+    ps = part[idx]
+    new_group = np.r_[True, (ps[1:] != ps[:-1]) | (rk[1:] != rk[:-1])]
+    gid = np.cumsum(new_group) - 1
+    size = np.bincount(gid)[gid]
+    last = rk + size - 1  # the row numbers a tie group spans: rk .. last
+    touches = (last >= op.start) & (rk <= op.end)
+    straddles = touches & ((rk < op.start) | (last > op.end))
+    risky = (size > 1) & (straddles | (touches & op.output_rank))
+    if not risky.any():
+        return None
+    rows = np.flatnonzero(risky)
+    take = pa.array(idx[rows], pa.int64())
+    try:
+        hashes = hash_rows([c.take(take) for c in cols], len(rows))
+    except (TypeError, ValueError, pa.ArrowException):  # a type the row hash does not cover
+        hashes = np.arange(len(rows))  # every row counts as different: refused
+    groups = gid[rows]
+    pairs = np.unique(np.stack([groups, hashes.astype(np.int64)]), axis=1)
+    if len(np.unique(pairs[0])) == pairs.shape[1]:
+        return None  # every tie is among equal rows: any order gives the same rows
+    return (
+        f"{op.node.operator} (node {op.node.id}): rows with equal sort keys that differ straddle the kept range "
+        "(or carry different row numbers); the local runner breaks such ties by arrival order, which Spark "
+        "does not define, so the Spark runner refuses rather than give a different result"
+    )
+
+
 # Operators kept between calls in a Python worker: (processor uid, bucket) → (version, op,
 # chunk digests). Used only when Spark's state holds the same version (see `_load`).
 _CACHE: dict[tuple[str, int], tuple[int, Any, list[bytes]]] = {}
@@ -460,6 +534,12 @@ def _define_processor() -> type:
                 return
             yield pd.DataFrame(frame)
 
+        def _apply(self, op: Any, batch: pa.RecordBatch, input_index: int, out: Any) -> None:
+            reason = arrival_tie(op, batch)
+            if reason:
+                raise JobError(reason)
+            op.process_batch(batch, input_index, out)
+
         # -------------------------------------------------------------- Spark's calls
         def handleInputRows(self, key: Any, rows: Any, timerValues: Any) -> Iterator[Any]:  # noqa: N802, N803
             from runtime.operators.base import Output
@@ -480,11 +560,11 @@ def _define_processor() -> type:
                     (early if self.event_time and b < wm else late).append((bytes(payload), int(idx)))
             before_wm = last
             for payload, idx in early:  # upstream rows emitted before the watermark `wm`
-                op.process_batch(decode(payload), idx, out)
+                self._apply(op, decode(payload), idx, out)
             last, ended = self._advance(op, wm, last, ended, out)
             yield from self._emit(out, last, before_wm)
             for payload, idx in late:
-                op.process_batch(decode(payload), idx, out)
+                self._apply(op, decode(payload), idx, out)
             yield from self._emit(out, last, last)
             self._save(bucket, op, version, last, ended, digests)
             self._arm(last, ended)

@@ -92,3 +92,13 @@ def test_streaming_aggregates_run_inside_spark_unless_arrival_order_decides(
         return
     with pytest.raises(SparkUnsupportedError, match=refusal):
         _check(env, sql)
+
+
+def test_streaming_limit_without_order_by_is_refused(tmp_path: Path) -> None:
+    """LIMIT without ORDER BY keeps the first rows to arrive, an order Spark does not define."""
+    from runtime.executor.spark.types import SparkUnsupportedError
+
+    env = _env(tmp_path, "streaming")
+    _check(env, "SELECT i FROM t ORDER BY i LIMIT 2")  # a Top-N (ties fail at run time)
+    with pytest.raises(SparkUnsupportedError, match="LIMIT without ORDER BY keeps the first rows in arrival order"):
+        _check(env, "SELECT i FROM t LIMIT 2")
