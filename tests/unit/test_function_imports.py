@@ -32,7 +32,9 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("runtime/executor/spark/stateful.py", "runtime.graph"): (2, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.operators.base"): (4, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.state"): (1, _SPARK_WORKER),
-    ("runtime/executor/spark/stateful.py", "runtime.state.keygroups"): (1, _SPARK_WORKER),
+    ("runtime/executor/spark/stateful.py", "runtime.state.keygroups"): (2, _SPARK_WORKER),
+    ("runtime/executor/spark/stateful.py", "runtime.operators.rank"): (1, _SPARK_WORKER),
+    ("runtime/executor/spark/stateful.py", "runtime.operators.rank_common"): (1, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.state.options"): (1, _SPARK_WORKER),
     ("planner/binder/select.py", "planner.binder.match_recognize"): (1, _START_UP + " (MATCH_RECOGNIZE)"),
     ("runtime/aggregates/aggset.py", "runtime.aggregates.factory"): (

@@ -52,9 +52,6 @@ from runtime.batch import (
     row_kinds,
 )
 from runtime.errors import JobError
-from runtime.operators.rank import _PART, RankOperator
-from runtime.operators.rank_common import rank_numbers
-from runtime.state.keygroups import hash_rows, key_groups_of_rows
 
 if TYPE_CHECKING:
     from runtime.graph import Node
@@ -193,6 +190,8 @@ class Packer:
         self.max_parallelism = max_parallelism
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from runtime.state.keygroups import key_groups_of_rows
+
         base = _partition() << _SEQ_SHIFT
         count = 0
         for rb in batches:
@@ -353,6 +352,10 @@ def arrival_tie(op: Any, batch: pa.RecordBatch) -> str | None:
     Spark processor in another order (per task, per key group), so the job fails instead of
     giving another result. Retractions in `batch` are not applied first: a tie they would
     remove is still refused."""
+    from runtime.operators.rank import _PART, RankOperator
+    from runtime.operators.rank_common import rank_numbers
+    from runtime.state.keygroups import hash_rows
+
     if not isinstance(op, RankOperator) or op.rank_type != "ROW_NUMBER" or op.ctx.is_batch:
         return None
     kinds = row_kinds(batch)
