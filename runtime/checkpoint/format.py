@@ -84,6 +84,7 @@ class Ext(enum.IntEnum):
     FLOAT_LIST = 18
     BUFFER_ARRAY = 19
     BUFFER_EXT = 20
+    STR_ARRAY = 21
 
 
 _ARROW_KINDS = ("batch", "table", "array", "chunked", "type", "field", "schema")
@@ -135,6 +136,9 @@ def _default(obj: Any) -> Any:
         if buffers is not None and obj.nbytes >= _OOB_MIN_BYTES and not obj.dtype.hasobject:
             buffers.append(np.ascontiguousarray(obj))
             return _ext(Ext.BUFFER_ARRAY, _pack([len(buffers) - 1, _dtype_text(obj.dtype), list(obj.shape)]))
+        strings = _str_array_fields(obj)
+        if strings is not None:
+            return _ext(Ext.STR_ARRAY, _pack(strings))
         return _ext(Ext.NDARRAY, _pack(_ndarray_fields(obj)))
     if t is set:
         return _ext(Ext.SET, _pack(list(obj)))
@@ -194,6 +198,28 @@ def _ndarray_fields(a: np.ndarray) -> list[Any]:
     return [_dtype_text(a.dtype), list(a.shape), np.ascontiguousarray(a).tobytes()]
 
 
+def _str_array_fields(a: np.ndarray) -> list[Any] | None:
+    """`[shape, Arrow IPC stream]` of an object array holding only strings (and None):
+    an Arrow string column reads back into Python strings in C, without a MessagePack
+    value per element. None for any other object array, or a small one."""
+    if not a.dtype.hasobject or a.size < 8:
+        return None
+    values = a.ravel().tolist()
+    if not set(map(type, values)) <= _STR_OR_NONE:
+        return None
+    import pyarrow as pa
+
+    try:
+        col = pa.array(values, type=pa.string())
+    except (pa.ArrowException, OverflowError, UnicodeEncodeError):  # over 2 GiB of text, lone surrogates
+        return None
+    b = pa.record_batch([col], names=["c"])
+    return [list(a.shape), _ipc(pa, b.schema, [b])]
+
+
+_STR_OR_NONE = frozenset({str, type(None)})
+
+
 def _arrow_fields(obj: Any) -> list[Any] | None:
     import sys
 
@@ -222,11 +248,14 @@ def _arrow_fields(obj: Any) -> list[Any] | None:
 def _ipc(pa: Any, schema: Any, batches: list[Any]) -> bytes | int:
     """The Arrow IPC stream of `batches`: its bytes, or (inside `_pack_value`, when large)
     the index of the out-of-band buffer that holds them, written without a copy."""
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, schema) as w:
+    size = pa.MockOutputStream()  # measured first: written once into a buffer of its size
+    with pa.ipc.new_stream(size, schema) as w:
         for b in batches:
             w.write_batch(b)
-    buf = sink.getvalue()
+    buf = pa.allocate_buffer(size.size())
+    with pa.ipc.new_stream(pa.FixedSizeBufferWriter(buf), schema) as w:
+        for b in batches:
+            w.write_batch(b)
     buffers = _LOCAL.buffers
     if buffers is not None and buf.size >= _OOB_MIN_BYTES:
         buffers.append(np.frombuffer(buf, dtype=np.uint8))
@@ -370,6 +399,8 @@ def _ext_hook(code: int, data: bytes | memoryview) -> Any:
         return np.frombuffer(data, dtype="<f8").tolist()
     if code == Ext.BUFFER_ARRAY:
         return _buffer_array(_unpack(data))
+    if code == Ext.STR_ARRAY:
+        return _str_array(_unpack(data))
     if code == Ext.TUPLE_KEYED_DICT:
         keys, values = _unpack(data)
         return dict(zip(keys, values, strict=True))
@@ -395,6 +426,25 @@ def _ndarray(fields: Any) -> np.ndarray:
         a[:] = payload
         return a.reshape(shape)
     return np.frombuffer(payload, dtype=_dtype(dt)).reshape(shape).copy()
+
+
+def _str_array(fields: Any) -> np.ndarray:
+    """An object array of strings (and None) from its Arrow string column."""
+    shape, data = fields
+    if not isinstance(shape, list) or not all(type(n) is int and n >= 0 for n in shape):
+        raise StateFormatError(f"invalid array shape {shape!r} in a state file")
+    col = _arrow(["array", data])
+    import pyarrow as pa
+
+    if not pa.types.is_string(col.type):
+        raise StateFormatError("a string array in a state file holds no strings")
+    out = col.to_numpy(zero_copy_only=False)
+    if not out.flags.writeable:
+        out = out.copy()
+    count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    if count != len(out):
+        raise StateFormatError("a string array's length does not match its shape in a state file")
+    return out.reshape(shape)
 
 
 def _read_buffer(index: Any, what: str) -> memoryview:
@@ -490,6 +540,12 @@ def _pack_value(obj: Any) -> bytes:
     """`obj` packed with its large arrays out of band: the values nested in it share one
     buffer list, so an array's bytes are copied once into the result whatever its depth.
     The result is self-contained (a `pack` called while packing gets its own buffers)."""
+    return b"".join(_value_parts(obj))
+
+
+def _value_parts(obj: Any) -> list[Any]:
+    """The pieces of `_pack_value(obj)` in order, not yet joined (so a file header joins
+    in without copying the whole value a second time)."""
     outer = _LOCAL.buffers
     buffers: list[np.ndarray] = []
     _LOCAL.buffers = buffers
@@ -498,12 +554,12 @@ def _pack_value(obj: Any) -> bytes:
     finally:
         _LOCAL.buffers = outer
     if not buffers:
-        return body
+        return [body]
     parts: list[Any] = [bytes([OOB_TAG]), _U32.pack(len(buffers)), _U64.pack(len(body)), body]
     for a in buffers:
         parts.append(_U64.pack(a.nbytes))
         parts.append(memoryview(a).cast("B"))  # type: ignore[arg-type]
-    return b"".join(parts)
+    return parts
 
 
 def _unpack_value(data: bytes | memoryview) -> Any:
@@ -538,7 +594,7 @@ def _unpack_value(data: bytes | memoryview) -> Any:
 # ---------------------------------------------------------------------------- public
 def encode(obj: Any) -> bytes:
     """A state file holding `obj` (header, then the value)."""
-    return b"".join([MAGIC, FORMAT_VERSION.to_bytes(2, "big"), _pack_value(obj)])
+    return b"".join([MAGIC, FORMAT_VERSION.to_bytes(2, "big"), *_value_parts(obj)])
 
 
 def decode(data: bytes, what: str = "state file") -> Any:

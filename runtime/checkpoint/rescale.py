@@ -45,6 +45,7 @@ from runtime.checkpoint import format as state_format
 from runtime.checkpoint.restore import RestoreError
 from runtime.operators.slot_state import canonical_snapshot
 from runtime.plan_params import AggCallParams, WindowParams
+from runtime.state.keycolumns import SnapshotKeys
 from runtime.state.keygroups import key_group_range, key_groups_of_rows
 from runtime.state.slot_values import NativeSnapshot
 from runtime.state.ttl import NEVER
@@ -135,7 +136,12 @@ class SlotPlan:
         keep = (groups >= new_range[0]) & (groups <= new_range[1])
         self.max_parallelism = snap.get("max_parallelism")
         self.old_slots = slots[keep]
-        self.keys = [k for k, m in zip(snap["keys"], keep.tolist(), strict=True) if m]
+        keys = snap["keys"]
+        self.keys: SnapshotKeys | list[Any] = (
+            keys.take(keep)
+            if isinstance(keys, SnapshotKeys)
+            else [k for k, m in zip(keys, keep.tolist(), strict=True) if m]
+        )
         self.groups = groups[keep]
         self.offset = offset
         self.new_slots = offset + np.arange(len(self.old_slots), dtype=np.int64)
@@ -169,10 +175,12 @@ def merged_keyed(plans: Sequence[SlotPlan], default_max_parallelism: int = 128) 
     """The keyed-backend snapshot (`KeyedStateBackend.restore` format) of the kept keys."""
     total = sum(len(p) for p in plans)
     maxp = next((p.max_parallelism for p in plans if p.max_parallelism), default_max_parallelism)
+    parts = [p.keys for p in plans if len(p)]
+    columnar = bool(parts) and all(isinstance(k, SnapshotKeys) for k in parts)
     return {
         "max_parallelism": maxp,
         "slots": list(range(total)),
-        "keys": [k for p in plans for k in p.keys],
+        "keys": SnapshotKeys.concat(parts) if columnar else [k for p in plans for k in p.keys],  # type: ignore[arg-type]
         "key_groups": [int(g) for p in plans for g in p.groups.tolist()],
     }
 

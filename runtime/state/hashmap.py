@@ -6,10 +6,13 @@ candidates' stored key columns exactly), with no Python object per key. Keys are
 columnar per slot (runtime/state/keycolumns.py); `keys_of` turns them back into Python
 tuples only when an operator emits them.
 
-Snapshots keep the format the rocksdb backend shares (`slots`, `keys` as normalised
-Python tuples, `key_groups`), so savepoints move between backends. A restored snapshot's
-keys stay Python tuples until the first lookup tells their Arrow types (the snapshot
-does not record them, and e.g. a TIMESTAMP(3) key must hash as its millisecond value).
+Snapshots keep the format the rocksdb backend shares (`slots`, `keys`, `key_groups`), so
+savepoints move between backends. `keys` is a `SnapshotKeys`: the key columns as Arrow
+arrays, written as one Arrow IPC stream and restored columnar into the key store (no
+Python object per key), and also the sequence of normalised key tuples the rocksdb
+backend reads. A snapshot whose keys are tuples (rocksdb's) keeps them pending until the
+first lookup tells their Arrow types (e.g. a TIMESTAMP(3) key must hash as its
+millisecond value).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import pyarrow as pa
 
 from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend, encode_rows
 from runtime.state.hashindex import BatchKeys, KeyIndex
-from runtime.state.keycolumns import denormalize_value, normalize_value
+from runtime.state.keycolumns import SnapshotKeys, denormalize_value, kind_of, normalize_value
 from runtime.state.keygroups import key_groups_of_rows
 
 _normalize = normalize_value  # the snapshot format of a key value (kept under its old name)
@@ -235,14 +238,22 @@ class HashMapStateBackend(KeyedStateBackend):
     # ------------------------------------------------------------------ snapshots
     def snapshot(self) -> dict[str, Any]:
         live = self.live_slots()
-        keys = self._tuples(live, normalized=True)
         return {
             "max_parallelism": self.max_parallelism,
             # arrays, not lists: the state format writes them as raw buffers
             "slots": live.astype(np.int64, copy=False),
-            "keys": keys,
+            "keys": self._snapshot_keys(live),
             "key_groups": self._groups[live],
         }
+
+    def _snapshot_keys(self, live: np.ndarray) -> SnapshotKeys | list[tuple[Any, ...]]:
+        """The live keys column by column (`SnapshotKeys`: Arrow arrays straight from the
+        key store); as normalised tuples only when there are no key columns to take them
+        from (global state, or restored keys not yet typed by a lookup)."""
+        stores = self._index.stores
+        if self._pending is None and stores and not (self._global >= 0 and (live == self._global).any()):
+            return SnapshotKeys([store.array(live) for store in stores])
+        return self._tuples(live, normalized=True)
 
     def restore(self, snap: dict[str, Any], key_group_range: tuple[int, int] | None = None) -> None:
         """Restore the same slot numbers (operators' value arrays are indexed by them).
@@ -265,6 +276,26 @@ class HashMapStateBackend(KeyedStateBackend):
         self._seq[kept] = np.arange(len(kept), dtype=np.int64)  # snapshot order = insertion order
         self._next_seq = len(kept)
         self._count = len(kept)
+        if isinstance(keys, SnapshotKeys) and all(kind_of(c.type) != "null" for c in keys.columns):
+            self._restore_columns(kept, keys if keep.all() else keys.take(keep))
+        else:
+            self._restore_tuples(slots, keys, keep)
+        free = np.flatnonzero(~self._live[:top])
+        self._free, self._nfree = free.astype(np.int64), len(free)
+
+    def _restore_columns(self, slots: np.ndarray, keys: SnapshotKeys) -> None:
+        """Columnar keys: straight into the key store and the hash table (vectorized; the
+        columns' Arrow types are the store's types, as if they were the first batch)."""
+        if not len(slots):
+            return
+        batch = BatchKeys(keys.columns, len(slots))
+        self._index.ensure_stores(batch)
+        self._index.add(batch, np.arange(batch.units, dtype=np.int64), slots)
+
+    def _restore_tuples(self, slots: np.ndarray, keys: Sequence[Any], keep: np.ndarray) -> None:
+        """Keys as normalised tuples (a `rocksdb` snapshot, global state): kept pending
+        until the first lookup tells their Arrow types (e.g. a TIMESTAMP(3) key must hash
+        as its millisecond value)."""
         self._pending = {}
         for s, k, m in zip(slots.tolist(), keys, keep.tolist(), strict=True):  # loop over restored keys
             if not m:
@@ -273,5 +304,3 @@ class HashMapStateBackend(KeyedStateBackend):
                 self._global = s
             else:
                 self._pending[s] = tuple(k)
-        free = np.flatnonzero(~self._live[:top])
-        self._free, self._nfree = free.astype(np.int64), len(free)

@@ -24,11 +24,13 @@ column's first-seen type for `keys_of`.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
 
 import numpy as np
 import pyarrow as pa
 
+from runtime.checkpoint.format import register_state_type
 from runtime.state.keygroups import column_hash
 
 _CANONICAL_NAN = np.float64("nan")
@@ -470,3 +472,92 @@ class KeyColumnStore:
         if normalized and self.kind == "float":
             return [normalize_value(v) for v in values]
         return values
+
+
+@register_state_type
+class SnapshotKeys(Sequence[tuple[Any, ...]]):
+    """The keys of a keyed-backend snapshot, column by column: one Arrow array per key
+    column (the columns' first-seen types), so a state file holds them as one Arrow IPC
+    stream and reading it back builds no Python object per key.
+
+    It is also the sequence of normalised key tuples (`normalize_value`) that snapshots of
+    the `rocksdb` backend hold, built on first use only: code that walks a snapshot's
+    `keys` (rocksdb restore, rescaling of non-columnar operators) reads either form, and
+    savepoints still move between backends. The `hashmap` backend restores it columnar."""
+
+    __slots__ = ("batch", "_tuples")
+
+    def __init__(self, columns: Sequence[pa.Array]) -> None:
+        names = [f"k{i}" for i in range(len(columns))]
+        self.batch = pa.RecordBatch.from_arrays(list(columns), names=names)
+        self._tuples: list[tuple[Any, ...]] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"batch": self.batch}
+
+    def __setstate__(self, state: Any) -> None:
+        batch = state.get("batch") if isinstance(state, dict) else None
+        if not isinstance(batch, pa.RecordBatch) or batch.num_columns == 0:
+            raise ValueError("malformed snapshot keys in a state file")
+        self.batch = batch
+        self._tuples = None
+
+    @property
+    def columns(self) -> list[pa.Array]:
+        return list(self.batch.columns)
+
+    def take(self, mask: np.ndarray) -> SnapshotKeys:
+        """The keys where `mask` is true (a key-group range of a rescaled restore)."""
+        return SnapshotKeys(self.batch.filter(pa.array(mask, type=pa.bool_())).columns)
+
+    @staticmethod
+    def concat(parts: Sequence[SnapshotKeys]) -> SnapshotKeys:
+        """The keys of several snapshots of one operator, in order (columns as the first's types)."""
+        first = parts[0].batch
+        cols = [
+            pa.concat_arrays([p.batch.column(j).cast(first.column(j).type) for p in parts])
+            for j in range(first.num_columns)
+        ]
+        return SnapshotKeys(cols)
+
+    def _rows(self) -> list[tuple[Any, ...]]:
+        if self._tuples is None:  # the tuple view, built once on first use (not on the columnar path)
+            cols = []
+            for col in self.batch.columns:
+                values = col.to_pylist()
+                if kind_of(col.type) in ("float", "object"):
+                    values = [normalize_value(v) for v in values]
+                cols.append(values)
+            self._tuples = list(zip(*cols, strict=True))
+        return self._tuples
+
+    def __len__(self) -> int:
+        return self.batch.num_rows
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[Any, ...]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple[Any, ...]]: ...
+    def __getitem__(self, i: int | slice) -> tuple[Any, ...] | list[tuple[Any, ...]]:
+        return self._rows()[i]
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return iter(self._rows())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, SnapshotKeys):
+            return self.batch.equals(other.batch)
+        if isinstance(other, (list, tuple)):
+            return self._rows() == list(other)
+        return NotImplemented
+
+    def __add__(self, other: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        return [*self._rows(), *other]
+
+    def __radd__(self, other: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        return [*other, *self._rows()]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SnapshotKeys({len(self)} keys, {self.batch.schema.types})"

@@ -55,7 +55,10 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         "csv.ignore-parse-errors",
         type="boolean",
         default="false",
-        description="Instead of failing, read a field that cannot be parsed as NULL and skip malformed rows.",
+        description=(
+            "Instead of failing, read a field that cannot be parsed as NULL and skip malformed rows "
+            "(wrong field count, or bytes that are not UTF-8); skipped rows are counted."
+        ),
     ),
     ConfigOption(
         "csv.array-element-delimiter", default=";", description="Delimiter between the elements of an ARRAY field."
@@ -152,7 +155,9 @@ class CsvFileReader(FileReader):
         )
         nulls = [d.null_literal] if d.null_literal is not None else []
         convert_opts = pacsv.ConvertOptions(
-            column_types={n: pa.string() for n in names},
+            # bytes first: text is checked to be UTF-8 per row (`_text_columns`), so an
+            # invalid byte is a parse error of its row, as in Flink, not of the whole block
+            column_types={n: pa.binary() for n in names},
             include_columns=[names[i] for i in self.projection],
             null_values=nulls,
             strings_can_be_null=d.null_literal is not None,
@@ -250,9 +255,41 @@ class CsvFileReader(FileReader):
             self._done = True
             return None
         raw = pa.Table.from_batches(pieces).combine_chunks().to_batches()[0] if len(pieces) > 1 else pieces[0]
-        batch = self._convert(raw)
+        text = self._text_columns(raw)
+        batch = self._convert(text)
         self._records += raw.num_rows
         return batch
+
+    def _text_columns(self, raw: pa.RecordBatch) -> pa.RecordBatch:
+        """The raw byte columns as strings. A row holding bytes that are not UTF-8 is a
+        parse error, as Flink's CSV reader (Jackson) fails on them: the job fails naming the
+        file and line, or, with `csv.ignore-parse-errors`, the row is skipped and counted."""
+        try:
+            return pa.RecordBatch.from_arrays([c.cast(pa.string()) for c in raw.columns], names=raw.schema.names)
+        except pa.ArrowInvalid:
+            pass
+        bad = np.zeros(raw.num_rows, dtype=bool)
+        reason = ""
+        for col in raw.columns:  # error path only: find the rows that are not UTF-8
+            for i, value in enumerate(col.to_pylist()):
+                if value is None or bad[i]:
+                    continue
+                try:
+                    value.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    bad[i] = True
+                    reason = reason or _utf8_reason(e)
+        if not self.dialect.ignore_errors:
+            row = int(np.flatnonzero(bad)[0])
+            raise DataError(
+                f"Failed to deserialize CSV row: {reason} (the file is not UTF-8 text; "
+                "'csv.ignore-parse-errors' = 'true' skips such rows)",
+                self.path,
+                self._line_of_record(self._records + row),
+            )
+        self.skipped_rows += int(bad.sum())
+        kept = raw.filter(pa.array(~bad))
+        return pa.RecordBatch.from_arrays([c.cast(pa.string()) for c in kept.columns], names=kept.schema.names)
 
     def _convert(self, raw: pa.RecordBatch) -> pa.RecordBatch:
         arrays = []
@@ -332,6 +369,15 @@ class CsvFileReader(FileReader):
                     return line
                 count += 1
         return None
+
+
+def _utf8_reason(e: UnicodeDecodeError) -> str:
+    """Jackson's words for an invalid UTF-8 sequence (what Flink's CSV reader reports)."""
+    if e.reason == "invalid start byte":
+        return f"Invalid UTF-8 start byte 0x{e.object[e.start]:02X}"
+    if e.reason == "invalid continuation byte" and e.end < len(e.object):
+        return f"Invalid UTF-8 middle byte 0x{e.object[e.end]:02X}"
+    return "Unexpected end of input in a UTF-8 sequence"
 
 
 def convert_csv_column(col: pa.Array, dtype: DataType, dialect: CsvDialect) -> tuple[pa.Array, np.ndarray]:

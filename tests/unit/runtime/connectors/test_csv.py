@@ -93,6 +93,36 @@ def test_ignore_parse_errors_nulls_bad_fields_and_skips_bad_rows(tmp_path):
     assert reader.skipped_rows == 2
 
 
+def test_invalid_utf8_fails_naming_file_line_and_byte(tmp_path):
+    """Flink's CSV reader (Jackson) fails on bytes that are not UTF-8: "Invalid UTF-8
+    start byte 0xA0" (a Latin-1 NBSP), "... middle byte ..." for a broken sequence."""
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(b'1,abc\n2,"multi\nline"\n3,d\xa0e\n4,ok\n')
+    with pytest.raises(DataError) as err:
+        read_all(csv_opts(path), (Field("id", INT()), Field("s", STRING())))
+    assert err.value.line == 4 and err.value.path == str(path)
+    assert "Invalid UTF-8 start byte 0xA0" in str(err.value) and "line 4" in str(err.value)
+    path.write_bytes(b"1,\xd7A\n")
+    with pytest.raises(DataError, match="Invalid UTF-8 middle byte 0x41"):
+        read_all(csv_opts(path), (Field("id", INT()), Field("s", STRING())))
+
+
+def test_invalid_utf8_row_is_skipped_and_counted_with_ignore_parse_errors(tmp_path):
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(b"1,abc\n2,d\xa0e\n3,\xe2\x82\n4,caf\xc3\xa9\n")
+    source = get_connector("filesystem").create_source(
+        {"path": str(path), "format": "csv", "csv.ignore-parse-errors": "true"},
+        (Field("id", INT()), Field("s", STRING())),
+        None,
+        SourceContext("BATCH"),
+    )
+    reader = source.create_reader(source.splits()[0])
+    assert reader.read(100).to_pylist() == [{"id": 1, "s": "abc"}, {"id": 4, "s": "café"}]
+    assert reader.skipped_rows == 2
+    reader.seek(reader.offset())  # the offset counts the skipped rows as consumed
+    assert reader.read(100) is None
+
+
 def test_row_length_mismatch_fails_with_line(tmp_path):
     path = tmp_path / "e.csv"
     path.write_text('1,a\n2,"multi\nline"\n3\n')

@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from runtime.checkpoint import format as state_format
 from runtime.state import HashMapStateBackend, create_backend
 from runtime.state.rocksdb import RocksDBStateBackend
 
@@ -63,3 +64,15 @@ def test_snapshot_is_interchangeable_with_hashmap_and_can_be_resplit(tmp_path: P
 def test_unknown_backend_is_refused() -> None:
     with pytest.raises(ValueError, match="state.backend.type"):
         create_backend({"state.backend.type": "nope"})
+
+
+def test_a_columnar_hashmap_snapshot_restores_into_rocksdb(tmp_path: Path) -> None:
+    h = HashMapStateBackend()
+    cols = [pa.array([f"k{i}" for i in range(40)]), pa.array(np.arange(40) * 1.5)]
+    slots = h.lookup(cols, 40)
+    snap = state_format.decode(state_format.encode(h.snapshot()))
+    r = _backend(tmp_path)
+    r.restore(snap)
+    assert r.keys_of(slots) == h.keys_of(slots)
+    assert r.lookup(cols, 40, create=False).tolist() == slots.tolist()
+    r.dispose()
