@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import os
+import re
+
 
 class JobError(Exception):
     """A job failed at run time (bad data, arithmetic error, connector failure)."""
@@ -39,3 +43,39 @@ class ConfigError(JobError, ValueError):
         self.key = key
         self.value = value
         self.accepted = accepted
+
+
+class FileAccessError(ConnectorError):
+    """The operating system refused a file a job reads or writes (permission denied, not a
+    directory, disk full, ...): names the file and what the job was doing with it."""
+
+    def __init__(self, doing: str, path: str, reason: str) -> None:
+        super().__init__(f"Cannot {doing} '{path}': {reason}.")
+        self.path = path
+        self.reason = reason
+
+
+# errors of a file, not of a pipe or socket (a closed stdout must still end quietly)
+_FILE_ERRNOS = frozenset(
+    {errno.EACCES, errno.EPERM, errno.ENOENT, errno.EISDIR, errno.ENOTDIR, errno.ENOSPC, errno.EROFS, errno.EDQUOT}
+)
+
+
+def is_file_error(e: BaseException) -> bool:
+    """Whether `e` is the operating system refusing a file (what `file_access_error` reports)."""
+    return isinstance(e, OSError) and not isinstance(e, ConnectionError) and e.errno in _FILE_ERRNOS
+
+
+_QUOTED_PATH = re.compile(r"'([^']+)'")
+
+
+def file_access_error(e: OSError, doing: str, path: str | None = None) -> FileAccessError:
+    """`e` as a FileAccessError. The file is the one the OS named (Python's `filename`; a
+    pyarrow error names it in its text), else `path`; the reason is the OS's words for the
+    error number ("Permission denied")."""
+    named = e.filename if isinstance(e.filename, str) else None
+    if named is None:
+        m = _QUOTED_PATH.search(str(e))
+        named = m.group(1) if m else None
+    reason = os.strerror(e.errno) if e.errno else (e.strerror or str(e) or type(e).__name__)
+    return FileAccessError(doing, named or path or "?", reason)

@@ -120,7 +120,7 @@ class Runner:
 
     def run_script(self, text: str, source: str) -> int:
         from planner.errors import SqlError
-        from runtime.errors import JobError
+        from runtime.errors import JobError, file_access_error, is_file_error
         from streamsql.shell.statements import BEGIN_SET, END_SET
 
         pending = self._statement_set
@@ -149,6 +149,11 @@ class Runner:
             except Exception as e:  # noqa: BLE001 - the guard: never a traceback, always the statement
                 if os.environ.get("STREAMSQL_DEBUG"):
                     raise
+                if is_file_error(e):  # a file the OS refused, wherever it was opened: name it
+                    from streamsql.client_output import job_error_text
+
+                    self.err.write(job_error_text(file_access_error(e, "access")))  # type: ignore[arg-type]
+                    return EXIT_JOB_ERROR
                 return self._internal_error(e, stmt, source)
             if code != EXIT_OK:
                 return code

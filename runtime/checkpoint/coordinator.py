@@ -23,7 +23,7 @@ from runtime.checkpoint.faults import fault_point
 from runtime.checkpoint.incremental import collect_garbage
 from runtime.checkpoint.metadata import CheckpointMetadata
 from runtime.checkpoint.storage import METADATA, CheckpointStorage
-from runtime.errors import JobError
+from runtime.errors import JobError, file_access_error, is_file_error
 
 
 class CheckpointError(JobError):
@@ -172,6 +172,8 @@ class CheckpointCoordinator:
         return done
 
     def _failed(self, p: PendingSnapshot, err: BaseException) -> None:
+        if is_file_error(err):  # the OS refused a checkpoint file: name it, in the OS's words
+            err = file_access_error(err, "write checkpoint file")  # type: ignore[arg-type]
         p.result.set_exception(CheckpointError(f"{p.kind} {p.checkpoint_id} failed: {err}"))
         if p.kind != "checkpoint":
             return

@@ -27,7 +27,7 @@ from runtime.checkpoint import format as state_format
 from runtime.checkpoint.incremental import download, resolve_path
 from runtime.checkpoint.metadata import CheckpointMetadata
 from runtime.checkpoint.storage import METADATA, CheckpointStorage, SnapshotCorruptError
-from runtime.errors import JobError
+from runtime.errors import JobError, file_access_error
 from runtime.state.slot_values import NativeSnapshot
 
 
@@ -137,6 +137,15 @@ def verify_native(storage: CheckpointStorage, rel: str, snap: NativeSnapshot) ->
             raise SnapshotCorruptError(f"RocksDB file {path} does not match its checksum")
 
 
+def _exists(storage: CheckpointStorage, rel: str) -> bool:
+    """Whether `rel` exists; a file the OS will not even stat (permission denied) is a
+    SnapshotCorruptError naming it (it cannot be restored)."""
+    try:
+        return storage.exists(rel)
+    except OSError as e:
+        raise SnapshotCorruptError(str(file_access_error(e, "read", storage.display(rel))).rstrip(".")) from None
+
+
 def _read_metadata(storage: CheckpointStorage, rel: str) -> CheckpointMetadata:
     """The parsed, self-checked `_metadata` of the snapshot at `rel` (SnapshotCorruptError)."""
     try:
@@ -154,16 +163,24 @@ def find_latest(directory: str, job_id: str, config: dict[str, str] | None = Non
     never completed one (no checkpoint directory holds a `_metadata`). RestoreError when
     completed checkpoints exist but none verifies."""
     storage = CheckpointStorage(directory, config)
-    chks = sorted(
-        (int(name[4:]) for name in storage.list_dirs(job_id) if name.startswith("chk-") and name[4:].isdigit()),
-        reverse=True,
-    )
+    try:
+        names = storage.list_dirs(job_id)
+    except OSError as e:
+        raise RestoreError(
+            f"Cannot restore job '{job_id}' from '--restore latest': {file_access_error(e, 'list')}"
+        ) from None
+    chks = sorted((int(name[4:]) for name in names if name.startswith("chk-") and name[4:].isdigit()), reverse=True)
     skipped: list[tuple[str, str]] = []
     completed = False
     for n in chks:
         rel = f"{job_id}/chk-{n}"
-        if not storage.exists(f"{rel}/{METADATA}"):
-            skipped.append((f"chk-{n}", f"incomplete (no {METADATA}: the checkpoint never completed)"))
+        try:
+            if not _exists(storage, f"{rel}/{METADATA}"):
+                skipped.append((f"chk-{n}", f"incomplete (no {METADATA}: the checkpoint never completed)"))
+                continue
+        except SnapshotCorruptError as e:
+            skipped.append((f"chk-{n}", str(e)))
+            completed = True
             continue
         completed = True
         try:
@@ -205,7 +222,7 @@ def load_checkpoint(path: str, config: dict[str, str] | None = None, verify: boo
         path = path[: -len(METADATA) - 1]
     storage = CheckpointStorage(path, config)
     try:
-        if not storage.exists(METADATA):
+        if not _exists(storage, METADATA):
             raise SnapshotCorruptError(f"no {METADATA} there (not a complete checkpoint or savepoint)")
         snap = LoadedSnapshot(storage, "", _read_metadata(storage, ""))
         if verify:

@@ -51,7 +51,10 @@ class DuckDBSink(TransactionalTableSink):
         import duckdb
 
         os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
-        self._con = con = duckdb.connect(self.path)
+        try:
+            self._con = con = duckdb.connect(self.path)
+        except duckdb.IOException as e:  # permission denied, a directory, ...: name the file
+            raise ConnectorError(f"Cannot open the DuckDB database '{self.path}' of the sink: {e}") from None
         con.execute(f"CREATE TABLE IF NOT EXISTS {MARKERS} (txn VARCHAR PRIMARY KEY)")
         exists = con.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [self.table.split(".")[-1]]

@@ -44,7 +44,7 @@ from runtime.connectors.filesystem_paths import list_files, resolve_path
 from runtime.connectors.filesystem_sink import FilesystemSink
 from runtime.connectors.formats import FileReader, all_format_options, get_format
 from runtime.connectors.lookup import LOOKUP_OPTIONS, LookupSource, semi_join
-from runtime.errors import ConnectorError
+from runtime.errors import ConnectorError, file_access_error
 from runtime.graph import STREAMING
 from runtime.types import Field
 
@@ -120,24 +120,32 @@ def changelog_mode(options: dict[str, str]) -> str:
 
 class FileSplitReader(SplitReader):
     """One file, read by its format's reader. `skipped_rows` counts rows dropped by
-    'ignore-parse-errors'."""
+    'ignore-parse-errors'. An OS error reading it (permission denied, ...) is a
+    FileAccessError naming the file."""
 
-    def __init__(self, reader: FileReader) -> None:
+    def __init__(self, reader: FileReader, path: str = "") -> None:
         self._reader = reader
+        self._path = path
 
     @property
     def skipped_rows(self) -> int:
         return self._reader.skipped_rows
 
     def read(self, max_rows: int) -> pa.RecordBatch | None:
-        return self._reader.read(max_rows)
+        try:
+            return self._reader.read(max_rows)
+        except OSError as e:
+            raise file_access_error(e, "read source file", self._path) from None
 
     def offset(self) -> Any:
         return self._reader.offset()
 
     def seek(self, offset: Any) -> None:
         if offset is not None:
-            self._reader.seek(offset)
+            try:
+                self._reader.seek(offset)
+            except OSError as e:
+                raise file_access_error(e, "read source file", self._path) from None
 
     def close(self) -> None:
         self._reader.close()
@@ -197,9 +205,13 @@ class FilesystemSource(Source):
     def create_reader(self, split_id: str) -> SplitReader:
         if not os.path.isfile(split_id):
             raise ConnectorError(f"File '{split_id}' of table path '{self.options.get('path')}' disappeared.")
-        if self.partition_keys:
-            return self._partitioned_reader(split_id)
-        return FileSplitReader(self.format.open_reader(split_id, self.schema, self.projection, self.options, self.ctx))
+        try:
+            if self.partition_keys:
+                return self._partitioned_reader(split_id)
+            reader = self.format.open_reader(split_id, self.schema, self.projection, self.options, self.ctx)
+        except OSError as e:
+            raise file_access_error(e, "read source file", split_id) from None
+        return FileSplitReader(reader, split_id)
 
     def _partitioned_reader(self, split_id: str) -> SplitReader:
         """The file holds the non-partition columns; the partition columns are constants
@@ -218,7 +230,7 @@ class FilesystemSource(Source):
         # Only partition columns wanted: read the first file column for the row count.
         inner = self.format.open_reader(split_id, file_schema, file_proj or [0], self.options, self.ctx)
         return PartitionedSplitReader(
-            FileSplitReader(inner),
+            FileSplitReader(inner, split_id),
             layout,
             {i: self.schema[i] for i in part_idx},
             partition_values(self.root, split_id),
@@ -231,7 +243,10 @@ class FilesystemSource(Source):
             return None
         import pyarrow.parquet as pq
 
-        return sum(pq.ParquetFile(f).metadata.num_rows for f in self._scan())
+        try:
+            return sum(pq.ParquetFile(f).metadata.num_rows for f in self._scan())
+        except OSError as e:
+            raise file_access_error(e, "read source file") from None
 
 
 def _create_sink(options: dict[str, str], schema: tuple[Field, ...], ctx: SourceContext) -> Sink:

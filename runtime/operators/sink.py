@@ -10,7 +10,8 @@ the restored committables again (idempotent) and aborts everything else. Other s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +21,7 @@ from runtime.batch import ROW_KIND, data_width
 from runtime.checkpoint.rescale import OldStates, load_state
 from runtime.checkpoint.twophase import is_two_phase
 from runtime.connectors.base import SUBTASK_INDEX, Sink, SourceContext, get_connector
-from runtime.errors import ConnectorError
+from runtime.errors import ConnectorError, file_access_error, is_file_error
 from runtime.graph import Node
 from runtime.operators._common import system_column
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -85,7 +86,8 @@ class SinkOperator(Operator):
         self.two_phase = is_two_phase(sink)
         if self.two_phase:
             sink.deferred_commit = self.ctx.checkpointing  # type: ignore[attr-defined]
-        sink.open()
+        with _sink_files():
+            sink.open()
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         assert self.sink is not None
@@ -96,7 +98,8 @@ class SinkOperator(Operator):
         if kinds is not None:
             cols.append(kinds)
             names.append(ROW_KIND)
-        self.sink.write(pa.RecordBatch.from_arrays(cols, names=names))
+        with _sink_files():
+            self.sink.write(pa.RecordBatch.from_arrays(cols, names=names))
         self.ctx.metrics.rows_out += batch.num_rows
 
     def on_timer(self, out: Output) -> None:
@@ -109,7 +112,8 @@ class SinkOperator(Operator):
             return
         if self.two_phase and self.ctx.checkpointing:
             return  # the final checkpoint commits
-        self.sink.flush()
+        with _sink_files():
+            self.sink.flush()
 
     # ------------------------------------------------------------------ checkpoints
     def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
@@ -129,16 +133,18 @@ class SinkOperator(Operator):
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
         assert self.sink is not None
-        if self.two_phase:
-            self.pending[checkpoint_id] = self.sink.prepare_commit(checkpoint_id)  # type: ignore[attr-defined]
-            return {"pending": dict(self.pending), "sink": self.sink.snapshot_state()}  # type: ignore[attr-defined]
-        self.sink.flush()  # at-least-once: what was written is out before the checkpoint
+        with _sink_files():
+            if self.two_phase:
+                self.pending[checkpoint_id] = self.sink.prepare_commit(checkpoint_id)  # type: ignore[attr-defined]
+                return {"pending": dict(self.pending), "sink": self.sink.snapshot_state()}  # type: ignore[attr-defined]
+            self.sink.flush()  # at-least-once: what was written is out before the checkpoint
         return None
 
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
         ready = sorted(k for k in self.pending if k <= checkpoint_id)
         if ready and self.sink is not None:
-            self.sink.commit([self.pending[k] for k in ready])  # type: ignore[attr-defined]
+            with _sink_files():
+                self.sink.commit([self.pending[k] for k in ready])  # type: ignore[attr-defined]
             for k in ready:
                 del self.pending[k]
 
@@ -146,7 +152,8 @@ class SinkOperator(Operator):
         if handles is None or self.sink is None or not self.two_phase:
             return
         pending = handles.get("pending") or {}
-        self.sink.restore_state(handles.get("sink"), [pending[k] for k in sorted(pending)])  # type: ignore[attr-defined]
+        with _sink_files():
+            self.sink.restore_state(handles.get("sink"), [pending[k] for k in sorted(pending)])  # type: ignore[attr-defined]
         self.pending = {}
 
     def close(self) -> None:
@@ -156,6 +163,18 @@ class SinkOperator(Operator):
                 sink.abort()  # type: ignore[attr-defined]  # uncommitted work waits for a restore
             else:
                 sink.close()
+
+
+@contextmanager
+def _sink_files() -> Iterator[None]:
+    """An OS error on a sink's file (permission denied, disk full, ...) as a FileAccessError
+    naming the file, for any connector that writes files."""
+    try:
+        yield
+    except OSError as e:
+        if not is_file_error(e):
+            raise
+        raise file_access_error(e, "write sink file") from None
 
 
 class SinkSpec(OperatorSpec[SinkParams]):
