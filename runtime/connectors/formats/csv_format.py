@@ -13,6 +13,7 @@ Offsets are `{"records": n}`: the number of CSV records already consumed from th
 from __future__ import annotations
 
 import csv as pycsv
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -133,6 +134,7 @@ class CsvFileReader(FileReader):
         self._records = 0  # valid records consumed (what `offset` reports)
         self._pending: list[pa.RecordBatch] = []
         self._invalid: list[tuple[int | None, int]] = []  # (record number, actual columns) of the first bad row
+        self._invalid_text = False  # a malformed row was not UTF-8 either (`_quiet_invalid_row_text`)
         self._reader: Any = None
         self._done = False
         self._block_size = _BLOCK_SIZE
@@ -187,6 +189,11 @@ class CsvFileReader(FileReader):
         return "error"
 
     def _raise_invalid(self, error: Exception) -> None:
+        if self._invalid_text:
+            raise DataError(
+                "Failed to deserialize CSV row: a row with the wrong number of fields holds bytes that are not UTF-8",
+                self.path,
+            ) from None
         if self._invalid:
             number, actual = self._invalid[0]
             line = self._line_of_record(number - 1) if number is not None else None
@@ -369,6 +376,22 @@ class CsvFileReader(FileReader):
                     return line
                 count += 1
         return None
+
+
+def _quiet_invalid_row_text(unraisable: Any) -> None:
+    """Arrow decodes a malformed row's text as UTF-8 before it calls the invalid-row handler;
+    when that fails it reports the exception as "unraisable" (a traceback on stderr) and
+    fails the read. Such a row is a parse error of the file (`_raise_invalid`), not a
+    traceback: this hook marks the reader and keeps quiet; every other report goes on."""
+    target = getattr(unraisable.object, "__self__", None)
+    if isinstance(target, CsvFileReader) and isinstance(unraisable.exc_value, UnicodeDecodeError):
+        target._invalid_text = True  # noqa: SLF001 - the reader's own flag, set for it
+        return
+    _PREVIOUS_UNRAISABLE_HOOK(unraisable)
+
+
+_PREVIOUS_UNRAISABLE_HOOK = sys.unraisablehook
+sys.unraisablehook = _quiet_invalid_row_text
 
 
 def _utf8_reason(e: UnicodeDecodeError) -> str:
