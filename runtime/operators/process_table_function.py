@@ -162,8 +162,8 @@ def invocation_text(function: str, arguments: Sequence[str]) -> str:
 
 class ProcessTableFunctionSpec(OperatorSpec[ProcessTableFunctionParams]):
     """Row semantics: stateless, row-wise, parallel. TO_CHANGELOG emits insert-only rows
-    from any input that carries UPDATE_BEFORE rows and full deletes (an upsert input would
-    need Flink's ChangelogNormalize first); FROM_CHANGELOG takes an insert-only input and
+    from any input that carries UPDATE_BEFORE rows and full deletes (an upsert source is
+    normalized by a ChangelogNormalize in front, planned with the source); FROM_CHANGELOG takes an insert-only input and
     emits a retract changelog (Flink 2.3: ChangelogMode.all())."""
 
     name = "ProcessTableFunction"
@@ -180,7 +180,7 @@ class ProcessTableFunctionSpec(OperatorSpec[ProcessTableFunctionParams]):
                 raise PlanRefusedError(
                     f"{TO_CHANGELOG} needs UPDATE_BEFORE rows, but its input is an upsert changelog "
                     f"[{mode}] produced by node {producer_line(inputs[0])}. Flink normalizes such an input "
-                    "with a ChangelogNormalize operator, which streamsql does not plan here yet."
+                    "with a ChangelogNormalize operator, which streamsql plans only right after an upsert source."
                 )
             return "I"
         insert_only_input(node, inputs, f"the table argument of {FROM_CHANGELOG} must be append-only")
