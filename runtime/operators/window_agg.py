@@ -27,7 +27,7 @@ from runtime.operators.spec import (
     register_spec,
 )
 from runtime.operators.window_assign import assign_windows, is_ltz, rowtime_ms, wall_to_instant, window_prop_arrays
-from runtime.operators.window_slicing import SlicedFold, can_slice
+from runtime.operators.window_slicing import BoundedPartials, SlicedFold, can_slice
 from runtime.plan_params import AggCallParams, WindowParams
 from runtime.plan_text import format_agg, format_window
 from runtime.state import KeyedStateBackend, create_backend
@@ -47,6 +47,10 @@ class WindowAggregateParams(OperatorParams):
     grouping: tuple[int, ...]
     aggs: tuple[AggCallParams, ...]
     window_props: tuple[str, ...] = ()
+
+
+# Rows per output batch when windows fire (a final BATCH firing emits every group).
+_EMIT_CHUNK_ROWS = 1 << 16
 
 
 def _grow(arr: np.ndarray, n: int) -> np.ndarray:
@@ -96,6 +100,9 @@ class WindowAggregateOperator(Operator):
             self.sessions = SessionWindows(self, int(self.spec.gap_ms or 0))
         self.sliced: SlicedFold | None = None  # decided on the first batch (needs input types)
         self.slicing_checked = False
+        # BATCH with sliced calls: the merged partial rows, emitted at end_input (no hash
+        # index per (window, key): window_slicing.BoundedPartials)
+        self.bounded: BoundedPartials | None = None
 
     # ------------------------------------------------------------------ input
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
@@ -121,6 +128,12 @@ class WindowAggregateOperator(Operator):
                 self.sliced = SlicedFold(self.spec, self.calls, self.grouping)
         grouping = self.grouping
         row_wms = wms
+        if self.sliced is not None and self.ctx.is_batch:  # bounded: merge partials, emit at the end
+            partial, slice_start, _ = self.sliced.partials(data, ts, None, None)
+            if self.bounded is None:
+                self.bounded = BoundedPartials(self.sliced)
+            self.bounded.add(partial, slice_start)
+            return
         if self.sliced is not None:  # pre-aggregate per (slice, key): window_slicing.py
             sl = self.sliced
             late_some = (
@@ -179,7 +192,38 @@ class WindowAggregateOperator(Operator):
         out.emit_watermark(watermark)
 
     def end_input(self, input_index: int, out: Output) -> None:
+        if self.bounded is not None:
+            self.drain_bounded(out)
         self.fire(MAX_WATERMARK, out)
+
+    def drain_bounded(self, out: Output) -> None:
+        """BATCH: emit the merged partial rows of `self.bounded`, in chunks ordered by
+        window. A TUMBLE slice is its window and each partial row one (window, key) group,
+        so a chunk is finished by a MergedAggregateSet over slots 0..n-1 (the same merge
+        and result rules as the streaming state); HOP / CUMULATE partials are replicated
+        into their windows and folded into the keyed state, fired by `fire`."""
+        bounded, self.bounded = self.bounded, None
+        assert bounded is not None and self.sliced is not None
+        grouping = list(range(len(self.grouping)))
+        size = int(self.spec.size_ms or 0)
+        aggset = None
+        for part, slice_start in bounded.drain(_EMIT_CHUNK_ROWS):
+            if self.kind != "TUMBLE":
+                rows, start, end = assign_windows(self.spec, slice_start)
+                self.fold_windows(part, grouping, rows, start, end, None)
+                continue
+            if aggset is None:
+                aggset = self.sliced.aggset([f.type for f in part.schema])
+            n = part.num_rows
+            slots = np.arange(n, dtype=np.int64)
+            aggset.grow(n)
+            aggset.fold(slots, np.ones(n, dtype=np.int64), part)
+            cols = [part.column(j).cast(t) for j, t in zip(grouping, self.key_types, strict=True)]
+            cols += aggset.results(slots)
+            end = slice_start + size
+            cols += window_prop_arrays(slice_start, end, self.props, self.prop_types, self.ctx.time_zone, self.ltz)
+            out.emit(make_batch(self.node, cols, np.zeros(n, dtype=np.int8)))
+            aggset.reset(slots)
 
     def fire(self, watermark: int, out: Output) -> None:
         if self.sessions is not None:
@@ -192,16 +236,33 @@ class WindowAggregateOperator(Operator):
         if len(due) == 0:
             return
         due = due[np.argsort(self.timers[due], kind="stable")]
+        # The final firing of a bounded input (BATCH end_input) may hold every group of the
+        # job: emit it in chunks, so the output's Arrow columns never exist all at once, and
+        # skip forgetting the keys one by one (a hash-based unique over all slots): the
+        # operator is done (its accumulators are dropped at once).
+        final = self.ctx.is_batch and watermark == MAX_WATERMARK
+        for lo in range(0, len(due), _EMIT_CHUNK_ROWS):
+            chunk = due[lo : lo + _EMIT_CHUNK_ROWS]
+            self.emit_slots(chunk, out)
+            if not final:
+                self.aggset.reset(chunk)
+                self.state.remove(chunk)
+        if final:
+            self.aggset = None
+            self.timers = np.zeros(0, dtype=np.int64)
+
+    def emit_slots(self, slots: np.ndarray, out: Output) -> None:
+        """Emit the (window, key) groups at these slots: keys, aggregate values, window
+        properties."""
+        assert self.aggset is not None
         # the keys as Arrow columns straight from the state's key store (no tuple per key)
-        keys = self.state.key_arrays(due, [pa.int64(), pa.int64(), *self.key_types])
+        keys = self.state.key_arrays(slots, [pa.int64(), pa.int64(), *self.key_types])
         start = keys[0].to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
         end = keys[1].to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
         cols = list(keys[2:])
-        cols += self.aggset.results(due)
+        cols += self.aggset.results(slots)
         cols += window_prop_arrays(start, end, self.props, self.prop_types, self.ctx.time_zone, self.ltz)
-        out.emit(make_batch(self.node, cols, np.zeros(len(due), dtype=np.int8)))
-        self.aggset.reset(due)
-        self.state.remove(due)
+        out.emit(make_batch(self.node, cols, np.zeros(len(slots), dtype=np.int8)))
 
     def emit_windows(
         self, key_cols: list[pa.Array], aggs: list[pa.Array], start: np.ndarray, end: np.ndarray, out: Output

@@ -23,7 +23,7 @@ integers, MIN / MAX, none DISTINCT; anything else keeps the row-at-a-time fold.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -170,3 +170,70 @@ class SlicedFold:
             layout.append(list(range(col, col + width)))
             col += width
         return MergedAggregateSet(self.calls, layout, col, partial_types)
+
+
+class BoundedPartials:
+    """BATCH mode's window state for sliced calls: the partial rows (`SlicedFold.partials`)
+    of the batches so far, as Arrow tables keyed by (slice, grouping keys).
+
+    A bounded input needs no watermark and no lateness, so nothing forces a hash index
+    per (window, key): the partial tables are appended as they come and, whenever the
+    pending rows exceed the compacted ones (and `compact_rows`), merged by one Arrow hash
+    aggregation (COUNT / SUM partials summed, MIN / MAX of the partials, row counts
+    summed) into one row per group. Memory is thus a small multiple of the number of
+    groups times their columnar width, never of the number of input rows; the cost per
+    input row is Arrow's hash aggregation, amortized O(1) merges per group."""
+
+    def __init__(self, fold: SlicedFold, compact_rows: int = 1 << 20) -> None:
+        self.fold = fold
+        self.compact_rows = compact_rows
+        self.compacted: pa.Table | None = None
+        self.parts: list[pa.Table] = []
+        self.pending = 0
+        g = len(fold.grouping)
+        self.keys = ["sl"] + [f"p{j}" for j in range(g)]
+        merge: list[str] = []
+        for c in fold.calls:
+            name = c.name.lower()
+            merge += ["sum", "sum"] if name == "sum" else [name if name in ("min", "max") else "sum"]
+        merge.append("sum")  # the row count
+        self.merge = [(f"p{g + i}", how) for i, how in enumerate(merge)]
+
+    def add(self, partial: pa.RecordBatch, slice_start: np.ndarray) -> None:
+        """Keep one batch's partial rows (merged into the others when they grow)."""
+        table = pa.Table.from_batches([partial]).append_column("sl", pa.array(slice_start, type=pa.int64()))
+        self.parts.append(table)
+        self.pending += table.num_rows
+        done = 0 if self.compacted is None else self.compacted.num_rows
+        if self.pending > max(done, self.compact_rows):
+            self._compact()
+
+    def _compact(self) -> None:
+        tables = ([self.compacted] if self.compacted is not None else []) + self.parts
+        self.parts, self.pending = [], 0
+        if not tables:
+            return
+        table = pa.concat_tables(tables)
+        grouped = table.group_by(self.keys, use_threads=False).aggregate(self.merge)
+        # the layout of the partial tables: grouping keys, partial accumulators, then `sl`
+        names = self.keys[1:] + [c for c, _ in self.merge] + ["sl"]
+        cols = [grouped.column(k) for k in self.keys[1:]]
+        cols += [grouped.column(f"{c}_{how}") for c, how in self.merge] + [grouped.column("sl")]
+        self.compacted = pa.Table.from_arrays(cols, names=names)
+
+    def drain(self, chunk_rows: int) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
+        """All groups, merged, ordered by slice start (stable: first appearance within a
+        slice), in chunks: (partial rows as `partials` lays them out, their slice start).
+        The state is released as it goes."""
+        self._compact()
+        table, self.compacted = self.compacted, None
+        if table is None or table.num_rows == 0:
+            return
+        sl = table.column("sl").to_numpy().astype(np.int64, copy=False)
+        order = np.argsort(sl, kind="stable")
+        data = table.drop_columns(["sl"])
+        for lo in range(0, len(order), chunk_rows):
+            idx = order[lo : lo + chunk_rows]
+            part = data.take(pa.array(idx))
+            cols = [c.combine_chunks() for c in part.columns]
+            yield pa.RecordBatch.from_arrays(cols, names=part.column_names), sl[idx]
