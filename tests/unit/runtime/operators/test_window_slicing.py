@@ -129,3 +129,35 @@ def test_what_is_sliced() -> None:
     assert not can_slice(WindowParams("TUMBLE", size_ms=10), [count, float_sum], types, [1])
     assert not can_slice(WindowParams("TUMBLE", size_ms=10), [replace(count, distinct=True)], types, [1])
     assert not can_slice(WindowParams("SESSION", gap_ms=10), [count], types, [1])
+
+
+@pytest.mark.parametrize("spec", WINDOWS, ids=lambda s: s["kind"] + str(s.get("offset_ms", "")))
+def test_batch_merged_partials_equal_row_at_a_time(
+    kit: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec: dict[str, Any]
+) -> None:
+    """BATCH keeps merged Arrow partials (BoundedPartials), compacted many times here
+    (a tiny threshold), and gives the rows of the keyed state's row-at-a-time fold."""
+    from runtime.graph import BATCH
+    from runtime.operators import window_slicing
+
+    path = tmp_path / "e.csv"
+    _write(path, 7)
+    window = kit.window(spec["kind"], **{k: v for k, v in spec.items() if k != "kind"})
+    compactions: list[int] = []
+    compact = window_slicing.BoundedPartials._compact
+
+    def counted(self: window_slicing.BoundedPartials) -> None:
+        compactions.append(self.pending)
+        compact(self)
+
+    monkeypatch.setattr(window_slicing.BoundedPartials, "_compact", counted)
+    monkeypatch.setattr(window_slicing.BoundedPartials.__init__, "__defaults__", (16,))
+    monkeypatch.setattr(window_agg, "_EMIT_CHUNK_ROWS", 5)  # several output chunks
+    merged_rows, merged_ex = kit.run(_nodes(kit, path, window, 23), 4, mode=BATCH)
+    assert merged_ex.operators[4].sliced is not None
+    assert len(compactions) > 3  # merged while reading, not only at the end
+    monkeypatch.setattr(window_agg, "can_slice", lambda *a: False)
+    plain_rows, _ = kit.run(_nodes(kit, path, window, 23), 4, mode=BATCH)
+    assert kit.as_rows(merged_rows) == kit.as_rows(plain_rows) and len(plain_rows) > 20
+    ends = [r["row"][-1] for r in merged_rows]
+    assert ends == sorted(ends)  # windows in window order
