@@ -51,6 +51,19 @@ def _find(keys: np.ndarray, fences: np.ndarray | None, q: np.ndarray) -> tuple[n
     return hit, block[hit] * _BLOCK + eq[hit].argmax(axis=1)
 
 
+def _merge(k1: np.ndarray, c1: np.ndarray, k2: np.ndarray, c2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two sorted runs with no key in common as one: each key of `k2` lands after the keys of
+    `k1` below it and the keys of `k2` before it (one search, two scatters, no sort)."""
+    at = np.searchsorted(k1, k2) + np.arange(len(k2))
+    rest = np.ones(len(k1) + len(k2), dtype=bool)
+    rest[at] = False
+    keys = np.empty(len(rest), dtype=k1.dtype)
+    counts = np.empty(len(rest), dtype=c1.dtype)
+    keys[at], keys[rest] = k2, k1
+    counts[at], counts[rest] = c2, c1
+    return keys, counts
+
+
 def integer_values(a: pa.Array) -> np.ndarray | None:
     """The values of a NULL-free integer / DATE / TIMESTAMP array as int64 (None: another type)."""
     t = a.type
@@ -127,11 +140,9 @@ class PackedPairs:
             k2, c2 = self.keys.pop(), self.counts.pop()
             k1, c1 = self.keys.pop(), self.counts.pop()
             del self.fences[-2:]
-            keys = np.concatenate([k1, k2])
-            counts = np.concatenate([c1, c2])
-            order = np.argsort(keys, kind="stable")  # two sorted runs: a merge for timsort
-            live = counts[order] > 0
-            keys, counts = keys[order][live], counts[order][live]
+            keys, counts = _merge(k1, c1, k2, c2)
+            live = counts > 0
+            keys, counts = keys[live], counts[live]
             self.keys.append(keys)
             self.counts.append(counts)
             self.fences.append(_fences(keys))
