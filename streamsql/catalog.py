@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from runtime.types import DataType, Field
+from runtime.types import ROW, DataType, Field
 from streamsql.expressions import quote
 from streamsql.unsupported import JAVA, jvm_only_class
 
@@ -549,8 +549,6 @@ class ResolvedSchema:
         return [names.index(c) for c in self._pk.get_columns()] if self._pk else []
 
     def _row(self, columns: list[Column]) -> DataType:
-        from runtime.types import ROW
-
         return ROW([(c.name, c.data_type) for c in columns])
 
     def to_physical_row_data_type(self) -> DataType:

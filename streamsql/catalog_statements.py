@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from planner.catalog import like_pattern
 from planner.catalog import show_create as object_ddl
 from planner.catalog_objects import CatalogTable, CatalogView, quoted
-from planner.catalog_store import CatalogError, DatabaseInfo, create_catalog_store
+from planner.catalog_store import CATALOG_TYPES, CatalogError, DatabaseInfo, create_catalog_store
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.statements import Describe, Show, Statement
 from planner.statements_catalog import (
@@ -37,6 +37,10 @@ from planner.statements_catalog import (
     UseDatabase,
 )
 from planner.statements_dml import AlterFunction, Call, DescribeJob, ModelStatement, StopJob
+from runtime.aggregates.types import AGGREGATE_FUNCTIONS
+from runtime.checkpoint.options import SAVEPOINT_DIR
+from runtime.connectors.base import get_connector
+from runtime.functions.registry import function_names, lookup
 from runtime.types import BOOLEAN, STRING, Field
 from streamsql.result import TableResult
 
@@ -136,8 +140,6 @@ def alter_catalog(env: TableEnvironment, stmt: AlterCatalog) -> TableResult:
             raise _err(stmt, "ALTER CATALOG RESET does not support changing 'type'")
         for k in keys:
             options.pop(k, None)
-    from planner.catalog_store import CATALOG_TYPES
-
     factory = CATALOG_TYPES[options["type"]]
     try:
         factory.validate(options)
@@ -509,8 +511,6 @@ def stop_job(env: TableEnvironment, stmt: StopJob) -> TableResult:
         handle.join(30)
         return TableResult.ok()
     try:
-        from runtime.checkpoint.options import SAVEPOINT_DIR
-
         path = handle.stop_with_savepoint(SAVEPOINT_DIR.get(env.get_config()))
     except Exception as e:  # noqa: BLE001 - the job keeps running; say why
         raise _err(stmt, f"Could not stop job {stmt.job_id} with savepoint: {e}", SQL_EXECUTION_EXCEPTION) from None
@@ -542,8 +542,6 @@ def alter_function(env: TableEnvironment, stmt: AlterFunction) -> TableResult:
 def show_partitions(env: TableEnvironment, stmt: Show) -> TableResult:
     """SHOW PARTITIONS t [PARTITION (k = 'v', ...)]: the partitions the table's connector
     holds (the filesystem connector: its `k=v/` directories), as `k=v/k2=v2` rows."""
-    from runtime.connectors.base import get_connector
-
     assert stmt.scope is not None
     obj = env.catalog.lookup(stmt.scope, None, stmt.sql)
     path = obj.path
@@ -602,8 +600,6 @@ HANDLERS: dict[type, Callable[[Any, Any], TableResult]] = {
 def show_functions(env: TableEnvironment, stmt: Show) -> TableResult:
     """SHOW [USER] FUNCTIONS [FROM|IN [c.]db] [[NOT] [I]LIKE p]: built-ins (not for USER)
     and the user functions, lower-case and sorted, as Flink lists them."""
-    from runtime.functions.registry import function_names
-
     if stmt.scope:
         catalog, database = _database_path(env.catalog, stmt, stmt.scope)
         if env.catalog.catalogs[catalog].get_database(database) is None:
@@ -615,9 +611,6 @@ def show_functions(env: TableEnvironment, stmt: Show) -> TableResult:
 
 def describe_function(env: TableEnvironment, stmt: Any) -> TableResult:
     """DESCRIBE FUNCTION [EXTENDED] f: Flink's `info name` / `info value` rows."""
-    from runtime.aggregates.types import AGGREGATE_FUNCTIONS
-    from runtime.functions.registry import lookup
-
     name = stmt.name[-1]
     user = env._functions().lookup(name)  # noqa: SLF001 - the session's function catalog
     rows: list[tuple[str, str]]

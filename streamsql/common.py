@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from runtime import types as t_
 from runtime.types import DataType
 from streamsql.row import Row, RowKind
-from streamsql.unsupported import DATASTREAM, JAVA, jvm_only_class
+from streamsql.unsupported import DATASTREAM, JAVA, jvm_only_class, refuse
 
 if TYPE_CHECKING:
     from streamsql.result import JobHandle
@@ -275,8 +275,6 @@ class TypeInformation:
         return obj
 
     def get_java_type_info(self) -> Any:
-        from streamsql.unsupported import refuse
-
         refuse("TypeInformation.get_java_type_info", JAVA)
 
     def to_data_type(self) -> DataType:

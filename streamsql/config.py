@@ -100,6 +100,11 @@ def _defaults() -> dict[str, str]:
 class TableConfig(TableConfigApi):
     """The session's configuration (PyFlink's TableConfig shape: get/set)."""
 
+    @staticmethod
+    def get_default() -> TableConfig:
+        """A configuration with every option at its default (PyFlink's TableConfig.get_default)."""
+        return TableConfig()
+
     def __init__(self, initial: dict[str, str] | None = None) -> None:
         self._values: dict[str, str] = {}
         for k, v in (initial or {}).items():

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from runtime.types import DataType, Field
+from runtime.types import ROW, DataType, Field
 from streamsql.expressions import Expression, RenderCtx, quote, type_sql
 
 __all__ = ["FormatDescriptor", "Schema", "TableDescriptor", "TableSchema"]
@@ -249,8 +249,6 @@ class TableSchema(tuple):  # noqa: SLOT001 - a tuple of Fields, with PyFlink's T
         return TableSchema(self)
 
     def to_row_data_type(self) -> DataType:
-        from runtime.types import ROW
-
         return ROW([(f.name, f.type) for f in self])
 
     @classmethod

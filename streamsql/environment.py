@@ -15,6 +15,7 @@ from sqlglot import exp
 
 from planner.errors import SqlError, SqlValidationError, UnsupportedSqlError
 from planner.statements import (
+    ColumnDef,
     CreateTable,
     CreateView,
     Describe,
@@ -37,8 +38,11 @@ from runtime.errors import ConfigError
 from runtime.pandas_interop import keep_pyarrow_from_pandas
 from runtime.sink_constraints import enforce_not_null, not_null_action
 from runtime.types import STRING, Field
+from streamsql import catalog_statements, row_level
+from streamsql.common import Configuration
 from streamsql.config import TableConfig
 from streamsql.rest.options import PORT as REST_PORT
+from streamsql.rest.server import serve_session
 from streamsql.result import JobHandle, ResultKind, TableResult
 from streamsql.table_env_api import TableApiMixin, visible
 from streamsql.table_env_catalog import CatalogApiMixin
@@ -98,8 +102,6 @@ class EnvironmentSettings:
         return BUILTIN_DATABASE.get(self.configuration)
 
     def get_configuration(self) -> Configuration:
-        from streamsql.common import Configuration
-
         return Configuration.from_dict(self.to_configuration())
 
     def to_configuration(self) -> dict[str, str]:
@@ -271,18 +273,16 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             raise
 
     def _execute(self, stmt: Statement) -> TableResult:
-        from streamsql import catalog_statements
-
         handler = catalog_statements.HANDLERS.get(type(stmt))
         if handler is not None:
             return handler(self, stmt)
-        from streamsql import materialized_tables, row_level
+        if isinstance(stmt, (CreateMaterializedTable, AlterMaterializedTable, DropMaterializedTable)):
+            from streamsql import materialized_tables
 
-        if isinstance(stmt, CreateMaterializedTable):
-            return materialized_tables.create(self, stmt)
-        if isinstance(stmt, AlterMaterializedTable):
-            return materialized_tables.alter(self, stmt)
-        if isinstance(stmt, DropMaterializedTable):
+            if isinstance(stmt, CreateMaterializedTable):
+                return materialized_tables.create(self, stmt)
+            if isinstance(stmt, AlterMaterializedTable):
+                return materialized_tables.alter(self, stmt)
             return materialized_tables.drop(self, stmt)
         if isinstance(stmt, (Delete, Update)):
             return row_level.run(self, stmt)
@@ -430,8 +430,6 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         )
         self.jobs[job_id] = handle
         if REST_PORT.is_set(self._config):  # REST API + dashboard (streamsql/rest, docs/rest.md)
-            from streamsql.rest.server import serve_session
-
             serve_session(self, handle)
         return TableResult(
             (Field("job id", STRING()),),
@@ -442,8 +440,6 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         )
 
     def _show(self, stmt: Show) -> TableResult:
-        from streamsql import catalog_statements
-
         what = stmt.what.upper()
         result = catalog_statements.show(self, stmt)
         if result is not None:
@@ -466,15 +462,11 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         return TableResult.of_rows(fields, rows)
 
     def _describe(self, stmt: Describe) -> TableResult:
-        from streamsql import catalog_statements
-
         return catalog_statements.describe(self, stmt)
 
     def _create_table_as(self, stmt: CreateTable) -> TableResult:
         """CREATE [OR REPLACE] TABLE t [(...)] WITH (...) AS query (CTAS / RTAS): the table
         takes the query's columns (after any declared ones), then an INSERT job fills it."""
-        from planner.statements import ColumnDef
-
         if stmt.temporary:
             raise UnsupportedSqlError(
                 "CREATE TEMPORARY TABLE ... AS SELECT is not supported", sql=stmt.sql, line=1, column=1

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast
 
 import streamsql.expressions as _x  # noqa: PLW0406 - resolved at call time (circular on purpose)
-from streamsql.expression import (
+from streamsql.expression_enums import (
     JsonExistsOnError,
     JsonQueryOnEmptyOrError,
     JsonQueryWrapper,

@@ -20,10 +20,10 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from runtime.types import DataType
-from streamsql.expression import JsonOnNull, TimeIntervalUnit, TimePointUnit
+from streamsql.expression_enums import JsonOnNull, TimeIntervalUnit, TimePointUnit
 from streamsql.expression_methods import FunctionMethods
 from streamsql.sql_text import quote
 
@@ -108,6 +108,15 @@ def type_sql(dt: DataType) -> str:
 
 
 _INTERVAL_MS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
+
+
+@runtime_checkable
+class SubqueryTable(Protocol):
+    """What `Expression.in_` needs of a Table (streamsql.table.Table) on its right side: its
+    query as SQL. A protocol, so this module does not import streamsql.table (which builds
+    on expressions)."""
+
+    def _sql_for(self, ctx: RenderCtx | None = None) -> str: ...
 
 
 class Expression(FunctionMethods):
@@ -334,11 +343,9 @@ class Expression(FunctionMethods):
         return Expression(lambda c: f"({a._render(c)} NOT BETWEEN {lo._render(c)} AND {hi._render(c)})")
 
     def in_(self, first_element_or_table: Any, *remaining_elements: Any) -> Expression:
-        from streamsql.table import Table
-
         a = self
         first, rest = first_element_or_table, remaining_elements
-        if isinstance(first, Table):
+        if isinstance(first, SubqueryTable):
             sub = first
             return Expression(lambda c: f"({a._render(c)} IN ({sub._sql_for(c)}))")
         items = [_e(x) for x in (first, *rest)]

@@ -48,7 +48,8 @@ from planner.statements_materialized import (
 from runtime.checkpoint.options import CHECKPOINTING_INTERVAL, SAVEPOINT_DIR, SAVEPOINT_PATH
 from runtime.config.core import RUNTIME_MODE, TARGET
 from runtime.config.options import key
-from runtime.types import STRING, DataType, Field
+from runtime.types import MAP, STRING, DataType, Field
+from streamsql import client_output
 from streamsql.result import TableResult
 
 if TYPE_CHECKING:
@@ -545,9 +546,6 @@ def _alter_schema(env: TableEnvironment, stmt: AlterMaterializedTable, table: Ca
 
 
 def _refresh_statement(env: TableEnvironment, stmt: AlterMaterializedTable, table: CatalogTable) -> TableResult:
-    from runtime.types import MAP
-    from streamsql import client_output
-
     names = [c.name for c in table.columns]
     unknown = [k for k, _ in stmt.partition if k not in names]
     if unknown:

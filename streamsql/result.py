@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from runtime.batch import ROW_KIND, data_columns, row_kinds
 from runtime.pandas_interop import import_pandas
-from runtime.types import Field, arrow_schema
+from runtime.types import STRING, Field, arrow_schema
 from streamsql.row import Row, RowKind
 
 if TYPE_CHECKING:
@@ -186,8 +186,6 @@ class TableResult:
     # ------------------------------------------------------------------ construction
     @staticmethod
     def ok() -> TableResult:
-        from runtime.types import STRING
-
         return TableResult.of_rows((Field("result", STRING()),), [("OK",)], kind=ResultKind.SUCCESS)
 
     @staticmethod

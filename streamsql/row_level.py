@@ -25,6 +25,7 @@ from planner.catalog_store import CatalogError
 from planner.errors import SqlValidationError
 from planner.statements import InsertInto
 from planner.statements_dml import Delete, Update
+from runtime.connectors.base import get_connector
 from streamsql.result import TableResult
 
 if TYPE_CHECKING:
@@ -37,8 +38,6 @@ _ABILITY = {
 
 
 def run(env: TableEnvironment, stmt: Delete | Update) -> TableResult:
-    from runtime.connectors.base import get_connector
-
     what = "DELETE" if isinstance(stmt, Delete) else "UPDATE"
     table = env.catalog.lookup(stmt.table, None, stmt.sql)
     if not isinstance(table, CatalogTable):

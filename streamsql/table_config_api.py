@@ -79,12 +79,6 @@ class TableConfigApi:
         def explicit(self) -> dict[str, str]: ...
         def to_dict(self) -> dict[str, str]: ...
 
-    @staticmethod
-    def get_default() -> TableConfig:
-        from streamsql.config import TableConfig
-
-        return TableConfig()
-
     def get_configuration(self) -> Configuration:
         return _SessionConfiguration(self)  # type: ignore[arg-type]
 

@@ -13,7 +13,7 @@ from typing import Any
 import pyarrow as pa
 
 from runtime import types as t_
-from runtime.types import DataType, Field
+from runtime.types import DataType, Field, arrow_schema
 from streamsql.descriptors import Schema, TableDescriptor
 from streamsql.row import Row
 
@@ -111,7 +111,6 @@ def elements_to_arrow(elements: list[Any], schema: Any) -> pa.Table:
 def register_arrow(env: Any, data: pa.Table, schema: Any = None) -> str:
     """Register `data` as a hidden temporary table of `env`; returns its name."""
     from runtime.connectors.memory import register_table
-    from runtime.types import arrow_schema
 
     fields, schema_obj = _schema_fields(schema, data)
     if isinstance(schema, Schema):

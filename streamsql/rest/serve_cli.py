@@ -7,6 +7,11 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
+from runtime.config.core import RUNTIME_MODE
+from runtime.errors import ConfigError
+from streamsql.rest import options as rest
+from streamsql.rest.server import RestConfigError, RestServer, server_options
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="streamsql serve", description=__doc__)
@@ -33,11 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def serve_main(argv: list[str], err: TextIO) -> int:
-    from runtime.config.core import RUNTIME_MODE
-    from runtime.errors import ConfigError
     from streamsql.environment import EnvironmentSettings, TableEnvironment
-    from streamsql.rest import options as rest
-    from streamsql.rest.server import RestConfigError, RestServer, server_options
 
     args = build_parser().parse_args(argv)
     conf = dict(o.partition("=")[::2] for o in args.options)

@@ -13,8 +13,16 @@ import traceback
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from streamsql import client_output as co
 from streamsql.shell.options import RESULT_MODE
-from streamsql.shell.statements import HELP_TEXT, ShellCommand, ShellCommandError, parse_shell_command
+from streamsql.shell.statements import (
+    BEGIN_SET,
+    END_SET,
+    HELP_TEXT,
+    ShellCommand,
+    ShellCommandError,
+    parse_shell_command,
+)
 
 ViewFn = Callable[[Any, str, int], Any]
 
@@ -39,7 +47,6 @@ class ShellSession:
         """Run every statement of `text`. Returns False when the user asked to quit."""
         from planner.errors import SqlError
         from planner.parse import split_script
-        from streamsql.shell.statements import BEGIN_SET, END_SET
 
         if BEGIN_SET.match(text) or END_SET.match(text) or self._statement_set is not None:
             return self._statement_set_step(text)
@@ -62,7 +69,6 @@ class ShellSession:
         from planner.errors import SqlError
         from planner.parse import parse_statement
         from planner.statements import InsertInto, StatementSet
-        from streamsql.shell.statements import BEGIN_SET, END_SET
 
         if BEGIN_SET.match(text):
             if self._statement_set is not None:
@@ -138,7 +144,6 @@ class ShellSession:
     # ------------------------------------------------------------------ SQL statements
     def _statement(self, stmt: Any) -> None:
         from planner.statements import Query
-        from streamsql import client_output as co
 
         result = self.env.execute_statement(stmt)
         if isinstance(stmt, Query):
