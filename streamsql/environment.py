@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
+from planner.binder.types import plain
+from planner.catalog import Catalog
+from planner.catalog_objects import CatalogTable
 from planner.errors import SqlError, SqlValidationError, UnsupportedSqlError
+from planner.functions_catalog import functions_of
+from planner.parse import parse_script
 from planner.statements import (
     ColumnDef,
     CreateTable,
@@ -30,10 +35,12 @@ from planner.statements import (
     StatementSet,
 )
 from planner.statements_dml import Delete, Update
+from planner.statements_functions import CreateFunction, DescribeFunction, DropFunction
 from planner.statements_materialized import AlterMaterializedTable, CreateMaterializedTable, DropMaterializedTable
 from runtime.checkpoint.options import JOB_ID
 from runtime.config.core import PARALLELISM, RUNTIME_MODE, TARGET
 from runtime.config.options import key
+from runtime.connectors.base import get_connector
 from runtime.errors import ConfigError
 from runtime.pandas_interop import keep_pyarrow_from_pandas
 from runtime.sink_constraints import enforce_not_null, not_null_action
@@ -42,7 +49,6 @@ from streamsql import catalog_statements, row_level
 from streamsql.common import Configuration
 from streamsql.config import TableConfig
 from streamsql.rest.options import PORT as REST_PORT
-from streamsql.rest.server import serve_session
 from streamsql.result import JobHandle, ResultKind, TableResult
 from streamsql.table_env_api import TableApiMixin, visible
 from streamsql.table_env_catalog import CatalogApiMixin
@@ -143,7 +149,6 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
     """Runs Flink SQL in this process; the Table API methods come from TableApiMixin."""
 
     def __init__(self, settings: EnvironmentSettings | None = None) -> None:
-        from planner.catalog import Catalog
         from streamsql.plugins import load_catalog_plugins, load_connector_plugins
 
         # pyarrow would import pandas (~0.3 s) at the session's first conversion of Python
@@ -215,8 +220,6 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
     # ------------------------------------------------------------------ SQL
     def parse(self, sql: str) -> list[Statement]:
-        from planner.parse import parse_script
-
         return parse_script(sql)
 
     def execute_sql(self, stmt: str) -> TableResult:
@@ -301,16 +304,12 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         if isinstance(stmt, Drop):
             self._catalog.drop(stmt)
             return TableResult.ok()
-        from planner.statements_functions import CreateFunction, DropFunction  # UDFs (docs/udf.md)
-
         if isinstance(stmt, CreateFunction):
             self._functions().create_from_statement(stmt)
             return TableResult.ok()
         if isinstance(stmt, DropFunction):
             self._functions().drop_path(tuple(stmt.name), stmt.temporary, stmt.system, stmt.if_exists)
             return TableResult.ok()
-        from planner.statements_functions import DescribeFunction
-
         if isinstance(stmt, DescribeFunction):
             return catalog_statements.describe_function(self, stmt)
         if isinstance(stmt, SetOption):
@@ -390,8 +389,6 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         return self.submit_job_graph(graph, name, on_success=on_success)
 
     def _prepare_overwrite(self, insert: InsertInto) -> Any:
-        from planner.catalog_objects import CatalogTable
-        from runtime.connectors.base import get_connector
         from runtime.connectors.filesystem_partitions import PARTITION_KEYS
 
         table = self._catalog.lookup(insert.table, None, insert.sql)
@@ -430,6 +427,8 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         )
         self.jobs[job_id] = handle
         if REST_PORT.is_set(self._config):  # REST API + dashboard (streamsql/rest, docs/rest.md)
+            from streamsql.rest.server import serve_session
+
             serve_session(self, handle)
         return TableResult(
             (Field("job id", STRING()),),
@@ -496,8 +495,6 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
     # ------------------------------------------------------------------ user-defined functions
     def _functions(self) -> Any:
-        from planner.functions_catalog import functions_of
-
         return functions_of(self._catalog)
 
     def create_temporary_function(self, path: str, function: Any) -> None:
@@ -520,8 +517,6 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
 
 def _plain(t: Any) -> Any:
-    from planner.binder.types import plain
-
     return plain(t)
 
 

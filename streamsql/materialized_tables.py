@@ -49,7 +49,6 @@ from runtime.checkpoint.options import CHECKPOINTING_INTERVAL, SAVEPOINT_DIR, SA
 from runtime.config.core import RUNTIME_MODE, TARGET
 from runtime.config.options import key
 from runtime.types import MAP, STRING, DataType, Field
-from streamsql import client_output
 from streamsql.result import TableResult
 
 if TYPE_CHECKING:
@@ -546,6 +545,8 @@ def _alter_schema(env: TableEnvironment, stmt: AlterMaterializedTable, table: Ca
 
 
 def _refresh_statement(env: TableEnvironment, stmt: AlterMaterializedTable, table: CatalogTable) -> TableResult:
+    from streamsql import client_output
+
     names = [c.name for c in table.columns]
     unknown = [k for k, _ in stmt.partition if k not in names]
     if unknown:

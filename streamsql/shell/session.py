@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from streamsql import client_output as co
+from streamsql.client_output import max_column_width, sql_error_text
 from streamsql.shell.options import RESULT_MODE
 from streamsql.shell.statements import (
     BEGIN_SET,
@@ -165,8 +166,6 @@ class ShellSession:
         return RESULT_MODE.get(self.env.get_config())
 
     def max_width(self) -> int:
-        from streamsql.client_output import max_column_width
-
         return max_column_width(self.env)
 
     def _query(self, result: Any) -> None:
@@ -221,6 +220,4 @@ class ShellSession:
         self._write(f"[ERROR] Could not execute SQL statement. Reason:\n{message}\n")
 
     def _sql_error(self, e: Any, text: str) -> None:
-        from streamsql.client_output import sql_error_text
-
         self._write(sql_error_text(e, e.statement_line, "the input"))
