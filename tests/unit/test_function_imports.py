@@ -287,3 +287,13 @@ def test_no_listed_import_closes_a_cycle() -> None:
         if module != importer and _reaches(graph, module, importer, started):
             cycles.append((file, module))
     assert not cycles, f"function-level imports that hold an import cycle together: {cycles}"
+
+
+def test_the_spark_worker_module_stays_light() -> None:
+    """`_SPARK_WORKER`'s premise: runtime/executor/spark/stateful.py loads no project module
+    but runtime.batch at module level (its packages' `__init__`s import nothing)."""
+    loaded = {m for m, named in module_level_imports()["runtime.executor.spark.stateful"].items() if named}
+    assert loaded == {"runtime.batch"}, loaded
+    for package in ("runtime", "runtime.executor", "runtime.executor.spark"):
+        named = {m for m, n in module_level_imports()[package].items() if n}
+        assert not named, (package, named)
