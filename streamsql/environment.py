@@ -13,14 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from planner.binder.types import plain
-from planner.catalog import Catalog
-from planner.catalog_objects import CatalogTable
 from planner.errors import SqlError, SqlValidationError, UnsupportedSqlError
-from planner.functions_catalog import functions_of
-from planner.parse import parse_script
 from planner.statements import (
-    ColumnDef,
     CreateTable,
     CreateView,
     Describe,
@@ -35,18 +29,14 @@ from planner.statements import (
     StatementSet,
 )
 from planner.statements_dml import Delete, Update
-from planner.statements_functions import CreateFunction, DescribeFunction, DropFunction
 from planner.statements_materialized import AlterMaterializedTable, CreateMaterializedTable, DropMaterializedTable
 from runtime.checkpoint.options import JOB_ID
 from runtime.config.core import PARALLELISM, RUNTIME_MODE, TARGET
 from runtime.config.options import key
-from runtime.connectors.base import get_connector
 from runtime.errors import ConfigError
 from runtime.pandas_interop import keep_pyarrow_from_pandas
 from runtime.sink_constraints import enforce_not_null, not_null_action
 from runtime.types import STRING, Field
-from streamsql import catalog_statements, row_level
-from streamsql.common import Configuration
 from streamsql.config import TableConfig
 from streamsql.rest.options import PORT as REST_PORT
 from streamsql.result import JobHandle, ResultKind, TableResult
@@ -108,6 +98,8 @@ class EnvironmentSettings:
         return BUILTIN_DATABASE.get(self.configuration)
 
     def get_configuration(self) -> Configuration:
+        from streamsql.common import Configuration
+
         return Configuration.from_dict(self.to_configuration())
 
     def to_configuration(self) -> dict[str, str]:
@@ -149,6 +141,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
     """Runs Flink SQL in this process; the Table API methods come from TableApiMixin."""
 
     def __init__(self, settings: EnvironmentSettings | None = None) -> None:
+        from planner.catalog import Catalog
         from streamsql.plugins import load_catalog_plugins, load_connector_plugins
 
         # pyarrow would import pandas (~0.3 s) at the session's first conversion of Python
@@ -220,6 +213,8 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
     # ------------------------------------------------------------------ SQL
     def parse(self, sql: str) -> list[Statement]:
+        from planner.parse import parse_script
+
         return parse_script(sql)
 
     def execute_sql(self, stmt: str) -> TableResult:
@@ -276,16 +271,18 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             raise
 
     def _execute(self, stmt: Statement) -> TableResult:
+        from streamsql import catalog_statements
+
         handler = catalog_statements.HANDLERS.get(type(stmt))
         if handler is not None:
             return handler(self, stmt)
-        if isinstance(stmt, (CreateMaterializedTable, AlterMaterializedTable, DropMaterializedTable)):
-            from streamsql import materialized_tables
+        from streamsql import materialized_tables, row_level
 
-            if isinstance(stmt, CreateMaterializedTable):
-                return materialized_tables.create(self, stmt)
-            if isinstance(stmt, AlterMaterializedTable):
-                return materialized_tables.alter(self, stmt)
+        if isinstance(stmt, CreateMaterializedTable):
+            return materialized_tables.create(self, stmt)
+        if isinstance(stmt, AlterMaterializedTable):
+            return materialized_tables.alter(self, stmt)
+        if isinstance(stmt, DropMaterializedTable):
             return materialized_tables.drop(self, stmt)
         if isinstance(stmt, (Delete, Update)):
             return row_level.run(self, stmt)
@@ -304,12 +301,16 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         if isinstance(stmt, Drop):
             self._catalog.drop(stmt)
             return TableResult.ok()
+        from planner.statements_functions import CreateFunction, DropFunction  # UDFs (docs/udf.md)
+
         if isinstance(stmt, CreateFunction):
             self._functions().create_from_statement(stmt)
             return TableResult.ok()
         if isinstance(stmt, DropFunction):
             self._functions().drop_path(tuple(stmt.name), stmt.temporary, stmt.system, stmt.if_exists)
             return TableResult.ok()
+        from planner.statements_functions import DescribeFunction
+
         if isinstance(stmt, DescribeFunction):
             return catalog_statements.describe_function(self, stmt)
         if isinstance(stmt, SetOption):
@@ -389,6 +390,8 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         return self.submit_job_graph(graph, name, on_success=on_success)
 
     def _prepare_overwrite(self, insert: InsertInto) -> Any:
+        from planner.catalog_objects import CatalogTable
+        from runtime.connectors.base import get_connector
         from runtime.connectors.filesystem_partitions import PARTITION_KEYS
 
         table = self._catalog.lookup(insert.table, None, insert.sql)
@@ -439,6 +442,8 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         )
 
     def _show(self, stmt: Show) -> TableResult:
+        from streamsql import catalog_statements
+
         what = stmt.what.upper()
         result = catalog_statements.show(self, stmt)
         if result is not None:
@@ -461,11 +466,15 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         return TableResult.of_rows(fields, rows)
 
     def _describe(self, stmt: Describe) -> TableResult:
+        from streamsql import catalog_statements
+
         return catalog_statements.describe(self, stmt)
 
     def _create_table_as(self, stmt: CreateTable) -> TableResult:
         """CREATE [OR REPLACE] TABLE t [(...)] WITH (...) AS query (CTAS / RTAS): the table
         takes the query's columns (after any declared ones), then an INSERT job fills it."""
+        from planner.statements import ColumnDef
+
         if stmt.temporary:
             raise UnsupportedSqlError(
                 "CREATE TEMPORARY TABLE ... AS SELECT is not supported", sql=stmt.sql, line=1, column=1
@@ -495,6 +504,8 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
     # ------------------------------------------------------------------ user-defined functions
     def _functions(self) -> Any:
+        from planner.functions_catalog import functions_of
+
         return functions_of(self._catalog)
 
     def create_temporary_function(self, path: str, function: Any) -> None:
@@ -517,6 +528,8 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
 
 def _plain(t: Any) -> Any:
+    from planner.binder.types import plain
+
     return plain(t)
 
 
