@@ -199,6 +199,9 @@ class ConnectorFactory:
     # `create_lookup(options, schema, config)`: the table as a lookup source for processing-time
     # lookup joins (a runtime.connectors.lookup.LookupSource); None: no lookup source.
     create_lookup: Callable[[dict[str, str], tuple[Field, ...], dict[str, str]], Any] | None = None
+    # With `create_lookup`: whether a table with these options is a lookup source (an opt-in,
+    # e.g. filesystem only with a `lookup.*` option, as Flink's filesystem table is none).
+    lookup_when: Callable[[dict[str, str]], bool] = lambda options: True
     # Whether the source is bounded given these options (the planner asks before running).
     is_bounded: Callable[[dict[str, str]], bool] = lambda options: True
     # Other factories (formats) whose options also apply, e.g. 'csv.*' for filesystem.

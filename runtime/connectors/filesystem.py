@@ -314,6 +314,7 @@ FACTORY = register_connector(
         create_source=FilesystemSource,
         create_sink=_create_sink,
         create_lookup=FilesystemLookup,
+        lookup_when=lambda options: any(k.startswith("lookup.") for k in options),
         is_bounded=is_bounded,
         changelog_mode=changelog_mode,
         formats=FORMATS,

@@ -1,10 +1,10 @@
 """Lookup sources (for processing-time `FOR SYSTEM_TIME AS OF` lookup joins) and Flink's
 lookup cache.
 
-A connector is a lookup source when `supports_lookup(connector, options)` says so:
-'duckdb' and 'jdbc' always; 'filesystem' only when the table sets a `lookup.*` option (an opt-in:
-Flink's filesystem connector is no lookup source, and a plain filesystem table keeps
-being refused as in Flink, case 913).
+A connector is a lookup source when its factory declares `create_lookup` and its
+`lookup_when(options)` holds (`supports_lookup`): 'duckdb' and 'jdbc' always; 'filesystem'
+only when the table sets a `lookup.*` option (an opt-in: Flink's filesystem connector is no
+lookup source, and a plain filesystem table keeps being refused as in Flink, case 913).
 
 `open_lookup(connector, options, schema, config)` returns a `LookupSource` whose
 `lookup(key_columns, keys)` returns every row of the table whose columns `key_columns`
@@ -62,11 +62,13 @@ LOOKUP_OPTIONS: tuple[ConfigOption[Any], ...] = (
 
 
 def supports_lookup(connector: str, options: dict[str, str]) -> bool:
-    if connector in ("duckdb", "jdbc"):
-        return True
-    if connector == "filesystem":
-        return any(k.startswith("lookup.") for k in options)
-    return False
+    """Whether the connector builds a lookup source for a table with these options (its
+    factory's `create_lookup` and `lookup_when`)."""
+    try:
+        factory = get_connector(connector)
+    except ConnectorError:
+        return False
+    return factory.create_lookup is not None and factory.lookup_when(options)
 
 
 class LookupSource:
