@@ -172,22 +172,32 @@ class SlicedFold:
         return MergedAggregateSet(self.calls, layout, col, partial_types)
 
 
+# BATCH partial rows are merged per partition of slices (runs of `_PARTITION_SLICES`
+# consecutive slices, their run number mod `_PARTITIONS`): groups of different slices never
+# merge, so a merge only rehashes the partitions the new rows touch.
+_PARTITION_SLICES = 16
+_PARTITIONS = 4096
+
+
 class BoundedPartials:
     """BATCH mode's window state for sliced calls: the partial rows (`SlicedFold.partials`)
     of the batches so far, as Arrow tables keyed by (slice, grouping keys).
 
     A bounded input needs no watermark and no lateness, so nothing forces a hash index
     per (window, key): the partial tables are appended as they come and, whenever the
-    pending rows exceed the compacted ones (and `compact_rows`), merged by one Arrow hash
-    aggregation (COUNT / SUM partials summed, MIN / MAX of the partials, row counts
-    summed) into one row per group. Memory is thus a small multiple of the number of
-    groups times their columnar width, never of the number of input rows; the cost per
-    input row is Arrow's hash aggregation, amortized O(1) merges per group."""
+    pending rows exceed `compact_rows` and an eighth of the merged ones, merged by Arrow
+    hash aggregations (COUNT / SUM partials summed, MIN / MAX of the partials, row counts
+    summed) into one row per group. The merged rows are kept in tables by runs of slices, and a merge only re-aggregates the partitions the pending rows fall in:
+    input in time order touches one or two, so each group is merged about once; in any
+    order, each row is merged a bounded number of times. Memory is the merged groups
+    (their columnar width) plus at most an eighth more pending rows, plus one partition's
+    hash table while it merges; never a multiple of the number of input rows."""
 
     def __init__(self, fold: SlicedFold, compact_rows: int = 1 << 20) -> None:
         self.fold = fold
         self.compact_rows = compact_rows
-        self.compacted: pa.Table | None = None
+        self.merged: dict[int, pa.Table] = {}
+        self.merged_rows = 0
         self.parts: list[pa.Table] = []
         self.pending = 0
         g = len(fold.grouping)
@@ -204,36 +214,61 @@ class BoundedPartials:
         table = pa.Table.from_batches([partial]).append_column("sl", pa.array(slice_start, type=pa.int64()))
         self.parts.append(table)
         self.pending += table.num_rows
-        done = 0 if self.compacted is None else self.compacted.num_rows
-        if self.pending > max(done, self.compact_rows):
+        if self.pending > max(self.compact_rows, self.merged_rows // 8):
             self._compact()
 
+    def _partition(self, sl: np.ndarray) -> np.ndarray:
+        run = np.floor_divide(np.floor_divide(sl - self.fold.offset, self.fold.unit), _PARTITION_SLICES)
+        return run % _PARTITIONS
+
     def _compact(self) -> None:
-        tables = ([self.compacted] if self.compacted is not None else []) + self.parts
-        self.parts, self.pending = [], 0
-        if not tables:
+        if not self.parts:
             return
-        table = pa.concat_tables(tables)
-        grouped = table.group_by(self.keys, use_threads=False).aggregate(self.merge)
-        # the layout of the partial tables: grouping keys, partial accumulators, then `sl`
-        names = self.keys[1:] + [c for c, _ in self.merge] + ["sl"]
-        cols = [grouped.column(k) for k in self.keys[1:]]
-        cols += [grouped.column(f"{c}_{how}") for c, how in self.merge] + [grouped.column("sl")]
-        self.compacted = pa.Table.from_arrays(cols, names=names)
+        new = pa.concat_tables(self.parts)
+        self.parts, self.pending = [], 0
+        part = self._partition(new.column("sl").to_numpy())
+        touched = np.unique(part)
+        for p in touched.tolist():
+            rows = new if len(touched) == 1 else new.take(pa.array(np.flatnonzero(part == p)))
+            old = self.merged.pop(p, None)
+            if old is not None:
+                self.merged_rows -= old.num_rows
+                rows = pa.concat_tables([old, rows])
+            grouped = rows.group_by(self.keys, use_threads=False).aggregate(self.merge)
+            # the layout of the partial tables: grouping keys, partial accumulators, then `sl`
+            names = self.keys[1:] + [c for c, _ in self.merge] + ["sl"]
+            cols = [grouped.column(k) for k in self.keys[1:]]
+            cols += [grouped.column(f"{c}_{how}") for c, how in self.merge] + [grouped.column("sl")]
+            self.merged[p] = pa.Table.from_arrays(cols, names=names)
+            self.merged_rows += grouped.num_rows
 
     def drain(self, chunk_rows: int) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
         """All groups, merged, ordered by slice start (stable: first appearance within a
         slice), in chunks: (partial rows as `partials` lays them out, their slice start).
-        The state is released as it goes."""
+        The state is released as it goes, a partition at a time when their slice ranges
+        do not overlap (else all partitions are sorted together)."""
         self._compact()
-        table, self.compacted = self.compacted, None
-        if table is None or table.num_rows == 0:
-            return
-        sl = table.column("sl").to_numpy().astype(np.int64, copy=False)
-        order = np.argsort(sl, kind="stable")
-        data = table.drop_columns(["sl"])
-        for lo in range(0, len(order), chunk_rows):
-            idx = order[lo : lo + chunk_rows]
-            part = data.take(pa.array(idx))
-            cols = [c.combine_chunks() for c in part.columns]
-            yield pa.RecordBatch.from_arrays(cols, names=part.column_names), sl[idx]
+        tables, self.merged, self.merged_rows = list(self.merged.values()), {}, 0
+        ranges = [(pc.min(t.column("sl")).as_py(), pc.max(t.column("sl")).as_py()) for t in tables]
+        order = sorted(range(len(tables)), key=lambda i: ranges[i][0])
+        disjoint = all(ranges[a][1] < ranges[b][0] for a, b in zip(order, order[1:], strict=False))
+        groups = [[tables[i]] for i in order] if disjoint else [tables]
+        del tables
+        while groups:
+            # one contiguous table: Arrow's take over many chunks is slow
+            table = pa.concat_tables(groups.pop(0)).combine_chunks()
+            yield from _sorted_chunks(table, chunk_rows)
+            del table
+
+
+def _sorted_chunks(table: pa.Table, chunk_rows: int) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
+    """`table`'s rows ordered by `sl` (stable), as partial-row batches without `sl`."""
+    # a slice's groups are all in one partition, in order of first appearance
+    sl = table.column("sl").to_numpy().astype(np.int64, copy=False)
+    order = np.argsort(sl, kind="stable")
+    data = table.drop_columns(["sl"])
+    for lo in range(0, len(order), chunk_rows):
+        idx = order[lo : lo + chunk_rows]
+        part = data.take(pa.array(idx))
+        cols = [c.combine_chunks() for c in part.columns]
+        yield pa.RecordBatch.from_arrays(cols, names=part.column_names), sl[idx]

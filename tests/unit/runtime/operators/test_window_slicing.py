@@ -132,8 +132,9 @@ def test_what_is_sliced() -> None:
 
 
 @pytest.mark.parametrize("spec", WINDOWS, ids=lambda s: s["kind"] + str(s.get("offset_ms", "")))
+@pytest.mark.parametrize("partitions", [3, 4096], ids=["wrapping", "disjoint"])
 def test_batch_merged_partials_equal_row_at_a_time(
-    kit: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec: dict[str, Any]
+    kit: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec: dict[str, Any], partitions: int
 ) -> None:
     """BATCH keeps merged Arrow partials (BoundedPartials), compacted many times here
     (a tiny threshold), and gives the rows of the keyed state's row-at-a-time fold."""
@@ -152,6 +153,9 @@ def test_batch_merged_partials_equal_row_at_a_time(
 
     monkeypatch.setattr(window_slicing.BoundedPartials, "_compact", counted)
     monkeypatch.setattr(window_slicing.BoundedPartials.__init__, "__defaults__", (16,))
+    # merges touch some partitions only; with 3 their slice ranges overlap (sorted together)
+    monkeypatch.setattr(window_slicing, "_PARTITIONS", partitions)
+    monkeypatch.setattr(window_slicing, "_PARTITION_SLICES", 2)
     monkeypatch.setattr(window_agg, "_EMIT_CHUNK_ROWS", 5)  # several output chunks
     merged_rows, merged_ex = kit.run(_nodes(kit, path, window, 23), 4, mode=BATCH)
     assert merged_ex.operators[4].sliced is not None
