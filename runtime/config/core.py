@@ -120,7 +120,7 @@ SOURCE_BATCH_ROWS = (
     .with_description(
         "Most rows a source puts in one Arrow batch. Results do not depend on it; larger batches "
         "amortize per-batch work, smaller ones show streaming updates in finer steps. In BATCH mode, "
-        "where only the final table is shown, an unset value means 65536."
+        "where only the final table is shown, an unset (or default) value means 65536."
     )
 )
 
@@ -131,9 +131,12 @@ def source_batch_rows(conf: ConfigSource | None, batch_mode: bool) -> int:
     """`table.exec.source.batch-rows`, or when unset in BATCH mode 65536: a batch job shows
     only its final table, so larger batches cost nothing visible and halve the per-batch
     work of aggregations (hash aggregation, state look-ups) over a large input."""
-    if batch_mode and not SOURCE_BATCH_ROWS.is_set(conf):
+    rows = int(SOURCE_BATCH_ROWS.get(conf))
+    # A session's configuration carries every option's default (TableConfig.to_dict), so
+    # the declared default counts as unset here.
+    if batch_mode and rows == int(str(SOURCE_BATCH_ROWS.default)):
         return BATCH_MODE_SOURCE_ROWS
-    return int(SOURCE_BATCH_ROWS.get(conf))
+    return rows
 
 
 STATEMENT_START_MS = (
