@@ -48,7 +48,7 @@ from runtime.checkpoint.rescale import (
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
-from runtime.operators.rank_common import take_rows
+from runtime.operators.rank_common import grow, put_kept_rows, take_rows
 from runtime.operators.spec import (
     KEYED,
     OperatorParams,
@@ -67,14 +67,6 @@ class ChangelogNormalizeParams(OperatorParams):
     """`keys`: the input columns of the PRIMARY KEY the changelog is normalized on."""
 
     keys: tuple[int, ...]
-
-
-def _grow(arr: np.ndarray, n: int, fill: int | bool) -> np.ndarray:
-    if len(arr) >= n:
-        return arr
-    out = np.full(max(n, 2 * len(arr), 16), fill, dtype=arr.dtype)
-    out[: len(arr)] = arr
-    return out
 
 
 def _plain(a: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -120,8 +112,8 @@ class ChangelogNormalizeOperator(Operator):
 
     def _grow_state(self) -> None:
         cap = self.state.capacity
-        self.has_row = _grow(self.has_row, cap, False)
-        self.row_of = _grow(self.row_of, cap, -1)
+        self.has_row = grow(self.has_row, cap, False)
+        self.row_of = grow(self.row_of, cap, -1)
 
     def _expire(self, now: int) -> None:
         """State TTL: forget keys whose row was not written for the TTL."""
@@ -138,14 +130,7 @@ class ChangelogNormalizeOperator(Operator):
 
     def _put(self, slots: np.ndarray, rows: pa.Table) -> None:
         """Keep `rows` as the rows of `slots` (compacting the store now and then)."""
-        base = 0 if self.store is None else self.store.num_rows
-        self.store = rows if self.store is None else pa.concat_tables([self.store, rows])
-        self.row_of[slots] = np.arange(base, base + len(slots), dtype=np.int64)
-        live = np.flatnonzero(self.has_row)
-        if self.store.num_rows > 2 * len(live) + 1024:
-            keep = self.row_of[live]
-            self.store = self.store.take(pa.array(keep, pa.int64())).combine_chunks()
-            self.row_of[live] = np.arange(len(live), dtype=np.int64)
+        self.store = put_kept_rows(self.store, self.row_of, self.has_row, slots, rows)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         data = data_columns(batch)

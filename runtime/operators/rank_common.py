@@ -152,3 +152,30 @@ def take_rows(batch: pa.RecordBatch | pa.Table, rows: np.ndarray) -> list[pa.Arr
     """The data columns of `batch` at `rows` (as plain arrays)."""
     take = pa.array(rows, type=pa.int64())
     return [_plain(c).take(take) for c in batch.columns]
+
+
+def grow(arr: np.ndarray, n: int, fill: int | bool) -> np.ndarray:
+    """`arr` with room for `n` slots (doubling; new slots hold `fill`)."""
+    if len(arr) >= n:
+        return arr
+    out = np.full(max(n, 2 * len(arr), 16), fill, dtype=arr.dtype)
+    out[: len(arr)] = arr
+    return out
+
+
+def put_kept_rows(
+    store: pa.Table | None, row_of: np.ndarray, has_row: np.ndarray, slots: np.ndarray, rows: pa.Table
+) -> pa.Table:
+    """The row store with `rows` appended as the kept rows of `slots` (`row_of[slot]` is the
+    row's index in the store); compacted to the live rows (`has_row`) once the store holds
+    more than twice as many. Shared by the operators that keep one row per key
+    (Deduplicate, ChangelogNormalize)."""
+    base = 0 if store is None else store.num_rows
+    store = rows if store is None else pa.concat_tables([store, rows])
+    row_of[slots] = np.arange(base, base + len(slots), dtype=np.int64)
+    live = np.flatnonzero(has_row)
+    if store.num_rows > 2 * len(live) + 1024:
+        keep = row_of[live]
+        store = store.take(pa.array(keep, pa.int64())).combine_chunks()
+        row_of[live] = np.arange(len(live), dtype=np.int64)
+    return store
