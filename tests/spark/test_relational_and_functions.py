@@ -136,3 +136,17 @@ def test_streaming_percentile_with_state_ttl_matches_local(spark: Any, tmp_path:
     local = run_script(sql, "streaming", "local", tmp_path, conf)
     assert {r["row"][0] for r in local} == {"a", "b", "c"}
     assert final_table(run_script(sql, "streaming", "spark", tmp_path, conf)) == final_table(local)
+
+
+def test_large_streaming_processors_are_not_shipped_as_broadcasts() -> None:
+    """A pickled processor above spark.broadcast.UDFCompressionThreshold travels as a broadcast,
+    which the driver-side transformWithState worker cannot load ("Broadcast variable ... not
+    loaded"; seen with the PERCENTILE/TTL job above at a 1 KiB threshold): the session's default
+    keeps every command inline, and a user's own setting still wins."""
+    from runtime.executor.spark.session import spark_options
+
+    assert int(spark_options({})["spark.broadcast.UDFCompressionThreshold"]) >= 1 << 30
+    assert (
+        spark_options({"spark.broadcast.UDFCompressionThreshold": "2m"})["spark.broadcast.UDFCompressionThreshold"]
+        == "2m"
+    )

@@ -34,6 +34,10 @@ _DEFAULTS: dict[str, str] = {
     # STREAMING runs streamsql's operators in transformWithState (stateful.py), which needs
     # Spark's RocksDB state store.
     "spark.sql.streaming.stateStore.providerClass": ROCKSDB_PROVIDER,
+    # A pickled Python command above this size is shipped as a broadcast variable, and the
+    # driver-side worker of transformWithState cannot load broadcasts ("Broadcast variable
+    # ... not loaded"): a STREAMING processor (the operator and its plan) can pass 1 MiB.
+    "spark.broadcast.UDFCompressionThreshold": str(1 << 30),
 }
 
 
