@@ -11,6 +11,7 @@ type Flink's Postgres dialect does not map to the declared one fails then, namin
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,6 +33,7 @@ from runtime.connectors.postgres import (
     check_columns,
     connect,
     csv_to_batches,
+    from_text,
     quote_ident,
     select_text,
     table_columns,
@@ -60,14 +62,18 @@ SCAN_OPTIONS: tuple[ConfigOption[Any], ...] = (
         "scan.fetch-size",
         type="int",
         default="0",
-        description="Rows per fetch (0: the runner's batch size). Rows are fetched by `COPY ... TO STDOUT` and "
-        "handed on in batches of this many rows.",
+        description="Rows per fetch (0: the runner's batch size). With `scan.auto-commit` = true the rows stream "
+        "through one `COPY ... TO STDOUT` and are handed on in batches of this many rows; with false each fetch "
+        "is one `FETCH` of this many rows from a server-side cursor.",
     ),
     ConfigOption(
         "scan.auto-commit",
         type="boolean",
         default="true",
-        description="Accepted for compatibility: each split is read in one read-only REPEATABLE READ transaction.",
+        description="As the JDBC connection's auto-commit in Flink: true reads each split with one `COPY` statement "
+        "in auto-commit mode (streamed, its own snapshot); false reads it inside a read-only REPEATABLE READ "
+        "transaction through a server-side cursor, `scan.fetch-size` rows per round trip (PostgreSQL's JDBC driver "
+        "honours the fetch size only then).",
     ),
 )
 
@@ -160,11 +166,19 @@ _BLOCK_BYTES = 16 << 20
 
 
 class _Reader(SplitReader):
-    """One split: `SELECT cols FROM t [WHERE col BETWEEN lo AND hi]` in one read-only
-    REPEATABLE READ transaction, streamed by one COPY. The server sends one CopyData
-    message per row, so the rows are gathered into blocks of whole rows (~16 MB) and each
-    block is parsed by Arrow's CSV reader at once: a split is never held whole in memory,
-    and parsing runs on large blocks (faster than feeding Arrow a stream)."""
+    """One split: `SELECT cols FROM t [WHERE col BETWEEN lo AND hi]`, read as
+    'scan.auto-commit' says.
+
+    - true (Flink's default): one `COPY (SELECT ...) TO STDOUT` on an auto-commit
+      connection. The server sends one CopyData message per row, so the rows are gathered
+      into blocks of whole rows (~16 MB) and each block is parsed by Arrow's CSV reader at
+      once: a split is never held whole in memory, and parsing runs on large blocks.
+    - false: a read-only REPEATABLE READ transaction and a server-side cursor (psycopg's
+      named cursor, `DECLARE ... NO SCROLL CURSOR`), fetched `scan.fetch-size` rows per
+      round trip (what PostgreSQL's JDBC driver does with auto-commit off and a fetch
+      size). Every column is selected as text, so a fetch is turned into Arrow columns by
+      the same kernels as COPY's text (psycopg builds the row tuples in C; no Python code
+      runs per row)."""
 
     def __init__(self, source: JdbcSource, bounds: tuple[int, int] | None) -> None:
         self.source = source
@@ -172,23 +186,38 @@ class _Reader(SplitReader):
         self._con: Any = None
         self._chunks: Iterator[Any] | None = None
         self._copy: Any = None
+        self._cursor: Any = None
+        self._done = False
         self._rest: list[pa.RecordBatch] = []
 
-    def _open(self) -> Iterator[Any]:
+    def _where(self) -> str:
+        if self.bounds is None:
+            return ""
+        column = quote_ident(self.source.partition_column or "")
+        return f" WHERE {column} BETWEEN {self.bounds[0]} AND {self.bounds[1]}"
+
+    def _open_copy(self) -> Iterator[Any]:
         s = self.source
-        where = ""
-        if self.bounds is not None:
-            where = f" WHERE {quote_ident(s.partition_column or '')} BETWEEN {self.bounds[0]} AND {self.bounds[1]}"
-        sql = f"COPY (SELECT {select_text(s.fields)} FROM {quote_ident(s.table)}{where}) TO STDOUT (FORMAT csv)"
-        self._con = connect(s.endpoint, autocommit=False, retry_timeout_s=s.retry_s)
-        self._con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        sql = f"COPY (SELECT {select_text(s.fields)} FROM {quote_ident(s.table)}{self._where()}) TO STDOUT (FORMAT csv)"
+        self._con = connect(s.endpoint, autocommit=True, retry_timeout_s=s.retry_s)
         self._copy = self._con.cursor().copy(sql)  # referenced while it runs (collecting it cancels the COPY)
         return iter(self._copy.__enter__())
 
+    def _open_cursor(self) -> Any:
+        s = self.source
+        columns = ", ".join(f"{quote_ident(f.name)}::text" for f in s.fields)
+        self._con = connect(s.endpoint, autocommit=False, retry_timeout_s=s.retry_s)
+        self._con.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        cursor = self._con.cursor(name=f"streamsql_scan_{uuid.uuid4().hex[:12]}")
+        cursor.execute(f"SELECT {columns} FROM {quote_ident(s.table)}{self._where()}")
+        return cursor
+
     def read(self, max_rows: int) -> pa.RecordBatch | None:
         rows = max(1, self.source.fetch_size or max_rows)
+        if not self.source.auto_commit:
+            return self._read_cursor(rows)
         if self._chunks is None:
-            self._chunks = self._open()
+            self._chunks = self._open_copy()
         while not self._rest:
             block = bytearray()
             for chunk in self._chunks:
@@ -203,10 +232,26 @@ class _Reader(SplitReader):
             self._rest.reverse()
         return self._rest.pop()
 
+    def _read_cursor(self, rows: int) -> pa.RecordBatch | None:
+        if self._done:
+            return None
+        if self._cursor is None:
+            self._cursor = self._open_cursor()
+        fetched = self._cursor.fetchmany(rows)  # one FETCH FORWARD `rows` round trip
+        if not fetched:
+            self._done = True
+            self.close()
+            return None
+        fields = self.source.fields
+        columns = zip(*fetched, strict=True) if fields else iter(())
+        arrays = [from_text(pa.array(col, type=pa.string()), f.type) for col, f in zip(columns, fields, strict=True)]
+        schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in fields])
+        return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
     def close(self) -> None:
-        """Closing the connection ends the COPY and the read-only transaction."""
+        """Closing the connection ends the COPY or the cursor's read-only transaction."""
         if self._con is not None:
-            con, self._con, self._copy = self._con, None, None
+            con, self._con, self._copy, self._cursor = self._con, None, None, None
             con.close()
 
 
@@ -220,6 +265,7 @@ class JdbcSource(Source):
         self.partitions = _partitions(options)
         self.partition_column = options.get("scan.partition.column")
         self.fetch_size = int(options.get("scan.fetch-size") or 0)
+        self.auto_commit = (options.get("scan.auto-commit") or "true").strip().lower() != "false"
 
     def splits(self) -> list[str]:
         return [str(i) for i in range(len(self.partitions))] if self.partitions else ["0"]
@@ -301,8 +347,12 @@ GUIDE = """
   `numeric` → DECIMAL, `boolean`, `text`/`varchar`/`char` → STRING, `bytea` → BYTES, `date`, `time`,
   `timestamp` → TIMESTAMP, `timestamptz` → TIMESTAMP_LTZ, arrays → ARRAY, `json`/`jsonb`/`uuid` → STRING).
   A mismatch fails naming the column and both types.
-- **Scan**: each split is one `COPY (SELECT ...) TO STDOUT (FORMAT csv)` in a read-only REPEATABLE READ
-  transaction, parsed into Arrow batches by Arrow's CSV reader and cast by Arrow kernels. With the four
+- **Scan**: with `scan.auto-commit` = true (the default) each split is one `COPY (SELECT ...) TO STDOUT
+  (FORMAT csv)` on an auto-commit connection, streamed and parsed into Arrow batches by Arrow's CSV reader and
+  cast by Arrow kernels. With `scan.auto-commit` = false each split is read in a read-only REPEATABLE READ
+  transaction through a server-side cursor, `scan.fetch-size` rows per `FETCH` (as PostgreSQL's JDBC driver
+  honours the fetch size only with auto-commit off); the columns come as text and are cast by the same kernels.
+  COPY is the faster of the two; both hold at most a block of rows in memory. With the four
   `scan.partition.*` options the scan has `scan.partition.num` splits `col BETWEEN lo AND hi` (contiguous
   ranges covering the bounds, as Flink's numeric provider); parallel subtasks read different splits. As in
   Flink, rows outside the bounds and rows whose column is NULL are not read.

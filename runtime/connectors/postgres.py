@@ -302,7 +302,7 @@ def from_text(values: pa.Array, t: DataType) -> pa.Array:
     if n in ("CHAR", "VARCHAR"):
         return values
     if n == "BOOLEAN":
-        return pc.equal(values, "t")
+        return pc.starts_with(values, "t")  # COPY writes t/f, a ::text cast true/false
     if n in ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "DATE"):
         if n == "DECIMAL":  # PostgreSQL rounds to the declared scale on insert; the text may have more digits
             return pc.round(values.cast(pa.decimal128(38, max(t.scale or 0, 18))), ndigits=t.scale or 0).cast(target)

@@ -14,10 +14,11 @@ from clitools import run_cli
 from servers.postgres import PostgresServer
 
 from planner.errors import SqlError
+from runtime.connectors.jdbc import JdbcSource
 from runtime.graph import STREAMING, Node
 from runtime.operators.base import OperatorContext, Output
 from runtime.operators.lookup_join import LOOKUP_JOIN, LookupJoinOperator, LookupJoinParams
-from runtime.types import INT, STRING, Field
+from runtime.types import BOOLEAN, INT, STRING, Field
 from streamsql import EnvironmentSettings, TableEnvironment
 
 
@@ -29,8 +30,8 @@ def _rows(env: TableEnvironment, sql: str) -> list[tuple]:
     return sorted((tuple(r) for r in env.execute_sql(sql).collect()), key=str)
 
 
-@pytest.mark.parametrize("mode", ["streaming", "batch"])
-def test_scan_maps_postgres_types(postgres_server: PostgresServer, mode: str) -> None:
+@pytest.mark.parametrize(("mode", "auto_commit"), [("streaming", "true"), ("batch", "true"), ("batch", "false")])
+def test_scan_maps_postgres_types(postgres_server: PostgresServer, mode: str, auto_commit: str) -> None:
     pg = postgres_server
     t = pg.new_name("types")
     pg.execute(
@@ -46,10 +47,11 @@ def test_scan_maps_postgres_types(postgres_server: PostgresServer, mode: str) ->
     )
     settings = EnvironmentSettings.in_streaming_mode() if mode == "streaming" else EnvironmentSettings.in_batch_mode()
     env = TableEnvironment.create(settings)
+    extra = f", 'scan.auto-commit' = '{auto_commit}'"
     env.execute_sql(
         "CREATE TABLE t (id INT, s SMALLINT, b BIGINT, r FLOAT, d DOUBLE, n DECIMAL(10, 2), ok BOOLEAN, "
         "name STRING, v VARCHAR(10), `day` DATE, tm TIME(3), ts TIMESTAMP(6), tz TIMESTAMP_LTZ(3), raw BYTES, "
-        f"tags ARRAY<STRING>, nums ARRAY<INT>, doc STRING) WITH ({_with(pg, t)})"
+        f"tags ARRAY<STRING>, nums ARRAY<INT>, doc STRING) WITH ({_with(pg, t, extra)})"
     )
     rows = _rows(env, "SELECT * FROM t")
     assert rows[0] == (
@@ -59,6 +61,48 @@ def test_scan_maps_postgres_types(postgres_server: PostgresServer, mode: str) ->
     )  # fmt: skip
     assert rows[0][12].astimezone(dt.UTC).replace(tzinfo=None) == dt.datetime(2024, 1, 1, 8, 0)
     assert rows[1] == (2, *([None] * 16))
+
+
+def _reader_activity(pg: PostgresServer, table: str) -> list[tuple]:
+    """(query, state) of the other sessions reading `table`."""
+    return pg.execute(
+        "SELECT query, state FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE %s",
+        (f"%{table}%",),
+    )
+
+
+def test_scan_auto_commit_off_fetches_from_a_server_side_cursor(postgres_server: PostgresServer) -> None:
+    """'scan.auto-commit' = false: a split is read in a transaction through a named cursor,
+    'scan.fetch-size' rows per FETCH (seen by the server); true: one streamed COPY."""
+    pg = postgres_server
+    t = pg.new_name("cursor")
+    pg.execute(f"CREATE TABLE {t} (id int, ok boolean, v text)")
+    pg.execute(f"INSERT INTO {t} SELECT i, i % 2 = 0, 'v' || i FROM generate_series(1, 25) i")
+    schema = (Field("id", INT()), Field("ok", BOOLEAN()), Field("v", STRING()))
+    options = {"url": pg.jdbc_url, "table-name": t, "username": "postgres", "scan.fetch-size": "10"}
+
+    reader = JdbcSource({**options, "scan.auto-commit": "false"}, schema, None).create_reader("0")
+    first = reader.read(1000)
+    assert first is not None and first.num_rows == 10
+    ((query, state),) = _reader_activity(pg, "streamsql_scan_")
+    assert query.startswith("FETCH FORWARD 10 FROM") and state == "idle in transaction"
+    batches = [first]
+    while (b := reader.read(1000)) is not None:
+        batches.append(b)
+    assert [b.num_rows for b in batches] == [10, 10, 5]
+    assert reader.read(1000) is None
+    cursor_rows = pa.Table.from_batches(batches).to_pylist()
+    assert cursor_rows[:2] == [{"id": 1, "ok": False, "v": "v1"}, {"id": 2, "ok": True, "v": "v2"}]
+    assert _reader_activity(pg, "streamsql_scan_") == []  # transaction and connection closed
+
+    reader = JdbcSource(options, schema, None).create_reader("0")
+    copied = [reader.read(1000)]
+    assert _reader_activity(pg, "streamsql_scan_") == []
+    assert any(q.startswith("COPY (SELECT") for q, _ in _reader_activity(pg, t))
+    while (b := reader.read(1000)) is not None:
+        copied.append(b)
+    assert [b.num_rows for b in copied if b is not None] == [10, 10, 5]
+    assert pa.Table.from_batches([b for b in copied if b is not None]).to_pylist() == cursor_rows
 
 
 def test_declared_table_is_checked_at_planning(postgres_server: PostgresServer) -> None:
