@@ -29,7 +29,7 @@ from planner.logical import (
 from planner.rules import load_rules
 from runtime.config import duration_ms
 from runtime.config.core import SOURCE_CDC_EVENTS_DUPLICATE, SOURCE_IDLE_TIMEOUT
-from runtime.connectors.base import get_connector
+from runtime.connectors.base import SINK_PARALLELISM, get_connector
 from runtime.errors import ConnectorError
 from runtime.expr.ir import Expr, InputRef
 from runtime.graph import BATCH, STREAMING
@@ -412,7 +412,9 @@ def _sink(planner: PhysicalPlanner, node: LogicalSink) -> PhysicalNode:
     child = planner.convert(node.input)
     t = node.table
     # Flink: a sink with a declared PRIMARY KEY upserts on it.
-    params = SinkParams(t.name, t.connector, _with_partitions(t), tuple(node.schema), tuple(t.primary_key))
+    options = _with_partitions(t)
+    parallelism = SINK_PARALLELISM.get(options) if SINK_PARALLELISM.is_set(options) else None
+    params = SinkParams(t.name, t.connector, options, tuple(node.schema), tuple(t.primary_key), parallelism)
     return PhysicalNode.of(params, (child,), (), info={"path": t.path, "fields": [f.name for f in node.schema]})
 
 

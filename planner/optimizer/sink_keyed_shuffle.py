@@ -12,6 +12,16 @@ differs from its input's; streamsql runs every operator at the job's parallelism
 decides from the input's distribution instead (the case Flink covers with its upsert
 materializer's keyed exchange).
 
+`sink.parallelism` (runtime/connectors/base.py `SINK_PARALLELISM`), as Flink's CommonExecSink:
+a value <= 0 is refused; an update stream into a sink without a PRIMARY KEY at a parallelism
+other than its input's is refused with Flink's message; with a PRIMARY KEY the rows are
+hashed on it when the sink's parallelism differs from the input's and is not 1 (`AUTO`) or
+is not 1 (`FORCE`), so one key reaches one writer; otherwise, when the parallelisms differ,
+batches are dealt round-robin (Flink's rebalance). The Exchange carries the sink's
+parallelism, so the executors send its rows to that many writers. The input's parallelism
+is the job's (`parallelism.default`): streamsql runs every other operator at it. The same
+rules hold in BATCH mode.
+
 Why here and not in the Sink's spec: whether the shuffle is needed depends on the input's
 changelog mode, known only after inference.
 """
@@ -20,8 +30,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from planner.errors import SqlValidationError
 from planner.physical import PhysicalNode
-from runtime.config.core import SINK_KEYED_SHUFFLE
+from runtime.config.core import PARALLELISM, SINK_KEYED_SHUFFLE
 from runtime.expr.ir import Call, Expr, InputRef
 from runtime.graph import STREAMING
 from runtime.operators.calc import CalcParams
@@ -29,14 +40,14 @@ from runtime.operators.changelog_normalize import ChangelogNormalizeParams
 from runtime.operators.group_agg import GroupAggregateParams
 from runtime.operators.sink import SINK, SinkParams
 from runtime.operators.spec import ANY, spec_for
-from runtime.operators.union import EXCHANGE, FORWARD, ExchangeParams
+from runtime.operators.union import EXCHANGE, FORWARD, REBALANCE, ExchangeParams
 
 
 def keyed_sink_shuffle(plan: PhysicalNode, config: dict[str, str], mode: str) -> PhysicalNode:
-    """`plan` with the keyed shuffles in front of its PRIMARY KEY sinks (module docstring)."""
+    """`plan` with the keyed shuffles in front of its PRIMARY KEY sinks, and the Exchange in
+    front of a sink whose 'sink.parallelism' differs from its input's (module docstring)."""
     setting = SINK_KEYED_SHUFFLE.get(config)
-    if mode != STREAMING or setting == "NONE":
-        return plan
+    input_parallelism = PARALLELISM.get(config)
     memo: dict[int, PhysicalNode] = {}
 
     def visit(n: PhysicalNode) -> PhysicalNode:
@@ -45,28 +56,55 @@ def keyed_sink_shuffle(plan: PhysicalNode, config: dict[str, str], mode: str) ->
         inputs = tuple(visit(i) for i in n.inputs)
         out = replace(n, inputs=inputs) if inputs != n.inputs else n
         if n.is_kind(SINK):
-            out = _shuffled_sink(out, setting)
+            out = _sink_exchange(out, setting, mode, input_parallelism)
         memo[id(n)] = out
         return out
 
     return visit(plan)
 
 
-def _shuffled_sink(sink: PhysicalNode, setting: str) -> PhysicalNode:
+def _sink_exchange(sink: PhysicalNode, setting: str, mode: str, input_parallelism: int) -> PhysicalNode:
     p = SinkParams.of(sink)
     child = sink.inputs[0]
-    if not p.primary_key or (setting == "AUTO" and child.changelog_mode == "I"):
-        return sink
     names = [f.name for f in p.schema]
-    if any(k not in names for k in p.primary_key):
+    has_key = bool(p.primary_key) and all(k in names for k in p.primary_key)
+    differs = False
+    if p.parallelism is not None:  # 'sink.parallelism', with Flink's CommonExecSink rules
+        table = ".".join(sink.info.get("path") or (p.table,))
+        if p.parallelism <= 0:
+            raise SqlValidationError(f"Invalid configured parallelism {p.parallelism} for table '{table}'.")
+        differs = p.parallelism != input_parallelism
+        if differs and child.changelog_mode != "I" and not p.primary_key:
+            raise SqlValidationError(
+                f"The sink for table '{table}' has a configured parallelism of {p.parallelism}, while the input "
+                f"parallelism is {input_parallelism}. Since the configured parallelism is different from the input's "
+                "parallelism and the changelog mode is not insert-only, a primary key is required but could not be "
+                "found."
+            )
+    if differs:  # Flink: keyed unless NONE or one writer (AUTO and FORCE alike, as the parallelisms differ)
+        keyed = has_key and setting != "NONE" and p.parallelism != 1
+    else:
+        keyed = has_key and mode == STREAMING and _update_stream_needs_key(child, p, setting)
+    if keyed:
+        pk = tuple(names.index(k) for k in p.primary_key)
+        exchange = PhysicalNode.of(replace(ExchangeParams.on(pk), parallelism=p.parallelism), (child,), child.fields)
+    elif differs:
+        exchange = PhysicalNode.of(ExchangeParams(REBALANCE, (), p.parallelism), (child,), child.fields)
+    else:
         return sink
-    pk = tuple(names.index(k) for k in p.primary_key)
-    dist = distribution_columns(child)
-    if dist is not None and dist <= set(pk):
-        return sink  # a key's rows are on one subtask already
-    exchange = PhysicalNode.of(ExchangeParams.on(pk), (child,), child.fields)
     exchange = replace(exchange, changelog_mode=child.changelog_mode)
     return replace(sink, inputs=(exchange,))
+
+
+def _update_stream_needs_key(child: PhysicalNode, p: SinkParams, setting: str) -> bool:
+    """`table.exec.sink.keyed-shuffle` at the job's parallelism: an update stream (any
+    stream with FORCE) not already distributed on (a subset of) the key columns."""
+    if setting == "NONE" or (setting == "AUTO" and child.changelog_mode == "I"):
+        return False
+    names = [f.name for f in p.schema]
+    pk = {names.index(k) for k in p.primary_key}
+    dist = distribution_columns(child)
+    return dist is None or not dist <= pk  # else a key's rows are on one subtask already
 
 
 def _passed_column(e: Expr) -> int | None:
@@ -82,7 +120,7 @@ def distribution_columns(node: PhysicalNode) -> set[int] | None:
     p = node.params
     if node.is_kind(EXCHANGE):
         assert isinstance(p, ExchangeParams)
-        return None if p.distribution == FORWARD else set(p.keys)
+        return None if p.distribution in (FORWARD, REBALANCE) else set(p.keys)
     if isinstance(p, CalcParams):
         below = distribution_columns(node.inputs[0])
         if below is None:

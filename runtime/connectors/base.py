@@ -162,6 +162,21 @@ SUBTASK_INDEX = "$internal.subtask-index"
 PRIMARY_KEY = "$internal.primary-key"
 
 
+# Flink's `sink.parallelism`, declared here once; a connector whose sink may run at its own
+# parallelism lists it among its options. The planner gives the Sink node that many writer
+# subtasks (runtime/operators/sink.py) and places the Exchange Flink's CommonExecSink places
+# in front (planner/optimizer/sink_keyed_shuffle.py).
+SINK_PARALLELISM: ConfigOption[int] = ConfigOption(
+    "sink.parallelism",
+    type="int",
+    description="The sink's parallelism: this many writer subtasks (each its own connection, producer, part "
+    "files or transaction), whatever the parallelism of its input. Unset: the input's parallelism. Rows reach "
+    "the writers round-robin, or hashed on the PRIMARY KEY (one key always reaches the same writer) when the "
+    "table has one and the parallelism differs from the input's; an update stream into a sink without a PRIMARY "
+    "KEY at another parallelism is refused, as in Flink.",
+)
+
+
 def metadata_columns(options: Mapping[str, str]) -> dict[str, str]:
     """The `METADATA_COLUMNS` option as {column name: metadata key} ({} when none)."""
     text = options.get(METADATA_COLUMNS)

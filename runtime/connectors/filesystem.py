@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 
 from runtime.connectors.base import (
+    SINK_PARALLELISM,
     ConfigOption,
     ConnectorFactory,
     Sink,
@@ -310,7 +311,7 @@ FACTORY = register_connector(
             "trigger; `metastore`, `custom` and `partition-time` are refused."
         ),
         # lookup.*: an opt-in lookup source for temporal joins (runtime/connectors/lookup.py).
-        options=OPTIONS + LOOKUP_OPTIONS + all_format_options(FORMATS),
+        options=(*OPTIONS, SINK_PARALLELISM, *LOOKUP_OPTIONS, *all_format_options(FORMATS)),
         create_source=FilesystemSource,
         create_sink=_create_sink,
         create_lookup=FilesystemLookup,

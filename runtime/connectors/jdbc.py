@@ -18,6 +18,7 @@ from typing import Any
 import pyarrow as pa
 
 from runtime.connectors.base import (
+    SINK_PARALLELISM,
     ConfigOption,
     ConnectorFactory,
     Source,
@@ -92,7 +93,7 @@ SINK_OPTIONS: tuple[ConfigOption[Any], ...] = (
         "checkpoint's rows commit in one transaction when the checkpoint completes (exactly-once).",
     ),
     ConfigOption("sink.max-retries", type="int", default="3", description="Retries of a failed write transaction."),
-    ConfigOption("sink.parallelism", type="int", description="Parallelism of the sink (accepted for compatibility)."),
+    SINK_PARALLELISM,
 )
 
 OPTIONS: tuple[ConfigOption[Any], ...] = (*CONNECTION_OPTIONS, *SCAN_OPTIONS, *LOOKUP_OPTIONS, *SINK_OPTIONS)

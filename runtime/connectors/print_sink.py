@@ -13,7 +13,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import ROW_KIND_NAMES, data_columns, row_kinds
-from runtime.connectors.base import ConfigOption, ConnectorFactory, Sink, SourceContext, register_connector
+from runtime.connectors.base import (
+    SINK_PARALLELISM,
+    ConfigOption,
+    ConnectorFactory,
+    Sink,
+    SourceContext,
+    register_connector,
+)
 from runtime.connectors.formats import opt_bool
 from runtime.render import render_array
 from runtime.types import Field
@@ -26,7 +33,7 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         default="false",
         description="Print to standard error instead of standard output.",
     ),
-    ConfigOption("sink.parallelism", type="int", description="Parallelism of the sink (accepted for compatibility)."),
+    SINK_PARALLELISM,
 )
 
 

@@ -20,6 +20,7 @@ import pyarrow as pa
 from runtime.batch import ROW_KIND, data_width
 from runtime.checkpoint.rescale import OldStates, load_state
 from runtime.checkpoint.twophase import is_two_phase
+from runtime.config.core import MAX_PARALLELISM
 from runtime.connectors.base import SUBTASK_INDEX, Sink, SourceContext, get_connector
 from runtime.errors import ConnectorError, file_access_error, is_file_error
 from runtime.graph import Node
@@ -33,6 +34,8 @@ from runtime.operators.spec import (
     SparkCapability,
     register_spec,
 )
+from runtime.operators.union import rebalance_slices
+from runtime.state.keygroups import key_groups_of_rows
 from runtime.types import Field
 
 # Connectors whose sink only appends (an update stream into one is refused, as in Flink).
@@ -46,51 +49,80 @@ PARALLEL_SINKS = ("filesystem", "blackhole", "kafka", "upsert-kafka")
 @dataclass(frozen=True)
 class SinkParams(OperatorParams):
     """Write to table `table` through `connector` with its `options`; `schema` is the sink
-    table's columns, `primary_key` its declared PRIMARY KEY (upsert sinks key on it)."""
+    table's columns, `primary_key` its declared PRIMARY KEY (upsert sinks key on it),
+    `parallelism` its 'sink.parallelism' (None: one writer per subtask of the job)."""
 
     table: str
     connector: str
     options: dict[str, str] = field(hash=False)
     schema: tuple[Field, ...]
     primary_key: tuple[str, ...] = ()
+    parallelism: int | None = None
+
+
+def writer_subtasks(parallelism: int | None, subtask_index: int, subtask_count: int) -> list[int]:
+    """The sink subtasks (writers) that subtask `subtask_index` of `subtask_count` of a Sink
+    node hosts. Without 'sink.parallelism' each hosts its own. With `parallelism` p the
+    Exchange in front sends rows to the first min(p, count) subtasks only
+    (runtime/executor/parallel/transport.py), and writer j lives in subtask j % min(p, count):
+    one writer each when p <= count (the others host none), several when p > count. The
+    parent process's single instance (a sink that runs there) hosts all p."""
+    if parallelism is None:
+        return [subtask_index]
+    m = min(parallelism, subtask_count)
+    return [j for j in range(parallelism) if j % m == subtask_index]
 
 
 class SinkOperator(Operator):
-    """Creates the connector sink at open, writes data columns (named as the sink table's
+    """Creates the connector sink of each writer subtask it hosts at open (one, except with
+    'sink.parallelism': `writer_subtasks`), writes data columns (named as the sink table's
     columns) plus `__op` when the input carries it, flushes at end of input and closes at
-    close (also when the job is stopped or fails)."""
+    close (also when the job is stopped or fails). With several writers a batch is split
+    on the PRIMARY KEY's key groups (one key always reaches the same writer), or dealt
+    round-robin without a key."""
 
     checkpointing = "custom"
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
-        self.sink: Sink | None = None
+        self.writers: list[tuple[int, Sink]] = []
         self.fields = SinkParams.of(node).schema or node.schema
-        self.pending: dict[int, Any] = {}  # checkpoint id -> committable, not yet committed
+        # checkpoint id -> {writer subtask: committable}, not yet committed
+        self.pending: dict[int, dict[int, Any]] = {}
         self.two_phase = False
+        self._next = 0  # round-robin position among the writers
+
+    @property
+    def sink(self) -> Sink | None:
+        """The first writer's connector sink (tests and single-writer callers)."""
+        return self.writers[0][1] if self.writers else None
 
     def open(self) -> None:
         p = SinkParams.of(self.node)
         factory = get_connector(p.connector)
         if factory.create_sink is None:
             raise ConnectorError(f"Connector '{p.connector}' can only be used as a source")
-        config = dict(self.ctx.config)
-        config["$internal.sink-id"] = config.get("$internal.operator-uid", "") or str(self.node.id)
-        config[SUBTASK_INDEX] = str(self.ctx.subtask_index)
-        sctx = SourceContext(mode=self.ctx.mode, time_zone=self.ctx.time_zone, config=config)
         options = dict(p.options)
         if p.primary_key:  # the table's PRIMARY KEY, when the planner passes it on
             options.setdefault("$internal.primary-key", ",".join(p.primary_key))
-        sink = factory.create_sink(options, self.fields, sctx)
-        self.sink = sink
-        self.two_phase = is_two_phase(sink)
-        if self.two_phase:
-            sink.deferred_commit = self.ctx.checkpointing  # type: ignore[attr-defined]
-        with _sink_files():
-            sink.open()
+        names = [f.name for f in self.fields]
+        self.key_columns = [names.index(k) for k in p.primary_key if k in names]
+        self.max_parallelism = MAX_PARALLELISM.get(self.ctx.config)
+        for j in writer_subtasks(p.parallelism, self.ctx.subtask_index, self.ctx.parallelism):
+            config = dict(self.ctx.config)
+            config["$internal.sink-id"] = config.get("$internal.operator-uid", "") or str(self.node.id)
+            config[SUBTASK_INDEX] = str(j)
+            config["subtask.index"] = str(j)  # what the filesystem sink names its part files by
+            sctx = SourceContext(mode=self.ctx.mode, time_zone=self.ctx.time_zone, config=config)
+            sink = factory.create_sink(options, self.fields, sctx)
+            self.writers.append((j, sink))
+            self.two_phase = is_two_phase(sink)
+            if self.two_phase:
+                sink.deferred_commit = self.ctx.checkpointing  # type: ignore[attr-defined]
+            with _sink_files():
+                sink.open()
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        assert self.sink is not None
         n = data_width(batch)
         cols = list(batch.columns[:n])
         names = [f.name for f in self.fields][:n] + [f"f{i}" for i in range(len(self.fields), n)]
@@ -98,24 +130,51 @@ class SinkOperator(Operator):
         if kinds is not None:
             cols.append(kinds)
             names.append(ROW_KIND)
+        rows = pa.RecordBatch.from_arrays(cols, names=names)
         with _sink_files():
-            self.sink.write(pa.RecordBatch.from_arrays(cols, names=names))
+            for sink, part in self._route(rows):
+                sink.write(part)
         self.ctx.metrics.rows_out += batch.num_rows
+
+    def _route(self, rows: pa.RecordBatch) -> list[tuple[Sink, pa.RecordBatch]]:
+        """(writer, rows) pairs: everything to a single writer; with several, by the key
+        group of the PRIMARY KEY, or dealt round-robin (`rebalance_slices`)."""
+        if len(self.writers) == 1:
+            return [(self.writers[0][1], rows)]
+        if not self.writers:
+            raise ConnectorError(
+                f"Sink '{SinkParams.of(self.node).table}': subtask {self.ctx.subtask_index} hosts no writer "
+                "but received rows (the Exchange in front of a sink with 'sink.parallelism' is missing)"
+            )
+        k = len(self.writers)
+        if not self.key_columns:
+            self._next += 1
+            return [
+                (self.writers[t][1], rows.slice(off, length))
+                for t, off, length in rebalance_slices(rows.num_rows, k, self._next)
+            ]
+        groups = key_groups_of_rows([rows.column(c) for c in self.key_columns], rows.num_rows, self.max_parallelism)
+        which = groups % k
+        return [  # a loop over the writers, not the rows
+            (self.writers[w][1], rows.filter(pa.array(which == w))) for w in range(k) if (which == w).any()
+        ]
 
     def on_timer(self, out: Output) -> None:
         """The executor's idle timer: a time-bound sink buffer is sent when due."""
-        if self.sink is not None:
-            self.sink.on_timer()
+        for _, sink in self.writers:
+            sink.on_timer()
 
     def end_input(self, input_index: int, out: Output) -> None:
-        if self.sink is None:
-            return
         if self.two_phase and self.ctx.checkpointing:
             return  # the final checkpoint commits
         with _sink_files():
-            self.sink.flush()
+            for _, sink in self.writers:
+                sink.flush()
 
     # ------------------------------------------------------------------ checkpoints
+    # State: {"pending": {checkpoint id: committable}, "sink": the writer's state} with one
+    # writer (the format since the first version); with several writers
+    # {"pending": {checkpoint id: {writer: committable}}, "sinks": {writer: state}}.
     def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
         """Two-phase-commit sinks: new subtask 0 takes over every old subtask's pre-committed
         transactions (so each is committed exactly once, idempotently); new subtask `i` keeps
@@ -126,39 +185,68 @@ class SinkOperator(Operator):
         pending: dict[Any, Any] = {}
         if index == 0:
             for i, st in enumerate(states):
+                several = "sinks" in (st or {})
                 for cid, committable in sorted((st or {}).get("pending", {}).items()):
-                    pending[(int(cid), i)] = committable
+                    if several:
+                        for j, c in sorted(committable.items(), key=lambda jc: int(jc[0])):
+                            pending[(int(cid), i, int(j))] = c
+                    else:
+                        pending[(int(cid), i, 0)] = committable
         own = states[index] if index < len(states) and states[index] is not None else None
-        return {"pending": pending, "sink": None if own is None else own.get("sink")}
+        if own is None:
+            return {"pending": pending, "sink": None}
+        return {"pending": pending, "sink": own.get("sink"), "writer_states": own.get("sinks")}
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
-        assert self.sink is not None
         with _sink_files():
             if self.two_phase:
-                self.pending[checkpoint_id] = self.sink.prepare_commit(checkpoint_id)  # type: ignore[attr-defined]
-                return {"pending": dict(self.pending), "sink": self.sink.snapshot_state()}  # type: ignore[attr-defined]
-            self.sink.flush()  # at-least-once: what was written is out before the checkpoint
+                self.pending[checkpoint_id] = {
+                    j: sink.prepare_commit(checkpoint_id)  # type: ignore[attr-defined]
+                    for j, sink in self.writers
+                }
+                if len(self.writers) == 1:
+                    j, sink = self.writers[0]
+                    return {
+                        "pending": {cid: c[j] for cid, c in self.pending.items()},
+                        "sink": sink.snapshot_state(),  # type: ignore[attr-defined]
+                    }
+                return {
+                    "pending": dict(self.pending),
+                    "sinks": {j: sink.snapshot_state() for j, sink in self.writers},  # type: ignore[attr-defined]
+                }
+            for _, sink in self.writers:
+                sink.flush()  # at-least-once: what was written is out before the checkpoint
         return None
 
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
         ready = sorted(k for k in self.pending if k <= checkpoint_id)
-        if ready and self.sink is not None:
-            with _sink_files():
-                self.sink.commit([self.pending[k] for k in ready])  # type: ignore[attr-defined]
-            for k in ready:
-                del self.pending[k]
+        if not ready:
+            return
+        with _sink_files():
+            for j, sink in self.writers:
+                sink.commit([self.pending[k][j] for k in ready])  # type: ignore[attr-defined]
+        for k in ready:
+            del self.pending[k]
 
     def restore_state(self, handles: Any) -> None:
-        if handles is None or self.sink is None or not self.two_phase:
+        if handles is None or not self.writers or not self.two_phase:
             return
         pending = handles.get("pending") or {}
+        several = "sinks" in handles
+        committables = []
+        for k in sorted(pending):
+            committables += [pending[k][j] for j in sorted(pending[k], key=int)] if several else [pending[k]]
+        states = {int(j): st for j, st in (handles.get("sinks") or handles.get("writer_states") or {}).items()}
         with _sink_files():
-            self.sink.restore_state(handles.get("sink"), [pending[k] for k in sorted(pending)])  # type: ignore[attr-defined]
+            for i, (j, sink) in enumerate(self.writers):
+                state = states.get(j, handles.get("sink") if i == 0 else None)
+                # the first writer commits every restored committable again (idempotent)
+                sink.restore_state(state, committables if i == 0 else [])  # type: ignore[attr-defined]
         self.pending = {}
 
     def close(self) -> None:
-        if self.sink is not None:
-            sink, self.sink = self.sink, None
+        writers, self.writers = self.writers, []
+        for _, sink in writers:
             if self.two_phase and self.ctx.checkpointing:
                 sink.abort()  # type: ignore[attr-defined]  # uncommitted work waits for a restore
             else:

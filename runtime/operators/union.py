@@ -19,11 +19,22 @@ from runtime.operators.spec import (
     register_spec,
 )
 
-# Exchange distributions: rows hashed on `keys` to key groups, all rows to one subtask, or
-# each subtask keeps its own rows.
+# Exchange distributions: rows hashed on `keys` to key groups, all rows to one subtask,
+# each subtask keeps its own rows, or batches dealt round-robin to the subtasks (Flink's
+# rebalance, in front of a sink whose 'sink.parallelism' differs from its input's).
 HASH = "hash"
 SINGLE_DISTRIBUTION = "single"
 FORWARD = "forward"
+REBALANCE = "rebalance"
+
+
+def rebalance_slices(num_rows: int, targets: int, turn: int) -> list[tuple[int, int, int]]:
+    """Flink's rebalance over `targets` subtasks, a batch at a time: (target, offset, length)
+    of contiguous, near-equal slices of a `num_rows` batch, the first going to target `turn`
+    modulo `targets` (callers advance `turn` per batch, so one-row batches rotate too)."""
+    k = max(1, min(targets, num_rows))
+    bounds = [num_rows * i // k for i in range(k + 1)]
+    return [((turn + i) % targets, bounds[i], bounds[i + 1] - bounds[i]) for i in range(k)]
 
 
 @dataclass(frozen=True)
@@ -34,10 +45,13 @@ class UnionParams(OperatorParams):
 @dataclass(frozen=True)
 class ExchangeParams(OperatorParams):
     """How rows are distributed to the consumer's subtasks: `distribution` is "hash" (on
-    the input columns `keys`), "single" or "forward"."""
+    the input columns `keys`), "single", "forward" or "rebalance". `parallelism`: the
+    consumer's own parallelism when it has one (a sink's 'sink.parallelism'), else None
+    (the job's)."""
 
     distribution: str
     keys: tuple[int, ...] = ()
+    parallelism: int | None = None
 
     @staticmethod
     def on(keys: Sequence[int]) -> ExchangeParams:
@@ -105,7 +119,7 @@ class ExchangeSpec(OperatorSpec[ExchangeParams]):
         p = self.params(node)
         in_names = [f.name for f in node.inputs[0].fields]
         dist = f"hash[{', '.join(in_names[k] for k in p.keys)}]" if p.distribution == HASH else p.distribution
-        return [f"distribution=[{dist}]"]
+        return [f"distribution=[{dist}]"] + ([] if p.parallelism is None else [f"parallelism=[{p.parallelism}]"])
 
 
 UNION = register_spec(UnionSpec())

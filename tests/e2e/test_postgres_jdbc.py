@@ -181,6 +181,33 @@ def test_upsert_and_append_sinks(postgres_server: PostgresServer) -> None:
         env.execute_sql("INSERT INTO l SELECT k, CAST(COUNT(*) AS DECIMAL(10, 2)) FROM src GROUP BY k").wait()
 
 
+def test_upsert_sink_at_its_own_parallelism(postgres_server: PostgresServer, tmp_path: Path) -> None:
+    """'sink.parallelism' = 2 in a parallelism-1 job: two writers (two transactions per
+    checkpoint, seen as two transaction prefixes in the commit markers), the changes hashed
+    on the PRIMARY KEY so each key's updates go through one writer in order."""
+    pg = postgres_server
+    agg, raw = pg.new_name("agg"), pg.new_name("raw")
+    pg.execute(f"CREATE TABLE {agg} (k int PRIMARY KEY, c bigint, s bigint)")
+    pg.execute(f"CREATE TABLE {raw} (k int, v bigint)")
+    pg.execute(f"INSERT INTO {raw} SELECT i % 37, i FROM generate_series(1, 3000) i")
+    pg.execute("CREATE TABLE IF NOT EXISTS _streamsql_commits (txn text PRIMARY KEY)")
+    before = {t for (t,) in pg.execute("SELECT txn FROM _streamsql_commits")}
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    env.get_config().set("execution.checkpointing.interval", "50 ms")
+    env.get_config().set("execution.checkpointing.dir", f"file://{tmp_path / 'cp'}")
+    env.get_config().set("table.exec.source.batch-rows", "200")
+    env.execute_sql(f"CREATE TABLE r (k INT, v BIGINT) WITH ({_with(pg, raw)})")
+    two = ", 'sink.parallelism' = '2'"
+    env.execute_sql(
+        f"CREATE TABLE a (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ({_with(pg, agg, two)})"
+    )
+    env.execute_sql("INSERT INTO a SELECT k, COUNT(*), SUM(v) FROM r GROUP BY k").wait()
+    expected = pg.execute(f"SELECT k, count(*), sum(v) FROM {raw} GROUP BY k ORDER BY k")
+    assert pg.execute(f"SELECT k, c, s FROM {agg} ORDER BY k") == expected
+    new = {t for (t,) in pg.execute("SELECT txn FROM _streamsql_commits")} - before
+    assert len({t.rsplit("-", 1)[0] for t in new}) == 2
+
+
 def test_lookup_join_with_partial_cache(postgres_server: PostgresServer, tmp_path: Path) -> None:
     pg = postgres_server
     dim = pg.new_name("rates")

@@ -54,6 +54,7 @@ from runtime.batch import DELETE, INSERT, ROW_KIND, UPDATE_AFTER, UPDATE_BEFORE,
 from runtime.checkpoint.faults import fault_point
 from runtime.connectors.base import (
     PRIMARY_KEY,
+    SINK_PARALLELISM,
     SUBTASK_INDEX,
     ConfigOption,
     Sink,
@@ -126,12 +127,6 @@ SINK_TRANSACTION_NAMING_STRATEGY: ConfigOption[str] = ConfigOption(
     "names its transactions). The streamsql sink always uses one transactional id per subtask, "
     "'<prefix>-<subtask>', reused for every checkpoint's transaction (as 'POOLING' keeps the broker's set of ids "
     "small), whatever the value.",
-)
-SINK_PARALLELISM: ConfigOption[int] = ConfigOption(
-    "sink.parallelism",
-    type="int",
-    description="Accepted for Flink compatibility; the sink runs at the job's parallelism (one producer, and "
-    "with 'exactly-once' one transactional id, per subtask).",
 )
 SINK_BUFFER_FLUSH_MAX_ROWS: ConfigOption[int] = ConfigOption(
     "sink.buffer-flush.max-rows",

@@ -2,9 +2,10 @@
 
 The parallel executor follows the JobGraph: the planner's `Exchange` nodes are the only
 source of data distribution. With N workers each worker runs one subtask of every node
-(slot sharing); an edge *into* a hash or single Exchange becomes a routed edge (the
-producer partitions each batch by key group, or sends it all to subtask 0, and every part
-goes to the worker owning it). Everything else is a forward edge (same worker), except
+(slot sharing); an edge *into* a hash, single or rebalance Exchange becomes a routed edge
+(the producer partitions each batch by key group, sends it all to subtask 0, or deals
+batches round-robin, and every part goes to the worker owning it; an Exchange carrying a
+sink's own parallelism p routes to the first min(p, N) workers only). Everything else is a forward edge (same worker), except
 the inputs of nodes that run once in the parent process (`OperatorSpec.runs_in_parent`:
 sinks only one process can write: print, memory, duckdb), which arrive from every worker.
 
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from runtime.errors import JobError
 from runtime.graph import JobGraph, Node
 from runtime.operators.spec import SINGLE, spec_for
-from runtime.operators.union import EXCHANGE, FORWARD, HASH, SINGLE_DISTRIBUTION, ExchangeParams
+from runtime.operators.union import EXCHANGE, FORWARD, HASH, REBALANCE, SINGLE_DISTRIBUTION, ExchangeParams
 
 # Pseudo edge id of the query result (worker -> parent).
 RESULT_EDGE = -1
@@ -41,6 +42,14 @@ class Edge:
     dist: str
     keys: tuple[int, ...] = ()
     to_parent: bool = False
+    # The consumer's own parallelism (a sink's 'sink.parallelism', on its Exchange): rows go
+    # to the first min(parallelism, workers) subtasks only (runtime.operators.sink
+    # `writer_subtasks`); None: to every subtask.
+    parallelism: int | None = None
+
+    def targets(self, n: int) -> int:
+        """How many of the `n` subtasks receive rows on this edge."""
+        return n if self.parallelism is None else max(1, min(self.parallelism, n))
 
 
 @dataclass
@@ -90,8 +99,10 @@ def plan_parallel(graph: JobGraph) -> ParallelPlan:
     parent_nodes = {n.id for n in graph.nodes if runs_in_parent(n)}
     edges: list[Edge] = []
 
-    def add(src: int, dst: int, idx: int, dist: str, keys: tuple[int, ...] = ()) -> None:
-        edges.append(Edge(len(edges), src, dst, idx, dist, keys, dst in parent_nodes))
+    def add(
+        src: int, dst: int, idx: int, dist: str, keys: tuple[int, ...] = (), parallelism: int | None = None
+    ) -> None:
+        edges.append(Edge(len(edges), src, dst, idx, dist, keys, dst in parent_nodes, parallelism))
 
     def distributed(nid: int) -> bool:
         n = nodes[nid]
@@ -116,8 +127,8 @@ def plan_parallel(graph: JobGraph) -> ParallelPlan:
             dist, keys = ex.distribution, ex.keys
             if dist == HASH and not keys:
                 dist = SINGLE_DISTRIBUTION
-            if dist in (HASH, SINGLE_DISTRIBUTION):
-                add(n.inputs[0], n.id, 0, dist, keys if dist == HASH else ())
+            if dist in (HASH, SINGLE_DISTRIBUTION, REBALANCE):
+                add(n.inputs[0], n.id, 0, dist, keys if dist == HASH else (), ex.parallelism)
             continue
         if not runs_in_parallel(n) and not all(distributed(i) for i in n.inputs):
             raise DistributionError(_refusal(n, "hash or single Exchange"))

@@ -48,13 +48,20 @@ from runtime.executor.parallel.plan import RESULT_EDGE, Edge, ParallelPlan
 from runtime.executor.results import result_batch
 from runtime.executor.task import TaskRunner, Transport
 from runtime.graph import BATCH, JobGraph
-from runtime.operators.union import HASH
+from runtime.operators.union import HASH, REBALANCE, rebalance_slices
 from runtime.state.keygroups import key_groups_of_rows, subtask_of_key_groups
 
 
-def partition(batch: pa.RecordBatch, edge: Edge, n: int, max_parallelism: int) -> list[tuple[int, pa.RecordBatch]]:
+def partition(
+    batch: pa.RecordBatch, edge: Edge, n: int, max_parallelism: int, turn: int = 0
+) -> list[tuple[int, pa.RecordBatch]]:
     """(target subtask, rows) for every subtask that gets rows of `batch` on `edge`:
-    "single" sends everything to subtask 0; "hash" by the key group of the key columns."""
+    "single" sends everything to subtask 0; "hash" by the key group of the key columns;
+    "rebalance" dealt in near-equal slices starting at subtask `turn` (`rebalance_slices`).
+    Only the first `edge.targets(n)` subtasks get rows."""
+    n = edge.targets(n)
+    if edge.dist == REBALANCE:
+        return [(t, batch.slice(off, length)) for t, off, length in rebalance_slices(batch.num_rows, n, turn)]
     if edge.dist != HASH or n == 1:
         return [(0, batch)]
     cols = [batch.column(k) for k in edge.keys]
@@ -103,6 +110,7 @@ class ChannelTransport(Transport):
         self.chan_wm: dict[int, list[int]] = {e.id: [MIN_WATERMARK] * n for e in plan.edges if not e.to_parent}
         self.chan_end: dict[int, set[int]] = {e.id: set() for e in plan.edges if not e.to_parent}
         self.gated: set[int] = set()
+        self.turns: dict[int, int] = {}  # rebalance edges: batches sent so far (round-robin)
 
     # ------------------------------------------------------------------ Transport
     def edge(self, src: int, dst: int, idx: int) -> Edge | None:
@@ -115,7 +123,8 @@ class ChannelTransport(Transport):
                 self._enqueue(e.id, ch.PARENT, ch.BATCH, ch.batch_to_bytes(b))
             return
         for b in batches:
-            for target, part in partition(b, e, self.n, self.max_parallelism):
+            turn = self.turns[e.id] = self.turns.get(e.id, self.index) + 1
+            for target, part in partition(b, e, self.n, self.max_parallelism, turn):
                 if target == self.index:
                     self._local(e, ch.BATCH, part)
                 else:
