@@ -452,6 +452,7 @@ class Catalog:
             )
         moved = replace(obj, path=new_path)
         store.put(new_path[1], new_path[2], moved, show_create(moved))
+        store.move_statistics(path[1], path[2], new_path[1], new_path[2])
         store.remove(path[1], path[2])
 
     def replace_permanent(self, obj: CatalogObject) -> None:

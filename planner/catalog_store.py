@@ -65,6 +65,7 @@ class CatalogStore:
         self.options = dict(options)
         self.comment = comment
         self.default_database = options.get("default-database") or "default"
+        self._stats: dict[tuple[str, str, str, str], dict[str, Any]] = {}
 
     # ------------------------------------------------------------------ databases
     def list_databases(self) -> list[str]:
@@ -111,6 +112,32 @@ class CatalogStore:
     def remove_function(self, database: str, name: str) -> None:
         raise NotImplementedError
 
+    # ------------------------------------------------------------------ statistics
+    # ANALYZE TABLE's results and Catalog.alter_*_statistics, as JSON values
+    # (streamsql.catalog_statistics): `kind` is "table" or "columns", `partition` the
+    # partition's `k=v/...` path ("" for the whole table). This default keeps them in
+    # the process; a persistent store overrides all four.
+    def get_statistics(self, database: str, name: str, partition: str, kind: str) -> dict[str, Any] | None:
+        return self._statistics().get((database, name, partition, kind))
+
+    def put_statistics(self, database: str, name: str, partition: str, kind: str, value: dict[str, Any]) -> None:
+        self._statistics()[(database, name, partition, kind)] = value
+
+    def drop_statistics(self, database: str, name: str) -> None:
+        """Forget an object's statistics (DROP, and the old name of a RENAME)."""
+        stats = self._statistics()
+        for key in [k for k in stats if k[:2] == (database, name)]:
+            del stats[key]
+
+    def move_statistics(self, database: str, name: str, new_database: str, new_name: str) -> None:
+        """Statistics follow a renamed table (as Flink's in-memory catalog moves them)."""
+        stats = self._statistics()
+        for key in [k for k in stats if k[:2] == (database, name)]:
+            stats[(new_database, new_name, *key[2:])] = stats.pop(key)
+
+    def _statistics(self) -> dict[tuple[str, str, str, str], dict[str, Any]]:
+        return self._stats
+
     def close(self) -> None:
         """Release the store's resources (DROP CATALOG)."""
 
@@ -141,6 +168,8 @@ class InMemoryCatalogStore(CatalogStore):
             del self._objects[key]
         for key in [k for k in self._functions if k[0] == name]:
             del self._functions[key]
+        for stat in [k for k in self._statistics() if k[0] == name]:
+            del self._statistics()[stat]
 
     def alter_database(self, info: DatabaseInfo) -> None:
         self._databases[info.name] = info
@@ -156,6 +185,7 @@ class InMemoryCatalogStore(CatalogStore):
 
     def remove(self, database: str, name: str) -> None:
         self._objects.pop((database, name), None)
+        self.drop_statistics(database, name)
 
     def list_functions(self, database: str) -> list[str]:
         return sorted(n for d, n in self._functions if d == database)
@@ -179,6 +209,9 @@ CREATE TABLE IF NOT EXISTS objects (
 CREATE TABLE IF NOT EXISTS functions (
     db TEXT NOT NULL, name TEXT NOT NULL, identifier TEXT NOT NULL, language TEXT NOT NULL,
     PRIMARY KEY (db, name));
+CREATE TABLE IF NOT EXISTS statistics (
+    db TEXT NOT NULL, name TEXT NOT NULL, part TEXT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL,
+    PRIMARY KEY (db, name, part, kind));
 """
 
 
@@ -236,7 +269,7 @@ class SqliteCatalogStore(CatalogStore):
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                for table in ("databases", "objects", "functions"):
+                for table in ("databases", "objects", "functions", "statistics"):
                     col = "name" if table == "databases" else "db"
                     self._conn.execute(f"DELETE FROM {table} WHERE {col} = ?", (name,))  # noqa: S608 - fixed names
                 self._conn.execute("COMMIT")
@@ -272,6 +305,29 @@ class SqliteCatalogStore(CatalogStore):
     def remove(self, database: str, name: str) -> None:
         self._write("DELETE FROM objects WHERE db = ? AND name = ?", (database, name))
         self._cache.pop((database, name), None)
+        self.drop_statistics(database, name)
+
+    def get_statistics(self, database: str, name: str, partition: str, kind: str) -> dict[str, Any] | None:
+        rows = self._rows(
+            "SELECT value FROM statistics WHERE db = ? AND name = ? AND part = ? AND kind = ?",
+            (database, name, partition, kind),
+        )
+        return json.loads(rows[0][0]) if rows else None
+
+    def put_statistics(self, database: str, name: str, partition: str, kind: str, value: dict[str, Any]) -> None:
+        self._write(
+            "INSERT OR REPLACE INTO statistics (db, name, part, kind, value) VALUES (?, ?, ?, ?, ?)",
+            (database, name, partition, kind, json.dumps(value, sort_keys=True)),
+        )
+
+    def drop_statistics(self, database: str, name: str) -> None:
+        self._write("DELETE FROM statistics WHERE db = ? AND name = ?", (database, name))
+
+    def move_statistics(self, database: str, name: str, new_database: str, new_name: str) -> None:
+        self._write(
+            "UPDATE OR REPLACE statistics SET db = ?, name = ? WHERE db = ? AND name = ?",
+            (new_database, new_name, database, name),
+        )
 
     def list_functions(self, database: str) -> list[str]:
         return sorted(r[0] for r in self._rows("SELECT name FROM functions WHERE db = ?", (database,)))

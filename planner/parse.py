@@ -215,10 +215,7 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
     if word == "ANALYZE":
         cur.match("ANALYZE")
         cur.expect("TABLE")
-        name = cur.path()
-        while not cur.at_end:  # PARTITION (...) COMPUTE STATISTICS [FOR COLUMNS ...]
-            cur.parser._advance()
-        return sc.AnalyzeTable(name=name, **pos)
+        return sc.parse_analyze_table(cur, pos)
     if word == "SET":
         return _set(cur, pos)
     if word == "RESET":

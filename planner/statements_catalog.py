@@ -13,7 +13,8 @@ ALTER TABLE [IF EXISTS] t RENAME TO t2 | SET (...) | RESET (...) | RENAME c TO c
 ALTER VIEW v RENAME TO v2 | AS query
 LOAD MODULE m [WITH (...)]   UNLOAD MODULE m   USE MODULES m [, ...]
 ADD JAR '...'   REMOVE JAR '...'   (need a JVM: parsed so the answer is clear)
-TRUNCATE TABLE t   ANALYZE TABLE t ...   CALL ...
+TRUNCATE TABLE t   CALL ...
+ANALYZE TABLE t [PARTITION (k [= v], ...)] COMPUTE STATISTICS [FOR COLUMNS c, ... | FOR ALL COLUMNS]
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from planner.ddl import parse_column, parse_options, parse_primary_key
+from planner.errors import SqlParseError
 from planner.parse_cursor import Cursor
 from planner.statements import ColumnDef, Statement, WatermarkDef
 
@@ -147,7 +149,14 @@ class TruncateTable(Statement):
 
 @dataclass(frozen=True)
 class AnalyzeTable(Statement):
+    """ANALYZE TABLE: `partition` holds (key, value or None for "every value") as written;
+    `column_positions` the (line, column) of each FOR COLUMNS name, for errors."""
+
     name: tuple[str, ...]
+    partition: tuple[tuple[str, str | None], ...] = ()
+    columns: tuple[str, ...] = ()
+    all_columns: bool = False
+    column_positions: tuple[tuple[int, int], ...] = ()
 
 
 def _end(cur: Cursor) -> None:
@@ -411,6 +420,71 @@ def parse_module(cur: Cursor, action: str, pos: dict) -> ModuleStatement:
     options = _options(cur) if action == "LOAD" and cur.match("WITH") else {}
     _end(cur)
     return ModuleStatement(action=action, names=(name,), options=options, **pos)
+
+
+def _partition_value(cur: Cursor) -> str:
+    """A partition spec literal as Flink reads it (SqlLiteral's value as text): a string,
+    a number (optionally signed), TRUE / FALSE."""
+    sign = "-" if cur.match_type(TokenType.DASH) else ""
+    tok = cur.curr
+    if tok and tok.token_type == TokenType.STRING and not sign:
+        return cur.string()
+    if tok and tok.token_type == TokenType.NUMBER:
+        cur.parser._advance()
+        return sign + tok.text
+    if not sign and cur.peek_word() in ("TRUE", "FALSE"):
+        word = cur.peek_word()
+        cur.parser._advance()
+        return word
+    cur.unexpected("a literal")
+
+
+def parse_analyze_table(cur: Cursor, pos: dict) -> AnalyzeTable:
+    """After `ANALYZE TABLE`."""
+    name = cur.path()
+    partition: list[tuple[str, str | None]] = []
+    if cur.match("PARTITION"):
+        cur.expect_type(TokenType.L_PAREN, '"("')
+        while True:
+            key = cur.name("a partition column")
+            value = _partition_value(cur) if cur.match_type(TokenType.EQ) else None
+            partition.append((key, value))
+            if cur.match_type(TokenType.COMMA):
+                continue
+            cur.expect_type(TokenType.R_PAREN, '")" or ","')
+            break
+    cur.expect("COMPUTE", "STATISTICS")
+    columns: list[str] = []
+    positions: list[tuple[int, int]] = []
+    all_columns = False
+    if cur.match("FOR"):
+        if cur.match("ALL", "COLUMNS"):
+            all_columns = True
+        else:
+            cur.expect("COLUMNS")
+            while True:
+                if cur.curr:
+                    positions.append(cur.line_col(cur.curr.start))
+                columns.append(cur.name("a column name"))
+                if not cur.match_type(TokenType.COMMA):
+                    break
+    elif not cur.at_end:
+        if cur.peek_word() == "NOSCAN":  # Spark's and Hive's form
+            try:
+                cur.unexpected('one of:\n    <EOF>\n    "FOR" ...')
+            except SqlParseError as e:
+                e.hint = "Flink's ANALYZE TABLE has no NOSCAN: it always reads the table."
+                raise
+        cur.unexpected('one of:\n    <EOF>\n    "FOR" ...')
+    _end(cur)
+    return AnalyzeTable(
+        name=name,
+        partition=tuple(partition),
+        columns=tuple(columns),
+        all_columns=all_columns,
+        column_positions=tuple(positions),
+        **pos,
+    )
 
 
 def parse_jvm(cur: Cursor, pos: dict) -> JvmStatement:

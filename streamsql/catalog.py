@@ -7,8 +7,10 @@ and SQL see one catalog layer (catalogs, databases, tables, views, functions, re
 Flink resolves them). Catalog values (`CatalogDatabase`, `CatalogBaseTable`,
 `CatalogFunction`, `ObjectPath`, `ResolvedSchema`, ...) are plain Python objects.
 `HiveCatalog` and `JdbcCatalog` are Java classes: use `CREATE CATALOG` with streamsql's
-catalog types (docs/sql.md). Partitions, statistics, models and procedures are not kept by
-streamsql's catalogs: those methods raise `CatalogException` saying so.
+catalog types (docs/sql.md). Table and column statistics (ANALYZE TABLE's, or set with
+`alter_*_statistics`) are kept by every catalog, per table and per partition. Partitions
+themselves, models and procedures are not: those methods raise `CatalogException` saying so
+(a filesystem table's partitions are its directories: SHOW PARTITIONS lists them).
 """
 
 from __future__ import annotations
@@ -17,6 +19,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from runtime.types import ROW, DataType, Field
+from streamsql.catalog_statistics import (
+    CatalogColumnStatistics,
+    CatalogTableStatistics,
+    column_statistics_from_json,
+    column_statistics_json,
+    table_statistics_from_json,
+    table_statistics_json,
+)
 from streamsql.expressions import quote
 from streamsql.unsupported import JAVA, jvm_only_class
 
@@ -305,56 +315,6 @@ class CatalogPartitionSpec:
 
     def get_partition_spec(self) -> dict[str, str]:
         return dict(self._spec)
-
-
-class CatalogTableStatistics:
-    def __init__(
-        self,
-        row_count: int | None = None,
-        field_count: int | None = None,
-        total_size: int | None = None,
-        raw_data_size: int | None = None,
-        properties: dict[str, str] | None = None,
-        j_catalog_table_statistics: Any = None,
-    ) -> None:
-        self._v = (row_count, field_count, total_size, raw_data_size, dict(properties or {}))
-
-    def get_row_count(self) -> int | None:
-        return self._v[0]
-
-    def get_field_count(self) -> int | None:
-        return self._v[1]
-
-    def get_total_size(self) -> int | None:
-        return self._v[2]
-
-    def get_raw_data_size(self) -> int | None:
-        return self._v[3]
-
-    def get_properties(self) -> dict[str, str]:
-        return dict(self._v[4])
-
-    def copy(self) -> CatalogTableStatistics:
-        return CatalogTableStatistics(*self._v[:4], properties=self._v[4])
-
-
-class CatalogColumnStatistics:
-    def __init__(
-        self,
-        column_statistics_data: dict[str, Any] | None = None,
-        properties: dict[str, str] | None = None,
-        j_catalog_column_statistics: Any = None,
-    ) -> None:
-        self._data, self._properties = dict(column_statistics_data or {}), dict(properties or {})
-
-    def get_column_statistics_data(self) -> dict[str, Any]:
-        return dict(self._data)
-
-    def get_properties(self) -> dict[str, str]:
-        return dict(self._properties)
-
-    def copy(self) -> CatalogColumnStatistics:
-        return CatalogColumnStatistics(self._data, self._properties)
 
 
 # ---------------------------------------------------------------------- resolved schema
@@ -770,41 +730,115 @@ class Catalog:
     ) -> None:
         self._none("Partitions")
 
-    def get_table_statistics(self, table_path: ObjectPath) -> Any:
-        return self._none("Statistics")
+    # statistics (ANALYZE TABLE's results; Flink's in-memory catalog's rules)
+    def _table_entry(self, table_path: ObjectPath, ignore_if_not_exists: bool = False) -> Any:
+        from planner.catalog_objects import CatalogTable as Table
 
-    def get_table_column_statistics(self, table_path: ObjectPath) -> Any:
-        return self._none("Statistics")
+        store = self._store()
+        db, name = table_path.get_database_name(), table_path.get_object_name()
+        obj = store.get(db, name) if store.get_database(db) is not None else None
+        if obj is None:
+            if ignore_if_not_exists:
+                return None
+            raise CatalogException(f"Table (or view) {table_path} does not exist in Catalog {self._name}.")
+        return obj if isinstance(obj, Table) else None
 
-    def get_partition_statistics(self, table_path: ObjectPath, partition_spec: Any) -> Any:
-        return self._none("Statistics")
+    def _partition_key(self, table_path: ObjectPath, partition_spec: CatalogPartitionSpec) -> str:
+        from streamsql.analyze_table import partition_path
 
-    def bulk_get_partition_statistics(self, table_path: ObjectPath, partition_specs: Any) -> Any:
-        return self._none("Statistics")
+        table = self._table_entry(table_path)
+        if table is None or not table.partitioned_by:
+            raise CatalogException(f"Table {table_path} in catalog {self._name} is not partitioned.")
+        spec = partition_spec.get_partition_spec()
+        if set(spec) != set(table.partitioned_by):
+            raise CatalogException(
+                f"Partition spec {spec} does not name the partition keys {list(table.partitioned_by)} of table "
+                f"{table_path} in catalog {self._name}."
+            )
+        return str(partition_path(spec, table.partitioned_by))
 
-    def get_partition_column_statistics(self, table_path: ObjectPath, partition_spec: Any) -> Any:
-        return self._none("Statistics")
+    def _get_stats(self, table_path: ObjectPath, partition: str, kind: str) -> dict[str, Any] | None:
+        return self._store().get_statistics(
+            table_path.get_database_name(), table_path.get_object_name(), partition, kind
+        )
 
-    def bulk_get_partition_column_statistics(self, table_path: ObjectPath, partition_specs: Any) -> Any:
-        return self._none("Statistics")
+    def _put_stats(self, table_path: ObjectPath, partition: str, kind: str, value: dict[str, Any]) -> None:
+        self._store().put_statistics(
+            table_path.get_database_name(), table_path.get_object_name(), partition, kind, value
+        )
 
-    def alter_table_statistics(self, table_path: ObjectPath, table_statistics: Any, ignore_if_not_exists: bool) -> None:
-        self._none("Statistics")
+    def get_table_statistics(self, table_path: ObjectPath) -> CatalogTableStatistics:
+        """The table's statistics; all -1 (unknown) when none were computed, and for a
+        partitioned table (its statistics are per partition)."""
+        table = self._table_entry(table_path)
+        found = self._get_stats(table_path, "", "table")
+        if table is None or table.partitioned_by or found is None:
+            return CatalogTableStatistics.unknown()
+        return table_statistics_from_json(found)
+
+    def get_table_column_statistics(self, table_path: ObjectPath) -> CatalogColumnStatistics:
+        self._table_entry(table_path)
+        found = self._get_stats(table_path, "", "columns")
+        return column_statistics_from_json(found) if found else CatalogColumnStatistics()
+
+    def get_partition_statistics(
+        self, table_path: ObjectPath, partition_spec: CatalogPartitionSpec
+    ) -> CatalogTableStatistics:
+        found = self._get_stats(table_path, self._partition_key(table_path, partition_spec), "table")
+        return table_statistics_from_json(found) if found else CatalogTableStatistics.unknown()
+
+    def bulk_get_partition_statistics(
+        self, table_path: ObjectPath, partition_specs: list[CatalogPartitionSpec]
+    ) -> list[CatalogTableStatistics]:
+        return [self.get_partition_statistics(table_path, spec) for spec in partition_specs]
+
+    def get_partition_column_statistics(
+        self, table_path: ObjectPath, partition_spec: CatalogPartitionSpec
+    ) -> CatalogColumnStatistics:
+        found = self._get_stats(table_path, self._partition_key(table_path, partition_spec), "columns")
+        return column_statistics_from_json(found) if found else CatalogColumnStatistics()
+
+    def bulk_get_partition_column_statistics(
+        self, table_path: ObjectPath, partition_specs: list[CatalogPartitionSpec]
+    ) -> list[CatalogColumnStatistics]:
+        return [self.get_partition_column_statistics(table_path, spec) for spec in partition_specs]
+
+    def alter_table_statistics(
+        self, table_path: ObjectPath, table_statistics: CatalogTableStatistics, ignore_if_not_exists: bool
+    ) -> None:
+        table = self._table_entry(table_path, ignore_if_not_exists)
+        if table is not None and not table.partitioned_by:
+            self._put_stats(table_path, "", "table", table_statistics_json(table_statistics))
 
     def alter_table_column_statistics(
-        self, table_path: ObjectPath, column_statistics: Any, ignore_if_not_exists: bool
+        self, table_path: ObjectPath, column_statistics: CatalogColumnStatistics, ignore_if_not_exists: bool
     ) -> None:
-        self._none("Statistics")
+        if self._table_entry(table_path, ignore_if_not_exists) is not None:
+            self._put_stats(table_path, "", "columns", column_statistics_json(column_statistics))
 
     def alter_partition_statistics(
-        self, table_path: ObjectPath, partition_spec: Any, partition_statistics: Any, ignore_if_not_exists: bool
+        self,
+        table_path: ObjectPath,
+        partition_spec: CatalogPartitionSpec,
+        partition_statistics: CatalogTableStatistics,
+        ignore_if_not_exists: bool,
     ) -> None:
-        self._none("Statistics")
+        if ignore_if_not_exists and self._table_entry(table_path, True) is None:
+            return
+        key = self._partition_key(table_path, partition_spec)
+        self._put_stats(table_path, key, "table", table_statistics_json(partition_statistics))
 
     def alter_partition_column_statistics(
-        self, table_path: ObjectPath, partition_spec: Any, column_statistics: Any, ignore_if_not_exists: bool
+        self,
+        table_path: ObjectPath,
+        partition_spec: CatalogPartitionSpec,
+        column_statistics: CatalogColumnStatistics,
+        ignore_if_not_exists: bool,
     ) -> None:
-        self._none("Statistics")
+        if ignore_if_not_exists and self._table_entry(table_path, True) is None:
+            return
+        key = self._partition_key(table_path, partition_spec)
+        self._put_stats(table_path, key, "columns", column_statistics_json(column_statistics))
 
     def list_models(self, database_name: str) -> list[str]:
         return []

@@ -462,17 +462,9 @@ def truncate_table(env: TableEnvironment, stmt: TruncateTable) -> TableResult:
 
 
 def analyze_table(env: TableEnvironment, stmt: AnalyzeTable) -> TableResult:
-    obj = env.catalog.lookup(stmt.name, None, stmt.sql)
-    if env.is_streaming:
-        raise _err(stmt, "ANALYZE TABLE is not supported for streaming mode now", TABLE_EXCEPTION)
-    if isinstance(obj, CatalogView):
-        raise _err(stmt, "ANALYZE TABLE for a view is not allowed.")
-    raise UnsupportedSqlError(
-        "ANALYZE TABLE is not supported yet: streamsql's planner does not use table statistics",
-        sql=stmt.sql,
-        line=1,
-        column=1,
-    )
+    from streamsql.analyze_table import analyze_table as run
+
+    return run(env, stmt)
 
 
 def describe_job(env: TableEnvironment, stmt: DescribeJob) -> TableResult:
