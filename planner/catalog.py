@@ -173,6 +173,8 @@ class Catalog:
     def __init__(self, builtin_catalog: str = DEFAULT_CATALOG, builtin_database: str = DEFAULT_DATABASE) -> None:
         self.catalogs: dict[str, CatalogStore] = {}
         self._temporary: dict[Path, CatalogObject] = {}
+        # Temporary models (CREATE TEMPORARY MODEL), as the JSON values catalogs keep.
+        self.temporary_models: dict[Path, dict[str, Any]] = {}
         self.current_catalog = builtin_catalog
         self.current_database = builtin_database
         self.add_catalog(

@@ -66,6 +66,7 @@ class CatalogStore:
         self.comment = comment
         self.default_database = options.get("default-database") or "default"
         self._stats: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+        self._models: dict[tuple[str, str], dict[str, Any]] = {}
 
     # ------------------------------------------------------------------ databases
     def list_databases(self) -> list[str]:
@@ -138,6 +139,22 @@ class CatalogStore:
     def _statistics(self) -> dict[tuple[str, str, str, str], dict[str, Any]]:
         return self._stats
 
+    # ------------------------------------------------------------------ models
+    # Models (CREATE MODEL) as JSON values (streamsql.models: input / output columns,
+    # options, comment), in their own namespace beside tables. This default keeps them in
+    # the process; a persistent store overrides all four.
+    def list_models(self, database: str) -> list[str]:
+        return sorted(n for d, n in self._models if d == database)
+
+    def get_model(self, database: str, name: str) -> dict[str, Any] | None:
+        return self._models.get((database, name))
+
+    def put_model(self, database: str, name: str, value: dict[str, Any]) -> None:
+        self._models[(database, name)] = value
+
+    def remove_model(self, database: str, name: str) -> None:
+        self._models.pop((database, name), None)
+
     def close(self) -> None:
         """Release the store's resources (DROP CATALOG)."""
 
@@ -170,6 +187,8 @@ class InMemoryCatalogStore(CatalogStore):
             del self._functions[key]
         for stat in [k for k in self._statistics() if k[0] == name]:
             del self._statistics()[stat]
+        for model in [k for k in self._models if k[0] == name]:
+            del self._models[model]
 
     def alter_database(self, info: DatabaseInfo) -> None:
         self._databases[info.name] = info
@@ -209,6 +228,8 @@ CREATE TABLE IF NOT EXISTS objects (
 CREATE TABLE IF NOT EXISTS functions (
     db TEXT NOT NULL, name TEXT NOT NULL, identifier TEXT NOT NULL, language TEXT NOT NULL,
     PRIMARY KEY (db, name));
+CREATE TABLE IF NOT EXISTS models (
+    db TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (db, name));
 CREATE TABLE IF NOT EXISTS statistics (
     db TEXT NOT NULL, name TEXT NOT NULL, part TEXT NOT NULL, kind TEXT NOT NULL, value TEXT NOT NULL,
     PRIMARY KEY (db, name, part, kind));
@@ -269,7 +290,7 @@ class SqliteCatalogStore(CatalogStore):
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                for table in ("databases", "objects", "functions", "statistics"):
+                for table in ("databases", "objects", "functions", "statistics", "models"):
                     col = "name" if table == "databases" else "db"
                     self._conn.execute(f"DELETE FROM {table} WHERE {col} = ?", (name,))  # noqa: S608 - fixed names
                 self._conn.execute("COMMIT")
@@ -322,6 +343,22 @@ class SqliteCatalogStore(CatalogStore):
 
     def drop_statistics(self, database: str, name: str) -> None:
         self._write("DELETE FROM statistics WHERE db = ? AND name = ?", (database, name))
+
+    def list_models(self, database: str) -> list[str]:
+        return sorted(r[0] for r in self._rows("SELECT name FROM models WHERE db = ?", (database,)))
+
+    def get_model(self, database: str, name: str) -> dict[str, Any] | None:
+        rows = self._rows("SELECT value FROM models WHERE db = ? AND name = ?", (database, name))
+        return json.loads(rows[0][0]) if rows else None
+
+    def put_model(self, database: str, name: str, value: dict[str, Any]) -> None:
+        self._write(
+            "INSERT OR REPLACE INTO models (db, name, value) VALUES (?, ?, ?)",
+            (database, name, json.dumps(value, sort_keys=True)),
+        )
+
+    def remove_model(self, database: str, name: str) -> None:
+        self._write("DELETE FROM models WHERE db = ? AND name = ?", (database, name))
 
     def move_statistics(self, database: str, name: str, new_database: str, new_name: str) -> None:
         self._write(

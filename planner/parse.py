@@ -19,8 +19,9 @@ import planner.dialect  # noqa: F401 - registers the "flink" dialect
 from planner import statements_catalog as sc
 from planner import statements_dml as dml
 from planner import statements_materialized as sm
+from planner import statements_models as smod
 from planner.ddl import parse_create_table, parse_create_view, parse_drop
-from planner.errors import SqlParseError
+from planner.errors import SqlParseError, UnsupportedSqlError
 from planner.parse_cursor import Cursor
 from planner.parse_split import is_complete, split_script
 from planner.statements import (
@@ -115,6 +116,9 @@ def parse_statement(sql: str, line: int = 1, column: int = 1) -> Statement:
             e.sql = sql
         e.statement_line = line
         raise
+    except UnsupportedSqlError as e:  # valid Flink SQL refused while parsing (ML_PREDICT)
+        e.statement_line = line
+        raise
     except Exception as e:  # noqa: BLE001 - never let a sqlglot/internal error escape
         raise SqlParseError(f"SQL parse failed: {e}", sql=sql, line=1, column=1, statement_line=line) from None
 
@@ -140,8 +144,8 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
             cur.expect("TABLE")
             return parse_create_table(cur, False, pos, or_replace=True)
         temporary = cur.match("TEMPORARY")
-        if cur.match("MODEL") or (cur.match("OR", "REPLACE") and cur.match("MODEL")):
-            return dml.parse_model(cur, "CREATE MODEL", pos)
+        if cur.match("MODEL"):
+            return smod.parse_create_model(cur, temporary, pos)
         if cur.peek_word() in ("SYSTEM", "FUNCTION"):
             return parse_create_function(cur, temporary, pos)
         if not temporary and cur.match("CATALOG"):
@@ -161,8 +165,10 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
             return parse_drop_function(cur, pos)
         if cur.match("MATERIALIZED", "TABLE"):
             return sm.parse_drop_materialized_table(cur, pos)
-        if cur.match("MODEL") or cur.match("TEMPORARY", "MODEL"):
-            return dml.parse_model(cur, "DROP MODEL", pos)
+        if cur.match("MODEL"):
+            return smod.parse_drop_model(cur, False, pos)
+        if cur.match("TEMPORARY", "MODEL"):
+            return smod.parse_drop_model(cur, True, pos)
         if cur.match("CATALOG"):
             return sc.parse_drop_catalog(cur, pos)
         if cur.match("DATABASE"):
@@ -184,7 +190,7 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
         if cur.match("MATERIALIZED", "TABLE"):
             return sm.parse_alter_materialized_table(cur, pos)
         if cur.match("MODEL"):
-            return dml.parse_model(cur, "ALTER MODEL", pos)
+            return smod.parse_alter_model(cur, pos)
         if "FUNCTION" in (cur.peek_word(0), cur.peek_word(1), cur.peek_word(2)):
             return dml.parse_alter_function(cur, pos)
         cur.unexpected('"CATALOG", "DATABASE", "TABLE", "VIEW", "MATERIALIZED TABLE" or "FUNCTION"')
@@ -230,8 +236,8 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
         cur.parser._advance()
         if cur.match("CATALOG"):
             return sc.parse_describe_catalog(cur, pos)
-        if cur.peek_word() == "MODEL":
-            return dml.parse_model(cur, "DESCRIBE MODEL", pos)
+        if cur.match("MODEL"):
+            return smod.parse_describe_model(cur, pos)
         if cur.peek_word() == "JOB":
             cur.match("JOB")
             return dml.parse_describe_job(cur, pos)
@@ -258,7 +264,7 @@ def _show(cur: Cursor, pos: dict) -> Statement:
     """After `SHOW`."""
     if cur.match("CREATE"):
         if cur.match("MODEL"):
-            return dml.parse_model(cur, "SHOW CREATE MODEL", pos)
+            return smod.parse_show_create_model(cur, pos)
         return sc.parse_show_create(cur, pos)
     if cur.match("CURRENT"):
         what = cur.peek_word()

@@ -17,7 +17,7 @@ from sqlglot.errors import ErrorLevel, ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
 from planner.dialect.flink import Flink, FlinkParser
-from planner.errors import SqlParseError
+from planner.errors import SqlParseError, UnsupportedSqlError
 
 _DIALECT = Flink()
 _WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
@@ -233,7 +233,11 @@ class Cursor:
             self.curr and self.curr.token_type == TokenType.L_PAREN
         ):
             self.unexpected('"SELECT", "WITH", "VALUES" or "("')
-        node = self.run(self.parser._parse_statement)
+        try:
+            node = self.run(self.parser._parse_statement)
+        except SqlParseError:
+            self._refuse_model_functions()
+            raise
         if node is None:
             self.unexpected("a query")
         if not self.at_end:
@@ -243,6 +247,17 @@ class Cursor:
         # exp.Query is only a mixin in sqlglot 30 and mypy deems its intersection with
         # exp.Expression impossible; every parsed query node is a concrete Expression.
         return fix_positions(cast(exp.Expression, node), self)
+
+    def _refuse_model_functions(self) -> None:
+        """ML_PREDICT / ML_EVALUATE (which sqlglot cannot parse: `MODEL m` arguments) get
+        the clear answer instead of a parse error: models cannot predict here."""
+        from planner.statements_models import MODEL_FUNCTIONS, model_function_refusal
+
+        for i, tok in enumerate(self.tokens[:-1]):
+            if tok.text.upper() in MODEL_FUNCTIONS and self.tokens[i + 1].token_type == TokenType.L_PAREN:
+                line, col = self.line_col(tok.start)
+                message, hint = model_function_refusal(tok.text.upper())
+                raise UnsupportedSqlError(message, sql=self.sql, line=line, column=col, hint=hint)
 
 
 def fix_positions(tree: exp.Expression, cur: Cursor) -> exp.Expression:

@@ -6,7 +6,6 @@ CALL [c.][db.]procedure(arg, ...)
 ALTER [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] [c.][db.]f AS 'identifier' [LANGUAGE ...]
 DESCRIBE JOB '<job id>'
 STOP JOB '<job id>' [WITH SAVEPOINT] [WITH DRAIN]
-CREATE | ALTER | DROP MODEL ..., SHOW CREATE MODEL m, DESCRIBE MODEL m (refused: no model providers)
 """
 
 from __future__ import annotations
@@ -52,13 +51,6 @@ class AlterFunction(Statement):
 @dataclass(frozen=True)
 class DescribeJob(Statement):
     job_id: str
-
-
-@dataclass(frozen=True)
-class ModelStatement(Statement):
-    """A model statement (FLIP-437): parsed so the answer is clear, then refused."""
-
-    what: str  # CREATE MODEL | ALTER MODEL | DROP MODEL | SHOW CREATE MODEL | DESCRIBE MODEL
 
 
 @dataclass(frozen=True)
@@ -168,10 +160,3 @@ def parse_stop_job(cur: Cursor, pos: dict) -> StopJob:
             cur.unexpected('"SAVEPOINT" or "DRAIN"')
     _end(cur)
     return StopJob(job_id=job_id, with_savepoint=savepoint, with_drain=drain, **pos)
-
-
-def parse_model(cur: Cursor, what: str, pos: dict) -> ModelStatement:
-    """After the words naming a model statement: the rest is skipped (it is refused)."""
-    while not cur.at_end:
-        cur.parser._advance()
-    return ModelStatement(what=what, **pos)

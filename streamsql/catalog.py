@@ -840,26 +840,37 @@ class Catalog:
         key = self._partition_key(table_path, partition_spec)
         self._put_stats(table_path, key, "columns", column_statistics_json(column_statistics))
 
+    # models (CREATE MODEL; a CatalogModel is a Java object in PyFlink: create and alter
+    # models with SQL)
     def list_models(self, database_name: str) -> list[str]:
-        return []
+        """The catalog's models (temporary models belong to the session, not the catalog)."""
+        if not self.database_exists(database_name):
+            raise CatalogException(f"Database {database_name} does not exist in Catalog {self._name}.")
+        return list(self._store().list_models(database_name))
 
     def get_model(self, model_path: ObjectPath) -> Any:
-        return self._none("Models")
+        raise CatalogException(
+            "CatalogModel is a Java object in PyFlink: read a model with DESCRIBE MODEL / SHOW CREATE MODEL"
+        )
 
     def model_exists(self, model_path: ObjectPath) -> bool:
-        return False
+        db = model_path.get_database_name()
+        return self.database_exists(db) and model_path.get_object_name() in self.list_models(db)
 
     def create_model(self, model_path: ObjectPath, model: Any, ignore_if_exists: bool) -> None:
-        self._none("Models")
+        raise CatalogException("CatalogModel is a Java object in PyFlink: create a model with CREATE MODEL")
 
     def alter_model(self, model_path: ObjectPath, new_model: Any, ignore_if_not_exists: bool) -> None:
-        self._none("Models")
+        raise CatalogException("CatalogModel is a Java object in PyFlink: change a model with ALTER MODEL")
 
     def drop_model(self, model_path: ObjectPath, ignore_if_not_exists: bool) -> None:
-        self._none("Models")
+        ie = " IF EXISTS" if ignore_if_not_exists else ""
+        self._run(f"DROP MODEL{ie} {self._obj(model_path)}")
 
     def rename_model(self, model_path: ObjectPath, new_model_name: str, ignore_if_not_exists: bool) -> None:
-        self._none("Models")
+        ie = " IF EXISTS" if ignore_if_not_exists else ""
+        new_path = ObjectPath(model_path.get_database_name(), new_model_name)
+        self._run(f"ALTER MODEL{ie} {self._obj(model_path)} RENAME TO {self._obj(new_path)}")
 
     def list_procedures(self, database_name: str) -> list[str]:
         return []

@@ -36,12 +36,13 @@ from planner.statements_catalog import (
     UseCatalog,
     UseDatabase,
 )
-from planner.statements_dml import AlterFunction, Call, DescribeJob, ModelStatement, StopJob
+from planner.statements_dml import AlterFunction, Call, DescribeJob, StopJob
 from runtime.aggregates.types import AGGREGATE_FUNCTIONS
 from runtime.checkpoint.options import SAVEPOINT_DIR
 from runtime.connectors.base import get_connector
 from runtime.functions.registry import function_names, lookup
 from runtime.types import BOOLEAN, STRING, Field
+from streamsql import models
 from streamsql.result import TableResult
 
 if TYPE_CHECKING:
@@ -214,7 +215,9 @@ def drop_database(env: TableEnvironment, stmt: DropDatabase) -> TableResult:
         if stmt.if_exists:
             return TableResult.ok()
         raise _missing_database(stmt, catalog, database)
-    if not stmt.cascade and (store.list_objects(database) or store.list_functions(database)):
+    if not stmt.cascade and (
+        store.list_objects(database) or store.list_functions(database) or store.list_models(database)
+    ):
         raise _err(
             stmt,
             f"Database {database} in catalog {catalog} is not empty.",
@@ -293,8 +296,8 @@ def show(env: TableEnvironment, stmt: Show) -> TableResult | None:
         return _strings("jars", [])
     if what == "PROCEDURES":
         return _strings("procedure name", [])
-    if what == "MODELS":  # no model can be created here (model_statement)
-        return _strings("model name", [])
+    if what == "MODELS":
+        return models.show_models(env, stmt)
     if what == "PARTITIONS":
         return show_partitions(env, stmt)
     return None
@@ -438,12 +441,14 @@ def module_statement(env: TableEnvironment, stmt: ModuleStatement) -> TableResul
 
 
 def jvm_statement(env: TableEnvironment, stmt: JvmStatement) -> TableResult:
+    """ADD JAR / REMOVE JAR: a JAR is Java code, and there is no JVM to load it into."""
     raise UnsupportedSqlError(
-        f"{stmt.what} needs a JVM: streamsql runs Flink SQL without one, so JAR files cannot be loaded. "
-        "Write user-defined functions in Python (CREATE FUNCTION ... AS 'pkg.module.fn' LANGUAGE PYTHON).",
+        f"{stmt.what} is not supported: a JAR holds Java code, and streamsql runs Flink SQL without a JVM",
         sql=stmt.sql,
         line=1,
         column=1,
+        hint="Write user-defined functions in Python instead (CREATE FUNCTION f AS 'pkg.module.fn' LANGUAGE "
+        "PYTHON, docs/udf.md); connectors and formats are built in (docs/connectors/).",
     )
 
 
@@ -473,19 +478,6 @@ def describe_job(env: TableEnvironment, stmt: DescribeJob) -> TableResult:
     if handle is None:
         raise _err(stmt, f"Described job {stmt.job_id} does not exist.", SQL_EXECUTION_EXCEPTION)
     return env.job_rows([(stmt.job_id, handle)])
-
-
-def model_statement(env: TableEnvironment, stmt: ModelStatement) -> TableResult:
-    """Models (CREATE MODEL, ML_PREDICT) run their predictions through Flink's model
-    providers (OpenAI and others) on the JVM; streamsql has none, so no model can exist."""
-    raise UnsupportedSqlError(
-        f"{stmt.what} is not supported: Flink's models predict through model providers that run on the JVM, "
-        "and streamsql has none. Call a model from a Python function instead (CREATE FUNCTION ... LANGUAGE "
-        "PYTHON, docs/udf.md).",
-        sql=stmt.sql,
-        line=1,
-        column=1,
-    )
 
 
 def stop_job(env: TableEnvironment, stmt: StopJob) -> TableResult:
@@ -582,9 +574,9 @@ HANDLERS: dict[type, Callable[[Any, Any], TableResult]] = {
     AnalyzeTable: analyze_table,
     DescribeJob: describe_job,
     StopJob: stop_job,
-    ModelStatement: model_statement,
     Call: call,
     AlterFunction: alter_function,
+    **models.HANDLERS,
 }
 
 

@@ -151,24 +151,47 @@ class CatalogApiMixin:
     def create_java_temporary_system_function(self, name: str, function_class_name: str) -> None:
         refuse("create_java_temporary_system_function", JAVA)
 
-    # ------------------------------------------------------------------ models (ML_PREDICT)
+    # ------------------------------------------------------------------ models
+    # Models are catalog objects (CREATE MODEL in SQL, streamsql/models.py); PyFlink's
+    # ModelDescriptor is a Java object, so creating one from Python goes through SQL.
     def create_model(self, model_path: str, model_descriptor: Any, ignore_if_exists: bool = False) -> None:
-        refuse("create_model", "models are served by Java model providers (ML_PREDICT)")
+        refuse("create_model", "PyFlink's ModelDescriptor is a Java object; register the model with CREATE MODEL")
 
     def create_temporary_model(self, model_path: str, model_descriptor: Any, ignore_if_exists: bool = False) -> None:
-        refuse("create_temporary_model", "models are served by Java model providers (ML_PREDICT)")
+        refuse(
+            "create_temporary_model",
+            "PyFlink's ModelDescriptor is a Java object; register the model with CREATE TEMPORARY MODEL",
+        )
+
+    def _drop_model(self, model_path: str, temporary: bool, ignore_if_not_exists: bool) -> bool:
+        from planner.parse import parse_statement
+        from streamsql.models import lookup
+
+        kind = "TEMPORARY MODEL" if temporary else "MODEL"
+        stmt = parse_statement(f"DROP {kind} IF EXISTS {model_path}")
+        path = self.catalog.qualify(stmt.name)  # type: ignore[attr-defined]
+        found = lookup(self, path)  # type: ignore[arg-type]
+        exists = found is not None and found[1] == temporary
+        if exists or not ignore_if_not_exists:
+            self.execute_sql(f"DROP {kind} {model_path}")
+        return exists
 
     def drop_model(self, model_path: str, ignore_if_not_exists: bool = True) -> bool:
-        refuse("drop_model", "models are served by Java model providers (ML_PREDICT)")
+        """DROP MODEL: True when a model was dropped."""
+        return self._drop_model(model_path, False, ignore_if_not_exists)
 
     def drop_temporary_model(self, model_path: str) -> bool:
-        refuse("drop_temporary_model", "models are served by Java model providers (ML_PREDICT)")
+        """DROP TEMPORARY MODEL: True when a temporary model was dropped."""
+        return self._drop_model(model_path, True, True)
 
     def list_models(self) -> list[str]:
-        return []
+        """The models of the current database, temporary ones included."""
+        return self._column("SHOW MODELS")
 
     def list_temporary_models(self) -> list[str]:
-        return []
+        cat = self.catalog  # type: ignore[attr-defined]
+        here = (cat.current_catalog, cat.current_database)
+        return sorted(p[2] for p in cat.temporary_models if p[:2] == here)
 
     # ------------------------------------------------------------------ Python dependencies
     def add_python_file(self, file_path: str) -> None:

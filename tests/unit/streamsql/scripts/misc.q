@@ -2,12 +2,14 @@
 
 add jar '/tmp/udf.jar';
 [ERROR] Could not execute SQL statement. Reason:
-org.apache.flink.table.api.TableException: ADD JAR needs a JVM: streamsql runs Flink SQL without one, so JAR files cannot be loaded. Write user-defined functions in Python (CREATE FUNCTION ... AS 'pkg.module.fn' LANGUAGE PYTHON).
+org.apache.flink.table.api.TableException: ADD JAR is not supported: a JAR holds Java code, and streamsql runs Flink SQL without a JVM
+Write user-defined functions in Python instead (CREATE FUNCTION f AS 'pkg.module.fn' LANGUAGE PYTHON, docs/udf.md); connectors and formats are built in (docs/connectors/).
 !error
 
 remove jar '/tmp/udf.jar';
 [ERROR] Could not execute SQL statement. Reason:
-org.apache.flink.table.api.TableException: REMOVE JAR needs a JVM: streamsql runs Flink SQL without one, so JAR files cannot be loaded. Write user-defined functions in Python (CREATE FUNCTION ... AS 'pkg.module.fn' LANGUAGE PYTHON).
+org.apache.flink.table.api.TableException: REMOVE JAR is not supported: a JAR holds Java code, and streamsql runs Flink SQL without a JVM
+Write user-defined functions in Python instead (CREATE FUNCTION f AS 'pkg.module.fn' LANGUAGE PYTHON, docs/udf.md); connectors and formats are built in (docs/connectors/).
 !error
 
 show jars;
@@ -60,22 +62,6 @@ show current database;
 1 row in set
 !ok
 
-# models predict through model providers on the JVM: none can be created
-create model sentiment input (text string) output (label string) with ('provider' = 'openai', 'task' = 'classification');
-[ERROR] Could not execute SQL statement. Reason:
-org.apache.flink.table.api.TableException: CREATE MODEL is not supported: Flink's models predict through model providers that run on the JVM, and streamsql has none. Call a model from a Python function instead (CREATE FUNCTION ... LANGUAGE PYTHON, docs/udf.md).
-!error
-
-drop model if exists sentiment;
-[ERROR] Could not execute SQL statement. Reason:
-org.apache.flink.table.api.TableException: DROP MODEL is not supported: Flink's models predict through model providers that run on the JVM, and streamsql has none. Call a model from a Python function instead (CREATE FUNCTION ... LANGUAGE PYTHON, docs/udf.md).
-!error
-
 show models;
 Empty set
 !ok
-
-describe model sentiment;
-[ERROR] Could not execute SQL statement. Reason:
-org.apache.flink.table.api.TableException: DESCRIBE MODEL is not supported: Flink's models predict through model providers that run on the JVM, and streamsql has none. Call a model from a Python function instead (CREATE FUNCTION ... LANGUAGE PYTHON, docs/udf.md).
-!error
