@@ -23,6 +23,14 @@ RocksDB round trip per row (the per-distinct-key Python work is encoding, as `ha
 does for its dict look-ups). Snapshots have the `hashmap` format, so a savepoint moves
 between the two backends. `state.backend.rocksdb.localdir` is where the working
 databases go (a temporary directory by default); they are deleted when the job ends.
+
+Processes and fork: opening a database starts RocksDB's process-wide background threads
+(flushes, compactions). fork() copies the pool's bookkeeping but not its threads, so in a
+process forked after that, every flush (`close`, a full memtable, a native checkpoint)
+waits forever. A backend therefore opens its database on first use (an operator that never
+touches keyed state, e.g. a sink in the parallel executor's job process, opens none), the
+process that started the threads is recorded (`threads_started_here`), and opening a
+database in a process forked after that fails with a clear error instead of hanging.
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.checkpoint import format as state_format
+from runtime.errors import JobError
 from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend
 from runtime.state.hashmap import distinct_keys
 from runtime.state.options import ROCKSDB_LOCAL_DIR
@@ -45,6 +54,34 @@ from runtime.state.slot_values import decode_rows, encode_rows, layout_of
 
 _SLOT_PREFIX = b"\xff\xff"
 _VALUE_TAG = 0  # an encoded key is a MessagePack array (0x90-0x9f, 0xdc, 0xdd): never 0x00
+
+
+_threads_pid: int | None = None  # the process whose RocksDB background threads were started
+
+
+class RocksDBForkError(JobError):
+    """A database would be opened in a process forked after RocksDB's threads started."""
+
+
+def threads_started_here() -> bool:
+    """A RocksDB database was opened in this process, so its background threads run: a
+    child forked from it now could not use RocksDB (see the module docstring)."""
+    return _threads_pid == os.getpid()
+
+
+def open_db(rocksdict: Any, path: str) -> Any:
+    """Open (or create) the database at `path`, refusing to in a process forked after
+    RocksDB's background threads were started in an ancestor (its flushes would hang)."""
+    global _threads_pid
+    if _threads_pid is not None and _threads_pid != os.getpid():
+        raise RocksDBForkError(
+            "the rocksdb state backend cannot be used in this process: it was forked from one "
+            "that had already opened a RocksDB database, and RocksDB's background threads do not "
+            "survive fork (flushes would wait forever); run the job in a new process"
+        )
+    db = rocksdict.Rdict(path)
+    _threads_pid = os.getpid()
+    return db
 
 
 def _slot_key(slot: int) -> bytes:
@@ -74,8 +111,15 @@ class RocksDBStateBackend(KeyedStateBackend):
         self.path = os.path.join(os.path.abspath(os.path.expanduser(base)), name)
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self._rocksdict = rocksdict
-        self.db: Any = rocksdict.Rdict(self.path)
+        self._db: Any = None  # opened on first use (see the module docstring)
         self._reset_memory()
+
+    @property
+    def db(self) -> Any:
+        """The working database, opened (created) on first use."""
+        if self._db is None:
+            self._db = open_db(self._rocksdict, self.path)
+        return self._db
 
     def _reset_memory(self) -> None:
         self._capacity = 0
@@ -192,9 +236,10 @@ class RocksDBStateBackend(KeyedStateBackend):
         """Rebuild the database from a snapshot (same slots; keys outside the key-group
         range skipped)."""
         self.max_parallelism = int(snap.get("max_parallelism", self.max_parallelism))
-        self.db.close()
-        self._rocksdict.Rdict.destroy(self.path)
-        self.db = self._rocksdict.Rdict(self.path)
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+            self._rocksdict.Rdict.destroy(self.path)
         self._reset_memory()
         keys = snap["keys"]
         slots = np.asarray(snap["slots"], dtype=np.int64).tolist()
@@ -261,7 +306,7 @@ class RocksDBStateBackend(KeyedStateBackend):
         Keys outside the key-group range are skipped (one range scan per bound)."""
         import rocksdict  # optional dependency: imported when the rocksdb backend is used
 
-        db = rocksdict.Rdict(path)
+        db = open_db(rocksdict, path)
         try:
             lo = 0 if key_group_range is None else key_group_range[0]
             hi = 0xFFFF if key_group_range is None else key_group_range[1] + 1
@@ -292,7 +337,7 @@ class RocksDBStateBackend(KeyedStateBackend):
 
     def dispose(self) -> None:
         """Close and delete the working database (the job ended)."""
-        if self.db is not None:
-            self.db.close()
-            self.db = None
+        if self._db is not None:
+            self._db.close()
+            self._db = None
             shutil.rmtree(self.path, ignore_errors=True)

@@ -45,12 +45,28 @@ from runtime.executor.task import TaskRunner, Transport
 from runtime.executor.task_state import restore_task
 from runtime.graph import JobGraph
 from runtime.operators.base import Metrics, Operator
+from runtime.state.options import backend_kind
+from runtime.state.rocksdb import RocksDBForkError
+from runtime.state.rocksdb import threads_started_here as rocksdb_threads_started_here
 
 JOIN_SECONDS = 5.0
 
 
 class WorkerFailedError(RuntimeError):
     """A worker process ended without reporting (killed, crashed)."""
+
+
+def refuse_fork_after_rocksdb(graph: JobGraph) -> None:
+    """Fail before forking workers for a rocksdb job in a process that already opened a
+    RocksDB database: the workers would inherit RocksDB's thread-pool bookkeeping without
+    its threads and hang at their first flush (runtime/state/rocksdb.py). The job process
+    itself opens none (its sinks' backends open their database on first use)."""
+    if backend_kind(graph.config) == "rocksdb" and rocksdb_threads_started_here():
+        raise RocksDBForkError(
+            "cannot start parallel workers for a job with 'state.backend.type' = 'rocksdb' in a "
+            "process that already used RocksDB (its background threads do not survive fork): "
+            "run the job in a new process (e.g. its own `streamsql -f`), or at parallelism 1"
+        )
 
 
 def job_parallelism(graph: JobGraph) -> int:
@@ -147,6 +163,7 @@ class ParallelExecutor:
             self.cp.check_restore(restore)
             location = restore.location
             self.restored_from = location
+        refuse_fork_after_rocksdb(self.graph)
         mp = multiprocessing.get_context("fork")
         pairs = {(i, j): socket.socketpair() for i in range(n) for j in range(i + 1, n)}
         ups = [socket.socketpair() for _ in range(n)]  # (parent end, worker end)
