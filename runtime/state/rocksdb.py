@@ -258,7 +258,8 @@ class RocksDBStateBackend(KeyedStateBackend):
             self._groups[s] = g
             self._seq[s] = self._next_seq
             self._next_seq += 1
-        self.db.write(batch)
+        if len(batch):  # an empty snapshot opens no database
+            self.db.write(batch)
         self._free = [s for s in range(top) if not self._live[s]]
         self._dirty[: self._capacity] = self._live[: self._capacity]  # values come from the operator
 

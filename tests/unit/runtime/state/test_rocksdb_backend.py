@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -10,6 +13,9 @@ import pytest
 
 from runtime.checkpoint import format as state_format
 from runtime.state import HashMapStateBackend, create_backend
+from runtime.executor.parallel.executor import refuse_fork_after_rocksdb
+from runtime.graph import JobGraph
+from runtime.state import rocksdb
 from runtime.state.rocksdb import RocksDBStateBackend
 
 
@@ -76,3 +82,43 @@ def test_a_columnar_hashmap_snapshot_restores_into_rocksdb(tmp_path: Path) -> No
     assert r.keys_of(slots) == h.keys_of(slots)
     assert r.lookup(cols, 40, create=False).tolist() == slots.tolist()
     r.dispose()
+
+
+def test_an_unused_backend_opens_no_database(tmp_path: Path) -> None:
+    """The parallel executor's job process builds its sinks with a backend they never use:
+    it must not open RocksDB there (forked workers would inherit its thread pool without
+    the threads and hang at their first flush)."""
+    b = _backend(tmp_path)
+    b.restore(RocksDBStateBackend(config={"state.backend.rocksdb.localdir": str(tmp_path)}).snapshot())
+    assert len(b) == 0 and not b.contains(np.array([0])).any()
+    assert not any(tmp_path.iterdir())
+    b.dispose()
+
+
+def test_a_process_forked_after_rocksdb_started_refuses_it(tmp_path: Path) -> None:
+    """Once this process opened a database, a forked child fails clearly instead of hanging,
+    and the parallel executor refuses to fork workers for a rocksdb job."""
+    b = _backend(tmp_path)
+    b.lookup([pa.array([1])], 1)  # opens the database: RocksDB's threads run here now
+    assert rocksdb.threads_started_here()
+    graph = cast("JobGraph", SimpleNamespace(config={"state.backend.type": "rocksdb"}))
+    with pytest.raises(rocksdb.RocksDBForkError, match="new process"):
+        refuse_fork_after_rocksdb(graph)
+    refuse_fork_after_rocksdb(cast("JobGraph", SimpleNamespace(config={})))  # hashmap: fine
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report whether opening failed cleanly, never run pytest on
+        code = b"hang?"
+        try:
+            _backend(tmp_path / "child").lookup([pa.array([1])], 1)
+        except rocksdb.RocksDBForkError:
+            code = b"refused"
+        except BaseException:  # noqa: BLE001 - anything else is reported as a failure
+            code = b"other"
+        os.write(write, code)
+        os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    assert os.read(read, 100) == b"refused"
+    os.close(read)
+    b.dispose()
