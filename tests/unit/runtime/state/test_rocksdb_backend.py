@@ -12,10 +12,9 @@ import pyarrow as pa
 import pytest
 
 from runtime.checkpoint import format as state_format
-from runtime.state import HashMapStateBackend, create_backend
 from runtime.executor.parallel.executor import refuse_fork_after_rocksdb
 from runtime.graph import JobGraph
-from runtime.state import rocksdb
+from runtime.state import HashMapStateBackend, create_backend, rocksdb
 from runtime.state.rocksdb import RocksDBStateBackend
 
 
