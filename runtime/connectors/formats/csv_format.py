@@ -198,7 +198,9 @@ class CsvFileReader(FileReader):
             number, actual = self._invalid[0]
             line = self._line_of_record(number - 1) if number is not None else None
             raise DataError(
-                f"Failed to deserialize CSV row: Row length mismatch. {len(self.fields)} fields expected but was {actual}.",
+                f"Failed to deserialize CSV row: Row length mismatch. {len(self.fields)} fields expected but was "
+                f"{actual} (fields split at 'csv.field-delimiter' = {_option_literal(self.dialect.delimiter)}; "
+                "'csv.ignore-parse-errors' = 'true' skips such rows).",
                 self.path,
                 line,
             ) from None
@@ -514,6 +516,13 @@ class CsvDecoder(MessageDecoder):
             arrays.append(values)
         batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
         return (batch if keep.all() else batch.filter(pa.array(keep))), present[keep]
+
+
+def _option_literal(char: str) -> str:
+    """A one-character option value as the user writes it in `WITH` (SQL quotes doubled,
+    control characters as Java escapes)."""
+    escaped = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "'": "''"}.get(char, char)
+    return f"'{escaped}'"
 
 
 def _java_quote(text: str | None) -> str:

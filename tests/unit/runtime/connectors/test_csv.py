@@ -130,6 +130,17 @@ def test_row_length_mismatch_fails_with_line(tmp_path):
         read_all(csv_opts(path), (Field("id", INT()), Field("s", STRING())))
     assert err.value.line == 4
     assert "Row length mismatch" in str(err.value)
+    assert "'csv.field-delimiter' = ','" in str(err.value)  # the option that decides the fields
+
+
+def test_a_delimiter_not_in_the_file_is_named_in_the_error(tmp_path):
+    """A one-character delimiter (valid, as in Flink) that is not the file's: the row-length
+    error names the option and its value as written in SQL."""
+    path = tmp_path / "e.csv"
+    path.write_text("1,a\n")
+    with pytest.raises(DataError) as err:
+        read_all(csv_opts(path, **{"csv.field-delimiter": "'"}), (Field("id", INT()), Field("s", STRING())))
+    assert "2 fields expected but was 1 (fields split at 'csv.field-delimiter' = ''''" in str(err.value)
 
 
 def test_delimiter_quote_escape_comments(tmp_path):
