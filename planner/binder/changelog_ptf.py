@@ -17,34 +17,25 @@ from planner.binder.scope import error
 from planner.dialect.ast import Descriptor, TableArgument, TableFunction
 from planner.errors import SqlValidationError
 from planner.logical import LogicalNode
-from planner.rules.changelog_ptf import LogicalChangelogFunction
-from runtime.operators.process_table_function import (
-    CHANGELOG_FUNCTIONS,
-    DEFAULT_MAPPING,
-    DEFAULT_OP_COLUMN,
-    FROM_CHANGELOG,
-    ROW_KIND_BY_NAME,
-    TO_CHANGELOG,
-    ProcessTableFunctionParams,
-    descriptor_argument_text,
-    map_argument_text,
-)
 from runtime.types import STRING, Field
 
 if TYPE_CHECKING:
     from planner.binder.query import BindContext
 
-_VALID_KINDS = "[" + ", ".join(ROW_KIND_BY_NAME) + "]"
 _TO_EXAMPLE = "change operations to one code (e.g., MAP['INSERT, UPDATE_AFTER', 'U'])"
 _FROM_EXAMPLE = "codes to the same operation (e.g., MAP['c, r', 'INSERT'])"
 
 
 def is_changelog_function(name: str) -> bool:
+    from runtime.operators.process_table_function import CHANGELOG_FUNCTIONS  # start-up
+
     return name.upper() in CHANGELOG_FUNCTIONS
 
 
 def _arguments(ctx: BindContext, node: TableFunction, function: str) -> dict[str, exp.Expression]:
     """The call's arguments by declared name (positional ones first, then `name => value`)."""
+    from runtime.operators.process_table_function import CHANGELOG_FUNCTIONS  # start-up
+
     declared = CHANGELOG_FUNCTIONS[function]
     args: dict[str, exp.Expression] = {}
     positional = True
@@ -89,6 +80,11 @@ def _is_default(node: exp.Expression) -> bool:
 
 def _op_column(ctx: BindContext, arg: exp.Expression | None) -> tuple[str, str]:
     """The op column's name (`op` by default) and the argument's EXPLAIN text."""
+    from runtime.operators.process_table_function import (  # start-up
+        DEFAULT_OP_COLUMN,
+        descriptor_argument_text,
+    )
+
     if arg is None:
         return DEFAULT_OP_COLUMN, "DEFAULT()"
     if not isinstance(arg, Descriptor) or len(arg.expressions) != 1:
@@ -118,12 +114,14 @@ def _op_mapping(ctx: BindContext, arg: exp.Expression | None) -> list[tuple[str,
 
 
 def _kind_name(ctx: BindContext, name: str, seen: set[str], arg: exp.Expression, example: str) -> str:
+    from runtime.operators.process_table_function import ROW_KIND_BY_NAME  # start-up
+
     kind = name.strip()
     if kind not in ROW_KIND_BY_NAME:
         raise error(
             SqlValidationError,
             f"Invalid target mapping for argument 'op_mapping'. Unknown change operation: '{kind}'. "
-            f"Valid values are: {_VALID_KINDS}.",
+            f"Valid values are: [{', '.join(ROW_KIND_BY_NAME)}].",
             arg,
             ctx.sql,
         )
@@ -172,6 +170,15 @@ def _from_mapping(ctx: BindContext, entries: list[tuple[str, str]], arg: exp.Exp
 
 def bind_changelog_function(ctx: BindContext, node: TableFunction) -> LogicalNode:
     """The logical plan of a TO_CHANGELOG / FROM_CHANGELOG call."""
+    from planner.rules.changelog_ptf import LogicalChangelogFunction  # start-up
+    from runtime.operators.process_table_function import (  # start-up
+        DEFAULT_MAPPING,
+        FROM_CHANGELOG,
+        TO_CHANGELOG,
+        ProcessTableFunctionParams,
+        map_argument_text,
+    )
+
     function = node.name.upper()
     args = _arguments(ctx, node, function)
     table = args.get("input")

@@ -18,7 +18,6 @@ from planner.binder.aggregates import AggregateScope
 from planner.binder.scope import Scope, error
 from planner.errors import SqlValidationError
 from planner.logical import LogicalAggregate, LogicalNode
-from planner.rules.grouping_sets import LogicalExpand
 from runtime.expr.ir import Call, Expr, InputRef, Literal, remap_refs
 from runtime.types import BIGINT, BOOLEAN, DataType, Field
 
@@ -181,6 +180,8 @@ class GroupingSetsScope(AggregateScope):
 
     # ------------------------------------------------------------------ plan
     def _aggregate_node(self, pre: LogicalNode, key_names: list[str], out_names: dict[int, str]) -> LogicalNode:
+        from planner.rules.grouping_sets import LogicalExpand  # start-up
+
         k = len(self.keys)
         et = BIGINT(nullable=False)
         exp_fields = [Field(f.name, self.key_types[i]) if i < k else f for i, f in enumerate(pre.fields)] + [

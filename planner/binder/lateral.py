@@ -10,6 +10,8 @@ for (function columns NULL) and, as in Flink, takes only `ON TRUE`.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sqlglot import exp
 
 from planner.binder.expressions import ExprBinder, function_args, function_name
@@ -20,10 +22,11 @@ from planner.binder.udf_calls import coerce_args
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.functions_catalog import lookup_function
 from planner.logical import LogicalFilter, LogicalNode, LogicalProject, LogicalValues
-from planner.rules.correlate import LogicalCorrelate
 from runtime.expr.ir import Expr, InputRef, Literal
-from runtime.operators.correlate import UDTF, UNNEST, CorrelateFunction
 from runtime.types import INT, Field
+
+if TYPE_CHECKING:
+    from runtime.operators.correlate import CorrelateFunction
 
 
 def _normalize_alias(node: exp.Expression) -> None:
@@ -69,6 +72,8 @@ def _unnest(node: exp.Unnest, scope: Scope, sql: str | None) -> tuple[CorrelateF
     fields = [Field(n, plain(ty).with_nullable(True)) for n, ty in zip(names, types, strict=True)]
     if ordinality:
         fields.append(Field("ORDINALITY", INT(nullable=False)))
+    from runtime.operators.correlate import UNNEST, CorrelateFunction  # start-up
+
     function = CorrelateFunction(UNNEST, expr=expr, ordinality=ordinality, element=element)
     return function, fields
 
@@ -88,6 +93,8 @@ def _udtf(node: exp.Lateral, scope: Scope, sql: str | None) -> tuple[CorrelateFu
         raise error(SqlValidationError, f"No match found for function signature {name}({sig})", call, sql)
     args = coerce_args(args, defn.input_types)
     fields = [Field(n, t.with_nullable(True)) for n, t in zip(defn.result_names, defn.result_types, strict=True)]
+    from runtime.operators.correlate import UDTF, CorrelateFunction  # start-up
+
     function = CorrelateFunction(UDTF, udf=defn.reference, name=name, args=tuple(args), func_type=defn.func_type)
     return function, fields
 
@@ -136,6 +143,8 @@ def bind_lateral_join(ctx: BindContext, plan: LogicalNode, scope: Scope, join: e
     if qualifier is None and isinstance(node, exp.Lateral) and isinstance(node.this, exp.Func):
         qualifier = function_name(node.this)
     out_fields = tuple(plan.fields) + tuple(fields)
+    from planner.rules.correlate import LogicalCorrelate  # start-up
+
     new_plan: LogicalNode = LogicalCorrelate(fields=out_fields, input=plan, function=function, join_type=join_type)
     new_scope = scope.concat(Scope.of(tuple(fields), qualifier, sql))
     if not is_true:
@@ -152,6 +161,8 @@ def bind_lateral_relation(ctx: BindContext, node: exp.Expression) -> LogicalNode
     zero = Literal(0, INT(nullable=False))
     values = LogicalValues(fields=(Field("ZERO", zero.type),), rows=((zero,),))
     function, fields = _function(node, Scope([], ctx.sql), ctx.sql)
+    from planner.rules.correlate import LogicalCorrelate  # start-up
+
     corr = LogicalCorrelate(fields=values.fields + tuple(fields), input=values, function=function)
     exprs = tuple(InputRef(i + 1, f.type) for i, f in enumerate(fields))
     return LogicalProject(fields=tuple(fields), input=corr, exprs=exprs)

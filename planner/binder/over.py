@@ -23,14 +23,6 @@ from planner.binder.scope import Scope, ScopeColumn, error
 from planner.binder.types import plain
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import LogicalNode, LogicalProject
-from planner.rules.over import (
-    OFFSET_FUNCTIONS,
-    RANKING_FUNCTIONS,
-    LogicalOverAggregate,
-    OverCall,
-    OverFrame,
-    OverGroup,
-)
 from runtime.aggregates.types import infer_aggregate, is_aggregate
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.functions.registry import FunctionTypeError
@@ -38,6 +30,7 @@ from runtime.types import BIGINT, DOUBLE, INT, DataType, Field
 
 if TYPE_CHECKING:
     from planner.binder.query import BindContext
+    from planner.rules.over import OverCall, OverFrame
 
 _HIDDEN_PREFIX = "w"
 
@@ -128,6 +121,8 @@ class _OverBinder:
         return -amount if str(side or "PRECEDING").upper() == "PRECEDING" else amount
 
     def _frame(self, spec: exp.Window, has_order: bool) -> OverFrame:
+        from planner.rules.over import OverFrame  # start-up
+
         ws = spec.args.get("spec")
         if ws is None:
             if has_order:
@@ -159,6 +154,8 @@ class _OverBinder:
         return OverFrame(kind, lower, upper)
 
     def _call(self, fn: exp.Expression, w: exp.Window) -> OverCall:
+        from planner.rules.over import OFFSET_FUNCTIONS, RANKING_FUNCTIONS, OverCall  # start-up
+
         name = function_name(fn)
         args = function_args(fn)
         if name in RANKING_FUNCTIONS:
@@ -219,6 +216,8 @@ class _OverBinder:
     # ------------------------------------------------------------------ main
     def bind_window(self, w: exp.Window) -> tuple[int, int]:
         """Bind one OVER call; returns (group index, call index in the group)."""
+        from planner.rules.over import OFFSET_FUNCTIONS, RANKING_FUNCTIONS  # start-up
+
         spec = self._spec(w)
         partition = tuple(self._column(p) for p in spec.args.get("partition_by") or [])
         order_node = spec.args.get("order")
@@ -252,6 +251,8 @@ def bind_over(
 ) -> tuple[exp.Select, LogicalNode, Scope]:
     """Rewrite `sel`'s OVER calls into a LogicalOverAggregate on `plan`: returns the
     rewritten select (windows replaced by column references), the plan and its scope."""
+    from planner.rules.over import LogicalOverAggregate, OverGroup  # start-up
+
     sel = sel.copy()
     if sel.args.get("group") is not None or sel.args.get("having") is not None:
         raise error(UnsupportedSqlError, "OVER windows together with GROUP BY are not supported yet", sel, ctx.sql)

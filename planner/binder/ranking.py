@@ -27,7 +27,6 @@ from planner.binder.query import BindContext, bind_query_node
 from planner.binder.scope import error
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import LogicalNode, LogicalProject
-from planner.rules.ranking import LogicalRank, LogicalSort, SortKey, rank_field
 from runtime.expr.ir import InputRef
 from runtime.types import Field
 
@@ -62,6 +61,8 @@ def has_order_limit(sel: exp.Expression) -> bool:
 def bind_ranking_select(ctx: BindContext, sel: exp.Select, bind_select: SelectBinder) -> LogicalNode:
     """A SELECT with a ranking function item: inner select, LogicalRank, projection.
     `bind_select` binds the inner SELECT (`planner.binder.select`, which calls this)."""
+    from planner.rules.ranking import LogicalRank, SortKey, rank_field  # start-up
+
     pos = next(i for i, e in enumerate(sel.expressions) if ranking_type(e) is not None)
     item = sel.expressions[pos]
     rank_type = ranking_type(item)
@@ -191,6 +192,8 @@ def _output_names(sel: exp.Select) -> list[str | None]:
 def bind_order_limit(ctx: BindContext, sel: exp.Select, bind_select: SelectBinder) -> LogicalNode:
     """SELECT ... ORDER BY ... OFFSET ... FETCH/LIMIT: the select, then a LogicalSort.
     `bind_select` binds the SELECT without them (`planner.binder.select`, which calls this)."""
+    from planner.rules.ranking import LogicalSort, SortKey  # start-up
+
     order = sel.args.get("order")
     offset = _int_clause(ctx, sel.args.get("offset"), "OFFSET") or 0
     fetch = _int_clause(ctx, sel.args.get("limit"), "FETCH / LIMIT")
@@ -247,6 +250,7 @@ def bind_order_limit(ctx: BindContext, sel: exp.Select, bind_select: SelectBinde
 def bind_query_order_limit(ctx: BindContext, node: exp.Expression) -> LogicalNode:
     """ORDER BY / LIMIT / OFFSET on a set operation: sort its result; ORDER BY items must
     name an output column (by name or ordinal), as in Calcite."""
+    from planner.rules.ranking import LogicalSort, SortKey  # start-up
 
     stripped = node.copy()
     for key in ("order", "limit", "offset"):

@@ -19,7 +19,6 @@ from planner.binder.scope import error
 from planner.binder.types import common_type, plain
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import LogicalNode, LogicalUnion
-from planner.rules.setops import LogicalSetOp
 from runtime.types import Field
 
 _KINDS: dict[type, str] = {exp.Union: "UNION", exp.Intersect: "INTERSECT", exp.Except: "EXCEPT"}
@@ -35,6 +34,8 @@ def bind_set_query(ctx: BindContext, node: exp.Expression) -> LogicalNode:
 
 def bind_set_operation(ctx: BindContext, node: exp.Expression) -> LogicalNode:
     """Bind `node` (an exp.Union / exp.Intersect / exp.Except)."""
+    from planner.rules.setops import LogicalSetOp  # start-up
+
     kind = _KINDS[type(node)]
     distinct = node.args.get("distinct") is not False
     if kind == "UNION" and not distinct:

@@ -37,7 +37,6 @@ from planner.logical import (
     LogicalNode,
     LogicalProject,
 )
-from planner.rules.joins import LogicalScalarJoin
 from runtime.expr.ir import Call, Expr, InputRef, input_refs, remap_refs
 from runtime.types import BOOLEAN, Field
 
@@ -176,6 +175,8 @@ class _Rewriter:
         return inner, iscope, correlated
 
     def _join(self, right: LogicalNode, kind: str, cond: Expr | None, single_row: bool = False) -> None:
+        from planner.rules.joins import LogicalScalarJoin  # start-up
+
         if kind in ("SEMI", "ANTI"):
             self.plan = LogicalJoin(fields=self.plan.fields, left=self.plan, right=right, kind=kind, condition=cond)
             return

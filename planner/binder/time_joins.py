@@ -17,7 +17,6 @@ from planner.binder.scope import Scope, error, node_position
 from planner.catalog_objects import CatalogTable
 from planner.errors import SqlValidationError
 from planner.logical import LogicalNode
-from planner.rules.time_joins import LogicalSnapshot
 from runtime.expr.ir import InputRef
 
 if TYPE_CHECKING:
@@ -52,6 +51,8 @@ def bind_snapshot(
             ctx.sql,
         )
     pk = _primary_key(ctx, table)
+    from planner.rules.time_joins import LogicalSnapshot  # start-up
+
     return LogicalSnapshot(
         fields=right.fields,
         input=right,

@@ -6,20 +6,43 @@ into physical nodes and "changelog-mode inference" (planner.changelog) annotates
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
-from planner.logical import LogicalNode
+from planner.logical import LogicalJoin, LogicalNode, walk
 from planner.optimizer.batch_watermarks import remove_watermark_assigners
 from planner.optimizer.calc_merge import merge_calcs
 from planner.optimizer.filter_pushdown import push_filter_through_project
 from planner.optimizer.projection_pushdown import push_projection
 from planner.optimizer.remove_identity_project import remove_identity_project
 from planner.optimizer.window_rewrite import fuse_window_aggregate
-from planner.rules.joins import push_join_conditions
-from planner.rules.ranking import absorb_rank_filter
 from runtime.config.options import key
 
 Rule = Callable[[LogicalNode], LogicalNode]
+
+
+# The rules below live in rule modules (planner/rules/), which import their operators'
+# modules; they load with the first plan that has a node these rules rewrite (start-up:
+# `SELECT 1` needs neither). Same names as the rules, so `streamsql.optimizer.disabled-rules`
+# names them as before.
+def push_join_conditions(plan: LogicalNode) -> LogicalNode:
+    """planner.rules.joins' rule, for a plan with a join."""
+    if not any(isinstance(n, LogicalJoin) for n in walk(plan)):
+        return plan
+    from planner.rules.joins import push_join_conditions as rule
+
+    return rule(plan)
+
+
+def absorb_rank_filter(plan: LogicalNode) -> LogicalNode:
+    """planner.rules.ranking's rule. It rewrites LogicalRank nodes, which exist only once the
+    binder has loaded that module (for ROW_NUMBER / ORDER BY / LIMIT)."""
+    if "planner.rules.ranking" not in sys.modules:
+        return plan
+    from planner.rules.ranking import absorb_rank_filter as rule
+
+    return rule(plan)
+
 
 DISABLED_RULES = (
     key("streamsql.optimizer.disabled-rules")

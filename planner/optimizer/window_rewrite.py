@@ -5,6 +5,8 @@ restores the aggregate's column order."""
 
 from __future__ import annotations
 
+import sys
+
 from planner.binder.scope import uniquify
 from planner.logical import (
     LogicalAggregate,
@@ -16,7 +18,6 @@ from planner.logical import (
     WindowSpec,
     transform_up,
 )
-from planner.rules.grouping_sets import LogicalExpand
 from runtime.expr.ir import Expr, InputRef, input_refs
 from runtime.types import Field
 
@@ -27,8 +28,15 @@ def fuse_window_aggregate(plan: LogicalNode) -> LogicalNode:
     return transform_up(plan, _rule)
 
 
+def _is_expand(node: LogicalNode) -> bool:
+    """`node` is a LogicalExpand (GROUPING SETS). Its module, planner.rules.grouping_sets, loads
+    with the first GROUPING SETS query (start-up), and no LogicalExpand exists before."""
+    grouping_sets = sys.modules.get("planner.rules.grouping_sets")
+    return grouping_sets is not None and isinstance(node, grouping_sets.LogicalExpand)
+
+
 def _rule(node: LogicalNode) -> LogicalNode:
-    if isinstance(node, LogicalAggregate) and isinstance(node.input, LogicalExpand):
+    if isinstance(node, LogicalAggregate) and _is_expand(node.input):
         node = _expand_before_window(node)
     if not isinstance(node, LogicalAggregate) or not isinstance(node.input, LogicalProject):
         return node
@@ -137,6 +145,8 @@ def _expand_before_window(node: LogicalAggregate) -> LogicalNode:
     Aggregate(Project(TVF(Expand(Project(x))))), which the rule above turns into one
     WindowAggregate keyed by the grouping-set keys and `$e`, as Flink plans it (insert-only
     results at the watermark, late rows dropped) instead of an updating GroupAggregate."""
+    from planner.rules.grouping_sets import LogicalExpand  # start-up
+
     expand = node.input
     assert isinstance(expand, LogicalExpand)
     pre = expand.input

@@ -51,6 +51,21 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("runtime/executor/spark/stateful.py", "runtime.operators.rank_common"): (1, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.state.options"): (1, _SPARK_WORKER),
     ("planner/binder/select.py", "planner.binder.match_recognize"): (1, _START_UP),  # MATCH_RECOGNIZE
+    # a binder form builds its rule module's logical node (the rule module imports its operators)
+    ("planner/binder/changelog_ptf.py", "planner.rules.changelog_ptf"): (1, _START_UP),
+    ("planner/binder/changelog_ptf.py", "runtime.operators.process_table_function"): (5, _START_UP),
+    ("planner/binder/grouping_sets.py", "planner.rules.grouping_sets"): (1, _START_UP),
+    ("planner/binder/lateral.py", "planner.rules.correlate"): (2, _START_UP),
+    ("planner/binder/lateral.py", "runtime.operators.correlate"): (2, _START_UP),
+    ("planner/binder/over.py", "planner.rules.over"): (4, _START_UP),
+    ("planner/binder/ranking.py", "planner.rules.ranking"): (3, _START_UP),
+    ("planner/binder/setops.py", "planner.rules.setops"): (1, _START_UP),
+    ("planner/binder/subqueries.py", "planner.rules.joins"): (1, _START_UP),
+    ("planner/binder/time_joins.py", "planner.rules.time_joins"): (1, _START_UP),
+    # logical rules of rule modules, run for a plan that has their nodes
+    ("planner/optimizer/phases.py", "planner.rules.joins"): (1, _START_UP),
+    ("planner/optimizer/phases.py", "planner.rules.ranking"): (1, _START_UP),
+    ("planner/optimizer/window_rewrite.py", "planner.rules.grouping_sets"): (1, _START_UP),
     # the statistical aggregates and Python UDAFs, with the first aggregate
     ("runtime/aggregates/aggset.py", "runtime.aggregates.factory"): (1, _START_UP),
     ("runtime/operators/correlate.py", "runtime.functions.python_udf"): (1, _START_UP),  # Python table functions

@@ -26,6 +26,16 @@ NOT_AT_START_UP = (
     "planner.rules.match",
     "runtime.operators.match",
     "runtime.operators.lookup_join",
+    "planner.rules.joins",
+    "planner.rules.ranking",
+    "planner.rules.over",
+    "planner.rules.setops",
+    "planner.rules.correlate",
+    "planner.rules.grouping_sets",
+    "planner.rules.changelog_ptf",
+    "runtime.operators.join",
+    "runtime.operators.rank",
+    "runtime.operators.over",
 )
 
 
