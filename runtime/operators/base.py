@@ -15,17 +15,18 @@ custom state `snapshot_state` / `restore_state` / `rescale_snapshots`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
 from runtime.checkpoint import format as state_format
-from runtime.checkpoint.rescale import OldStates, cannot_rescale_message, merge_generic
-from runtime.checkpoint.restore import RestoreError
 from runtime.graph import BATCH, Node
 from runtime.operators.slot_state import native_snapshot, restore_native
 from runtime.operators.spec import spec_for
 from runtime.state import KeyedStateBackend
+
+if TYPE_CHECKING:
+    from runtime.checkpoint.rescale import OldStates
 
 
 class Output:
@@ -210,6 +211,9 @@ class Operator:
         with custom state overrides it next to its `snapshot_state`. Called through
         runtime.checkpoint.rescale.rescale_operator_states, which handles the same-layout
         case first."""
+        from runtime.checkpoint.rescale import cannot_rescale_message, merge_generic  # start-up: restores
+        from runtime.checkpoint.restore import RestoreError  # start-up: restores
+
         mode = checkpointing_mode(self)
         if mode == "stateless":
             return None

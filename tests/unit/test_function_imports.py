@@ -66,6 +66,9 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("planner/optimizer/phases.py", "planner.rules.joins"): (1, _START_UP),
     ("planner/optimizer/phases.py", "planner.rules.ranking"): (1, _START_UP),
     ("planner/optimizer/window_rewrite.py", "planner.rules.grouping_sets"): (1, _START_UP),
+    # restoring with another parallelism (the generic operator state's merge)
+    ("runtime/operators/base.py", "runtime.checkpoint.rescale"): (1, _START_UP),
+    ("runtime/operators/base.py", "runtime.checkpoint.restore"): (1, _START_UP),
     # the statistical aggregates and Python UDAFs, with the first aggregate
     ("runtime/aggregates/aggset.py", "runtime.aggregates.factory"): (1, _START_UP),
     ("runtime/operators/correlate.py", "runtime.functions.python_udf"): (1, _START_UP),  # Python table functions
