@@ -1,58 +1,70 @@
-"""pandas at the edges: keep pyarrow from importing pandas where nothing needs it, and
+"""pandas at the edges: keep pyarrow from importing pandas on streamsql's behalf, and
 convert Arrow ↔ pandas for pandas UDFs.
 
-pyarrow asks pandas whether any Python value it converts is "array-like", importing pandas
-(~0.25-0.8 s) the first time, when pandas is installed; a session converts Python values
-from its first statement on (the CLI's `-e/-f`, a Table API program's `from_elements`).
-The CLI at start and every `TableEnvironment` call `keep_pyarrow_from_pandas()`: pyarrow
-then records, once, that pandas is absent, and does not import it by itself. pandas itself
-can still be imported by an import statement (the user's program, a pandas UDF's module,
-`to_pandas`); that import switches pyarrow's pandas integration back on, so pyarrow then
-works with pandas exactly as if nothing had happened. `to_series` / `arrow_input` also
-convert through NumPy should the integration be off.
+pyarrow imports pandas (~0.3-0.8 s) inside its conversions of Python values when pandas is
+installed: its Python-side check (`pa.array`, `pa.scalar`, ...) once, its C++ sequence
+converter on every conversion until pandas is there. A session converts Python values from
+its first statement on (the CLI's `-e/-f`, a Table API program's `from_elements`), and
+pandas is a dependency (to_pandas / from_pandas work after `pip install`), so without a
+guard every session would pay for pandas it never uses.
+
+The guard, installed by the CLI at start and by every `TableEnvironment`, is a meta-path
+finder that refuses `pandas` only to imports streamsql's own code causes: the Python frame
+that asked (past the import machinery and pyarrow's own Python modules) belongs to
+planner/, runtime/ or streamsql/. Those are pyarrow's implicit imports inside our
+conversions, since streamsql imports pandas itself only through `import_pandas()`. Every
+other import of pandas works as in any process: the program's `import pandas` or
+`__import__('pandas')`, a library importing it from C (DuckDB's `.df()`), pyarrow converting
+values for the program or for a UDF. The first such import removes the guard and turns
+pyarrow's pandas integration back on (pyarrow settled on "no pandas" when it was refused),
+so pyarrow then works with pandas exactly as if nothing had happened.
+
+`to_series` / `arrow_input` convert through NumPy should the integration still be off.
 """
 
 from __future__ import annotations
 
-import dis
 import importlib.abc
 import importlib.machinery
 import sys
+from types import FrameType
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.lib
 
+# The packages whose imports of pandas are pyarrow's, on streamsql's behalf.
+_STREAMSQL_PACKAGES = frozenset({"planner", "runtime", "streamsql"})
 
-class _PandasOnlyForImportStatements(importlib.abc.MetaPathFinder):
-    """Refuses pandas to pyarrow's own imports (its C++ conversions and its pandas shim call
-    the import machinery from inside a conversion), while an `import pandas` statement or
-    `importlib.import_module('pandas')` in Python code (a pandas UDF's module) works, and
-    then turns pyarrow's pandas integration on (`_LoadThenTellPyarrow`)."""
+
+def _asked_by_streamsql(frame: FrameType | None) -> bool:
+    """Whether the import running above `frame` was caused by streamsql's code: the first
+    frame that is neither the import machinery nor pyarrow's Python code is ours (pyarrow's
+    Cython and C++ run without frames, so the caller of a conversion is what is seen)."""
+    while frame is not None:
+        module = str(frame.f_globals.get("__name__", ""))
+        if frame.f_code.co_filename.startswith("<frozen importlib") or module.partition(".")[0] == "pyarrow":
+            frame = frame.f_back
+            continue
+        return module.partition(".")[0] in _STREAMSQL_PACKAGES
+    return False
+
+
+class _NoPandasForStreamsqlConversions(importlib.abc.MetaPathFinder):
+    """Refuses `pandas` to imports streamsql's code causes (pyarrow converting values for
+    it); any other import of pandas loads it, through `_LoadThenTellPyarrow`, and ends the
+    guard."""
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         if fullname != "pandas":
             return None
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
-            frame = frame.f_back  # type: ignore[assignment]
-        if (
-            frame is None
-            or frame.f_code.co_filename.endswith(("importlib/__init__.py", "importlib\\__init__.py"))
-            or dis.opname[frame.f_code.co_code[frame.f_lasti]] == "IMPORT_NAME"
-        ):
-            return self._allowed(fullname, path, target)
-        raise ImportError(
-            "pyarrow does not import pandas by itself in a streamsql session (it would cost every "
-            "session ~0.3 s): `import pandas` first, or use streamsql's to_pandas() (runtime/pandas_interop.py)"
-        )
-
-    def _allowed(self, fullname: str, path: Any, target: Any) -> importlib.machinery.ModuleSpec | None:
-        """pandas' spec from the other finders, loaded by `_LoadThenTellPyarrow`; the guard is
-        done (pandas is there from now on)."""
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)
-        _installed.clear()
+        if _asked_by_streamsql(sys._getframe(1)):
+            raise ImportError(
+                "pandas is not imported for pyarrow's conversions of streamsql's values (it would cost "
+                "every session ~0.3 s); it loads with the program's `import pandas` or with to_pandas() "
+                "(runtime/pandas_interop.py)"
+            )
+        _uninstall()
         for finder in sys.meta_path:
             find = getattr(finder, "find_spec", None)
             spec = find(fullname, path, target) if find is not None else None
@@ -64,9 +76,8 @@ class _PandasOnlyForImportStatements(importlib.abc.MetaPathFinder):
 
 
 class _LoadThenTellPyarrow(importlib.abc.Loader):
-    """pandas' own loader, then pyarrow's pandas integration switched on: pyarrow settled
-    on "no pandas" when it was refused, and looks again only when told (its `pd` property
-    imports pandas, loaded by then, and its pandas compatibility module)."""
+    """pandas' own loader, then pyarrow's pandas integration switched on (pyarrow settled on
+    "no pandas" while the guard refused it, and looks again only when told)."""
 
     def __init__(self, loader: Any) -> None:
         self._loader = loader
@@ -76,37 +87,49 @@ class _LoadThenTellPyarrow(importlib.abc.Loader):
 
     def exec_module(self, module: Any) -> None:
         self._loader.exec_module(module)
-        try:
-            _ = pyarrow.lib._pandas_api.pd
-        except ImportError:  # a pandas pyarrow does not support: pyarrow goes on without it, as it would
-            pass
+        _tell_pyarrow()
 
     def __getattr__(self, name: str) -> Any:  # resource readers and the like: pandas' loader's
         return getattr(self._loader, name)
 
 
-_installed: list[_PandasOnlyForImportStatements] = []
+_installed: list[_NoPandasForStreamsqlConversions] = []
+
+
+def _uninstall() -> None:
+    for finder in _installed:
+        if finder in sys.meta_path:
+            sys.meta_path.remove(finder)
+    _installed.clear()
+
+
+def _tell_pyarrow() -> None:
+    """Switch pyarrow's pandas integration on: its `pd` property imports pandas again when
+    its first check found none (pandas is loaded by now) and loads its pandas shim."""
+    try:
+        _ = pyarrow.lib._pandas_api.pd
+    except ImportError:  # a pandas pyarrow does not support: pyarrow goes on without it, as it would
+        pass
 
 
 def keep_pyarrow_from_pandas() -> None:
-    """From now on pyarrow does not import pandas by itself (the CLI calls this at start, a
-    TableEnvironment when created; `import pandas` in Python code still works, and turns
-    pyarrow's integration on). pyarrow's Python-side check runs once per process and
-    settles on "no pandas"; its C++ conversions ask again each time until pandas is
-    imported, and are refused."""
+    """From now on pyarrow does not import pandas for streamsql's own conversions (the CLI
+    calls this at start, a TableEnvironment when created). A no-op once pandas is imported."""
     if "pandas" in sys.modules or _installed:
         return
-    finder = _PandasOnlyForImportStatements()
+    finder = _NoPandasForStreamsqlConversions()
     sys.meta_path.insert(0, finder)
     _installed.append(finder)
-    _ = pyarrow.lib._pandas_api.have_pandas  # pyarrow's one-time check, refused now
+    _ = pyarrow.lib._pandas_api.have_pandas  # pyarrow's one-time Python-side check, refused now
 
 
 def import_pandas() -> Any:
-    """The pandas module, imported by an import statement (so the guard lets it through and
-    pyarrow's integration comes on): for `to_pandas` / `from_pandas`."""
+    """The pandas module, for streamsql's own use of it (`to_pandas`, `from_pandas`, pandas
+    UDFs and UDAFs): the guard ends and pyarrow's pandas integration comes on."""
+    _uninstall()
     import pandas
 
+    _tell_pyarrow()
     return pandas
 
 
@@ -116,11 +139,11 @@ def _pyarrow_has_pandas() -> bool:
 
 def to_series(array: pa.Array) -> Any:
     """An Arrow array as a pandas Series (pyarrow's conversion when it has pandas)."""
-    if _pyarrow_has_pandas():
-        return array.to_pandas()
-    import pandas as pd
-
-    return pd.Series(array.to_numpy(zero_copy_only=False))
+    if not _pyarrow_has_pandas():
+        pd = import_pandas()
+        if not _pyarrow_has_pandas():  # a pandas version pyarrow does not support
+            return pd.Series(array.to_numpy(zero_copy_only=False))
+    return array.to_pandas()
 
 
 def arrow_input(values: Any) -> Any:

@@ -24,6 +24,7 @@ from runtime.aggregates.accumulators import Accumulator
 from runtime.checkpoint.format import register_state_type
 from runtime.data_view import ListView, MapView
 from runtime.errors import JobError
+from runtime.pandas_interop import import_pandas
 from runtime.plan_params import AggCallParams
 from runtime.row import Row, RowKind, arrow_value
 from runtime.udf_registry import UdfSpec, implements, resolve
@@ -118,7 +119,7 @@ class PandasUdafAcc(_UdafBase):
                 rows.remove(row)
 
     def results(self, slots: np.ndarray) -> pa.Array:
-        import pandas as pd
+        pd = import_pandas()  # pandas UDAF: the session's pandas guard ends (runtime/pandas_interop.py)
 
         fn = self.spec.call_target()
         out = []

@@ -1,12 +1,24 @@
-"""The CLI and a TableEnvironment keep pyarrow from importing pandas (start-up), pandas UDFs
-still work there, and a program's own `import pandas` gives pyarrow its pandas back."""
+"""The CLI and a TableEnvironment keep pyarrow from importing pandas for streamsql's own
+conversions (start-up); pandas UDFs still work there; every other import of pandas (the
+program's, a library's from C, pyarrow converting for the program) works and gives pyarrow
+its pandas back; from_pandas / to_pandas round trips keep values and types."""
 
 from __future__ import annotations
 
+import datetime
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from runtime.pandas_interop import _asked_by_streamsql
+from streamsql import DataTypes, EnvironmentSettings, TableEnvironment
+from streamsql.expressions import col
 
 
 def _run(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -71,6 +83,100 @@ def test_a_table_api_program_imports_pandas_only_when_it_does(tmp_path: Path) ->
     assert run.returncode == 0, run.stderr
     assert "rows: 2 pandas: False" in run.stdout, run.stdout
     assert "nulls: 1 frame: (2, 2)" in run.stdout, run.stdout
+
+
+def test_libraries_and_dynamic_imports_get_pandas_in_a_session(tmp_path: Path) -> None:
+    """A library importing pandas from C (DuckDB's `.df()`) and `__import__('pandas')` work
+    after a session has run a job (the guard refuses only streamsql's own conversions)."""
+    run = _run(
+        """
+        import sys
+        from streamsql import EnvironmentSettings, TableEnvironment
+        env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+        print("rows:", len(list(env.from_elements([(1,), (2,)], ["x"]).execute().collect())))
+        import duckdb
+        df = duckdb.sql("SELECT 42 AS answer").df()
+        print("duckdb:", type(df).__name__, df["answer"].tolist(), "pandas:", "pandas" in sys.modules)
+        print("dynamic:", __import__("pandas").__name__)
+        import pyarrow as pa
+        print("nulls:", pa.array(df["answer"].astype("float64").where(df["answer"] < 0)).null_count)
+        """,
+        tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "rows: 2" in run.stdout, run.stdout
+    assert "duckdb: DataFrame [42] pandas: True" in run.stdout, run.stdout
+    assert "dynamic: pandas" in run.stdout, run.stdout
+    assert "nulls: 1" in run.stdout, run.stdout
+
+
+def _asked_from(*modules: str) -> bool:
+    """`_asked_by_streamsql` as seen from code of the last of `modules`, called by code of
+    the one before it, and so on (each a function whose module `__name__` is that name)."""
+    call: Callable[[], bool] = lambda: _asked_by_streamsql(sys._getframe(1))  # noqa: E731
+    for module in reversed(modules):
+        namespace: dict[str, Any] = {"__name__": module, "inner": call}
+        exec("def f():\n    return inner()\n", namespace)
+        call = namespace["f"]
+    return call()
+
+
+def test_the_guard_refuses_only_imports_streamsql_causes() -> None:
+    """Who asked: the first frame past the import machinery and pyarrow's Python code."""
+    assert _asked_from("runtime.operators.values")
+    assert _asked_from("streamsql.table_env_api")
+    assert not _asked_from("__main__")
+    assert not _asked_from("my_udfs")
+    assert not _asked_from("duckdb")
+    assert not _asked_from("runtimes")  # a user's package with a similar name
+    # pyarrow's Python code (pyarrow.compute, pandas_compat) is skipped: its caller decides
+    assert _asked_from("runtime.functions.cast", "pyarrow.compute")
+    assert not _asked_from("__main__", "pyarrow.compute")
+    # streamsql calling the program's code (a UDF): the program asked
+    assert not _asked_from("runtime.functions.python_udf", "my_udfs")
+
+
+def _env() -> TableEnvironment:
+    return TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+
+
+def test_from_pandas_to_pandas_round_trip() -> None:
+    """Every column type comes back with its values, its nulls (NaN, None, NaT) and its dtype."""
+    pdf = pd.DataFrame(
+        {
+            "i": pd.Series([1, 2, 3], dtype="int64"),
+            "f": [1.5, np.nan, -2.0],
+            "s": ["a", None, "ü"],
+            "b": [True, False, None],
+            "ts": pd.to_datetime(["2024-01-01 10:00:00.123", None, "1969-12-31 23:59:59.000"]),
+            "d": [datetime.date(2024, 1, 1), None, datetime.date(1970, 1, 2)],
+        }
+    )
+    table = _env().from_pandas(pdf)
+    assert [str(t) for t in table.get_schema().get_field_data_types()] == [
+        "BIGINT",
+        "DOUBLE",
+        "STRING",
+        "BOOLEAN",
+        "TIMESTAMP(6)",
+        "DATE",
+    ]
+    back = table.to_pandas()
+    pd.testing.assert_frame_equal(back, pdf)
+
+
+def test_from_pandas_with_a_schema_then_a_query() -> None:
+    """A declared row type converts the columns (BIGINT data into INT); a query's result
+    comes back as a DataFrame with the query's column names."""
+    pdf = pd.DataFrame({"k": ["x", "y", "x", None], "v": [1, 2, 3, 4]})
+    schema = DataTypes.ROW([DataTypes.FIELD("k", DataTypes.STRING()), DataTypes.FIELD("v", DataTypes.INT())])
+    table = _env().from_pandas(pdf, schema)
+    assert table.to_pandas()["v"].dtype == np.int32
+    out = table.where(col("v") > 1).group_by(col("k")).select(col("k"), col("v").sum.alias("total")).to_pandas()
+    rows = sorted(out.itertuples(index=False), key=lambda r: (r.k is None or r.k != r.k, str(r.k)))
+    assert list(out.columns) == ["k", "total"]
+    assert [(r.k, r.total) for r in rows[:2]] == [("x", 3), ("y", 2)]
+    assert pd.isna(rows[2].k) and rows[2].total == 4
 
 
 def test_to_pandas_needs_no_import_of_pandas_by_the_program(tmp_path: Path) -> None:
