@@ -247,6 +247,14 @@ class ConnectorFactory:
     exclusive_resource: Callable[[dict[str, str]], str | None] | None = None
     # Markdown appended to the generated docs page (how it works, a worked example).
     guide: str = ""
+    # The module, imported by the Spark runner only, that reads and writes this connector's
+    # tables on Spark: `read_frame(spark, options, fields, spark_schema) -> DataFrame` and
+    # `write_rows(rows, options, fields, primary_key, txn)` (rows: the sink's columns plus
+    # `__op`, applied in one transaction, only once per `txn`). "": Spark has no mapping
+    # beyond the runner's own (files, print, blackhole).
+    spark_module: str = ""
+    # With `spark_module`: whether its scan also runs in a STREAMING Spark job.
+    spark_streaming_scan: bool = False
     # INSERT OVERWRITE support (Flink's SupportsOverwrite), BATCH only: called with the sink's
     # options (partition keys included) and the static partition values before the job
     # runs; returns what to call once the job has finished successfully (it removes the

@@ -369,7 +369,17 @@ GUIDE = """
   database). A restored job replays the commits of completed checkpoints; the marker makes each replay a no-op.
   Without checkpointing, rows are flushed every `sink.buffer-flush.max-rows` rows / `sink.buffer-flush.interval`
   (at-least-once, as Flink's JDBC sink).
-- Spark runner: refused at planning (no PostgreSQL JDBC driver jar is shipped with streamsql).
+- **Spark runner** (`execution.target` = `spark`), with no PostgreSQL JDBC jar: streamsql reaches PostgreSQL
+  from Python with psycopg there too (`runtime/connectors/jdbc_spark.py`). A BATCH scan is a PySpark Python data
+  source (Spark 4's `pyspark.sql.datasource`) with one input partition per split (`scan.partition.*`), each read
+  by the same split reader as above in a Spark Python worker and handed to Spark as Arrow batches. A sink applies
+  the job's rows (BATCH) or each micro-batch's changelog (STREAMING, `foreachBatch`) with the same sink code in
+  ONE transaction; in STREAMING the transaction records `spark-<query>-<batch id>` in `_streamsql_commits`, so a
+  micro-batch Spark replays after a restart is skipped (exactly once). A micro-batch's rows pass through the
+  Spark driver. Refused at planning, with the reason: a jdbc scan in a STREAMING Spark job (the bounded scan has
+  no Spark streaming source here; run it in BATCH mode) and lookup joins (processing time). Spark's own JDBC
+  data source is not used: it needs the PostgreSQL JDBC driver jar, which no package the project installs
+  ships.
 
 ## Example
 
@@ -414,5 +424,6 @@ FACTORY = register_connector(
         create_lookup=lambda options, schema, config: JdbcLookup(options, schema),
         validate=check_table,
         guide=GUIDE,
+        spark_module="runtime.connectors.jdbc_spark",
     )
 )

@@ -73,9 +73,8 @@ class TransactionalTableSink(Sink):
         raise NotImplementedError
 
     # ------------------------------------------------------------------ writing
-    def write(self, batch: pa.RecordBatch) -> None:
-        if batch.num_rows == 0:
-            return
+    def _refuse_changes(self, batch: pa.RecordBatch) -> None:
+        """Without a key the table can only append: update/delete rows fail the job."""
         if not self.key and batch.schema.get_field_index(ROW_KIND) >= 0:
             kinds = row_kinds(batch)
             if np.any((kinds == UPDATE_BEFORE) | (kinds == DELETE)):
@@ -83,6 +82,11 @@ class TransactionalTableSink(Sink):
                     f"The '{self.connector}' sink table '{self.table}' has no PRIMARY KEY, so it can only append; "
                     f"the input contains update/delete changes. {self.no_key_hint}"
                 )
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        self._refuse_changes(batch)
         self._buffer.append(batch)
         self._buffered += batch.num_rows
         if not self.deferred_commit and self._due():
@@ -123,6 +127,14 @@ class TransactionalTableSink(Sink):
     def _apply(self, tables: list[pa.Table | None], txns: list[str | None]) -> None:
         for rows, txn in zip(tables, txns, strict=True):
             self._apply_one(rows, txn)
+
+    def apply_transaction(self, rows: pa.Table, txn: str | None) -> None:
+        """Apply `rows` (the sink's columns plus an int8 `__op`) now, in one transaction; with
+        `txn`, only if its marker is not there yet. For a runner that batches by itself (the
+        Spark runner's `foreachBatch`), bypassing the buffer."""
+        for b in rows.to_batches():
+            self._refuse_changes(b)
+        self._apply_one(rows, txn)
 
     # ------------------------------------------------------------------ two-phase commit
     def prepare_commit(self, checkpoint_id: int) -> dict[str, Any]:

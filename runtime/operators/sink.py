@@ -279,7 +279,9 @@ class SinkSpec(OperatorSpec[SinkParams]):
         "`filesystem` (csv / json / parquet; streaming: exactly-once file sink in append mode with the "
         "checkpoint location from `execution.checkpointing.dir`; a job killed and restarted with the same "
         "directory commits the output of an uninterrupted run), `print` (every row kind), `blackhole` "
-        "(Spark's `noop`).",
+        "(Spark's `noop`), `jdbc` (append or upsert with psycopg, one transaction per job or per micro-batch "
+        "through `foreachBatch`, a replayed micro-batch skipped; docs/connectors/jdbc.md). `sink.parallelism` "
+        "is not applied (Spark plans its partitions).",
     )
 
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:

@@ -287,20 +287,6 @@ def test_changed_row_is_seen_after_the_cache_expires(postgres_server: PostgresSe
     op.close()
 
 
-def test_spark_runner_refuses_postgres_connectors(postgres_server: PostgresServer) -> None:
-    from runtime.executor.spark.capabilities import check_graph
-    from runtime.executor.spark.types import SparkUnsupportedError
-
-    pg = postgres_server
-    t = pg.new_name("spark")
-    pg.execute(f"CREATE TABLE {t} (id int PRIMARY KEY, v text)")
-    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
-    env.execute_sql(f"CREATE TABLE s (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ({_with(pg, t)})")
-    (stmt,) = env.parse("SELECT * FROM s")
-    with pytest.raises(SparkUnsupportedError, match="connector 'jdbc' needs the PostgreSQL JDBC driver jar"):
-        check_graph(env._planner().plan_query(stmt).graph)  # noqa: SLF001 - planning only, no Spark
-
-
 def test_lookup_join_on_two_keys_with_null_keys(postgres_server: PostgresServer, tmp_path: Path) -> None:
     pg = postgres_server
     dim = pg.new_name("dim2")

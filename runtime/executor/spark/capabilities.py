@@ -10,7 +10,10 @@ A kind without a capability is refused. Checks that depend on an operator's para
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from runtime.connectors.base import get_connector
+from runtime.errors import ConnectorError
 from runtime.executor.spark.expressions import check_expr
 from runtime.executor.spark.streaming import native_kinds
 from runtime.executor.spark.translate import watermark_delay_ms
@@ -165,13 +168,22 @@ def _check_aggs(node: Node, calls: Sequence[AggCallParams]) -> None:
             raise _refuse(node, f"aggregate function {a.name.upper()} is not mapped to Spark")
 
 
-# PostgreSQL connectors: Spark reads and writes them only through the PostgreSQL JDBC driver
-# (a jar streamsql does not ship), so they are refused with that reason.
-_POSTGRES_CONNECTORS = ("jdbc", "postgres-cdc")
-_NO_JDBC_JAR = (
-    "needs the PostgreSQL JDBC driver jar on Spark's classpath, which streamsql does not ship "
-    "(Spark has no logical-decoding source for postgres-cdc either); run the job on the local runner"
+# Connectors whose factory names a `spark_module` (jdbc: psycopg from Spark's Python workers,
+# runtime/connectors/jdbc_spark.py) are read and written by it. postgres-cdc is not: Spark has
+# no logical-decoding source, and a replication slot has one reader.
+_NO_CDC = (
+    "reads a PostgreSQL replication slot, which has no Spark source (a slot has one reader and its position "
+    "advances with streamsql's checkpoints); run the job on the local runner"
 )
+
+
+def _spark_connector(connector: str) -> Any:
+    """The connector's factory when it names a `spark_module`, else None."""
+    try:
+        factory = get_connector(connector)
+    except ConnectorError:
+        return None
+    return factory if factory.spark_module else None
 
 
 # Kafka connectors: Spark's Kafka source and sink live in the spark-sql-kafka-0-10 package
@@ -187,15 +199,24 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
     where = f"{node.operator} (node {node.id})"
     p = node.params
     if isinstance(p, TableSourceScanParams):
-        if p.connector in _POSTGRES_CONNECTORS:
-            raise _refuse(node, f"connector '{p.connector}' {_NO_JDBC_JAR}")
-        if p.connector in _KAFKA_CONNECTORS:
+        if p.connector == "postgres-cdc":
+            raise _refuse(node, f"connector '{p.connector}' {_NO_CDC}")
+        own = _spark_connector(p.connector)
+        if own is not None:
+            if streaming and not own.spark_streaming_scan:
+                raise _refuse(
+                    node,
+                    f"connector '{p.connector}' is read by Spark in BATCH mode only (its scan is bounded and has no "
+                    "Spark streaming source); run the job in BATCH mode or on the local runner",
+                )
+        elif p.connector in _KAFKA_CONNECTORS:
             raise _refuse(node, f"connector '{p.connector}' {_NO_KAFKA_JAR}")
-        if p.connector != "filesystem":
-            raise _refuse(node, f"connector '{p.connector}' (only 'filesystem' is read by Spark)")
-        fmt = p.options.get("format")
-        if fmt not in FORMATS:
-            raise _refuse(node, f"format '{fmt}' (csv, json and parquet are supported)")
+        elif p.connector != "filesystem":
+            raise _refuse(
+                node, f"connector '{p.connector}' (Spark reads 'filesystem' tables and connectors with a Spark mapping)"
+            )
+        elif p.options.get("format") not in FORMATS:
+            raise _refuse(node, f"format '{p.options.get('format')}' (csv, json and parquet are supported)")
     elif isinstance(p, CalcParams):
         for e in p.projections:
             check_expr(e, where)
@@ -236,11 +257,9 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
         if streaming and watermark_delay_ms(node) is None:
             raise _refuse(node, "only WATERMARK FOR ts AS ts [- INTERVAL ...] maps to withWatermark")
     elif isinstance(p, SinkParams):
-        if p.connector in _POSTGRES_CONNECTORS:
-            raise _refuse(node, f"sink connector '{p.connector}' {_NO_JDBC_JAR}")
         if p.connector in _KAFKA_CONNECTORS:
             raise _refuse(node, f"sink connector '{p.connector}' {_NO_KAFKA_JAR}")
-        if p.connector not in SINK_CONNECTORS:
+        if p.connector not in SINK_CONNECTORS and _spark_connector(p.connector) is None:
             raise _refuse(node, f"sink connector '{p.connector}'")
         if p.connector == "filesystem" and p.options.get("format") not in FORMATS:
             raise _refuse(node, "sink format (csv, json and parquet are supported)")

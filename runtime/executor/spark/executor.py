@@ -20,6 +20,7 @@ sink and state store); without the option a temporary directory is used and dele
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import queue
 import shutil
@@ -34,7 +35,7 @@ import pyarrow as pa
 from runtime.batch import ROW_KIND
 from runtime.checkpoint.options import CHECKPOINTING_DIR
 from runtime.config.core import LOCAL_TIME_ZONE
-from runtime.connectors.base import parse_duration_ms
+from runtime.connectors.base import get_connector, parse_duration_ms
 from runtime.errors import JobError
 from runtime.executor.spark.capabilities import check_graph
 from runtime.executor.spark.session import get_session
@@ -96,8 +97,11 @@ class SparkExecutor:
             yield self._to_batch(node, table, np.zeros(table.num_rows, dtype=np.int8))
 
     def _write_batch(self, tr: Translator, node: Node) -> None:
-        df = self._sink_frame(tr, node)
         conn = SinkParams.of(node).connector
+        if _spark_module(conn) is not None:
+            self._write_own(node, self._sink_frame(tr, node).toArrow(), None, None)
+            return
+        df = self._sink_frame(tr, node)
         if conn == "blackhole":
             df.write.format("noop").mode("overwrite").save()
         elif conn == "print":
@@ -128,6 +132,25 @@ class SparkExecutor:
         elif fmt == "json":
             w = w.option("timestampFormat", "yyyy-MM-dd HH:mm:ss.SSS").option("ignoreNullFields", "false")
         return w
+
+    def _write_own(self, node: Node, table: pa.Table, kinds: np.ndarray | None, txn: str | None) -> None:
+        """Rows of a sink whose connector writes itself on Spark (`spark_module`): the rows in
+        the sink's Arrow layout plus `__op`, in one transaction, once per `txn`."""
+        p = SinkParams.of(node)
+        fields = tuple(p.schema or node.schema)
+        k = np.zeros(table.num_rows, dtype=np.int8) if kinds is None else kinds
+        batch = self._to_batch(node, table, k, fields=fields)
+        module = _spark_module(p.connector)
+        assert module is not None
+        module.write_rows(pa.Table.from_batches([batch]), dict(p.options), fields, p.primary_key, txn)
+
+    def _write_own_changelog(self, node: Node, txn_prefix: str, batch_df: Any, epoch_id: int) -> None:
+        """foreachBatch target of such a sink: the micro-batch's changelog, exactly once
+        (the transaction records `<txn_prefix>-<epoch>`, so a replayed micro-batch is skipped)."""
+        n = len(self.graph.node(node.inputs[0]).schema)
+        table = batch_df.select(*[cname(i) for i in range(n)], ROW_KIND).toArrow()
+        kinds = table.column(n).to_numpy(zero_copy_only=False).astype(np.int8)
+        self._write_own(node, table.select(list(range(n))), kinds, f"{txn_prefix}-{epoch_id}")
 
     def _print_changelog(self, node: Node, batch_df: Any) -> None:
         n = len(self.graph.node(node.inputs[0]).schema)
@@ -255,12 +278,16 @@ class SparkExecutor:
             if not node.is_kind(SINK):
                 continue
             conn = SinkParams.of(node).connector
-            df = tr._frame(node.inputs[0]) if conn == "print" else self._sink_frame(tr, node)
+            own = _spark_module(conn) is not None
+            df = tr._frame(node.inputs[0]) if conn == "print" or own else self._sink_frame(tr, node)
             w = df.writeStream.outputMode(mode).option("checkpointLocation", os.path.join(root, f"sink-{node.id}"))
             if conn == "blackhole":
                 w = w.format("noop")
             elif conn == "print":
                 w = w.foreachBatch(lambda b, _e, n=node: self._print_changelog(n, b))
+            elif own:
+                prefix = "spark-" + hashlib.sha1(f"{root}/sink-{node.id}".encode()).hexdigest()[:20]
+                w = w.foreachBatch(lambda b, e, n=node, t=prefix: self._write_own_changelog(n, t, b, e))
             else:
                 w = self._file_writer(w, node).option("path", self._sink_path(node))
             self.queries.append(self._trigger(w).start())
@@ -325,6 +352,12 @@ class _ChangelogCollector:
             return
         kinds = table.column(n).to_numpy(zero_copy_only=False).astype(np.int8)
         self.out.put(self.ex._to_batch(self.node, table.select(list(range(n))), kinds))
+
+
+def _spark_module(connector: str) -> Any:
+    """The connector's own Spark module (runtime/connectors/base.py `spark_module`), or None."""
+    name = get_connector(connector).spark_module
+    return importlib.import_module(name) if name else None
 
 
 def _job_error(e: Exception) -> Exception:

@@ -19,6 +19,7 @@ from runtime.executor.spark import functions_more as more
 from runtime.executor.spark import text_time as tt
 from runtime.executor.spark.types import SparkUnsupportedError, check_type, spark_type
 from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.sink_constraints import not_null_violation
 from runtime.types import DataType
 
 Builder = Callable[[list[Any], Call, "Ctx"], Any]
@@ -261,6 +262,13 @@ def _coalesce(a: list[Any], c: Call, ctx: Ctx) -> Any:
     return _f().coalesce(*[_as(x, c.type) for x in a])
 
 
+def _enforce_not_null(a: list[Any], c: Call, ctx: Ctx) -> Any:
+    """The sink's NOT NULL enforcer (ERROR): the value, or the job fails with Flink's message."""
+    F = _f()  # noqa: N806
+    message = str(not_null_violation(str(c.args[1].value)))  # type: ignore[union-attr]
+    return F.when(a[0].isNull(), F.raise_error(F.lit(message)).cast(spark_type(c.type))).otherwise(a[0])
+
+
 def _if(a: list[Any], c: Call, ctx: Ctx) -> Any:
     return _f().when(a[0], _as(a[1], c.type)).otherwise(_as(a[2], c.type))
 
@@ -308,6 +316,7 @@ FUNCTIONS: dict[str, Builder] = {
     "substring": _substring,
     "coalesce": _coalesce,
     "ifnull": _coalesce,
+    "enforce_not_null": _enforce_not_null,
     "if": _if,
     "nullif": lambda a, c, ctx: _f().nullif(a[0], a[1]),
     "greatest": _greatest_least("greatest"),

@@ -15,12 +15,14 @@ the event-time column below the watermark).
 
 from __future__ import annotations
 
+import importlib
 import os
 from typing import Any
 
 import pyarrow as pa
 
 from runtime.config.core import LOCAL_TIME_ZONE
+from runtime.connectors.base import get_connector
 from runtime.executor.spark.dispatch import translates, translation_for
 from runtime.executor.spark.expressions import VARIANCE_FUNCS, Ctx, literal, to_column
 from runtime.executor.spark.relational import RelationalMixin
@@ -107,6 +109,15 @@ class Translator(RelationalMixin, WindowedMixin):
         F = self.F  # noqa: N806
         p = TableSourceScanParams.of(node)
         opts = p.options
+        own = get_connector(p.connector).spark_module
+        if own:  # the connector reads itself (runtime/connectors/base.py `spark_module`)
+            physical = list(p.physical_schema)
+            names = [cname(i) for i in range(len(physical))]
+            schema = spark_schema(physical, names)
+            df = importlib.import_module(own).read_frame(self.spark, dict(opts), tuple(physical), schema)
+            if p.projection is not None:
+                df = df.select(*[df[names[j]].alias(cname(k)) for k, j in enumerate(p.projection)])
+            return df
         fmt = opts.get("format")
         path = opts.get("path", "")
         path = os.path.abspath(os.path.expanduser(path[7:] if path.startswith("file://") else path))
