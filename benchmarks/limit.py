@@ -139,6 +139,8 @@ class Fingerprint:
         self.rows = 0
         self.sums: dict[str, int] = {}
         self.latest: Any = None
+        self.pending: list[Any] = []  # filtered change rows not folded into `latest` yet
+        self.pending_rows = 0
 
     def add(self, batch: Any) -> None:
         import pyarrow as pa
@@ -182,15 +184,27 @@ class Fingerprint:
             keep, deletes = None, None
         if deletes is not None and pc.any(deletes).as_py():
             # A delete of a key (not followed by a later insert) removes it; rare here.
+            self._flush()
             rows = table.to_pylist()
             for r in rows:
                 self._fold_row(r)
             return
         if keep is not None:
             table = table.filter(keep)
-        table = table.select([n for n in table.column_names if not n.startswith("__")])
-        if self.latest is not None:
-            table = pa.concat_tables([self.latest, table])
+        self.pending.append(table.select([n for n in table.column_names if not n.startswith("__")]))
+        self.pending_rows += self.pending[-1].num_rows
+        if self.pending_rows >= 1 << 18:  # fold a few batches at once: the harness's own cost stays small
+            self._flush()
+
+    def _flush(self) -> None:
+        """Fold the pending rows into `latest` (the last row of each key wins)."""
+        import pyarrow as pa
+
+        if not self.pending:
+            return
+        tables = ([self.latest] if self.latest is not None else []) + self.pending
+        self.pending, self.pending_rows = [], 0
+        table = pa.concat_tables(tables)
         values = [n for n in table.column_names if n != self.updating_key]
         last = table.group_by(self.updating_key, use_threads=False).aggregate([(n, "last") for n in values])
         self.latest = last.rename_columns([n.removesuffix("_last") for n in last.column_names]).select(
@@ -209,6 +223,7 @@ class Fingerprint:
         self.latest = pa.Table.from_pylist(list(current.values())) if current else None
 
     def result(self) -> dict[str, int]:
+        self._flush()
         if self.updating_key and self.latest is not None:
             self._accumulate(self.latest.sort_by(self.updating_key))
         return {"rows": self.rows, **self.sums}

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.aggregates.distinct_pairs import PackedPairs, integer_values, values_array
+from runtime.aggregates.distinct_pairs import DensePairs, PackedPairs, integer_values, values_array
 from runtime.checkpoint.format import register_state_type
 from runtime.errors import JobError
 from runtime.state.hashmap import HashMapStateBackend
@@ -368,11 +368,15 @@ class DistinctAcc(Accumulator):
     """The DISTINCT flag: counts each (slot, value) and forwards a value to the inner
     accumulator only when its count goes 0 -> positive (+1) or positive -> 0 (-1).
 
-    A batch costs one Arrow hash aggregation (its distinct pairs and their summed signs)
-    and one vectorized look-up of those pairs: no Python per pair. The pairs are kept
-    packed in sorted uint64 runs while the argument is one integer-like column whose values
-    fit the packing (runtime/aggregates/distinct_pairs.py), else in a hash index keyed by
-    the slot and the argument columns (`HashMapStateBackend`'s), with a count per pair.
+    While the argument is one integer-like column of a small value range, the counts live
+    in a flat array indexed by (slot, value) (`DensePairs`): a batch costs a gather and a
+    scatter-add over its rows. Otherwise a batch costs one Arrow hash aggregation (its
+    distinct pairs and their summed signs) and one vectorized look-up of those pairs: no
+    Python per pair. The pairs are kept packed in sorted uint64 runs while the argument is
+    one integer-like column whose values fit the packing (runtime/aggregates/distinct_pairs.py),
+    else in a hash index keyed by the slot and the argument columns (`HashMapStateBackend`'s),
+    with a count per pair. The stores are tried in that order and only ever left for a
+    later one (a value or key out of range moves every pair on).
     Checkpoints keep the pairs as `seen`, a dict (slot, *values) -> count (the format
     rescaling re-keys by slot); a restored `seen` is loaded on first use."""
 
@@ -393,6 +397,8 @@ class DistinctAcc(Accumulator):
         self._ready = True
         packable = len(self.arg_types) == 1 and integer_values(pa.array([], self.arg_types[0])) is not None
         self._packed: PackedPairs | None = PackedPairs() if packable else None
+        self._dense: DensePairs | None = None
+        self._dense_ok = packable and not self.seen  # until the first batch decides
         self._pairs: HashMapStateBackend | None = None
         self._counts = np.zeros(0, dtype=np.int64)  # per pair slot of `_pairs`
         self._owner = np.zeros(0, dtype=np.int64)  # the key slot of each pair slot
@@ -413,6 +419,35 @@ class DistinctAcc(Accumulator):
                 if len(slots):
                     self._add(pa.array(slots), [values_array(values, self.arg_types[0])], counts)
         return self._pairs
+
+    def _dense_update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> bool:
+        """Fold the batch through the dense store; False when it does not fit (the pairs
+        were moved on to the runs, the caller folds it the general way)."""
+        ints = integer_values(args[0])
+        if self._dense is None:
+            self._dense_ok = False  # decided by this first batch, for good
+            self._dense = None if ints is None else DensePairs.plan(slots, ints)
+            if self._dense is None:
+                return False
+        if ints is None or not self._dense.fits(slots, ints):
+            self._leave_dense()
+            return False
+        got = self._dense.add_rows(self._dense.cells(slots, ints), signs)
+        if got is None:
+            self._leave_dense()
+            return False
+        rows, changed = got
+        if len(rows):
+            self.inner.update(slots[rows], changed, [args[0].take(pa.array(rows, type=pa.int64()))])
+        return True
+
+    def _leave_dense(self) -> None:
+        """Move the dense store's pairs to the runs (or the hash index)."""
+        dense, self._dense = self._dense, None
+        if dense is not None:
+            slots, ints, counts = dense.items()
+            if len(slots):
+                self._add(pa.array(slots), [values_array(ints, self.arg_types[0])], counts)
 
     def _add(self, slots: pa.Array, values: list[pa.Array], delta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Add `delta` to the counts of the distinct pairs (slots, values): their old and
@@ -444,6 +479,8 @@ class DistinctAcc(Accumulator):
         if len(slots) == 0:
             return
         self._store()
+        if (self._dense is not None or self._dense_ok) and self._dense_update(slots, signs, args):
+            return
         cols = {"s": pa.array(slots, type=pa.int64()), "n": pa.array(signs, type=pa.int64())}
         names = [f"a{i}" for i in range(len(args))]
         cols.update(zip(names, args, strict=True))
@@ -471,6 +508,8 @@ class DistinctAcc(Accumulator):
         if len(slots) == 0:
             return
         self._store()
+        if self._dense is not None:
+            self._dense.drop_slots(slots)
         if self._packed is not None:
             self._packed.drop_slots(slots)
         if self._pairs is not None:
@@ -482,11 +521,15 @@ class DistinctAcc(Accumulator):
 
     def __getstate__(self) -> dict[str, Any]:
         """The checkpointed fields: the pairs become `seen` again (see the class docstring)."""
-        store = ("_ready", "_packed", "_pairs", "_counts", "_owner")
+        store = ("_ready", "_dense", "_dense_ok", "_packed", "_pairs", "_counts", "_owner")
         state = {k: v for k, v in vars(self).items() if k not in store}
         if not getattr(self, "_ready", False):
             return state
         seen: dict[tuple[Any, ...], int] = {}
+        if self._dense is not None:
+            slots, ints, counts = self._dense.items()
+            values = values_array(ints, self.arg_types[0]).to_pylist()  # checkpoint time only
+            seen.update(zip(zip(slots.tolist(), values, strict=True), counts.tolist(), strict=True))
         if self._packed is not None:
             slots, ints, counts = self._packed.items()
             values = values_array(ints, self.arg_types[0]).to_pylist()  # checkpoint time only

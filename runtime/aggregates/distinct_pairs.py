@@ -13,6 +13,13 @@ DISTINCT's one-new-pair-per-row inputs (high-cardinality values) are dominated b
 
 `PackedPairs.fits` says whether a batch can be packed; when one cannot (a value outside the
 window, a non-integer type), DistinctAcc moves every pair into its general hash index.
+
+Before the runs, while the argument's values span a small range and the key slots times
+that span stay under `DensePairs.MAX_CELLS`, the counts live in one flat array indexed by
+`slot * span + (value - base)` (`DensePairs`): a batch is then a gather, a scatter-add and
+a second gather over its rows, with no sort, search or hash aggregation at all (COUNT
+DISTINCT of a small-domain column per key, the common case). It hands its pairs to the
+runs when a value, a key slot or a count leaves its range.
 """
 
 from __future__ import annotations
@@ -85,6 +92,93 @@ def values_array(values: np.ndarray, t: pa.DataType) -> pa.Array:
     if pa.types.is_date32(t):
         return pa.array(values.astype(np.int32), pa.int32()).view(t)
     return pa.array(values, pa.int64()).view(t)
+
+
+class DensePairs:
+    """Counts of (slot, value) pairs in one int32 array indexed by `slot * span + value - base`
+    (module docstring): for values of a small range, any number of rows per batch."""
+
+    MAX_CELLS = 1 << 25  # 128 MB of int32 counts at most
+    _MAX_COUNT = 1 << 30  # a count past this moves the pairs to the int64 runs
+
+    def __init__(self, base: int, span: int) -> None:
+        self.base = base
+        self.span = span
+        self.counts = np.zeros(0, dtype=np.int32)
+
+    @classmethod
+    def plan(cls, slots: np.ndarray, values: np.ndarray) -> DensePairs | None:
+        """A dense store for pairs like these (the first batch's), with room around their
+        value range; None when the range is too wide for it."""
+        if len(values) == 0:
+            return None
+        lo, hi = int(values.min()), int(values.max())
+        width = hi - lo + 1
+        span = width + width // 8 + 2
+        if (int(slots.max()) + 1) * span > cls.MAX_CELLS // 2:  # leave room for more keys
+            return None
+        return cls(lo - width // 16 - 1, span)
+
+    def fits(self, slots: np.ndarray, values: np.ndarray) -> bool:
+        """Whether these pairs have cells (growing the array to their slots if allowed)."""
+        if len(values) == 0:
+            return True
+        if int(values.min()) < self.base or int(values.max()) >= self.base + self.span:
+            return False
+        cells = (int(slots.max()) + 1) * self.span
+        if cells > self.MAX_CELLS:
+            return False
+        if cells > len(self.counts):
+            grown = np.zeros(min(max(cells, 2 * len(self.counts)), self.MAX_CELLS), dtype=np.int32)
+            grown[: len(self.counts)] = self.counts
+            self.counts = grown
+        return True
+
+    def cells(self, slots: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Each pair's cell (`fits` said yes)."""
+        return slots.astype(np.int64) * self.span + (values - self.base)
+
+    def add_rows(self, cells: np.ndarray, delta: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """Add each row's `delta` to its cell's count; the rows whose pair became present
+        (+1) or absent (-1), one row per such pair, and those signs. A count that would
+        drop below 0 stays 0 (as the other stores do); None (nothing changed) when a count
+        would pass `_MAX_COUNT`: the caller moves to the runs."""
+        old = self.counts[cells]
+        np.add.at(self.counts, cells, delta.astype(np.int32))
+        new = self.counts[cells]
+        if len(new) and int(new.max()) > self._MAX_COUNT:
+            np.add.at(self.counts, cells, -delta.astype(np.int32))
+            return None
+        if len(new) and int(new.min()) < 0:
+            neg = new < 0
+            self.counts[cells[neg]] = 0
+            new = np.maximum(new, 0)
+        changed = np.flatnonzero((old > 0) != (new > 0))
+        if len(changed) == 0:
+            return changed, np.zeros(0, dtype=np.int64)
+        # One row per changed pair: every row of a pair writes a distinct marker into the
+        # pair's cell; the marker that stayed names that pair's representative row.
+        c = cells[changed]
+        saved = self.counts[c]
+        marks = -1 - np.arange(len(c), dtype=np.int32)
+        self.counts[c] = marks
+        rep = self.counts[c] == marks
+        self.counts[c] = saved
+        rows = changed[rep]
+        return rows, np.where(new[rows] > 0, 1, -1).astype(np.int64)
+
+    def drop_slots(self, slots: np.ndarray) -> None:
+        """Forget every pair of these key slots."""
+        s = np.asarray(slots, dtype=np.int64)
+        s = s[s * self.span < len(self.counts)]
+        if len(s):
+            self.counts[(s[:, None] * self.span + np.arange(self.span)).ravel()] = 0
+
+    def items(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every live pair: slots, values (int64) and counts."""
+        cells = np.flatnonzero(self.counts > 0)
+        slots, offsets = np.divmod(cells, self.span)
+        return slots.astype(np.int64), offsets.astype(np.int64) + self.base, self.counts[cells].astype(np.int64)
 
 
 class PackedPairs:

@@ -35,10 +35,27 @@ def signs_of(kinds: np.ndarray) -> np.ndarray:
 
 
 def first_appearance(slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct slots in order of first appearance, and the row of each first appearance."""
-    uniq, first = np.unique(slots, return_index=True)
-    order = np.argsort(first, kind="stable")
-    return uniq[order], first[order]
+    """Distinct slots in order of first appearance, and the row of each first appearance.
+
+    Slots are small non-negative integers (state backend slots): while their range is not
+    much larger than the batch, a scatter of the lowest row index per slot finds the first
+    rows without sorting (a sort-based unique costs several times more per row)."""
+    n = len(slots)
+    if n == 0:
+        return slots[:0].astype(np.int64), np.zeros(0, dtype=np.int64)
+    lo, hi = int(slots.min()), int(slots.max())
+    if lo >= 0 and hi < 4 * n + 4096:
+        rows = np.arange(n, dtype=np.int64)
+        lowest = np.full(hi + 1, n, dtype=np.int64)
+        np.minimum.at(lowest, slots, rows)
+        first = np.flatnonzero(lowest[slots] == rows)
+        return slots[first], first
+    order = np.argsort(slots, kind="stable")
+    ordered = slots[order]
+    starts = np.ones(n, dtype=bool)
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    first = np.sort(order[starts])
+    return slots[first], first
 
 
 def same_values(a: pa.Array, b: pa.Array) -> np.ndarray:

@@ -22,11 +22,15 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend, encode_rows
 from runtime.state.hashindex import BatchKeys, KeyIndex
 from runtime.state.keycolumns import SnapshotKeys, denormalize_value, kind_of, normalize_value
 from runtime.state.keygroups import key_groups_of_rows
+
+# A batch of at least this many rows with one key column is looked up by its distinct values.
+_DEDUPE_ROWS = 1024
 
 _normalize = normalize_value  # the snapshot format of a key value (kept under its old name)
 
@@ -85,6 +89,9 @@ class HashMapStateBackend(KeyedStateBackend):
         # Restored keys whose Arrow types are not known yet (slot -> normalised tuple).
         self._pending: dict[int, tuple[Any, ...]] | None = None
         self._global = -1  # the slot of the empty key `()` (no key columns: global state)
+        # Whether a large batch's single key column is dictionary-encoded before the probe
+        # (`_lookup_distinct`); turned off for good once a batch shows mostly distinct keys.
+        self._dedupe = True
 
     # ------------------------------------------------------------------ lookup
     def lookup(self, keys: Sequence[pa.Array], num_rows: int, create: bool = True) -> np.ndarray:
@@ -92,6 +99,14 @@ class HashMapStateBackend(KeyedStateBackend):
             return np.zeros(0, dtype=np.int64)
         if not keys:
             return np.full(num_rows, self._global_slot(create), dtype=np.int64)
+        if self._dedupe and len(keys) == 1 and num_rows >= _DEDUPE_ROWS:
+            slots = self._lookup_distinct(keys[0], num_rows, create)
+            if slots is not None:
+                return slots
+        return self._lookup_rows(keys, num_rows, create)
+
+    def _lookup_rows(self, keys: Sequence[pa.Array], num_rows: int, create: bool) -> np.ndarray:
+        """`lookup` probing every row (or every distinct value of a Python-grouped column)."""
         batch = BatchKeys(keys, num_rows)
         self._prepare(batch)
         slots = self._index.find(batch)
@@ -121,6 +136,26 @@ class HashMapStateBackend(KeyedStateBackend):
             new_units = np.sort(np.concatenate(added)) if len(added) > 1 else added[0]
             self._mark_new(slots[new_units])
         return batch.per_row(slots)
+
+    def _lookup_distinct(self, key: pa.Array | pa.ChunkedArray, num_rows: int, create: bool) -> np.ndarray | None:
+        """`lookup` of a large batch's single key column through its distinct values: Arrow's
+        dictionary encoding (a C++ hash pass, in order of first appearance, so new keys
+        still get slots in that order) leaves the index one probe per distinct key instead
+        of one per row. None when the column cannot be encoded (the caller probes rows)."""
+        if isinstance(key, pa.ChunkedArray):
+            key = key.combine_chunks()
+        if pa.types.is_dictionary(key.type) or pa.types.is_nested(key.type):
+            return None
+        try:
+            encoded = pc.dictionary_encode(key, null_encoding="encode")
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+            self._dedupe = False
+            return None
+        distinct = encoded.dictionary
+        if len(distinct) * 2 > num_rows:  # mostly distinct keys: encoding would not pay
+            self._dedupe = False
+        slots = self._lookup_rows([distinct], len(distinct), create)
+        return slots[encoded.indices.to_numpy(zero_copy_only=False)]
 
     def _mark_new(self, slots: np.ndarray) -> None:
         self._live[slots] = True

@@ -95,3 +95,55 @@ def test_packed_runs_merge_and_compact(monkeypatch: pytest.MonkeyPatch, fenced_f
     slots, values, counts = pairs.items()
     want = {k: n for k, n in total.items() if k[0] >= 25}
     assert dict(zip(zip(slots.tolist(), values.tolist(), strict=True), counts.tolist(), strict=True)) == want
+
+
+def _fold_and_check(acc: DistinctAcc, model: Counter[tuple[int, int]], slots, values, signs, nslots: int) -> None:
+    delta: Counter[tuple[int, int]] = Counter()
+    for s, v, n in zip(slots, values, signs, strict=True):
+        delta[(s, v)] += n
+    for pair, n in delta.items():  # a batch's signs are summed per pair, then counts stay >= 0
+        model[pair] = max(model[pair] + n, 0)
+    acc.update(np.array(slots, dtype=np.int64), np.array(signs, dtype=np.int64), [pa.array(values, pa.int32())])
+    assert acc.results(np.arange(nslots)).to_pylist() == _model_counts(model, nslots)
+
+
+@pytest.mark.parametrize("leave", ["value", "slot", "count"])
+def test_dense_pairs_hand_over_to_the_runs(monkeypatch: pytest.MonkeyPatch, leave: str) -> None:
+    """Small-range integers start in the dense array; a value out of its range, a key slot
+    past its cell budget or a count past its limit moves every pair on, and the counts go on."""
+    monkeypatch.setattr(distinct_pairs.DensePairs, "MAX_CELLS", 64)
+    monkeypatch.setattr(distinct_pairs.DensePairs, "_MAX_COUNT", 6)
+    acc = _acc(pa.int32())
+    model: Counter[tuple[int, int]] = Counter()
+    rng = np.random.default_rng(3)
+    for _ in range(3):  # duplicates and retractions within one batch, while dense
+        s = rng.integers(0, 3, 20).tolist()
+        v = rng.integers(0, 5, 20).tolist()
+        _fold_and_check(acc, model, s, v, rng.choice([1, 1, -1], 20).tolist(), 8)
+    assert acc._dense is not None
+    if leave == "value":
+        _fold_and_check(acc, model, [0, 1], [4000, 2], [1, 1], 8)
+    elif leave == "slot":
+        acc.grow(40)
+        _fold_and_check(acc, model, [39, 1], [2, 2], [1, 1], 40)
+    else:
+        _fold_and_check(acc, model, [2] * 9, [3] * 9, [1] * 9, 8)
+    assert acc._dense is None
+    _fold_and_check(acc, model, [0, 1, 2], [1, 2, 3], [-1, -1, 1], 40 if leave == "slot" else 8)
+
+
+def test_dense_pairs_one_row_per_changed_pair() -> None:
+    pairs = distinct_pairs.DensePairs(0, 10)
+    slots = np.array([0, 0, 1, 1, 1, 2], dtype=np.int64)
+    values = np.array([3, 3, 3, 4, 3, 9], dtype=np.int64)
+    assert pairs.fits(slots, values)
+    rows, signs = pairs.add_rows(pairs.cells(slots, values), np.ones(6, dtype=np.int64))
+    assert sorted(zip(slots[rows].tolist(), values[rows].tolist())) == [(0, 3), (1, 3), (1, 4), (2, 9)]
+    assert signs.tolist() == [1, 1, 1, 1]
+    rows, signs = pairs.add_rows(pairs.cells(slots[:3], values[:3]), np.array([-1, -1, -1]))
+    assert (slots[rows].tolist(), signs.tolist()) == ([0], [-1])  # (1, 3) still counts 1
+    got = pairs.items()
+    assert [a.tolist() for a in got] == [[1, 1, 2], [3, 4, 9], [1, 1, 1]]
+    pairs.drop_slots(np.array([1]))
+    assert pairs.items()[0].tolist() == [2]
+    assert not pairs.fits(np.array([0]), np.array([10]))
