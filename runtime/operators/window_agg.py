@@ -129,7 +129,7 @@ class WindowAggregateOperator(Operator):
         grouping = self.grouping
         row_wms = wms
         if self.sliced is not None and self.ctx.is_batch:  # bounded: merge partials, emit at the end
-            partial, slice_start, _ = self.sliced.partials(data, ts, None, None)
+            partial, slice_start, _ = self.sliced.partials(data, ts, None, None, adaptive=True)
             if self.bounded is None:
                 self.bounded = BoundedPartials(self.sliced)
             self.bounded.add(partial, slice_start)

@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.aggregates import dense_group
 from runtime.operators.two_phase_agg import MergedAggregateSet
 from runtime.plan_params import AggCallParams, WindowParams
 
@@ -92,18 +93,36 @@ class SlicedFold:
         self.offset = int(spec.offset_ms or 0)
         self.calls = list(calls)
         self.grouping = list(grouping)
+        # BATCH: batches left to pass through without pre-aggregation after one whose
+        # partial rows were not much fewer than its rows (`partials(reduce=...)`)
+        self.skip_reduce = 0
 
     def first_end(self, slice_start: np.ndarray) -> np.ndarray:
         """The end of the earliest-ending window containing a slice."""
         return slice_start + self.unit
 
     def partials(
-        self, data: pa.RecordBatch, ts: np.ndarray, wms: np.ndarray | None, late_for_some: np.ndarray | None
+        self,
+        data: pa.RecordBatch,
+        ts: np.ndarray,
+        wms: np.ndarray | None,
+        late_for_some: np.ndarray | None,
+        adaptive: bool = False,
     ) -> tuple[pa.RecordBatch, np.ndarray, np.ndarray]:
         """(partial rows: grouping columns, partial accumulators, count1; their slice start;
         their watermark (MIN for merged groups, the row's own for a row late for some
-        window))."""
+        window)).
+
+        `adaptive` (BATCH, whose partials are merged again later): when a batch's groups
+        were nearly as many as its rows (one row per (slice, key): many windows of few
+        rows), the next batches' rows become partial rows one for one, without the hash
+        aggregation that would not shrink them; a batch in 16 is aggregated to check again."""
         n = data.num_rows
+        reduce = True
+        if adaptive:
+            if self.skip_reduce > 0:
+                self.skip_reduce -= 1
+                reduce = False
         slice_start = ts - np.mod(ts - self.offset, self.unit)
         cols: dict[str, pa.Array] = {"sl": pa.array(slice_start)}
         if wms is not None and late_for_some is not None and late_for_some.any():
@@ -139,7 +158,16 @@ class SlicedFold:
         keys = ["sl"] + (["tag"] if "tag" in cols else []) + [f"k{j}" for j in range(len(self.grouping))]
         if "wm" in cols:
             aggs.append(("wm", "max"))
-        grouped = pa.table(cols).group_by(keys, use_threads=False).aggregate(aggs)
+        if not reduce:
+            grouped = _one_for_one(cols, aggs)
+        else:
+            table = pa.table(cols)
+            steps = [self.unit] + [1] * (len(keys) - 1)
+            grouped = dense_group.group_by(table, keys, aggs, steps) if adaptive else None
+            if grouped is None:
+                grouped = table.group_by(keys, use_threads=False).aggregate(aggs)
+            if adaptive and grouped.num_rows * 4 > n * 3:
+                self.skip_reduce = 15
         res = [grouped.column(f"k{j}").combine_chunks() for j in range(len(self.grouping))]
         for i, c in enumerate(self.calls):
             name = c.name.lower()
@@ -170,6 +198,18 @@ class SlicedFold:
             layout.append(list(range(col, col + width)))
             col += width
         return MergedAggregateSet(self.calls, layout, col, partial_types)
+
+
+def _one_for_one(cols: dict[str, pa.Array], aggs: list[tuple[str, str]]) -> pa.Table:
+    """What `group_by(...).aggregate(aggs)` gives when every row is its own group: each
+    aggregate of one value, typed as the hash aggregation types it (sums widen to 64 bits)."""
+    out = {name: col for name, col in cols.items() if name == "sl" or name.startswith("k")}
+    for col, how in aggs:
+        x = cols[col]
+        if how == "sum" and pa.types.is_integer(x.type):
+            x = x.cast(pa.uint64() if pa.types.is_unsigned_integer(x.type) else pa.int64())
+        out[f"{col}_{how}"] = x
+    return pa.table(out)
 
 
 # BATCH partial rows are merged per partition of slices (runs of `_PARTITION_SLICES`
@@ -227,14 +267,24 @@ class BoundedPartials:
         new = pa.concat_tables(self.parts)
         self.parts, self.pending = [], 0
         part = self._partition(new.column("sl").to_numpy())
-        touched = np.unique(part)
-        for p in touched.tolist():
-            rows = new if len(touched) == 1 else new.take(pa.array(np.flatnonzero(part == p)))
+        if len(part) and (part[1:] < part[:-1]).any():
+            order = np.argsort(part, kind="stable")  # the rows of each partition together
+            part = part[order]
+            new = new.take(pa.array(order)).combine_chunks()
+        edges = np.ones(len(part) + 1, dtype=bool)
+        np.not_equal(part[1:], part[:-1], out=edges[1:-1])
+        bounds = np.flatnonzero(edges) if len(part) else np.zeros(0, dtype=np.int64)
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+            p = int(part[lo])
+            rows = new.slice(int(lo), int(hi - lo))
             old = self.merged.pop(p, None)
             if old is not None:
                 self.merged_rows -= old.num_rows
                 rows = pa.concat_tables([old, rows])
-            grouped = rows.group_by(self.keys, use_threads=False).aggregate(self.merge)
+            steps = [self.fold.unit] + [1] * (len(self.keys) - 1)
+            grouped = dense_group.group_by(rows, self.keys, self.merge, steps)
+            if grouped is None:
+                grouped = rows.group_by(self.keys, use_threads=False).aggregate(self.merge)
             # the layout of the partial tables: grouping keys, partial accumulators, then `sl`
             names = self.keys[1:] + [c for c, _ in self.merge] + ["sl"]
             cols = [grouped.column(k) for k in self.keys[1:]]

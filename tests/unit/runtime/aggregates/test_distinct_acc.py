@@ -97,8 +97,8 @@ def test_packed_runs_merge_and_compact(monkeypatch: pytest.MonkeyPatch, fenced_f
     assert dict(zip(zip(slots.tolist(), values.tolist(), strict=True), counts.tolist(), strict=True)) == want
 
 
-def _fold_and_check(acc: DistinctAcc, model: Counter[tuple[int, int]], slots, values, signs, nslots: int) -> None:
-    delta: Counter[tuple[int, int]] = Counter()
+def _fold_and_check(acc: DistinctAcc, model: Counter[tuple[int, object]], slots, values, signs, nslots: int) -> None:
+    delta: Counter[tuple[int, object]] = Counter()
     for s, v, n in zip(slots, values, signs, strict=True):
         delta[(s, v)] += n
     for pair, n in delta.items():  # a batch's signs are summed per pair, then counts stay >= 0
@@ -114,7 +114,7 @@ def test_dense_pairs_hand_over_to_the_runs(monkeypatch: pytest.MonkeyPatch, leav
     monkeypatch.setattr(distinct_pairs.DensePairs, "MAX_CELLS", 64)
     monkeypatch.setattr(distinct_pairs.DensePairs, "_MAX_COUNT", 6)
     acc = _acc(pa.int32())
-    model: Counter[tuple[int, int]] = Counter()
+    model: Counter[tuple[int, object]] = Counter()
     rng = np.random.default_rng(3)
     for _ in range(3):  # duplicates and retractions within one batch, while dense
         s = rng.integers(0, 3, 20).tolist()
@@ -137,13 +137,16 @@ def test_dense_pairs_one_row_per_changed_pair() -> None:
     slots = np.array([0, 0, 1, 1, 1, 2], dtype=np.int64)
     values = np.array([3, 3, 3, 4, 3, 9], dtype=np.int64)
     assert pairs.fits(slots, values)
-    rows, signs = pairs.add_rows(pairs.cells(slots, values), np.ones(6, dtype=np.int64))
-    assert sorted(zip(slots[rows].tolist(), values[rows].tolist())) == [(0, 3), (1, 3), (1, 4), (2, 9)]
+    got = pairs.add_rows(pairs.cells(slots, values), np.ones(6, dtype=np.int64))
+    assert got is not None
+    rows, signs = got
+    assert sorted(zip(slots[rows].tolist(), values[rows].tolist(), strict=True)) == [(0, 3), (1, 3), (1, 4), (2, 9)]
     assert signs.tolist() == [1, 1, 1, 1]
-    rows, signs = pairs.add_rows(pairs.cells(slots[:3], values[:3]), np.array([-1, -1, -1]))
+    got = pairs.add_rows(pairs.cells(slots[:3], values[:3]), np.array([-1, -1, -1]))
+    assert got is not None
+    rows, signs = got
     assert (slots[rows].tolist(), signs.tolist()) == ([0], [-1])  # (1, 3) still counts 1
-    got = pairs.items()
-    assert [a.tolist() for a in got] == [[1, 1, 2], [3, 4, 9], [1, 1, 1]]
+    assert [a.tolist() for a in pairs.items()] == [[1, 1, 2], [3, 4, 9], [1, 1, 1]]
     pairs.drop_slots(np.array([1]))
     assert pairs.items()[0].tolist() == [2]
     assert not pairs.fits(np.array([0]), np.array([10]))
