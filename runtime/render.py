@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.map_values import map_keys, map_values
 from runtime.types import DataType
 
 __all__ = ["render_column", "render_value", "java_double_str", "java_float_str", "render_array"]
@@ -283,8 +284,8 @@ def _render_multiset(array: pa.Array, dtype: DataType, time_zone: str) -> pa.Arr
 def _render_map(array: pa.Array, dtype: DataType, time_zone: str) -> pa.Array:
     raw = array.offsets.to_pylist()  # into the unsliced children
     lo0, hi0 = (raw[0], raw[-1]) if raw else (0, 0)
-    keys = _elements(array.keys.slice(lo0, hi0 - lo0), dtype.children[0], time_zone)
-    items = _elements(array.items.slice(lo0, hi0 - lo0), dtype.children[1], time_zone)
+    keys = _elements(map_keys(array).slice(lo0, hi0 - lo0), dtype.children[0], time_zone)
+    items = _elements(map_values(array).slice(lo0, hi0 - lo0), dtype.children[1], time_zone)
     offsets = [o - lo0 for o in raw]
     valid = array.is_valid().to_pylist()
     out: list[str | None] = []

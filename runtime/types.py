@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from runtime.checkpoint.format import register_state_type
+from runtime.map_values import map_arrow_type
 
 MAX_VARCHAR = 2147483647
 
@@ -142,7 +143,8 @@ class DataType:
         if n == "ARRAY" or n == "MULTISET":
             return pa.list_(self.children[0].to_arrow())
         if n == "MAP":
-            return pa.map_(self.children[0].to_arrow(), self.children[1].to_arrow())
+            # not Arrow's map type, which cannot hold Flink's NULL keys: runtime/map_values.py
+            return map_arrow_type(self.children[0].to_arrow(), self.children[1].to_arrow())
         if n in ("ROW", "STRUCTURED"):
             return pa.struct(
                 [

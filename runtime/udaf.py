@@ -24,6 +24,7 @@ from runtime.aggregates.accumulators import Accumulator
 from runtime.checkpoint.format import register_state_type
 from runtime.data_view import ListView, MapView
 from runtime.errors import JobError
+from runtime.map_values import python_column
 from runtime.pandas_interop import import_pandas
 from runtime.plan_params import AggCallParams
 from runtime.row import Row, RowKind, arrow_value
@@ -66,7 +67,8 @@ class _UdafBase(Accumulator):
 
     def _result_array(self, values: list[Any]) -> pa.Array:
         try:
-            return pa.array([arrow_value(v) for v in values], type=self.arrow_type, from_pandas=True)
+            converted = python_column([arrow_value(v) for v in values], self.result_type)
+            return pa.array(converted, type=self.arrow_type, from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
             raise JobError(
                 f"Aggregate function {self.name} returned a value that is not {self.result_type}: {e}"

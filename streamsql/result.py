@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, data_columns, row_kinds
+from runtime.map_values import has_map, pairs_form, to_external
 from runtime.pandas_interop import import_pandas
 from runtime.types import STRING, Field, arrow_schema
 from streamsql.row import Row, RowKind
@@ -250,13 +251,20 @@ class TableResult:
         """Rows with their row kind as they arrive (also for unbounded queries). Close it
         (or use `with result.collect() as rows:`) to stop the query early."""
         names = tuple(f.name for f in self.fields)
+        # MAP values as (key, value) pairs, NULL keys included (runtime/map_values.py)
+        maps = [i for i, f in enumerate(self.fields) if has_map(f.type)]
 
         def rows() -> Iterator[Row]:
             for batch in self.batches():
                 kinds = row_kinds(batch)
                 cols = data_columns(batch).to_pylist()
                 for kind, rec in zip(kinds, cols, strict=True):
-                    yield Row.of(tuple(rec.values()), names, RowKind(int(kind)))
+                    values = tuple(rec.values())
+                    if maps:
+                        values = tuple(
+                            pairs_form(v, self.fields[i].type) if i in maps else v for i, v in enumerate(values)
+                        )
+                    yield Row.of(values, names, RowKind(int(kind)))
 
         return CloseableIterator(rows(), self.cancel)
 
@@ -275,7 +283,19 @@ class TableResult:
         )
 
     def to_arrow(self) -> pa.Table:
-        """The final table: the changelog applied (updates and deletes folded in)."""
+        """The final table: the changelog applied (updates and deletes folded in). MAP
+        columns are Arrow maps (a NULL key, which those cannot hold, fails naming the
+        column; runtime/map_values.py)."""
+        table = self._final_table()
+        if not any(has_map(f.type) for f in self.fields):
+            return table
+        cols = [
+            to_external(c, f.type, f"to_arrow(), column '{f.name}'")
+            for c, f in zip(table.columns, self.fields, strict=True)
+        ]
+        return pa.Table.from_arrays(cols, names=table.column_names)
+
+    def _final_table(self) -> pa.Table:
         # Nullable fields: batches do not all carry NOT NULL flags, and the values are right.
         schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in self.fields])
         batches = list(self.batches())

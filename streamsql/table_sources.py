@@ -13,6 +13,7 @@ from typing import Any
 import pyarrow as pa
 
 from runtime import types as t_
+from runtime.map_values import has_map, pairs_form
 from runtime.types import DataType, Field, arrow_schema
 from streamsql.descriptors import Schema, TableDescriptor
 from streamsql.row import Row
@@ -87,12 +88,15 @@ def elements_to_arrow(elements: list[Any], schema: Any) -> pa.Table:
     rows = list(elements)
     names: list[str] | None = None
     types: list[pa.DataType] | None = None
+    dtypes: list[DataType] = []
     if isinstance(schema, DataType) and schema.name == "ROW":
         names = list(schema.field_names)
-        types = [ft.to_arrow() for ft in schema.children]
+        dtypes = list(schema.children)
     elif isinstance(schema, Schema):
         names = [f.name for f in schema.physical_fields()]
-        types = [f.type.to_arrow() for f in schema.physical_fields()]
+        dtypes = [f.type for f in schema.physical_fields()]
+    if dtypes:
+        types = [t.to_arrow() for t in dtypes]
     elif isinstance(schema, (list, tuple)):
         names = list(schema)
     if rows and isinstance(rows[0], dict):
@@ -104,6 +108,9 @@ def elements_to_arrow(elements: list[Any], schema: Any) -> pa.Table:
     if names is None:
         names = [f"_{i + 1}" for i in range(width)]  # PyFlink's default names
     columns = [[r[i] for r in tuples] for i in range(width)]
+    for i, t in enumerate(dtypes):
+        if has_map(t):  # dicts → the MAP layout's (key, value) pairs (runtime/map_values.py)
+            columns[i] = [pairs_form(v, t) for v in columns[i]]
     arrays = [pa.array(c, type=types[i] if types else None) for i, c in enumerate(columns)]
     return pa.Table.from_arrays(arrays, names=names)
 

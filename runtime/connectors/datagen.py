@@ -32,6 +32,7 @@ from runtime.connectors.base import (
 )
 from runtime.errors import ConnectorError
 from runtime.graph import STREAMING
+from runtime.map_values import map_array
 from runtime.types import DataType, Field
 
 CHUNK = 1 << 16
@@ -254,7 +255,7 @@ class FieldGen:
             keys = self.children[0]._random(rng, n * self.length)
             vals = self.children[1]._random(rng, n * self.length)
             offsets = pa.array(np.arange(0, n * self.length + 1, self.length, dtype=np.int32))
-            return pa.MapArray.from_arrays(offsets, keys, vals, type=t.to_arrow())
+            return map_array(offsets, keys, vals, t.to_arrow())
         if name == "ROW":
             children = [c._random(rng, n) for c in self.children]
             fields = [

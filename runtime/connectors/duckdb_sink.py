@@ -24,6 +24,7 @@ from runtime.config import duration_ms
 from runtime.connectors.base import SourceContext
 from runtime.connectors.transactional_sink import MARKERS, TransactionalTableSink, last_per_key
 from runtime.errors import ConnectorError
+from runtime.map_values import external_type, has_map, to_external
 from runtime.types import Field
 
 
@@ -44,7 +45,9 @@ class DuckDBSink(TransactionalTableSink):
         self.path = os.path.abspath(os.path.expanduser(path))
         interval = options.get("sink.buffer-flush.interval") or "1 s"
         self.flush_interval_s = (duration_ms(interval, "sink.buffer-flush.interval") or 0) / 1000
-        self.arrow_schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in schema])
+        # MAP columns go in as DuckDB MAPs (runtime/map_values.py)
+        self.fields = tuple(schema)
+        self.arrow_schema = pa.schema([pa.field(f.name, external_type(f.type)) for f in schema])
 
     # ------------------------------------------------------------------ setup
     def open(self) -> None:
@@ -99,6 +102,10 @@ class DuckDBSink(TransactionalTableSink):
     def _write_rows(self, con: Any, rows: pa.Table) -> None:
         kinds = rows.column(ROW_KIND).to_numpy()
         data = rows.drop_columns([ROW_KIND])
+        if any(has_map(f.type) for f in self.fields):
+            where = f"the DuckDB table '{self.table}'"
+            cols_ = [to_external(c, f.type, where) for c, f in zip(data.columns, self.fields, strict=True)]
+            data = pa.Table.from_arrays(cols_, names=data.column_names)
         cols = ", ".join(_q(n) for n in self.names)
         if not self.key:
             keep = (kinds == INSERT) | (kinds == UPDATE_AFTER)

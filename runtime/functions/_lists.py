@@ -26,19 +26,14 @@ def list_arg(v: ArgValue, n: int) -> pa.Array:
 
 
 def flatten(arr: pa.Array) -> tuple[pa.Array, np.ndarray]:
-    """(flattened element values, row index of each) of a list array; NULL lists have none."""
-    if isinstance(arr, pa.MapArray) or pa.types.is_map(arr.type):
-        arr = map_as_list(arr)
+    """(flattened element values, row index of each) of a list array; NULL lists have none.
+    A MAP column is a list of {key, value} structs (runtime/map_values.py), so its elements
+    are its entries."""
+    if pa.types.is_map(arr.type):  # an Arrow map from outside: the same entries
+        arr = arr.cast(pa.list_(arr.type.value_type))
     values = pc.list_flatten(arr)
     rows = pc.list_parent_indices(arr).to_numpy(zero_copy_only=False).astype(np.int64)
     return values, rows
-
-
-def map_as_list(arr: pa.Array) -> pa.Array:
-    """A map array viewed as a list of {key, value} structs (same offsets and validity)."""
-    t = arr.type
-    entry = pa.struct([pa.field("key", t.key_type, nullable=False), pa.field("value", t.item_type)])
-    return arr.cast(pa.list_(entry))
 
 
 def rebuild(n: int, rows: np.ndarray, values: pa.Array, null_rows: np.ndarray, list_type: pa.DataType) -> pa.Array:

@@ -100,7 +100,7 @@ def _infer_str_to_map(types: list[DataType]) -> DataType:
 def str_to_map(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     """Pairs split at the (regex) list delimiter, then at the first key/value delimiter;
     a pair without it maps to NULL. '' gives an empty map."""
-    out_type = pa.map_(STR, STR)
+    out_type = result_type.to_arrow()
     list_d = args[1] if len(args) > 1 else pa.scalar(",", STR)
     kv_d = args[2] if len(args) > 2 else pa.scalar("=", STR)
 

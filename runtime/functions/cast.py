@@ -29,6 +29,7 @@ from runtime.functions._common import (
 )
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.functions.zones import wall_to_instant
+from runtime.map_values import map_array, map_keys, map_values
 from runtime.render import local_time, render_array
 from runtime.types import MAX_VARCHAR, DataType
 
@@ -551,10 +552,11 @@ def _to_map(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, stric
     raw = arr.offsets
     lo = raw[0].as_py()
     hi = raw[-1].as_py()
-    keys = cast_value(arr.keys.slice(lo, hi - lo), src.children[0], dst.children[0], ctx, strict)
-    items = cast_value(arr.items.slice(lo, hi - lo), src.children[1], dst.children[1], ctx, strict)
+    keys = cast_value(map_keys(arr).slice(lo, hi - lo), src.children[0], dst.children[0], ctx, strict)
+    items = cast_value(map_values(arr).slice(lo, hi - lo), src.children[1], dst.children[1], ctx, strict)
     offsets = pc.subtract(raw, lo)
-    return pa.MapArray.from_arrays(offsets, keys, items, type=dst.to_arrow(), mask=arr.is_null())
+    mask = arr.is_null() if arr.null_count else None
+    return map_array(offsets, keys, items, dst.to_arrow(), mask=mask)
 
 
 def _to_row(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:

@@ -17,15 +17,12 @@ from runtime.functions._common import calcite_name, common_type, null_mask, to_a
 from runtime.functions.comparison import coerce
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.functions.variant import infer_variant_item, variant_item
+from runtime.map_values import map_array, map_keys, map_values
 from runtime.types import INT, DataType
 
 
 def _list_parts(arr: pa.Array) -> tuple[pa.Array, np.ndarray, np.ndarray]:
-    """(flattened values, start offset per row into them, length per row) of a list/map."""
-    if isinstance(arr, pa.MapArray):
-        raw = arr.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
-        values = arr  # caller uses keys/items with raw offsets
-        return values, raw[:-1], np.diff(raw)
+    """(flattened values, start offset per row into them, length per row) of a list."""
     raw = arr.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
     values = arr.values
     return values, raw[:-1], np.diff(raw)
@@ -80,7 +77,7 @@ def _map_item(
 ) -> pa.Array:
     n = len(coll)
     raw = coll.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
-    keys, items = coll.keys, coll.items
+    keys, items = map_keys(coll), map_values(coll)
     key_type = mt.children[0]
     k = coerce(key, kt, key_type, ctx) if kt.name != key_type.name else key
     if len(keys) == 0:
@@ -196,14 +193,12 @@ def _map(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCon
     keys = [_as_type(a, t, kt, ctx) for a, t in zip(args[0::2], types[0::2], strict=True)]
     vals = [_as_type(a, t, vt, ctx) for a, t in zip(args[1::2], types[1::2], strict=True)]
     k = len(keys)
-    for key in keys:
-        if key.null_count:
-            raise EvaluationError("MAP keys cannot be NULL in streamsql (Arrow maps have non-null keys)")
-    # A repeated key keeps its first position and its last value (Java's map put), per row.
+    # A repeated key keeps its first position and its last value (Java's map put), per row;
+    # a NULL key is a key too (Flink's {NULL=1}; runtime/map_values.py), equal to NULL.
     keep = np.ones((n, k), dtype=bool)
     for j in range(1, k):
         for i in range(j):
-            same = to_numpy(pc.fill_null(pc.equal(keys[i], keys[j]), False), False).astype(bool) & keep[:, i]
+            same = _same_key(keys[i], keys[j]) & keep[:, i]
             if same.any():
                 vals[i] = pc.if_else(pa.array(same), vals[j], vals[i])
                 keep[:, j] &= ~same
@@ -214,7 +209,15 @@ def _map(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCon
         mask = pa.array(keep.reshape(-1))
         flat_keys, flat_vals = flat_keys.filter(mask), flat_vals.filter(mask)
         offsets = pa.array(np.concatenate([[0], np.cumsum(keep.sum(axis=1))]).astype(np.int32))
-    return pa.MapArray.from_arrays(offsets, flat_keys, flat_vals, type=rt.to_arrow())
+    return map_array(offsets, flat_keys, flat_vals, rt.to_arrow())
+
+
+def _same_key(a: pa.Array, b: pa.Array) -> np.ndarray:
+    """Per row: the two keys are equal, or both NULL (one NULL key per map, as in Java)."""
+    eq = to_numpy(pc.fill_null(pc.equal(a, b), False), False).astype(bool)
+    if a.null_count and b.null_count:
+        eq |= to_numpy(pc.and_(a.is_null(), b.is_null()), False).astype(bool)
+    return eq
 
 
 # ---------------------------------------------------------------------- ROW field access

@@ -64,6 +64,7 @@ from runtime.functions._text_common import (
 )
 from runtime.functions._text_java import java_double_str, java_float_str
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
+from runtime.map_values import pairs
 from runtime.types import BOOLEAN, MAX_VARCHAR, STRING, DataType
 
 STR = pa.string()
@@ -178,7 +179,7 @@ def json_text(arr: pa.Array, t: DataType, tz: str = "UTC") -> pa.Array:
     # DATE, TIME, ARRAY, MAP, ROW, binary: structural conversion per row
     items: list[Any] = arr.to_pylist()
     if n == "MAP":
-        items = [None if v is None else dict(v) for v in items]
+        items = [None if v is None else dict(pairs(v)) for v in items]
     return pa.array([None if v is None else dump_json(v) for v in items], STR)
 
 

@@ -15,6 +15,7 @@ from runtime.errors import EvaluationError
 from runtime.functions._common import common_type, null_mask, to_array
 from runtime.functions._lists import codes, first_distinct, flatten
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
+from runtime.map_values import key_type, map_array, value_type
 from runtime.types import DataType
 
 
@@ -39,13 +40,9 @@ def _offsets(rows: np.ndarray, n: int) -> pa.Array:
 def _build_map(
     n: int, rows: np.ndarray, keys: pa.Array, items: pa.Array, nulls: np.ndarray, t: pa.DataType
 ) -> pa.Array:
-    keys = keys.cast(t.key_type)
-    items = items.cast(t.item_type)
     mask = pa.array(nulls) if nulls.any() else None
-    if keys.null_count:
-        # Flink allows it ({NULL=1}); Arrow's map layout, which streamsql uses, does not
-        raise EvaluationError("A NULL MAP key is not supported by streamsql (Arrow maps cannot hold NULL keys)")
-    return pa.MapArray.from_arrays(_offsets(rows, n), keys, items, type=t, mask=mask)
+    # a NULL key is a key like any other ({NULL=1}), runtime/map_values.py
+    return map_array(_offsets(rows, n), keys, items, t, mask=mask)
 
 
 def _infer_keys(types: list[DataType]) -> DataType:
@@ -158,8 +155,8 @@ def _map_union(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: E
         m = to_array(a, n)
         nulls |= null_mask(m)
         entries, rows = flatten(m)
-        keys_l.append(entries.field("key").cast(t.key_type))
-        items_l.append(entries.field("value").cast(t.item_type))
+        keys_l.append(entries.field(0).cast(key_type(t)))
+        items_l.append(entries.field(1).cast(value_type(t)))
         rows_l.append(rows)
     rows = np.concatenate(rows_l)
     order = np.argsort(rows, kind="stable")

@@ -19,6 +19,7 @@ import pyarrow as pa
 from runtime.errors import JobError
 from runtime.functions.async_options import async_options
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
+from runtime.map_values import has_map, pairs, pairs_form
 from runtime.pandas_interop import arrow_input, to_series
 from runtime.row import Row, arrow_value
 from runtime.types import DataType
@@ -44,6 +45,8 @@ def _result(values: Any, result_type: DataType, n: int, name: str) -> pa.Array:
     else:
         if _has_row(result_type):
             values = [arrow_value(v) for v in values]
+        if has_map(result_type):  # a dict (or pairs) per MAP value: runtime/map_values.py
+            values = [pairs_form(v, result_type) for v in values]
         try:
             arr = pa.array(arrow_input(values), type=target, from_pandas=True)
         except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
@@ -83,7 +86,7 @@ def python_values(arr: pa.Array, dt: DataType) -> list[Any]:
 
 
 def _has_row(dt: DataType) -> bool:
-    return dt.name == "ROW" or any(_has_row(c) for c in dt.children or ())
+    return dt.name in ("ROW", "MAP") or any(_has_row(c) for c in dt.children or ())
 
 
 def _convert(v: Any, dt: DataType) -> Any:
@@ -96,7 +99,7 @@ def _convert(v: Any, dt: DataType) -> Any:
     if dt.name in ("ARRAY", "MULTISET") and dt.children:
         return [_convert(x, dt.children[0]) for x in v]
     if dt.name == "MAP" and dt.children:
-        return [(_convert(k, dt.children[0]), _convert(x, dt.children[1])) for k, x in v]
+        return [(_convert(k, dt.children[0]), _convert(x, dt.children[1])) for k, x in pairs(v)]
     return v
 
 

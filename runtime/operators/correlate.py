@@ -22,6 +22,7 @@ from runtime.batch import data_columns, data_width
 from runtime.expr.evaluator import evaluate, evaluate_many
 from runtime.expr.ir import Expr
 from runtime.graph import Node
+from runtime.map_values import python_column
 from runtime.operators._common import eval_context, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
@@ -177,8 +178,8 @@ class CorrelateOperator(Operator):
             if got == 0 and self.left:
                 rows.append((None,) * width)
                 parent.append(i)
-        types = [f.type.to_arrow() for f in self.node.schema[data.num_columns :]]
-        cols = [pa.array([r[j] for r in rows], type=types[j]) for j in range(width)]
+        types = [f.type for f in self.node.schema[data.num_columns :]]
+        cols = [pa.array(python_column([r[j] for r in rows], types[j]), type=types[j].to_arrow()) for j in range(width)]
         return np.asarray(parent, dtype=np.int64), cols
 
 

@@ -33,6 +33,7 @@ import pyarrow as pa
 from runtime.batch import DELETE, INSERT, UPDATE_BEFORE, data_columns, row_kinds
 from runtime.errors import JobError
 from runtime.graph import Node
+from runtime.map_values import python_column
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, register_spec
@@ -184,7 +185,8 @@ class GroupTableAggregateOperator(Operator):
         out = []
         for j, f in enumerate(self.node.schema[len(self.grouping) :]):
             try:
-                out.append(pa.array([v[j] for v in values], type=f.type.to_arrow(), from_pandas=True))
+                column = python_column([v[j] for v in values], f.type)
+                out.append(pa.array(column, type=f.type.to_arrow(), from_pandas=True))
             except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
                 raise JobError(
                     f"Table aggregate function {self.name} emitted a value that is not {f.type}: {e}"

@@ -44,6 +44,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("runtime/executor/spark/stateful.py", "runtime.config.core"): (1, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.executor.spark.types"): (2, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.graph"): (2, _SPARK_WORKER),
+    ("runtime/executor/spark/stateful.py", "runtime.map_values"): (1, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.operators.base"): (4, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.state"): (1, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.state.keygroups"): (2, _SPARK_WORKER),

@@ -14,6 +14,7 @@ import pyarrow as pa
 from runtime.connectors.base import ConfigOption, SourceContext
 from runtime.connectors.formats import FileFormat, MessageDecoder, MessageEncoder, messages_only, register_format
 from runtime.errors import ConnectorError, DataError
+from runtime.map_values import has_map, pairs, pairs_form
 from runtime.types import DataType, Field
 
 OPTIONS: tuple[ConfigOption[Any], ...] = (
@@ -115,6 +116,10 @@ class AvroDecoder(MessageDecoder):
             except Exception as e:  # noqa: BLE001 - any decoding failure of fastavro
                 raise DataError(f"Failed to deserialize Avro record: {e} ({locate(i)})") from None
             src.append(i)
+        for f in self.fields:
+            if has_map(f.type):  # Avro maps are dicts; the MAP layout takes pairs (runtime/map_values.py)
+                for r in rows:
+                    r[f.name] = pairs_form(r.get(f.name), f.type)
         return pa.RecordBatch.from_pylist(rows, schema=self.schema), np.asarray(src, np.int64)
 
 
@@ -129,18 +134,42 @@ class AvroEncoder(MessageEncoder):
         if (options.get("avro.encoding") or "binary").lower() != "binary":
             raise ConnectorError("Only the 'binary' Avro encoding is supported.")
         self.names = [f.name for f in fields]
+        self.fields = fields
         self.parsed = fastavro.parse_schema(avro_schema(fields))
 
     def encode(self, batch: pa.RecordBatch) -> pa.Array:
         from fastavro import schemaless_writer
 
         rows = pa.RecordBatch.from_arrays(batch.columns[: len(self.names)], names=self.names).to_pylist()
+        for f in self.fields:
+            if has_map(f.type):
+                for r in rows:
+                    r[f.name] = _avro_maps(r[f.name], f.type)
         out = []
         for row in rows:
             buf = io.BytesIO()
             schemaless_writer(buf, self.parsed, row)
             out.append(buf.getvalue())
         return pa.array(out, pa.binary())
+
+
+def _avro_maps(value: Any, dtype: DataType) -> Any:
+    """A row value with its MAPs as the dicts fastavro writes (an Avro map has string keys:
+    a NULL key cannot be written)."""
+    if value is None:
+        return None
+    if dtype.name == "MAP":
+        out = {}
+        for k, v in pairs(value):
+            if k is None:
+                raise DataError("Avro format cannot serialize a MAP with a NULL key (Avro map keys are strings).")
+            out[k] = _avro_maps(v, dtype.children[1])
+        return out
+    if dtype.name in ("ARRAY", "MULTISET"):
+        return [_avro_maps(v, dtype.children[0]) for v in value]
+    if dtype.name == "ROW":
+        return {fn: _avro_maps(value.get(fn), ft) for fn, ft in zip(dtype.field_names, dtype.children, strict=True)}
+    return value
 
 
 register_format(

@@ -42,6 +42,7 @@ from runtime.connectors.formats.convert import ISO, SQL, convert_strings, parse_
 from runtime.connectors.formats.json_fast import FastJsonReader
 from runtime.connectors.formats.text import format_text_column, format_timestamp
 from runtime.errors import ConnectorError, DataError
+from runtime.map_values import map_array, pairs
 from runtime.types import DataType, Field
 
 OPTIONS: tuple[ConfigOption[Any], ...] = (
@@ -186,15 +187,16 @@ class _Converter:
             t, maps = res.column("t").combine_chunks(), res.column("m").combine_chunks()
             offsets = maps.offsets.to_numpy(zero_copy_only=False)
             offsets = offsets - offsets[0] if len(offsets) else offsets
-            flat_keys = maps.keys.slice(0, int(offsets[-1]) if len(offsets) else 0)
-            flat_vals = maps.items.slice(0, len(flat_keys)).cast(pa.string())
+            start = int(maps.offsets[0].as_py()) if len(maps) else 0
+            flat_keys = maps.keys.slice(start, int(offsets[-1]) if len(offsets) else 0)
+            flat_vals = maps.items.slice(start, len(flat_keys)).cast(pa.string())
             vals, vbad = self.nested(flat_vals, dtype.children[1])
             bad = _wrong_type(t, "OBJECT")
             if vbad.any():
                 parents = np.repeat(np.arange(n), np.diff(offsets))
                 bad[parents[vbad]] = True
             flat_keys = flat_keys.cast(dtype.children[0].to_arrow())
-            out = pa.MapArray.from_arrays(pa.array(offsets, pa.int32()), flat_keys, vals, type=dtype.to_arrow())
+            out = map_array(pa.array(offsets, pa.int32()), flat_keys, vals, dtype.to_arrow())
             if maps.null_count:
                 out = pc.if_else(maps.is_null(), pa.nulls(n, out.type), out)
             return out, bad
@@ -727,7 +729,7 @@ def _jsonable(value: Any, dtype: DataType, w: JsonRowEncoder) -> Any:
         return [_jsonable(v, dtype.children[0], w) for v in value]
     if name == "MAP":
         out = {}
-        for k, v in value:
+        for k, v in pairs(value):
             if k is None:
                 if w.null_key_mode == "DROP":
                     continue

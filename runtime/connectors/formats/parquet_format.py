@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 from runtime.connectors.base import ConfigOption, SourceContext
 from runtime.connectors.formats import FileFormat, FileReader, FileWriter, register_format
 from runtime.errors import ConnectorError, DataError
+from runtime.map_values import external_type, has_map, to_external
 from runtime.types import Field
 
 OPTIONS: tuple[ConfigOption[Any], ...] = (
@@ -112,7 +113,9 @@ class ParquetFileReader(FileReader):
 
 class ParquetFileWriter(FileWriter):
     def __init__(self, path: str, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
-        self.schema = pa.schema([pa.field(f.name, f.type.to_arrow(), f.type.nullable) for f in fields])
+        # MAP columns are written as Parquet MAPs (runtime/map_values.py)
+        self.fields = fields
+        self.schema = pa.schema([pa.field(f.name, external_type(f.type), f.type.nullable) for f in fields])
         codec = options.get("parquet.compression", "SNAPPY").upper()
         if codec not in OPTIONS[0].values:
             raise ConnectorError(f"Unsupported 'parquet.compression' codec '{codec}'.")
@@ -123,7 +126,11 @@ class ParquetFileWriter(FileWriter):
     def write(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:
             return
-        data = pa.RecordBatch.from_arrays(list(batch.columns[: len(self.schema)]), schema=self.schema)
+        cols = [
+            to_external(c, f.type, f"Parquet file {self._path}, column '{f.name}'") if has_map(f.type) else c
+            for c, f in zip(batch.columns[: len(self.schema)], self.fields, strict=True)
+        ]
+        data = pa.RecordBatch.from_arrays(cols, schema=self.schema)
         self._writer.write_batch(data)
         self.bytes_written += data.nbytes
 

@@ -65,6 +65,7 @@ from runtime.connectors.base import (
 from runtime.connectors.formats import MessageEncoder, format_options_view, get_format
 from runtime.connectors.kafka import options as o
 from runtime.errors import ConnectorError
+from runtime.map_values import map_keys, map_values
 from runtime.types import Field
 
 # The header naming the transaction of an exactly-once sink's record.
@@ -350,7 +351,7 @@ def _headers(col: pa.Array) -> pa.Array:
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
     items = pa.StructArray.from_arrays(
-        [col.keys.cast(pa.string()), col.items.cast(pa.binary())], names=["key", "value"]
+        [map_keys(col).cast(pa.string()), map_values(col).cast(pa.binary())], names=["key", "value"]
     )
     return pa.ListArray.from_arrays(col.offsets, items, mask=col.is_null())
 

@@ -41,6 +41,7 @@ from runtime.connectors.kafka import options as o
 from runtime.connectors.kafka.offsets import parse_specific_offsets
 from runtime.connectors.kafka.options import value_format
 from runtime.errors import ConnectorError
+from runtime.map_values import map_arrow_type
 from runtime.types import Field
 
 # How long one consume() waits for records when none are buffered (seconds): short, so an
@@ -725,7 +726,7 @@ def _metadata(
         return ms.take(take).cast(pa.timestamp("ms"))
     if key == "headers":
         heads = [[(k, v) for k, v in (m.headers() or [])] for m in recs]
-        return pa.array(heads, pa.map_(pa.string(), pa.binary())).take(take)
+        return pa.array(heads, map_arrow_type(pa.string(), pa.binary())).take(take)
     if key == "leader-epoch":
         epochs = [getattr(m, "leader_epoch", lambda: None)() for m in recs]
         return pa.array(epochs, pa.int32()).take(take)

@@ -121,9 +121,14 @@ def spark_arrow_types(fields: Sequence[Field]) -> list[pa.DataType]:
 
 
 def to_spark_column(col: pa.Array, target: pa.DataType) -> pa.Array:
-    """A runtime column in Spark's Arrow type (timestamps as UTC microseconds)."""
+    """A runtime column in Spark's Arrow type (timestamps as UTC microseconds; a MAP as
+    Spark's Arrow map, which cannot hold a NULL key: runtime/map_values.py)."""
     if col.type == target:
         return col
+    if pa.types.is_map(target) and not pa.types.is_map(col.type):
+        from runtime.map_values import as_arrow_map
+
+        col = as_arrow_map(col, "the Spark runner")
     if pa.types.is_timestamp(col.type) and pa.types.is_timestamp(target):
         factor = {"s": 1_000_000, "ms": 1_000, "us": 1, "ns": 1}[col.type.unit]
         raw = col.cast(pa.int64())

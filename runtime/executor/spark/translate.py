@@ -31,6 +31,7 @@ from runtime.executor.spark.types import SparkUnsupportedError, spark_schema, sp
 from runtime.executor.spark.windowed import WindowedMixin
 from runtime.expr.ir import Call, InputRef, Literal
 from runtime.graph import JobGraph, Node
+from runtime.map_values import has_map, to_external
 from runtime.operators.calc import CalcParams
 from runtime.operators.group_agg import GROUP_AGGREGATE, GroupAggregateParams
 from runtime.operators.source import TableSourceScanParams
@@ -210,7 +211,8 @@ class Translator(RelationalMixin, WindowedMixin):
             vals = [v.value if isinstance(v, Literal) else None for v in column]
             if f.type.name == "DECIMAL":
                 vals = [None if v is None else Decimal(str(v)) for v in vals]
-            cols.append(pa.array(vals, type=f.type.to_arrow()))
+            col = pa.array(vals, type=f.type.to_arrow())
+            cols.append(to_external(col, f.type, "the Spark runner") if has_map(f.type) else col)
         table = pa.Table.from_arrays(cols, names=[cname(i) for i in range(len(cols))])
         if not table.num_rows:
             return self.spark.createDataFrame([], spark_schema(node.schema, table.column_names))

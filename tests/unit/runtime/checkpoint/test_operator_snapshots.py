@@ -145,11 +145,29 @@ CASES: dict[str, tuple[str, set[str]]] = {
         "SELECT k, x FROM a CROSS JOIN UNNEST(ARRAY[v, v + 1]) AS t(x) WHERE k = 1",
         {"Correlate"},
     ),
+    # kept rows holding MAP values with a NULL key (runtime/map_values.py)
+    "topn_null_key_map": (
+        "SELECT * FROM (SELECT k, m, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, ts_ms) AS rn "
+        "FROM (SELECT k, v, ts_ms, MAP[IF(v % 2 = 0, CAST(NULL AS STRING), 'odd'), v] AS m FROM a)) WHERE rn <= 2",
+        {"Rank"},
+    ),
+    "dedup_null_key_map": (
+        "SELECT k, m FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn "
+        "FROM (SELECT k, ts, MAP[IF(v % 2 = 0, CAST(NULL AS STRING), 'odd'), v] AS m FROM a)) WHERE rn = 1",
+        {"Deduplicate"},
+    ),
 }
 
 
 # Families whose state goes through the keyed backend also run with `rocksdb`.
-KEYED = {"inner_join_updating", "semi_anti_join", "topn_updating_rank", "dedup_last_rowtime", "match_recognize"}
+KEYED = {
+    "inner_join_updating",
+    "semi_anti_join",
+    "topn_updating_rank",
+    "dedup_last_rowtime",
+    "match_recognize",
+    "dedup_null_key_map",
+}
 PARAMS = [(c, "hashmap") for c in sorted(CASES)] + [(c, "rocksdb") for c in sorted(KEYED)]
 
 

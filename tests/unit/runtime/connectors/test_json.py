@@ -9,6 +9,7 @@ import pytest
 
 from runtime.connectors.base import SourceContext, get_connector
 from runtime.errors import DataError
+from runtime.map_values import pairs
 from runtime.types import ARRAY, BIGINT, BOOLEAN, DATE, DECIMAL, DOUBLE, INT, MAP, ROW, STRING, TIMESTAMP, Field
 
 from .conftest import read_all
@@ -77,9 +78,15 @@ def test_nested_array_map_row(tmp_path):
         Field("r", ROW([("a", INT()), ("tags", ARRAY(STRING()))])),
     )
     rows = read_all(opts(path), schema).to_pylist()
-    assert rows[0] == {"id": 1, "arr": [10, 20, 30], "m": [("x", 1)], "r": {"a": 5, "tags": ["p", None]}}
+    # a MAP row value is its list of {key, value} entries (runtime/map_values.py)
+    assert rows[0] == {
+        "id": 1,
+        "arr": [10, 20, 30],
+        "m": [{"key": "x", "value": 1}],
+        "r": {"a": 5, "tags": ["p", None]},
+    }
     assert rows[1] == {"id": 2, "arr": [], "m": [], "r": None}
-    assert rows[2]["arr"] == [None, 7] and rows[2]["m"] == [("x", None), ("y", 2)]
+    assert rows[2]["arr"] == [None, 7] and pairs(rows[2]["m"]) == [("x", None), ("y", 2)]
     assert rows[3] == {"id": 4, "arr": None, "m": None, "r": None}
 
 

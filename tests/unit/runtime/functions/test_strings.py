@@ -9,6 +9,7 @@ import pytest
 from runtime.expr.evaluator import evaluate
 from runtime.expr.ir import Call, InputRef, Literal
 from runtime.functions.registry import EvalContext, FunctionTypeError, lookup
+from runtime.map_values import pairs
 from runtime.types import ARRAY, BOOLEAN, CHAR, INT, STRING
 
 S017 = ["  Hello World  ", "straße Ärger", "", None, "abcabc", "日本語テキスト", "MiXeD cAsE-words_here", "a,b,,c"]
@@ -263,7 +264,8 @@ def test_misc_functions():
     assert run(call("from_base64", S), [["aGVsbG8="]]) == ["hello"]
     assert run(call("md5", S), [["abc"]]) == ["900150983cd24fb0d6963f7d28e17f72"]
     assert run(call("split", S, lit(",")), [["a,,b", "", None]]) == [["a", "", "b"], [], None]
-    assert run(call("str_to_map", S), [["a=1,b=2,c"]]) == [[("a", "1"), ("b", "2"), ("c", None)]]
+    (m,) = run(call("str_to_map", S), [["a=1,b=2,c"]])
+    assert pairs(m) == [("a", "1"), ("b", "2"), ("c", None)]
     assert run(call("replace", S, lit(""), lit("-")), [["ab"]]) == ["-a-b-"]
 
 
