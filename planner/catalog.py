@@ -132,15 +132,20 @@ def _schema_lines(obj: CatalogTable) -> list[str]:
 
 
 def _show_create_materialized(obj: CatalogTable, m: MaterializedDefinition, catalog: Catalog | None) -> str:
-    """SHOW CREATE MATERIALIZED TABLE: Flink prints no columns (the query defines them),
-    the primary key if any, then the enriched freshness and refresh mode."""
-    text = f"CREATE MATERIALIZED TABLE {quoted(obj.path)}\n"
-    if m.explicit_schema:
-        text += "(\n" + ",\n".join(_schema_lines(obj)) + "\n)\n"
+    """SHOW CREATE MATERIALIZED TABLE (with `catalog`): Flink 2.3 prints the schema
+    (columns, watermark, primary key; FLINK-38683), then the enriched freshness and
+    refresh mode. The text a persistent catalog stores (no `catalog`) keeps the columns
+    only when they were stated or changed beyond the query's (`explicit_schema`), so a
+    reloaded table is defined as it was created."""
+    text = f"CREATE MATERIALIZED TABLE {quoted(obj.path)}"
+    if m.explicit_schema or catalog is not None:
+        text += " (\n" + ",\n".join(_schema_lines(obj)) + "\n)\n"
     elif obj.primary_key:
         name = obj.constraint_name or "PK_" + "_".join(obj.primary_key)
         cols = ", ".join(f"`{k}`" for k in obj.primary_key)
-        text += f"(\n  CONSTRAINT `{name}` PRIMARY KEY ({cols}) NOT ENFORCED\n)\n"
+        text += f"\n(\n  CONSTRAINT `{name}` PRIMARY KEY ({cols}) NOT ENFORCED\n)\n"
+    else:
+        text += "\n"
     if obj.comment:
         text += f"COMMENT {_string(obj.comment)}\n"
     if obj.partitioned_by:

@@ -36,6 +36,8 @@ class Update(Statement):
 class Call(Statement):
     procedure: tuple[str, ...]
     arguments: tuple[exp.Expression, ...] = ()
+    # (line, column) of the procedure's name, where an unknown procedure is reported
+    name_position: tuple[int, int] = (1, 1)
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,7 @@ def parse_update(cur: Cursor, pos: dict) -> Update:
 
 def parse_call(cur: Cursor, pos: dict) -> Call:
     """After `CALL`."""
+    name_position = cur.line_col(cur.curr.start) if cur.curr else (1, 1)
     procedure = cur.path()
     cur.expect_type(TokenType.L_PAREN, '"("')
     arguments: list[exp.Expression] = []
@@ -110,7 +113,7 @@ def parse_call(cur: Cursor, pos: dict) -> Call:
             cur.expect_type(TokenType.R_PAREN, '")" or ","')
             break
     _end(cur)
-    return Call(procedure=procedure, arguments=tuple(arguments), **pos)
+    return Call(procedure=procedure, arguments=tuple(arguments), name_position=name_position, **pos)
 
 
 def parse_alter_function(cur: Cursor, pos: dict) -> AlterFunction:

@@ -502,14 +502,25 @@ def stop_job(env: TableEnvironment, stmt: StopJob) -> TableResult:
 
 
 def call(env: TableEnvironment, stmt: Call) -> TableResult:
-    """CALL: streamsql's catalogs hold no procedures (SHOW PROCEDURES lists none)."""
-    path = env.catalog.qualify(stmt.procedure, stmt.sql)
-    if path[0] not in env.catalog.catalogs:
-        raise _err(stmt, f"Catalog {path[0]} does not exist", VALIDATION)
-    raise _err(
-        stmt,
-        f"Procedure {path[1]}.{path[2]} does not exist in Catalog {path[0]}.",
-        "org.apache.flink.table.catalog.exceptions.ProcedureNotExistException",
+    """CALL: streamsql's catalogs hold no procedures (SHOW PROCEDURES lists none). Flink
+    looks a procedure up in the validator's operator table, and an unknown one (or one of
+    an unknown catalog) is Calcite's "No match found for function signature p(<TYPE>, ...)"
+    at the procedure's name."""
+    from planner.binder.expressions import ExprBinder
+    from planner.binder.scope import CALCITE_VALIDATOR, Scope
+    from planner.binder.types import calcite_signature
+
+    env.catalog.qualify(stmt.procedure, stmt.sql)  # at most 3 parts
+    binder = ExprBinder(Scope([], stmt.sql), stmt.sql, clause="CALL")
+    signature = calcite_signature([binder.bind(a).type for a in stmt.arguments])
+    line, column = stmt.name_position
+    raise SqlValidationError(
+        f"No match found for function signature {stmt.procedure[-1]}({signature})",
+        sql=stmt.sql,
+        line=line,
+        column=column,
+        hint="streamsql's catalogs have no procedures (SHOW PROCEDURES lists none).",
+        flink_class=CALCITE_VALIDATOR,
     )
 
 

@@ -294,14 +294,18 @@ def _check_freshness(stmt: Any, freshness: Freshness) -> None:
             "Materialized table freshness only support SECOND, MINUTE, HOUR, DAY as the time unit.",
             VALIDATION_EXCEPTION,
         )
+    # Flink's IntervalFreshness: the literal must parse as a positive Java int.
+    invalid = _error(
+        stmt,
+        f"The freshness interval currently only supports positive integer type values. But was: {freshness.text}",
+        VALIDATION_EXCEPTION,
+    )
     try:
         value = freshness.interval
     except ValueError:
-        raise _error(
-            stmt, f"Invalid interval value '{freshness.text}' for the freshness.", VALIDATION_EXCEPTION
-        ) from None
-    if value <= 0:
-        raise _error(stmt, "Materialized table freshness must be a positive integer.", VALIDATION_EXCEPTION)
+        raise invalid from None
+    if not 0 < value <= 2**31 - 1:
+        raise invalid
 
 
 def _check_full_freshness(stmt: Any, freshness: Freshness) -> None:

@@ -128,6 +128,17 @@ class AggregateScope:
                 t = infer_aggregate(name, [plain(a.type) for a in arg_exprs])
             except FunctionTypeError as e:
                 raise error(SqlValidationError, str(e), node, self.sql) from None
+        if (
+            name == "sum"
+            and udaf is None
+            and filter_node is None
+            and type(self) is AggregateScope  # grouping sets may aggregate no row into a NULL
+            and (self.keys or self.window is not None)
+            and arg_exprs
+            and not arg_exprs[0].type.nullable
+        ):
+            # Calcite's AGG_SUM: a grouped SUM without FILTER keeps its argument's nullability
+            t = t.with_nullable(False)
         filter_idx = None
         if filter_node is not None:
             f = inner.bind(filter_node)

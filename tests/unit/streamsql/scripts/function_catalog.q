@@ -122,10 +122,18 @@ Empty set
 
 call db1.compact('words');
 [ERROR] Could not execute SQL statement. Reason:
-org.apache.flink.table.catalog.exceptions.ProcedureNotExistException: Procedure db1.compact does not exist in Catalog default_catalog.
+org.apache.calcite.sql.validate.SqlValidatorException: No match found for function signature compact(<CHARACTER>)
+At line 1, column 6:
+  call db1.compact('words')
+       ^
+streamsql's catalogs have no procedures (SHOW PROCEDURES lists none).
 !error
 
 call no_catalog.db1.compact('words');
 [ERROR] Could not execute SQL statement. Reason:
-org.apache.flink.table.api.ValidationException: Catalog no_catalog does not exist
+org.apache.calcite.sql.validate.SqlValidatorException: No match found for function signature compact(<CHARACTER>)
+At line 1, column 6:
+  call no_catalog.db1.compact('words')
+       ^
+streamsql's catalogs have no procedures (SHOW PROCEDURES lists none).
 !error

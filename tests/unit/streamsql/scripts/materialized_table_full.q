@@ -46,7 +46,7 @@ ALTER MATERIALIZED TABLE daily_totals REFRESH;
 +----------------------------------+--------------------------+
 |                           job_id |             cluster_info |
 +----------------------------------+--------------------------+
-| 00000000000000000000000000000013 | {execution.target=local} |
+| 00000000000000000000000000000002 | {execution.target=local} |
 +----------------------------------+--------------------------+
 1 row in set
 !ok
@@ -89,7 +89,7 @@ ALTER MATERIALIZED TABLE daily_totals REFRESH PARTITION (ds = '2024-06-02');
 +----------------------------------+--------------------------+
 |                           job_id |             cluster_info |
 +----------------------------------+--------------------------+
-| 00000000000000000000000000000016 | {execution.target=local} |
+| 00000000000000000000000000000005 | {execution.target=local} |
 +----------------------------------+--------------------------+
 1 row in set
 !ok
@@ -167,7 +167,7 @@ ALTER MATERIALIZED TABLE daily_totals REFRESH;
 +----------------------------------+--------------------------+
 |                           job_id |             cluster_info |
 +----------------------------------+--------------------------+
-| 00000000000000000000000000000018 | {execution.target=local} |
+| 00000000000000000000000000000007 | {execution.target=local} |
 +----------------------------------+--------------------------+
 1 row in set
 !ok
@@ -204,6 +204,11 @@ CREATE MATERIALIZED TABLE bad FRESHNESS = INTERVAL -'30' SECOND AS SELECT * FROM
 org.apache.flink.table.api.ValidationException: Materialized table freshness doesn't support negative value.
 !error
 
+CREATE MATERIALIZED TABLE bad FRESHNESS = INTERVAL '0' SECOND AS SELECT * FROM orders;
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.ValidationException: The freshness interval currently only supports positive integer type values. But was: 0
+!error
+
 CREATE MATERIALIZED TABLE bad FRESHNESS = INTERVAL '30' DAY TO HOUR AS SELECT * FROM orders;
 [ERROR] Could not execute SQL statement. Reason:
 org.apache.flink.table.api.ValidationException: Materialized table freshness only support SECOND, MINUTE, HOUR, DAY as the time unit.
@@ -225,10 +230,14 @@ CREATE MATERIALIZED TABLE to_nowhere WITH ('connector' = 'blackhole') REFRESH_MO
 !info
 
 SHOW CREATE MATERIALIZED TABLE to_nowhere;
-+---------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------+
-|                                                                                                                                                                                                                                                                                            result |
-+---------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------+
-| CREATE MATERIALIZED TABLE `default_catalog`.`default_database`.`to_nowhere`
++-------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------+
+|                                                                                                                                                                                                                                                                                                                                                                  result |
++-------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------+
+| CREATE MATERIALIZED TABLE `default_catalog`.`default_database`.`to_nowhere` (
+  `user_id` BIGINT,
+  `amount` BIGINT,
+  `ds` VARCHAR(2147483647)
+)
 WITH (
   'connector' = 'blackhole'
 )
@@ -237,7 +246,7 @@ REFRESH_MODE = FULL
 AS SELECT `orders`.`user_id`, `orders`.`amount`, `orders`.`ds`
 FROM `default_catalog`.`default_database`.`orders` AS `orders`
  |
-+---------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------+
++-------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------+
 1 row in set
 !ok
 
