@@ -65,6 +65,15 @@ class _UdafBase(Accumulator):
         d["_spec"] = None
         return d
 
+    def _python_args(self, args: list[pa.Array]) -> list[list[Any]]:
+        """The argument columns as Python values; with declared input types, a MAP as
+        (key, value) pairs (runtime/map_values.py), as Arrow's map type gave them."""
+        cols = [a.to_pylist() for a in args]
+        types = self.spec.input_types or ()
+        if len(types) == len(cols):
+            cols = [python_column(c, t) for c, t in zip(cols, types, strict=True)]
+        return cols
+
     def _result_array(self, values: list[Any]) -> pa.Array:
         try:
             converted = python_column([arrow_value(v) for v in values], self.result_type)
@@ -81,7 +90,7 @@ class GeneralUdafAcc(_UdafBase):
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
         fn = self.spec.func
         retract = fn.retract if implements(fn, "retract") else None
-        cols = [a.to_pylist() for a in args]
+        cols = self._python_args(args)
         for i, (slot, sign) in enumerate(zip(slots.tolist(), signs.tolist(), strict=True)):  # per row: Python UDAF
             acc = self.state[slot]
             if acc is None:
@@ -109,7 +118,7 @@ class PandasUdafAcc(_UdafBase):
     """Vectorized UDAF: the function gets each group's argument columns as Series."""
 
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
-        cols = [a.to_pylist() for a in args]
+        cols = self._python_args(args)
         for i, (slot, sign) in enumerate(zip(slots.tolist(), signs.tolist(), strict=True)):
             rows = self.state[slot]
             if rows is None:

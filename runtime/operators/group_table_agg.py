@@ -158,6 +158,9 @@ class GroupTableAggregateOperator(Operator):
         fn = self.spec.func
         retract = fn.retract if implements(fn, "retract") else None
         cols = [data.column(i).to_pylist() for i in self.args]
+        types = self.spec.input_types or ()
+        if len(types) == len(cols):  # a MAP as (key, value) pairs (runtime/map_values.py)
+            cols = [python_column(c, t) for c, t in zip(cols, types, strict=True)]
         arg_rows: Any = list(zip(*cols, strict=True)) if cols else [()] * data.num_rows
         if self.row_arg:
             names = self.input_names or tuple(data.schema.names[i] for i in self.args)

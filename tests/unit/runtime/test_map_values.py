@@ -16,7 +16,7 @@ from runtime.errors import JobError
 from runtime.map_values import map_arrow_type, pairs, to_external
 from runtime.types import INT, MAP, STRING
 from streamsql import DataTypes, EnvironmentSettings, TableEnvironment
-from streamsql.udf import udf, udtf
+from streamsql.udf import AggregateFunction, udaf, udf, udtf
 
 NK = "MAP[CAST(NULL AS STRING), 1, 'a', 2]"
 
@@ -157,3 +157,23 @@ def test_python_table_function_emits_dict_maps() -> None:
         for r in env.execute_sql("SELECT m FROM (VALUES (1)) AS t(n), LATERAL TABLE(maps(n)) AS u(m)").collect()
     ]
     assert rows == [([(None, 1), ("a", 2)],)]
+
+
+def test_python_aggregate_function_takes_and_returns_maps() -> None:
+    env = _env()
+
+    class Merge(AggregateFunction):
+        def create_accumulator(self) -> dict[str | None, int]:
+            return {}
+
+        def accumulate(self, acc: dict[str | None, int], m: list[tuple[str | None, int]]) -> None:
+            for k, v in m:
+                acc[k] = acc.get(k, 0) + v
+
+        def get_value(self, acc: dict[str | None, int]) -> dict[str | None, int]:
+            return acc
+
+    mt = DataTypes.MAP(DataTypes.STRING(), DataTypes.INT())
+    env.create_temporary_function("merge_maps", udaf(Merge(), input_types=[mt], result_type=mt))
+    sql = f"SELECT merge_maps(m) FROM (VALUES ({NK}), (MAP['a', 5])) AS t(m)"
+    assert _one(env, sql) == ([(None, 1), ("a", 7)],)
