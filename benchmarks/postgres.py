@@ -8,6 +8,8 @@ key, k INT, v NUMERIC(12,2), s TEXT, ts TIMESTAMP).
 
 - jdbc scan: a BATCH job `SELECT ... FROM jdbc table` into blackhole, beside `psql -c
   "COPY (SELECT ...) TO STDOUT (FORMAT csv)" > /dev/null` (no parsing into values at all);
+  once with the default `scan.auto-commit` (one COPY), once with 'false' (a server-side
+  cursor, `scan.fetch-size` 10000 rows per FETCH);
 - jdbc upsert sink: a BATCH job datagen → jdbc table with a PRIMARY KEY
   (`sink.buffer-flush.max-rows` = 50000), beside `psql` `COPY ... FROM STDIN` of the same
   rows into an empty table plus `INSERT ... ON CONFLICT DO UPDATE` from it;
@@ -49,15 +51,16 @@ def _jdbc(pg: PostgresServer, table: str, extra: str = "") -> str:
     return f"'connector' = 'jdbc', 'url' = '{pg.jdbc_url}', 'table-name' = '{table}', 'username' = 'postgres'{extra}"
 
 
-def scan(pg: PostgresServer, rows: int) -> tuple[float, float]:
-    pg.execute(f"CREATE TABLE bench_src ({PG_COLUMNS})")
-    pg.execute(
-        "INSERT INTO bench_src SELECT i, i % 1000, (i % 100000) / 100.0, 'name-' || i, "
-        f"timestamp '2024-01-01' + i * interval '1 second' FROM generate_series(1, {rows}) i"
-    )
-    pg.execute("VACUUM ANALYZE bench_src")
+def scan(pg: PostgresServer, rows: int, extra: str = "") -> tuple[float, float]:
+    pg.execute(f"CREATE TABLE IF NOT EXISTS bench_src ({PG_COLUMNS})")
+    if pg.execute("SELECT count(*) FROM bench_src") != [(rows,)]:
+        pg.execute(
+            "INSERT INTO bench_src SELECT i, i % 1000, (i % 100000) / 100.0, 'name-' || i, "
+            f"timestamp '2024-01-01' + i * interval '1 second' FROM generate_series(1, {rows}) i"
+        )
+        pg.execute("VACUUM ANALYZE bench_src")
     env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
-    env.execute_sql(f"CREATE TABLE src ({COLUMNS}) WITH ({_jdbc(pg, 'bench_src')})")
+    env.execute_sql(f"CREATE TABLE src ({COLUMNS}) WITH ({_jdbc(pg, 'bench_src', extra)})")
     env.execute_sql(f"CREATE TABLE out ({COLUMNS}) WITH ('connector' = 'blackhole')")
     start = time.perf_counter()
     env.execute_sql("INSERT INTO out SELECT * FROM src").wait()
@@ -162,6 +165,12 @@ def main() -> None:
         try:
             results = [
                 ("jdbc scan", args.rows, *scan(pg, args.rows), "psql COPY (SELECT ...) TO STDOUT"),
+                (
+                    "jdbc scan, cursor",
+                    args.rows,
+                    *scan(pg, args.rows, ", 'scan.auto-commit' = 'false', 'scan.fetch-size' = '10000'"),
+                    "psql COPY (SELECT ...) TO STDOUT",
+                ),
                 ("jdbc upsert sink", args.rows, *upsert_sink(pg, args.rows, Path(tmp)), "psql COPY FROM + ON CONFLICT"),
                 ("postgres-cdc", args.cdc_rows, *cdc(pg, args.cdc_rows), "pg_logical_slot_get_binary_changes"),
             ]
