@@ -370,16 +370,16 @@ GUIDE = """
   Without checkpointing, rows are flushed every `sink.buffer-flush.max-rows` rows / `sink.buffer-flush.interval`
   (at-least-once, as Flink's JDBC sink).
 - **Spark runner** (`execution.target` = `spark`), with no PostgreSQL JDBC jar: streamsql reaches PostgreSQL
-  from Python with psycopg there too (`runtime/connectors/jdbc_spark.py`). A BATCH scan is a PySpark Python data
-  source (Spark 4's `pyspark.sql.datasource`) with one input partition per split (`scan.partition.*`), each read
-  by the same split reader as above in a Spark Python worker and handed to Spark as Arrow batches. A sink applies
-  the job's rows (BATCH) or each micro-batch's changelog (STREAMING, `foreachBatch`) with the same sink code in
-  ONE transaction; in STREAMING the transaction records `spark-<query>-<batch id>` in `_streamsql_commits`, so a
-  micro-batch Spark replays after a restart is skipped (exactly once). A micro-batch's rows pass through the
-  Spark driver. Refused at planning, with the reason: a jdbc scan in a STREAMING Spark job (the bounded scan has
-  no Spark streaming source here; run it in BATCH mode) and lookup joins (processing time). Spark's own JDBC
-  data source is not used: it needs the PostgreSQL JDBC driver jar, which no package the project installs
-  ships.
+  from Python with psycopg there too (`runtime/connectors/jdbc_spark.py`). A scan is a PySpark Python data source
+  (Spark 4's `pyspark.sql.datasource`) with one input partition per split (`scan.partition.*`), each read by the
+  same split reader as above in a Spark Python worker and handed to Spark as Arrow batches; in a STREAMING job it
+  is a streaming source of one micro-batch (the table is bounded, as in Flink; a query restarted from its
+  checkpoint does not read it again). A sink applies the job's rows (BATCH) or each micro-batch's changelog
+  (STREAMING, `foreachBatch`) with the same sink code in ONE transaction; in STREAMING the transaction records
+  `spark-<query>-<batch id>` in `_streamsql_commits`, so a micro-batch Spark replays after a restart is skipped
+  (exactly once). A micro-batch's rows pass through the Spark driver. Lookup joins (processing time) and
+  `postgres-cdc` are refused at planning, with the reason. Spark's own JDBC data source is not used: it needs the
+  PostgreSQL JDBC driver jar, which no package the project installs ships.
 
 ## Example
 
@@ -425,5 +425,6 @@ FACTORY = register_connector(
         validate=check_table,
         guide=GUIDE,
         spark_module="runtime.connectors.jdbc_spark",
+        spark_streaming_scan=True,
     )
 )

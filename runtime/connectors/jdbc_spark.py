@@ -2,11 +2,12 @@
 psycopg from Python, exactly as on the local runner, so no PostgreSQL JDBC jar has to be
 found and put on Spark's classpath.
 
-- **Scan** (BATCH): a PySpark Python data source (`pyspark.sql.datasource`, Spark 4). Its
+- **Scan**: a PySpark Python data source (`pyspark.sql.datasource`, Spark 4). Its
   input partitions are the scan's splits (`scan.partition.*`: one per range, else one), and
   each partition is read by the connector's own split reader (runtime.connectors.jdbc:
   `COPY` or a server-side cursor, as 'scan.auto-commit' says) in a Spark Python worker,
-  handed to Spark as Arrow batches.
+  handed to Spark as Arrow batches. In a STREAMING job the same scan is a streaming source
+  of one micro-batch (the table is bounded, as in Flink).
 - **Sink** (BATCH and STREAMING): the rows of a job, or of each streaming micro-batch
   (`foreachBatch`), are applied by the connector's own sink code (runtime.connectors.jdbc_sink:
   append, or upsert on the PRIMARY KEY with `INSERT ... ON CONFLICT`, deletes for -D) in ONE
@@ -26,7 +27,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
-from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
+from pyspark.sql.streaming.datasource import SupportsTriggerAvailableNow
 
 from runtime.connectors.base import PRIMARY_KEY, SourceContext
 from runtime.connectors.jdbc import JdbcSource
@@ -61,6 +63,33 @@ class _Reader(DataSourceReader):  # type: ignore[misc]
             reader.close()
 
 
+class _StreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):  # type: ignore[misc]
+    """The bounded scan in a STREAMING job: one micro-batch reading every split (offset
+    {"read": 0} before it, {"read": 1} after), then nothing; a query restarted from its
+    checkpoint after that batch does not read the table again."""
+
+    def __init__(self, options: dict[str, str], fields: tuple[Field, ...], schema: Any) -> None:
+        self.batch = _Reader(options, fields, schema)
+
+    def initialOffset(self) -> dict[str, int]:  # noqa: N802 - PySpark's names
+        return {"read": 0}
+
+    def latestOffset(self, start: Any = None, limit: Any = None) -> dict[str, int]:  # noqa: N802
+        return {"read": 1}
+
+    def prepareForTriggerAvailableNow(self) -> None:  # noqa: N802
+        """The table's rows are all there is (the target offset is always {"read": 1})."""
+
+    def partitions(self, start: dict[str, int], end: dict[str, int]) -> list[InputPartition]:
+        return self.batch.partitions() if start["read"] == 0 and end["read"] == 1 else []
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        return self.batch.read(partition)
+
+    def commit(self, end: dict[str, int]) -> None:
+        pass
+
+
 class JdbcDataSource(DataSource):  # type: ignore[misc]
     """`spark.read.format("streamsql_jdbc").schema(...).option("spec", ...)`: the table's rows
     as columns named by the schema (the scan's physical columns, in order)."""
@@ -70,8 +99,14 @@ class JdbcDataSource(DataSource):  # type: ignore[misc]
         return FORMAT
 
     def reader(self, schema: Any) -> _Reader:
+        return _Reader(*self._spec(), schema)
+
+    def streamReader(self, schema: Any) -> _StreamReader:  # noqa: N802 - PySpark's name
+        return _StreamReader(*self._spec(), schema)
+
+    def _spec(self) -> tuple[dict[str, str], tuple[Field, ...]]:
         options, fields = pickle.loads(base64.b64decode(self.options[_SPEC]))  # noqa: S301 - our own spec
-        return _Reader(options, fields, schema)
+        return options, fields
 
 
 def _to_spark_arrow(batch: pa.RecordBatch, target: pa.Schema) -> pa.RecordBatch:
@@ -81,11 +116,13 @@ def _to_spark_arrow(batch: pa.RecordBatch, target: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(cols, schema=target)
 
 
-def read_frame(spark: Any, options: dict[str, str], fields: tuple[Field, ...], schema: Any) -> Any:
-    """A DataFrame of the table's `fields` (Spark `schema`: the runner's column names)."""
+def read_frame(spark: Any, options: dict[str, str], fields: tuple[Field, ...], schema: Any, streaming: bool) -> Any:
+    """A DataFrame of the table's `fields` (Spark `schema`: the runner's column names); a
+    streaming one (`readStream`) in a STREAMING job."""
     spark.dataSource.register(JdbcDataSource)
     spec = base64.b64encode(pickle.dumps((dict(options), tuple(fields)))).decode()
-    return spark.read.format(FORMAT).schema(schema).option(_SPEC, spec).load()
+    reader = spark.readStream if streaming else spark.read
+    return reader.format(FORMAT).schema(schema).option(_SPEC, spec).load()
 
 
 def write_rows(

@@ -371,9 +371,9 @@ class TableSourceScanSpec(OperatorSpec[TableSourceScanParams]):
         True,
         "`filesystem` connector, csv / json / parquet, read by Spark (`spark.read` / `readStream`). "
         "CSV follows Flink's rules: `csv.null-literal` is the only NULL, an empty numeric field fails the job. "
-        "`jdbc` (BATCH only): a Python data source, one Spark partition per `scan.partition.*` split, read with "
-        "psycopg in Spark's Python workers (no JDBC jar; docs/connectors/jdbc.md). `postgres-cdc` and Kafka are "
-        "refused.",
+        "`jdbc`: a Python data source (streaming: one micro-batch), one Spark partition per `scan.partition.*` "
+        "split, read with psycopg in Spark's Python workers (no JDBC jar; docs/connectors/jdbc.md). `postgres-cdc` "
+        "and Kafka are refused.",
     )
 
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:

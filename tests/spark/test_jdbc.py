@@ -1,8 +1,9 @@
 """The 'jdbc' connector on the Spark runner, against the real PostgreSQL server
 (tests/servers/postgres.py): no PostgreSQL JDBC jar, psycopg from Spark's Python workers
 (runtime/connectors/jdbc_spark.py). BATCH: a partitioned scan (one Spark partition per
-split) into an upsert and an append table; STREAMING: a GROUP BY changelog into an upsert
-table through foreachBatch, one transaction per micro-batch recorded in the commit markers."""
+split) into an upsert and an append table; STREAMING: the scan as a one-batch stream, a
+GROUP BY changelog into an upsert table through foreachBatch, one transaction per
+micro-batch recorded in the commit markers; postgres-cdc refused."""
 
 from __future__ import annotations
 
@@ -57,8 +58,10 @@ def test_batch_partitioned_scan_into_upsert_and_append_tables(postgres_server: P
         f"CREATE TABLE s ({cols}) WITH ({_with(pg, src, parts)});\n"
         f"CREATE TABLE a (k INT, c BIGINT, s DECIMAL(20, 2), PRIMARY KEY (k) NOT ENFORCED) WITH ({_with(pg, agg)});\n"
         f"CREATE TABLE c ({cols}) WITH ({_with(pg, copy)});\n"
+        "EXECUTE STATEMENT SET BEGIN\n"
         "INSERT INTO a SELECT k, COUNT(*), SUM(v) FROM s WHERE k IS NOT NULL GROUP BY k;\n"
-        "INSERT INTO c SELECT * FROM s;\n",
+        "INSERT INTO c SELECT * FROM s;\n"
+        "END;\n",
         "batch",
     )
     expected = pg.execute(f"SELECT k, count(*), sum(v) FROM {src} WHERE k IS NOT NULL GROUP BY k ORDER BY k")
@@ -67,35 +70,31 @@ def test_batch_partitioned_scan_into_upsert_and_append_tables(postgres_server: P
     assert pg.execute(f"SELECT * FROM {copy} WHERE id = 5") == [
         (5, 5, Decimal("1.25"), dt.datetime(2024, 1, 1, 0, 5), "n5", ["a", "b5"])
     ]
-    # the NULL group reaches the NOT NULL key column: Flink's enforcer error, nothing written
-    with pytest.raises(Exception, match="Column 'k' is NOT NULL, however, a null value is being written into it"):
-        _run(
-            f"CREATE TABLE s ({cols}) WITH ({_with(pg, src)});\n"
-            f"CREATE TABLE a (k INT, c BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ({_with(pg, agg)});\n"
-            "INSERT INTO a SELECT k, COUNT(*) FROM s GROUP BY k;\n",
-            "batch",
-        )
-    assert pg.execute(f"SELECT k, c, s FROM {agg} ORDER BY k") == expected
 
 
-def test_streaming_changelog_into_upsert_table_once_per_micro_batch(
-    postgres_server: PostgresServer, tmp_path: Path
-) -> None:
+def test_streaming_jdbc_scan_changelog_into_upsert_table(postgres_server: PostgresServer, tmp_path: Path) -> None:
+    """STREAMING: the bounded jdbc scan as a one-micro-batch stream (two splits), a GROUP BY
+    changelog into an upsert table through foreachBatch, each micro-batch one transaction
+    recorded in the commit markers."""
     pg = postgres_server
-    agg = pg.new_name("agg")
+    raw, agg = pg.new_name("raw"), pg.new_name("agg")
+    pg.execute(f"CREATE TABLE {raw} (id int PRIMARY KEY, k int, v bigint)")
+    pg.execute(f"INSERT INTO {raw} SELECT i, i % 5, i FROM generate_series(1, 200) i")
     pg.execute(f"CREATE TABLE {agg} (k int PRIMARY KEY, c bigint, s bigint)")
-    (tmp_path / "in.csv").write_text("".join(f"{i % 5},{i}\n" for i in range(200)))
     pg.execute("CREATE TABLE IF NOT EXISTS _streamsql_commits (txn text PRIMARY KEY)")
     before = pg.execute("SELECT count(*) FROM _streamsql_commits WHERE txn LIKE 'spark-%'")[0][0]
+    parts = (
+        ", 'scan.partition.column' = 'id', 'scan.partition.num' = '2', "
+        "'scan.partition.lower-bound' = '1', 'scan.partition.upper-bound' = '200'"
+    )
     _run(
-        f"CREATE TABLE src (k INT, v BIGINT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'in.csv'}', "
-        "'format' = 'csv');\n"
+        f"CREATE TABLE src (id INT, k INT, v BIGINT) WITH ({_with(pg, raw, parts)});\n"
         f"CREATE TABLE a (k INT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ({_with(pg, agg)});\n"
         "INSERT INTO a SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;\n",
         "streaming",
         **{"execution.checkpointing.dir": f"file://{tmp_path / 'cp'}"},
     )
-    expected = [(k, 40, sum(i for i in range(200) if i % 5 == k)) for k in range(5)]
+    expected = pg.execute(f"SELECT k, count(*), sum(v) FROM {raw} GROUP BY k ORDER BY k")
     assert pg.execute(f"SELECT k, c, s FROM {agg} ORDER BY k") == expected
     assert pg.execute("SELECT count(*) FROM _streamsql_commits WHERE txn LIKE 'spark-%'")[0][0] > before
 
@@ -123,8 +122,13 @@ def test_refusals_name_the_reason(postgres_server: PostgresServer) -> None:
     pg = postgres_server
     t = pg.new_name("spark")
     pg.execute(f"CREATE TABLE {t} (id int PRIMARY KEY, v text)")
+    pg.execute(f"ALTER TABLE {t} REPLICA IDENTITY FULL")
     env = TableEnvironment.create({"execution.runtime-mode": "streaming"})
-    env.execute_sql(f"CREATE TABLE s (id INT, v STRING) WITH ({_with(pg, t)})")
+    env.execute_sql(
+        f"CREATE TABLE s (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'postgres-cdc', "
+        f"'hostname' = '{pg.host}', 'port' = '{pg.port}', 'username' = 'postgres', 'password' = 'x', "
+        f"'database-name' = '{pg.database}', 'schema-name' = 'public', 'table-name' = '{t}', 'slot.name' = '{t}')"
+    )
     (stmt,) = env.parse("SELECT * FROM s")
-    with pytest.raises(SparkUnsupportedError, match="connector 'jdbc' is read by Spark in BATCH mode only"):
+    with pytest.raises(SparkUnsupportedError, match="connector 'postgres-cdc' reads a PostgreSQL replication slot"):
         check_graph(env._planner().plan_query(stmt).graph)  # noqa: SLF001 - planning only

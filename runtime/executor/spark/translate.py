@@ -115,7 +115,9 @@ class Translator(RelationalMixin, WindowedMixin):
             physical = list(p.physical_schema)
             names = [cname(i) for i in range(len(physical))]
             schema = spark_schema(physical, names)
-            df = importlib.import_module(own).read_frame(self.spark, dict(opts), tuple(physical), schema)
+            df = importlib.import_module(own).read_frame(
+                self.spark, dict(opts), tuple(physical), schema, self.streaming
+            )
             if p.projection is not None:
                 df = df.select(*[df[names[j]].alias(cname(k)) for k, j in enumerate(p.projection)])
             return df
