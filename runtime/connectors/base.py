@@ -177,6 +177,11 @@ SINK_PARALLELISM: ConfigOption[int] = ConfigOption(
 )
 
 
+# Internal config key of a sink's context with 'sink.parallelism': how many writer subtasks
+# the sink has (the print sink numbers its lines by writer then, as Flink's does).
+SINK_SUBTASKS = "$internal.sink-subtasks"
+
+
 def metadata_columns(options: Mapping[str, str]) -> dict[str, str]:
     """The `METADATA_COLUMNS` option as {column name: metadata key} ({} when none)."""
     text = options.get(METADATA_COLUMNS)

@@ -15,6 +15,8 @@ import pyarrow.compute as pc
 from runtime.batch import ROW_KIND_NAMES, data_columns, row_kinds
 from runtime.connectors.base import (
     SINK_PARALLELISM,
+    SINK_SUBTASKS,
+    SUBTASK_INDEX,
     ConfigOption,
     ConnectorFactory,
     Sink,
@@ -43,8 +45,12 @@ class PrintSink(Sink):
     ) -> None:
         self.schema = tuple(schema)
         self.time_zone = ctx.time_zone
-        ident = options.get("print-identifier")
-        self.prefix = f"{ident}> " if ident else ""
+        # Flink's prefix: '<identifier>> ', and with several writer subtasks (here: a
+        # 'sink.parallelism' above 1) '<identifier>:<subtask + 1>> ' or '<subtask + 1>> '.
+        prefix = options.get("print-identifier") or ""
+        if int(ctx.config.get(SINK_SUBTASKS) or 1) > 1:
+            prefix += (":" if prefix else "") + str(int(ctx.config.get(SUBTASK_INDEX) or 0) + 1)
+        self.prefix = f"{prefix}> " if prefix else ""
         self.to_stderr = opt_bool(options, "standard-error")
         self._stream = stream
         self.rows_written = 0

@@ -21,7 +21,7 @@ from runtime.batch import ROW_KIND, data_width
 from runtime.checkpoint.rescale import OldStates, load_state
 from runtime.checkpoint.twophase import is_two_phase
 from runtime.config.core import MAX_PARALLELISM
-from runtime.connectors.base import SUBTASK_INDEX, Sink, SourceContext, get_connector
+from runtime.connectors.base import SINK_SUBTASKS, SUBTASK_INDEX, Sink, SourceContext, get_connector
 from runtime.errors import ConnectorError, file_access_error, is_file_error
 from runtime.graph import Node
 from runtime.operators._common import system_column
@@ -112,6 +112,8 @@ class SinkOperator(Operator):
             config = dict(self.ctx.config)
             config["$internal.sink-id"] = config.get("$internal.operator-uid", "") or str(self.node.id)
             config[SUBTASK_INDEX] = str(j)
+            if p.parallelism is not None:
+                config[SINK_SUBTASKS] = str(p.parallelism)
             config["subtask.index"] = str(j)  # what the filesystem sink names its part files by
             sctx = SourceContext(mode=self.ctx.mode, time_zone=self.ctx.time_zone, config=config)
             sink = factory.create_sink(options, self.fields, sctx)

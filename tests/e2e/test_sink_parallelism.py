@@ -32,3 +32,19 @@ def test_filesystem_sink_writes_one_part_file_per_writer(
     assert sorted(int(f.name.split("-")[-2]) for f in files) == list(range(sink_parallelism))
     values = sorted(int(line) for f in files for line in f.read_text().split())
     assert values == list(range(1, 3001))
+
+
+def test_print_sink_numbers_its_writers_as_flink(capsys: pytest.CaptureFixture[str]) -> None:
+    """Flink's print sink at a parallelism above 1 prefixes each line with its subtask
+    ('<identifier>:<n>> ' with an identifier); the PRIMARY KEY sends a key to one writer."""
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    env.execute_sql(
+        "CREATE TABLE p (k INT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'print', "
+        "'print-identifier' = 'out', 'sink.parallelism' = '2')"
+    )
+    env.execute_sql("INSERT INTO p SELECT * FROM (VALUES (1), (2), (3), (4), (5), (6), (1))").wait()
+    lines = capsys.readouterr().out.splitlines()
+    assert sorted(line.split("> ")[1] for line in lines) == sorted(f"+I[{k}]" for k in (1, 2, 3, 4, 5, 6, 1))
+    writers = {line.split("> ")[1]: line.split(">")[0] for line in lines}
+    assert set(writers.values()) == {"out:1", "out:2"}
+    assert len({line.split(">")[0] for line in lines if line.endswith("+I[1]")}) == 1  # one writer per key
