@@ -251,13 +251,25 @@ class Cursor:
     def _refuse_model_functions(self) -> None:
         """ML_PREDICT / ML_EVALUATE (which sqlglot cannot parse: `MODEL m` arguments) get
         the clear answer instead of a parse error: models cannot predict here."""
-        from planner.statements_models import MODEL_FUNCTIONS, model_function_refusal
-
         for i, tok in enumerate(self.tokens[:-1]):
             if tok.text.upper() in MODEL_FUNCTIONS and self.tokens[i + 1].token_type == TokenType.L_PAREN:
                 line, col = self.line_col(tok.start)
                 message, hint = model_function_refusal(tok.text.upper())
                 raise UnsupportedSqlError(message, sql=self.sql, line=line, column=col, hint=hint)
+
+
+# The table functions that predict with (or evaluate) a model: they need a model provider.
+MODEL_FUNCTIONS = ("ML_PREDICT", "ML_EVALUATE")
+
+
+def model_function_refusal(name: str) -> tuple[str, str]:
+    """(message, hint) answering a query that calls ML_PREDICT / ML_EVALUATE."""
+    return (
+        f"{name} is not supported: a model predicts through its model provider, and Flink's model providers "
+        "(OpenAI, Triton, ...) are Java classes, while streamsql runs without a JVM",
+        "Call the model from a Python function instead (CREATE FUNCTION ... LANGUAGE PYTHON, docs/udf.md). "
+        "Models can still be created, described, altered, listed and dropped.",
+    )
 
 
 def fix_positions(tree: exp.Expression, cur: Cursor) -> exp.Expression:

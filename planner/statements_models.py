@@ -21,19 +21,6 @@ from planner.ddl import parse_column, parse_options
 from planner.parse_cursor import Cursor
 from planner.statements import ColumnDef, Statement
 
-# The table functions that predict with (or evaluate) a model: they need a model provider.
-MODEL_FUNCTIONS = ("ML_PREDICT", "ML_EVALUATE")
-
-
-def model_function_refusal(name: str) -> tuple[str, str]:
-    """(message, hint) answering a query that calls ML_PREDICT / ML_EVALUATE."""
-    return (
-        f"{name} is not supported: a model predicts through its model provider, and Flink's model providers "
-        "(OpenAI, Triton, ...) are Java classes, while streamsql runs without a JVM",
-        "Call the model from a Python function instead (CREATE FUNCTION ... LANGUAGE PYTHON, docs/udf.md). "
-        "Models can still be created, described, altered, listed and dropped.",
-    )
-
 
 @dataclass(frozen=True)
 class CreateModel(Statement):

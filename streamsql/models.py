@@ -7,7 +7,7 @@ dropping one needs no JVM, so streamsql keeps models in its catalogs like Flink 
 (temporary ones in the session; permanent ones in the catalog: the `sqlite` catalog's
 file keeps them). Predicting with a model (`ML_PREDICT`) runs Flink's model providers
 (OpenAI, Triton, ...), which are Java classes: the query is refused
-(`planner.statements_models.model_function_refusal`).
+(`planner.parse_cursor.model_function_refusal`).
 """
 
 from __future__ import annotations

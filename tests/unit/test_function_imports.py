@@ -74,6 +74,14 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("runtime/aggregates/aggset.py", "runtime.aggregates.factory"): (1, _START_UP),
     ("runtime/operators/correlate.py", "runtime.functions.python_udf"): (1, _START_UP),  # Python table functions
     ("runtime/functions/python_udf.py", "runtime.functions.async_udf"): (1, _START_UP),  # asyncio, ~10 ms
+    ("streamsql/catalog.py", "planner.catalog_objects"): (1, _DEFERRED),
+    ("streamsql/catalog.py", "streamsql.analyze_table"): (1, _DEFERRED),
+    ("streamsql/catalog_statements.py", "planner.binder.expressions"): (1, _DEFERRED),
+    ("streamsql/catalog_statements.py", "planner.binder.scope"): (1, _DEFERRED),
+    ("streamsql/catalog_statements.py", "planner.binder.types"): (1, _DEFERRED),
+    ("streamsql/catalog_statements.py", "streamsql.analyze_table"): (1, _DEFERRED),
+    ("streamsql/table_env_catalog.py", "planner.parse"): (1, _DEFERRED),
+    ("streamsql/table_env_catalog.py", "streamsql.models"): (1, _DEFERRED),
     ("streamsql/catalog.py", "streamsql.descriptors"): (1, _DEFERRED),
     ("streamsql/catalog_statements.py", "planner.catalog_alter"): (2, _DEFERRED),
     ("streamsql/catalog_statements.py", "streamsql.table_env_api"): (1, _DEFERRED),
