@@ -282,8 +282,9 @@ class SinkSpec(OperatorSpec[SinkParams]):
         "checkpoint location from `execution.checkpointing.dir`; a job killed and restarted with the same "
         "directory commits the output of an uninterrupted run), `print` (every row kind), `blackhole` "
         "(Spark's `noop`), `jdbc` (append or upsert with psycopg, one transaction per job or per micro-batch "
-        "through `foreachBatch`, a replayed micro-batch skipped; docs/connectors/jdbc.md). `sink.parallelism` "
-        "is not applied (Spark plans its partitions).",
+        "through `foreachBatch`, a replayed micro-batch skipped; docs/connectors/jdbc.md). `sink.parallelism`: "
+        "the sink's rows are repartitioned into that many Spark partitions (on the PRIMARY KEY when there is one), "
+        "so a file sink writes that many part files.",
     )
 
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:

@@ -111,8 +111,13 @@ class SparkExecutor:
 
     def _sink_frame(self, tr: Translator, node: Node) -> Any:
         src = tr.df(node.inputs[0])
-        fields = SinkParams.of(node).schema or node.schema
-        return src.select(*[src[cname(i)].alias(f.name) for i, f in enumerate(fields)])
+        p = SinkParams.of(node)
+        fields = p.schema or node.schema
+        df = src.select(*[src[cname(i)].alias(f.name) for i, f in enumerate(fields)])
+        if p.parallelism is not None:  # 'sink.parallelism': that many writer tasks (part files), hashed on
+            # the PRIMARY KEY when there is one, else dealt round-robin (Flink's rebalance)
+            return df.repartition(p.parallelism, *[df[f"`{k}`"] for k in p.primary_key])
+        return df
 
     def _sink_path(self, node: Node) -> str:
         path = SinkParams.of(node).options.get("path", "")
