@@ -63,6 +63,20 @@ def value_type(t: pa.DataType) -> pa.DataType:
     return t.item_type if pa.types.is_map(t) else t.value_type.field(1).type
 
 
+def without_arrow_maps(t: pa.DataType) -> pa.DataType:
+    """`t` with every Arrow `map`, at any depth, replaced by the MAP layout: what a state
+    file written before the layout (streamsql kept MAP values as Arrow maps then) is read
+    as, so a savepoint taken by an older streamsql restores into today's operators."""
+    if pa.types.is_map(t):
+        return map_arrow_type(without_arrow_maps(t.key_type), without_arrow_maps(t.item_type))
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        item = t.value_field.with_type(without_arrow_maps(t.value_type))
+        return pa.list_(item) if pa.types.is_list(t) else pa.large_list(item)
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(without_arrow_maps(f.type)) for f in t])
+    return t
+
+
 def map_array(
     offsets: pa.Array | np.ndarray,
     keys: pa.Array,

@@ -68,6 +68,8 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("planner/optimizer/phases.py", "planner.rules.ranking"): (1, _START_UP),
     ("planner/optimizer/window_rewrite.py", "planner.rules.grouping_sets"): (1, _START_UP),
     # restoring with another parallelism (the generic operator state's merge)
+    # a state file of an older streamsql that holds Arrow maps
+    ("runtime/checkpoint/format.py", "runtime.map_values"): (1, _START_UP),
     ("runtime/operators/base.py", "runtime.checkpoint.rescale"): (1, _START_UP),
     ("runtime/operators/base.py", "runtime.checkpoint.restore"): (1, _START_UP),
     # the statistical aggregates and Python UDAFs, with the first aggregate

@@ -338,3 +338,27 @@ def test_out_of_band_extensions_cannot_nest_or_point_outside() -> None:
     ref = msgpack.ExtType(Ext.BUFFER_EXT, msgpack.packb([Ext.TUPLE, 3]))
     with pytest.raises(StateFormatError, match="does not hold"):
         state_format.decode(_oob(ref, [bytes(16)]))
+
+
+def test_arrow_maps_of_an_older_streamsql_are_read_as_the_map_layout() -> None:
+    """Savepoints written before MAP values took `runtime.map_values`' layout hold Arrow maps
+    (at any depth); reading gives the layout, so today's operators restore them."""
+    from runtime.map_values import map_arrow_type
+
+    old = pa.map_(pa.string(), pa.int64())
+    maps = pa.array([[("a", 1)], None, [("b", 2), ("c", None)]], type=old)
+    batch = pa.record_batch(
+        [maps, pa.array([[[("x", 5)]], []], type=pa.list_(old)).take([0, 1, 1])], names=["m", "nested"]
+    )
+    got = state_format.decode(state_format.encode({"batch": batch, "schema": batch.schema, "column": maps}))
+    layout = map_arrow_type(pa.string(), pa.int64())
+    assert got["batch"].schema.field("m").type == layout
+    assert got["batch"].schema.field("nested").type == pa.list_(layout)
+    assert got["schema"].field("m").type == layout
+    assert got["column"].type == layout
+    assert got["column"].to_pylist() == [
+        [{"key": "a", "value": 1}],
+        None,
+        [{"key": "b", "value": 2}, {"key": "c", "value": None}],
+    ]
+    assert got["batch"].column(1).to_pylist()[0] == [[{"key": "x", "value": 5}]]
