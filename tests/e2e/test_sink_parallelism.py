@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from clitools import committed_lines, run_restoring
 
 from streamsql import EnvironmentSettings, TableEnvironment
 
@@ -48,3 +49,28 @@ def test_print_sink_numbers_its_writers_as_flink(capsys: pytest.CaptureFixture[s
     writers = {line.split("> ")[1]: line.split(">")[0] for line in lines}
     assert set(writers.values()) == {"out:1", "out:2"}
     assert len({line.split(">")[0] for line in lines if line.endswith("+I[1]")}) == 1  # one writer per key
+
+
+RESTORE_JOB = """
+SET 'table.exec.source.batch-rows' = '50';
+SET 'execution.checkpointing.interval' = '50 ms';
+SET 'execution.checkpointing.dir' = 'file://{root}/chk';
+CREATE TABLE src (v BIGINT) WITH ('connector' = 'filesystem', 'path' = '{root}/in.csv', 'format' = 'csv');
+CREATE TABLE out_t (v BIGINT) WITH ('connector' = 'filesystem', 'path' = '{root}/out', 'format' = 'csv',
+  'sink.parallelism' = '3');
+INSERT INTO out_t SELECT v FROM src;
+"""
+
+
+@pytest.mark.parametrize("point", ["metadata:2", "commit:2"])
+def test_writers_commit_exactly_once_after_a_restore(tmp_path: Path, point: str) -> None:
+    """Killed between a checkpoint's completion and its commits (or after the first commit),
+    the job restored from it commits every writer's pending part files once: the
+    several-writer checkpoint format round-trips."""
+    (tmp_path / "in.csv").write_text("".join(f"{i}\n" for i in range(1, 3001)))
+    job = tmp_path / "job.sql"
+    job.write_text(RESTORE_JOB.format(root=tmp_path))
+    assert run_restoring(tmp_path, job, {"STREAMSQL_FAULT_INJECT": point}, timeout=120) == -9
+    assert run_restoring(tmp_path, job, timeout=120) == 0
+    assert sorted(int(v) for v in committed_lines(tmp_path / "out")) == list(range(1, 3001))
+    assert {int(f.name.split("-")[-2]) for f in (tmp_path / "out").glob("part-*")} == {0, 1, 2}
