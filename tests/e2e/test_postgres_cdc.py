@@ -8,7 +8,9 @@ bumped by each update), so each change is one (op, id, ver) triple: the append t
 hold each change exactly once, with no version missing in between, and replaying it must
 give the source table's final state. The final tables must equal what PostgreSQL computes
 itself — once for an uninterrupted job, and once for a job killed with SIGKILL at 10 random
-moments and resumed each time with `--restore latest`.
+moments and resumed each time with `--restore latest` (most of them a random moment after
+the run's first checkpoint, so every run restores and makes progress; every third a random
+wall-clock moment after the start, which may land in start-up or restore).
 """
 
 from __future__ import annotations
@@ -93,8 +95,9 @@ class _Tables:
         pg.execute(f"CREATE TABLE {self.log} (op text, id int, k text, v bigint, ver bigint)")
         self.rng = random.Random(f"{self.src}")
         self.next_id = 0
-        for _ in range(200):  # rows the snapshot reads
-            self.change()
+        with pg.connect(autocommit=False) as con:  # one connection: a connection costs ~10 ms
+            for _ in range(200):  # rows the snapshot reads
+                self.change(con)
         self.job = root / "job.sql"
         self.job.write_text(
             "SET 'execution.checkpointing.interval' = '200 ms';\n"
@@ -168,6 +171,29 @@ def _start(job: Path, root: Path, *args: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(cmd, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
+def _latest_checkpoint(root: Path) -> int:
+    """The id of the newest completed checkpoint (with its `_metadata`) under `root/chk`, 0 if none."""
+    return max((int(m.parent.name[4:]) for m in root.glob("chk/*/chk-*/_metadata")), default=0)
+
+
+def _kill_at(proc: subprocess.Popen[bytes], root: Path, delay: float, after_checkpoint: bool) -> None:
+    """SIGKILL the job `delay` seconds after its start or, with `after_checkpoint`, `delay`
+    seconds after its first checkpoint completed (a run that restored, read and committed:
+    what a wall-clock wait only gets with a margin for the slowest start-up); fails if the
+    job ended by itself."""
+    if after_checkpoint:  # (the job just started: it cannot have completed a checkpoint yet)
+        before, deadline = _latest_checkpoint(root), time.monotonic() + 90
+        while _latest_checkpoint(root) <= before:
+            assert proc.poll() is None and time.monotonic() < deadline, "the job completed no checkpoint"
+            time.sleep(0.02)
+    try:
+        proc.wait(delay)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGKILL)
+    out, err = proc.communicate()
+    assert proc.returncode == -9, f"the job ended ({proc.returncode}):\n{err.decode()[-4000:]}"
+
+
 def _converge(t: _Tables, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
     """Wait until the job's tables equal PostgreSQL's answer (the job never ends: CDC)."""
     deadline = time.monotonic() + timeout
@@ -208,14 +234,12 @@ def test_cdc_job_killed_10_times_is_exactly_once(postgres_server: PostgresServer
     writer = t.writer(600, 0.01)
     rng = random.Random(11)
     kills = 0
-    for _ in range(KILLS):
-        proc = _start(t.job, tmp_path)
-        try:
-            proc.wait(rng.uniform(1.5, 3.5))
-        except subprocess.TimeoutExpired:
-            proc.send_signal(signal.SIGKILL)
-        out, err = proc.communicate()
-        assert proc.returncode == -9, f"the job ended ({proc.returncode}):\n{err.decode()[-4000:]}"
+    for i in range(KILLS):
+        # every third kill at a random wall-clock moment from the start (start-up, restore,
+        # snapshot), the others at a random moment after the run's first checkpoint
+        wall = i % 3 == 1
+        delay = rng.uniform(0.3, 1.5) if wall else rng.uniform(0.0, 0.6)
+        _kill_at(_start(t.job, tmp_path), tmp_path, delay, after_checkpoint=not wall)
         kills += 1
         assert not t.log_duplicates(), "a change was appended twice"
     writer.join()
@@ -229,14 +253,8 @@ def test_cdc_job_at_parallelism_2_killed_and_restored(postgres_server: PostgresS
     completion reaches the reader in its worker process."""
     t = _Tables(postgres_server, tmp_path)
     writer = t.writer(300, 0.005)
-    for wait in (3.0, 4.0, 3.5):
-        proc = _start(t.job, tmp_path, "--parallelism", "2")
-        try:
-            proc.wait(wait)
-        except subprocess.TimeoutExpired:
-            proc.send_signal(signal.SIGKILL)
-        out, err = proc.communicate()
-        assert proc.returncode == -9, f"the job ended ({proc.returncode}):\n{err.decode()[-4000:]}"
+    for delay in (0.0, 0.5, 0.25):  # after each run's first checkpoint: every run restores and makes progress
+        _kill_at(_start(t.job, tmp_path, "--parallelism", "2"), tmp_path, delay, after_checkpoint=True)
         assert not t.log_duplicates(), "a change was appended twice"
     writer.join()
     _converge(t, _start(t.job, tmp_path, "--parallelism", "2"))
