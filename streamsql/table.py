@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from planner.errors import SqlValidationError, did_you_mean
 from planner.statements import Explain, Query
-from runtime.operators.process_table_function import FROM_CHANGELOG, TO_CHANGELOG
 from runtime.operators.source import TableSourceScanParams
 from streamsql.descriptors import TableDescriptor, TableSchema
 from streamsql.expressions import (
@@ -360,11 +359,15 @@ class Table:
         process table function). `arguments`: `descriptor("op_code").as_argument("op")`,
         `map_("INSERT", "I", "DELETE", "D").as_argument("op_mapping")`, or the same
         positionally (docs/sql.md)."""
+        from runtime.operators.process_table_function import TO_CHANGELOG  # start-up
+
         return self._changelog_function(TO_CHANGELOG, arguments)
 
     def from_changelog(self, *arguments: Expression) -> Table:
         """This append-only table with an op column as a changelog (Flink 2.3's
         FROM_CHANGELOG process table function); arguments as for `to_changelog`."""
+        from runtime.operators.process_table_function import FROM_CHANGELOG  # start-up
+
         return self._changelog_function(FROM_CHANGELOG, arguments)
 
     def _changelog_function(self, function: str, arguments: tuple[Expression, ...]) -> Table:

@@ -296,6 +296,12 @@ def register_connector(factory: ConnectorFactory) -> ConnectorFactory:
 
 
 def get_connector(name: str) -> ConnectorFactory:
+    """The factory of connector `name`. One already registered (its module is loaded: the
+    Table API's `memory` connector) is found without importing every connector module
+    (start-up: Kafka's, JDBC's, pyarrow's file systems and formats)."""
+    factory = _CONNECTORS.get(name)
+    if factory is not None:
+        return factory
     _ensure_loaded()
     try:
         return _CONNECTORS[name]

@@ -73,6 +73,9 @@ def test_a_table_api_program_imports_pandas_only_when_it_does(tmp_path: Path) ->
         env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
         t = env.from_elements([(1, "a"), (2, None)], ["x", "y"])
         print("rows:", len(list(t.execute().collect())), "pandas:", "pandas" in sys.modules)
+        # the memory connector is found without loading the others (Kafka, JDBC, pyarrow.fs)
+        others = ["runtime.connectors.kafka", "runtime.connectors.jdbc", "pyarrow.fs"]
+        print("other connectors:", [m for m in others if m in sys.modules])
         import pandas as pd
         import pyarrow as pa
         # pyarrow's pandas integration is on again: a Series is array-like (NaN -> null)
@@ -82,6 +85,7 @@ def test_a_table_api_program_imports_pandas_only_when_it_does(tmp_path: Path) ->
     )
     assert run.returncode == 0, run.stderr
     assert "rows: 2 pandas: False" in run.stdout, run.stdout
+    assert "other connectors: []" in run.stdout, run.stdout
     assert "nulls: 1 frame: (2, 2)" in run.stdout, run.stdout
 
 
