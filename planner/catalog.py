@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -40,8 +40,10 @@ from planner.errors import SqlValidationError, did_you_mean
 from planner.expanded_sql import expanded_query
 from planner.parse import parse_statement
 from planner.statements import ColumnDef, CreateTable, CreateView, Drop, LikeClause, WatermarkDef
-from planner.statements_materialized import CreateMaterializedTable, Freshness
 from runtime.types import DataType, Field
+
+if TYPE_CHECKING:
+    from planner.statements_materialized import CreateMaterializedTable, Freshness
 
 
 def expr_sql(node: exp.Expression) -> str:
@@ -469,6 +471,8 @@ class Catalog:
 
     def _load_object(self, ddl: str, kind: str, database: str, name: str) -> CatalogObject:
         """Rebuild an object a persistent catalog stored as DDL."""
+
+        from planner.statements_materialized import CreateMaterializedTable  # start-up (loaded by parsing DDL)
 
         stmt = parse_statement(ddl)
         path = self.qualify(stmt.name)  # type: ignore[attr-defined]

@@ -37,7 +37,7 @@ OPTION_MODULES: tuple[str, ...] = (
     "planner.optimizer.phases",
     "runtime.sink_constraints",
     "streamsql.environment",
-    "streamsql.materialized_tables",
+    "streamsql.materialized_options",
     "streamsql.printing",
     "streamsql.client_output",
     "streamsql.control",

@@ -28,8 +28,6 @@ from planner.statements import (
     Statement,
     StatementSet,
 )
-from planner.statements_dml import Delete, Update
-from planner.statements_materialized import AlterMaterializedTable, CreateMaterializedTable, DropMaterializedTable
 from runtime.checkpoint.options import JOB_ID
 from runtime.config.core import PARALLELISM, RUNTIME_MODE, TARGET
 from runtime.config.options import key
@@ -271,21 +269,10 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             raise
 
     def _execute(self, stmt: Statement) -> TableResult:
-        from streamsql import catalog_statements
-
-        handler = catalog_statements.HANDLERS.get(type(stmt))
-        if handler is not None:
-            return handler(self, stmt)
-        from streamsql import materialized_tables, row_level
-
-        if isinstance(stmt, CreateMaterializedTable):
-            return materialized_tables.create(self, stmt)
-        if isinstance(stmt, AlterMaterializedTable):
-            return materialized_tables.alter(self, stmt)
-        if isinstance(stmt, DropMaterializedTable):
-            return materialized_tables.drop(self, stmt)
-        if isinstance(stmt, (Delete, Update)):
-            return row_level.run(self, stmt)
+        # First the statements that need none of the other statements' modules (start-up: a
+        # query, SET / RESET, the Table API's CREATE TEMPORARY TABLE of from_elements).
+        if isinstance(stmt, Query):
+            return self._run_query(stmt)
         if isinstance(stmt, CreateTable):
             if stmt.as_query is not None:
                 return self._create_table_as(stmt)
@@ -298,6 +285,39 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         if isinstance(stmt, CreateView):
             self._catalog.create_view(stmt)
             return TableResult.ok()
+        if isinstance(stmt, SetOption):
+            if stmt.key is None:  # as Flink's client: the keys set in this session, not every default
+                rows = sorted(self._config.explicit().items())
+                return TableResult.of_rows((Field("key", STRING()), Field("value", STRING())), rows)
+            try:
+                self._config.set(stmt.key, stmt.value or "")
+            except ConfigError as e:
+                raise _set_error(stmt, e) from None
+            return TableResult.ok()
+        if isinstance(stmt, ResetOption):
+            self._config.reset(stmt.key)
+            return TableResult.ok()
+        from streamsql import catalog_statements
+
+        handler = catalog_statements.HANDLERS.get(type(stmt))
+        if handler is not None:
+            return handler(self, stmt)
+        from planner.statements_dml import Delete, Update
+        from planner.statements_materialized import (
+            AlterMaterializedTable,
+            CreateMaterializedTable,
+            DropMaterializedTable,
+        )
+        from streamsql import materialized_tables, row_level
+
+        if isinstance(stmt, CreateMaterializedTable):
+            return materialized_tables.create(self, stmt)
+        if isinstance(stmt, AlterMaterializedTable):
+            return materialized_tables.alter(self, stmt)
+        if isinstance(stmt, DropMaterializedTable):
+            return materialized_tables.drop(self, stmt)
+        if isinstance(stmt, (Delete, Update)):
+            return row_level.run(self, stmt)
         if isinstance(stmt, Drop):
             self._catalog.drop(stmt)
             return TableResult.ok()
@@ -313,20 +333,6 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
         if isinstance(stmt, DescribeFunction):
             return catalog_statements.describe_function(self, stmt)
-        if isinstance(stmt, SetOption):
-            if stmt.key is None:  # as Flink's client: the keys set in this session, not every default
-                rows = sorted(self._config.explicit().items())
-                return TableResult.of_rows((Field("key", STRING()), Field("value", STRING())), rows)
-            try:
-                self._config.set(stmt.key, stmt.value or "")
-            except ConfigError as e:
-                raise _set_error(stmt, e) from None
-            return TableResult.ok()
-        if isinstance(stmt, ResetOption):
-            self._config.reset(stmt.key)
-            return TableResult.ok()
-        if isinstance(stmt, Query):
-            return self._run_query(stmt)
         if isinstance(stmt, InsertInto):
             return self._run_inserts([stmt])
         if isinstance(stmt, StatementSet):

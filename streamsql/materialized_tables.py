@@ -47,8 +47,13 @@ from planner.statements_materialized import (
 )
 from runtime.checkpoint.options import CHECKPOINTING_INTERVAL, SAVEPOINT_DIR, SAVEPOINT_PATH
 from runtime.config.core import RUNTIME_MODE, TARGET
-from runtime.config.options import key
 from runtime.types import MAP, STRING, DataType, Field
+from streamsql.materialized_options import (
+    DEFAULT_FRESHNESS_CONTINUOUS,
+    DEFAULT_FRESHNESS_FULL,
+    FRESHNESS_THRESHOLD,
+    WORKFLOW_SCHEDULER,
+)
 from streamsql.result import TableResult
 
 if TYPE_CHECKING:
@@ -57,37 +62,6 @@ if TYPE_CHECKING:
 
 SQL_EXECUTION_EXCEPTION = "org.apache.flink.table.gateway.service.utils.SqlExecutionException"
 VALIDATION_EXCEPTION = "org.apache.flink.table.api.ValidationException"
-
-FRESHNESS_THRESHOLD = (
-    key("materialized-table.refresh-mode.freshness-threshold")
-    .duration_type()
-    .default_value(30 * 60_000)
-    .with_description(
-        "A materialized table without REFRESH_MODE refreshes CONTINUOUSly when its freshness is below this, "
-        "else FULL (a periodic batch refresh)."
-    )
-)
-DEFAULT_FRESHNESS_CONTINUOUS = (
-    key("materialized-table.default-freshness.continuous")
-    .duration_type()
-    .default_value(3 * 60_000)
-    .with_description("The freshness of a CONTINUOUS materialized table created without FRESHNESS.")
-)
-DEFAULT_FRESHNESS_FULL = (
-    key("materialized-table.default-freshness.full")
-    .duration_type()
-    .default_value(60 * 60_000)
-    .with_description("The freshness of a FULL materialized table created without FRESHNESS.")
-)
-WORKFLOW_SCHEDULER = (
-    key("workflow-scheduler.type")
-    .enum_type("embedded")
-    .no_default_value()
-    .with_description(
-        "The workflow scheduler that runs FULL materialized tables' periodic refreshes: 'embedded' runs them "
-        "in this session's process. Unset: creating a FULL materialized table fails, as in Flink."
-    )
-)
 
 _UNITS_MS = (("DAY", 86_400_000), ("HOUR", 3_600_000), ("MINUTE", 60_000), ("SECOND", 1000))
 # FULL mode: the freshness must fit a cron schedule (Flink's IntervalFreshness checks).

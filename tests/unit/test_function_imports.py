@@ -63,6 +63,13 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("planner/binder/setops.py", "planner.rules.setops"): (1, _START_UP),
     ("planner/binder/subqueries.py", "planner.rules.joins"): (1, _START_UP),
     ("planner/binder/time_joins.py", "planner.rules.time_joins"): (1, _START_UP),
+    # the grammars and classes of statements other than queries, INSERT, SET/RESET, CREATE TABLE/VIEW
+    ("planner/parse.py", "planner.statements_catalog"): (4, _START_UP),
+    ("planner/parse.py", "planner.statements_dml"): (1, _START_UP),
+    ("planner/parse.py", "planner.statements_functions"): (2, _START_UP),
+    ("planner/parse.py", "planner.statements_materialized"): (3, _START_UP),
+    ("planner/parse.py", "planner.statements_models"): (3, _START_UP),
+    ("planner/catalog.py", "planner.statements_materialized"): (1, _START_UP),
     # logical rules of rule modules, run for a plan that has their nodes
     ("planner/optimizer/phases.py", "planner.rules.joins"): (1, _START_UP),
     ("planner/optimizer/phases.py", "planner.rules.ranking"): (1, _START_UP),
@@ -120,6 +127,8 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("streamsql/environment.py", "planner.parse"): (1, _START_UP),
     ("streamsql/environment.py", "planner.statements"): (1, _DEFERRED),
     ("streamsql/environment.py", "planner.statements_functions"): (2, _START_UP),
+    ("streamsql/environment.py", "planner.statements_dml"): (1, _START_UP),
+    ("streamsql/environment.py", "planner.statements_materialized"): (1, _START_UP),
     ("streamsql/environment.py", "runtime.connectors.base"): (1, _START_UP),
     ("streamsql/environment.py", "runtime.connectors.filesystem_partitions"): (1, _START_UP),
     ("streamsql/environment.py", "runtime.executor.local"): (1, _START_UP),

@@ -48,6 +48,10 @@ NOT_AT_START_UP = (
     "runtime.operators.join",
     "runtime.operators.rank",
     "runtime.operators.over",
+    "planner.statements_catalog",
+    "planner.statements_dml",
+    "planner.statements_materialized",
+    "streamsql.materialized_tables",
 )
 
 
