@@ -4,10 +4,7 @@ edge values against the local runner, and a streaming job restarted from its che
 from __future__ import annotations
 
 import importlib.util
-import os
-import socket
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
@@ -83,98 +80,18 @@ def test_streaming_job_restarted_from_checkpoint_gives_uninterrupted_output(spar
     assert _sink_rows(job / "out") == _sink_rows(ref / "out") == ["A,2", "C,6", "D,8", "F,12"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def test_job_on_a_standalone_cluster(tmp_path: Path) -> None:
-    """A separate Python process (its own SparkSession) submits to a real master + worker."""
-    import pyspark
-
-    home = Path(pyspark.__file__).parent
-    spark_class = str(home / "bin" / "spark-class")
-    port = _free_port()
-    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1"}
-    master_url = f"spark://127.0.0.1:{port}"
-    procs = [
-        subprocess.Popen(
-            [
-                spark_class,
-                "org.apache.spark.deploy.master.Master",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--webui-port",
-                str(_free_port()),
-            ],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-    ]
-    try:
-        time.sleep(3)
-        procs.append(
-            subprocess.Popen(
-                [
-                    spark_class,
-                    "org.apache.spark.deploy.worker.Worker",
-                    master_url,
-                    "--host",
-                    "127.0.0.1",
-                    "--cores",
-                    "1",
-                    "--memory",
-                    "1g",
-                    "--webui-port",
-                    str(_free_port()),
-                ],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        )
-        (tmp_path / "in.csv").write_text("a,1\nb,2\na,3\n")
-        sql = (
-            "CREATE TABLE t (k STRING, v INT) WITH ('connector'='filesystem','path'='in.csv','format'='csv');\n"
-            "SELECT k, SUM(v) AS s, COUNT(*) AS c FROM t GROUP BY k;\n"
-        )
-        (tmp_path / "job.sql").write_text(sql)
-        out = subprocess.run(
-            [
-                "python3",
-                "-m",
-                "streamsql.cli",
-                "-f",
-                "job.sql",
-                "--mode",
-                "batch",
-                "--runner",
-                "spark",
-                "--master",
-                master_url,
-                "--format",
-                "jsonl",
-                "-D",
-                "spark.executor.memory=512m",
-            ],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=240,
-        )
-        assert out.returncode == 0, out.stderr[-2000:]
-        rows = sorted(out.stdout.splitlines())
-        assert rows == ['{"op": "+I", "row": ["a", "4", "2"]}', '{"op": "+I", "row": ["b", "2", "1"]}']
-    finally:
-        for p in reversed(procs):
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
+def test_job_on_a_standalone_cluster(spark_cluster: Any, tmp_path: Path) -> None:
+    """A separate Python process (its own SparkSession) submits to a real master + worker
+    (the session's cluster, tests/servers/spark_cluster.py: starting one costs two JVMs)."""
+    (tmp_path / "in.csv").write_text("a,1\nb,2\na,3\n")
+    sql = (
+        "CREATE TABLE t (k STRING, v INT) WITH ('connector'='filesystem','path'='in.csv','format'='csv');\n"
+        "SELECT k, SUM(v) AS s, COUNT(*) AS c FROM t GROUP BY k;\n"
+    )
+    (tmp_path / "job.sql").write_text(sql)
+    cmd = ["python3", "-m", "streamsql.cli", "-f", "job.sql", "--mode", "batch", "--runner", "spark",
+           "--master", spark_cluster.master_url, "--format", "jsonl", "-D", "spark.executor.memory=512m"]  # fmt: skip
+    out = subprocess.run(cmd, cwd=tmp_path, env=spark_cluster.env, capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = sorted(out.stdout.splitlines())
+    assert rows == ['{"op": "+I", "row": ["a", "4", "2"]}', '{"op": "+I", "row": ["b", "2", "1"]}']
