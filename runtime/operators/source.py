@@ -369,7 +369,8 @@ class TableSourceScanSpec(OperatorSpec[TableSourceScanParams]):
     spark = SparkCapability(
         True,
         True,
-        "`filesystem` connector, csv / json / parquet, read by Spark (`spark.read` / `readStream`). "
+        "`filesystem` connector, csv / json / parquet, read by Spark (`spark.read` / `readStream`); "
+        "debezium-json in STREAMING (lines read by Spark, decoded by streamsql's format). "
         "CSV follows Flink's rules: `csv.null-literal` is the only NULL, an empty numeric field fails the job. "
         "`jdbc`: a Python data source (streaming: one micro-batch), one Spark partition per `scan.partition.*` "
         "split, read with psycopg in Spark's Python workers (no JDBC jar; docs/connectors/jdbc.md). `postgres-cdc` "

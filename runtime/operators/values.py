@@ -81,8 +81,8 @@ class ValuesSpec(OperatorSpec[ValuesParams]):
     spark = SparkCapability(
         True,
         True,
-        "Built on the driver; a streaming job whose only sources are VALUES runs as a batch job "
-        "(VALUES next to a streaming source is refused).",
+        "Built on the driver; a streaming job whose only sources are VALUES runs as a batch job; "
+        "next to a streaming source the rows are written once to a parquet file read as a stream.",
     )
 
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:

@@ -14,13 +14,13 @@ from typing import Any
 
 from runtime.connectors.base import get_connector
 from runtime.errors import ConnectorError
-from runtime.executor.spark.expressions import check_expr
-from runtime.executor.spark.streaming import native_kinds
+from runtime.executor.spark.expressions import check_expr, runtime_calc_refusal
+from runtime.executor.spark.streaming import CHANGELOG_FORMATS, calc_exprs, native_calc, native_kinds
 from runtime.executor.spark.translate import watermark_delay_ms
 from runtime.executor.spark.types import SparkUnsupportedError, check_type
 from runtime.executor.spark.windowed import correlate_refusal, limit_refusal, over_refusal
 from runtime.graph import BATCH, JobGraph, Node
-from runtime.operators.calc import CalcParams
+from runtime.operators.calc import CALC, CalcParams
 from runtime.operators.correlate import CorrelateParams
 from runtime.operators.expand import ExpandParams
 from runtime.operators.group_agg import GroupAggregateParams
@@ -113,20 +113,22 @@ def _check_streaming(graph: JobGraph) -> None:
     `runtime_operator_refusal` names a reason."""
     native = native_kinds()
     for node in graph.nodes:
+        reason = None if node.operator in native else runtime_operator_refusal(graph, node)
+        if reason:  # before the types: the operator's own reason is the one that counts
+            raise _refuse(node, f"not supported in streaming mode ({reason})")
         for f in node.schema:
             check_type(f.type, f"{node.operator} (node {node.id})")
-        if node.is_kind(VALUES):
-            raise _refuse(node, "Structured Streaming cannot combine a VALUES input with a stream")
+        if node.is_kind(CALC) and not native_calc(node):  # streamsql's own Calc (streaming.py)
+            refusal = runtime_calc_refusal(calc_exprs(node), f"{node.operator} (node {node.id})")
+            if refusal:
+                raise SparkUnsupportedError(refusal)
+            continue
         if node.operator in native:
             cap = capability(node.operator)
             if cap is None or not cap.streaming:
                 note = cap.note if cap else "the operator is not in the Spark runner's capability table"
                 raise _refuse(node, f"not supported in streaming mode ({note})")
             _check_params(graph, node, True)
-            continue
-        reason = runtime_operator_refusal(graph, node)
-        if reason:
-            raise _refuse(node, f"not supported in streaming mode ({reason})")
 
 
 def runtime_operator_refusal(graph: JobGraph, node: Node) -> str | None:
@@ -215,8 +217,12 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
             raise _refuse(
                 node, f"connector '{p.connector}' (Spark reads 'filesystem' tables and connectors with a Spark mapping)"
             )
-        elif p.options.get("format") not in FORMATS:
-            raise _refuse(node, f"format '{p.options.get('format')}' (csv, json and parquet are supported)")
+        elif p.options.get("format") not in FORMATS and not (
+            streaming and p.options.get("format") in CHANGELOG_FORMATS
+        ):
+            changelog = ", ".join(CHANGELOG_FORMATS)
+            fmt = p.options.get("format")
+            raise _refuse(node, f"format '{fmt}' (csv, json and parquet are supported; {changelog} in streaming mode)")
     elif isinstance(p, CalcParams):
         for e in p.projections:
             check_expr(e, where)

@@ -11,7 +11,7 @@ is refused by `check_expr` before the job starts, naming the function.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -490,6 +490,39 @@ def check_expr(e: Expr, where: str) -> None:
             if isinstance(a, Literal) and a.type.name in ("INTERVAL_DAY_TIME", "INTERVAL_YEAR_MONTH"):
                 continue
             check_expr(a, where)
+
+
+def nondeterministic_call(e: Expr) -> str | None:
+    """The name of a nondeterministic function `e` calls (None: none). Spark evaluates such a
+    function at other instants than the local runner, whichever code evaluates it."""
+    if isinstance(e, Call):
+        if e.name in more.NONDETERMINISTIC or (e.name == "unix_timestamp" and not e.args):
+            return e.name
+        for a in e.args:
+            found = nondeterministic_call(a)
+            if found:
+                return found
+    return None
+
+
+def runtime_calc_refusal(exprs: Sequence[Expr], where: str) -> str | None:
+    """Why expressions the Spark mapping does not cover cannot run as streamsql's own Calc
+    inside Spark either (None: they can): a nondeterministic function, or a Python UDF
+    (Spark's Python workers do not have the session's functions)."""
+    for e in exprs:
+        name = nondeterministic_call(e)
+        if name:
+            return (
+                f"{where}: function {name.upper()} is nondeterministic (Spark evaluates it at other instants "
+                "than the local runner), so the Spark runner refuses it"
+            )
+        if _calls(e, "python_udf"):
+            return f"{where}: a Python UDF (Spark's Python workers do not have the session's functions)"
+    return None
+
+
+def _calls(e: Expr, name: str) -> bool:
+    return isinstance(e, Call) and (e.name == name or any(_calls(a, name) for a in e.args))
 
 
 def to_column(e: Expr, cols: list[Any], ctx: Ctx) -> Any:

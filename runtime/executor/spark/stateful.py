@@ -348,6 +348,44 @@ class StatelessRunner:
         return _with_before(batch, pa.nulls(batch.num_rows, pa.int64())) if self.keep_before else batch
 
 
+class LineDecoder:
+    """mapInArrow function: lines of a file (Spark's text source, column `value`) → rows of
+    the scan (`c0..`, `__op` in Spark's types), decoded by streamsql's own format (a changelog
+    format such as debezium-json, which Spark does not read)."""
+
+    def __init__(
+        self, fmt: str, fields: Sequence[Field], options: dict[str, str], projection: Sequence[int] | None, path: str
+    ) -> None:
+        self.fmt = fmt
+        self.fields = tuple(fields)
+        self.options = dict(options)
+        self.projection = None if projection is None else tuple(projection)
+        self.path = path
+
+    def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from runtime.connectors.base import SourceContext
+        from runtime.connectors.formats import get_format
+
+        factory = get_format(self.fmt).open_decoder
+        assert factory is not None  # capabilities accept only formats with a decoder
+        decoder = factory(self.fields, self.options, SourceContext(mode="streaming"))
+        chosen = list(range(len(self.fields))) if self.projection is None else list(self.projection)
+        out_fields = [self.fields[i] for i in chosen]
+        targets = spark_arrow_types(out_fields)
+        names = [f"c{i}" for i in range(len(out_fields))]
+        for rb in batches:
+            if not rb.num_rows:
+                continue
+            decoded, _ = decoder.decode(rb.column(0).cast(pa.binary()), lambda i: f"file {self.path}")
+            if not decoded.num_rows:
+                continue
+            kinds = decoded.column(decoded.schema.get_field_index(ROW_KIND))
+            rows = pa.RecordBatch.from_arrays(
+                [*(decoded.column(i) for i in chosen), kinds], names=[*(f.name for f in out_fields), ROW_KIND]
+            )
+            yield spark_batch(rows, targets, names)
+
+
 # ---------------------------------------------------------------------- arrival order
 def arrival_tie(op: Any, batch: pa.RecordBatch) -> str | None:
     """Why applying `batch` to ROW_NUMBER Top-N operator `op` would depend on arrival order

@@ -18,20 +18,28 @@ import os
 import uuid
 from typing import Any
 
+import pyarrow as pa
+
 from runtime.batch import ROW_KIND, ROW_WATERMARK
 from runtime.config.core import MAX_PARALLELISM
 from runtime.executor.spark import stateful
 from runtime.executor.spark.translate import Translator, cname, watermark_delay_ms
-from runtime.executor.spark.types import spark_schema
+from runtime.executor.spark.expressions import check_expr
+from runtime.executor.spark.types import SparkUnsupportedError, spark_schema
+from runtime.expr.ir import Expr
 from runtime.graph import JobGraph, Node
 from runtime.operators.base import Operator, checkpointing_mode
-from runtime.operators.calc import CALC
+from runtime.operators.calc import CALC, CalcParams
 from runtime.operators.sink import SINK
-from runtime.operators.source import TABLE_SOURCE_SCAN
+from runtime.operators.source import TABLE_SOURCE_SCAN, TableSourceScanParams
 from runtime.operators.spec import spec_for
 from runtime.operators.union import EXCHANGE, HASH, UNION, ExchangeParams
 from runtime.operators.values import VALUES
 from runtime.operators.watermark import WATERMARK_ASSIGNER, WatermarkAssignerParams
+
+
+# File formats of change events: Spark reads the lines, streamsql's format decodes them.
+CHANGELOG_FORMATS = ("debezium-json",)
 
 
 def native_kinds() -> frozenset[str]:
@@ -39,6 +47,24 @@ def native_kinds() -> frozenset[str]:
     sources (VALUES: refused next to a stream), sinks, WATERMARK, projections / filters,
     UNION ALL and exchanges."""
     return frozenset(s.name for s in (TABLE_SOURCE_SCAN, SINK, WATERMARK_ASSIGNER, CALC, UNION, EXCHANGE, VALUES))
+
+
+def calc_exprs(node: Node) -> tuple[Expr, ...]:
+    """The projections and the condition of Calc `node`."""
+    p = CalcParams.of(node)
+    return (*p.projections, *(() if p.condition is None else (p.condition,)))
+
+
+def native_calc(node: Node) -> bool:
+    """Whether every expression of Calc `node` maps to a Spark function with Flink's semantics
+    (expressions.check_expr). Otherwise STREAMING runs streamsql's own Calc over each Arrow
+    batch (`mapInArrow`), unless `expressions.runtime_calc_refusal` names a reason."""
+    try:
+        for e in calc_exprs(node):
+            check_expr(e, f"{node.operator} (node {node.id})")
+    except SparkUnsupportedError:
+        return False
+    return True
 
 
 def is_stateless(node: Node) -> bool:
@@ -90,8 +116,51 @@ class StreamingTranslator(Translator):
         return [c for c in (ROW_KIND, ROW_WATERMARK, stateful.BEFORE_WM) if c in df.columns]
 
     def _TableSourceScan(self, node: Node) -> Any:  # noqa: N802 - operator names
+        p = TableSourceScanParams.of(node)
+        if p.options.get("format") in CHANGELOG_FORMATS:
+            return self._changelog_scan(node, p)
         df = super()._TableSourceScan(node)
         return df.withColumn(ROW_KIND, self.F.lit(0).cast("byte"))
+
+    def _changelog_scan(self, node: Node, p: TableSourceScanParams) -> Any:
+        """A file of change events: its lines read by Spark's text source (in file order: the
+        packed edges keep a task's order, stateful.py), decoded by streamsql's format."""
+        path = p.options.get("path", "")
+        path = os.path.abspath(os.path.expanduser(path[7:] if path.startswith("file://") else path))
+        reader = self.spark.readStream
+        if os.path.isdir(path):
+            reader = reader.option("recursiveFileLookup", "true")
+        else:
+            reader = reader.option("pathGlobFilter", os.path.basename(path))
+        lines = reader.text(path if os.path.isdir(path) else os.path.dirname(path))
+        decoder = stateful.LineDecoder(
+            str(p.options["format"]), p.physical_schema, p.options, p.projection, path
+        )
+        return lines.mapInArrow(decoder, self._rows_schema(node))
+
+    def _Values(self, node: Node) -> Any:  # noqa: N802
+        """VALUES beside a stream: its rows written once to a parquet file read as a stream
+        (on a restart the stream has seen the file and reads nothing more)."""
+        import pyarrow.parquet as pq
+
+        names = [cname(i) for i in range(len(node.schema))]
+        d = os.path.join(self.end_dir, f"values-{node.id}")
+        os.makedirs(d, exist_ok=True)
+        target = os.path.join(d, "values.parquet")
+        if not os.path.exists(target):
+            table = self._values_table(node)
+            cols = [
+                stateful.to_spark_column(table.column(i).combine_chunks(), t)
+                for i, t in enumerate(stateful.spark_arrow_types(node.schema))
+            ]
+            pq.write_table(pa.Table.from_arrays(cols, names=names), target + ".tmp")
+            os.replace(target + ".tmp", target)
+        df = self.spark.readStream.schema(spark_schema(node.schema, names)).parquet(d)
+        return df.withColumn(ROW_KIND, self.F.lit(0).cast("byte"))
+
+    def _Calc(self, node: Node) -> Any:  # noqa: N802
+        """Spark's functions where they all map (native_calc), else streamsql's own Calc."""
+        return super()._Calc(node) if native_calc(node) else self._runtime_operator(node)
 
     def _Union(self, node: Node) -> Any:  # noqa: N802
         out = None

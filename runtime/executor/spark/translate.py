@@ -205,6 +205,19 @@ class Translator(RelationalMixin, WindowedMixin):
 
     @translates(ValuesParams)
     def _Values(self, node: Node) -> Any:  # noqa: N802
+        table = self._values_table(node)
+        if not table.num_rows:
+            return self.spark.createDataFrame([], spark_schema(node.schema, table.column_names))
+        df = self.spark.createDataFrame(table)
+        return df.select(
+            *[
+                df[n].cast(s.dataType)
+                for n, s in zip(table.column_names, spark_schema(node.schema, table.column_names), strict=True)
+            ]
+        )
+
+    def _values_table(self, node: Node) -> pa.Table:
+        """The rows of VALUES `node` as an Arrow table with columns `c0..`."""
         from decimal import Decimal
 
         cols = []
@@ -215,16 +228,7 @@ class Translator(RelationalMixin, WindowedMixin):
                 vals = [None if v is None else Decimal(str(v)) for v in vals]
             col = pa.array(vals, type=f.type.to_arrow())
             cols.append(to_external(col, f.type, "the Spark runner") if has_map(f.type) else col)
-        table = pa.Table.from_arrays(cols, names=[cname(i) for i in range(len(cols))])
-        if not table.num_rows:
-            return self.spark.createDataFrame([], spark_schema(node.schema, table.column_names))
-        df = self.spark.createDataFrame(table)
-        return df.select(
-            *[
-                df[n].cast(s.dataType)
-                for n, s in zip(table.column_names, spark_schema(node.schema, table.column_names), strict=True)
-            ]
-        )
+        return pa.Table.from_arrays(cols, names=[cname(i) for i in range(len(cols))])
 
     # ------------------------------------------------------------------ row-wise
     @translates(CalcParams)
