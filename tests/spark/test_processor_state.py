@@ -266,3 +266,23 @@ def test_row_number_tie_across_the_range_fails_the_job(values: list[tuple[int, i
     else:
         frames = list(p.handleInputRows((0,), iter([_rows(keys, vals)]), Timers()))
         assert len(decode_rows([x for f in frames for x in f[PAYLOAD]])) == 2
+
+
+def test_the_pickled_processor_does_not_carry_the_worker_cache() -> None:
+    """The processor class goes by reference (stateful.StreamsqlProcessor), not by value with
+    the module globals its methods read: operators cached in this process (`_CACHE`, filled
+    by the tests above) are never shipped with a job (they once pushed a processor past
+    Spark's 1 MiB broadcast threshold in the full suite)."""
+    from pyspark import cloudpickle
+
+    from runtime.executor.spark import stateful
+
+    cls = stateful.processor_class()
+    stateful._CACHE[("big", 0)] = (1, b"x" * 2_000_000, [])
+    try:
+        agg = next(n for n in _graph().nodes if n.operator == "GroupAggregate")
+        p = cls("job", agg, {}, ["I"], False)
+        assert len(cloudpickle.dumps(p)) < 100_000
+        assert cloudpickle.loads(cloudpickle.dumps(cls)) is cls
+    finally:
+        stateful._CACHE.pop(("big", 0), None)

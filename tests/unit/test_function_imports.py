@@ -47,9 +47,10 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("runtime/executor/spark/stateful.py", "runtime.map_values"): (1, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.operators.base"): (4, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.state"): (1, _SPARK_WORKER),
-    ("runtime/executor/spark/stateful.py", "runtime.state.keygroups"): (2, _SPARK_WORKER),
-    ("runtime/executor/spark/stateful.py", "runtime.operators.rank"): (1, _SPARK_WORKER),
-    ("runtime/executor/spark/stateful.py", "runtime.operators.rank_common"): (1, _SPARK_WORKER),
+    ("runtime/executor/spark/stateful.py", "runtime.state.keygroups"): (1, _SPARK_WORKER),
+    ("runtime/executor/spark/stateful.py", "runtime.executor.spark.ties"): (2, _SPARK_WORKER),
+    ("runtime/executor/spark/stateful.py", "runtime.connectors.base"): (1, _SPARK_WORKER),
+    ("runtime/executor/spark/stateful.py", "runtime.connectors.formats"): (1, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.state.options"): (1, _SPARK_WORKER),
     ("planner/binder/select.py", "planner.binder.match_recognize"): (1, _START_UP),  # MATCH_RECOGNIZE
     # a binder form builds its rule module's logical node (the rule module imports its operators)

@@ -16,6 +16,7 @@ from runtime.connectors.base import get_connector
 from runtime.errors import ConnectorError
 from runtime.executor.spark.expressions import check_expr, runtime_calc_refusal
 from runtime.executor.spark.streaming import CHANGELOG_FORMATS, calc_exprs, native_calc, native_kinds
+from runtime.executor.spark.ties import ARRIVAL_ORDER_AGGS
 from runtime.executor.spark.translate import watermark_delay_ms
 from runtime.executor.spark.types import SparkUnsupportedError, check_type
 from runtime.executor.spark.windowed import correlate_refusal, limit_refusal, over_refusal
@@ -33,7 +34,6 @@ from runtime.operators.rank_sort import LimitParams
 from runtime.operators.sink import SinkParams
 from runtime.operators.source import TABLE_SOURCE_SCAN, TableSourceScanParams
 from runtime.operators.spec import SparkCapability, all_specs, spec_for
-from runtime.operators.values import VALUES
 from runtime.operators.watermark import WatermarkAssignerParams
 from runtime.operators.window_agg import WindowAggregateParams
 from runtime.operators.window_join import WindowJoinParams
@@ -79,9 +79,6 @@ DOC_NOTES = [
 
 VARIANCE = {"stddev_pop", "stddev_samp", "stddev", "var_pop", "var_samp", "variance"}
 SUPPORTED_AGGS_BATCH = {"count", "sum", "avg", "min", "max"} | VARIANCE
-# Aggregates whose value depends on arrival order, which Spark does not define (JSON_ARRAYAGG
-# lists the values and JSON_OBJECTAGG the keys in the order they arrived).
-ARRIVAL_ORDER_AGGS = {"listagg", "first_value", "last_value", "collect", "array_agg", "json_arrayagg", "json_objectagg"}
 FORMATS = {"csv", "json", "parquet"}
 SINK_CONNECTORS = {"filesystem", "print", "blackhole"}
 
@@ -135,7 +132,7 @@ def runtime_operator_refusal(graph: JobGraph, node: Node) -> str | None:
     """Why streamsql's operator for `node` cannot run inside Spark with the local runner's
     results (None when it can): processing time, lookups of an external table, aggregates
     whose value is the order rows arrive in and LIMIT without ORDER BY. (A ROW_NUMBER Top-N
-    runs and fails the job on a tie that arrival order would break: stateful.arrival_tie.)"""
+    runs and fails the job on a tie that arrival order would break: ties.py.)"""
     spec = spec_for(node.operator)
     if spec is None or spec.operator_class is None:
         return "the runtime has no such operator"

@@ -52,6 +52,14 @@ from runtime.state import create_backend
 
 _DONE = object()
 
+# Spark waits a fixed 10 s (PythonWorkerFactory.createSimpleWorker; no configuration sets it)
+# for the Python process it starts for a transformWithState query's driver side to connect
+# back. On an overloaded machine the interpreter can take longer to import PySpark, and the
+# query fails with this text before it ran anything. The query is then started again on its
+# checkpoint location (Spark's exactly-once recovery), up to WORKER_START_RETRIES times.
+WORKER_START_TIMEOUT = "Timed out while waiting for the Python worker to connect back"
+WORKER_START_RETRIES = 3
+
 
 class SparkExecutor:
     def __init__(self, graph: JobGraph, stop_event: threading.Event | None = None) -> None:
@@ -61,6 +69,8 @@ class SparkExecutor:
         self.streaming = graph.mode != BATCH and any(n.is_kind(TABLE_SOURCE_SCAN) for n in graph.nodes)
         self.current_watermark: int | None = None
         self.queries: list[Any] = []
+        # The DataStreamWriter of each query (same order): a query is started again from it.
+        self.writers: list[Any] = []
 
     # ------------------------------------------------------------------ public
     def run(self) -> Iterator[pa.RecordBatch]:
@@ -295,7 +305,7 @@ class SparkExecutor:
                 w = w.foreachBatch(lambda b, e, n=node, t=prefix: self._write_own_changelog(n, t, b, e))
             else:
                 w = self._file_writer(w, node).option("path", self._sink_path(node))
-            self.queries.append(self._trigger(w).start())
+            self._start(self._trigger(w))
         collector = None
         if self.graph.result_node is not None:
             node = self.graph.node(self.graph.result_node)
@@ -306,7 +316,7 @@ class SparkExecutor:
                 .option("checkpointLocation", os.path.join(root, "result"))
                 .foreachBatch(collector)
             )
-            self.queries.append(self._trigger(w).start())
+            self._start(self._trigger(w))
         waiter = threading.Thread(target=self._await, args=(out,), daemon=True)
         waiter.start()
         while True:
@@ -323,18 +333,29 @@ class SparkExecutor:
             yield item
         waiter.join()
 
+    def _start(self, writer: Any) -> None:
+        self.writers.append(writer)
+        self.queries.append(writer.start())
+
     def _await(self, out: queue.Queue[Any]) -> None:
         try:
-            for q in self.queries:
-                while not q.awaitTermination(0.2):
-                    if self.stop_event.is_set():
-                        q.stop()
+            for i in range(len(self.queries)):
+                retries = 0
+                while True:
+                    q = self.queries[i]
+                    while not q.awaitTermination(0.2):
+                        if self.stop_event.is_set():
+                            q.stop()
+                            break
+                    exc = q.exception()
+                    if exc is None:
                         break
-                if os.environ.get("S19_DEBUG"):
-                    for pr in q.recentProgress:
-                        print("PROGRESS", pr.batchId, pr.numInputRows, pr.durationMs, flush=True)
-                exc = q.exception()
-                if exc is not None:
+                    if WORKER_START_TIMEOUT in str(exc) and retries < WORKER_START_RETRIES:
+                        if self.stop_event.is_set():
+                            break
+                        retries += 1  # see WORKER_START_TIMEOUT
+                        self.queries[i] = self.writers[i].start()
+                        continue
                     raise RuntimeError(f"Spark streaming query failed: {exc}")
         except BaseException as e:  # noqa: BLE001 - re-raised by the generator
             out.put(e)

@@ -38,6 +38,11 @@ _DEFAULTS: dict[str, str] = {
     # driver-side worker of transformWithState cannot load broadcasts ("Broadcast variable
     # ... not loaded"): a STREAMING processor (the operator and its plan) can pass 1 MiB.
     "spark.broadcast.UDFCompressionThreshold": str(1 << 30),
+    # How long a Python worker and the JVM wait for each other's authentication on a socket
+    # (Spark's default 15 s): a loaded machine starting many workers can pass it. Spark's fixed
+    # 10 s wait for a started worker to connect back has no setting: the executor starts a
+    # query that failed that way again (executor.WORKER_START_TIMEOUT).
+    "spark.python.authenticate.socketTimeout": "120s",
 }
 
 

@@ -41,13 +41,10 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import (
-    INSERT,
     MAX_WATERMARK,
     MIN_WATERMARK,
     ROW_KIND,
     ROW_WATERMARK,
-    UPDATE_AFTER,
-    data_columns,
     data_width,
     row_kinds,
 )
@@ -386,72 +383,6 @@ class LineDecoder:
             yield spark_batch(rows, targets, names)
 
 
-# ---------------------------------------------------------------------- arrival order
-def arrival_tie(op: Any, batch: pa.RecordBatch) -> str | None:
-    """Why applying `batch` to ROW_NUMBER Top-N operator `op` would depend on arrival order
-    (None when it cannot): rows that differ but have equal partition and ORDER BY keys, among
-    the rows `op` holds and the new ones, whose tie straddles the kept range (or, with the rank
-    number in the output, lies in it). The local runner numbers them by arrival; rows reach a
-    Spark processor in another order (per task, per key group), so the job fails instead of
-    giving another result. Retractions in `batch` are not applied first: a tie they would
-    remove is still refused."""
-    from runtime.operators.rank import _PART, RankOperator
-    from runtime.operators.rank_common import rank_numbers
-    from runtime.state.keygroups import hash_rows
-
-    if not isinstance(op, RankOperator) or op.rank_type != "ROW_NUMBER" or op.ctx.is_batch:
-        return None
-    kinds = row_kinds(batch)
-    adds = (kinds == INSERT) | (kinds == UPDATE_AFTER)
-    if not adds.any():
-        return None
-    data = data_columns(batch).filter(pa.array(adds))
-    n = data.num_rows
-    keys = [data.column(i) for i in op.partition_keys]
-    part = op.state.lookup(keys, n, create=False)
-    new = part < 0
-    if new.any():  # partitions not in state yet: ids of their own (below -1)
-        _, inverse = np.unique(hash_rows(keys, n)[new] if keys else np.zeros(int(new.sum())), return_inverse=True)
-        part[new] = -2 - inverse
-    width = data.num_columns
-    cols = [data.column(i) for i in range(width)]
-    if op.rows is not None and op.rows.num_rows:
-        held = op.rows.filter(pa.array(np.isin(op.rows.column(_PART).to_numpy(), part)))
-        cols = [pa.concat_arrays([*held.column(i).chunks, c]) for i, c in enumerate(cols)]
-        part = np.concatenate([held.column(_PART).to_numpy(), part])
-    seq = np.arange(len(part), dtype=np.int64)
-    idx, _ = rank_numbers(cols, op.order, "ROW_NUMBER", part, seq)
-    _, rk = rank_numbers(cols, op.order, "RANK", part, seq)
-    m = len(idx)
-    if m < 2:
-        return None
-    ps = part[idx]
-    new_group = np.r_[True, (ps[1:] != ps[:-1]) | (rk[1:] != rk[:-1])]
-    gid = np.cumsum(new_group) - 1
-    size = np.bincount(gid)[gid]
-    last = rk + size - 1  # the row numbers a tie group spans: rk .. last
-    touches = (last >= op.start) & (rk <= op.end)
-    straddles = touches & ((rk < op.start) | (last > op.end))
-    risky = (size > 1) & (straddles | (touches & op.output_rank))
-    if not risky.any():
-        return None
-    rows = np.flatnonzero(risky)
-    take = pa.array(idx[rows], pa.int64())
-    try:
-        hashes = hash_rows([c.take(take) for c in cols], len(rows))
-    except (TypeError, ValueError, pa.ArrowException):  # a type the row hash does not cover
-        hashes = np.arange(len(rows))  # every row counts as different: refused
-    groups = gid[rows]
-    pairs = np.unique(np.stack([groups, hashes.astype(np.int64)]), axis=1)
-    if len(np.unique(pairs[0])) == pairs.shape[1]:
-        return None  # every tie is among equal rows: any order gives the same rows
-    return (
-        f"{op.node.operator} (node {op.node.id}): rows with equal sort keys that differ straddle the kept range "
-        "(or carry different row numbers); the local runner breaks such ties by arrival order, which Spark "
-        "does not define, so the Spark runner refuses rather than give a different result"
-    )
-
-
 # Operators kept between calls in a Python worker: (processor uid, bucket) → (version, op,
 # chunk digests). Used only when Spark's state holds the same version (see `_load`).
 _CACHE: dict[tuple[str, int], tuple[int, Any, list[bytes]]] = {}
@@ -466,11 +397,23 @@ def _digest(chunk: bytes) -> bytes:
 
 
 def processor_class() -> type:
-    """The StatefulProcessor subclass (defined on first use: PySpark is imported lazily)."""
+    """The StatefulProcessor subclass (defined on first use: PySpark is imported lazily).
+
+    It is reachable as this module's `StreamsqlProcessor` (module `__getattr__`), so PySpark's
+    cloudpickle ships it by reference. A class it cannot import by name goes by value, with
+    the module globals its methods read, `_CACHE` included: a process that ran processors
+    itself (tests do) then shipped every cached operator with each job, past 1 MiB."""
     global _PROCESSOR
     if _PROCESSOR is None:
         _PROCESSOR = _define_processor()
+        _PROCESSOR.__qualname__ = _PROCESSOR.__name__
     return _PROCESSOR
+
+
+def __getattr__(name: str) -> Any:
+    if name == "StreamsqlProcessor":
+        return processor_class()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _PROCESSOR: type | None = None
@@ -545,6 +488,11 @@ def _define_processor() -> type:
         def _advance(self, op: Any, wm: int, last: int, ended: bool, out: Any) -> tuple[int, bool]:
             if not self.event_time or ended or wm <= max(last, 0):
                 return last, ended
+            from runtime.executor.spark.ties import fire_tie
+
+            reason = fire_tie(op, MAX_WATERMARK if wm >= END_WATERMARK_MS else wm)
+            if reason:
+                raise JobError(reason)
             if wm >= END_WATERMARK_MS:
                 op.on_watermark(MAX_WATERMARK, out)
                 for i in range(len(self.input_modes)):
@@ -581,7 +529,9 @@ def _define_processor() -> type:
             yield pd.DataFrame(frame)
 
         def _apply(self, op: Any, batch: pa.RecordBatch, input_index: int, out: Any) -> None:
-            reason = arrival_tie(op, batch)
+            from runtime.executor.spark.ties import batch_tie
+
+            reason = batch_tie(op, batch)
             if reason:
                 raise JobError(reason)
             op.process_batch(batch, input_index, out)

@@ -23,8 +23,8 @@ import pyarrow as pa
 from runtime.batch import ROW_KIND, ROW_WATERMARK
 from runtime.config.core import MAX_PARALLELISM
 from runtime.executor.spark import stateful
-from runtime.executor.spark.translate import Translator, cname, watermark_delay_ms
 from runtime.executor.spark.expressions import check_expr
+from runtime.executor.spark.translate import Translator, cname, watermark_delay_ms
 from runtime.executor.spark.types import SparkUnsupportedError, spark_schema
 from runtime.expr.ir import Expr
 from runtime.graph import JobGraph, Node
@@ -36,7 +36,6 @@ from runtime.operators.spec import spec_for
 from runtime.operators.union import EXCHANGE, HASH, UNION, ExchangeParams
 from runtime.operators.values import VALUES
 from runtime.operators.watermark import WATERMARK_ASSIGNER, WatermarkAssignerParams
-
 
 # File formats of change events: Spark reads the lines, streamsql's format decodes them.
 CHANGELOG_FORMATS = ("debezium-json",)
@@ -133,9 +132,7 @@ class StreamingTranslator(Translator):
         else:
             reader = reader.option("pathGlobFilter", os.path.basename(path))
         lines = reader.text(path if os.path.isdir(path) else os.path.dirname(path))
-        decoder = stateful.LineDecoder(
-            str(p.options["format"]), p.physical_schema, p.options, p.projection, path
-        )
+        decoder = stateful.LineDecoder(str(p.options["format"]), p.physical_schema, p.options, p.projection, path)
         return lines.mapInArrow(decoder, self._rows_schema(node))
 
     def _Values(self, node: Node) -> Any:  # noqa: N802

@@ -59,9 +59,17 @@ def spark_type(t: DataType) -> Any:
     raise SparkUnsupportedError(f"type {t} has no Spark counterpart in the Spark runner")
 
 
+# The type names `spark_type` maps (the others: TIME, INTERVAL values, MULTISET, BITMAP,
+# VARIANT, RAW ... have no Spark counterpart that keeps their values).
+CARRIED_TYPES = frozenset(
+    {"TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "BOOLEAN", "CHAR", "VARCHAR", "BINARY", "VARBINARY"}
+    | {"DATE", "TIMESTAMP", "TIMESTAMP_LTZ", "NULL", "DECIMAL", "ARRAY", "MAP", "ROW"}
+)
+
+
 def check_type(t: DataType, where: str) -> None:
-    """Refuse types Spark cannot carry (TIME, INTERVAL values, MULTISET)."""
-    if t.name in ("TIME", "INTERVAL_DAY_TIME", "INTERVAL_YEAR_MONTH", "MULTISET"):
+    """Refuse types Spark cannot carry (every type `spark_type` does not map)."""
+    if t.name not in CARRIED_TYPES:
         raise SparkUnsupportedError(f"{where}: type {t} is not supported by the Spark runner")
     for c in t.children:
         check_type(c, where)

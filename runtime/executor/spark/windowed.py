@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from runtime.executor.spark.dispatch import translates
 from runtime.executor.spark.expressions import VARIANCE_FUNCS, literal, to_column
 from runtime.executor.spark.relational import JOIN_HOW
+from runtime.executor.spark.ties import TIE_BREAK_CALLS
 from runtime.executor.spark.types import SparkUnsupportedError, spark_type
 from runtime.expr.ir import Literal
 from runtime.graph import Node
@@ -30,7 +31,6 @@ from runtime.operators.window_join import WindowJoinParams
 from runtime.plan_params import AggCallParams
 
 # OVER calls whose value for a row depends on how ties on the ORDER BY keys are broken.
-TIE_BREAK_CALLS = {"row_number", "ntile", "lag", "lead"}
 PEER_CALLS = {"rank", "dense_rank", "percent_rank", "cume_dist"}
 OVER_AGGS = {"count", "sum", "sum0", "avg", "min", "max"} | {
     "stddev_pop",
