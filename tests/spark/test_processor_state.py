@@ -58,6 +58,10 @@ class FakeMapState:
 
     def removeKey(self, k: tuple[Any, ...]) -> None:  # noqa: N802
         self.data.pop(k, None)
+        self.writes += 1
+
+    def iterator(self) -> Iterator[tuple[tuple[Any, ...], tuple[Any, ...]]]:
+        return iter(list(self.data.items()))
 
 
 class FakeHandle:
@@ -66,13 +70,14 @@ class FakeHandle:
     def __init__(self) -> None:
         self.meta = FakeValueState()
         self.chunks = FakeMapState()
+        self.slots = FakeMapState()
         self.timers: set[int] = set()
 
     def getValueState(self, name: str, schema: str) -> FakeValueState:  # noqa: N802
         return self.meta
 
     def getMapState(self, name: str, key: str, value: str) -> FakeMapState:  # noqa: N802
-        return self.chunks
+        return self.slots if name == "slots" else self.chunks
 
     def listTimers(self) -> Iterator[int]:  # noqa: N802
         return iter(sorted(self.timers))
@@ -136,7 +141,10 @@ def _processor(graph: Any, uid: str, handle: FakeHandle) -> Any:
     return p
 
 
-def test_restored_operator_continues_and_writes_only_changed_chunks() -> None:
+def test_restored_operator_continues_and_writes_only_changed_keys() -> None:
+    """A GroupAggregate ("generic" checkpointing) keeps one state entry per key: a batch
+    writes the entries of the keys it changed (and the small rest of the operator), not the
+    whole snapshot; a new worker restores every entry and continues exactly."""
     from runtime.executor.spark import stateful
 
     graph = _graph()
@@ -146,23 +154,55 @@ def test_restored_operator_continues_and_writes_only_changed_chunks() -> None:
     p = _processor(graph, "job-a", handle)
     first = _changelog(list(p.handleInputRows((0,), iter([_rows(keys, keys)]), Timers())))
     assert len(first) == n
-    full = handle.chunks.writes
-    assert full > 8  # the snapshot spans many chunks
+    assert handle.slots.writes == n and len(handle.slots.data) == n  # one entry per key
+    rest = handle.chunks.writes
+    assert rest <= 2  # the rest of the operator is small
 
     # A new worker (empty cache) restores from the state store and continues.
     stateful._CACHE.clear()
-    handle.chunks.writes = 0
+    handle.chunks.writes = handle.slots.writes = 0
     p2 = _processor(graph, "job-a", handle)
     change = _changelog(list(p2.handleInputRows((0,), iter([_rows(np.array([5]), np.array([100]))]), Timers())))
     assert change == [(1, 5, 5, 1), (2, 5, 105, 2)]
-    # One key changed: a few chunks rewritten, not the whole snapshot.
-    assert 0 < handle.chunks.writes < full / 2
+    assert handle.slots.writes == 1  # one key changed: one entry written
+    assert handle.chunks.writes <= rest
 
     # The cached operator (same version as the state store) gives the same answer as a restore.
-    handle.chunks.writes = 0
-    again = _changelog(list(p2.handleInputRows((0,), iter([_rows(np.array([5]), np.array([1]))]), Timers())))
-    assert again == [(1, 5, 105, 2), (2, 5, 106, 3)]
-    assert handle.chunks.writes < full / 2
+    handle.chunks.writes = handle.slots.writes = 0
+    again = _changelog(list(p2.handleInputRows((0,), iter([_rows(np.array([5, 7]), np.array([1, 1]))]), Timers())))
+    assert again == [(1, 5, 105, 2), (2, 5, 106, 3), (1, 7, 7, 1), (2, 7, 8, 2)]
+    assert handle.slots.writes == 2
+
+    # Restored again: new keys after the restored ones, same values.
+    stateful._CACHE.clear()
+    p3 = _processor(graph, "job-a", handle)
+    more = _changelog(list(p3.handleInputRows((0,), iter([_rows(np.array([n + 1, 5]), np.array([1, 1]))]), Timers())))
+    assert more == [(0, n + 1, 1, 1), (1, 5, 106, 3), (2, 5, 107, 4)]
+
+
+def test_operators_without_per_key_state_keep_their_snapshot_in_chunks() -> None:
+    """A "custom" operator (here ROW_NUMBER Top-N) is saved as its whole snapshot in the state
+    format (no pickle), cut into chunks of which only changed ones are rewritten."""
+    from runtime.executor.spark import stateful
+    from runtime.executor.spark.stateful import PAYLOAD, processor_class
+    from streamsql import TableEnvironment
+
+    env = TableEnvironment.create({"execution.runtime-mode": "streaming"})
+    env.execute_sql("CREATE TABLE t (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
+    sql = "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM t) WHERE rn <= 1"
+    graph = env._planner().plan_query(env.parse(sql)[0]).graph
+    rank = next(n for n in graph.nodes if n.operator == "Rank")
+    handle = FakeHandle()
+    p = processor_class()("job-e", rank, {}, ["I"], False)
+    p.init(handle)
+    list(p.handleInputRows((0,), iter([_rows(np.array([1, 2]), np.array([10, 20]))]), Timers()))
+    assert handle.chunks.writes >= 1 and not handle.slots.data
+    assert handle.chunks.data[(0,)][0][:4] == b"SSQS"  # the state format's magic, not a pickle
+    stateful._CACHE.clear()
+    p2 = processor_class()("job-e", rank, {}, ["I"], False)
+    p2.init(handle)
+    frames = list(p2.handleInputRows((0,), iter([_rows(np.array([1]), np.array([30]))]), Timers()))
+    assert sorted(decode_rows([x for f in frames for x in f[PAYLOAD]])) == [(1, 10), (1, 30)]  # -U, +U
 
 
 def test_event_time_timer_is_armed_at_watermark_plus_one() -> None:

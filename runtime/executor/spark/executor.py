@@ -55,9 +55,13 @@ _DONE = object()
 # Spark waits a fixed 10 s (PythonWorkerFactory.createSimpleWorker; no configuration sets it)
 # for the Python process it starts for a transformWithState query's driver side to connect
 # back. On an overloaded machine the interpreter can take longer to import PySpark, and the
-# query fails with this text before it ran anything. The query is then started again on its
-# checkpoint location (Spark's exactly-once recovery), up to WORKER_START_RETRIES times.
-WORKER_START_TIMEOUT = "Timed out while waiting for the Python worker to connect back"
+# query fails with one of these texts (Spark's message, its cause's) before it ran anything.
+# The query is then started again on its checkpoint location (Spark's exactly-once
+# recovery), up to WORKER_START_RETRIES times.
+WORKER_START_TIMEOUTS = (
+    "Python worker failed to connect back",
+    "Timed out while waiting for the Python worker to connect back",
+)
 WORKER_START_RETRIES = 3
 
 
@@ -350,10 +354,10 @@ class SparkExecutor:
                     exc = q.exception()
                     if exc is None:
                         break
-                    if WORKER_START_TIMEOUT in str(exc) and retries < WORKER_START_RETRIES:
+                    if any(t in str(exc) for t in WORKER_START_TIMEOUTS) and retries < WORKER_START_RETRIES:
                         if self.stop_event.is_set():
                             break
-                        retries += 1  # see WORKER_START_TIMEOUT
+                        retries += 1  # see WORKER_START_TIMEOUTS
                         self.queries[i] = self.writers[i].start()
                         continue
                     raise RuntimeError(f"Spark streaming query failed: {exc}")

@@ -41,7 +41,7 @@ _DEFAULTS: dict[str, str] = {
     # How long a Python worker and the JVM wait for each other's authentication on a socket
     # (Spark's default 15 s): a loaded machine starting many workers can pass it. Spark's fixed
     # 10 s wait for a started worker to connect back has no setting: the executor starts a
-    # query that failed that way again (executor.WORKER_START_TIMEOUT).
+    # query that failed that way again (executor.WORKER_START_TIMEOUTS).
     "spark.python.authenticate.socketTimeout": "120s",
 }
 

@@ -33,7 +33,6 @@ picklable objects holding the JobGraph node and configuration.
 from __future__ import annotations
 
 import hashlib
-import pickle
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -383,9 +382,21 @@ class LineDecoder:
             yield spark_batch(rows, targets, names)
 
 
-# Operators kept between calls in a Python worker: (processor uid, bucket) → (version, op,
-# chunk digests). Used only when Spark's state holds the same version (see `_load`).
-_CACHE: dict[tuple[str, int], tuple[int, Any, list[bytes]]] = {}
+class Held:
+    """A key group's operator as a Python worker keeps it between calls: the digests of the
+    state chunks Spark holds, and for per-key state (slot_store.py) the tracker of the slots
+    touched since the last save and the slot layout last saved."""
+
+    def __init__(self, op: Any, digests: list[bytes], tracker: Any, layout: list[str] | None) -> None:
+        self.op = op
+        self.digests = digests
+        self.tracker = tracker
+        self.layout = layout
+
+
+# Operators kept between calls in a Python worker: (processor uid, bucket) → (version, held).
+# Used only when Spark's state holds the same version (see `_load`).
+_CACHE: dict[tuple[str, int], tuple[int, Held]] = {}
 
 
 # Nodes decoded from a processor's JSON, per worker process.
@@ -452,37 +463,67 @@ def _define_processor() -> type:
             self.handle = handle
             self.meta = handle.getValueState("meta", "version LONG, wm LONG, ended BOOLEAN, chunks INT")
             self.chunks = handle.getMapState("chunks", "idx INT", "data BINARY")
+            # Per-key entries of "generic" operators (slot_store.py).
+            self.slots = handle.getMapState("slots", "slot LONG", "grp INT, k BINARY, v BINARY")
 
         # -------------------------------------------------------------- state
-        def _load(self, bucket: int) -> tuple[Any, int, int, bool, list[bytes]]:
+        def _fresh(self) -> Held:
+            from runtime.executor.spark import slot_store
+
+            op = _operator(self.node, self.config, self.input_modes)
+            tracker = slot_store.SlotTracker(op.state) if slot_store.per_key(op) else None
+            return Held(op, [], tracker, None)
+
+        def _load(self, bucket: int) -> tuple[Held, int, int, bool]:
+            from runtime.checkpoint import format as state_format
+            from runtime.executor.spark import slot_store
+
             meta = self.meta.get() if self.meta.exists() else None
             if meta is None:
                 _CACHE.pop((self.uid, bucket), None)
-                return _operator(self.node, self.config, self.input_modes), 0, -(2**63), False, []
+                return self._fresh(), 0, -(2**63), False
             version, wm, ended, count = int(meta[0]), int(meta[1]), bool(meta[2]), int(meta[3])
             cached = _CACHE.get((self.uid, bucket))
             if cached is not None and cached[0] == version:
-                return cached[1], version, wm, ended, cached[2]
+                return cached[1], version, wm, ended
             parts = []
             for i in range(count):
                 v = self.chunks.getValue((i,))
                 parts.append(bytes(v[0]))
-            op = _operator(self.node, self.config, self.input_modes)
+            held = self._fresh()
+            held.digests = [_digest(p) for p in parts]
             if parts:
-                op.restore_state(pickle.loads(b"".join(parts)))  # noqa: S301 - our own state store
-            return op, version, wm, ended, [_digest(p) for p in parts]
+                rest = state_format.decode(b"".join(parts), "Spark state of a streamsql operator")
+                if held.tracker is not None:
+                    held.layout = slot_store.restore(held.op, rest, self.slots.iterator())
+                    held.tracker.take()  # the restore's own look-ups changed nothing
+                else:
+                    held.op.restore_state(rest["snapshot"])
+            return held, version, wm, ended
 
-        def _save(self, bucket: int, op: Any, version: int, wm: int, ended: bool, digests: list[bytes]) -> None:
-            data = pickle.dumps(op.snapshot_state(version + 1), protocol=pickle.HIGHEST_PROTOCOL)
+        def _save(self, bucket: int, held: Held, version: int, wm: int, ended: bool) -> None:
+            from runtime.checkpoint import format as state_format
+            from runtime.executor.spark import slot_store
+
+            if held.tracker is not None:
+                data, writes, held.layout = slot_store.save(held.op, held.tracker, held.layout)
+                for slot, entry in writes.items():  # the keys this call changed
+                    if entry is None:
+                        self.slots.removeKey((slot,))
+                    else:
+                        self.slots.updateValue((slot,), entry)
+            else:
+                data = state_format.encode({"snapshot": held.op.snapshot_state(version + 1)})
             chunks = [data[i : i + CHUNK_BYTES] for i in range(0, len(data), CHUNK_BYTES)]
             new = [_digest(c) for c in chunks]
             for i, (c, d) in enumerate(zip(chunks, new, strict=True)):
-                if i >= len(digests) or digests[i] != d:
+                if i >= len(held.digests) or held.digests[i] != d:
                     self.chunks.updateValue((i,), (c,))
-            for i in range(len(chunks), len(digests)):
+            for i in range(len(chunks), len(held.digests)):
                 self.chunks.removeKey((i,))
             self.meta.update((version + 1, wm, ended, len(chunks)))
-            _CACHE[(self.uid, bucket)] = (version + 1, op, new)
+            held.digests = new
+            _CACHE[(self.uid, bucket)] = (version + 1, held)
 
         # -------------------------------------------------------------- time
         def _advance(self, op: Any, wm: int, last: int, ended: bool, out: Any) -> tuple[int, bool]:
@@ -542,7 +583,8 @@ def _define_processor() -> type:
 
             bucket = int(key[0])
             frames = [f for f in rows if len(f)]
-            op, version, last, ended, digests = self._load(bucket)
+            held, version, last, ended = self._load(bucket)
+            op = held.op
             out = Output()
             wm = int(timerValues.getCurrentWatermarkInMs()) if self.event_time else last
             early: list[tuple[bytes, int]] = []
@@ -562,22 +604,22 @@ def _define_processor() -> type:
             for payload, idx in late:
                 self._apply(op, decode(payload), idx, out)
             yield from self._emit(out, last, last)
-            self._save(bucket, op, version, last, ended, digests)
+            self._save(bucket, held, version, last, ended)
             self._arm(last, ended)
 
         def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any) -> Iterator[Any]:  # noqa: N802, N803
             from runtime.operators.base import Output
 
             bucket = int(key[0])
-            op, version, last, ended, digests = self._load(bucket)
+            held, version, last, ended = self._load(bucket)
             out = Output()
             wm = int(timerValues.getCurrentWatermarkInMs())
-            new_last, ended2 = self._advance(op, wm, last, ended, out)
+            new_last, ended2 = self._advance(held.op, wm, last, ended, out)
             if (new_last, ended2) == (last, ended):
                 self._arm(last, ended)
                 return
             yield from self._emit(out, new_last, last)
-            self._save(bucket, op, version, new_last, ended2, digests)
+            self._save(bucket, held, version, new_last, ended2)
             self._arm(new_last, ended2)
 
         def close(self) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from runtime.executor.spark.executor import _DONE, WORKER_START_RETRIES, WORKER_START_TIMEOUT, SparkExecutor
+from runtime.executor.spark.executor import _DONE, WORKER_START_RETRIES, WORKER_START_TIMEOUTS, SparkExecutor
 
 
 class _Query:
@@ -52,17 +52,17 @@ def _await(writer: _Writer) -> list[Any]:
 
 
 def test_a_query_whose_python_worker_did_not_connect_back_is_started_again() -> None:
-    timeout = f"java.net.SocketTimeoutException: {WORKER_START_TIMEOUT}"
-    writer = _Writer([timeout, timeout])
+    spark, cause = (f"[STREAM_FAILED] ... terminated with exception: {t}." for t in WORKER_START_TIMEOUTS)
+    writer = _Writer([spark, cause])
     assert _await(writer) == [_DONE]
     assert writer.starts == 3
 
 
 def test_retries_are_bounded_and_other_failures_are_not_retried() -> None:
-    timeout = f"java.net.SocketTimeoutException: {WORKER_START_TIMEOUT}"
+    timeout = f"java.net.SocketTimeoutException: {WORKER_START_TIMEOUTS[1]}"
     writer = _Writer([timeout] * (WORKER_START_RETRIES + 1))
     first, done = _await(writer)
-    assert done is _DONE and WORKER_START_TIMEOUT in str(first)
+    assert done is _DONE and WORKER_START_TIMEOUTS[1] in str(first)
     assert writer.starts == WORKER_START_RETRIES + 1
     other = _Writer(["division by zero"])
     first, _ = _await(other)
