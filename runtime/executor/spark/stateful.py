@@ -17,9 +17,12 @@ computes (retractions, timers, Top-N, joins over updates, MATCH_RECOGNIZE ...):
   Spark's state store), feeds it the payloads in `seq` order (`process_batch`, input 0/1 of
   a two-input operator from the `input` column), calls `on_watermark` when Spark's event
   time watermark advanced (timers at watermark + 1 re-arm every key group that holds
-  state), emits each output batch as one payload, and saves the state incrementally: the
-  operator's snapshot is cut into fixed-size chunks kept in a MapState, and only chunks whose
-  bytes changed are written (plus one ValueState with the version, watermark and chunk count).
+  state), emits each output batch as one payload, and saves the state incrementally
+  (slot_store.py): one MapState entry per key the call changed for operators whose keyed
+  state is per-slot values; the rest (or a "custom" operator's whole snapshot), in the state
+  format, cut into fixed-size chunks of which only those whose bytes changed are written
+  (plus one ValueState with the version, watermark and chunk count). Ties the local runner
+  breaks by arrival order fail the job (ties.py).
 - **Stateless operators** (`StatelessRunner`: Expand, Correlate, WindowTableFunction, local
   pre-aggregation ...): `mapInArrow` running the runtime operator over each Arrow batch.
 - The end-of-input row (year 9999, translate.py) moves Spark's watermark past every timer;
