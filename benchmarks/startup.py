@@ -1,6 +1,7 @@
 """Start-up: wall time of a fresh process for the short things users run, N runs each.
 
     python benchmarks/startup.py [--runs 10]
+    python benchmarks/startup.py --instructions     # one run each under valgrind (minutes)
 
 Commands timed (each in a new interpreter, as a user starts them):
 - `streamsql -e "SELECT 1"` (the issue's yardstick, target: median under 0.5 s);
@@ -14,13 +15,21 @@ does), and one untimed warm-up run per command writes the bytecode caches first.
 min / median / max wall seconds and the median CPU seconds (user + system; less sensitive
 than wall time to other processes on a shared machine). pandas is a dependency; nothing on
 these paths imports it (runtime/pandas_interop.py keeps pyarrow from doing so).
+
+`--instructions` counts the instructions each command executes instead (valgrind's
+callgrind, one run each, ~50x slower): the same on a loaded machine as on a quiet one, so
+two versions can be compared while others use the machine (wall time tracks the count on a
+quiet machine). For reference it also counts `python -c pass` and the imports every command
+needs (numpy, pyarrow, pyarrow.compute, sqlglot).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -68,10 +77,30 @@ def measure(cmd: list[str], runs: int) -> tuple[list[float], list[float]]:
     return walls, cpus
 
 
+def instructions(cmd: list[str]) -> int:
+    """Instructions one run of `cmd` executes (valgrind's callgrind), after a warm-up run."""
+    env = child_env()
+    subprocess.run(cmd, env=env, check=True, capture_output=True)
+    run = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    match = re.search(r"Collected : (\d+)", run.stderr)
+    if match is None:
+        raise SystemExit(f"no instruction count in valgrind's output:\n{run.stderr[-2000:]}")
+    return int(match.group(1))
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=10)
+    p.add_argument("--instructions", action="store_true", help="count instructions (valgrind) instead of timing")
     args = p.parse_args()
+    if args.instructions and shutil.which("valgrind") is None:
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
     cli = [sys.executable, "-m", "streamsql.cli"]
     with tempfile.TemporaryDirectory() as tmp:
         job = Path(tmp) / "tiny.sql"
@@ -82,6 +111,15 @@ def main() -> None:
             ("import TableEnvironment", [sys.executable, "-c", "from streamsql import TableEnvironment"]),
             ("Table API program", [sys.executable, "-c", TABLE_API]),
         ]
+        if args.instructions:
+            cases += [
+                ("(python -c pass)", [sys.executable, "-c", "pass"]),
+                ("(import pyarrow.compute, sqlglot)", [sys.executable, "-c", "import pyarrow.compute, sqlglot"]),
+            ]
+            print(f"{'command':<34} {'instructions':>15}")
+            for label, cmd in cases:
+                print(f"{label:<34} {instructions(cmd):>15,}")
+            return
         print(f"{'command':<28} {'runs':>5} {'min s':>7} {'median s':>9} {'max s':>7} {'median cpu s':>13}")
         for label, cmd in cases:
             walls, cpus = measure(cmd, args.runs)
