@@ -71,9 +71,13 @@ def _job(tmp: Path, name: str) -> Path:
     return job
 
 
+@pytest.mark.timeout(600)  # three Spark driver runs: minutes on a loaded machine
 def test_killed_mid_batch_and_restarted_gives_the_uninterrupted_result(spark_cluster: Any, tmp_path: Path) -> None:
     master, env = spark_cluster.master_url, spark_cluster.env
-    second = _bids(60_000, 2)  # a micro-batch that takes seconds: the kill lands inside it
+    # A micro-batch that takes seconds, so the kill (within 50 ms of its offsets file) lands
+    # inside it: the first file's 600 rows already take seconds (the processors' Python
+    # workers, state store commits); 20x that keeps it well inside.
+    second = _bids(12_000, 2)
 
     # Uninterrupted: both files, one run (the local runner).
     ref = _job(tmp_path, "ref")

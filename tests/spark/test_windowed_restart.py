@@ -114,6 +114,7 @@ def _kill_mid_batch(job: Path, ckpt: Path, extra: dict[str, str]) -> bool:
     return not committed and proc.returncode == -signal.SIGKILL
 
 
+@pytest.mark.timeout(600)  # two Spark driver runs: minutes on a loaded machine
 def test_windowed_job_killed_and_restarted_commits_the_uninterrupted_output(tmp_path: Path) -> None:
     extra: dict[str, str] = {}
     ref, job = tmp_path / "ref", tmp_path / "job"
