@@ -42,3 +42,36 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkClu
     """A standalone Spark master and worker on 127.0.0.1, shared by the whole test session."""
     pytest.importorskip("pyspark", reason="PySpark is not installed: pip install 'streamsql[spark]'")
     yield from start_spark_cluster(tmp_path_factory.mktemp("spark-cluster"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist registers it too; declared here so a run without xdist does not warn
+    config.addinivalue_line("markers", "xdist_group(name): run on the pytest-xdist worker of this group")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """With pytest-xdist's `--dist loadgroup` (`python -m pytest -n auto --dist loadgroup`), tests that share something expensive to start
+    run on one worker, so it starts once: every Spark test (one SparkSession, one standalone
+    cluster, and never two Spark jobs contending for the two cores); the users of each server
+    fixture above (one broker, one PostgreSQL); and a module with a module-scoped fixture
+    (e.g. a reference run or an S3 server). Other tests go to whichever worker is free."""
+    tests = Path(__file__).parent
+    for item in items:
+        group = _worker_group(item, tests)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def _worker_group(item: pytest.Item, tests: Path) -> str | None:
+    path = Path(str(item.path))
+    if path.is_relative_to(tests / "spark"):
+        return "spark"
+    info = getattr(item, "_fixtureinfo", None)
+    defs = [d[-1] for n in getattr(item, "fixturenames", ()) if info and (d := info.name2fixturedefs.get(n))]
+    servers = sorted(d.argname for d in defs if d.scope == "session" and Path(d.baseid or ".") == Path("tests"))
+    if servers:
+        return servers[0]
+    if any(d.scope in ("module", "package", "class") for d in defs):
+        return str(path.relative_to(tests))
+    return None
