@@ -374,10 +374,12 @@ GUIDE = """
   (Spark 4's `pyspark.sql.datasource`) with one input partition per split (`scan.partition.*`), each read by the
   same split reader as above in a Spark Python worker and handed to Spark as Arrow batches; in a STREAMING job it
   is a streaming source of one micro-batch (the table is bounded, as in Flink; a query restarted from its
-  checkpoint does not read it again). A sink applies the job's rows (BATCH) or each micro-batch's changelog
-  (STREAMING, `foreachBatch`) with the same sink code in ONE transaction; in STREAMING the transaction records
-  `spark-<query>-<batch id>` in `_streamsql_commits`, so a micro-batch Spark replays after a restart is skipped
-  (exactly once). A micro-batch's rows pass through the Spark driver. Lookup joins (processing time) and
+  checkpoint does not read it again). A sink uses the same sink code: in BATCH each Spark partition is written by its
+  task in one transaction recording `spark-<job>-<partition>` in `_streamsql_commits` (a retried task does not
+  write twice; with a PRIMARY KEY the rows are first hashed on it, so a key is written by one task); in STREAMING
+  each micro-batch's changelog (`foreachBatch`) is applied in ONE transaction recording
+  `spark-<query>-<batch id>`, so a micro-batch Spark replays after a restart is skipped (exactly once); its rows
+  pass through the Spark driver. Lookup joins (processing time) and
   `postgres-cdc` are refused at planning, with the reason. Spark's own JDBC data source is not used: it needs the
   PostgreSQL JDBC driver jar, which no package the project installs ships.
 

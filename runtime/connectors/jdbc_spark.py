@@ -8,12 +8,13 @@ found and put on Spark's classpath.
   `COPY` or a server-side cursor, as 'scan.auto-commit' says) in a Spark Python worker,
   handed to Spark as Arrow batches. In a STREAMING job the same scan is a streaming source
   of one micro-batch (the table is bounded, as in Flink).
-- **Sink** (BATCH and STREAMING): the rows of a job, or of each streaming micro-batch
-  (`foreachBatch`), are applied by the connector's own sink code (runtime.connectors.jdbc_sink:
-  append, or upsert on the PRIMARY KEY with `INSERT ... ON CONFLICT`, deletes for -D) in ONE
-  transaction. In STREAMING the transaction records `<query>-<batch id>` in the commit-marker
-  table, so a micro-batch Spark replays after a restart (it ran, but Spark had not recorded
-  it) is skipped: exactly once.
+- **Sink**: `write_rows` applies rows with the connector's own sink code
+  (runtime.connectors.jdbc_sink: append, or upsert on the PRIMARY KEY with `INSERT ... ON
+  CONFLICT`, deletes for -D) in ONE transaction that records its id in the commit-marker
+  table, so the same id is never applied twice. The Spark runner calls it per partition in
+  BATCH (`<job>-<partition>`: a retried task is skipped) and per micro-batch in STREAMING
+  (`foreachBatch`, `<query>-<batch id>`: a micro-batch Spark replays after a restart, which
+  ran but was not recorded by Spark, is skipped: exactly once).
 
 Imported only by the Spark runner (it imports pyspark); named by the factory's
 `spark_module`.

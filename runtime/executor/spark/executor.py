@@ -26,6 +26,7 @@ import queue
 import shutil
 import tempfile
 import threading
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -113,7 +114,7 @@ class SparkExecutor:
     def _write_batch(self, tr: Translator, node: Node) -> None:
         conn = SinkParams.of(node).connector
         if _spark_module(conn) is not None:
-            self._write_own(node, self._sink_frame(tr, node).toArrow(), None, None)
+            _write_own_partitions(node, self._sink_frame(tr, node))
             return
         df = self._sink_frame(tr, node)
         if conn == "blackhole":
@@ -152,13 +153,12 @@ class SparkExecutor:
             w = w.option("timestampFormat", "yyyy-MM-dd HH:mm:ss.SSS").option("ignoreNullFields", "false")
         return w
 
-    def _write_own(self, node: Node, table: pa.Table, kinds: np.ndarray | None, txn: str | None) -> None:
+    def _write_own(self, node: Node, table: pa.Table, kinds: np.ndarray, txn: str) -> None:
         """Rows of a sink whose connector writes itself on Spark (`spark_module`): the rows in
         the sink's Arrow layout plus `__op`, in one transaction, once per `txn`."""
         p = SinkParams.of(node)
         fields = tuple(p.schema or node.schema)
-        k = np.zeros(table.num_rows, dtype=np.int8) if kinds is None else kinds
-        batch = self._to_batch(node, table, k, fields=fields)
+        batch = self._to_batch(node, table, kinds, fields=fields)
         module = _spark_module(p.connector)
         assert module is not None
         module.write_rows(pa.Table.from_batches([batch]), dict(p.options), fields, p.primary_key, txn)
@@ -382,6 +382,36 @@ class _ChangelogCollector:
             return
         kinds = table.column(n).to_numpy(zero_copy_only=False).astype(np.int8)
         self.out.put(self.ex._to_batch(self.node, table.select(list(range(n))), kinds))
+
+
+def _write_own_partitions(node: Node, df: Any) -> None:
+    """BATCH rows of a sink whose connector writes itself (`spark_module`): each Spark
+    partition is written by its task, in one transaction recording `spark-<job>-<partition>`,
+    so a retried task does not write its rows twice. With a PRIMARY KEY the rows are first
+    hashed on it (unless 'sink.parallelism' did), so one key is written by one task."""
+    p = SinkParams.of(node)
+    fields = tuple(p.schema or node.schema)
+    module_name = get_connector(p.connector).spark_module
+    options, key = dict(p.options), tuple(p.primary_key)
+    if key and p.parallelism is None:
+        df = df.repartition(*[df[f"`{k}`"] for k in key])
+    job = uuid.uuid4().hex[:16]
+
+    def write(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        from pyspark import TaskContext
+
+        got = [b for b in batches if b.num_rows]
+        n = sum(b.num_rows for b in got)
+        if got:
+            table = pa.Table.from_batches(got)
+            cols = [*to_layout(table, fields), pa.array(np.zeros(n, dtype=np.int8))]
+            rows = pa.Table.from_arrays(cols, names=[*(f.name for f in fields), ROW_KIND])
+            task = TaskContext.get()
+            txn = f"spark-{job}-{task.partitionId() if task is not None else 0}"
+            importlib.import_module(module_name).write_rows(rows, options, fields, key, txn)
+        yield pa.RecordBatch.from_pydict({"rows": pa.array([n], pa.int64())})
+
+    df.mapInArrow(write, "rows long").collect()
 
 
 def _spark_module(connector: str) -> Any:
