@@ -6,7 +6,9 @@ against Python's pickle, on real operator snapshots.
 Runs a bounded job (datagen with N distinct keys into a GROUP BY / a MAX, a TopN and a
 tumbling window), takes every stateful operator's snapshot object (what the operator
 keeps: key index, value arrays, accumulators, buffers) and times writing it as a state
-file and reading it back, with the format and with pickle (protocol 5), plus the sizes.
+file and reading it back from the file (the format as restore reads it: the file into a
+buffer of its own, `CheckpointStorage.read_writable`; pickle: `open().read()` and
+`pickle.loads`), with the format and with pickle (protocol 5), plus the sizes.
 Best of `--repeat`, in CPU milliseconds of this process (a shared machine's load changes
 wall time far more than CPU time). Prints a table; compare figures from the same machine only.
 """
@@ -15,11 +17,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import pickle
+import tempfile
 import time
 from typing import Any
 
 from runtime.checkpoint import format as state_format
+from runtime.checkpoint.storage import CheckpointStorage
 from runtime.executor.local import LocalExecutor
 from streamsql import TableEnvironment
 
@@ -75,17 +80,29 @@ def main() -> None:
     head = f"{'query':<28} {'format':<8} {'write CPU ms':>12} {'read CPU ms':>11} {'size MB':>8}"
     print(head)
     print("-" * len(head))
+    tmp = tempfile.mkdtemp(prefix="streamsql-state-format-")
+    storage = CheckpointStorage(f"file://{tmp}")
     for name, sql in QUERIES.items():
         snaps = _snapshots(env, sql)
+
+        def read_pickle() -> Any:
+            with open(os.path.join(tmp, "pickle"), "rb") as f:
+                return pickle.loads(f.read())
+
         formats = {
-            "pickle": (lambda snaps=snaps: pickle.dumps(snaps, protocol=5), pickle.loads),
-            "msgpack": (lambda snaps=snaps: state_format.encode(snaps), state_format.decode),
+            "pickle": (lambda snaps=snaps: pickle.dumps(snaps, protocol=5), read_pickle),
+            "msgpack": (
+                lambda snaps=snaps: state_format.encode(snaps),
+                lambda: state_format.decode(storage.read_writable("msgpack")),
+            ),
         }
         best: dict[str, list[float]] = {f: [float("inf"), float("inf"), 0.0] for f in formats}
         for _ in range(args.repeat):  # interleaved: a busy machine slows both alike
             for fmt, (write, read) in formats.items():
                 w, data = _timed(write)
-                r, _ = _timed(lambda data=data, read=read: read(data))
+                with open(os.path.join(tmp, fmt), "wb") as f:
+                    f.write(data)
+                r, _ = _timed(read)
                 b = best[fmt]
                 b[0], b[1], b[2] = min(b[0], w), min(b[1], r), len(data)
         for fmt, (w, r, size) in best.items():

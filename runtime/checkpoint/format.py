@@ -1,7 +1,7 @@
 """The state file format of checkpoints and savepoints: versioned, checksummed, no pickle.
 
-A state file is `MAGIC` (4 bytes), the format version (2 bytes, big-endian) and one
-value in MessagePack (docs/state-format.md). MessagePack carries None, bool, int (64-bit),
+A state file is `MAGIC` (4 bytes), the format version (2 bytes, big-endian), two zero
+bytes (from version 4) and one value in MessagePack (docs/state-format.md). MessagePack carries None, bool, int (64-bit),
 float, str, bytes, list and dict natively; everything else an operator keeps is an
 *extension* with a fixed code (`Ext`), never a class name to import:
 
@@ -42,16 +42,20 @@ import msgpack
 import numpy as np
 
 MAGIC = b"SSQS"
-# 3: MessagePack with large array buffers out of band (this module); 2 kept every buffer
-# inside the MessagePack value; 1 was pickle and is refused (not safe to read).
-FORMAT_VERSION = 3
+# 4: out-of-band buffers 8-byte aligned (read in place, no copy); 3: MessagePack with large
+# array buffers out of band, unaligned; 2 kept every buffer inside the MessagePack value;
+# 1 was pickle and is refused (not safe to read).
+FORMAT_VERSION = 4
 # versions this reader accepts: a version 2 file is a version 3 file without out-of-band buffers
-READABLE_VERSIONS = (2, 3)
-_HEADER = len(MAGIC) + 2
+READABLE_VERSIONS = (2, 3, 4)
+_HEADER = len(MAGIC) + 2  # up to version 3; version 4 adds two zero bytes (`_header_size`)
 # A packed value whose first byte is this (a byte MessagePack never uses) is a MessagePack
 # body followed by out-of-band buffers: OOB_TAG, buffer count (u32), body length (u64), body,
-# then per buffer its length (u64) and bytes (all little-endian).
+# then per buffer its length (u64) and bytes (all little-endian). With `ALIGNED` set in the
+# count, zero bytes pad each buffer to start at a multiple of 8 from the value's start.
 OOB_TAG = 0xC1
+ALIGNED = 1 << 31
+_ALIGN = 8
 # numpy arrays of at least this many bytes are written out of band (one copy into the file,
 # one out of it), smaller ones inside the MessagePack value
 _OOB_MIN_BYTES = 1 << 14
@@ -465,8 +469,9 @@ def _buffer_ext(fields: Any) -> Any:
 
 
 def _buffer_array(fields: Any) -> np.ndarray:
-    """An array whose bytes are out of band: checked against its dtype and shape, copied
-    (so it is writable and does not pin the file's bytes)."""
+    """An array whose bytes are out of band, checked against its dtype and shape: a view of
+    the file's bytes when they are writable and the buffer is aligned (restore reads a file
+    into its own bytearray: no copy), else a copy (so it is always writable and aligned)."""
     index, dt, shape = fields
     buf = _read_buffer(index, "an array")
     dtype = _dtype(dt)
@@ -475,7 +480,10 @@ def _buffer_array(fields: Any) -> np.ndarray:
     count = int(np.prod(shape, dtype=np.int64)) if shape else 1
     if count * dtype.itemsize != len(buf):
         raise StateFormatError("an array's buffer does not match its dtype and shape in a state file")
-    return np.frombuffer(buf, dtype=dtype, count=count).reshape(shape).copy()
+    out = np.frombuffer(buf, dtype=dtype, count=count).reshape(shape)
+    if not (out.flags.writeable and out.flags.aligned):
+        out = out.copy()
+    return out
 
 
 def _has_arrow_map(t: Any) -> bool:
@@ -578,10 +586,14 @@ def _value_parts(obj: Any) -> list[Any]:
         _LOCAL.buffers = outer
     if not buffers:
         return [body]
-    parts: list[Any] = [bytes([OOB_TAG]), _U32.pack(len(buffers)), _U64.pack(len(body)), body]
+    parts: list[Any] = [bytes([OOB_TAG]), _U32.pack(len(buffers) | ALIGNED), _U64.pack(len(body)), body]
+    pos = 13 + len(body)
     for a in buffers:
-        parts.append(_U64.pack(a.nbytes))
+        pos += 8
+        pad = -pos % _ALIGN
+        parts.append(_U64.pack(a.nbytes) + bytes(pad))
         parts.append(memoryview(a).cast("B"))  # type: ignore[arg-type]
+        pos += pad + a.nbytes
     return parts
 
 
@@ -592,6 +604,7 @@ def _unpack_value(data: bytes | memoryview) -> Any:
         return _unpack(view)
     try:
         (count,) = _U32.unpack_from(view, 1)
+        aligned, count = bool(count & ALIGNED), count & ~ALIGNED
         (body_len,) = _U64.unpack_from(view, 5)
         pos = 13 + body_len
         body = view[13:pos]
@@ -599,6 +612,11 @@ def _unpack_value(data: bytes | memoryview) -> Any:
         for _ in range(count):
             (n,) = _U64.unpack_from(view, pos)
             pos += 8
+            if aligned:
+                pad = -pos % _ALIGN
+                if view[pos : pos + pad] != bytes(pad):
+                    raise StateFormatError("a state file's buffer padding is not zero")
+                pos += pad
             if pos + n > len(view):
                 raise StateFormatError("a state file's buffer runs past its end")
             buffers.append(view[pos : pos + n])
@@ -615,14 +633,28 @@ def _unpack_value(data: bytes | memoryview) -> Any:
 
 
 # ---------------------------------------------------------------------------- public
+def header(version: int = FORMAT_VERSION) -> bytes:
+    """A state file's header: MAGIC, the version, and from version 4 two zero bytes (so the
+    value starts 8 bytes in and its aligned buffers are aligned in the file)."""
+    return MAGIC + version.to_bytes(2, "big") + bytes(_header_size(version) - _HEADER)
+
+
+def _header_size(version: int) -> int:
+    return _HEADER + 2 if version >= 4 else _HEADER
+
+
 def encode(obj: Any) -> bytes:
     """A state file holding `obj` (header, then the value)."""
-    return b"".join([MAGIC, FORMAT_VERSION.to_bytes(2, "big"), *_value_parts(obj)])
+    return b"".join([header(), *_value_parts(obj)])
 
 
-def decode(data: bytes, what: str = "state file") -> Any:
+def decode(data: bytes | bytearray | memoryview, what: str = "state file") -> Any:
     """The value of a state file written by `encode`; `StateFormatError` naming `what` for
-    anything else (another format, a newer version, a corrupt payload)."""
+    anything else (another format, a newer version, a corrupt payload).
+
+    Given the file's bytes in a writable buffer (as restore reads them), its
+    aligned numpy arrays are views of that buffer, not copies (the buffer then lives as long
+    as they do); from immutable bytes they are copied."""
     if data[: len(MAGIC)] != MAGIC:
         if data[:1] == b"\x80":
             raise StateFormatError(
@@ -636,8 +668,11 @@ def decode(data: bytes, what: str = "state file") -> Any:
         raise StateFormatError(
             f"{what} has state format version {version}, {newer} than this streamsql's ({FORMAT_VERSION})"
         )
+    size = _header_size(version)
+    if data[_HEADER:size] != bytes(size - _HEADER):
+        raise StateFormatError(f"{what} has a malformed header")
     try:
-        return _unpack_value(memoryview(data)[_HEADER:])
+        return _unpack_value(memoryview(data)[size:])
     except StateFormatError as e:
         raise StateFormatError(f"{what}: {e}") from None
     except Exception as e:  # noqa: BLE001 - any decoding failure of untrusted bytes is "corrupt"
@@ -665,6 +700,6 @@ def unpack_key(data: bytes) -> tuple[Any, ...]:
     return tuple(_unpack(data))
 
 
-def digest(data: bytes) -> str:
+def digest(data: bytes | bytearray | memoryview) -> str:
     """The checksum `_metadata` records for a file: "sha256:<hex>"."""
     return "sha256:" + hashlib.sha256(data).hexdigest()

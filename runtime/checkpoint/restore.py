@@ -50,11 +50,12 @@ class LoadedSnapshot:
             return None
         return self._load(op.file, op.checksum)
 
-    def _read(self, file: str, checksum: str) -> bytes:
-        """A state file's bytes, after checking them against the checksum in `_metadata`."""
+    def _read(self, file: str, checksum: str) -> memoryview:
+        """A state file's bytes, after checking them against the checksum in `_metadata`
+        (in a buffer of their own: decoding takes its arrays over without copying)."""
         path = f"{self.rel}/{file}" if self.rel else file
         try:
-            data = self.storage.read(path)
+            data = self.storage.read_writable(path)
         except OSError as e:
             raise SnapshotCorruptError(f"state file {file} cannot be read ({e})") from None
         if not checksum:

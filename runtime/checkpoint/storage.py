@@ -14,6 +14,8 @@ import os
 import uuid
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from runtime.checkpoint.options import S3_ACCESS_KEY, S3_ENDPOINT, S3_REGION, S3_SECRET_KEY
 
 if TYPE_CHECKING:
@@ -114,6 +116,21 @@ class CheckpointStorage:
     def read(self, rel: str) -> bytes:
         with self.fs.open_input_stream(self.path(rel)) as f:
             return f.read()
+
+    def read_writable(self, rel: str) -> memoryview:
+        """The file's bytes in a writable buffer of their own (state files: their arrays
+        are read in place, runtime/checkpoint/format.py `decode`). The buffer is a numpy
+        byte array: unlike a bytearray it is not zero-filled first."""
+        with self.fs.open_input_file(self.path(rel)) as f:
+            size = f.size()
+            view = memoryview(np.empty(size, dtype=np.uint8))  # type: ignore[arg-type]
+            got = 0
+            while got < size:
+                n = f.readinto(view[got:])
+                if not n:
+                    raise OSError(f"{self.path(rel)} ended after {got} of {size} bytes")
+                got += n
+            return view
 
     def exists(self, rel: str) -> bool:
         return self.fs.get_file_info(self.path(rel)).type != _fs().FileType.NotFound

@@ -13,8 +13,9 @@ Offsets are `{"records": n}`: the number of CSV records already consumed from th
 from __future__ import annotations
 
 import csv as pycsv
+import io
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -135,6 +136,8 @@ class CsvFileReader(FileReader):
         self._pending: list[pa.RecordBatch] = []
         self._invalid: list[tuple[int | None, int]] = []  # (record number, actual columns) of the first bad row
         self._invalid_text = False  # a malformed row was not UTF-8 either (`_quiet_invalid_row_text`)
+        self._text_skipped = 0  # rows skipped as not UTF-8 (of `skipped_rows`)
+        self._fallback: Iterator[pa.RecordBatch] | None = None  # `_python_batches`, once Arrow cannot go on
         self._reader: Any = None
         self._done = False
         self._block_size = _BLOCK_SIZE
@@ -144,6 +147,8 @@ class CsvFileReader(FileReader):
     # ------------------------------------------------------------------ arrow reader
     def _open(self) -> None:
         d = self.dialect
+        self._fallback = None
+        self._invalid_text = False
         names = [f"f{i}" for i in range(len(self.fields))]
         read_opts = pacsv.ReadOptions(column_names=names, use_threads=False, block_size=self._block_size)
         parse_opts = pacsv.ParseOptions(
@@ -167,8 +172,7 @@ class CsvFileReader(FileReader):
         )
         source: Any = self.path
         if d.comments:
-            with open(self.path, "rb") as f:
-                source = pa.BufferReader(_strip_comment_lines(f.read()))
+            source = pa.BufferReader(self._source_bytes())
         try:
             self._reader = pacsv.open_csv(
                 source, read_options=read_opts, parse_options=parse_opts, convert_options=convert_opts
@@ -176,10 +180,15 @@ class CsvFileReader(FileReader):
         except StopIteration:  # pragma: no cover - empty input
             self._reader = None
         except pa.ArrowInvalid as e:
-            if "Empty CSV file" in str(e):
-                self._reader = None
-            else:
+            self._reader = None
+            if "Empty CSV file" not in str(e):
                 self._raise_invalid(e)
+
+    def _source_bytes(self) -> bytes:
+        """The file's bytes as the parser sees them (comment lines dropped when allowed)."""
+        with open(self.path, "rb") as f:
+            data = f.read()
+        return _strip_comment_lines(data) if self.dialect.comments else data
 
     def _on_invalid_row(self, row: Any) -> str:
         if self.dialect.ignore_errors:
@@ -189,6 +198,12 @@ class CsvFileReader(FileReader):
         return "error"
 
     def _raise_invalid(self, error: Exception) -> None:
+        """Fail the read for a malformed row, naming the file and line; with
+        `csv.ignore-parse-errors`, a malformed row that is not UTF-8 either (Arrow cannot
+        hand it to `_on_invalid_row`) switches to `_python_batches` instead."""
+        if self._invalid_text and self.dialect.ignore_errors:
+            self._fallback = self._python_batches(self._raw_rows)
+            return
         if self._invalid_text:
             raise DataError(
                 "Failed to deserialize CSV row: a row with the wrong number of fields holds bytes that are not UTF-8",
@@ -207,19 +222,54 @@ class CsvFileReader(FileReader):
         raise DataError(f"Failed to deserialize CSV: {error}", self.path) from None
 
     def _next_raw(self) -> pa.RecordBatch | None:
-        if self._reader is None:
+        if self._fallback is not None:
+            batch = next(self._fallback, None)
+        elif self._reader is None:
             return None
-        try:
-            batch = self._reader.read_next_batch()
-        except StopIteration:
-            return None
-        except pa.ArrowInvalid as e:
-            if "straddl" in str(e) and self._block_size < _MAX_BLOCK_SIZE:
-                return self._reopen_with_larger_blocks()
-            self._raise_invalid(e)
-            return None
-        self._raw_rows += batch.num_rows
+        else:
+            try:
+                batch = self._reader.read_next_batch()
+            except StopIteration:
+                return None
+            except pa.ArrowInvalid as e:
+                if "straddl" in str(e) and self._block_size < _MAX_BLOCK_SIZE:
+                    return self._reopen_with_larger_blocks()
+                self._reader = None
+                self._raise_invalid(e)
+                return self._next_raw()  # `_raise_invalid` switched to the fallback
+        if batch is not None:
+            self._raw_rows += batch.num_rows
         return batch
+
+    def _python_batches(self, skip: int) -> Iterator[pa.RecordBatch]:
+        """What the Arrow reader would have returned after its first `skip` rows, parsed
+        with Python's csv module: the rows with the right field count as byte columns
+        (`_text_columns` then skips those that are not UTF-8), every other row skipped and
+        counted. Only used once a row both malformed and not UTF-8 stopped Arrow with
+        `csv.ignore-parse-errors` set (an error path: per-row Python is acceptable)."""
+        d = self.dialect
+        text = self._source_bytes().decode("utf-8", "surrogateescape")  # bytes kept as they are
+        self.skipped_rows = self._text_skipped  # malformed rows are recounted from the start
+        width = len(self.fields)
+        names = [f"f{i}" for i in self.projection]
+        columns: list[list[bytes | None]] = [[] for _ in self.projection]
+        for row in pycsv.reader(io.StringIO(text, newline=""), **_python_csv_args(d)):
+            if not row or row == [""]:
+                continue  # a blank line: Arrow ignores it too
+            if len(row) != width:
+                self.skipped_rows += 1
+                continue
+            if skip:
+                skip -= 1
+                continue
+            for out, i in zip(columns, self.projection, strict=True):
+                value = row[i]
+                out.append(None if value == d.null_literal else value.encode("utf-8", "surrogateescape"))
+            if len(columns[0]) >= _FALLBACK_BATCH_ROWS:
+                yield pa.RecordBatch.from_arrays([pa.array(c, pa.binary()) for c in columns], names=names)
+                columns = [[] for _ in self.projection]
+        if columns and columns[0]:
+            yield pa.RecordBatch.from_arrays([pa.array(c, pa.binary()) for c in columns], names=names)
 
     def _reopen_with_larger_blocks(self) -> pa.RecordBatch | None:
         """A field longer than Arrow's block (a CSV value of many MB): read again with a
@@ -297,6 +347,7 @@ class CsvFileReader(FileReader):
                 self._line_of_record(self._records + row),
             )
         self.skipped_rows += int(bad.sum())
+        self._text_skipped += int(bad.sum())
         kept = raw.filter(pa.array(~bad))
         return pa.RecordBatch.from_arrays([c.cast(pa.string()) for c in kept.columns], names=kept.schema.names)
 
@@ -332,7 +383,7 @@ class CsvFileReader(FileReader):
         self._records = 0
         self._pending = []
         self._done = False
-        self.skipped_rows = 0
+        self.skipped_rows = self._text_skipped = 0
         self._raw_rows = 0
         self._open()
         skip = target
@@ -355,16 +406,8 @@ class CsvFileReader(FileReader):
         comment lines not counted) starts. Only used to report errors, so it re-reads the
         file with Python's csv module."""
         d = self.dialect
-        kwargs: dict[str, Any] = {"delimiter": d.delimiter, "strict": False}
-        if d.quote is None:
-            kwargs["quoting"] = pycsv.QUOTE_NONE
-        else:
-            kwargs["quotechar"] = d.quote
-            kwargs["doublequote"] = True
-        if d.escape is not None:
-            kwargs["escapechar"] = d.escape
         with open(self.path, encoding="utf-8", errors="replace", newline="") as f:
-            reader = pycsv.reader(f, **kwargs)
+            reader = pycsv.reader(f, **_python_csv_args(d))
             count = 0
             start = 1
             for row in reader:
@@ -378,6 +421,22 @@ class CsvFileReader(FileReader):
                     return line
                 count += 1
         return None
+
+
+_FALLBACK_BATCH_ROWS = 65_536
+
+
+def _python_csv_args(d: CsvDialect) -> dict[str, Any]:
+    """Python csv module settings that parse as the Arrow reader does with `d`."""
+    kwargs: dict[str, Any] = {"delimiter": d.delimiter, "strict": False}
+    if d.quote is None:
+        kwargs["quoting"] = pycsv.QUOTE_NONE
+    else:
+        kwargs["quotechar"] = d.quote
+        kwargs["doublequote"] = True
+    if d.escape is not None:
+        kwargs["escapechar"] = d.escape
+    return kwargs
 
 
 def _quiet_invalid_row_text(unraisable: Any) -> None:

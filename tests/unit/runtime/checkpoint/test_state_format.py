@@ -167,9 +167,11 @@ def test_header_version_and_pickle_are_refused_with_a_reason() -> None:
     good = state_format.encode([1])
     assert good[:4] == b"SSQS"
     with pytest.raises(StateFormatError, match="newer"):
-        state_format.decode(good[:4] + (state_format.FORMAT_VERSION + 1).to_bytes(2, "big") + good[6:])
+        state_format.decode(state_format.header(state_format.FORMAT_VERSION + 1) + good[8:])
     with pytest.raises(StateFormatError, match="older"):
-        state_format.decode(good[:4] + (1).to_bytes(2, "big") + good[6:])
+        state_format.decode(state_format.header(1) + good[8:])
+    with pytest.raises(StateFormatError, match="malformed header"):
+        state_format.decode(good[:6] + b"\x00\x01" + good[8:])
     with pytest.raises(StateFormatError, match="pickle"):
         state_format.decode(pickle.dumps({"a": 1}))
     with pytest.raises(StateFormatError, match="not a streamsql state file"):
@@ -188,7 +190,7 @@ class _Boom:
 
 
 def _tricks(marker: Path) -> list[bytes]:
-    header = state_format.MAGIC + state_format.FORMAT_VERSION.to_bytes(2, "big")
+    header = state_format.header()
 
     def ext(code: int, payload: Any) -> bytes:
         return header + msgpack.packb(msgpack.ExtType(code, msgpack.packb(payload, use_bin_type=True)))
@@ -234,7 +236,7 @@ def test_numpy_object_arrays_in_state_hold_decoded_values_only() -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.binary(max_size=300))
 def test_random_bytes_decode_or_fail_cleanly(data: bytes) -> None:
-    header = state_format.MAGIC + state_format.FORMAT_VERSION.to_bytes(2, "big")
+    header = state_format.header()
     for blob in (data, header + data):
         try:
             state_format.decode(blob)
@@ -260,7 +262,7 @@ _BIG = np.arange(50_000, dtype=np.int64)  # 400 kB: over the out-of-band thresho
 def test_large_arrays_go_out_of_band_at_any_depth_and_come_back_writable() -> None:
     value = {"slots": _BIG, "nested": [(_BIG[::-1].copy(), {"p": _Point(1, [2])})], "f": _BIG.astype("<f4")}
     data = state_format.encode(value)
-    assert data[6] == state_format.OOB_TAG
+    assert data[len(state_format.header())] == state_format.OOB_TAG
     assert data.count(_BIG.tobytes()) == 1  # copied into the file once, not once per level
     back = state_format.decode(data)
     assert back["slots"].tolist() == _BIG.tolist() and back["slots"].flags.writeable
@@ -275,6 +277,41 @@ def test_a_packed_value_inside_a_state_file_keeps_its_own_buffers() -> None:
     assert back["a"].tolist() == _BIG.tolist()
 
 
+def test_aligned_arrays_are_read_in_place_from_a_writable_buffer() -> None:
+    """Restore reads a state file into its own bytearray: its arrays are aligned views of it
+    (no copy) and writable; from immutable bytes they are copies."""
+    value = {"a": _BIG, "b": _BIG[:20_001].astype("<i2"), "c": _BIG.astype("<f8")}
+    data = state_format.encode(value)
+    buf = bytearray(data)
+    back = state_format.decode(buf)
+    for name, arr in back.items():
+        assert arr.tolist() == value[name].tolist()
+        assert arr.flags.writeable and arr.flags.aligned and not arr.flags.owndata, name
+        assert np.shares_memory(arr, np.frombuffer(buf, dtype=np.uint8)), name
+    back["a"][0] = 99  # writing one array touches no other
+    assert back["c"][0] == 0 and back["b"][0] == 0
+    copied = state_format.decode(data)["a"]
+    assert copied.flags.writeable and copied.flags.owndata
+
+
+def test_version_3_files_with_unaligned_buffers_are_still_read() -> None:
+    packed = msgpack.packb(_ref(0, shape=(3,)), use_bin_type=True)
+    body = bytes([state_format.OOB_TAG]) + (1).to_bytes(4, "little") + len(packed).to_bytes(8, "little") + packed
+    v3 = state_format.header(3) + body + (24).to_bytes(8, "little") + np.arange(3, dtype="<i8").tobytes()
+    assert len(state_format.header(3)) == 6
+    back = state_format.decode(bytearray(v3))
+    assert back.tolist() == [0, 1, 2] and back.flags.writeable and back.flags.aligned
+
+
+def test_nonzero_buffer_padding_is_refused() -> None:
+    data = bytearray(state_format.encode({"a": _BIG}))
+    start = data.index(_BIG.tobytes())
+    assert data[start - 1] == 0  # the padding in front of the aligned buffer
+    data[start - 1] = 7
+    with pytest.raises(StateFormatError, match="padding|corrupt|does not match"):
+        state_format.decode(data)
+
+
 def test_version_2_files_are_still_read() -> None:
     v2 = state_format.MAGIC + (2).to_bytes(2, "big") + msgpack.packb({"k": [1, 2]})
     assert state_format.decode(v2) == {"k": [1, 2]}
@@ -286,7 +323,7 @@ def _oob(body: Any, buffers: list[bytes], count: int | None = None) -> bytes:
     parts += [len(packed).to_bytes(8, "little"), packed]
     for b in buffers:
         parts += [len(b).to_bytes(8, "little"), b]
-    return state_format.MAGIC + state_format.FORMAT_VERSION.to_bytes(2, "big") + b"".join(parts)
+    return state_format.header() + b"".join(parts)
 
 
 def _ref(index: Any, dtype: Any = "<i8", shape: Any = (2,)) -> msgpack.ExtType:
@@ -315,7 +352,7 @@ def test_malformed_buffer_tables_are_refused(blob: bytes, message: str) -> None:
 def test_large_arrow_values_go_out_of_band_and_round_trip() -> None:
     table = pa.table({"k": pa.array(range(20_000)), "s": pa.array([str(i) for i in range(20_000)])})
     data = state_format.encode({"rows": table, "small": pa.array([1, 2])})
-    assert data[6] == state_format.OOB_TAG
+    assert data[len(state_format.header())] == state_format.OOB_TAG
     back = state_format.decode(data)
     assert back["rows"].equals(table) and back["small"].to_pylist() == [1, 2]
 

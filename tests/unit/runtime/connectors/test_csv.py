@@ -123,6 +123,29 @@ def test_invalid_utf8_row_is_skipped_and_counted_with_ignore_parse_errors(tmp_pa
     assert reader.read(100) is None
 
 
+def test_a_row_both_malformed_and_not_utf8_is_skipped_with_ignore_parse_errors(tmp_path):
+    """Arrow cannot hand such a row to the invalid-row handler: the reader goes on with
+    Python's csv module and skips it like any malformed row (counted), keeping the others,
+    also after a restore's seek past it; without the option the job fails naming the file."""
+    path = tmp_path / "both.csv"
+    path.write_bytes(b'1,abc\n2,x\xa0y,extra\n3,"q,\nr"\n\n4,d\xa0e\n5\n6,NULL\n7,caf\xc3\xa9\n')
+    schema = (Field("id", INT()), Field("s", STRING()))
+    opts = {"path": str(path), "format": "csv", "csv.ignore-parse-errors": "true", "csv.null-literal": "NULL"}
+    source = get_connector("filesystem").create_source(opts, schema, None, SourceContext("BATCH"))
+    reader = source.create_reader(source.splits()[0])
+    rows = [{"id": 1, "s": "abc"}, {"id": 3, "s": "q,\nr"}, {"id": 6, "s": None}, {"id": 7, "s": "café"}]
+    got = []
+    while (batch := reader.read(2)) is not None:
+        got += batch.to_pylist()
+    assert got == rows
+    assert reader.skipped_rows == 3  # row 2 (both), row 4 (not UTF-8), row 5 (one field)
+    reader.seek({"records": 2})  # as a restore does: past rows 1 and 3
+    assert reader.read(100).to_pylist() == rows[2:]
+    with pytest.raises(DataError, match="not UTF-8") as err:
+        read_all(csv_opts(path), schema)
+    assert err.value.path == str(path)
+
+
 def test_row_length_mismatch_fails_with_line(tmp_path):
     path = tmp_path / "e.csv"
     path.write_text('1,a\n2,"multi\nline"\n3\n')
