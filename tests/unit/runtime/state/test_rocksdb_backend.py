@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import cast
@@ -117,7 +119,13 @@ def test_a_process_forked_after_rocksdb_started_refuses_it(tmp_path: Path) -> No
         os.write(write, code)
         os._exit(0)
     os.close(write)
-    os.waitpid(pid, 0)
+    deadline = time.monotonic() + 60
+    while os.waitpid(pid, os.WNOHANG) == (0, 0):  # a child that hangs fails the test, not CI
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung opening RocksDB")
+        time.sleep(0.01)
     assert os.read(read, 100) == b"refused"
     os.close(read)
     b.dispose()
