@@ -347,7 +347,7 @@ class SparkExecutor:
                 retries = 0
                 while True:
                     q = self.queries[i]
-                    while not q.awaitTermination(0.2):
+                    while not _terminated(q):
                         if self.stop_event.is_set():
                             q.stop()
                             break
@@ -418,6 +418,15 @@ def _spark_module(connector: str) -> Any:
     """The connector's own Spark module (runtime/connectors/base.py `spark_module`), or None."""
     name = get_connector(connector).spark_module
     return importlib.import_module(name) if name else None
+
+
+def _terminated(query: Any) -> bool:
+    """Whether `query` ended within 0.2 s. PySpark's `awaitTermination` raises the query's
+    failure: that is a termination too, read again through `exception()`."""
+    try:
+        return bool(query.awaitTermination(0.2))
+    except Exception:  # noqa: BLE001 - the failure itself is `query.exception()`
+        return True
 
 
 def _job_error(e: Exception) -> Exception:

@@ -20,6 +20,8 @@ class _Query:
         self.error = error
 
     def awaitTermination(self, timeout: float) -> bool:  # noqa: N802 - Spark's name
+        if self.error:  # as PySpark: a failed query raises its failure here
+            raise RuntimeError(self.error)
         return True
 
     def exception(self) -> str | None:
