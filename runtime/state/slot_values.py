@@ -63,6 +63,8 @@ def _collect(obj: Any, capacity: int, found: dict[int, np.ndarray], seen: set[in
         for x in obj.values():
             _collect(x, capacity, found, seen)
     elif _CONTAINERS and isinstance(obj, tuple(_CONTAINERS)):
+        if getattr(type(obj), "__getstate__", None) is not object.__getstate__:
+            return  # its state is what its own __getstate__ writes (DistinctAcc): left whole in the residual
         for v in vars(obj).values():
             if isinstance(v, np.ndarray):
                 if v.ndim == 1 and len(v) >= capacity:

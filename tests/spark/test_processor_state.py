@@ -180,6 +180,29 @@ def test_restored_operator_continues_and_writes_only_changed_keys() -> None:
     assert more == [(0, n + 1, 1, 1), (1, 5, 106, 3), (2, 5, 107, 4)]
 
 
+def test_count_distinct_state_restores_from_per_key_entries() -> None:
+    """COUNT(DISTINCT) keeps its (key, value) pairs in an accumulator with its own state
+    (`__getstate__`): it stays whole in the rest of the operator, the other aggregates per key."""
+    from runtime.executor.spark import stateful
+    from runtime.executor.spark.stateful import processor_class
+    from streamsql import TableEnvironment
+
+    env = TableEnvironment.create({"execution.runtime-mode": "streaming"})
+    env.execute_sql("CREATE TABLE t (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
+    sql = "SELECT k, COUNT(DISTINCT v), SUM(v) FROM t GROUP BY k"
+    graph = env._planner().plan_query(env.parse(sql)[0]).graph
+    agg = next(n for n in graph.nodes if n.operator == "GroupAggregate")
+    handle = FakeHandle()
+    p = processor_class()("job-f", agg, {}, ["I"], False)
+    p.init(handle)
+    list(p.handleInputRows((0,), iter([_rows(np.array([1, 1, 2]), np.array([5, 6, 5]))]), Timers()))
+    stateful._CACHE.clear()
+    p2 = processor_class()("job-f", agg, {}, ["I"], False)
+    p2.init(handle)
+    out = _changelog(list(p2.handleInputRows((0,), iter([_rows(np.array([1, 2]), np.array([5, 7]))]), Timers())))
+    assert out == [(1, 1, 2, 11), (2, 1, 2, 16), (1, 2, 1, 5), (2, 2, 2, 12)]
+
+
 def test_operators_without_per_key_state_keep_their_snapshot_in_chunks() -> None:
     """A "custom" operator (here ROW_NUMBER Top-N) is saved as its whole snapshot in the state
     format (no pickle), cut into chunks of which only changed ones are rewritten."""

@@ -51,6 +51,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("runtime/executor/spark/stateful.py", "runtime.executor.spark.ties"): (2, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.executor.spark.slot_store"): (3, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.checkpoint.format"): (2, _SPARK_WORKER),
+    ("runtime/executor/spark/stateful.py", "runtime.pandas_interop"): (1, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.connectors.base"): (1, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.connectors.formats"): (1, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.state.options"): (1, _SPARK_WORKER),

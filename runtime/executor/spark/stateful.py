@@ -434,8 +434,11 @@ _PROCESSOR: type | None = None
 
 
 def _define_processor() -> type:
-    import pandas as pd
     from pyspark.sql.streaming import StatefulProcessor
+
+    from runtime.pandas_interop import import_pandas
+
+    pd = import_pandas()  # the processor's frames are pandas (streamsql's pandas guard allows this)
 
     class StreamsqlProcessor(StatefulProcessor):  # type: ignore[misc]
         """One streamsql operator per key group (see the module doc)."""
