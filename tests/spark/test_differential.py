@@ -9,7 +9,7 @@ seconds a case on two cores, so by default a subset covering every operator fami
 STREAMING mode (group aggregates over updates and DISTINCT, joins of aggregates, outer
 interval joins, temporal joins, window joins, window Top-N, Top-N, rowtime deduplication, OVER
 with late rows, MATCH_RECOGNIZE, SESSION windows, windows that close only at the end of a
-filtered input); STREAMSQL_SPARK_CONFORMANCE=all runs every
+filtered input, a debezium-json source, VALUES beside a stream); STREAMSQL_SPARK_CONFORMANCE=all runs every
 case the capability table accepts."""
 
 from __future__ import annotations
@@ -29,7 +29,23 @@ pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("pyspark") is None, reason="PySpark is not installed: pip install 'streamsql[spark]'"
 )
 
-STREAMING_SUBSET = {"037", "044", "052", "058", "064", "069", "075", "083", "086", "093", "095", "105", "114"}
+STREAMING_SUBSET = {
+    "037",
+    "044",
+    "052",
+    "058",
+    "064",
+    "069",
+    "075",
+    "083",
+    "086",
+    "088",
+    "093",
+    "095",
+    "105",
+    "106",
+    "114",
+}
 CASES = sorted(
     p
     for p in (Path(__file__).parents[1] / "conformance" / "cases").iterdir()
