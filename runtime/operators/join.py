@@ -63,6 +63,8 @@ from runtime.state import create_backend
 from runtime.state.ttl import now_ms, operator_ttl
 from runtime.types import DataType
 
+# A join without equi-join keys builds at most this many candidate pairs at a time.
+_NESTED_LOOP_PAIRS = 1 << 20
 _OUTER = {"INNER": (False, False), "LEFT": (True, False), "RIGHT": (False, True), "FULL": (True, True)}
 
 
@@ -160,10 +162,27 @@ class JoinOperator(Operator):
         """Pairs (probe row, other slot) that join, and each probe row's match weight
         (number of other-side copies it joins with)."""
         other = self.sides[1 - side]
-        probe, slots = candidate_pairs(key_slots, other)
-        if self.condition is not None and len(probe):
-            keep = self._residual(data, side, probe, slots)
-            probe, slots = probe[keep], slots[keep]
+        n = data.num_rows
+        if self.condition is not None and not self.keys[side] and n > 1:
+            # No equi-join key (a nested-loop join): every probe row pairs with every
+            # stored row, so the pairs and the residual's columns are built for chunks of
+            # probe rows, at most _NESTED_LOOP_PAIRS pairs at a time (memory bounded by
+            # that, not by batch rows x stored rows).
+            step = max(1, _NESTED_LOOP_PAIRS // max(1, len(other.live())))
+            parts = []
+            for lo in range(0, n, step):
+                chunk = data.slice(lo, step)
+                p, sl = candidate_pairs(key_slots[lo : lo + step], other)
+                if len(p):
+                    keep = self._residual(chunk, side, p, sl)
+                    parts.append((p[keep] + lo, sl[keep]))
+            probe = np.concatenate([p for p, _ in parts]) if parts else np.zeros(0, dtype=np.int64)
+            slots = np.concatenate([sl for _, sl in parts]) if parts else np.zeros(0, dtype=np.int64)
+        else:
+            probe, slots = candidate_pairs(key_slots, other)
+            if self.condition is not None and len(probe):
+                keep = self._residual(data, side, probe, slots)
+                probe, slots = probe[keep], slots[keep]
         weights = other.count[slots] if len(slots) else np.zeros(0, dtype=np.int64)
         matches = np.bincount(probe, weights=weights, minlength=data.num_rows).astype(np.int64)
         return probe, slots, matches

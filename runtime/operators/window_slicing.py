@@ -163,7 +163,7 @@ class SlicedFold:
         else:
             table = pa.table(cols)
             steps = [self.unit] + [1] * (len(keys) - 1)
-            grouped = dense_group.group_by(table, keys, aggs, steps) if adaptive else None
+            grouped = dense_group.group_by(table, keys, aggs, steps)
             if grouped is None:
                 grouped = table.group_by(keys, use_threads=False).aggregate(aggs)
             if adaptive and grouped.num_rows * 4 > n * 3:

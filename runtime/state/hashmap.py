@@ -31,6 +31,9 @@ from runtime.state.keygroups import key_groups_of_rows
 
 # A batch of at least this many rows with one key column is looked up by its distinct values.
 _DEDUPE_ROWS = 1024
+# The direct-address cache of a single integer key column holds at most this many entries
+# (8 bytes each).
+_DIRECT_MAX = 1 << 21
 
 _normalize = normalize_value  # the snapshot format of a key value (kept under its old name)
 
@@ -92,6 +95,13 @@ class HashMapStateBackend(KeyedStateBackend):
         # Whether a large batch's single key column is dictionary-encoded before the probe
         # (`_lookup_distinct`); turned off for good once a batch shows mostly distinct keys.
         self._dedupe = True
+        # Single integer key column: slot per key value in [lo, lo + len) (-1: not known
+        # here, ask the index), a cache in front of the hash index (`_lookup_direct`); off
+        # for good once the key is not such a column or its values spread too far.
+        self._direct: np.ndarray | None = None
+        self._direct_lo = 0
+        self._direct_ok = True
+        self._direct_key = np.zeros(0, dtype=np.int64)  # the key value of each cached slot
 
     # ------------------------------------------------------------------ lookup
     def lookup(self, keys: Sequence[pa.Array], num_rows: int, create: bool = True) -> np.ndarray:
@@ -99,11 +109,68 @@ class HashMapStateBackend(KeyedStateBackend):
             return np.zeros(0, dtype=np.int64)
         if not keys:
             return np.full(num_rows, self._global_slot(create), dtype=np.int64)
+        if self._direct_ok and len(keys) == 1:
+            slots = self._lookup_direct(keys[0], create)
+            if slots is not None:
+                return slots
+        return self._lookup_general(keys, num_rows, create)
+
+    def _lookup_general(self, keys: Sequence[pa.Array], num_rows: int, create: bool) -> np.ndarray:
         if self._dedupe and len(keys) == 1 and num_rows >= _DEDUPE_ROWS:
             slots = self._lookup_distinct(keys[0], num_rows, create)
             if slots is not None:
                 return slots
         return self._lookup_rows(keys, num_rows, create)
+
+    def _lookup_direct(self, key: pa.Array | pa.ChunkedArray, create: bool) -> np.ndarray | None:
+        """`lookup` of a single integer key column through the direct-address cache: one
+        gather per row; only the rows whose value is not cached yet go to the index (and
+        are cached). None: not applicable to this batch (NULL keys) or at all any more."""
+        if isinstance(key, pa.ChunkedArray):
+            key = key.combine_chunks()
+        t = key.type
+        if not pa.types.is_integer(t) or pa.types.is_uint64(t):
+            self._direct_ok = False
+            return None
+        if key.null_count:
+            return None
+        v = key.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+        if not self._direct_covers(int(v.min()), int(v.max()), len(v)):
+            return None
+        off = v - self._direct_lo
+        assert self._direct is not None
+        slots = self._direct[off]
+        miss = np.flatnonzero(slots < 0)
+        if len(miss):
+            got = self._lookup_general([key.take(pa.array(miss, type=pa.int64()))], len(miss), create)
+            slots[miss] = got
+            known = got >= 0
+            new_slots = got[known]
+            self._direct[off[miss[known]]] = new_slots
+            self._direct_key = _grown(self._direct_key, self._capacity)
+            self._direct_key[new_slots] = v[miss[known]]
+        return slots
+
+    def _direct_covers(self, lo: int, hi: int, rows: int) -> bool:
+        """Make the cache cover [lo, hi] (growing it), or turn it off when that range is
+        wider than `_DIRECT_MAX` or far wider than the keys it would hold."""
+        if self._direct is not None and lo >= self._direct_lo and hi < self._direct_lo + len(self._direct):
+            return True
+        old = self._direct
+        if old is not None:
+            lo, hi = min(lo, self._direct_lo), max(hi, self._direct_lo + len(old) - 1)
+        span = hi - lo + 1
+        size = max(2 * span, 4096)
+        if size > _DIRECT_MAX or span > 64 * (self._count + rows):
+            self._direct, self._direct_ok = None, False
+            return False
+        table = np.full(size, -1, dtype=np.int64)
+        new_lo = lo - (size - span) // 2
+        if old is not None:
+            at = self._direct_lo - new_lo
+            table[at : at + len(old)] = old
+        self._direct, self._direct_lo = table, new_lo
+        return True
 
     def _lookup_rows(self, keys: Sequence[pa.Array], num_rows: int, create: bool) -> np.ndarray:
         """`lookup` probing every row (or every distinct value of a Python-grouped column)."""
@@ -195,11 +262,21 @@ class HashMapStateBackend(KeyedStateBackend):
 
     # ------------------------------------------------------------------ removal / queries
     def remove(self, slots: np.ndarray) -> None:
-        slots = np.unique(np.asarray(slots, dtype=np.int64))
+        slots = np.asarray(slots, dtype=np.int64)
         slots = slots[(slots >= 0) & (slots < self._capacity)]
         slots = slots[self._live[slots]]
         if not len(slots):
             return
+        slots = np.sort(slots)
+        if len(slots) > 1:
+            slots = slots[np.concatenate([[True], slots[1:] != slots[:-1]])]
+        if self._direct is not None:  # forget the cached key values of these slots
+            cached = slots[slots < len(self._direct_key)]
+            at = self._direct_key[cached] - self._direct_lo
+            inside = (at >= 0) & (at < len(self._direct))
+            at, cached = at[inside], cached[inside]
+            mine = self._direct[at] == cached
+            self._direct[at[mine]] = -1
         self._live[slots] = False
         self._count -= len(slots)
         if self._global >= 0 and (slots == self._global).any():

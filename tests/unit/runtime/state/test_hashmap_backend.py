@@ -49,3 +49,34 @@ def test_snapshot_restore_with_key_group_range() -> None:
     got = part.lookup([keys], 20, create=False)
     groups = st.key_groups(slots)
     assert ((got >= 0) == (groups <= 1)).all()
+
+
+def _plain() -> HashMapStateBackend:
+    """A backend probing its hash index for every row (no cache, no batch dedupe)."""
+    st = HashMapStateBackend()
+    st._direct_ok = False
+    st._dedupe = False
+    return st
+
+
+def test_integer_keys_through_the_direct_cache_and_dedupe_match_the_index() -> None:
+    """Slots, first-appearance order of new keys, removal and reuse, a growing then too
+    wide key range, NULL keys and create=False: the same as the plain index's."""
+    rng = np.random.default_rng(11)
+    fast, plain = HashMapStateBackend(), _plain()
+    batches = [rng.integers(0, 50, 3000), rng.integers(-40, 90, 7), rng.integers(0, 400, 2500)]
+    batches += [np.array([5, 10**12, 5]), rng.integers(0, 50, 1500)]  # too wide: the cache turns off
+    for i, keys in enumerate(batches):
+        col = pa.array(keys, pa.int32() if i < 3 else pa.int64())
+        if i == 2:
+            col = pa.array(keys.tolist()[:-1] + [None], pa.int32())  # a NULL key: the index
+        a, b = fast.lookup([col], len(col)), plain.lookup([col], len(col))
+        assert a.tolist() == b.tolist()
+        gone = np.unique(a[::7])
+        fast.remove(gone)
+        plain.remove(gone)
+        probe = pa.array(keys[:20], col.type)
+        n = len(probe)
+        assert fast.lookup([probe], n, create=False).tolist() == plain.lookup([probe], n, create=False).tolist()
+    assert fast._direct is None and not fast._direct_ok
+    assert fast.live_slots().tolist() == plain.live_slots().tolist()
