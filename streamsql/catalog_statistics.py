@@ -109,6 +109,36 @@ class CatalogColumnStatisticsDataBase:
         return replace(self, properties=dict(self.properties))  # type: ignore[type-var]
 
 
+class _RangeGetters:
+    """Java's getters of the kinds with a range and a distinct count (Long, Double, Date)."""
+
+    min: Any
+    max: Any
+    ndv: int | None
+
+    def getMin(self) -> Any:  # noqa: N802 - Java's getter
+        return self.min
+
+    def getMax(self) -> Any:  # noqa: N802 - Java's getter
+        return self.max
+
+    def getNdv(self) -> int | None:  # noqa: N802 - Java's getter
+        return self.ndv
+
+
+class _LengthGetters:
+    """Java's getters of the kinds with lengths (String, Binary)."""
+
+    max_length: int | None
+    avg_length: float | None
+
+    def getMaxLength(self) -> int | None:  # noqa: N802 - Java's getter
+        return self.max_length
+
+    def getAvgLength(self) -> float | None:  # noqa: N802 - Java's getter
+        return self.avg_length
+
+
 @dataclass(frozen=True)
 class CatalogColumnStatisticsDataBoolean(CatalogColumnStatisticsDataBase):
     """BOOLEAN columns."""
@@ -127,7 +157,7 @@ class CatalogColumnStatisticsDataBoolean(CatalogColumnStatisticsDataBase):
 
 
 @dataclass(frozen=True)
-class CatalogColumnStatisticsDataLong(CatalogColumnStatisticsDataBase):
+class CatalogColumnStatisticsDataLong(_RangeGetters, CatalogColumnStatisticsDataBase):
     """Integer columns, and the time types as numbers: TIMESTAMP in epoch seconds,
     TIMESTAMP_LTZ in epoch milliseconds, TIME in nanoseconds of the day (as Flink's
     ANALYZE TABLE stores them)."""
@@ -139,18 +169,9 @@ class CatalogColumnStatisticsDataLong(CatalogColumnStatisticsDataBase):
     null_count: int | None = None
     properties: dict[str, str] = field(default_factory=dict, compare=False)
 
-    def getMin(self) -> int | None:  # noqa: N802 - Java's getter
-        return self.min
-
-    def getMax(self) -> int | None:  # noqa: N802 - Java's getter
-        return self.max
-
-    def getNdv(self) -> int | None:  # noqa: N802 - Java's getter
-        return self.ndv
-
 
 @dataclass(frozen=True)
-class CatalogColumnStatisticsDataDouble(CatalogColumnStatisticsDataBase):
+class CatalogColumnStatisticsDataDouble(_RangeGetters, CatalogColumnStatisticsDataBase):
     """FLOAT, DOUBLE and DECIMAL columns."""
 
     kind: ClassVar[str] = "Double"
@@ -160,18 +181,9 @@ class CatalogColumnStatisticsDataDouble(CatalogColumnStatisticsDataBase):
     null_count: int | None = None
     properties: dict[str, str] = field(default_factory=dict, compare=False)
 
-    def getMin(self) -> float | None:  # noqa: N802 - Java's getter
-        return self.min
-
-    def getMax(self) -> float | None:  # noqa: N802 - Java's getter
-        return self.max
-
-    def getNdv(self) -> int | None:  # noqa: N802 - Java's getter
-        return self.ndv
-
 
 @dataclass(frozen=True)
-class CatalogColumnStatisticsDataDate(CatalogColumnStatisticsDataBase):
+class CatalogColumnStatisticsDataDate(_RangeGetters, CatalogColumnStatisticsDataBase):
     """DATE columns."""
 
     kind: ClassVar[str] = "Date"
@@ -181,18 +193,9 @@ class CatalogColumnStatisticsDataDate(CatalogColumnStatisticsDataBase):
     null_count: int | None = None
     properties: dict[str, str] = field(default_factory=dict, compare=False)
 
-    def getMin(self) -> Date | None:  # noqa: N802 - Java's getter
-        return self.min
-
-    def getMax(self) -> Date | None:  # noqa: N802 - Java's getter
-        return self.max
-
-    def getNdv(self) -> int | None:  # noqa: N802 - Java's getter
-        return self.ndv
-
 
 @dataclass(frozen=True)
-class CatalogColumnStatisticsDataString(CatalogColumnStatisticsDataBase):
+class CatalogColumnStatisticsDataString(_LengthGetters, CatalogColumnStatisticsDataBase):
     """CHAR and VARCHAR columns: lengths in characters."""
 
     kind: ClassVar[str] = "String"
@@ -202,18 +205,12 @@ class CatalogColumnStatisticsDataString(CatalogColumnStatisticsDataBase):
     null_count: int | None = None
     properties: dict[str, str] = field(default_factory=dict, compare=False)
 
-    def getMaxLength(self) -> int | None:  # noqa: N802 - Java's getter
-        return self.max_length
-
-    def getAvgLength(self) -> float | None:  # noqa: N802 - Java's getter
-        return self.avg_length
-
     def getNdv(self) -> int | None:  # noqa: N802 - Java's getter
         return self.ndv
 
 
 @dataclass(frozen=True)
-class CatalogColumnStatisticsDataBinary(CatalogColumnStatisticsDataBase):
+class CatalogColumnStatisticsDataBinary(_LengthGetters, CatalogColumnStatisticsDataBase):
     """BINARY and VARBINARY columns (Flink's ANALYZE TABLE fills only the null count)."""
 
     kind: ClassVar[str] = "Binary"
@@ -221,12 +218,6 @@ class CatalogColumnStatisticsDataBinary(CatalogColumnStatisticsDataBase):
     avg_length: float | None = None
     null_count: int | None = None
     properties: dict[str, str] = field(default_factory=dict, compare=False)
-
-    def getMaxLength(self) -> int | None:  # noqa: N802 - Java's getter
-        return self.max_length
-
-    def getAvgLength(self) -> float | None:  # noqa: N802 - Java's getter
-        return self.avg_length
 
 
 _KINDS: dict[str, type[CatalogColumnStatisticsDataBase]] = {
