@@ -97,12 +97,25 @@ class Timers:
         return self.wm
 
 
-def _graph() -> Any:
+_DATAGEN_T = "CREATE TABLE t (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')"
+
+
+def _plan(sql: str, ddl: str = _DATAGEN_T) -> Any:
+    """The STREAMING JobGraph of `sql` over the table `ddl` creates."""
     from streamsql import TableEnvironment
 
     env = TableEnvironment.create({"execution.runtime-mode": "streaming"})
-    env.execute_sql("CREATE TABLE t (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
-    return env._planner().plan_query(env.parse("SELECT k, SUM(v), COUNT(*) FROM t GROUP BY k")[0]).graph
+    env.execute_sql(ddl)
+    return env._planner().plan_query(env.parse(sql)[0]).graph
+
+
+def _node(sql: str, operator: str, ddl: str = _DATAGEN_T) -> Any:
+    """The `operator` node of `sql`'s STREAMING JobGraph."""
+    return next(n for n in _plan(sql, ddl).nodes if n.operator == operator)
+
+
+def _graph() -> Any:
+    return _plan("SELECT k, SUM(v), COUNT(*) FROM t GROUP BY k")
 
 
 def _rows(keys: np.ndarray, values: np.ndarray) -> Any:
@@ -185,13 +198,9 @@ def test_count_distinct_state_restores_from_per_key_entries() -> None:
     (`__getstate__`): it stays whole in the rest of the operator, the other aggregates per key."""
     from runtime.executor.spark import stateful
     from runtime.executor.spark.stateful import processor_class
-    from streamsql import TableEnvironment
 
-    env = TableEnvironment.create({"execution.runtime-mode": "streaming"})
-    env.execute_sql("CREATE TABLE t (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
     sql = "SELECT k, COUNT(DISTINCT v), SUM(v) FROM t GROUP BY k"
-    graph = env._planner().plan_query(env.parse(sql)[0]).graph
-    agg = next(n for n in graph.nodes if n.operator == "GroupAggregate")
+    agg = _node(sql, "GroupAggregate")
     handle = FakeHandle()
     p = processor_class()("job-f", agg, {}, ["I"], False)
     p.init(handle)
@@ -208,13 +217,9 @@ def test_operators_without_per_key_state_keep_their_snapshot_in_chunks() -> None
     format (no pickle), cut into chunks of which only changed ones are rewritten."""
     from runtime.executor.spark import stateful
     from runtime.executor.spark.stateful import PAYLOAD, processor_class
-    from streamsql import TableEnvironment
 
-    env = TableEnvironment.create({"execution.runtime-mode": "streaming"})
-    env.execute_sql("CREATE TABLE t (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
     sql = "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM t) WHERE rn <= 1"
-    graph = env._planner().plan_query(env.parse(sql)[0]).graph
-    rank = next(n for n in graph.nodes if n.operator == "Rank")
+    rank = _node(sql, "Rank")
     handle = FakeHandle()
     p = processor_class()("job-e", rank, {}, ["I"], False)
     p.init(handle)
@@ -266,16 +271,13 @@ def test_rows_emitted_before_the_watermark_are_applied_before_it_fires(tmp_path:
 
     from runtime.batch import ROW_KIND
     from runtime.executor.spark.stateful import PAYLOAD, encode, processor_class
-    from streamsql import TableEnvironment
 
-    env = TableEnvironment.create({"execution.runtime-mode": "streaming"})
-    env.execute_sql(
+    ddl = (
         f"CREATE TABLE e (k BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) "
         f"WITH ('connector' = 'filesystem', 'path' = '{tmp_path}', 'format' = 'csv')"
     )
     sql = "SELECT k, COUNT(*) FROM TABLE(TUMBLE(TABLE e, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end"
-    graph = env._planner().plan_query(env.parse(sql)[0]).graph
-    agg = next(n for n in graph.nodes if n.operator == "WindowAggregate")
+    agg = _node(sql, "WindowAggregate", ddl)
 
     def payload(ts: int) -> bytes:  # a row (k = 1) as an upstream processor emits it (no `__wm`)
         cols = [pa.array([1], pa.int64()), pa.array([ts], pa.timestamp("ms")), pa.array([0], pa.int8())]
@@ -313,13 +315,9 @@ def decode_rows(payloads: Any) -> list[tuple[Any, ...]]:
 def test_row_number_tie_across_the_range_fails_the_job(values: list[tuple[int, int]], tie: bool) -> None:
     from runtime.errors import JobError
     from runtime.executor.spark.stateful import PAYLOAD, processor_class
-    from streamsql import TableEnvironment
 
-    env = TableEnvironment.create({"execution.runtime-mode": "streaming"})
-    env.execute_sql("CREATE TABLE t (k BIGINT, v BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '1')")
     sql = "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY v DESC) AS rn FROM t) WHERE rn <= 2"
-    graph = env._planner().plan_query(env.parse(sql)[0]).graph
-    rank = next(n for n in graph.nodes if n.operator == "Rank")
+    rank = _node(sql, "Rank")
     p = processor_class()("job-d", rank, {}, ["I"], False)
     p.init(FakeHandle())
     keys, vals = np.array([k for k, _ in values]), np.array([v for _, v in values])
