@@ -486,18 +486,10 @@ def _buffer_array(fields: Any) -> np.ndarray:
     return out
 
 
-def _has_arrow_map(t: Any) -> bool:
-    """Whether an Arrow type holds an Arrow `map` at any depth (only a state file of an older
-    streamsql does: MAP values are `runtime.map_values`' layout now)."""
-    import pyarrow as pa
-
-    if pa.types.is_map(t):
-        return True
-    return any(_has_arrow_map(t.field(i).type) for i in range(t.num_fields))
-
-
 def _map_layout(schema: Any) -> Any:
-    """`schema` with its Arrow maps in the MAP layout (`runtime.map_values.without_arrow_maps`)."""
+    """`schema` with its Arrow maps in the MAP layout (`runtime.map_values.without_arrow_maps`):
+    equal to `schema` unless the file was written by an older streamsql, which kept MAP values
+    as Arrow maps."""
     import pyarrow as pa
 
     from runtime.map_values import without_arrow_maps
@@ -513,16 +505,16 @@ def _arrow(fields: Any) -> Any:
         raise StateFormatError(f"unknown Arrow value kind {kind!r} in a state file")
     if kind in ("type", "field", "schema"):
         schema = pa.ipc.read_schema(pa.py_buffer(data))
-        if any(_has_arrow_map(f.type) for f in schema):
-            schema = _map_layout(schema)
+        schema = _map_layout(schema)
         return schema if kind == "schema" else schema.field(0) if kind == "field" else schema.field(0).type
     if type(data) is int:  # out of band: Arrow reads the file's bytes in place (immutable)
         data = _read_buffer(data, "an Arrow value")
     elif type(data) is not bytes:
         raise StateFormatError("malformed Arrow value in a state file")
     table = pa.ipc.open_stream(pa.py_buffer(data)).read_all()
-    if any(_has_arrow_map(f.type) for f in table.schema):
-        table = table.cast(_map_layout(table.schema))
+    layout = _map_layout(table.schema)
+    if layout != table.schema:
+        table = table.cast(layout)
     if kind == "table":
         return table
     if kind == "batch":
