@@ -28,13 +28,13 @@ def _read(broker: KafkaBroker, topic: str, partitions: int = 1, committed: bool 
     if committed:
         conf["isolation.level"] = "read_committed"
     c = Consumer(conf)
-    ends = {}
-    for p in range(partitions):
-        _, hi = c.get_watermark_offsets(TopicPartition(topic, p), timeout=10)
-        ends[p] = hi
+    tps = [TopicPartition(topic, p) for p in range(partitions)]
+
+    def ends() -> dict[int, int]:
+        return {tp.partition: c.get_watermark_offsets(tp, timeout=10)[1] for tp in tps}
+
     c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
     out = []
-    tps = [TopicPartition(topic, p) for p in range(partitions)]
     deadline, idle = time.monotonic() + 20, time.monotonic()
     while time.monotonic() < deadline:
         m = c.poll(0.1)
@@ -43,9 +43,13 @@ def _read(broker: KafkaBroker, topic: str, partitions: int = 1, committed: bool 
             idle = time.monotonic()
             continue
         # done when every partition is read to its end (a transaction's commit or abort
-        # marker may hold the last offset, which is never delivered: then after a pause)
-        behind = [ends[tp.partition] - max(tp.offset, 0) for tp in c.position(tps)]
-        if all(b <= 0 for b in behind) or (all(b <= 1 for b in behind) and time.monotonic() - idle > 0.5):
+        # marker may hold the last offset, which is never delivered: then after a pause).
+        # The ends are asked again each time: a loaded broker may report a high watermark
+        # that lags the acknowledged writes, and an empty answer must hold for a while.
+        high = ends()
+        behind = [high[tp.partition] - max(tp.offset, 0) for tp in c.position(tps)]
+        quiet = time.monotonic() - idle
+        if (all(b <= 0 for b in behind) and (out or quiet > 3)) or (all(b <= 1 for b in behind) and quiet > 0.5):
             break
     c.close()
     return out
