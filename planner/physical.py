@@ -31,7 +31,7 @@ from runtime.config import duration_ms
 from runtime.config.core import SOURCE_CDC_EVENTS_DUPLICATE, SOURCE_IDLE_TIMEOUT
 from runtime.connectors.base import SINK_PARALLELISM, get_connector
 from runtime.errors import ConnectorError
-from runtime.expr.ir import Expr, InputRef
+from runtime.expr.ir import Expr, InputRef, remap_refs
 from runtime.graph import BATCH, STREAMING
 from runtime.operators.calc import CalcParams
 from runtime.operators.changelog_normalize import CHANGELOG_NORMALIZE, ChangelogNormalizeParams
@@ -255,6 +255,12 @@ def _calc(planner: PhysicalPlanner, node: LogicalNode, exprs: tuple[Expr, ...], 
     child = planner.convert(node.inputs[0])
     if _drops_trailing_columns(child):
         child = child.inputs[0]  # e.g. the key columns kept for a ChangelogNormalize: read below it
+    elif child.info.get("drops_columns") and isinstance(child.params, CalcParams):
+        # e.g. a join's computed key columns (planner/rules/joins.py): read below, one Calc
+        picks = {i: e.index for i, e in enumerate(child.params.projections) if isinstance(e, InputRef)}
+        exprs = tuple(remap_refs(e, picks) for e in exprs)
+        condition = remap_refs(condition, picks) if condition is not None else None
+        child = child.inputs[0]
     return PhysicalNode.of(CalcParams(tuple(exprs), condition), (child,), node.fields)
 
 

@@ -115,30 +115,81 @@ def push_join_conditions(plan: LogicalNode) -> LogicalNode:
 
 
 # ---------------------------------------------------------------------- physical
-def split_condition(cond: Expr | None, nl: int) -> tuple[list[int], list[int], list[bool], list[Expr]]:
-    """(left keys, right keys, null-safe flags, residual conjuncts) of a join condition."""
+def _key_pair(c: Expr, nl: int) -> tuple[Expr, Expr, bool] | None:
+    """(left expression, right expression over the right row, null-safe) when conjunct `c`
+    is an equality between a deterministic expression of the left input and one of the
+    right input (`l.x = r.y`, `MOD(l.x, 10) = r.y`, `l.a + l.b = r.c`)."""
+    if not (isinstance(c, Call) and c.name in ("equals", "is_not_distinct_from") and len(c.args) == 2):
+        return None
+    for a, b in (c.args, c.args[::-1]):
+        ra, rb = input_refs(a), input_refs(b)
+        if ra and rb and max(ra) < nl <= min(rb) and is_deterministic(a) and is_deterministic(b):
+            return a, remap_refs(b, {i: i - nl for i in rb}), c.name == "is_not_distinct_from"
+    return None
+
+
+@dataclass(frozen=True)
+class JoinKeys:
+    """A join condition split for a hash join. Key sides that are expressions, not columns,
+    are computed by a Calc appended to their input (`left_exprs` / `right_exprs`, after the
+    input's columns), as Flink's planner does: `MOD(b.auction, 10000) = s.key` is a key on
+    the new column instead of a residual condition checked over all pairs. `left` / `right`
+    index the widened inputs; `rest` and `condition` (all conjuncts, for EXPLAIN) are over
+    the widened left then the widened right columns."""
+
+    left: tuple[int, ...]
+    right: tuple[int, ...]
+    null_safe: tuple[bool, ...]
+    left_exprs: tuple[Expr, ...]
+    right_exprs: tuple[Expr, ...]
+    rest: tuple[Expr, ...]
+    condition: Expr | None
+
+
+def join_keys(cond: Expr | None, nl: int, nr: int) -> JoinKeys:
+    """Split `cond` (over nl left then nr right columns) into equi-join keys, computed
+    where a side is an expression, and the residual conjuncts."""
+    parts = conjuncts(cond)
+    pairs = [_key_pair(c, nl) for c in parts]
+    left_exprs: list[Expr] = []
+    right_exprs: list[Expr] = []
+
+    def column(e: Expr, width: int, computed: list[Expr]) -> int:
+        if isinstance(e, InputRef):
+            return e.index
+        if e not in computed:
+            computed.append(e)
+        return width + computed.index(e)
+
+    keyed = [(column(p[0], nl, left_exprs), column(p[1], nr, right_exprs), p[2]) if p else None for p in pairs]
+    shift = len(left_exprs)
+    widened = {i: (i if i < nl else i + shift) for i in range(nl + nr)}
     lk: list[int] = []
     rk: list[int] = []
     ns: list[bool] = []
     rest: list[Expr] = []
-    for c in conjuncts(cond):
-        if (
-            isinstance(c, Call)
-            and c.name in ("equals", "is_not_distinct_from")
-            and len(c.args) == 2
-            and all(isinstance(a, InputRef) for a in c.args)
-        ):
-            a, b = c.args
-            assert isinstance(a, InputRef) and isinstance(b, InputRef)
-            if a.index >= nl > b.index:
-                a, b = b, a
-            if a.index < nl <= b.index:
-                lk.append(a.index)
-                rk.append(b.index - nl)
-                ns.append(c.name == "is_not_distinct_from")
-                continue
-        rest.append(c)
-    return lk, rk, ns, rest
+    whole: list[Expr] = []
+    for c, k in zip(parts, keyed, strict=True):
+        if k is None:
+            r = remap_refs(c, {i: widened[i] for i in input_refs(c)})
+            rest.append(r)
+            whole.append(r)
+            continue
+        li, ri, safe = k
+        lk.append(li)
+        rk.append(ri)
+        ns.append(safe)
+        pair = _key_pair(c, nl)
+        assert isinstance(c, Call) and pair is not None
+        if isinstance(pair[0], InputRef) and isinstance(pair[1], InputRef):
+            whole.append(remap_refs(c, {i: widened[i] for i in input_refs(c)}))
+            continue
+        # `=($f5, key)`: the computed sides replaced by their new columns, in the written order
+        sides = [InputRef(li, pair[0].type), InputRef(nl + shift + ri, pair[1].type)]
+        if max(input_refs(c.args[0])) >= nl:
+            sides.reverse()
+        whole.append(Call(c.name, tuple(sides), c.type))
+    return JoinKeys(tuple(lk), tuple(rk), tuple(ns), tuple(left_exprs), tuple(right_exprs), tuple(rest), _and(whole))
 
 
 def unique_key(node: PhysicalNode) -> frozenset[int] | None:
@@ -171,42 +222,68 @@ def _input_spec(node: PhysicalNode, keys: list[int]) -> str:
     return "JoinKeyContainsUniqueKey" if uk <= set(keys) else "HasUniqueKey"
 
 
+def _widen(node: PhysicalNode, exprs: tuple[Expr, ...]) -> PhysicalNode:
+    """`node` with the computed key columns `exprs` appended by a Calc (named `$f<i>` as
+    Flink names them)."""
+    if not exprs:
+        return node
+    idents: list[Expr] = [InputRef(i, f.type) for i, f in enumerate(node.fields)]
+    width = len(node.fields)
+    names = uniquify([f.name for f in node.fields] + [f"$f{width + j}" for j in range(len(exprs))])
+    fields = node.fields + tuple(Field(names[width + j], e.type) for j, e in enumerate(exprs))
+    return PhysicalNode.of(CalcParams(tuple(idents + list(exprs))), (node,), fields)
+
+
 @register_physical(LogicalScalarJoin)
 def convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
     kind = join_kind(node.kind)
-    left = planner.convert(node.left)
-    right = planner.convert(node.right)
-    nl = len(node.left.fields)
-    lk, rk, ns, rest = split_condition(node.condition, nl)
+    nl, nr = len(node.left.fields), len(node.right.fields)
+    keys = join_keys(node.condition, nl, nr)
+    left = _widen(planner.convert(node.left), keys.left_exprs)
+    right = _widen(planner.convert(node.right), keys.right_exprs)
+    wl = len(left.fields)
     key_types = []
-    for li, ri in zip(lk, rk, strict=True):
-        lt, rt = plain(node.left.fields[li].type), plain(node.right.fields[ri].type)
+    for li, ri in zip(keys.left, keys.right, strict=True):
+        lt, rt = plain(left.fields[li].type), plain(right.fields[ri].type)
         key_types.append(common_type([lt, rt]) or lt)
-    names = uniquify([f.name for f in node.left.fields] + [f.name for f in node.right.fields])
-    if kind in ("SEMI", "ANTI"):
-        fields = tuple(Field(n, f.type) for n, f in zip(names[:nl], node.left.fields, strict=True))
-    else:
-        fields = tuple(Field(n, f.type) for n, f in zip(names, node.fields, strict=True))
+    names = uniquify([f.name for f in left.fields] + [f.name for f in right.fields])
+    # the binder's types (outer joins: a padded side is nullable), computed keys after each side
+    padded = (kind in ("RIGHT", "FULL"), kind in ("LEFT", "FULL"))
+    bound = [f.type for f in node.fields]
+    types = bound[:nl] + [e.type.with_nullable(True) if padded[0] else e.type for e in keys.left_exprs]
+    if kind not in ("SEMI", "ANTI"):
+        types += bound[nl:] + [e.type.with_nullable(True) if padded[1] else e.type for e in keys.right_exprs]
+    width = len(types)
+    fields = tuple(Field(n, t) for n, t in zip(names[:width], types, strict=True))
     ttl = node.state_ttl_ms  # STATE_TTL hint per side
     params = JoinParams(
         join_type=kind,
-        left_keys=tuple(lk),
-        right_keys=tuple(rk),
+        left_keys=keys.left,
+        right_keys=keys.right,
         key_types=tuple(key_types),
-        null_safe=tuple(ns),
-        condition=_and(rest),
-        left_width=nl,
-        right_types=tuple(f.type for f in node.right.fields),
+        null_safe=keys.null_safe,
+        condition=_and(list(keys.rest)),
+        left_width=wl,
+        right_types=tuple(f.type for f in right.fields),
         single_row_right=isinstance(node, LogicalScalarJoin) and node.single_row,
         state_ttl_ms=ttl if ttl is not None and any(t is not None for t in ttl) else None,
     )
     info = {
-        "condition": node.condition,
+        "condition": keys.condition,
         "names": names,
-        "left_spec": _input_spec(left, lk),
-        "right_spec": _input_spec(right, rk),
+        "left_spec": _input_spec(left, list(keys.left)),
+        "right_spec": _input_spec(right, list(keys.right)),
     }
-    return PhysicalNode.distributed(params, (left, right), fields, info=info)
+    joined = PhysicalNode.distributed(params, (left, right), fields, info=info)
+    if not keys.left_exprs and not keys.right_exprs:
+        return joined
+    # project the computed key columns away: the join's row is the binder's again
+    keep = [i for i in range(width) if not (nl <= i < wl or i >= wl + nr)]
+    out = uniquify([f.name for f in node.left.fields] + [f.name for f in node.right.fields])
+    out_fields = tuple(Field(n, f.type) for n, f in zip(out, node.fields, strict=False))
+    project = CalcParams(tuple(InputRef(i, fields[i].type) for i in keep))
+    # a Calc above reads the join directly (planner.physical._calc)
+    return PhysicalNode.of(project, (joined,), out_fields, info={"drops_columns": True})
 
 
 # ---------------------------------------------------------------------- projection pushdown

@@ -6,6 +6,9 @@ updates of both sides interleave."""
 
 from __future__ import annotations
 
+from collections import Counter
+
+import duckdb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -70,3 +73,20 @@ def test_not_in_null_semantics_equals_batch(run_both_modes, left: list, right: l
         if not right_values or (v is not None and None not in right_values and v not in right_values)
     ]
     assert sorted(r.batch.elements(), key=repr) == sorted(expected, key=repr)
+
+
+@SLOW
+@given(left=ROWS, right=ROWS, kind=st.sampled_from(["JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL OUTER JOIN"]))
+def test_join_on_computed_keys_equals_batch_and_duckdb(run_both_modes, left: list, right: list, kind: str) -> None:  # noqa: ANN001
+    """An equality of expressions is a computed hash-join key (planner/rules/joins.py): the
+    result is the one of the condition checked over every pair, DuckDB's."""
+    cond = "MOD(l.v, 3) = r.v + 1 AND l.k <> r.k"
+    sql = f"SELECT l.k, l.v, r.k AS rk, r.v AS rv FROM l {kind} r ON {cond}"
+    r = run_both_modes(sql, _tables(left, right))
+    assert r.streaming == r.batch
+    con = duckdb.connect()
+    for name, rows in (("l", left), ("r", right)):
+        con.execute(f"CREATE TABLE {name} (k VARCHAR, v INTEGER)")
+        if rows:
+            con.executemany(f"INSERT INTO {name} VALUES (?, ?)", rows)
+    assert r.batch == Counter(tuple(row) for row in con.execute(sql.replace("MOD(l.v, 3)", "l.v % 3")).fetchall())

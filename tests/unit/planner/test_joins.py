@@ -82,6 +82,35 @@ def test_cross_join_has_no_keys() -> None:
     assert all(n.params.distribution == "single" for n in ex)
 
 
+def test_equality_of_an_expression_is_a_computed_key() -> None:
+    """`MOD(o.amount, 10) = c.cid` (Nexmark q13_regular's shape) is a hash-join key on a
+    column a Calc below the join computes, not a residual over every pair of rows."""
+    graph, pq = _plan("SELECT o.oid, c.name FROM o JOIN c ON MOD(o.amount, 10) = c.cid")
+    (j,) = _joins(graph)
+    # o's columns read: oid, amount; then the key
+    assert (j.params.left_keys, j.params.right_keys) == ((2,), (0,))
+    assert j.params.condition is None and j.params.left_width == 3
+    below = graph.node(graph.node(j.inputs[0]).inputs[0])  # Join <- Exchange <- Calc
+    assert below.operator == "Calc" and "mod" in str(below.params.projections[2])
+    assert [f.name for f in pq.schema] == ["oid", "name"]
+
+
+def test_computed_keys_on_both_sides_keep_the_residual_and_outer_nullability() -> None:
+    graph, pq = _plan("SELECT o.oid, c.name FROM o LEFT JOIN c ON o.cid + 1 = c.cid * 2 AND o.amount > 4")
+    (j,) = _joins(graph)
+    # after the columns read (o: oid, cid, amount; c: cid, name)
+    assert (j.params.left_keys, j.params.right_keys) == ((3,), (2,))
+    # the residual reads `amount` (left column 2) of the widened row
+    assert j.params.condition is not None and "InputRef(index=2" in repr(j.params.condition)
+    assert pq.schema[1].type.nullable
+
+
+def test_nondeterministic_equality_stays_residual() -> None:
+    graph, _ = _plan("SELECT o.oid FROM o JOIN c ON o.cid = c.cid + RAND_INTEGER(2)")
+    (j,) = _joins(graph)
+    assert j.params.left_keys == () and "rand_integer" in str(j.params.condition)
+
+
 def test_not_in_keeps_null_semantics_and_uses_keys_when_not_null() -> None:
     graph, pq = _plan("SELECT oid FROM o WHERE cid NOT IN (SELECT cid FROM c)")
     (j,) = _joins(graph)
@@ -182,6 +211,21 @@ def _run(tmp_path: Path, sql: str, mode: str, batch_rows: int = 1) -> Counter:
             "SELECT oid, (SELECT COUNT(*) FROM c WHERE c.cid = o.cid AND c.country = 'FR') AS n FROM o WHERE oid < 4",
             {(1, 0): 1, (2, 2): 1, (3, 0): 1},
         ),
+        # computed equi-join keys (an expression of one side = an expression of the other)
+        (
+            "SELECT o.oid, c.name FROM o JOIN c ON MOD(o.oid, 2) * 10 = c.cid",
+            {(1, "Ann"): 1, (3, "Ann"): 1, (5, "Ann"): 1},
+        ),
+        (
+            "SELECT o.oid, c.name FROM o LEFT JOIN c ON o.cid = c.cid + 10 AND o.amount > 4",
+            {(1, None): 1, (2, "Ann"): 1, (3, None): 1, (4, None): 1, (5, None): 1, (6, None): 1},
+        ),
+        (
+            "SELECT o.oid, c.name FROM o FULL JOIN c ON o.cid * 2 = c.cid + c.cid",
+            {(1, "Ann"): 1, (3, "Ann"): 1, (2, "Bob"): 1, (2, "Bobby"): 1, (5, "Cem"): 1, (6, None): 1, (4, None): 1}
+            | {(None, "Nul"): 1},
+        ),
+        ("SELECT oid FROM o WHERE EXISTS (SELECT 1 FROM c WHERE c.cid = o.cid + 10)", {(1,): 1, (2,): 1, (3,): 1}),
     ],
 )
 @pytest.mark.parametrize("mode", ["streaming", "batch"])
