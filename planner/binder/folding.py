@@ -24,13 +24,17 @@ later. These rules are the exceptions, each an answer the Flink 2.3 oracle corpu
 - `ARRAY[...][i]` / `MAP[...][k]` over constructors of literals whose element type is
   NOT NULL, with an index out of range or a missing key, reduce to the Java primitive
   default the generated code starts from (`-1`, `-1.0`, `FALSE`, `''`), not NULL.
+- After a VARIANT-typed constant, the constants of the same SELECT list receive the
+  value of an earlier constant (`reducer_handoffs`): `SELECT PARSE_JSON('[1]')[4],
+  JSON_STRING(PARSE_JSON('{"a":{"b":[1]}}')['a'])` gives NULL for the second column.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-from runtime.expr.ir import Call, Expr, Literal
+from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.functions.registry import lookup
 from runtime.types import BOOLEAN, DataType
 
 _SAME_OPERAND = {
@@ -177,3 +181,85 @@ def _key_matches(key: object, index: Literal) -> bool:
         return bool(Decimal(str(key)) == Decimal(str(index.value)))
     except InvalidOperation:
         return key == index.value
+
+
+# ------------------------------------------------------------------ the reducer's hand-off
+# Flink 2.3's ExpressionReducer, given the constant expressions Calcite's
+# ReduceExpressionsRule found in one Project, evaluates all of them
+# except ARRAY/MAP/MULTISET/ROW/STRUCTURED-typed ones in one generated function. Turning
+# the results into literals, it walks the same list with a result index that it does not
+# advance for a VARIANT constant (the VARIANT keeps its expression). So once a VARIANT
+# constant has been passed, the k-th non-VARIANT constant receives the result of the k-th
+# evaluated constant, an earlier one. Checked against Flink 2.3.0:
+#   SELECT PARSE_JSON('[1]')[5], UPPER('a'), LOWER('B'), CONCAT('p', 'q')
+#   -> NULL, 'A' (a NULL for a NOT NULL type keeps the expression), 'A', 'B'.
+# A value of another Java class than the receiver's (a VARIANT or a string handed to an INT)
+# fails the statement with a ClassCastException; numbers convert as Java narrows them.
+# Only SELECT lists are modelled: in a WHERE condition Calcite's simplification first
+# rewrites the predicate (`IS NOT NULL` of a NOT NULL COALESCE is TRUE, ranges become a
+# Sarg), which removes constants before the reducer sees them.
+
+# Constants the reducer neither evaluates nor counts.
+_NOT_EVALUATED = frozenset(("ARRAY", "MAP", "MULTISET", "ROW", "STRUCTURED"))
+_NON_CONSTANT, _IRREDUCIBLE, _REDUCIBLE = 0, 1, 2
+
+# (index of the top-level expression, path of argument positions, the constant)
+_Found = list[tuple[int, tuple[int, ...], Expr]]
+
+
+def _add_constant(found: _Found, top: int, path: tuple[int, ...], e: Expr) -> None:
+    # Calcite never reduces a CAST of a literal (RexSimplify has made it a literal already).
+    if isinstance(e, Call) and e.name in ("cast", "try_cast") and isinstance(e.args[0], Literal):
+        return
+    found.append((top, path, e))
+
+
+def _constancy(e: Expr, top: int, path: tuple[int, ...], found: _Found) -> int:
+    """Calcite's ReducibleExprLocator: a call is a reducible constant when its operands are
+    constants and it is deterministic; the maximal reducible subtrees are collected in the
+    order Calcite finds them (a call's constant operands when the call turns out not to be
+    constant, after everything found inside its operands)."""
+    if isinstance(e, InputRef):
+        return _NON_CONSTANT
+    if isinstance(e, Literal):
+        return _IRREDUCIBLE
+    states = [_constancy(a, top, (*path, j), found) for j, a in enumerate(e.args)]
+    fn = lookup(e.name)
+    if _NON_CONSTANT in states or (fn is not None and not fn.deterministic) or e.name == "row":
+        for j, state in enumerate(states):
+            if state == _REDUCIBLE:
+                _add_constant(found, top, (*path, j), e.args[j])
+        return _NON_CONSTANT
+    return _REDUCIBLE
+
+
+def _replaced(e: Expr, top: int, path: tuple[int, ...], repl: dict[tuple[int, tuple[int, ...]], Expr]) -> Expr:
+    hit = repl.get((top, path))
+    if hit is not None:
+        return hit
+    if not isinstance(e, Call) or not any(k[0] == top and k[1][: len(path)] == path for k in repl):
+        return e
+    return Call(e.name, tuple(_replaced(a, top, (*path, j), repl) for j, a in enumerate(e.args)), e.type)
+
+
+def reducer_handoffs(exprs: list[Expr]) -> list[Expr]:
+    """`exprs` (one SELECT list's expressions) with each constant that
+    Flink's reducer fills from another constant's result wrapped in `constant_handoff(source,
+    itself)` (runtime.functions.variant carries the value over). Unchanged without a
+    VARIANT constant followed by another constant."""
+    found: _Found = []
+    for i, e in enumerate(exprs):
+        if _constancy(e, i, (), found) == _REDUCIBLE:
+            _add_constant(found, i, (), e)
+    evaluated = [f for f in found if f[2].type.name not in _NOT_EVALUATED]
+    if not any(c.type.name == "VARIANT" for _, _, c in evaluated):
+        return exprs
+    repl: dict[tuple[int, tuple[int, ...]], Expr] = {}
+    k = 0
+    for pos, (top, path, c) in enumerate(evaluated):
+        if c.type.name == "VARIANT":
+            continue
+        if k != pos:
+            repl[(top, path)] = Call("constant_handoff", (evaluated[k][2], c), c.type)
+        k += 1
+    return [_replaced(e, i, (), repl) for i, e in enumerate(exprs)] if repl else exprs

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from planner.binder import ranking
+from planner.binder import folding, ranking
 from planner.binder.aggregates import AggregateScope, legacy_window
 from planner.binder.expressions import ExprBinder, function_args, function_name, is_aggregate_call
 from planner.binder.grouping_sets import GroupingSetsScope, grouping_items
@@ -147,7 +147,7 @@ def bind_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
             plan = ttl_hint.apply_aggregate(plan, from_item, join_items)
     else:
         binder = ExprBinder(scope, sql, clause="SELECT")
-        exprs = [n if isinstance(n, InputRef) else binder.bind(n) for n, _ in items]
+        exprs = folding.reducer_handoffs([n if isinstance(n, InputRef) else binder.bind(n) for n, _ in items])
     fields = tuple(Field(n, e.type) for n, e in zip(names, exprs, strict=True))
     plan = LogicalProject(fields=fields, input=plan, exprs=tuple(exprs))
     if sel.args.get("distinct") is not None:
