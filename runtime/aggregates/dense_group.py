@@ -18,7 +18,8 @@ or the cells would outnumber the rows by too much.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -28,8 +29,13 @@ _CELLS_PER_ROW = 4
 _MIN_CELLS = 1 << 16
 
 
-def _int_values(col: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
+Column: TypeAlias = pa.Array | pa.ChunkedArray | np.ndarray
+
+
+def _int_values(col: Column) -> np.ndarray | None:
     """A NULL-free integer / timestamp column as int64 (None: another type or NULLs)."""
+    if isinstance(col, np.ndarray):
+        return col.astype(np.int64, copy=False) if col.dtype.kind in "iu" and col.dtype != np.uint64 else None
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
     t = col.type
@@ -40,8 +46,10 @@ def _int_values(col: pa.ChunkedArray | pa.Array) -> np.ndarray | None:
     return col.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
 
 
-def _reduce(x: pa.Array, how: str, group: np.ndarray, groups: int) -> pa.Array | None:
+def _reduce(x: pa.Array | np.ndarray, how: str, group: np.ndarray, groups: int) -> pa.Array | None:
     """One aggregate per group (None: not an integer SUM / MIN / MAX)."""
+    if isinstance(x, np.ndarray):
+        x = pa.array(x)
     t = x.type
     if not pa.types.is_integer(t) or how not in ("sum", "min", "max"):
         return None
@@ -69,18 +77,24 @@ def _reduce(x: pa.Array, how: str, group: np.ndarray, groups: int) -> pa.Array |
 
 
 def group_by(
-    table: pa.Table, keys: Sequence[str], aggs: Sequence[tuple[str, str]], steps: Sequence[int] | None = None
+    table: pa.Table | Mapping[str, Column],
+    keys: Sequence[str],
+    aggs: Sequence[tuple[str, str]],
+    steps: Sequence[int] | None = None,
 ) -> pa.Table | None:
     """`table.group_by(keys).aggregate(aggs)` by direct addressing (module docstring), or None.
+    `table` may also be a mapping of names to columns (a numpy integer array is a NULL-free
+    integer column: no round trip through Arrow for keys computed in numpy).
     `steps[i]`: key i's values are multiples of it apart (its cells are value // step)."""
-    n = table.num_rows
+    column: Callable[[str], Column] = table.column if isinstance(table, pa.Table) else table.__getitem__
+    n = table.num_rows if isinstance(table, pa.Table) else len(column(keys[0])) if keys else 0
     if n == 0 or not keys:
         return None
     limit = _CELLS_PER_ROW * n + _MIN_CELLS
-    cell = np.zeros(n, dtype=np.int64)
+    cell: np.ndarray | None = None
     cells = 1
     for i, name in enumerate(keys):
-        v = _int_values(table.column(name))
+        v = _int_values(column(name))
         if v is None:
             return None
         step = 1 if steps is None else int(steps[i])
@@ -90,7 +104,8 @@ def group_by(
         cells *= width
         if cells > limit:
             return None
-        cell = cell * width + off
+        cell = off if cell is None else cell * width + off
+    assert cell is not None
     rows = np.arange(n, dtype=np.int64)
     lowest = np.full(cells, n, dtype=np.int64)
     np.minimum.at(lowest, cell, rows)
@@ -100,12 +115,13 @@ def group_by(
     group = gid[cell]
     out: dict[str, pa.Array] = {}
     for col, how in aggs:
-        x = table.column(col)
+        x = column(col)
         reduced = _reduce(x.combine_chunks() if isinstance(x, pa.ChunkedArray) else x, how, group, len(reps))
         if reduced is None:
             return None
         out[f"{col}_{how}"] = reduced
     take = pa.array(reps, type=pa.int64())
     for name in keys:
-        out[name] = table.column(name).take(take)
+        key = column(name)
+        out[name] = pa.array(key[reps]) if isinstance(key, np.ndarray) else key.take(take)
     return pa.table(out)

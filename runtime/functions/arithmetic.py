@@ -352,9 +352,21 @@ def _temporal_op(
     out = rt.to_arrow()
     if op == "times" and tb.name in _INTERVALS:
         a, b, ta, tb = b, a, tb, ta
+    sign = -1 if op == "minus" else 1
+    if (
+        op in ("plus", "minus")
+        and ta.name in ("TIMESTAMP", "TIMESTAMP_LTZ")
+        and tb.name == "INTERVAL_DAY_TIME"
+        and isinstance(a, pa.Array)
+        and not a.null_count
+        and isinstance(b, pa.Scalar)
+        and b.is_valid
+    ):  # a timestamp column +/- a constant day-time interval (a WATERMARK expression): one add
+        step = int(pc.cast(b, pa.int64()).as_py()) * sign * _unit_per_ms(a.type)
+        res = a.view(pa.int64()).to_numpy(zero_copy_only=False) + step
+        return pa.array(res, pa.int64()).cast(out)
     aa, bb = to_array(a, n), to_array(b, n)
     nulls = null_mask(aa) | null_mask(bb)
-    sign = -1 if op == "minus" else 1
     if op in ("times", "divide"):
         x = to_numpy(pc.cast(aa, pa.int64()), 0).astype(np.float64 if op == "divide" else np.int64)
         y = to_numpy(pc.cast(bb, pa.float64()), 1.0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -30,46 +31,62 @@ class WatermarkAssignerParams(OperatorParams):
     idle_timeout_ms: int | None = None
 
 
-def to_epoch_ms(array: pa.Array) -> np.ndarray:
-    """Timestamps (any unit, with or without zone: both hold the instant / wall clock as
-    epoch-based integers) as float64 epoch milliseconds, NaN for NULL."""
-    if pa.types.is_timestamp(array.type):
-        unit = array.type.unit
-        ints = array.cast(pa.timestamp(unit)).cast(pa.int64())
-        div = {"s": 1e-3, "ms": 1, "us": 1e3, "ns": 1e6}[unit]
-        vals = ints.to_numpy(zero_copy_only=False).astype(np.float64)
-        vals = np.floor(vals / div) if div != 1 else vals
-    else:
-        vals = array.cast(pa.int64()).to_numpy(zero_copy_only=False).astype(np.float64)
+def epoch_ms(array: pa.Array) -> np.ndarray:
+    """Timestamps (any unit, with or without zone) or integers as int64 epoch milliseconds
+    (floored), MIN_WATERMARK for NULL: the integer form the assigner works in (a NULL
+    candidate never advances a running maximum)."""
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    ints = array.view(pa.int64()) if pa.types.is_timestamp(array.type) else array.cast(pa.int64())
+    vals = (ints.fill_null(0) if array.null_count else ints).to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    unit = array.type.unit if pa.types.is_timestamp(array.type) else "ms"
+    if unit == "s":
+        vals = vals * 1000
+    elif unit != "ms":
+        vals = np.floor_divide(vals, 1000 if unit == "us" else 1_000_000)
     if array.null_count:
-        vals[~pc.is_valid(array).to_numpy(zero_copy_only=False)] = np.nan
+        vals = np.where(pc.is_valid(array).to_numpy(zero_copy_only=False), vals, MIN_WATERMARK)
     return vals
 
 
-def emitted_before(after: np.ndarray, last: float, interval: int) -> tuple[np.ndarray, float]:
+# Emissions `emitted_before` follows one by one (a binary search each) before it switches to
+# pointer doubling over every row (about the cost of a few thousand searches): a batch of
+# ordered input emits a few dozen at most.
+_CHAIN_STEPS = 1024
+
+
+def emitted_before(after: np.ndarray, last: Any, interval: int) -> tuple[np.ndarray, Any]:
     """Flink's eager watermark emission over one batch, in input order.
 
-    `after[i]` is the candidate watermark after row i (a running maximum: non-decreasing,
-    -inf while there is none) and `last` the watermark emitted before the batch. Flink's
-    WatermarkAssigner forwards a row, then emits its current watermark when it exceeds the
-    last emitted one by more than `interval` (ms; 0: whenever it advanced). Returns the
-    watermark each row sees (the last one emitted before it) and the last one emitted
-    after the batch. The emissions form a chain (each is the first row whose candidate
-    exceeds the previous emission + interval); it is followed by pointer doubling, so the
-    cost is O(n log n) array work whatever the number of emissions."""
+    `after[i]` is the candidate watermark after row i (a running maximum: non-decreasing;
+    -inf / MIN_WATERMARK while there is none) and `last` the watermark emitted before the
+    batch. Flink's WatermarkAssigner forwards a row, then emits its current watermark when
+    it exceeds the last emitted one by more than `interval` (ms; 0: whenever it advanced).
+    Returns the watermark each row sees (the last one emitted before it, in `after`'s
+    dtype) and the last one emitted after the batch. The emissions form a chain (each is
+    the first row whose candidate exceeds the previous emission + interval): its first
+    links are found by a binary search each, a long chain by pointer doubling over all
+    rows, so the cost is O(n) plus O(n log n) only for a batch with many emissions."""
     n = len(after)
     if n == 0:
-        return np.zeros(0), last
+        return after[:0].copy(), last
     if interval <= 0:
-        running = np.maximum(np.concatenate([[last], after]), last)
-        return running[:-1], float(running[-1])
-    first = int(np.searchsorted(after, last + interval, side="right"))
-    emitted = np.zeros(n + 1, dtype=bool)
-    if first < n:
+        before = np.empty_like(after)
+        before[0] = last
+        np.maximum(after[:-1], last, out=before[1:])
+        return before, max(last, after[-1].item())
+    chain: list[int] = []
+    nxt_row = int(np.searchsorted(after, last + interval, side="right"))
+    while nxt_row < n and len(chain) < _CHAIN_STEPS:
+        chain.append(nxt_row)
+        nxt_row = int(np.searchsorted(after, after[nxt_row].item() + interval, side="right"))
+    emits = np.array(chain, dtype=np.int64)
+    if nxt_row < n:  # a long chain: the rest by pointer doubling from `nxt_row`
+        emitted = np.zeros(n + 1, dtype=bool)
         # nxt[j]: the next emission after one at row j (n: none); n maps to itself
         nxt = np.append(np.searchsorted(after, after + interval, side="right"), n)
-        members = np.array([first])
-        emitted[first] = True
+        members = np.array([nxt_row])
+        emitted[nxt_row] = True
         while True:  # members holds the chain's first 2^k emissions; jump = nxt^(2^k)
             ahead = nxt[members]
             ahead = ahead[ahead < n]
@@ -78,9 +95,13 @@ def emitted_before(after: np.ndarray, last: float, interval: int) -> tuple[np.nd
             emitted[ahead] = True
             members = np.concatenate([members, ahead])
             nxt = nxt[nxt]
-    values = np.where(emitted[:n], after, -np.inf)
-    running = np.maximum.accumulate(np.concatenate([[last], values]))
-    return running[:-1], float(running[-1])
+        emits = np.concatenate([emits, np.flatnonzero(emitted[:n])])
+    if len(emits) == 0:
+        return np.full(n, last, dtype=after.dtype), last
+    # row i sees `last` up to the first emission's row, then each emission up to the next's
+    values = np.concatenate([np.array([last], dtype=after.dtype), after[emits]])
+    counts = np.diff(np.concatenate([[0], emits + 1, [n]]))
+    return np.repeat(values, counts), values[-1].item()
 
 
 class WatermarkAssignerOperator(Operator):
@@ -140,19 +161,19 @@ class WatermarkAssignerOperator(Operator):
             return
         self.last_row_time = time.monotonic()
         self.idle = False
-        cand = to_epoch_ms(evaluate(self.expr, data, eval_context(self.ctx, data.num_rows)))
-        cand = np.where(np.isnan(cand), -np.inf, cand)
+        ms = epoch_ms(evaluate(self.expr, data, eval_context(self.ctx, data.num_rows)))
         split = system_column(batch, ROW_SPLIT)
         if split is not None:
+            cand = np.where(ms == MIN_WATERMARK, -np.inf, ms.astype(np.float64))
             self._per_split(data, kinds, split, cand, out)
             return
-        after = np.maximum.accumulate(np.maximum(cand, float(self.pending)))
-        if not np.isinf(after[-1]):
-            self.pending = max(self.pending, int(after[-1]))
-        before, last = emitted_before(after, float(self.current), self.interval_ms)
-        wms = np.where(np.isinf(before), MIN_WATERMARK, before).astype(np.int64)
+        after = np.maximum(ms, self.pending)
+        if len(after) > 1 and not (after[1:] >= after[:-1]).all():  # ordered input needs no scan
+            np.maximum.accumulate(after, out=after)
+        self.pending = max(self.pending, int(after[-1]))
+        wms, last = emitted_before(after, self.current, self.interval_ms)
         out.emit(make_batch(self.node, data.columns, kinds, wms))
-        if not np.isinf(last) and int(last) > self.current:
+        if int(last) > self.current:
             self.current = int(last)
             out.emit_watermark(self.current)
 

@@ -27,7 +27,8 @@ from runtime.operators.spec import (
     register_spec,
 )
 from runtime.operators.window_assign import assign_windows, is_ltz, rowtime_ms, wall_to_instant, window_prop_arrays
-from runtime.operators.window_slicing import BoundedPartials, SlicedFold, can_slice
+from runtime.operators.window_slicing import BoundedPartials, SlicedFold, can_slice, slice_unit
+from runtime.operators.window_slots import WindowSlotCache
 from runtime.plan_params import AggCallParams, WindowParams
 from runtime.plan_text import format_agg, format_window
 from runtime.state import KeyedStateBackend, create_backend
@@ -103,6 +104,11 @@ class WindowAggregateOperator(Operator):
         # BATCH with sliced calls: the merged partial rows, emitted at end_input (no hash
         # index per (window, key): window_slicing.BoundedPartials)
         self.bounded: BoundedPartials | None = None
+        # (window, key) -> slot in front of the state's lookup (one integer grouping key)
+        unit = slice_unit(self.spec)
+        self.slot_cache: WindowSlotCache | None = (
+            WindowSlotCache(unit) if unit and len(self.grouping) == 1 and self.state.stable_slots else None
+        )
 
     # ------------------------------------------------------------------ input
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
@@ -136,10 +142,9 @@ class WindowAggregateOperator(Operator):
             return
         if self.sliced is not None:  # pre-aggregate per (slice, key): window_slicing.py
             sl = self.sliced
-            late_some = (
-                None if wms is None else self.timer_of(sl.first_end(ts - np.mod(ts - sl.offset, sl.unit))) <= wms
-            )
-            data, slice_start, row_wms = sl.partials(data, ts, wms, late_some)
+            starts = sl.slice_start(ts)
+            late_some = None if wms is None else self.timer_of(sl.first_end(starts)) <= wms
+            data, slice_start, row_wms = sl.partials(data, ts, wms, late_some, slice_start=starts)
             row_wms = None if wms is None else row_wms
             grouping = list(range(len(self.grouping)))
             rows, start, end = assign_windows(self.spec, slice_start)
@@ -168,12 +173,18 @@ class WindowAggregateOperator(Operator):
             rows, start, end, timer = rows[ok], start[ok], end[ok], timer[ok]
         if len(rows) == 0:
             return
-        take = pa.array(rows, type=pa.int64())
-        pairs = pa.RecordBatch.from_arrays([c.take(take) for c in data.columns], schema=data.schema)
+        if len(rows) == data.num_rows and (rows == np.arange(len(rows))).all():
+            pairs = data  # every row in exactly one window (TUMBLE, nothing late)
+        else:
+            take = pa.array(rows, type=pa.int64())
+            pairs = pa.RecordBatch.from_arrays([c.take(take) for c in data.columns], schema=data.schema)
         keys = [pa.array(start), pa.array(end)] + [pairs.column(g) for g in grouping]
         # Rows reach this subtask by their group keys alone: so must the state's key groups.
         self.state.group_key_columns = range(2, len(keys))
-        slots = self.state.lookup(keys, len(rows))
+        if self.slot_cache is not None:
+            slots = self.slot_cache.lookup(self.state, keys, end)
+        else:
+            slots = self.state.lookup(keys, len(rows))
         if self.aggset is None:
             types = [f.type for f in data.schema]
             self.aggset = self.sliced.aggset(types) if self.sliced else AggregateSet(self.calls, types, retract=False)
@@ -247,6 +258,8 @@ class WindowAggregateOperator(Operator):
             if not final:
                 self.aggset.reset(chunk)
                 self.state.remove(chunk)
+        if self.slot_cache is not None:
+            self.slot_cache.fired(watermark, self.timer_of)
         if final:
             self.aggset = None
             self.timers = np.zeros(0, dtype=np.int64)
@@ -274,6 +287,8 @@ class WindowAggregateOperator(Operator):
 
     # ------------------------------------------------------------------ checkpoints
     def after_restore(self) -> None:
+        if self.slot_cache is not None:  # the restored state's slots are not the cached ones
+            self.slot_cache.clear()
         if self.sessions is not None:
             self.sessions.op = self
 

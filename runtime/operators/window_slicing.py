@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 
 from runtime.aggregates import dense_group
 from runtime.operators.two_phase_agg import MergedAggregateSet
+from runtime.operators.window_assign import floor_start
 from runtime.plan_params import AggCallParams, WindowParams
 
 _MIN_WM = np.iinfo(np.int64).min
@@ -97,6 +98,10 @@ class SlicedFold:
         # partial rows were not much fewer than its rows (`partials(reduce=...)`)
         self.skip_reduce = 0
 
+    def slice_start(self, ts: np.ndarray) -> np.ndarray:
+        """The start of each rowtime's slice."""
+        return floor_start(ts, self.offset, self.unit)
+
     def first_end(self, slice_start: np.ndarray) -> np.ndarray:
         """The end of the earliest-ending window containing a slice."""
         return slice_start + self.unit
@@ -108,6 +113,7 @@ class SlicedFold:
         wms: np.ndarray | None,
         late_for_some: np.ndarray | None,
         adaptive: bool = False,
+        slice_start: np.ndarray | None = None,
     ) -> tuple[pa.RecordBatch, np.ndarray, np.ndarray]:
         """(partial rows: grouping columns, partial accumulators, count1; their slice start;
         their watermark (MIN for merged groups, the row's own for a row late for some
@@ -116,15 +122,18 @@ class SlicedFold:
         `adaptive` (BATCH, whose partials are merged again later): when a batch's groups
         were nearly as many as its rows (one row per (slice, key): many windows of few
         rows), the next batches' rows become partial rows one for one, without the hash
-        aggregation that would not shrink them; a batch in 16 is aggregated to check again."""
+        aggregation that would not shrink them; a batch in 16 is aggregated to check again.
+        `slice_start`: `self.slice_start(ts)` when the caller has it already."""
         n = data.num_rows
         reduce = True
         if adaptive:
             if self.skip_reduce > 0:
                 self.skip_reduce -= 1
                 reduce = False
-        slice_start = ts - np.mod(ts - self.offset, self.unit)
-        cols: dict[str, pa.Array] = {"sl": pa.array(slice_start)}
+        if slice_start is None:
+            slice_start = self.slice_start(ts)
+        # numpy columns go to dense_group as they are (no round trip through Arrow)
+        cols: dict[str, pa.Array | np.ndarray] = {"sl": slice_start}
         if wms is not None and late_for_some is not None and late_for_some.any():
             cols["tag"] = pa.array(np.where(late_for_some, np.arange(n), -1))
             cols["wm"] = pa.array(np.where(late_for_some, wms, _MIN_WM))
@@ -138,43 +147,48 @@ class SlicedFold:
             if c.filter is not None:
                 valid = pc.fill_null(data.column(c.filter), False).to_numpy(zero_copy_only=False).astype(bool)
             if name in ("count", "sum", "sum0"):
+                every = valid is None and not any(a.null_count for a in args)
                 nonnull = np.ones(n, dtype=bool) if valid is None else valid.copy()
                 for a in args:
                     if a.null_count:
                         nonnull &= a.is_valid().to_numpy(zero_copy_only=False)
-                cols[f"c{i}"] = pa.array(nonnull.astype(np.int64))
                 if name in ("sum", "sum0"):
                     x = args[0]
                     cols[f"s{i}"] = x if nonnull.all() else pc.if_else(pa.array(nonnull), x, pa.nulls(n, x.type))
                     aggs.append((f"s{i}", "sum"))
-                if name != "sum0":
+                if name != "sum0" and not every:  # counting every row: the row count `r` is that count
+                    cols[f"c{i}"] = nonnull.astype(np.int64)
                     aggs.append((f"c{i}", "sum"))
             else:
                 x = args[0]
                 cols[f"m{i}"] = x if valid is None else pc.if_else(pa.array(valid), x, pa.nulls(n, x.type))
                 aggs.append((f"m{i}", name))
-        cols["r"] = pa.array(np.ones(n, dtype=np.int64))
+        cols["r"] = np.ones(n, dtype=np.int64)
         aggs.append(("r", "sum"))
         keys = ["sl"] + (["tag"] if "tag" in cols else []) + [f"k{j}" for j in range(len(self.grouping))]
         if "wm" in cols:
             aggs.append(("wm", "max"))
         if not reduce:
-            grouped = _one_for_one(cols, aggs)
+            grouped = _one_for_one({k: pa.array(v) if isinstance(v, np.ndarray) else v for k, v in cols.items()}, aggs)
         else:
-            table = pa.table(cols)
             steps = [self.unit] + [1] * (len(keys) - 1)
-            grouped = dense_group.group_by(table, keys, aggs, steps)
+            grouped = dense_group.group_by(cols, keys, aggs, steps)
             if grouped is None:
+                table = pa.table({k: pa.array(v) if isinstance(v, np.ndarray) else v for k, v in cols.items()})
                 grouped = table.group_by(keys, use_threads=False).aggregate(aggs)
             if adaptive and grouped.num_rows * 4 > n * 3:
                 self.skip_reduce = 15
         res = [grouped.column(f"k{j}").combine_chunks() for j in range(len(self.grouping))]
+
+        def count(i: int) -> pa.Array:
+            return grouped.column(f"c{i}_sum" if f"c{i}" in cols else "r_sum").combine_chunks()
+
         for i, c in enumerate(self.calls):
             name = c.name.lower()
             if name == "sum":
-                res += [grouped.column(f"s{i}_sum").combine_chunks(), grouped.column(f"c{i}_sum").combine_chunks()]
+                res += [grouped.column(f"s{i}_sum").combine_chunks(), count(i)]
             elif name == "count":
-                res.append(grouped.column(f"c{i}_sum").combine_chunks())
+                res.append(count(i))
             elif name == "sum0":
                 res.append(grouped.column(f"s{i}_sum").combine_chunks())
             else:

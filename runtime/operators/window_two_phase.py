@@ -111,11 +111,12 @@ class LocalWindowAggregateOperator(Operator):
                 return
         sl = self.sliced
         late_some = None
+        starts = sl.slice_start(ts)
         if wms is not None:
-            first_end = sl.first_end(ts - np.mod(ts - sl.offset, sl.unit)) - 1
+            first_end = sl.first_end(starts) - 1
             timer = wall_to_instant(first_end, self.ctx.time_zone) if ltz else first_end
             late_some = timer <= wms
-        partials, slice_start, pwm = sl.partials(data, ts, wms, late_some)
+        partials, slice_start, pwm = sl.partials(data, ts, wms, late_some, slice_start=starts)
         cols = [*partials.columns, pa.array(slice_start + sl.unit, type=pa.int64())]
         out.emit(make_batch(self.node, cols, None, None if wms is None else pwm))
 

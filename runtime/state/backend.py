@@ -72,6 +72,10 @@ class KeyedStateBackend(ABC):
     # checkpoint (`write_values`, rocksdb): the generic snapshot then takes the backend's
     # own checkpoint (runtime/operators/slot_state.py).
     stores_values: bool = False
+    # Whether a slot `lookup` returned stays its key's until the operator removes the key,
+    # and looking a key up again changes nothing: the operator may then cache key -> slot
+    # itself (runtime/operators/window_slots.py). Not rocksdb: its lookup marks slots dirty.
+    stable_slots: bool = False
 
     @abstractmethod
     def lookup(self, keys: Sequence[pa.Array], num_rows: int, create: bool = True) -> np.ndarray:

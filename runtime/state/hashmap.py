@@ -78,6 +78,8 @@ class HashMapStateBackend(KeyedStateBackend):
     Per slot it keeps: live flag, key group, insertion sequence (for `live_slots` in
     insertion order) in numpy arrays; freed slots are reused last-freed first."""
 
+    stable_slots = True
+
     def __init__(self, max_parallelism: int = DEFAULT_MAX_PARALLELISM) -> None:
         self.max_parallelism = max_parallelism
         self._index = KeyIndex()

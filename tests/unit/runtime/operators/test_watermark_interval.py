@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from harness import load_module_at
 
+from runtime.batch import MIN_WATERMARK
 from runtime.operators.watermark import emitted_before
 
 H = load_module_at("streamsql_aggsql_helper", Path(__file__).with_name("aggsql.py"))
@@ -97,5 +98,21 @@ def test_emitted_before_equals_the_row_by_row_rule() -> None:
         interval = int(rng.choice([0, 1, 99, 200, 5000]))
         seen, new_last = emitted_before(after, last, interval)
         want, want_last = _sequential(after, last, interval)
+        assert seen.tolist() == want
+        assert new_last == want_last
+
+
+def test_emitted_before_long_chains_and_integer_watermarks() -> None:
+    """Chains longer than the step-by-step search (pointer doubling takes over) and the
+    int64 form the assigner uses (MIN_WATERMARK before any watermark) give the same rows."""
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        n = int(rng.integers(1, 5000))
+        start = int(rng.choice([MIN_WATERMARK, 0, 150]))
+        after = np.maximum.accumulate(np.maximum(np.sort(rng.integers(0, 10 * n, n)), start))
+        interval = int(rng.choice([0, 1, 3, 200]))
+        seen, new_last = emitted_before(after, start, interval)
+        want, want_last = _sequential(after, start, interval)
+        assert seen.dtype == np.int64
         assert seen.tolist() == want
         assert new_last == want_last
