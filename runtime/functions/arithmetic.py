@@ -140,8 +140,11 @@ def _integer_op(op: str, a: ArgValue, b: ArgValue, out: pa.DataType, ctx: EvalCo
     wide = pa.int64()
     if op in ("plus", "minus", "times"):
         fn = {"plus": pc.add, "minus": pc.subtract, "times": pc.multiply}[op]
-        res = fn(_int_cast(a, wide), _int_cast(b, wide))  # unchecked: wraps like Java long
-        return _int_cast(res, out)
+        # Unchecked: wraps like Java. A wrapped sum / difference / product modulo 2^bits
+        # depends only on the operands modulo 2^bits, so computing in the result's width
+        # (operands never wider: the result type is their common type) equals computing
+        # in 64 bits and narrowing, without the two widening casts.
+        return fn(_int_cast(a, out), _int_cast(b, out))
     # divide / mod: numpy, Java truncation, "/ by zero" on a valid zero divisor
     n = ctx.num_rows
     aa = to_array(_int_cast(a, wide), n)
