@@ -21,7 +21,9 @@ from runtime.types import (
     INT,
     INTERVAL_DAY_TIME,
     INTERVAL_YEAR_MONTH,
+    SMALLINT,
     TIMESTAMP,
+    TINYINT,
     DataType,
 )
 
@@ -101,6 +103,14 @@ def test_integer_wraps_and_truncates_like_java() -> None:
     big = [([9223372036854775807], BIGINT()), ([6], INT())]
     x, y = refs(big)
     assert run(call("plus", x, y), big) == ["-9223372036854775803"]
+    small = [([32767, -32768, 5], SMALLINT()), ([2, 3, -1], SMALLINT())]
+    s, t = refs(small)  # computed in 16 bits: the same as in 64 bits, narrowed
+    assert run(call("plus", s, t), small) == ["-32767", "-32765", "4"]
+    assert run(call("minus", s, t), small) == ["32765", "32765", "6"]
+    assert run(call("times", s, t), small) == ["-2", "-32768", "-5"]
+    mixed = [([127, -128], TINYINT()), ([100, 70000], INT())]
+    m, i = refs(mixed)
+    assert run(call("times", m, i), mixed) == ["12700", "-8960000"]
 
 
 def test_int_division_by_zero_raises() -> None:
