@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from streamsql.start_up import gc_paused
+
 # name → the module that defines it
 _LAZY: dict[str, str] = {
     "AggregateFunction": "streamsql.udf",
@@ -101,7 +103,8 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'streamsql' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
+    with gc_paused():  # the first name loads the engine (streamsql/start_up.py)
+        value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
 

@@ -38,6 +38,7 @@ from runtime.types import STRING, Field
 from streamsql.config import TableConfig
 from streamsql.rest.options import PORT as REST_PORT
 from streamsql.result import JobHandle, ResultKind, TableResult
+from streamsql.start_up import gc_paused
 from streamsql.table_env_api import TableApiMixin, visible
 from streamsql.table_env_catalog import CatalogApiMixin
 from streamsql.unsupported import DATASTREAM, refuse
@@ -139,20 +140,21 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
     """Runs Flink SQL in this process; the Table API methods come from TableApiMixin."""
 
     def __init__(self, settings: EnvironmentSettings | None = None) -> None:
-        from planner.catalog import Catalog
-        from streamsql.plugins import load_catalog_plugins, load_connector_plugins
+        with gc_paused():  # the first environment loads the planner (streamsql/start_up.py)
+            from planner.catalog import Catalog
+            from streamsql.plugins import load_catalog_plugins, load_connector_plugins
 
-        # pyarrow would import pandas (~0.3 s) at the session's first conversion of Python
-        # values; pandas comes only with an `import pandas` or to_pandas()
-        keep_pyarrow_from_pandas()
-        load_connector_plugins()
-        load_catalog_plugins()
-        settings = settings or EnvironmentSettings.in_streaming_mode()
-        self._config = TableConfig(settings.to_configuration())
-        self._catalog = Catalog(BUILTIN_CATALOG.get(self._config), BUILTIN_DATABASE.get(self._config))
-        self.jobs: dict[str, JobHandle] = {}
-        # Loaded modules in resolution order, with whether each is used (SHOW FULL MODULES).
-        self.modules: list[tuple[str, bool]] = [("core", True)]
+            # pyarrow would import pandas (~0.3 s) at the session's first conversion of Python
+            # values; pandas comes only with an `import pandas` or to_pandas()
+            keep_pyarrow_from_pandas()
+            load_connector_plugins()
+            load_catalog_plugins()
+            settings = settings or EnvironmentSettings.in_streaming_mode()
+            self._config = TableConfig(settings.to_configuration())
+            self._catalog = Catalog(BUILTIN_CATALOG.get(self._config), BUILTIN_DATABASE.get(self._config))
+            self.jobs: dict[str, JobHandle] = {}
+            # Loaded modules in resolution order, with whether each is used (SHOW FULL MODULES).
+            self.modules: list[tuple[str, bool]] = [("core", True)]
 
     @staticmethod
     def create(
