@@ -1,5 +1,6 @@
 """Generates the reference pages that must not drift from the code: one page per
-connector (from its declared options), the configuration keys, and the function list.
+connector (from its declared options), the configuration keys, and the function list;
+and runtime/functions/_index.py, the function registry's name -> module index.
 
     python -m streamsql.docgen          # rewrite docs/ in place
     python -m streamsql.docgen --check  # exit 1 if docs/ is stale (the tests run this)
@@ -8,6 +9,8 @@ connector (from its declared options), the configuration keys, and the function 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -578,11 +581,23 @@ def readme_with_spark_section(readme: str) -> str:
     return readme.rstrip("\n") + "\n\n" + section + "\n"
 
 
+def function_index() -> str:
+    """runtime/functions/_index.py, built in a fresh interpreter (`registry.build_index`
+    must see every function module load; this one has loaded them)."""
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(root), os.environ.get("PYTHONPATH"))))}
+    code = "import sys; from runtime.functions.registry import build_index, index_source as s; print(s(build_index()), end='')"
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=root, env=env
+    ).stdout
+
+
 def pages() -> dict[str, str]:
     out = {f"connectors/{n}.md": connector_page(n) for n in connector_names()}
     out["configuration.md"] = configuration_page()
     out["functions.md"] = functions_page()
     out["spark.md"] = spark_page()
+    out["../runtime/functions/_index.py"] = function_index()
     readme = Path(__file__).resolve().parents[1] / "README.md"
     if readme.exists():
         out["../README.md"] = readme_with_spark_section(readme.read_text(encoding="utf-8"))
