@@ -53,6 +53,7 @@ MODULE_OF: dict[str, str] = {
     "coalesce": "conditional",
     "concat": "strings",
     "concat_ws": "strings",
+    "constant_handoff": "variant",
     "convert_tz": "temporal",
     "cos": "numeric",
     "cosh": "numeric",
