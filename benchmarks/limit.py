@@ -3,6 +3,10 @@
     python benchmarks/limit.py [--rows 10000000] [--runs 3] [--jobs filter,window,distinct,window_degenerate]
                                [--engines streaming,batch,duckdb] [--data-dir /tmp/streamsql-limit]
 
+`--rows` takes a comma-separated list (`--rows 1000000,10000000,50000000`): a table per row
+count, then a memory sweep (peak RSS MB / wall s per job, engine and row count), which shows
+whether a job's memory follows its state or its input.
+
 The input is generated once per row count and kept in --data-dir as Parquet:
 
 - `uniform`: `id` 0..N-1, `k` uniform over 10,000 keys, `v` uniform over 1,000 values,
@@ -280,7 +284,7 @@ def measure(engine: str, job: str, path: Path) -> dict[str, Any]:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--rows", type=int, default=10_000_000)
+    p.add_argument("--rows", default="10000000", help="row count, or a comma-separated list of them")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--jobs", default=",".join(JOBS))
     p.add_argument("--engines", default="streaming,batch,duckdb")
@@ -293,26 +297,39 @@ def main() -> None:
 
     jobs = args.jobs.split(",")
     engines = args.engines.split(",")
-    data_dir = Path(args.data_dir)
+    counts = [int(r.replace("_", "")) for r in args.rows.split(",")]
+    sweep: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for rows in counts:
+        sweep.update(run_table(rows, jobs, engines, args.runs, Path(args.data_dir)))
+    if len(counts) > 1:
+        print_sweep(sweep, jobs, engines, counts)
+
+
+def run_table(
+    rows: int, jobs: list[str], engines: list[str], runs: int, data_dir: Path
+) -> dict[tuple[str, str, int], dict[str, Any]]:
+    """Measure every job and engine over `rows` rows; print their table."""
     for shape in sorted({JOBS[j]["input"] for j in jobs}):
-        generate(data_path(data_dir, shape, args.rows), shape, args.rows)
+        generate(data_path(data_dir, shape, rows), shape, rows)
     load_before = os.getloadavg()
-    print(f"rows={args.rows:,} runs={args.runs} (median) load average before: {load_before[0]:.2f}")
+    print(f"rows={rows:,} runs={runs} (median) load average before: {load_before[0]:.2f}")
     header = f"{'job':<18} {'engine':<10} {'wall s':>8} {'cpu s':>8} {'peak RSS MB':>12} {'x DuckDB':>9}  answer"
     print(header)
     print("-" * len(header))
+    out: dict[tuple[str, str, int], dict[str, Any]] = {}
     for job in jobs:
-        path = data_path(data_dir, JOBS[job]["input"], args.rows)
+        path = data_path(data_dir, JOBS[job]["input"], rows)
         results: dict[str, dict[str, Any]] = {}
         for engine in engines:
-            runs = [measure(engine, job, path) for _ in range(args.runs)]
+            measured = [measure(engine, job, path) for _ in range(runs)]
             results[engine] = {
-                "wall": statistics.median(r["wall"] for r in runs),
-                "cpu": statistics.median(r["cpu"] for r in runs),
-                "rss_mb": statistics.median(r["rss_mb"] for r in runs),
-                "answer": runs[0]["answer"],
-                "stable": all(r["answer"] == runs[0]["answer"] for r in runs),
+                "wall": statistics.median(r["wall"] for r in measured),
+                "cpu": statistics.median(r["cpu"] for r in measured),
+                "rss_mb": statistics.median(r["rss_mb"] for r in measured),
+                "answer": measured[0]["answer"],
+                "stable": all(r["answer"] == measured[0]["answer"] for r in measured),
             }
+            out[(job, engine, rows)] = results[engine]
         reference = results.get("duckdb", next(iter(results.values())))
         for engine, r in results.items():
             ratio = f"{r['wall'] / results['duckdb']['wall']:.1f}x" if "duckdb" in results else "-"
@@ -321,7 +338,24 @@ def main() -> None:
             if agree != "ok":
                 print(f"    {engine}: {r['answer']}\n    reference: {reference['answer']}")
         sys.stdout.flush()
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    print(f"load average after: {os.getloadavg()[0]:.2f}\n")
+    return out
+
+
+def print_sweep(
+    sweep: dict[tuple[str, str, int], dict[str, Any]], jobs: list[str], engines: list[str], counts: list[int]
+) -> None:
+    """Peak RSS and wall time per job, engine and row count, side by side."""
+    print("memory sweep: peak RSS MB / wall s (cpu s)")
+    cells = [f"{c:,} rows" for c in counts]
+    print(f"{'job':<18} {'engine':<10} " + " ".join(f"{c:>22}" for c in cells))
+    for job in jobs:
+        for engine in engines:
+            row = []
+            for c in counts:
+                r = sweep[(job, engine, c)]
+                row.append(f"{r['rss_mb']:.0f} / {r['wall']:.2f} ({r['cpu']:.2f})")
+            print(f"{job:<18} {engine:<10} " + " ".join(f"{x:>22}" for x in row))
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ OPTION_MODULES: tuple[str, ...] = (
     "planner.optimizer.split_distinct",
     "planner.optimizer.phases",
     "runtime.sink_constraints",
+    "runtime.spill",
     "streamsql.environment",
     "streamsql.materialized_options",
     "streamsql.printing",

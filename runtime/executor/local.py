@@ -119,9 +119,15 @@ class LocalExecutor:
             if restore is not None:
                 self._restore(restore)
             active = [s for s in task.sources() if not task.operators[s].finished]
-            while active:
+            # BATCH: an operator's final output is pulled a batch at a time, each yielded
+            # before the next is made (TaskRunner.step_deferred), so it never piles up here
+            task.defer_output = self.graph.mode == BATCH
+            while active or task.deferred:
                 if self._stopped():
                     return
+                if task.step_deferred():
+                    yield from self.results.take()
+                    continue
                 progressed = False
                 for sid in list(active):
                     progressed |= task.poll_source(sid, active, self.batch_rows)

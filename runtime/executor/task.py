@@ -27,7 +27,7 @@ inputs have all ended ends its own output.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -124,6 +124,12 @@ class TaskRunner:
         self.result_wm = MIN_WATERMARK
         self._opened: list[Operator] = []
         self._udf_task = False  # counted in udf_registry's running tasks (open → close)
+        # `end_input` output left for later (Output.emit_later): (node, input, batches).
+        # With `defer_output` the executor pulls it with `step_deferred` between handing
+        # results to its caller (the local executor in BATCH mode); otherwise it is
+        # delivered a batch at a time before `end_input` returns.
+        self.deferred: list[tuple[int, int, list[Iterator[pa.RecordBatch]]]] = []
+        self.defer_output = False
 
     # ------------------------------------------------------------------ setup
     def build(self) -> None:
@@ -136,6 +142,7 @@ class TaskRunner:
         self.output_ended = set()
         self.result_wm = MIN_WATERMARK
         self._opened = []
+        self.deferred = []
         here = {n.id for n in self.order}
         for node in self.order:
             op_cfg = {**cfg, "$internal.operator-uid": self.uids[node.id]}
@@ -253,14 +260,47 @@ class TaskRunner:
         results), then the node's output ends once all its inputs did."""
         ended = self.ended[cid]
         if idx not in ended and self.transport.ends_input_here(cid):
-            out = Output()
+            out = Output(later_ok=True)
             t0 = time.perf_counter_ns()
             self.operators[cid].end_input(idx, out)
             add_busy(self.metrics[cid], t0)
             self.drain(cid, out)
+            if out.later:
+                self.deferred.append((cid, idx, out.later))
+                if self.defer_output:  # the executor steps it (step_deferred)
+                    return
+                while self.step_deferred():  # now, a batch at a time
+                    pass
+                return
+        self._input_ended(cid, idx)
+
+    def _input_ended(self, cid: int, idx: int) -> None:
+        ended = self.ended[cid]
         ended.add(idx)
         if len(ended) == len(self.graph.node(cid).inputs):
             self.end_output(cid)
+
+    def step_deferred(self) -> bool:
+        """Deliver the next batch an operator's `end_input` left for later
+        (`Output.emit_later`), or, its batches all delivered, finish that end of input;
+        False when nothing is deferred. The latest deferral goes first (depth-first, as
+        everything else here)."""
+        if not self.deferred:
+            return False
+        cid, idx, pending = self.deferred[-1]
+        while pending:
+            t0 = time.perf_counter_ns()
+            batch = next(pending[0], None)
+            add_busy(self.metrics[cid], t0)
+            if batch is None:
+                pending.pop(0)
+                continue
+            if batch.num_rows:
+                self.deliver(cid, [batch], [])
+            return True
+        self.deferred.pop()
+        self._input_ended(cid, idx)
+        return True
 
     # ------------------------------------------------------------------ output
     def drain(self, nid: int, out: Output) -> None:

@@ -14,6 +14,7 @@ custom state `snapshot_state` / `restore_state` / `rescale_snapshots`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -31,15 +32,31 @@ if TYPE_CHECKING:
 
 class Output:
     """Collects what an operator emits: batches (data columns first, then optional
-    system columns, see runtime.batch) and watermarks."""
+    system columns, see runtime.batch) and watermarks.
 
-    def __init__(self) -> None:
+    `emit_later(batches)`: output produced on demand, for an operator whose final output
+    follows its input's size rather than its state (BATCH window groups at `end_input`).
+    An executor that takes it (`later_ok`, the task runner) pulls one batch at a time and
+    hands it downstream (the local executor yields it to the caller) before producing the
+    next, so those batches never exist all at once; elsewhere they are emitted at once."""
+
+    def __init__(self, later_ok: bool = False) -> None:
         self.batches: list[pa.RecordBatch] = []
         self.watermarks: list[int] = []
+        self.later_ok = later_ok
+        self.later: list[Iterator[pa.RecordBatch]] = []
 
     def emit(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows:
             self.batches.append(batch)
+
+    def emit_later(self, batches: Iterator[pa.RecordBatch]) -> None:
+        """Batches to emit after everything emitted so far in this call (see the class)."""
+        if self.later_ok:
+            self.later.append(batches)
+            return
+        for b in batches:
+            self.emit(b)
 
     def emit_watermark(self, watermark: int) -> None:
         self.watermarks.append(watermark)

@@ -3,7 +3,7 @@ SESSION (see session.py) over insert-only input."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -31,6 +31,7 @@ from runtime.operators.window_slicing import BoundedPartials, SlicedFold, can_sl
 from runtime.operators.window_slots import WindowSlotCache
 from runtime.plan_params import AggCallParams, WindowParams
 from runtime.plan_text import format_agg, format_window
+from runtime.spill import MANAGED_MEMORY_SIZE, tmp_dir
 from runtime.state import KeyedStateBackend, create_backend
 
 # Window properties an aggregate may output (in `window_props`) and their EXPLAIN function.
@@ -137,7 +138,10 @@ class WindowAggregateOperator(Operator):
         if self.sliced is not None and self.ctx.is_batch:  # bounded: merge partials, emit at the end
             partial, slice_start, _ = self.sliced.partials(data, ts, None, None, adaptive=True)
             if self.bounded is None:
-                self.bounded = BoundedPartials(self.sliced)
+                conf = self.ctx.config
+                self.bounded = BoundedPartials(
+                    self.sliced, memory_bytes=MANAGED_MEMORY_SIZE.get(conf), spill_dir=tmp_dir(conf)
+                )
             self.bounded.add(partial, slice_start)
             return
         if self.sliced is not None:  # pre-aggregate per (slice, key): window_slicing.py
@@ -204,13 +208,25 @@ class WindowAggregateOperator(Operator):
 
     def end_input(self, input_index: int, out: Output) -> None:
         if self.bounded is not None:
-            self.drain_bounded(out)
+            # as many groups as input rows at worst: made a chunk at a time, as the
+            # executor takes them (Output.emit_later), never all at once
+            out.emit_later(self.final_batches())
+            return
         self.fire(MAX_WATERMARK, out)
 
-    def drain_bounded(self, out: Output) -> None:
+    def final_batches(self) -> Iterator[pa.RecordBatch]:
+        """BATCH end of input with bounded partials: `drain_bounded`'s chunks, then what
+        the keyed state holds (HOP / CUMULATE windows)."""
+        buffer = Output()
+        for _ in self.drain_bounded(buffer):
+            yield from buffer.drain()[0]
+        self.fire(MAX_WATERMARK, buffer)
+        yield from buffer.drain()[0]
+
+    def drain_bounded(self, out: Output) -> Iterator[None]:
         """BATCH: emit the merged partial rows of `self.bounded`, in chunks ordered by
-        window. A TUMBLE slice is its window and each partial row one (window, key) group,
-        so a chunk is finished by a MergedAggregateSet over slots 0..n-1 (the same merge
+        window, yielding after each chunk. A TUMBLE slice is its window and each partial
+        row one (window, key) group, so a chunk is finished by a MergedAggregateSet over slots 0..n-1 (the same merge
         and result rules as the streaming state); HOP / CUMULATE partials are replicated
         into their windows and folded into the keyed state, fired by `fire`."""
         bounded, self.bounded = self.bounded, None
@@ -235,6 +251,7 @@ class WindowAggregateOperator(Operator):
             cols += window_prop_arrays(slice_start, end, self.props, self.prop_types, self.ctx.time_zone, self.ltz)
             out.emit(make_batch(self.node, cols, np.zeros(n, dtype=np.int8)))
             aggset.reset(slots)
+            yield
 
     def fire(self, watermark: int, out: Output) -> None:
         if self.sessions is not None:

@@ -33,6 +33,7 @@ from runtime.aggregates import dense_group
 from runtime.operators.two_phase_agg import MergedAggregateSet
 from runtime.operators.window_assign import floor_start
 from runtime.plan_params import AggCallParams, WindowParams
+from runtime.spill import SpillFiles
 
 _MIN_WM = np.iinfo(np.int64).min
 
@@ -245,13 +246,26 @@ class BoundedPartials:
     input in time order touches one or two, so each group is merged about once; in any
     order, each row is merged a bounded number of times. Memory is the merged groups
     (their columnar width) plus at most an eighth more pending rows, plus one partition's
-    hash table while it merges; never a multiple of the number of input rows."""
+    hash table while it merges; never a multiple of the number of input rows.
 
-    def __init__(self, fold: SlicedFold, compact_rows: int = 1 << 20) -> None:
+    The groups are as many as the input's rows at worst (one row per window and key), so
+    past `memory_bytes` of merged rows (`taskmanager.memory.managed.size`) the partitions
+    holding the earliest slices are written to disk (runtime/spill.py), each run of slices
+    to its own file, until half the bound is left; `drain` then reads them back a run at a
+    time, merging a run's pieces again (a spilled group may have been merged into memory
+    anew since). Memory stays about the bound plus one run's groups."""
+
+    def __init__(
+        self, fold: SlicedFold, compact_rows: int = 1 << 20, memory_bytes: int = 0, spill_dir: str = ""
+    ) -> None:
         self.fold = fold
         self.compact_rows = compact_rows
+        self.memory_bytes = memory_bytes  # 0: never spill
+        self.spill_dir = spill_dir
+        self.spill: SpillFiles | None = None
         self.merged: dict[int, pa.Table] = {}
         self.merged_rows = 0
+        self.merged_bytes = 0
         self.parts: list[pa.Table] = []
         self.pending = 0
         g = len(fold.grouping)
@@ -271,9 +285,24 @@ class BoundedPartials:
         if self.pending > max(self.compact_rows, self.merged_rows // 8):
             self._compact()
 
+    def _run(self, sl: np.ndarray) -> np.ndarray:
+        """The run of `_PARTITION_SLICES` consecutive slices each slice start is in."""
+        return np.floor_divide(np.floor_divide(sl - self.fold.offset, self.fold.unit), _PARTITION_SLICES)
+
     def _partition(self, sl: np.ndarray) -> np.ndarray:
-        run = np.floor_divide(np.floor_divide(sl - self.fold.offset, self.fold.unit), _PARTITION_SLICES)
-        return run % _PARTITIONS
+        return self._run(sl) % _PARTITIONS
+
+    def _merge_rows(self, rows: pa.Table) -> pa.Table:
+        """One row per (slice, keys) of partial rows, in the partial tables' layout."""
+        steps = [self.fold.unit] + [1] * (len(self.keys) - 1)
+        grouped = dense_group.group_by(rows, self.keys, self.merge, steps)
+        if grouped is None:
+            grouped = rows.group_by(self.keys, use_threads=False).aggregate(self.merge)
+        # the layout of the partial tables: grouping keys, partial accumulators, then `sl`
+        names = self.keys[1:] + [c for c, _ in self.merge] + ["sl"]
+        cols = [grouped.column(k) for k in self.keys[1:]]
+        cols += [grouped.column(f"{c}_{how}") for c, how in self.merge] + [grouped.column("sl")]
+        return pa.Table.from_arrays(cols, names=names)
 
     def _compact(self) -> None:
         if not self.parts:
@@ -294,25 +323,42 @@ class BoundedPartials:
             old = self.merged.pop(p, None)
             if old is not None:
                 self.merged_rows -= old.num_rows
+                self.merged_bytes -= old.nbytes
                 rows = pa.concat_tables([old, rows])
-            steps = [self.fold.unit] + [1] * (len(self.keys) - 1)
-            grouped = dense_group.group_by(rows, self.keys, self.merge, steps)
-            if grouped is None:
-                grouped = rows.group_by(self.keys, use_threads=False).aggregate(self.merge)
-            # the layout of the partial tables: grouping keys, partial accumulators, then `sl`
-            names = self.keys[1:] + [c for c, _ in self.merge] + ["sl"]
-            cols = [grouped.column(k) for k in self.keys[1:]]
-            cols += [grouped.column(f"{c}_{how}") for c, how in self.merge] + [grouped.column("sl")]
-            self.merged[p] = pa.Table.from_arrays(cols, names=names)
-            self.merged_rows += grouped.num_rows
+            merged = self._merge_rows(rows)
+            self.merged[p] = merged
+            self.merged_rows += merged.num_rows
+            self.merged_bytes += merged.nbytes
+        if self.memory_bytes and self.merged_bytes > self.memory_bytes:
+            self._spill()
+
+    def _spill(self) -> None:
+        """Write the partitions with the earliest slices to disk until half the bound is left
+        (input in time order will not touch them again)."""
+        if self.spill is None:
+            self.spill = SpillFiles(self.spill_dir)
+        first = {p: pc.min(t.column("sl")).as_py() for p, t in self.merged.items()}
+        for p in sorted(first, key=first.__getitem__):
+            if self.merged_bytes <= self.memory_bytes // 2:
+                break
+            table = self.merged.pop(p)
+            self.merged_rows -= table.num_rows
+            self.merged_bytes -= table.nbytes
+            for run, piece in _by_run(table, self._run(table.column("sl").to_numpy())):
+                self.spill.write(run, piece)
 
     def drain(self, chunk_rows: int) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
         """All groups, merged, ordered by slice start (stable: first appearance within a
         slice), in chunks: (partial rows as `partials` lays them out, their slice start).
         The state is released as it goes, a partition at a time when their slice ranges
-        do not overlap (else all partitions are sorted together)."""
+        do not overlap (else all partitions are sorted together); a run at a time when
+        some of it was spilled."""
         self._compact()
+        if self.spill is not None:
+            yield from self._drain_spilled(chunk_rows)
+            return
         tables, self.merged, self.merged_rows = list(self.merged.values()), {}, 0
+        self.merged_bytes = 0
         ranges = [(pc.min(t.column("sl")).as_py(), pc.max(t.column("sl")).as_py()) for t in tables]
         order = sorted(range(len(tables)), key=lambda i: ranges[i][0])
         disjoint = all(ranges[a][1] < ranges[b][0] for a, b in zip(order, order[1:], strict=False))
@@ -323,6 +369,44 @@ class BoundedPartials:
             table = pa.concat_tables(groups.pop(0)).combine_chunks()
             yield from _sorted_chunks(table, chunk_rows)
             del table
+
+    def _drain_spilled(self, chunk_rows: int) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:
+        """`drain` after a spill: runs of slices in order, each the union of its spilled
+        pieces and its rows still in memory, merged again when there are several pieces."""
+        spill = self.spill
+        assert spill is not None
+        in_memory: dict[int, list[pa.Table]] = {}
+        while self.merged:
+            _, table = self.merged.popitem()
+            for run, piece in _by_run(table, self._run(table.column("sl").to_numpy())):
+                in_memory.setdefault(run, []).append(piece)
+            del table
+        self.merged_rows, self.merged_bytes = 0, 0
+        try:
+            for run in sorted(set(in_memory) | set(spill.partitions())):
+                pieces = list(spill.take(run)) + in_memory.pop(run, [])
+                table = pa.concat_tables(pieces)
+                del pieces
+                table = (self._merge_rows(table) if table.num_rows else table).combine_chunks()
+                yield from _sorted_chunks(table, chunk_rows)
+                del table
+        finally:
+            spill.close()
+            self.spill = None
+
+
+def _by_run(table: pa.Table, run: np.ndarray) -> Iterator[tuple[int, pa.Table]]:
+    """`table`'s rows split by run (zero-copy slices when they are already grouped)."""
+    if len(run) == 0:
+        return
+    if (run[1:] < run[:-1]).any():
+        order = np.argsort(run, kind="stable")
+        run = run[order]
+        table = table.take(pa.array(order))
+    edges = np.flatnonzero(np.diff(run)) + 1
+    bounds = [0, *edges.tolist(), len(run)]
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        yield int(run[lo]), table.slice(lo, hi - lo)
 
 
 def _sorted_chunks(table: pa.Table, chunk_rows: int) -> Iterator[tuple[pa.RecordBatch, np.ndarray]]:

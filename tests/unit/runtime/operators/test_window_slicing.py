@@ -152,7 +152,7 @@ def test_batch_merged_partials_equal_row_at_a_time(
         compact(self)
 
     monkeypatch.setattr(window_slicing.BoundedPartials, "_compact", counted)
-    monkeypatch.setattr(window_slicing.BoundedPartials.__init__, "__defaults__", (16,))
+    monkeypatch.setattr(window_slicing.BoundedPartials.__init__, "__defaults__", (16, 0, ""))
     # merges touch some partitions only; with 3 their slice ranges overlap (sorted together)
     monkeypatch.setattr(window_slicing, "_PARTITIONS", partitions)
     monkeypatch.setattr(window_slicing, "_PARTITION_SLICES", 2)
@@ -165,3 +165,72 @@ def test_batch_merged_partials_equal_row_at_a_time(
     assert kit.as_rows(merged_rows) == kit.as_rows(plain_rows) and len(plain_rows) > 20
     ends = [r["row"][-1] for r in merged_rows]
     assert ends == sorted(ends)  # windows in window order
+
+
+@pytest.mark.parametrize("spec", WINDOWS, ids=lambda s: s["kind"] + str(s.get("offset_ms", "")))
+@pytest.mark.parametrize("partitions", [3, 4096], ids=["wrapping", "disjoint"])
+def test_batch_spilled_partials_equal_row_at_a_time(
+    kit: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec: dict[str, Any], partitions: int
+) -> None:
+    """Past `taskmanager.memory.managed.size` (1 byte here) BATCH window state goes to Arrow
+    files under `io.tmp.dirs` at every merge; the rows, and their window order, are those
+    of the keyed state's row-at-a-time fold, and the files are gone at the end."""
+    from runtime import spill
+    from runtime.graph import BATCH
+    from runtime.operators import window_slicing
+
+    class OneByte:
+        @staticmethod
+        def get(conf: object) -> int:
+            return 1
+
+    path = tmp_path / "e.csv"
+    _write(path, 7)
+    window = kit.window(spec["kind"], **{k: v for k, v in spec.items() if k != "kind"})
+    written: list[int] = []
+    write = spill.SpillFiles.write
+
+    def counted(self: spill.SpillFiles, partition: int, table: Any) -> None:
+        written.append(table.num_rows)
+        write(self, partition, table)
+
+    monkeypatch.setattr(spill.SpillFiles, "write", counted)
+    monkeypatch.setattr(window_agg, "MANAGED_MEMORY_SIZE", OneByte)
+    monkeypatch.setattr(window_slicing.BoundedPartials.__init__, "__defaults__", (16, 0, ""))
+    monkeypatch.setattr(window_slicing, "_PARTITIONS", partitions)
+    monkeypatch.setattr(window_slicing, "_PARTITION_SLICES", 2)
+    monkeypatch.setattr(window_agg, "_EMIT_CHUNK_ROWS", 5)
+    tmp = tmp_path / "spill"
+    spilled_rows, ex = kit.run(_nodes(kit, path, window, 23), 4, mode=BATCH, config={"io.tmp.dirs": str(tmp)})
+    assert ex.operators[4].sliced is not None
+    assert len(written) > 10 and sum(written) > 100  # spilled at many merges
+    assert tmp.is_dir() and not any(tmp.iterdir())  # the spill directory was removed
+    monkeypatch.setattr(window_agg, "can_slice", lambda *a: False)
+    plain_rows, _ = kit.run(_nodes(kit, path, window, 23), 4, mode=BATCH)
+    assert kit.as_rows(spilled_rows) == kit.as_rows(plain_rows) and len(plain_rows) > 20
+    ends = [r["row"][-1] for r in spilled_rows]
+    assert ends == sorted(ends)  # windows in window order
+
+
+def test_batch_final_groups_are_yielded_a_batch_at_a_time(
+    kit: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """BATCH end of input: the window groups (as many as the input's rows at worst) are made
+    a chunk at a time as the caller takes results (Output.emit_later, TaskRunner.step_deferred):
+    when the first result batch reaches the caller the rest is not made yet."""
+    from runtime.executor.local import LocalExecutor
+    from runtime.graph import BATCH, JobGraph
+
+    path = tmp_path / "e.csv"
+    _write(path, 7)
+    monkeypatch.setattr(window_agg, "_EMIT_CHUNK_ROWS", 5)
+    nodes = _nodes(kit, path, kit.window("TUMBLE", size_ms=5_000), 23)
+    ex = LocalExecutor(JobGraph(tuple(nodes), mode=BATCH, config={}, result_node=4))
+    run = ex.run()
+    first = next(run)
+    assert first.num_rows == 5
+    assert ex.task.deferred and not ex.results.pending  # the next chunks are still to make
+    rest = list(run)
+    assert len(rest) > 3 and not ex.task.deferred
+    all_rows = kit.run(nodes, 4, mode=BATCH)[0]
+    assert first.num_rows + sum(b.num_rows for b in rest) == len(all_rows)
