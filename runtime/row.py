@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from runtime.map_values import pairs
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from runtime.types import DataType
 
 
 class RowKind(Enum):
@@ -181,3 +188,39 @@ def arrow_value(v: Any) -> Any:
     if isinstance(v, list):
         return [arrow_value(x) for x in v]
     return v
+
+
+def python_values(arr: pa.Array, dt: DataType) -> list[Any]:
+    """A column as the Python values PyFlink passes to a Python function (scalar, table and
+    aggregate UDFs): ROW values as named `Row`s and MAP values as dicts (PyFlink's
+    MapCoderImpl decodes a map into a dict; a NULL key is the key None), at any depth;
+    everything else as Arrow gives it."""
+    values = arr.to_pylist()
+    return values if not has_row(dt) else [_pyflink_value(v, dt) for v in values]
+
+
+def has_row(dt: DataType) -> bool:
+    """Whether a type holds a ROW or a MAP at any depth (the values Arrow's `to_pylist()`
+    does not give in PyFlink's form)."""
+    return dt.name in ("ROW", "MAP") or any(has_row(c) for c in dt.children or ())
+
+
+def _pyflink_value(v: Any, dt: DataType) -> Any:
+    if v is None:
+        return None
+    if dt.name == "ROW":
+        children = dt.children or ()
+        names = tuple(dt.field_names or ())
+        return Row.of(tuple(_pyflink_value(v.get(n), c) for n, c in zip(names, children, strict=True)), names)
+    if dt.name in ("ARRAY", "MULTISET") and dt.children:
+        return [_pyflink_value(x, dt.children[0]) for x in v]
+    if dt.name == "MAP" and dt.children:
+        return {
+            _hashable(_pyflink_value(k, dt.children[0])): _pyflink_value(x, dt.children[1]) for k, x in pairs(v)
+        }
+    return v
+
+
+def _hashable(key: Any) -> Any:
+    """A dict key: an ARRAY key (a list) as a tuple (PyFlink itself cannot decode such a map)."""
+    return tuple(_hashable(x) for x in key) if isinstance(key, list) else key

@@ -15,6 +15,7 @@ State pickles without the function (it is resolved again from the reference).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,8 @@ from runtime.errors import JobError
 from runtime.map_values import python_column
 from runtime.pandas_interop import import_pandas
 from runtime.plan_params import AggCallParams
-from runtime.row import Row, RowKind, arrow_value
+from runtime.row import Row, RowKind, arrow_value, python_values
+from runtime.types import DataType
 from runtime.udf_registry import UdfSpec, implements, resolve
 
 # What a general UDAF's accumulator may hold besides plain data (lists, dicts, tuples,
@@ -41,6 +43,8 @@ class _UdafBase(Accumulator):
     def __init__(self, call: AggCallParams, arg_types: list[pa.DataType]) -> None:
         super().__init__(arg_types, call.type)
         self.reference: str = call.params["udf"]
+        self.params = call.params
+        self._arg_types: list[DataType] | None = None
         self.name = call.name
         self._spec: UdfSpec | None = None
         self.state: list[Any] = []
@@ -63,16 +67,20 @@ class _UdafBase(Accumulator):
     def __getstate__(self) -> dict[str, Any]:
         d = dict(self.__dict__)
         d["_spec"] = None
+        d["_arg_types"] = None  # parsed again from params
         return d
 
     def _python_args(self, args: list[pa.Array]) -> list[list[Any]]:
-        """The argument columns as Python values; with declared input types, a MAP as
-        (key, value) pairs (runtime/map_values.py), as Arrow's map type gave them."""
-        cols = [a.to_pylist() for a in args]
-        types = self.spec.input_types or ()
-        if len(types) == len(cols):
-            cols = [python_column(c, t) for c, t in zip(cols, types, strict=True)]
-        return cols
+        """The argument columns as the Python values PyFlink passes: a MAP as a dict and a
+        ROW as a Row, at any depth (runtime.row.python_values), by the argument types the
+        planner recorded (a plan without them gives Arrow's values)."""
+        types = getattr(self, "_arg_types", None)  # absent in an accumulator restored from an older state
+        if types is None:
+            recorded = getattr(self, "params", {}).get("arg_types")
+            types = self._arg_types = [DataType.from_json(t) for t in json.loads(recorded)] if recorded else []
+        if len(types) != len(args):
+            return [a.to_pylist() for a in args]
+        return [python_values(a, t) for a, t in zip(args, types, strict=True)]
 
     def _result_array(self, values: list[Any]) -> pa.Array:
         try:

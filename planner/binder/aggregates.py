@@ -120,7 +120,7 @@ class AggregateScope:
             assert udaf.result_type is not None
             arg_exprs = coerce_args(arg_exprs, udaf.input_types)
             t = udaf.result_type.with_nullable(True)
-            params = udaf_params(udaf)
+            params = udaf_params(udaf, arg_exprs)
         elif not is_aggregate(name):
             raise error(UnsupportedSqlError, f"Aggregate function {name.upper()} is not supported yet", node, self.sql)
         else:

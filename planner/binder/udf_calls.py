@@ -4,10 +4,12 @@ A scalar UDF call binds to `Call("python_udf", (Literal(reference), *args), resu
 the registry function `python_udf` (runtime.functions.python_udf) resolves the reference
 and calls the function over whole columns (pandas/arrow) or per row (general). An
 aggregate UDF becomes an AggCall named after the function whose params carry
-`udf` = the reference (runtime.udaf builds its accumulator).
+`udf` = the reference and its arguments' types (runtime.udaf builds its accumulator).
 """
 
 from __future__ import annotations
+
+import json
 
 from planner.binder.types import plain
 from planner.functions_catalog import FunctionDef
@@ -33,6 +35,9 @@ def scalar_udf_call(defn: FunctionDef, args: list[Expr]) -> Call:
     return Call("python_udf", (ref, *coerce_args(args, defn.input_types)), defn.result_type.with_nullable(True))
 
 
-def udaf_params(defn: FunctionDef) -> tuple[tuple[str, object], ...]:
-    """AggCall params of an aggregate UDF."""
-    return (("udf", defn.reference), ("func_type", defn.func_type))
+def udaf_params(defn: FunctionDef, args: list[Expr]) -> tuple[tuple[str, object], ...]:
+    """AggCall params of an aggregate UDF. `arg_types` (the arguments' types, as JSON) lets
+    the runtime hand the function PyFlink's Python values: a MAP as a dict, a ROW as a Row
+    (the Arrow layout alone does not tell a MAP from an ARRAY of ROWs)."""
+    types = json.dumps([plain(a.type).to_json() for a in args])
+    return (("udf", defn.reference), ("func_type", defn.func_type), ("arg_types", types))

@@ -19,9 +19,9 @@ import pyarrow as pa
 from runtime.errors import JobError
 from runtime.functions.async_options import async_options
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
-from runtime.map_values import has_map, pairs, pairs_form
+from runtime.map_values import has_map, pairs_form
 from runtime.pandas_interop import arrow_input, to_series
-from runtime.row import Row, arrow_value
+from runtime.row import arrow_value, has_row, python_values
 from runtime.types import DataType
 from runtime.udf_registry import resolve
 
@@ -43,7 +43,7 @@ def _result(values: Any, result_type: DataType, n: int, name: str) -> pa.Array:
     if isinstance(values, pa.Array):
         arr = values if values.type == target else values.cast(target)
     else:
-        if _has_row(result_type):
+        if has_row(result_type):
             values = [arrow_value(v) for v in values]
         if has_map(result_type):  # a dict (or pairs) per MAP value: runtime/map_values.py
             values = [pairs_form(v, result_type) for v in values]
@@ -76,31 +76,6 @@ def python_udf(args: list[ArgValue], types: list[DataType], result_type: DataTyp
 
         return _result(run_async(fn, rows, async_options(ctx.config), name), result_type, n, name)
     return _result([fn(*row) for row in rows], result_type, n, name)
-
-
-def python_values(arr: pa.Array, dt: DataType) -> list[Any]:
-    """A column as the Python values a function receives: ROW values as named `Row`s (as
-    PyFlink passes them), inside arrays and maps too; everything else as Arrow gives it."""
-    values = arr.to_pylist()
-    return values if not _has_row(dt) else [_convert(v, dt) for v in values]
-
-
-def _has_row(dt: DataType) -> bool:
-    return dt.name in ("ROW", "MAP") or any(_has_row(c) for c in dt.children or ())
-
-
-def _convert(v: Any, dt: DataType) -> Any:
-    if v is None:
-        return None
-    if dt.name == "ROW":
-        children = dt.children or ()
-        names = tuple(dt.field_names or ())
-        return Row.of(tuple(_convert(v.get(n), c) for n, c in zip(names, children, strict=True)), names)
-    if dt.name in ("ARRAY", "MULTISET") and dt.children:
-        return [_convert(x, dt.children[0]) for x in v]
-    if dt.name == "MAP" and dt.children:
-        return [(_convert(k, dt.children[0]), _convert(x, dt.children[1])) for k, x in pairs(v)]
-    return v
 
 
 # docs/functions.md: signature and one example per function of this module

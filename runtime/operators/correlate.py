@@ -27,7 +27,7 @@ from runtime.operators._common import eval_context, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.plan_text import format_expr
-from runtime.row import Row, arrow_value
+from runtime.row import Row, arrow_value, python_values
 from runtime.types import Field
 from runtime.udf_registry import resolve
 
@@ -156,8 +156,6 @@ class CorrelateOperator(Operator):
 
     # ------------------------------------------------------------------ Python UDTF
     def _call_udtf(self, data: pa.RecordBatch) -> tuple[np.ndarray, list[pa.Array]]:
-        from runtime.functions.python_udf import python_values
-
         if self._udtf is None:
             assert self.function.udf is not None
             self._udtf = resolve(self.function.udf).call_target()

@@ -85,7 +85,6 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("runtime/operators/base.py", "runtime.checkpoint.restore"): (1, _START_UP),
     # the statistical aggregates and Python UDAFs, with the first aggregate
     ("runtime/aggregates/aggset.py", "runtime.aggregates.factory"): (1, _START_UP),
-    ("runtime/operators/correlate.py", "runtime.functions.python_udf"): (1, _START_UP),  # Python table functions
     ("runtime/functions/python_udf.py", "runtime.functions.async_udf"): (1, _START_UP),  # asyncio, ~10 ms
     ("streamsql/catalog.py", "planner.catalog_objects"): (1, _DEFERRED),
     ("streamsql/catalog.py", "streamsql.analyze_table"): (1, _DEFERRED),

@@ -130,8 +130,9 @@ def test_python_udf_takes_and_returns_null_keys() -> None:
     env = _env()
 
     @udf(result_type=DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()))
-    def flip(m: list[tuple[str | None, int]]) -> dict[str | None, int]:
-        return {k: v * 10 for k, v in m}
+    def flip(m: dict[str | None, int]) -> dict[str | None, int]:
+        assert isinstance(m, dict)  # PyFlink passes a MAP as a dict
+        return {k: v * 10 for k, v in m.items()}
 
     env.create_temporary_function("flip", flip)
     assert _one(env, f"SELECT flip({NK})") == ([(None, 10), ("a", 20)],)
@@ -166,8 +167,9 @@ def test_python_aggregate_function_takes_and_returns_maps() -> None:
         def create_accumulator(self) -> dict[str | None, int]:
             return {}
 
-        def accumulate(self, acc: dict[str | None, int], m: list[tuple[str | None, int]]) -> None:
-            for k, v in m:
+        def accumulate(self, acc: dict[str | None, int], m: dict[str | None, int]) -> None:
+            assert isinstance(m, dict)  # PyFlink passes a MAP as a dict
+            for k, v in m.items():
                 acc[k] = acc.get(k, 0) + v
 
         def get_value(self, acc: dict[str | None, int]) -> dict[str | None, int]:
@@ -177,3 +179,41 @@ def test_python_aggregate_function_takes_and_returns_maps() -> None:
     env.create_temporary_function("merge_maps", udaf(Merge(), input_types=[mt], result_type=mt))
     sql = f"SELECT merge_maps(m) FROM (VALUES ({NK}), (MAP['a', 5])) AS t(m)"
     assert _one(env, sql) == ([(None, 1), ("a", 7)],)
+
+
+def test_python_aggregate_function_without_input_types_gets_dicts() -> None:
+    env = _env()
+    seen: list[object] = []
+
+    class Keys(AggregateFunction):
+        def create_accumulator(self) -> list[object]:
+            return []
+
+        def accumulate(self, acc: list[object], m: dict[str | None, int], r: object) -> None:
+            seen.append((m, r))
+            acc.extend(sorted(m, key=str))
+
+        def get_value(self, acc: list[object]) -> str:
+            return ",".join(str(k) for k in acc)
+
+    env.create_temporary_function("map_keys_of", udaf(Keys(), result_type=DataTypes.STRING()))
+    sql = f"SELECT map_keys_of(m, r) FROM (VALUES ({NK}, ROW(MAP['x', 1], 2))) AS t(m, r)"
+    assert _one(env, sql) == ("None,a",)
+    ((m, r),) = seen
+    assert m == {None: 1, "a": 2}
+    # inside a ROW, a MAP is a dict as well, and the ROW a Row
+    assert r[0] == {"x": 1} and r[1] == 2
+
+
+def test_nested_maps_reach_python_functions_as_dicts() -> None:
+    env = _env()
+    got: list[object] = []
+
+    @udf(result_type=DataTypes.INT())
+    def probe(a: object, m: object) -> int:
+        got.append((a, m))
+        return 0
+
+    env.create_temporary_function("probe", probe)
+    _one(env, "SELECT probe(ARRAY[MAP['a', 1], MAP['b', 2]], MAP['o', MAP['i', 3]])")
+    assert got == [([{"a": 1}, {"b": 2}], {"o": {"i": 3}})]
