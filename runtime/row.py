@@ -215,9 +215,7 @@ def _pyflink_value(v: Any, dt: DataType) -> Any:
     if dt.name in ("ARRAY", "MULTISET") and dt.children:
         return [_pyflink_value(x, dt.children[0]) for x in v]
     if dt.name == "MAP" and dt.children:
-        return {
-            _hashable(_pyflink_value(k, dt.children[0])): _pyflink_value(x, dt.children[1]) for k, x in pairs(v)
-        }
+        return {_hashable(_pyflink_value(k, dt.children[0])): _pyflink_value(x, dt.children[1]) for k, x in pairs(v)}
     return v
 
 

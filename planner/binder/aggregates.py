@@ -7,6 +7,7 @@ reference to that key; any other column reference is "not being grouped".
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -112,6 +113,9 @@ class AggregateScope:
                 raise error(SqlValidationError, f"IGNORE NULLS is not allowed for {name.upper()}", node, self.sql)
             params = (("ignore_nulls", True),)
         arg_exprs = [inner.bind(a) for a in args]
+        if name in ("json_arrayagg", "json_objectagg") and arg_exprs:
+            # the value's type, for writing a MAP / ARRAY / ROW value as JSON (runtime.aggregates.more)
+            params = (*params, ("value_type", json.dumps(plain(arg_exprs[-1].type).to_json())))
         if name == "percentile" and len(arg_exprs) > 1:
             _check_percentage(arg_exprs[1], args[1], self.sql)
 

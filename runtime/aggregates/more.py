@@ -11,6 +11,7 @@ retract method): a changelog input fails the job with a clear error.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -278,6 +279,10 @@ class JsonAggAcc(Accumulator):
         super().__init__(arg_types, result_type)
         self.object = name == "json_objectagg"
         self.absent = call.params.get("on_null") == "ABSENT"
+        # The value's SQL type, which the planner records: a MAP, ARRAY or ROW value is
+        # written as JSON by its type (an older plan without it: by the Arrow type).
+        recorded = call.params.get("value_type")
+        self.value_type = DataType.from_json(json.loads(recorded)) if recorded else None
         self.values = np.empty(0, dtype=object)
 
     def grow(self, n: int) -> None:
@@ -289,7 +294,7 @@ class JsonAggAcc(Accumulator):
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
         self._no_retraction(signs, "json_objectagg" if self.object else "json_arrayagg")
         v = args[-1]
-        text = pc.fill_null(json_text(v, _arrow_to_type(v.type)), "null")
+        text = pc.fill_null(json_text(v, getattr(self, "value_type", None) or _arrow_to_type(v.type)), "null")
         keep = np.ones(len(v), dtype=bool)
         if self.absent:
             keep &= pc.is_valid(v).to_numpy(zero_copy_only=False)

@@ -8,6 +8,8 @@ functions agree on one definition of "the common type of INT and DECIMAL(5, 2)".
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -180,12 +182,15 @@ def common_type(types: list[DataType]) -> DataType | None:
         if first.name in ("ARRAY", "MULTISET", "MAP", "ROW"):
             if all(t.with_nullable(True) == first.with_nullable(True) for t in known):
                 return first.with_nullable(nullable)
-            if first.name in ("ARRAY", "MULTISET"):
-                inner = common_type([t.children[0] for t in known])
-                if inner is None:
-                    return None
-                return DataType(first.name, nullable, children=(inner,))
-            return None
+            # element-wise, as Calcite's leastRestrictive: MAP['a', 1] and MAP['bb', NULL]
+            # mix into MAP<VARCHAR(2), INT>; a ROW keeps the first one's field names
+            width = len(first.children)
+            if any(len(t.children) != width for t in known):
+                return None
+            inner = [common_type([t.children[i] for t in known]) for i in range(width)]
+            if any(c is None for c in inner):
+                return None
+            return replace(first, nullable=nullable, children=tuple(c for c in inner if c is not None))
         if first.name == "TIME":
             return DataType("TIME", nullable, precision=max(t.precision or 0 for t in known))
         return first.with_nullable(nullable)

@@ -178,9 +178,36 @@ def json_text(arr: pa.Array, t: DataType, tz: str = "UTC") -> pa.Array:
         return pa.array(vals, STR)
     # DATE, TIME, ARRAY, MAP, ROW, binary: structural conversion per row
     items: list[Any] = arr.to_pylist()
-    if n == "MAP":
-        items = [None if v is None else dict(pairs(v)) for v in items]
+    if n in ("MAP", "ROW", "STRUCTURED", "ARRAY"):
+        items = [_json_form(v, t) for v in items]
     return pa.array([None if v is None else dump_json(v) for v in items], STR)
+
+
+def _java_key(k: str) -> bytes:
+    return k.encode("utf-16-be")  # Java's String order: UTF-16 code units
+
+
+def _json_form(v: Any, t: DataType) -> Any:
+    """A nested value as the JSON functions write it: a MAP (at any depth) as an object of
+    its entries, a ROW as an object of its fields, each object's keys sorted as Java sorts
+    strings (Flink serializes with Jackson's ORDER_MAP_ENTRIES_BY_KEYS). A NULL map key
+    fails, as in Flink."""
+    if v is None:
+        return None
+    n = t.name
+    if n == "MAP":
+        out: dict[str, Any] = {}
+        for i, (k, x) in enumerate(pairs(v)):
+            if k is None:
+                raise EvaluationError(f"Key at index {i} was null. This is not supported during conversion to JSON.")
+            out[str(k)] = _json_form(x, t.children[1])
+        return dict(sorted(out.items(), key=lambda kv: _java_key(kv[0])))
+    if n in ("ROW", "STRUCTURED") and isinstance(v, dict):
+        fields = {f: _json_form(v.get(f), c) for f, c in zip(t.field_names, t.children, strict=True)}
+        return dict(sorted(fields.items(), key=lambda kv: _java_key(kv[0])))
+    if n == "ARRAY":
+        return [_json_form(x, t.children[0]) for x in v]
+    return v
 
 
 # ---------------------------------------------------------------------- constructors
