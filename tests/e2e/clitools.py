@@ -16,7 +16,7 @@ def run_cli(*args: str, cwd: Path = ROOT, stdin: str | None = None) -> subproces
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,
     )
 
 
@@ -25,11 +25,12 @@ def run_restoring(
     job: Path,
     env_extra: dict[str, str] | None = None,
     kill_after: float | None = None,
-    timeout: float = 180,
+    timeout: float = 600,
     args: tuple[str, ...] = (),
 ) -> int:
     """Run `job` with `--restore latest` (and `args`, e.g. `--parallelism 2`); SIGKILL it
-    after `kill_after` seconds if given.
+    after `kill_after` seconds if given. `timeout` only catches a hung job (its default is
+    generous: a loaded CI machine runs a job many times slower than an idle one).
     Returns 0, or -9 when killed (by us or by a fault point); any other exit fails."""
     import os
 
@@ -41,7 +42,12 @@ def run_restoring(
             proc.wait(kill_after)
         except subprocess.TimeoutExpired:
             proc.kill()  # SIGKILL
-    out, err = proc.communicate(timeout=timeout)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()  # never left running (it would hold the test's files and a core)
+        out, err = proc.communicate()
+        raise AssertionError(f"job did not end within {timeout:.0f} s:\n{err.decode()[-4000:]}") from None
     if proc.returncode not in (0, -9):
         raise AssertionError(f"job failed ({proc.returncode}):\n{err.decode()}\n{out.decode()}")
     return proc.returncode
@@ -65,3 +71,26 @@ def duckdb_rows(path: Path, query: str) -> list[tuple[object, ...]]:
         return con.execute(query).fetchall()
     finally:
         con.close()
+
+
+def in_progress_files(directory: Path) -> set[Path]:
+    """A filesystem sink's hidden in-progress part files under `directory` (any partition)."""
+    return set(directory.rglob(".part-*.inprogress.*")) if directory.exists() else set()
+
+
+def wait_for_sink_rows(
+    directory: Path, proc: subprocess.Popen[bytes], before: set[Path] | None = None, timeout: float = 300
+) -> None:
+    """Wait until the running job `proc` wrote rows to the filesystem sink at `directory`:
+    a hidden in-progress part file (not one of `before`) appears with the sink's first row
+    since the last commit, so a savepoint taken from now on commits rows of this run. The
+    condition a fixed pause after the start only met on an idle machine."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not in_progress_files(directory) - (before or set()):
+        if proc.poll() is not None:
+            raise AssertionError(f"the job ended ({proc.returncode}) before it wrote a row")
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the job wrote no row to {directory} within {timeout:.0f} s")
+        time.sleep(0.05)

@@ -53,7 +53,7 @@ def _browser(chromium: str, profile: Path, *args: str) -> subprocess.CompletedPr
         f"--user-data-dir={profile}",
         "--virtual-time-budget=4000",
     ]
-    return subprocess.run(base + list(args), capture_output=True, text=True, timeout=120)
+    return subprocess.run(base + list(args), capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture
@@ -69,8 +69,25 @@ def running_job(tmp_path: Path) -> Any:
     job = env.execute_sql(INSERT).job
     yield env, job
     job.cancel()
-    job.join(10)
+    job.join(60)
     env._rest_server.shutdown()
+
+
+def _wait(value: Any, timeout: float = 300) -> Any:
+    """`value()` once it is truthy (a condition a loaded machine reaches later, not never)."""
+    deadline = time.monotonic() + timeout
+    while not (got := value()):
+        assert time.monotonic() < deadline, "condition not reached in time"
+        time.sleep(0.05)
+    return got
+
+
+def _get(url: str) -> Any:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=60) as resp:
+        return json.loads(resp.read())
 
 
 def _rows_out(dom: str) -> dict[str, int]:
@@ -83,17 +100,22 @@ def test_dashboard_draws_graph_and_counters_move(running_job: Any, tmp_path: Pat
     env, job = running_job
     chromium = _chromium()
     url = env._rest_server.url
-    time.sleep(1.5)
+    executor = _wait(job._executor)
+    source = executor.uids[executor.graph.nodes[0].id]
+    # what the first page must show: rows out of the source and a completed checkpoint
+    _wait(lambda: executor.metrics[executor.graph.nodes[0].id].rows_out > 0)
+    _wait(lambda: _get(url + f"jobs/{job.get_job_id()}/checkpoints")["counts"]["completed"] >= 1)
     first = _browser(chromium, tmp_path / "p1", "--dump-dom", url).stdout
-    executor = job._executor()
     operators = [n.operator for n in executor.graph.nodes]
     drawn = re.findall(r'class="node" id="node-[0-9a-f]+" data-vertex-id="[0-9a-f]+" data-operator="(\w+)"', first)
     assert drawn == operators, (drawn, first[:2000])
     assert 'class="edge"' in first and "CHECKPOINT (full)" in first
-    time.sleep(1.0)
+    before = _rows_out(first)
+    assert before[source] > 0, before
+    # the counter moved on since the first page (waited for, not a fixed pause)
+    _wait(lambda: executor.metrics[executor.graph.nodes[0].id].rows_out > before[source])
     second = _browser(chromium, tmp_path / "p2", "--dump-dom", url).stdout
-    before, after = _rows_out(first), _rows_out(second)
-    source = executor.uids[executor.graph.nodes[0].id]
+    after = _rows_out(second)
     assert after[source] > before[source] > 0, (before, after)
     shot = tmp_path / "dashboard.png"
     _browser(chromium, tmp_path / "p3", f"--screenshot={shot}", "--window-size=1400,1450", url)

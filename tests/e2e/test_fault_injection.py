@@ -6,14 +6,15 @@ but before the sinks committed, between the two sinks' commits, and at random wa
 moments), restarted each time with `--restore latest`, and the committed output must equal
 an uninterrupted run's exactly (no row lost, none duplicated), with both state backends.
 
-Kill points per backend: KILLS (10; 20 in all), to keep the test near a minute.
+Kill points per backend: KILLS (10; 20 in all), to keep the test near a minute. No
+wall-clock bound: each run ends at its fault point, the loop after KILLS runs, and however
+slow a loaded machine is, only a hung run fails the test (pytest-timeout).
 """
 
 from __future__ import annotations
 
 import os
 import random
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -75,12 +76,13 @@ def _committed(out: Path) -> tuple[list[str], list[tuple[object, ...]]]:
     return committed_lines(out / "fs"), table
 
 
+@pytest.mark.timeout(1200)  # a dozen job runs: no wall-clock bound decides the result, only a hang fails it
 @pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
 def test_sigkill_and_restore_latest_is_exactly_once(tmp_path: Path, backend: str) -> None:
     _inputs(tmp_path)
     ref_job = tmp_path / "ref.sql"
     ref_job.write_text(JOB.format(root=tmp_path, backend=backend, out="ref", interval="0"))
-    assert run_restoring(tmp_path, ref_job, timeout=120) == 0
+    assert run_restoring(tmp_path, ref_job) == 0
     expected = _committed(tmp_path / "ref")
     assert len(expected[0]) > 100 and len(expected[1]) == 11 + 33  # agg rows + Top-3 of the join per key
 
@@ -88,25 +90,23 @@ def test_sigkill_and_restore_latest_is_exactly_once(tmp_path: Path, backend: str
     job.write_text(JOB.format(root=tmp_path, backend=backend, out="run", interval="100 ms"))
     rng = random.Random(f"faults-{backend}")
     kills = 0
-    deadline = time.monotonic() + 150
     for i in range(KILLS):
         point = POINTS[i % len(POINTS)]
         if point == "wall":
-            code = run_restoring(tmp_path, job, kill_after=rng.uniform(0.8, 1.6), timeout=120)
+            code = run_restoring(tmp_path, job, kill_after=rng.uniform(0.8, 1.6))
         else:
             # Few batches per run, so every restart makes bounded progress and all the kill
             # points land before the job's 100 input batches are done, however fast it runs.
             n = rng.randint(2, 8) if point == "batch" else rng.randint(1, 3)
-            code = run_restoring(tmp_path, job, {"STREAMSQL_FAULT_INJECT": f"{point}:{n}"}, timeout=120)
+            code = run_restoring(tmp_path, job, {"STREAMSQL_FAULT_INJECT": f"{point}:{n}"})
         if code == 0:  # the job finished before the fault point: the output is complete
             break
         kills += 1
-        assert time.monotonic() < deadline, "recovery makes no progress"
         # Whatever is committed so far is part of the final output: never a duplicate.
         rows, _ = _committed(tmp_path / "run")
         assert not Counter(rows) - Counter(expected[0]), "a committed row is duplicated or wrong"
     if code != 0:
-        assert run_restoring(tmp_path, job, timeout=120) == 0
+        assert run_restoring(tmp_path, job) == 0
     assert kills >= KILLS // 2, f"only {kills} kills hit the job"
     assert _committed(tmp_path / "run") == expected
     # nothing uncommitted is left behind in the sink directory

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import os
 import random
-import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from clitools import committed_lines, duckdb_rows, run_restoring
 
 KILLS = 6
@@ -86,11 +86,12 @@ def _committed(out: Path) -> tuple[list[str], list[tuple[object, ...]]]:
     return committed_lines(out / "fs"), duckdb_rows(out / "out.duckdb", "SELECT * FROM agg ORDER BY k")
 
 
+@pytest.mark.timeout(1200)  # a dozen job runs: no wall-clock bound decides the result, only a hang fails it
 def test_sigkill_and_restore_latest_at_parallelism_2_is_exactly_once(tmp_path: Path) -> None:
     _inputs(tmp_path)
     ref_job = tmp_path / "ref.sql"
     ref_job.write_text(JOB.format(root=tmp_path, out="ref", interval="0", backend="hashmap"))
-    assert run_restoring(tmp_path, ref_job, timeout=120) == 0  # parallelism 1, no checkpoints
+    assert run_restoring(tmp_path, ref_job) == 0  # parallelism 1, no checkpoints
     expected = _committed(tmp_path / "ref")
     assert len(expected[0]) > 100 and len(expected[1]) == 11
 
@@ -101,26 +102,24 @@ def test_sigkill_and_restore_latest_at_parallelism_2_is_exactly_once(tmp_path: P
     rng = random.Random("parallel-faults")
     kills = 0
     code = -9
-    deadline = time.monotonic() + 120
     for i in range(KILLS):
         job = jobs[i % 2] if i < KILLS - 1 else jobs[1]  # the last run (if it finishes): rocksdb
         left = _databases(tmp_path)  # a killed run leaves its databases, a finished one none
         point = POINTS[i % len(POINTS)]
         if point == "wall":
-            code = run_restoring(tmp_path, job, kill_after=rng.uniform(2.0, 3.0), timeout=120, args=ARGS)
+            code = run_restoring(tmp_path, job, kill_after=rng.uniform(2.0, 3.0), args=ARGS)
         else:
             n = rng.randint(2, 6) if point == "batch" else rng.randint(1, 3)
             env = {"STREAMSQL_FAULT_INJECT": f"{point}:{n}"}
-            code = run_restoring(tmp_path, job, env, timeout=120, args=ARGS)
+            code = run_restoring(tmp_path, job, env, args=ARGS)
         if code == 0:  # the job finished before the fault point: the output is complete
             break
         kills += 1
-        assert time.monotonic() < deadline, "recovery makes no progress"
         rows, _ = _committed(tmp_path / "run")
         assert not Counter(rows) - Counter(expected[0]), "a committed row is duplicated or wrong"
     if code != 0:
         left = _databases(tmp_path)
-        assert run_restoring(tmp_path, jobs[1], timeout=120, args=ARGS) == 0
+        assert run_restoring(tmp_path, jobs[1], args=ARGS) == 0
     assert kills >= KILLS // 2, f"only {kills} kills hit the job"
     assert _committed(tmp_path / "run") == expected
     metas = sorted((tmp_path / "chk").glob("*/chk-*/_metadata"))

@@ -89,27 +89,7 @@ def _fill_source(broker: KafkaBroker) -> str:
 
 def _records(broker: KafkaBroker, topic: str) -> list[Any]:
     """Every record of `topic` (3 partitions), aborted ones included: (key, value, headers)."""
-    from confluent_kafka import Consumer, TopicPartition
-
-    c = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": f"check-{time.time_ns()}"})
-    tps = [TopicPartition(topic, p) for p in range(3)]
-    ends = {tp.partition: c.get_watermark_offsets(tp, timeout=10)[1] for tp in tps}
-    c.assign([TopicPartition(topic, p, 0) for p in range(3)])
-    out = []
-    deadline, idle = time.monotonic() + 30, time.monotonic()
-    while time.monotonic() < deadline:
-        m = c.poll(0.1)
-        if m is not None and not m.error():
-            out.append((m.key(), m.value(), m.headers()))
-            idle = time.monotonic()
-            continue
-        # done when every partition is read to its end (a transaction's commit or abort
-        # marker may hold the last offset, which is never delivered: then after a pause)
-        behind = [ends[tp.partition] - max(tp.offset, 0) for tp in c.position(tps)]
-        if all(b <= 0 for b in behind) or (all(b <= 1 for b in behind) and time.monotonic() - idle > 0.5):
-            break
-    c.close()
-    return out
+    return [(m.key(), m.value(), m.headers()) for m in broker.read(topic, 3)]
 
 
 def _committed_rows(records: list[Any]) -> Counter[str]:
@@ -167,7 +147,7 @@ def reference(kafka_broker: KafkaBroker, tmp_path_factory: pytest.TempPathFactor
     root = tmp_path_factory.mktemp("kafka-ref")
     source = _fill_source(kafka_broker)
     job, topics = _job(root, kafka_broker, source, "batch", "batch", "0")
-    assert run_restoring(root, job, timeout=120) == 0
+    assert run_restoring(root, job) == 0
     eos, win, tot = _outputs(kafka_broker, topics)
     assert sum(eos.values()) == len(win) > 50 and len(tot) == 7
     assert Counter(v.decode() for v in win.values()) == eos
@@ -178,10 +158,11 @@ def test_streaming_run_equals_the_batch_run(
     kafka_broker: KafkaBroker, reference: dict[str, Any], tmp_path: Path
 ) -> None:
     job, topics = _job(tmp_path, kafka_broker, reference["source"], "stream", "streaming", "200 ms")
-    assert run_restoring(tmp_path, job, timeout=120) == 0
+    assert run_restoring(tmp_path, job) == 0
     assert _outputs(kafka_broker, topics) == reference["expected"]
 
 
+@pytest.mark.timeout(1200)  # a dozen job runs: no wall-clock bound decides the result, only a hang fails it
 @pytest.mark.parametrize("parallelism", [1, 2])
 def test_sigkill_and_restore_latest_is_exactly_once(
     kafka_broker: KafkaBroker, reference: dict[str, Any], tmp_path: Path, parallelism: int
@@ -190,25 +171,23 @@ def test_sigkill_and_restore_latest_is_exactly_once(
     job, topics = _job(tmp_path, kafka_broker, reference["source"], f"faults{parallelism}", "streaming", "100 ms")
     rng = random.Random(f"kafka-faults-{parallelism}")
     kills, code = 0, 0
-    deadline = time.monotonic() + 150
     for i in range(KILLS):
         point = POINTS[i % len(POINTS)]
         if point == "wall":
-            code = run_restoring(tmp_path, job, kill_after=rng.uniform(0.8, 1.6), timeout=120, args=args)
+            code = run_restoring(tmp_path, job, kill_after=rng.uniform(0.8, 1.6), args=args)
         else:
             # Few batches per run, so every restart makes bounded progress and the kill
             # points land before the job's 100 input batches are done.
             n = rng.randint(2, 8) if point == "batch" else rng.randint(1, 3)
-            code = run_restoring(tmp_path, job, {"STREAMSQL_FAULT_INJECT": f"{point}:{n}"}, timeout=120, args=args)
+            code = run_restoring(tmp_path, job, {"STREAMSQL_FAULT_INJECT": f"{point}:{n}"}, args=args)
         if code == 0:  # the job finished before the fault point: the output is complete
             break
         kills += 1
-        assert time.monotonic() < deadline, "recovery makes no progress"
         # Whatever is committed so far is part of the final output: never a duplicate.
         eos = _committed_rows(_records(kafka_broker, topics["win_eos"]))
         assert not eos - reference["expected"][0], "a committed row is duplicated or wrong"
     if code != 0:
-        assert run_restoring(tmp_path, job, timeout=120, args=args) == 0
+        assert run_restoring(tmp_path, job, args=args) == 0
     assert kills >= KILLS // 2, f"only {kills} kills hit the job"
     assert _outputs(kafka_broker, topics) == reference["expected"]
     # one producer (transactional id) per sink subtask

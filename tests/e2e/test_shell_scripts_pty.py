@@ -42,7 +42,7 @@ def test_script_in_the_real_shell(name: str, tmp_path: Path) -> None:
         cwd=str(tmp_path),
         encoding="utf-8",
         dimensions=(60, 1000),
-        timeout=60,
+        timeout=300,  # per expected prompt: a loaded machine answers late, not never
     )
     try:
         child.expect("streamsql>")

@@ -58,7 +58,7 @@ class Tmux:
             ["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True, check=True
         ).stdout
 
-    def wait_for(self, pattern: str, timeout: float = 30.0) -> str:
+    def wait_for(self, pattern: str, timeout: float = 300.0) -> str:
         deadline = time.monotonic() + timeout
         while True:
             screen = self.screen()
@@ -81,7 +81,7 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
     # The pane stays after the shell exits, so the test can read how it ended.
     cmd = (
         f"env HOME={shlex.quote(str(home))} PYTHONPATH={shlex.quote(str(ROOT))} TERM=xterm-256color "
-        f"{shlex.quote(sys.executable)} -m streamsql.cli; echo SHELL-EXITED-$?; sleep 30"
+        f"{shlex.quote(sys.executable)} -m streamsql.cli; echo SHELL-EXITED-$?; sleep 300"
     )
     subprocess.run(
         ["tmux", "new-session", "-d", "-s", name, "-x", "110", "-y", "32", "-c", str(tmp_path), cmd], check=True

@@ -71,7 +71,7 @@ def test_writers_commit_exactly_once_after_a_restore(tmp_path: Path, point: str)
     the job completes several checkpoints (50 ms apart) however fast the machine is."""
     job = tmp_path / "job.sql"
     job.write_text(RESTORE_JOB.format(root=tmp_path))
-    assert run_restoring(tmp_path, job, {"STREAMSQL_FAULT_INJECT": point}, timeout=120) == -9
-    assert run_restoring(tmp_path, job, timeout=120) == 0
+    assert run_restoring(tmp_path, job, {"STREAMSQL_FAULT_INJECT": point}) == -9
+    assert run_restoring(tmp_path, job) == 0
     assert sorted(int(v) for v in committed_lines(tmp_path / "out")) == list(range(1, 3001))
     assert {int(f.name.split("-")[-2]) for f in (tmp_path / "out").glob("part-*")} == {0, 1, 2}

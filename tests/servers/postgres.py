@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .ports import accepts, free_port, wait_until
+from .ports import accepts, free_port, retry_start, wait_until
 
 SYSTEM_USER = "embedded_postgres"
 CONF = """
@@ -131,37 +131,51 @@ def start_postgres(workdir: Path) -> Iterator[PostgresServer]:
         raise RuntimeError(f"initdb failed: {done.stderr[-2000:]}")
     with open(data / "postgresql.conf", "a") as conf:
         conf.write(CONF)
+    proc, server = retry_start(lambda: _launch(install, data, workdir, user))
+    try:
+        yield server
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)  # fast shutdown: disconnects clients
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+
+
+def _launch(
+    install: Path, data: Path, workdir: Path, user: str | None
+) -> tuple[subprocess.Popen[bytes], PostgresServer]:
+    """postgres on a new free port, once it answers a query (stopped if it does not)."""
     port = free_port()
-    log_path = workdir / "postgres.log"
+    log_path = workdir / f"postgres-{port}.log"
     cmd = [str(install / "bin" / "postgres"), "-D", str(data), "-p", str(port), "-k", str(workdir)]
-    with open(log_path, "wb") as log:
+    with open(log_path, "wb") as log:  # the child has its own copy of the descriptor
         proc = subprocess.Popen(
             cmd, user=user, cwd=workdir, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
-        try:
 
-            def died() -> str | None:
-                if proc.poll() is None:
-                    return None
-                return f"exit {proc.returncode}: {log_path.read_text(errors='replace')[-2000:]}"
+    def died() -> str | None:
+        if proc.poll() is None:
+            return None
+        return f"exit {proc.returncode}: {log_path.read_text(errors='replace')[-2000:]}"
 
-            server = PostgresServer(port=port)
+    server = PostgresServer(port=port)
 
-            def ready() -> bool:
-                if not accepts(port):
-                    return False
-                try:
-                    server.execute("SELECT 1")
-                    return True
-                except Exception:
-                    return False
+    def ready() -> bool:
+        if not accepts(port):
+            return False
+        try:  # ours, not another server that took the port
+            return bool(server.execute("SHOW data_directory") == [(str(data),)])
+        except Exception:  # noqa: BLE001 - not accepting queries yet
+            return False
 
-            wait_until(ready, timeout=60, what="postgres", alive=died)
-            yield server
-        finally:
-            proc.send_signal(signal.SIGINT)  # fast shutdown: disconnects clients
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(5)
+    try:
+        wait_until(ready, what="postgres", alive=died)
+    except BaseException:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(15)
+        raise
+    return proc, server

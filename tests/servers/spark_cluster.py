@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .ports import accepts, free_port, wait_until
+from .ports import free_port, listens, retry_start, wait_until
 
 
 @dataclass
@@ -31,7 +31,6 @@ def start_spark_cluster(workdir: Path) -> Iterator[SparkCluster]:
     import pyspark
 
     home = Path(pyspark.__file__).parent
-    spark_class = str(home / "bin" / "spark-class")
     env = {
         **os.environ,
         "SPARK_HOME": str(home),
@@ -39,6 +38,17 @@ def start_spark_cluster(workdir: Path) -> Iterator[SparkCluster]:
         "PYSPARK_PYTHON": sys.executable,
         "SPARK_WORKER_DIR": str(workdir / "work"),
     }
+    procs, master_url = retry_start(lambda: _launch(str(home / "bin" / "spark-class"), env, workdir))
+    try:
+        yield SparkCluster(master_url=master_url, env=env)
+    finally:
+        _stop(procs)
+
+
+def _launch(spark_class: str, env: dict[str, str], workdir: Path) -> tuple[list[subprocess.Popen[bytes]], str]:
+    """A master and a worker on new free ports, once the worker registered (stopped if not).
+    Spark moves to the next port when its port is taken: then the master's port does not
+    answer from the master's process, it is stopped, and the start is retried."""
     port = free_port()
     master_url = f"spark://127.0.0.1:{port}"
     master_cmd = [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
@@ -48,42 +58,40 @@ def start_spark_cluster(workdir: Path) -> Iterator[SparkCluster]:
                   "--port", str(worker_port), "--cores", "1", "--memory", "1g",
                   "--webui-port", str(free_port())]  # fmt: skip
     procs: list[subprocess.Popen[bytes]] = []
-    logs = []
     try:
-        for name, cmd in (("master", master_cmd), ("worker", worker_cmd)):
-            log_path = workdir / f"spark-{name}.log"
-            log = open(log_path, "wb")  # noqa: SIM115 - closed in finally
-            logs.append(log)
-            proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        for name, cmd, own_port in (("master", master_cmd, port), ("worker", worker_cmd, worker_port)):
+            log_path = workdir / f"spark-{name}-{port}.log"
+            with open(log_path, "wb") as log:  # the child has its own copy of the descriptor
+                proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
             procs.append(proc)
 
-            def died(p: subprocess.Popen[bytes] = proc, path: Path = log_path) -> str | None:
-                if p.poll() is None:
-                    return None
-                return f"exit {p.returncode}: {path.read_text(errors='replace')[-2000:]}"
+            def died(p: subprocess.Popen[bytes] = proc, path: Path = log_path, at: int = own_port) -> str | None:
+                if p.poll() is not None:
+                    return f"exit {p.returncode}: {path.read_text(errors='replace')[-2000:]}"
+                if f"could not bind on port {at}" in path.read_text(errors="replace"):
+                    return f"its port {at} was taken"  # Spark went on to another port
+                return None
 
-            wait_until(
-                lambda p=(port if name == "master" else worker_port): accepts(p),  # type: ignore[misc]
-                timeout=60,
-                what=f"Spark {name}",
-                alive=died,
-            )
-        worker_log = workdir / "spark-worker.log"
+            wait_until(lambda p=proc, at=own_port: listens(p.pid, at), what=f"Spark {name}", alive=died)  # type: ignore[misc]
+        worker_log = workdir / f"spark-worker-{port}.log"
         wait_until(
             lambda: "Successfully registered with master" in worker_log.read_text(errors="replace"),
-            timeout=60,
             what="Spark worker registration",
-            alive=lambda: None,
+            alive=lambda: next((f"exit {p.returncode}" for p in procs if p.poll() is not None), None),
         )
-        yield SparkCluster(master_url=master_url, env=env)
-    finally:
-        for p in reversed(procs):
+    except BaseException:
+        _stop(procs)
+        raise
+    return procs, master_url
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for p in reversed(procs):
+        if p.poll() is None:
             os.killpg(p.pid, signal.SIGTERM)
-        for p in procs:
-            try:
-                p.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                p.wait(5)
-        for log in logs:
-            log.close()
+    for p in procs:
+        try:
+            p.wait(20)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait(5)

@@ -16,7 +16,7 @@ def _rows(env: TableEnvironment, sql: str) -> list[tuple[object, ...]]:
     return sorted(tuple(r) for r in env.execute_sql(sql).collect())
 
 
-def _eventually(check: object, timeout: float = 60.0) -> None:
+def _eventually(check: object, timeout: float = 300.0) -> None:
     deadline = time.monotonic() + timeout
     while not check():  # type: ignore[operator]
         assert time.monotonic() < deadline, "the refresh never happened"

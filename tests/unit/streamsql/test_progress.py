@@ -22,7 +22,10 @@ def test_render_with_and_without_total() -> None:
 def test_bar_draws_on_a_terminal_and_clears_itself() -> None:
     out = _Tty()
     with ProgressBar(out, lambda: (5, 10), interval=0.01):
-        time.sleep(0.1)
+        deadline = time.monotonic() + 60  # the bar's thread draws once it gets a core
+        while "5/10 rows" not in out.getvalue():
+            assert time.monotonic() < deadline, "the bar never drew"
+            time.sleep(0.01)
     text = out.getvalue()
     assert "50.0%  5/10 rows" in text
     assert text.endswith("\r")

@@ -6,7 +6,6 @@ pending work once and fences the previous producer)."""
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pyarrow as pa
@@ -22,37 +21,10 @@ from streamsql import EnvironmentSettings, TableEnvironment
 
 def _read(broker: KafkaBroker, topic: str, partitions: int = 1, committed: bool = False) -> list[Any]:
     """Every record of `topic` (all partitions) as (partition, key, value, timestamp, headers)."""
-    from confluent_kafka import Consumer, TopicPartition
-
-    conf = {"bootstrap.servers": broker.bootstrap, "group.id": f"read-{time.time_ns()}", "enable.auto.commit": False}
-    if committed:
-        conf["isolation.level"] = "read_committed"
-    c = Consumer(conf)
-    tps = [TopicPartition(topic, p) for p in range(partitions)]
-
-    def ends() -> dict[int, int]:
-        return {tp.partition: c.get_watermark_offsets(tp, timeout=10)[1] for tp in tps}
-
-    c.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
-    out = []
-    deadline, idle = time.monotonic() + 20, time.monotonic()
-    while time.monotonic() < deadline:
-        m = c.poll(0.1)
-        if m is not None and not m.error():
-            out.append((m.partition(), m.key(), m.value(), m.timestamp()[1], m.headers()))
-            idle = time.monotonic()
-            continue
-        # done when every partition is read to its end (a transaction's commit or abort
-        # marker may hold the last offset, which is never delivered: then after a pause).
-        # The ends are asked again each time: a loaded broker may report a high watermark
-        # that lags the acknowledged writes, and an empty answer must hold for a while.
-        high = ends()
-        behind = [high[tp.partition] - max(tp.offset, 0) for tp in c.position(tps)]
-        quiet = time.monotonic() - idle
-        if (all(b <= 0 for b in behind) and (out or quiet > 3)) or (all(b <= 1 for b in behind) and quiet > 0.5):
-            break
-    c.close()
-    return out
+    return [
+        (m.partition(), m.key(), m.value(), m.timestamp()[1], m.headers())
+        for m in broker.read(topic, partitions, committed=committed)
+    ]
 
 
 def _env() -> TableEnvironment:

@@ -307,11 +307,10 @@ def test_paced_to_the_wall_clock_in_streaming_mode() -> None:
     while (b := reader.read(8192)) is not None:
         got += b.num_rows
     elapsed = time.monotonic() - start
-    assert got == 300 and 0.25 < elapsed < 2.0
-    # Unpaced (the default) is immediate.
+    assert got == 300 and elapsed > 0.25  # (a loaded machine only takes longer: no upper bound)
+    # Unpaced (the default) is immediate: every event in the first read.
     fast = make({"events.num": "300", "first-event.rate": "1000"}, mode="STREAMING").create_reader("0")
-    start = time.monotonic()
-    assert fast.read(8192).num_rows == 300 and time.monotonic() - start < 0.5
+    assert fast.read(8192).num_rows == 300
 
 
 # ---------------------------------------------------------------------- end to end

@@ -130,6 +130,21 @@ def _insert(env: TableEnvironment, db: Path) -> str:
     return "INSERT INTO agg SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k"
 
 
+def _wait_for_sink_rows(job: Any, timeout: float = 300) -> None:
+    """Wait until the job's sink (run in the parent) received rows: a savepoint from now
+    on commits some (a fixed pause only got there on an idle machine: the workers' start
+    takes seconds on a loaded one)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        ex = job._executor()
+        sinks = [n.id for n in ex.graph.nodes if n.operator == "Sink"] if ex is not None else []
+        if sinks and all(ex.metrics[i].rows_in > 0 for i in sinks):
+            return
+        assert job.is_running(), "the job ended before its sink received a row"
+        assert time.monotonic() < deadline, f"the sink received no row within {timeout:.0f} s"
+        time.sleep(0.05)
+
+
 def _table(db: Path) -> list[tuple[Any, ...]]:
     import duckdb
 
@@ -149,11 +164,12 @@ def test_stop_with_savepoint_of_parallel_job_then_restore_at_other_parallelism(t
     expected = _table(tmp_path / "ref.duckdb")
     assert len(expected) == 20
 
-    env = _env(tmp_path, 2, rate=5000, conf={"execution.checkpointing.interval": "1 h"})
+    # throttled to 12 s of stream, so the savepoint comes mid-stream on a loaded machine too
+    env = _env(tmp_path, 2, rate=500, conf={"execution.checkpointing.interval": "1 h"})
     result = env.execute_sql(_insert(env, tmp_path / "out.duckdb"))
-    time.sleep(0.8)
     assert result.job is not None
-    path = result.job.stop_with_savepoint(str(tmp_path / "sp"))
+    _wait_for_sink_rows(result.job)
+    path = result.job.stop_with_savepoint(str(tmp_path / "sp"), timeout=300)
     meta = load_checkpoint(path).metadata
     assert meta.kind == "savepoint" and meta.parallelism == 2
     at_savepoint = _table(tmp_path / "out.duckdb")

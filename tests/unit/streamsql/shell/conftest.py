@@ -29,7 +29,7 @@ class Driven:
     def text(self) -> str:
         return self.out.getvalue()
 
-    def wait_for(self, needle: str, timeout: float = 20.0) -> None:
+    def wait_for(self, needle: str, timeout: float = 300.0) -> None:
         deadline = time.monotonic() + timeout
         while needle not in self.text():
             if time.monotonic() > deadline:

@@ -125,7 +125,7 @@ def test_insert_runs_in_background_show_jobs_and_stop_job(shell: Any, clicks_dir
         d.wait_for("No savepoint directory")  # none configured: the job keeps running
         assert d.env.jobs[job_id].is_running(), "a failed WITH SAVEPOINT must not stop the job"
         pipe.send_text(f"STOP JOB '{job_id}';\r")
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 300
         while d.env.jobs[job_id].get_job_status() != "CANCELED":
             assert time.monotonic() < deadline, d.text()
             time.sleep(0.02)
@@ -163,15 +163,15 @@ def test_table_result_mode_live_view_and_ctrl_c(shell: Any, clicks_dir: Path) ->
     seen: dict[str, Any] = {}
 
     def during(d: Any, pipe: Any) -> None:
-        deadline = time.monotonic() + 20
-        while not d.env.jobs and time.monotonic() < deadline:
-            view = getattr(d.shell, "last_view", None)
-            if view is not None and len(view.model) == 2:
-                break
+        # f1's two rows are in the view before f2 is written (read together, `a` would
+        # never be updated): waited for, as the update after it
+        deadline = time.monotonic() + 300
+        while (view := getattr(d.shell, "last_view", None)) is None or len(view.model) < 2:
+            assert time.monotonic() < deadline, d.text()
             time.sleep(0.02)
         (clicks_dir / "f2.csv").write_text("a,10\nc,3\n")
-        view = d.shell.last_view
-        while view.model.changes < 5 and time.monotonic() < deadline:
+        while view.model.changes < 5:
+            assert time.monotonic() < deadline, d.text()
             time.sleep(0.02)
         seen["rows"] = view.model.rows()
         seen["status"] = view.status()
@@ -193,11 +193,12 @@ def test_changelog_result_mode_shows_watermark_and_finishes(shell: Any) -> None:
     seen: dict[str, Any] = {}
 
     def during(d: Any, pipe: Any) -> None:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
+        deadline = time.monotonic() + 300
+        while True:
             view = getattr(d.shell, "last_view", None)
             if view is not None and view.pump is not None and view.pump.finished:
                 break
+            assert time.monotonic() < deadline, d.text()
             time.sleep(0.02)
         seen["status"] = d.shell.last_view.status()
         seen["rows"] = d.shell.last_view.model.rows()
@@ -225,16 +226,25 @@ def test_history_is_persistent_and_searchable(shell: Any, tmp_path: Path) -> Non
     assert "second_one" in d.text() and "first_one" not in d.text()
 
     def search(d: Any, pipe: Any) -> None:
-        # Interactive pacing: the reverse search runs asynchronously in prompt-toolkit.
+        # The reverse search runs asynchronously in prompt-toolkit: each key waits for the
+        # state the previous one leads to (the search text typed, then the match taken).
+        prompt = d.shell.prompt
         pipe.send_text(CTRL_R + "first")
-        time.sleep(0.3)
+        _until(lambda: prompt.app.layout.is_searching and prompt.search_buffer.text == "first", d)
         pipe.send_text("\r")
-        time.sleep(0.3)
+        _until(lambda: not prompt.app.layout.is_searching and "first_one" in prompt.default_buffer.text, d)
         pipe.send_text("\r")
         d.wait_for("Received a total of 1 row")
 
     d = shell("", during=search, history=history)
     assert "first_one" in d.text() and "second_one" not in d.text()
+
+
+def _until(ready: Callable[[], bool], d: Any, timeout: float = 300) -> None:
+    deadline = time.monotonic() + timeout
+    while not ready():
+        assert time.monotonic() < deadline, f"the shell never reached the state: {d.text()}"
+        time.sleep(0.01)
 
 
 def typed(*steps: tuple[str, Callable[[Any], bool]]) -> Any:
@@ -245,7 +255,7 @@ def typed(*steps: tuple[str, Callable[[Any], bool]]) -> Any:
     def during(d: Any, pipe: Any) -> None:
         for keys, ready in steps:
             pipe.send_text(keys)
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + 300
             while not ready(d.shell.prompt.default_buffer):
                 if time.monotonic() > deadline:
                     raise AssertionError(f"the shell never reached the state after {keys!r}: {d.text()}")

@@ -25,7 +25,7 @@ def _env(tmp_path: Path) -> TableEnvironment:
     return env
 
 
-def _wait(pred, timeout: float = 10.0) -> None:
+def _wait(pred, timeout: float = 300.0) -> None:
     deadline = time.monotonic() + timeout
     while not pred():
         assert time.monotonic() < deadline, "condition not reached in time"

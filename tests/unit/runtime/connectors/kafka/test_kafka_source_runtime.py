@@ -225,11 +225,12 @@ def test_offsets_are_restored_from_a_savepoint_and_committed_to_the_group(kafka:
     c = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": group})
     # The running job holds the DuckDB file (one writer), so progress shows in the group's
     # committed offsets: they reach 300 once a checkpoint after the last record completed.
-    deadline = time.monotonic() + 60
-    while committed_offsets(c) < 300 and time.monotonic() < deadline:
+    deadline = time.monotonic() + 240  # only a job that never checkpoints fails here
+    while committed_offsets(c) < 300:
+        assert time.monotonic() < deadline, f"the group's offsets stayed at {committed_offsets(c)} of 300"
         time.sleep(0.2)
     assert first.job is not None
-    savepoint = first.job.stop_with_savepoint(str(tmp_path / "sp"))
+    savepoint = first.job.stop_with_savepoint(str(tmp_path / "sp"), timeout=300)
     assert counted() == 300
     assert committed_offsets(c) == 300
     c.close()
@@ -263,17 +264,29 @@ def test_topic_pattern_discovers_new_topics_and_reads_them_from_the_earliest_off
     )
     result = env.execute_sql("SELECT id FROM k")
 
-    def later() -> None:
-        time.sleep(1.0)
-        kafka.send(kafka.topic(2, "disc"), [{"value": {"id": i}, "partition": i % 2} for i in range(3)])
-
+    # The new topic must appear after the job's first discovery (a topic found then starts
+    # at its latest offset, as the startup mode says), however long the job takes to start:
+    # records -2 go to the first topic until one comes out (a record sent before the job
+    # took its start offsets is skipped), and only then the topic is made.
     import threading
 
-    threading.Thread(target=later, daemon=True).start()
+    started = threading.Event()
+
+    def markers() -> None:
+        while not started.wait(0.3):
+            kafka.send(first, [{"value": {"id": -2}}])
+
+    threading.Thread(target=markers, daemon=True).start()
     got: list[int] = []
     with result.collect() as it:  # (pytest-timeout ends it if the topic is never found)
         for r in it:
+            if r[0] == -2:
+                if not started.is_set():
+                    started.set()
+                    kafka.send(kafka.topic(2, "disc"), [{"value": {"id": i}, "partition": i % 2} for i in range(3)])
+                continue
             got.append(r[0])
             if len(got) == 3:
                 break
+    started.set()
     assert sorted(got) == [0, 1, 2]
