@@ -62,20 +62,28 @@ class VarianceAcc(Accumulator):
         uniq, inv = np.unique(slots, return_inverse=True)
         nb = np.bincount(inv).astype(np.float64)
         mb = np.bincount(inv, weights=x) / nb
-        m2b = np.bincount(inv, weights=(x - mb[inv]) ** 2)
+        # Deviations beyond sqrt(DBL_MAX) (~1.3e154) square to inf: the variance is then
+        # Infinity, which is Flink's answer too (VAR_SAMP/VARIANCE of 1.0E308 and 1.0E-10
+        # print Infinity: conformance aggregate_agg_06a/06e). Expected, so not warned about.
+        with np.errstate(over="ignore"):
+            m2b = np.bincount(inv, weights=(x - mb[inv]) ** 2)
         na = self.n[uniq].astype(np.float64)
         ma, m2a = self.mean[uniq], self.m2[uniq]
         if sign > 0:
             n = na + nb
             delta = mb - ma
             mean = np.where(na == 0, mb, ma + delta * nb / n)
-            m2 = np.where(na == 0, m2b, m2a + m2b + delta * delta * na * nb / n)
+            # as above, a huge spread merges to inf; and where na == 0 (a new group) the
+            # merged term is inf * 0 = NaN in lanes np.where discards (it takes m2b there)
+            with np.errstate(over="ignore", invalid="ignore"):
+                m2 = np.where(na == 0, m2b, m2a + m2b + delta * delta * na * nb / n)
         else:
             n = na - nb
             safe = np.where(n > 0, n, 1.0)
             mean = np.where(n > 0, (na * ma - nb * mb) / safe, 0.0)
             delta = mb - mean
-            m2 = np.where(n > 0, m2a - m2b - delta * delta * n * nb / np.where(na > 0, na, 1.0), 0.0)
+            with np.errstate(over="ignore"):  # as above: a huge spread merges to inf
+                m2 = np.where(n > 0, m2a - m2b - delta * delta * n * nb / np.where(na > 0, na, 1.0), 0.0)
             m2 = np.maximum(m2, 0.0)
         self.n[uniq] = n.astype(np.int64)
         self.mean[uniq] = mean

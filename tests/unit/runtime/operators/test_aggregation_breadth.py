@@ -51,6 +51,24 @@ def test_variance_matches_two_pass_and_retracts() -> None:
     assert samp.results(np.array([0])).to_pylist() == [None]  # one row left: sample is NULL
 
 
+def test_variance_of_a_spread_beyond_sqrt_double_max_is_infinity_without_warnings() -> None:
+    """Flink prints Infinity for VAR_SAMP(1.0E308, 1.0E-10) (conformance aggregate_agg_06a):
+    the squares overflow, which is the expected answer, not a RuntimeWarning to print; also
+    when the huge values arrive in separate batches (the merge of stored statistics)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        for batches in ([[1e308, 1e-10]], [[1e308], [1e-10]]):
+            acc = VarianceAcc([pa.float64()], DOUBLE(), "var_samp")
+            acc.grow(1)
+            for values in batches:
+                acc.update(
+                    np.zeros(len(values), dtype=np.int64), np.ones(len(values), dtype=np.int64), [pa.array(values)]
+                )
+            assert acc.results(np.array([0])).to_pylist() == [float("inf")]
+
+
 def test_collect_java_hashmap_order_and_retraction() -> None:
     assert java_hashmap_order(["y", "z"]) == ["z", "y"]  # Flink prints {z=1, y=2}
     assert java_hashmap_order([-3, -2]) == [-2, -3]
