@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from clitools import committed_lines, duckdb_rows, run_restoring
-from servers.ports import READY_TIMEOUT_S, ServerExitedError, listens, retry_start, wait_until
+from servers.ports import READY_TIMEOUT_S, ServerExitedError, die_with_parent, listens, retry_start, wait_until
 
 ACCESS, SECRET = "streamsqlkey", "streamsqlsecret"
 
@@ -99,7 +99,14 @@ def _launch(weed: str, root: Path, config: Path) -> tuple[subprocess.Popen[bytes
     ]  # fmt: skip
     log_path = root / f"weed-{sp}.log"
     with open(log_path, "wb") as log:  # the child has its own copy of the descriptor
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=root, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=root,
+            start_new_session=True,
+            preexec_fn=die_with_parent(signal.SIGKILL),
+        )
 
     def died() -> str | None:
         if proc.poll() is None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .ports import free_port, listens, retry_start, wait_until
+from .ports import die_with_parent, free_port, listens, retry_start, wait_until
 
 
 def tansu_binary() -> Path:
@@ -112,7 +112,14 @@ def _launch(workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
     cmd = [str(tansu_binary()), "broker", "--listener-url", url, "--advertised-listener-url", url,
            "--storage-engine", "memory://tansu/"]  # fmt: skip
     with open(log_path, "wb") as log:  # the child has its own copy of the descriptor
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=workdir, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=workdir,
+            start_new_session=True,
+            preexec_fn=die_with_parent(signal.SIGTERM),
+        )
 
     def died() -> str | None:
         if proc.poll() is None:

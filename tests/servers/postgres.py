@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .ports import accepts, free_port, retry_start, wait_until
+from .ports import accepts, die_with_parent, free_port, retry_start, wait_until
 
 SYSTEM_USER = "embedded_postgres"
 CONF = """
@@ -153,7 +153,13 @@ def _launch(
     cmd = [str(install / "bin" / "postgres"), "-D", str(data), "-p", str(port), "-k", str(workdir)]
     with open(log_path, "wb") as log:  # the child has its own copy of the descriptor
         proc = subprocess.Popen(
-            cmd, user=user, cwd=workdir, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            cmd,
+            user=user,
+            cwd=workdir,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=die_with_parent(signal.SIGINT),  # SIGINT: fast shutdown
         )
 
     def died() -> str | None:

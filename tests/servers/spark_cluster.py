@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .ports import free_port, listens, retry_start, wait_until
+from .ports import die_with_parent, free_port, listens, retry_start, wait_until
 
 
 @dataclass
@@ -62,7 +62,14 @@ def _launch(spark_class: str, env: dict[str, str], workdir: Path) -> tuple[list[
         for name, cmd, own_port in (("master", master_cmd, port), ("worker", worker_cmd, worker_port)):
             log_path = workdir / f"spark-{name}-{port}.log"
             with open(log_path, "wb") as log:  # the child has its own copy of the descriptor
-                proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                proc = subprocess.Popen(
+                    cmd,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    preexec_fn=die_with_parent(signal.SIGTERM),
+                )
             procs.append(proc)
 
             def died(p: subprocess.Popen[bytes] = proc, path: Path = log_path, at: int = own_port) -> str | None:
