@@ -80,6 +80,7 @@ def test_streaming_job_restarted_from_checkpoint_gives_uninterrupted_output(spar
     assert _sink_rows(job / "out") == _sink_rows(ref / "out") == ["A,2", "C,6", "D,8", "F,12"]
 
 
+@pytest.mark.timeout(900)  # a driver, executor JVMs and Python workers: minutes on a loaded machine
 def test_job_on_a_standalone_cluster(spark_cluster: Any, tmp_path: Path) -> None:
     """A separate Python process (its own SparkSession) submits to a real master + worker
     (the session's cluster, tests/servers/spark_cluster.py: starting one costs two JVMs)."""
@@ -91,7 +92,7 @@ def test_job_on_a_standalone_cluster(spark_cluster: Any, tmp_path: Path) -> None
     (tmp_path / "job.sql").write_text(sql)
     cmd = ["python3", "-m", "streamsql.cli", "-f", "job.sql", "--mode", "batch", "--runner", "spark",
            "--master", spark_cluster.master_url, "--format", "jsonl", "-D", "spark.executor.memory=512m"]  # fmt: skip
-    out = subprocess.run(cmd, cwd=tmp_path, env=spark_cluster.env, capture_output=True, text=True, timeout=240)
+    out = subprocess.run(cmd, cwd=tmp_path, env=spark_cluster.env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     rows = sorted(out.stdout.splitlines())
     assert rows == ['{"op": "+I", "row": ["a", "4", "2"]}', '{"op": "+I", "row": ["b", "2", "1"]}']
