@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -246,6 +245,8 @@ class SqliteCatalogStore(CatalogStore):
     type_name = "sqlite"
 
     def __init__(self, name: str, options: dict[str, str], comment: str | None = None) -> None:
+        import sqlite3  # with the first SQLite catalog (start-up: the in-memory catalog needs none)
+
         super().__init__(name, options, comment)
         self.path = os.path.abspath(os.path.expanduser(options["path"]))
         parent = os.path.dirname(self.path)
@@ -287,6 +288,8 @@ class SqliteCatalogStore(CatalogStore):
         )
 
     def drop_database(self, name: str) -> None:
+        import sqlite3  # loaded by __init__
+
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:

@@ -34,17 +34,17 @@ from runtime.errors import ConnectorError
 from runtime.expr.ir import Expr, InputRef, remap_refs
 from runtime.graph import BATCH, STREAMING
 from runtime.operators.calc import CalcParams
-from runtime.operators.changelog_normalize import CHANGELOG_NORMALIZE, ChangelogNormalizeParams
-from runtime.operators.group_agg import GroupAggregateParams
 from runtime.operators.sink import SinkParams
 from runtime.operators.source import TableSourceScanParams, scan_changelog_mode
 from runtime.operators.spec import ANY, OperatorParams, OperatorSpec, spec_for, spec_of
 from runtime.operators.union import EXCHANGE, ExchangeParams, UnionParams
 from runtime.operators.values import ValuesParams
 from runtime.operators.watermark import WatermarkAssignerParams
-from runtime.operators.window_agg import WindowAggregateParams
-from runtime.operators.window_tvf import WindowTableFunctionParams
 from runtime.types import Field
+
+# The operator modules of aggregations, windows and normalized scans are imported by the
+# converters that build their nodes (start-up: `SELECT 1` loads none of them, nor what
+# they load: aggregate functions, window slicing, state restore).
 
 
 @dataclass(frozen=True, eq=False)
@@ -227,6 +227,8 @@ def _normalized_scan(
             f"Table '{t.name}' produces an upsert changelog ({mode}) and needs a PRIMARY KEY to be normalized "
             "by: declare PRIMARY KEY (...) NOT ENFORCED."
         )
+    from runtime.operators.changelog_normalize import ChangelogNormalizeParams
+
     names = [f.name for f in t.physical_schema]
     pk = [names.index(k) for k in t.primary_key]
     proj = list(node.projection) if node.projection is not None else list(range(len(names)))
@@ -322,7 +324,11 @@ def _below_normalize(child: PhysicalNode, params: WatermarkAssignerParams) -> Ph
     while isinstance(n.params, CalcParams) and n.params.condition is None and n.inputs:
         calcs.append(n)
         n = n.inputs[0]
-    if not (n.is_kind(CHANGELOG_NORMALIZE) and n.inputs and n.inputs[0].is_kind(EXCHANGE)):
+    if not (n.inputs and n.inputs[0].is_kind(EXCHANGE)):
+        return None
+    from runtime.operators.changelog_normalize import CHANGELOG_NORMALIZE, ChangelogNormalizeParams
+
+    if not n.is_kind(CHANGELOG_NORMALIZE):
         return None
     scan = n.inputs[0].inputs[0]
     if not isinstance(scan.params, TableSourceScanParams):
@@ -364,6 +370,8 @@ def _split_watermarks(node: PhysicalNode) -> PhysicalNode:
 # ---------------------------------------------------------------------- keyed
 @register_physical(LogicalAggregate)
 def _aggregate(planner: PhysicalPlanner, node: LogicalAggregate) -> PhysicalNode:
+    from runtime.operators.group_agg import GroupAggregateParams
+
     child = planner.convert(node.input)
     # state_ttl_ms: a STATE_TTL hint (runtime/state/ttl.py), None when not hinted.
     params = GroupAggregateParams(tuple(node.grouping), tuple(a.as_params() for a in node.aggs), node.state_ttl_ms)
@@ -388,6 +396,8 @@ def _check_window(planner: PhysicalPlanner, node: LogicalWindowAggregate) -> Non
 
 @register_physical(LogicalWindowAggregate)
 def _window_aggregate(planner: PhysicalPlanner, node: LogicalWindowAggregate) -> PhysicalNode:
+    from runtime.operators.window_agg import WindowAggregateParams
+
     _check_window(planner, node)
     child = planner.convert(node.input)
     params = WindowAggregateParams(
@@ -402,6 +412,8 @@ def _window_aggregate(planner: PhysicalPlanner, node: LogicalWindowAggregate) ->
 
 @register_physical(LogicalWindowTableFunction)
 def _window_tvf(planner: PhysicalPlanner, node: LogicalWindowTableFunction) -> PhysicalNode:
+    from runtime.operators.window_tvf import WindowTableFunctionParams
+
     child = planner.convert(node.input)
     params = WindowTableFunctionParams(node.window.as_params(), node.time_index)
     return PhysicalNode.of(params, (child,), node.fields)

@@ -12,7 +12,6 @@ from dataclasses import replace
 from planner.errors import SqlValidationError
 from planner.physical import PhysicalNode
 from runtime.config.options import key
-from runtime.operators.mini_batch import PROC_TIME, MiniBatchAssignerParams
 from runtime.operators.spec import spec_for
 from runtime.operators.watermark import WATERMARK_ASSIGNER
 
@@ -69,6 +68,8 @@ def assign_mini_batch(plan: PhysicalNode, config: dict[str, str], mode: str) -> 
     """Insert MiniBatchAssigners (STREAMING, mini-batch enabled, keyed aggregates present)."""
     if mode != "STREAMING" or not mini_batch_enabled(config) or not _wants_mini_batch(plan):
         return plan
+    from runtime.operators.mini_batch import PROC_TIME, MiniBatchAssignerParams  # once the rule applies (start-up)
+
     latency, size = mini_batch_settings(config)
     memo: dict[int, PhysicalNode] = {}
 

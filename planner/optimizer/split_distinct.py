@@ -29,8 +29,6 @@ from planner.physical import PhysicalNode
 from runtime.config.options import key
 from runtime.expr.ir import Call, InputRef, Literal
 from runtime.operators.calc import CalcParams
-from runtime.operators.expand import ExpandParams
-from runtime.operators.group_agg import GROUP_AGGREGATE, GroupAggregateParams
 from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, BOOLEAN, INT, Field
 
@@ -59,6 +57,8 @@ def split_distinct_aggregates(plan: PhysicalNode, config: dict[str, str], mode: 
     if mode != "STREAMING" or not ENABLED.get(config):
         return plan
     buckets = BUCKET_NUM.get(config)
+    from runtime.operators.group_agg import GROUP_AGGREGATE  # once the rule applies (start-up)
+
     return rewrite_keyed(plan, GROUP_AGGREGATE.name, lambda n: _split(n, buckets))
 
 
@@ -83,6 +83,9 @@ def _bucket(x: InputRef, buckets: int) -> Call:
 
 
 def _split(agg: PhysicalNode, buckets: int) -> PhysicalNode | None:
+    from runtime.operators.expand import ExpandParams
+    from runtime.operators.group_agg import GroupAggregateParams
+
     p = GroupAggregateParams.of(agg)
     calls = p.aggs
     dcols = _distinct_columns(calls)

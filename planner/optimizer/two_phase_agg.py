@@ -22,9 +22,7 @@ from planner.optimizer.mini_batch import mini_batch_enabled
 from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
 from runtime.config.options import key
-from runtime.operators.group_agg import GROUP_AGGREGATE, GroupAggregateParams
 from runtime.operators.spec import spec_for
-from runtime.operators.two_phase_agg import GlobalGroupAggregateParams, LocalGroupAggregateParams
 from runtime.operators.union import UNION
 from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, Field
@@ -84,10 +82,15 @@ def split_two_phase_aggregates(plan: PhysicalNode, config: dict[str, str], mode:
     strategy = AGG_PHASE_STRATEGY.get(config)
     if mode != "STREAMING" or strategy == "ONE_PHASE" or not mini_batch_enabled(config):
         return plan
+    from runtime.operators.group_agg import GROUP_AGGREGATE  # once the rule applies (start-up)
+
     return rewrite_keyed(plan, GROUP_AGGREGATE.name, _split)
 
 
 def _split(agg: PhysicalNode) -> PhysicalNode | None:
+    from runtime.operators.group_agg import GroupAggregateParams
+    from runtime.operators.two_phase_agg import GlobalGroupAggregateParams, LocalGroupAggregateParams
+
     ex = agg.inputs[0]
     child = ex.inputs[0]
     p = GroupAggregateParams.of(agg)

@@ -41,9 +41,6 @@ from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
 from runtime.config.core import TARGET
 from runtime.operators.union import ExchangeParams
-from runtime.operators.window_agg import WINDOW_AGGREGATE, WindowAggregateParams
-from runtime.operators.window_slicing import can_slice
-from runtime.operators.window_two_phase import GlobalWindowAggregateParams, LocalWindowAggregateParams
 from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, DataType, Field
 
@@ -62,6 +59,8 @@ def split_two_phase_window_aggregates(plan: PhysicalNode, config: dict[str, str]
     """Split every eligible streaming WindowAggregate into Local/Global phases."""
     if not applies(config, mode):
         return plan
+    from runtime.operators.window_agg import WINDOW_AGGREGATE  # once the rule applies (start-up)
+
     return rewrite_keyed(plan, WINDOW_AGGREGATE.name, _split)
 
 
@@ -78,6 +77,10 @@ def _partial_fields(call: AggCallParams, i: int) -> list[Field]:
 
 
 def _split(agg: PhysicalNode) -> PhysicalNode | None:
+    from runtime.operators.window_agg import WindowAggregateParams
+    from runtime.operators.window_slicing import can_slice
+    from runtime.operators.window_two_phase import GlobalWindowAggregateParams, LocalWindowAggregateParams
+
     ex = agg.inputs[0]
     child = ex.inputs[0]
     p = WindowAggregateParams.of(agg)

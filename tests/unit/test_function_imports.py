@@ -78,6 +78,22 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("planner/optimizer/phases.py", "planner.rules.joins"): (1, _START_UP),
     ("planner/optimizer/phases.py", "planner.rules.ranking"): (1, _START_UP),
     ("planner/optimizer/window_rewrite.py", "planner.rules.grouping_sets"): (1, _START_UP),
+    # the operator modules of aggregations, windows and normalized scans: loaded by the physical
+    # converter that builds their node, and by an optimizer rule once the plan has its nodes
+    ("planner/physical.py", "runtime.operators.changelog_normalize"): (2, _START_UP),
+    ("planner/physical.py", "runtime.operators.group_agg"): (1, _START_UP),
+    ("planner/physical.py", "runtime.operators.window_agg"): (1, _START_UP),
+    ("planner/physical.py", "runtime.operators.window_tvf"): (1, _START_UP),
+    ("planner/optimizer/mini_batch.py", "runtime.operators.mini_batch"): (1, _START_UP),
+    ("planner/optimizer/sink_keyed_shuffle.py", "runtime.operators.changelog_normalize"): (1, _START_UP),
+    ("planner/optimizer/sink_keyed_shuffle.py", "runtime.operators.group_agg"): (1, _START_UP),
+    ("planner/optimizer/split_distinct.py", "runtime.operators.expand"): (1, _START_UP),
+    ("planner/optimizer/split_distinct.py", "runtime.operators.group_agg"): (2, _START_UP),
+    ("planner/optimizer/two_phase_agg.py", "runtime.operators.group_agg"): (2, _START_UP),
+    ("planner/optimizer/two_phase_agg.py", "runtime.operators.two_phase_agg"): (1, _START_UP),
+    ("planner/optimizer/two_phase_window_agg.py", "runtime.operators.window_agg"): (2, _START_UP),
+    ("planner/optimizer/two_phase_window_agg.py", "runtime.operators.window_slicing"): (1, _START_UP),
+    ("planner/optimizer/two_phase_window_agg.py", "runtime.operators.window_two_phase"): (1, _START_UP),
     # restoring with another parallelism (the generic operator state's merge)
     # a state file of an older streamsql that holds Arrow maps
     ("runtime/checkpoint/format.py", "runtime.map_values"): (1, _START_UP),

@@ -29,7 +29,8 @@ def _run(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 # Modules `streamsql -e "SELECT 1"` must not load (start-up; benchmarks/startup.py): pandas
 # (pyarrow's own import), the REST server, asyncio (async UDFs), sqlglot's optimizer (SHOW
-# CREATE VIEW), the rule and operator modules of families the query does not use.
+# CREATE VIEW), the rule and operator modules of families the query does not use, the
+# function modules of functions it does not call.
 NOT_AT_START_UP = (
     "pandas",
     "http.server",
@@ -48,6 +49,16 @@ NOT_AT_START_UP = (
     "runtime.operators.join",
     "runtime.operators.rank",
     "runtime.operators.over",
+    "runtime.operators.group_agg",
+    "runtime.operators.two_phase_agg",
+    "runtime.operators.window_agg",
+    "runtime.operators.window_two_phase",
+    "runtime.operators.changelog_normalize",
+    "runtime.operators.mini_batch",
+    "runtime.operators.expand",
+    "runtime.functions.strings",
+    "runtime.functions.arrays",
+    "runtime.functions.temporal",
     "planner.statements_catalog",
     "planner.statements_dml",
     "planner.statements_materialized",
