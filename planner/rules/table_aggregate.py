@@ -66,6 +66,7 @@ def _to_physical(planner: PhysicalPlanner, node: LogicalTableAggregate) -> Physi
         function=_function(node.function),
         row_arg=node.row_arg,
         input_names=tuple(node.function.get("row_names") or ()),
+        arg_types=tuple(node.input.fields[i].type for i in node.args),
     )
     return PhysicalNode.distributed(params, (child,), node.fields)
 

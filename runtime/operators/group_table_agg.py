@@ -37,8 +37,9 @@ from runtime.map_values import python_column
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, register_spec
-from runtime.row import Row, arrow_value
+from runtime.row import Row, arrow_value, python_values
 from runtime.state import KeyedStateBackend, create_backend
+from runtime.types import DataType
 from runtime.udf_registry import UdfSpec, implements, resolve
 
 
@@ -73,6 +74,9 @@ class GroupTableAggregateParams(OperatorParams):
     function: TableAggregateFunction
     row_arg: bool = False
     input_names: tuple[str, ...] = ()
+    # The argument columns' types: the function gets PyFlink's Python values (a MAP as a
+    # dict, a ROW as a Row); empty in a plan from before they were recorded.
+    arg_types: tuple[DataType, ...] = ()
 
 
 def call_text(function: TableAggregateFunction, args: Sequence[int], row_arg: bool, names: Sequence[str]) -> str:
@@ -96,6 +100,7 @@ class GroupTableAggregateOperator(Operator):
         self.args: list[int] = list(p.args)
         self.row_arg: bool = p.row_arg
         self.input_names: tuple[str, ...] = p.input_names
+        self.arg_types: tuple[DataType, ...] = p.arg_types
         self.function = p.function
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
         self.accs: dict[int, Any] = {}
@@ -157,10 +162,10 @@ class GroupTableAggregateOperator(Operator):
     def _fold(self, data: pa.RecordBatch, slots: np.ndarray, signs: np.ndarray) -> None:
         fn = self.spec.func
         retract = fn.retract if implements(fn, "retract") else None
-        cols = [data.column(i).to_pylist() for i in self.args]
-        types = self.spec.input_types or ()
-        if len(types) == len(cols):  # a MAP as (key, value) pairs (runtime/map_values.py)
-            cols = [python_column(c, t) for c, t in zip(cols, types, strict=True)]
+        if len(self.arg_types) == len(self.args):
+            cols = [python_values(data.column(i), t) for i, t in zip(self.args, self.arg_types, strict=True)]
+        else:
+            cols = [data.column(i).to_pylist() for i in self.args]
         arg_rows: Any = list(zip(*cols, strict=True)) if cols else [()] * data.num_rows
         if self.row_arg:
             names = self.input_names or tuple(data.schema.names[i] for i in self.args)

@@ -330,3 +330,26 @@ def test_json_aggregates_write_maps_and_rows_as_objects() -> None:
         '[{"a":2,"z":1},{"b":3}]',
         '{"x":{"EXPR$0":1,"EXPR$1":"p"},"y":{"EXPR$0":2,"EXPR$1":"q"}}',
     )
+
+
+def test_python_table_aggregate_function_gets_dicts() -> None:
+    from streamsql.expressions import col
+    from streamsql.udf import TableAggregateFunction, udtaf
+
+    class Keys(TableAggregateFunction):
+        def create_accumulator(self) -> list[object]:
+            return []
+
+        def accumulate(self, acc: list[object], m: dict[str | None, int]) -> None:
+            assert isinstance(m, dict)  # PyFlink passes a MAP as a dict
+            acc.extend(m)
+
+        def emit_value(self, acc: list[object]):  # noqa: ANN201 - a generator of rows
+            for k in sorted(acc, key=str):
+                yield (str(k),)
+
+    env = _env()
+    t = env.sql_query(f"SELECT k, m FROM (VALUES ('g', {NK}), ('g', MAP['b', 3])) AS t(k, m)")
+    keys = udtaf(Keys(), result_type="ROW<key STRING>")
+    r = t.group_by(col("k")).flat_aggregate(keys(col("m"))).select(col("k"), col("key"))
+    assert sorted(tuple(row) for row in r.execute().collect()) == [("g", "None"), ("g", "a"), ("g", "b")]
