@@ -69,12 +69,13 @@ class FakeHandle:
 
     def __init__(self) -> None:
         self.meta = FakeValueState()
+        self.origin = FakeValueState()
         self.chunks = FakeMapState()
         self.slots = FakeMapState()
         self.timers: set[int] = set()
 
     def getValueState(self, name: str, schema: str) -> FakeValueState:  # noqa: N802
-        return self.meta
+        return self.origin if name == "origin" else self.meta
 
     def getMapState(self, name: str, key: str, value: str) -> FakeMapState:  # noqa: N802
         return self.slots if name == "slots" else self.chunks
@@ -118,7 +119,8 @@ def _graph() -> Any:
     return _plan("SELECT k, SUM(v), COUNT(*) FROM t GROUP BY k")
 
 
-def _rows(keys: np.ndarray, values: np.ndarray) -> Any:
+def _rows(keys: np.ndarray, values: np.ndarray, origin: int | None = None, seq: int = 0) -> Any:
+    """One packed row (as `Packer` makes them) of `keys`/`values` from task `origin`."""
     import pandas as pd
 
     from runtime.batch import ROW_KIND
@@ -128,7 +130,9 @@ def _rows(keys: np.ndarray, values: np.ndarray) -> Any:
         [pa.array(keys, pa.int64()), pa.array(values, pa.int64()), pa.array(np.zeros(len(keys), np.int8))],
         names=["k", "v", ROW_KIND],
     )
-    return pd.DataFrame({"_0": [0], "_1": [0], "_2": [0], "_3": [encode(batch)], "_4": [None]})
+    frame = pd.DataFrame({"_0": [0], "_1": [seq], "_2": [0], "_3": [encode(batch)], "_4": [None]})
+    frame["_5"] = pd.array([origin], dtype="Int64")
+    return frame
 
 
 def _changelog(frames: list[Any]) -> list[tuple[Any, ...]]:
@@ -327,6 +331,47 @@ def test_row_number_tie_across_the_range_fails_the_job(values: list[tuple[int, i
     else:
         frames = list(p.handleInputRows((0,), iter([_rows(keys, vals)]), Timers()))
         assert len(decode_rows([x for f in frames for x in f[PAYLOAD]])) == 2
+
+
+TOP2 = "SELECT k, v FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY v DESC) AS rn FROM t) WHERE rn <= 2"
+
+
+def test_a_tie_among_rows_of_one_ordered_task_is_accepted_across_batches_and_restores() -> None:
+    """Rows of one source task (`origin`) reach the processor in the local runner's order, so
+    their ties are broken as the local runner breaks them: the first row wins, as it does there.
+    The key group remembers its origin in Spark's state: after a restore, rows of another task
+    make a tie with the held rows a genuine one, and the job fails."""
+    from runtime.errors import JobError
+    from runtime.executor.spark import stateful
+    from runtime.executor.spark.stateful import processor_class
+
+    rank = _node(TOP2, "Rank")
+    handle = FakeHandle()
+    p = processor_class()("job-o", rank, {}, ["I"], False)
+    p.init(handle)
+    out = list(p.handleInputRows((0,), iter([_rows(np.array([1, 2]), np.array([30, 20]), origin=7)]), Timers()))
+    out += list(p.handleInputRows((0,), iter([_rows(np.array([3]), np.array([20]), origin=7)]), Timers()))
+    kept = {(k, v) for k, v in decode_rows([x for f in out for x in f["__payload"]])}
+    assert kept == {(1, 30), (2, 20)}  # k = 3 ties with k = 2 on v = 20 and arrived later
+    assert handle.origin.value == (7,)
+    stateful._CACHE.clear()  # a fresh worker: the processor restores from the state store
+    p2 = processor_class()("job-o", rank, {}, ["I"], False)
+    p2.init(handle)
+    with pytest.raises(JobError, match="Rank .*arrival order"):
+        list(p2.handleInputRows((0,), iter([_rows(np.array([4]), np.array([20]), origin=8)]), Timers()))
+
+
+def test_a_tie_among_rows_of_two_tasks_fails_the_job() -> None:
+    """The same tie with its rows from two source tasks (two files, two partitions): Spark does
+    not define which comes first, so the job fails naming the operator."""
+    from runtime.errors import JobError
+    from runtime.executor.spark.stateful import processor_class
+
+    p = processor_class()("job-t", _node(TOP2, "Rank"), {}, ["I"], False)
+    p.init(FakeHandle())
+    frames = [_rows(np.array([1, 2]), np.array([30, 20]), origin=7), _rows(np.array([3]), np.array([20]), 8, seq=1)]
+    with pytest.raises(JobError, match="Rank .*arrival order"):
+        list(p.handleInputRows((0,), iter(frames), Timers()))
 
 
 def test_the_pickled_processor_does_not_carry_the_worker_cache() -> None:

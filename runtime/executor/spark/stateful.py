@@ -58,6 +58,9 @@ if TYPE_CHECKING:
 
 # One Spark row per key group and Arrow batch on a packed edge.
 BUCKET, SEQ, INPUT, PAYLOAD, EVENT_TIME = "__bucket", "__seq", "__input", "__payload", "__et"
+# On a packed row: the ordered upstream its rows come from (`origin`), NULL when the rows'
+# order is not the one the local runner sees (they passed through another processor).
+ORIGIN = "__src"
 # On the rows a processor emits (and the edges they flow through to the next processor): the
 # processor's event-time watermark before it emitted them. Spark gives every stateful operator
 # of a micro-batch the same watermark W, and an upstream processor's rows fired by W (a window
@@ -73,6 +76,10 @@ END_WATERMARK_MS = 253402214400000  # 9999-12-31 00:00:00 UTC
 END_TS_MICROS = 253402300799_000000
 # Spark's rows for one processor call carry their partition in the top bits of `seq`.
 _SEQ_SHIFT = 40
+# An origin is (micro-batch << _ORIGIN_SHIFT) | partition: one task of one micro-batch.
+_ORIGIN_SHIFT = 24
+# A key group's recorded origin once its rows came from more than one (or an unknown) one.
+MIXED = -1
 
 
 # ---------------------------------------------------------------------- Arrow layouts
@@ -164,6 +171,19 @@ def _partition() -> int:
     return int(ctx.partitionId()) if ctx is not None else 0
 
 
+def origin() -> int | None:
+    """The task this code runs in, as an origin: its micro-batch and partition (None outside
+    a streaming task). One file source partition is read by one task in file order, the order
+    the local runner reads it in, and a file is read in one micro-batch."""
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    batch = ctx.getLocalProperty("streaming.sql.batchId") if ctx is not None else None
+    if batch is None:
+        return None
+    return (int(batch) << _ORIGIN_SHIFT) | int(ctx.partitionId())
+
+
 # ---------------------------------------------------------------------- packing
 def _before_watermarks(rb: pa.RecordBatch) -> np.ndarray | None:
     """The `__bw` stamps of Spark's Arrow batch `rb` (None: no stamps; a NULL is MAX: after)."""
@@ -185,18 +205,26 @@ def _with_before(batch: pa.RecordBatch, before: pa.Array) -> pa.RecordBatch:
 
 
 class Packer:
-    """mapInArrow function: rows of input `input_index` → one packed row per key group."""
+    """mapInArrow function: rows of input `input_index` → one packed row per key group.
 
-    def __init__(self, fields: Sequence[Field], keys: Sequence[int], input_index: int, max_parallelism: int) -> None:
+    With `ordered` (streaming.ordered_input: the rows come straight from sources, each task
+    reading in the local runner's order), each packed row names its task (`origin`): the
+    processor skips the arrival-order tie checks for key groups whose rows all came from one."""
+
+    def __init__(
+        self, fields: Sequence[Field], keys: Sequence[int], input_index: int, max_parallelism: int, ordered: bool = False
+    ) -> None:
         self.fields = tuple(fields)
         self.keys = tuple(keys)
         self.input_index = input_index
         self.max_parallelism = max_parallelism
+        self.ordered = ordered
 
     def __call__(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from runtime.state.keygroups import key_groups_of_rows
 
         base = _partition() << _SEQ_SHIFT
+        source = origin() if self.ordered else None
         count = 0
         for rb in batches:
             if not rb.num_rows:
@@ -230,8 +258,9 @@ class Packer:
                     pa.array([self.input_index] * len(buckets), pa.int8()),
                     pa.array(payloads, pa.binary()),
                     befores,
+                    pa.array([source] * len(buckets), pa.int64()),
                 ],
-                names=[BUCKET, SEQ, INPUT, PAYLOAD, BEFORE_WM],
+                names=[BUCKET, SEQ, INPUT, PAYLOAD, BEFORE_WM, ORIGIN],
             )
 
 
@@ -388,13 +417,25 @@ class LineDecoder:
 class Held:
     """A key group's operator as a Python worker keeps it between calls: the digests of the
     state chunks Spark holds, and for per-key state (slot_store.py) the tracker of the slots
-    touched since the last save and the slot layout last saved."""
+    touched since the last save and the slot layout last saved; and the origin of the key
+    group's rows (`origin`: None before any, MIXED once from several) as last saved."""
 
     def __init__(self, op: Any, digests: list[bytes], tracker: Any, layout: list[str] | None) -> None:
         self.op = op
         self.digests = digests
         self.tracker = tracker
         self.layout = layout
+        self.origin: int | None = None
+        self.saved_origin: int | None = None
+
+    def note_origin(self, source: int | None) -> bool:
+        """Record rows from `source` (None: unknown); whether the key group's rows now come
+        from more than one origin, so ties among them need not be in the local runner's order."""
+        if source is None or (self.origin is not None and self.origin != source):
+            self.origin = MIXED
+        elif self.origin is None:
+            self.origin = source
+        return self.origin == MIXED
 
 
 # Operators kept between calls in a Python worker: (processor uid, bucket) → (version, held).
@@ -471,6 +512,8 @@ def _define_processor() -> type:
             self.chunks = handle.getMapState("chunks", "idx INT", "data BINARY")
             # Per-key entries of "generic" operators (slot_store.py).
             self.slots = handle.getMapState("slots", "slot LONG", "grp INT, k BINARY, v BINARY")
+            # The origin of the key group's rows (Held.origin), for the tie checks (ties.py).
+            self.origin = handle.getValueState("origin", "src LONG")
 
         # -------------------------------------------------------------- state
         def _fresh(self) -> Held:
@@ -489,7 +532,8 @@ def _define_processor() -> type:
                 _CACHE.pop((self.uid, bucket), None)
                 return self._fresh(), 0, -(2**63), False
             version, wm, ended, count = int(meta[0]), int(meta[1]), bool(meta[2]), int(meta[3])
-            cached = _CACHE.get((self.uid, bucket))
+            # Taken out until `_save` puts it back: a call that fails leaves no half-applied operator.
+            cached = _CACHE.pop((self.uid, bucket), None)
             if cached is not None and cached[0] == version:
                 return cached[1], version, wm, ended
             parts = []
@@ -498,6 +542,8 @@ def _define_processor() -> type:
                 parts.append(bytes(v[0]))
             held = self._fresh()
             held.digests = [_digest(p) for p in parts]
+            if self.origin.exists():
+                held.origin = held.saved_origin = int(self.origin.get()[0])
             if parts:
                 rest = state_format.decode(b"".join(parts), "Spark state of a streamsql operator")
                 if held.tracker is not None:
@@ -528,16 +574,20 @@ def _define_processor() -> type:
             for i in range(len(chunks), len(held.digests)):
                 self.chunks.removeKey((i,))
             self.meta.update((version + 1, wm, ended, len(chunks)))
+            if held.origin is not None and held.origin != held.saved_origin:
+                self.origin.update((held.origin,))
+                held.saved_origin = held.origin
             held.digests = new
             _CACHE[(self.uid, bucket)] = (version + 1, held)
 
         # -------------------------------------------------------------- time
-        def _advance(self, op: Any, wm: int, last: int, ended: bool, out: Any) -> tuple[int, bool]:
+        def _advance(self, held: Held, wm: int, last: int, ended: bool, out: Any) -> tuple[int, bool]:
             if not self.event_time or ended or wm <= max(last, 0):
                 return last, ended
             from runtime.executor.spark.ties import fire_tie
 
-            reason = fire_tie(op, MAX_WATERMARK if wm >= END_WATERMARK_MS else wm)
+            op = held.op
+            reason = fire_tie(op, MAX_WATERMARK if wm >= END_WATERMARK_MS else wm) if held.origin == MIXED else None
             if reason:
                 raise JobError(reason)
             if wm >= END_WATERMARK_MS:
@@ -575,10 +625,11 @@ def _define_processor() -> type:
                 return
             yield pd.DataFrame(frame)
 
-        def _apply(self, op: Any, batch: pa.RecordBatch, input_index: int, out: Any) -> None:
+        def _apply(self, held: Held, batch: pa.RecordBatch, input_index: int, source: int | None, out: Any) -> None:
             from runtime.executor.spark.ties import batch_tie
 
-            reason = batch_tie(op, batch)
+            op = held.op
+            reason = batch_tie(op, batch) if held.note_origin(source) else None
             if reason:
                 raise JobError(reason)
             op.process_batch(batch, input_index, out)
@@ -590,25 +641,30 @@ def _define_processor() -> type:
             bucket = int(key[0])
             frames = [f for f in rows if len(f)]
             held, version, last, ended = self._load(bucket)
-            op = held.op
             out = Output()
             wm = int(timerValues.getCurrentWatermarkInMs()) if self.event_time else last
-            early: list[tuple[bytes, int]] = []
-            late: list[tuple[bytes, int]] = []
+            early: list[tuple[bytes, int, int | None]] = []
+            late: list[tuple[bytes, int, int | None]] = []
             if frames:
-                # Columns by position (Spark names them _0.._4): bucket, seq, input, payload, before.
+                # Columns by position (Spark names them _0.._5): bucket, seq, input, payload,
+                # before, origin (NULL, or absent: unknown).
                 data = pd.concat(frames, ignore_index=True)
                 data = data.iloc[np.argsort(data.iloc[:, 1].to_numpy(), kind="stable")]
                 before = data.iloc[:, 4].fillna(MAX_WATERMARK).to_numpy(dtype=np.int64)
-                for payload, idx, b in zip(data.iloc[:, 3], data.iloc[:, 2], before, strict=True):
-                    (early if self.event_time and b < wm else late).append((bytes(payload), int(idx)))
+                sources = (
+                    [None if pd.isna(s) else int(s) for s in data.iloc[:, 5]]
+                    if data.shape[1] > 5
+                    else [None] * len(data)
+                )
+                for payload, idx, b, src in zip(data.iloc[:, 3], data.iloc[:, 2], before, sources, strict=True):
+                    (early if self.event_time and b < wm else late).append((bytes(payload), int(idx), src))
             before_wm = last
-            for payload, idx in early:  # upstream rows emitted before the watermark `wm`
-                self._apply(op, decode(payload), idx, out)
-            last, ended = self._advance(op, wm, last, ended, out)
+            for payload, idx, src in early:  # upstream rows emitted before the watermark `wm`
+                self._apply(held, decode(payload), idx, src, out)
+            last, ended = self._advance(held, wm, last, ended, out)
             yield from self._emit(out, last, before_wm)
-            for payload, idx in late:
-                self._apply(op, decode(payload), idx, out)
+            for payload, idx, src in late:
+                self._apply(held, decode(payload), idx, src, out)
             yield from self._emit(out, last, last)
             self._save(bucket, held, version, last, ended)
             self._arm(last, ended)
@@ -620,7 +676,7 @@ def _define_processor() -> type:
             held, version, last, ended = self._load(bucket)
             out = Output()
             wm = int(timerValues.getCurrentWatermarkInMs())
-            new_last, ended2 = self._advance(held.op, wm, last, ended, out)
+            new_last, ended2 = self._advance(held, wm, last, ended, out)
             if (new_last, ended2) == (last, ended):
                 self._arm(last, ended)
                 return
@@ -644,6 +700,7 @@ def wire_schema() -> Any:
             st.StructField(INPUT, st.ByteType(), False),
             st.StructField(PAYLOAD, st.BinaryType(), False),
             st.StructField(BEFORE_WM, st.LongType(), True),
+            st.StructField(ORIGIN, st.LongType(), True),
         ]
     )
 

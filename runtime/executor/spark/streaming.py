@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from runtime.batch import ROW_KIND, ROW_WATERMARK
 from runtime.config.core import MAX_PARALLELISM
+from runtime.connectors.base import get_connector
 from runtime.executor.spark import stateful
 from runtime.executor.spark.expressions import check_expr
 from runtime.executor.spark.translate import Translator, cname, watermark_delay_ms
@@ -201,6 +202,26 @@ class StreamingTranslator(Translator):
             extra.append(st.StructField(stateful.BEFORE_WM, st.LongType(), True))
         return st.StructType([*schema.fields, st.StructField(ROW_KIND, st.ByteType(), True), *extra])
 
+    def ordered_input(self, nid: int) -> bool:
+        """Whether each Spark task of node `nid` holds rows in the order the local runner sees
+        them: rows straight from file sources that are one file each (a task reads one file in
+        its order; a directory's files are packed into tasks in Spark's own order) or VALUES,
+        through row-wise nodes only. Rows another processor emitted come in Spark's key-group
+        order: not ordered. The processor accepts arrival-order ties among rows of one task
+        (stateful.Packer, ties.py)."""
+        node = self.graph.node(nid)
+        if node.is_kind(TABLE_SOURCE_SCAN):
+            p = TableSourceScanParams.of(node)
+            if get_connector(p.connector).spark_module:
+                return False
+            path = p.options.get("path", "")
+            path = os.path.abspath(os.path.expanduser(path[7:] if path.startswith("file://") else path))
+            return os.path.isfile(path)
+        if node.is_kind(VALUES):
+            return True
+        row_wise = node.operator in native_kinds() or (is_stateless(node) and len(node.inputs) == 1)
+        return row_wise and all(self.ordered_input(i) for i in node.inputs)
+
     def _runtime_operator(self, node: Node) -> Any:
         modes = [self.graph.node(i).changelog_mode for i in node.inputs]
         if is_stateless(node) and len(node.inputs) == 1:
@@ -219,7 +240,7 @@ class StreamingTranslator(Translator):
             if src.is_kind(EXCHANGE):
                 p = ExchangeParams.of(src)
                 keys = p.keys if p.distribution == HASH else ()
-            packer = stateful.Packer(src.schema, keys, idx, self.max_parallelism)
+            packer = stateful.Packer(src.schema, keys, idx, self.max_parallelism, self.ordered_input(nid))
             part = self._frame(nid).mapInArrow(packer, stateful.wire_schema())
             packed = part if packed is None else packed.unionByName(part)
         assert packed is not None  # a stateful operator has an input
