@@ -4,6 +4,7 @@ edge values against the local runner, and a streaming job restarted from its che
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -60,17 +61,36 @@ def _sink_rows(out: Path) -> list[str]:
     )
 
 
-def test_streaming_job_restarted_from_checkpoint_gives_uninterrupted_output(spark: Any, tmp_path: Path) -> None:
+def test_streaming_job_restarted_from_checkpoint_gives_uninterrupted_output(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The job's checkpoint location is its job id's (as a re-run of the script in a new
+    process numbers its jobs from 1 again): restarted with its plan it resumes; restarted
+    with a changed plan it fails naming what changed, and writes nothing."""
+    from runtime.checkpoint.restore import RestoreError
+    from streamsql import environment
+
+    def new_process() -> None:
+        monkeypatch.setattr(environment, "_job_ids", itertools.count(1))
+
     conf = {"execution.checkpointing.dir": str(tmp_path / "ckpt")}
     first, second = "a,1\nb,-1\nc,3\n", "d,4\ne,0\nf,6\n"
     # Interrupted: the job stops after the first file; restarted, it resumes from its checkpoint.
     job = tmp_path / "job"
     (job / "in").mkdir(parents=True)
     (job / "in" / "1.csv").write_text(first)
+    new_process()
     run_script(STREAM_SQL, "streaming", "spark", job, conf)
     assert len(_sink_rows(job / "out")) == 2
     (job / "in" / "2.csv").write_text(second)
+    new_process()
     run_script(STREAM_SQL, "streaming", "spark", job, conf)
+    # The source renamed (another table: its offsets do not carry over): refused, nothing written.
+    new_process()
+    changed = STREAM_SQL.replace("src", "src2")
+    with pytest.raises(RestoreError, match=r"operators no longer in the job: TableSourceScan.*\n.*new to the job"):
+        run_script(changed, "streaming", "spark", job, conf)
+    assert len(_sink_rows(job / "out")) == 4
     # Uninterrupted: both files in one run, fresh checkpoints.
     ref = tmp_path / "ref"
     (ref / "in").mkdir(parents=True)

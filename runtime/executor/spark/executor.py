@@ -12,9 +12,11 @@ the stop event is set. Updating aggregates run in `update` output mode and the c
 turns each key's new value into -U (previous) / +U (new), or +I the first time; windowed
 aggregates and stateless jobs run in `append` mode (+I).
 
-Checkpoint location: `<execution.checkpointing.dir>/spark/<job fingerprint>/<query>`, so a
-restarted job with the same graph resumes from where it stopped (Spark's exactly-once file
-sink and state store); without the option a temporary directory is used and deleted.
+Checkpoint location: `<execution.checkpointing.dir>/spark/<job id>/<query>` (the job id the
+local runner keeps its checkpoints under; queries `sink-<table hash>` and `result`), so a
+restarted job resumes from where it stopped (Spark's exactly-once file sink and state store),
+and a restart whose plan no longer matches its checkpoint fails naming what differs
+(restart.py); without the option a temporary directory is used and deleted.
 """
 
 from __future__ import annotations
@@ -34,13 +36,14 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND
-from runtime.checkpoint.options import CHECKPOINTING_DIR
+from runtime.checkpoint.options import CHECKPOINTING_DIR, IGNORE_UNCLAIMED_STATE, JOB_ID
 from runtime.config.core import LOCAL_TIME_ZONE
 from runtime.connectors.base import get_connector, parse_duration_ms
 from runtime.errors import JobError
+from runtime.executor.spark import restart
 from runtime.executor.spark.capabilities import check_graph
 from runtime.executor.spark.session import get_session
-from runtime.executor.spark.streaming import StreamingTranslator
+from runtime.executor.spark.streaming import StreamingTranslator, keeps_state
 from runtime.executor.spark.translate import Translator, cname, watermark_delay_ms
 from runtime.executor.spark.types import to_layout
 from runtime.graph import BATCH, JobGraph, Node
@@ -210,12 +213,14 @@ class SparkExecutor:
 
     # ------------------------------------------------------------------ streaming
     def _checkpoint_root(self, tmp: str) -> str:
+        """The job's checkpoint location: stable for the job (its id), not for its plan, so a
+        changed plan meets its old checkpoint and is checked against it (restart.py)."""
         base = CHECKPOINTING_DIR.get(self.graph.config)
         if not base:
             return os.path.join(tmp, "checkpoints")
         base = base[7:] if base.startswith("file://") else base
-        fingerprint = hashlib.sha1(_graph_fingerprint(self.graph).encode()).hexdigest()[:16]
-        return os.path.join(os.path.abspath(base), "spark", fingerprint)
+        job = (JOB_ID.get(self.graph.config or {}) or "job").replace(os.sep, "_")
+        return os.path.join(os.path.abspath(base), "spark", job)
 
     def _bounded(self) -> bool:
         return all(not p.options.get("source.monitor-interval") for p in self._scans())
@@ -289,6 +294,9 @@ class SparkExecutor:
         if self._bounded():
             self._check_lateness(spark, tmp)
         root = self._checkpoint_root(tmp)
+        names = restart.query_names(self.graph)
+        record = restart.plan_record(self.graph, keeps_state(self.graph))
+        restart.check_and_record(root, record, IGNORE_UNCLAIMED_STATE.get(self.graph.config or {}))
         tr.end_dir = root
         tr.uid = root
         mode = "append"
@@ -299,13 +307,14 @@ class SparkExecutor:
             conn = SinkParams.of(node).connector
             own = _spark_module(conn) is not None
             df = tr._frame(node.inputs[0]) if conn == "print" or own else self._sink_frame(tr, node)
-            w = df.writeStream.outputMode(mode).option("checkpointLocation", os.path.join(root, f"sink-{node.id}"))
+            location = os.path.join(root, names[node.id])
+            w = df.writeStream.outputMode(mode).option("checkpointLocation", location)
             if conn == "blackhole":
                 w = w.format("noop")
             elif conn == "print":
                 w = w.foreachBatch(lambda b, _e, n=node: self._print_changelog(n, b))
             elif own:
-                prefix = "spark-" + hashlib.sha1(f"{root}/sink-{node.id}".encode()).hexdigest()[:20]
+                prefix = "spark-" + hashlib.sha1(location.encode()).hexdigest()[:20]
                 w = w.foreachBatch(lambda b, e, n=node, t=prefix: self._write_own_changelog(n, t, b, e))
             else:
                 w = self._file_writer(w, node).option("path", self._sink_path(node))
@@ -317,7 +326,7 @@ class SparkExecutor:
             collector = _ChangelogCollector(self, node, out)
             w = (
                 df.writeStream.outputMode(mode)
-                .option("checkpointLocation", os.path.join(root, "result"))
+                .option("checkpointLocation", os.path.join(root, names[node.id]))
                 .foreachBatch(collector)
             )
             self._start(self._trigger(w))
@@ -442,8 +451,3 @@ def _job_error(e: Exception) -> Exception:
     if worker in text:
         return JobError(text.rsplit(worker, 1)[1].split("\n", 1)[0].strip())
     return e
-
-
-def _graph_fingerprint(graph: JobGraph) -> str:
-    """The graph without its configuration: a restarted job finds its checkpoints again."""
-    return JobGraph(graph.nodes, graph.mode, {}, graph.result_node, graph.name).to_json()

@@ -179,7 +179,7 @@ def origin() -> int | None:
 
     ctx = TaskContext.get()
     batch = ctx.getLocalProperty("streaming.sql.batchId") if ctx is not None else None
-    if batch is None:
+    if ctx is None or batch is None:
         return None
     return (int(batch) << _ORIGIN_SHIFT) | int(ctx.partitionId())
 
@@ -212,7 +212,12 @@ class Packer:
     processor skips the arrival-order tie checks for key groups whose rows all came from one."""
 
     def __init__(
-        self, fields: Sequence[Field], keys: Sequence[int], input_index: int, max_parallelism: int, ordered: bool = False
+        self,
+        fields: Sequence[Field],
+        keys: Sequence[int],
+        input_index: int,
+        max_parallelism: int,
+        ordered: bool = False,
     ) -> None:
         self.fields = tuple(fields)
         self.keys = tuple(keys)
@@ -489,10 +494,12 @@ def _define_processor() -> type:
         ) -> None:
             from runtime.graph import JobGraph
 
-            self.uid = uid
             # The node travels as JSON, decoded on first use: Spark's driver-side Python
             # worker only calls `init` and need not import the operators.
             self.node_json = JobGraph((node,)).to_json()
+            # The worker cache's key: a restarted job whose operator changed details its
+            # state does not depend on (the same uid) never takes an operator built before.
+            self.uid = f"{uid}/{hashlib.blake2b(self.node_json.encode(), digest_size=8).hexdigest()}"
             self.config = dict(config)
             self.input_modes = list(input_modes)
             self.event_time = event_time

@@ -78,6 +78,19 @@ def is_stateless(node: Node) -> bool:
     return checkpointing_mode(probe) == "stateless"
 
 
+def runs_as_processor(node: Node) -> bool:
+    """Whether STREAMING runs `node` as a processor keeping state in Spark's state store
+    (stateful.py), rather than natively or as a stateless `mapInArrow`."""
+    return node.operator not in native_kinds() and not (is_stateless(node) and len(node.inputs) == 1)
+
+
+def keeps_state(graph: JobGraph) -> set[int]:
+    """The nodes whose progress or state a Spark checkpoint keeps: sources (their offsets),
+    WATERMARKs (the end-of-input stream beside each, Spark's event time) and processors."""
+    kept = (TABLE_SOURCE_SCAN, VALUES, WATERMARK_ASSIGNER)
+    return {n.id for n in graph.nodes if any(n.is_kind(k) for k in kept) or runs_as_processor(n)}
+
+
 def has_event_time(graph: JobGraph, nid: int) -> bool:
     """Whether a WATERMARK is upstream of node `nid` (its Spark input carries a watermark)."""
     todo = [nid]
@@ -142,7 +155,7 @@ class StreamingTranslator(Translator):
         import pyarrow.parquet as pq
 
         names = [cname(i) for i in range(len(node.schema))]
-        d = os.path.join(self.end_dir, f"values-{node.id}")
+        d = os.path.join(self.end_dir, f"values-{self.node_uids[node.id]}")
         os.makedirs(d, exist_ok=True)
         target = os.path.join(d, "values.parquet")
         if not os.path.exists(target):
@@ -219,12 +232,11 @@ class StreamingTranslator(Translator):
             return os.path.isfile(path)
         if node.is_kind(VALUES):
             return True
-        row_wise = node.operator in native_kinds() or (is_stateless(node) and len(node.inputs) == 1)
-        return row_wise and all(self.ordered_input(i) for i in node.inputs)
+        return not runs_as_processor(node) and all(self.ordered_input(i) for i in node.inputs)
 
     def _runtime_operator(self, node: Node) -> Any:
         modes = [self.graph.node(i).changelog_mode for i in node.inputs]
-        if is_stateless(node) and len(node.inputs) == 1:
+        if not runs_as_processor(node):
             src = self.graph.node(node.inputs[0])
             frame = self._frame(src.id)
             keep = ROW_WATERMARK in frame.columns
@@ -245,7 +257,9 @@ class StreamingTranslator(Translator):
             packed = part if packed is None else packed.unionByName(part)
         assert packed is not None  # a stateful operator has an input
         event_time = has_event_time(self.graph, node.id)
-        processor = stateful.processor_class()(f"{self.uid}/{node.id}", node, self.config, modes, event_time)
+        processor = stateful.processor_class()(
+            f"{self.uid}/{self.node_uids[node.id]}", node, self.config, modes, event_time
+        )
         out = packed.groupBy(stateful.BUCKET).transformWithStateInPandas(
             statefulProcessor=processor,
             outputStructType=stateful.output_schema(event_time),

@@ -20,6 +20,11 @@ rows), nor ties the operator resolves by peers (RANK, DENSE_RANK, RANGE frames).
   partition with equal timestamps firing together. Checked before they fire (`fire_tie`).
 
 Retractions in a batch are not applied first: a tie they would remove is still refused.
+
+The processor runs these checks only for a key group whose rows came from more than one
+origin (stateful.Packer / `Held.note_origin`). Rows that one Spark task read straight from a
+source file (streaming.ordered_input) reach the processor in the file's order, which is the
+order the local runner reads them in, so their ties are broken the same way on both runners.
 """
 
 from __future__ import annotations

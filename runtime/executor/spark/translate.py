@@ -21,6 +21,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from runtime.checkpoint.uid import operator_uids
 from runtime.config.core import LOCAL_TIME_ZONE
 from runtime.connectors.base import get_connector
 from runtime.executor.spark.dispatch import translates, translation_for
@@ -80,6 +81,8 @@ class Translator(RelationalMixin, WindowedMixin):
         # Where the end-of-input streams live: the checkpoint root when the job has one, so a
         # job restarted from its checkpoint replays its offsets against the same files.
         self.end_dir = tmpdir
+        # Stable operator ids (runtime/checkpoint/uid.py) name what lives in the checkpoint.
+        self.node_uids = operator_uids(graph)
         cfg = graph.config or {}
         self.ctx = Ctx(LOCAL_TIME_ZONE.get(cfg))
         self._dfs: dict[int, Any] = {}
@@ -271,7 +274,7 @@ class Translator(RelationalMixin, WindowedMixin):
         """A one-row parquet stream with the end-of-input rowtime (see the module doc)."""
         import pyarrow.parquet as pq
 
-        d = os.path.join(self.end_dir, f"end-{node.id}")
+        d = os.path.join(self.end_dir, f"end-{self.node_uids[node.id]}")
         os.makedirs(d, exist_ok=True)
         if os.path.exists(os.path.join(d, "end.parquet")):  # a restart: the stream has seen it
             return self.spark.readStream.schema(src.schema).parquet(d)
