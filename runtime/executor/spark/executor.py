@@ -131,7 +131,14 @@ class SparkExecutor:
         src = tr.df(node.inputs[0])
         p = SinkParams.of(node)
         fields = p.schema or node.schema
-        df = src.select(*[src[cname(i)].alias(f.name) for i, f in enumerate(fields)])
+        fmt = p.options.get("format") if p.connector == "filesystem" else None
+        cols = []
+        for i, f in enumerate(fields):
+            c = src[cname(i)]
+            if fmt in ("csv", "json") and f.type.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+                c = _timestamp_text(c, zone=fmt == "json" and f.type.name == "TIMESTAMP_LTZ")
+            cols.append(c.alias(f.name))
+        df = src.select(*cols)
         if p.parallelism is not None:  # 'sink.parallelism': that many writer tasks (part files), hashed on
             # the PRIMARY KEY when there is one, else dealt round-robin (Flink's rebalance)
             return df.repartition(p.parallelism, *[df[f"`{k}`"] for k in p.primary_key])
@@ -421,6 +428,19 @@ def _write_own_partitions(node: Node, df: Any) -> None:
         yield pa.RecordBatch.from_pydict({"rows": pa.array([n], pa.int64())})
 
     df.mapInArrow(write, "rows long").collect()
+
+
+def _timestamp_text(col: Any, zone: bool = False) -> Any:
+    """A timestamp as the text the local runner's (Flink's) csv and json formats write:
+    `yyyy-MM-dd HH:mm:ss` and the fraction in as few digits as it needs, none for a whole
+    second (runtime/connectors/formats/text.py; `zone`: json's TIMESTAMP_LTZ adds 'Z');
+    Spark's own formatter has a fixed width."""
+    from pyspark.sql import functions as F  # noqa: N812
+
+    micros = F.pmod(F.unix_micros(col), F.lit(1_000_000))
+    fraction = F.concat(F.lit("."), F.regexp_replace(F.lpad(micros.cast("string"), 6, "0"), "0+$", ""))
+    text = F.concat(F.date_format(col, "yyyy-MM-dd HH:mm:ss"), F.when(micros == 0, F.lit("")).otherwise(fraction))
+    return F.concat(text, F.lit("Z")) if zone else text
 
 
 def _spark_module(connector: str) -> Any:
