@@ -117,8 +117,9 @@ def check_and_record(root: str, record: dict[str, list[Entry]], ignore_unclaimed
             lines += [f"  - {p}" for p in problems]
             lines.append(
                 "Restart the job as it was; or start the changed job on a new checkpoint location (another "
-                f"'execution.checkpointing.dir', or delete '{root}'), and its sinks then write their output again "
-                "from the start of the input."
+                f"'execution.checkpointing.dir', or delete '{root}') and, for a file sink, a new output directory "
+                "(Spark's file sink skips the micro-batches its '_spark_metadata' log already lists): the changed "
+                "job then writes its output from the start of the input."
             )
             raise RestoreError("\n".join(lines))
     os.makedirs(root, exist_ok=True)
