@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.aggregates.accumulators import Accumulator, _drop_nulls, _grow
+from runtime.distinct import sorted_distinct, sorted_distinct_first
 from runtime.errors import EvaluationError
 from runtime.functions.json_functions import json_text
 from runtime.functions.registry import FunctionTypeError
@@ -100,7 +101,7 @@ class _SetAcc(Accumulator):
         """Merge the batch's per-slot sets (`slot << 32 | value` keys, sorted) into the
         state: one numpy set operation per touched slot."""
         key_slots = keys >> 32
-        for s in np.unique(slots):  # loop over the keys this batch touches
+        for s in sorted_distinct(slots):  # loop over the keys this batch touches
             lo, hi = np.searchsorted(key_slots, [s, s + 1])
             part = (keys[lo:hi] & 0xFFFFFFFF).astype(np.uint32)
             old = self.values[s]
@@ -143,7 +144,7 @@ class BitmapBuildAcc(_SetAcc):
         if len(slots) == 0:
             return
         v = pc.cast(a, pa.int32()).to_numpy(zero_copy_only=False).view(np.uint32).astype(np.int64)
-        self._merge(slots, np.unique((slots << 32) | v), np.union1d)
+        self._merge(slots, sorted_distinct((slots << 32) | v), np.union1d)
 
 
 class PercentileAcc(Accumulator):
@@ -186,7 +187,7 @@ class PercentileAcc(Accumulator):
         fv = np.maximum(fv, 0)  # Flink skips rows whose frequency is not positive
         order = np.argsort(slots, kind="stable")
         slots, xv, fv = slots[order], xv[order], fv[order]
-        uniq, starts = np.unique(slots, return_index=True)
+        uniq, starts = sorted_distinct_first(slots)
         ends = np.append(starts[1:], len(slots))
         for s, lo, hi in zip(uniq, starts, ends, strict=True):  # loop over touched keys
             lst = self.parts[s]
@@ -308,7 +309,7 @@ class JsonAggAcc(Accumulator):
             cols["k"] = k.filter(sel)
         aggs = [("t", "list")] + ([("k", "list")] if self.object else [])
         grouped = pa.table(cols).group_by("s", use_threads=False).aggregate(aggs)
-        for s in np.unique(slots):  # every touched key has a value now, even if all were absent
+        for s in sorted_distinct(slots):  # every touched key has a value now, even if all were absent
             if self.values[s] is None:
                 self.values[s] = {} if self.object else []
         gk = grouped.column("k_list").to_pylist() if self.object else None

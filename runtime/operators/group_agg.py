@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 
 from runtime.aggregates.aggset import AggregateSet, empty_results
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
+from runtime.distinct import first_appearance
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -32,30 +33,6 @@ from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
 def signs_of(kinds: np.ndarray) -> np.ndarray:
     """+1 for +I/+U, -1 for -U/-D."""
     return np.where((kinds == INSERT) | (kinds == UPDATE_AFTER), 1, -1).astype(np.int64)
-
-
-def first_appearance(slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct slots in order of first appearance, and the row of each first appearance.
-
-    Slots are small non-negative integers (state backend slots): while their range is not
-    much larger than the batch, a scatter of the lowest row index per slot finds the first
-    rows without sorting (a sort-based unique costs several times more per row)."""
-    n = len(slots)
-    if n == 0:
-        return slots[:0].astype(np.int64), np.zeros(0, dtype=np.int64)
-    lo, hi = int(slots.min()), int(slots.max())
-    if lo >= 0 and hi < 4 * n + 4096:
-        rows = np.arange(n, dtype=np.int64)
-        lowest = np.full(hi + 1, n, dtype=np.int64)
-        np.minimum.at(lowest, slots, rows)
-        first = np.flatnonzero(lowest[slots] == rows)
-        return slots[first], first
-    order = np.argsort(slots, kind="stable")
-    ordered = slots[order]
-    starts = np.ones(n, dtype=bool)
-    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-    first = np.sort(order[starts])
-    return slots[first], first
 
 
 def same_values(a: pa.Array, b: pa.Array) -> np.ndarray:

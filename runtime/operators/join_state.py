@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from runtime.distinct import sorted_distinct_first
 from runtime.operators._common import conform
 from runtime.operators.join_index import KeyRuns
 from runtime.operators.row_chunks import ChunkedColumns
@@ -145,7 +146,7 @@ class JoinSide:
         if self.append_only:  # fresh, distinct slots
             uniq, first = slots, np.arange(n, dtype=np.int64)
         else:
-            uniq, first = np.unique(slots, return_index=True)
+            uniq, first = sorted_distinct_first(slots)
         new = self.count[uniq] <= 0
         new_slots = uniq[new]
         if len(new_slots):

@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE
+from runtime.distinct import sorted_distinct
 from runtime.operators._common import make_batch
 from runtime.operators.over_frames import SEQ
 
@@ -75,7 +76,7 @@ class UpdatingOver:
                 hit = cand[self._matches(live_cols, cand, data.slice(int(r), 1))]
                 if len(hit):
                     alive[hit[0]] = False
-        touched = np.unique(slots)
+        touched = sorted_distinct(slots)
         # the new live table: surviving old rows, then the added rows
         add_idx = np.nonzero(adds)[0]
         added = op._table(data.take(pa.array(add_idx)), slots[add_idx], slots[add_idx], slots[add_idx])

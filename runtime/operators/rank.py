@@ -35,6 +35,7 @@ import pyarrow as pa
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import OldStates, load_state, max_parallelism_of, merge_ttl, merged_keyed, plan_slots
+from runtime.distinct import sorted_distinct, sorted_distinct_first
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -159,7 +160,7 @@ class RankOperator(Operator):
         seq = np.arange(self.next_seq, self.next_seq + n, dtype=np.int64)
         self.next_seq += n
         incoming = self._table(data, part, seq, np.zeros(n, dtype=np.int64))
-        touched = np.unique(part)
+        touched = sorted_distinct(part)
         self.ttl.touch(touched, now)
         if self.rows is None:
             self.rows = incoming.slice(0, 0)
@@ -236,8 +237,7 @@ class RankOperator(Operator):
         if not (gone.any() or came.any()):
             return
         # order partitions by first appearance in the batch
-        _, first = np.unique(part, return_index=True)
-        uniq = np.unique(part)
+        uniq, first = sorted_distinct_first(part)
         part_order = np.empty(len(uniq), dtype=np.int64)
         part_order[np.argsort(first, kind="stable")] = np.arange(len(uniq))
         g_rows = np.flatnonzero(gone)

@@ -34,6 +34,7 @@ import pyarrow as pa
 
 from runtime.aggregates.aggset import AggregateSet
 from runtime.checkpoint.format import register_state_type
+from runtime.distinct import sorted_distinct_first
 from runtime.operators.base import Output
 
 if TYPE_CHECKING:
@@ -335,7 +336,7 @@ class SessionWindows:
         aggset = AggregateSet(self.op.calls, [f.type for f in fired.schema], retract=False)
         aggset.grow(len(fid))
         aggset.fold(slots, np.ones(len(slots), dtype=np.int64), fired)
-        present, first = np.unique(slots, return_index=True)  # first buffered row of each session
+        present, first = sorted_distinct_first(slots)  # first buffered row of each session
         take = pa.array(first, type=pa.int64())
         key_cols = [fired.column(g).take(take) for g in self.op.grouping]
         self.op.emit_windows(key_cols, aggset.results(present), fs[present], fe[present], out)
