@@ -77,3 +77,20 @@ def sorted_distinct_first(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     distinct, first = first_appearance(values)
     order = np.argsort(distinct, kind="stable")
     return distinct[order], first[order]
+
+
+def sorted_distinct_first_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`np.unique(values, return_index=True, return_inverse=True)` for a 1-d array: the
+    distinct values ascending, each one's first row, and each row's index into them (one
+    stable argsort, not np.unique's)."""
+    if values.dtype.kind not in "iu" or len(values) == 0:
+        uniq, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+        return uniq, first, inverse.reshape(-1)
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.empty(len(ordered), dtype=bool)
+    starts[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    inverse = np.empty(len(values), dtype=np.int64)
+    inverse[order] = np.cumsum(starts) - 1
+    return ordered[starts], order[starts], inverse

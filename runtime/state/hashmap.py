@@ -24,6 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.distinct import sorted_distinct_first_inverse
 from runtime.state.backend import DEFAULT_MAX_PARALLELISM, KeyedStateBackend, encode_rows
 from runtime.state.hashindex import BatchKeys, KeyIndex
 from runtime.state.keycolumns import SnapshotKeys, denormalize_value, kind_of, normalize_value
@@ -182,7 +183,7 @@ class HashMapStateBackend(KeyedStateBackend):
         missing = np.flatnonzero(slots < 0)
         added: list[np.ndarray] = []
         while create and len(missing):  # one round, more only after a true 64-bit collision
-            _, first, group = np.unique(batch.hashes[missing], return_index=True, return_inverse=True)
+            _, first, group = sorted_distinct_first_inverse(batch.hashes[missing])
             order = np.argsort(first, kind="stable")  # new keys get slots in order of first appearance
             new_units = missing[first[order]]
             new_slots = self._allocate(len(new_units))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from runtime.distinct import first_appearance, sorted_distinct, sorted_distinct_first
+from runtime.distinct import first_appearance, sorted_distinct, sorted_distinct_first, sorted_distinct_first_inverse
 
 
 def _arrays() -> list[np.ndarray]:
@@ -31,6 +31,9 @@ def test_same_as_np_unique(values: np.ndarray) -> None:
     got_u, got_first = sorted_distinct_first(values)
     np.testing.assert_array_equal(got_u, want_u)
     np.testing.assert_array_equal(got_first, want_first)
+    want_all = np.unique(values, return_index=True, return_inverse=True)
+    for got_a, want_a in zip(sorted_distinct_first_inverse(values), want_all, strict=True):
+        np.testing.assert_array_equal(got_a, want_a.reshape(-1))
     if values.dtype.kind in "iu":
         distinct, first = first_appearance(values)
         assert sorted(first.tolist()) == first.tolist()
