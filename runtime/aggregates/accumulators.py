@@ -171,9 +171,10 @@ class SumAcc(Accumulator):
             return pa.array(
                 [None if e else v for v, e in zip(sums.tolist(), empty.tolist(), strict=True)], type=self.arrow_type
             )
+        mask = empty if empty.any() else None  # no validity bitmap to build when nothing is NULL
         if self.num == "int":
-            return pa.array(sums, mask=empty).cast(self.arrow_type, safe=False)
-        return pa.array(sums, mask=empty).cast(self.arrow_type)
+            return pa.array(sums, mask=mask).cast(self.arrow_type, safe=False)
+        return pa.array(sums, mask=mask).cast(self.arrow_type)
 
     def _avg(self, sums: np.ndarray, counts: np.ndarray, empty: np.ndarray) -> pa.Array:
         safe = np.where(empty, 1, counts)

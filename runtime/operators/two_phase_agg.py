@@ -159,9 +159,8 @@ class MergedAggregateSet(AggregateSet):
         super().fold(slots, signs, batch)
         # row_count is the number of live input rows (the partials' signed counts), not
         # the number of partial rows super() added.
-        np.add.at(self.row_count, slots, -signs)
         delta = batch.column(self.count1).to_numpy(zero_copy_only=False).astype(np.int64)
-        np.add.at(self.row_count, slots, delta * signs)
+        np.add.at(self.row_count, slots, (delta - 1) * signs)
 
     def results(self, slots: np.ndarray) -> list[pa.Array]:
         merged = super().results(slots)
@@ -170,7 +169,9 @@ class MergedAggregateSet(AggregateSet):
             if name == "sum":
                 total, nonnull = merged[idx[0]], merged[idx[1]]
                 empty = pc.equal(nonnull, 0)
-                out.append(pc.if_else(empty, pa.nulls(len(total), total.type), total))
+                out.append(
+                    pc.if_else(empty, pa.nulls(len(total), total.type), total) if pc.any(empty).as_py() else total
+                )
             else:
                 out.append(merged[idx[0]])
         return out
