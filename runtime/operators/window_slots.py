@@ -30,6 +30,10 @@ _MAX_CELLS = 1 << 22
 _MAX_SPAN = 1 << 20
 # A batch meeting more windows than this (a HOP with many windows per row) skips the cache.
 _MAX_WINDOWS = 64
+# After this many batches, a cache that answered less than 1/_MIN_HIT_SHARE of the rows
+# (every (window, key) new: one row per group) is turned off: it only added work.
+_TRIAL_BATCHES = 8
+_MIN_HIT_SHARE = 8
 
 
 class WindowSlotCache:
@@ -43,6 +47,9 @@ class WindowSlotCache:
         self.lo = 0
         self.span = 0
         self.windows: dict[int, np.ndarray] = {}  # window end -> slot per key (key - lo)
+        self.batches = 0
+        self.rows = 0
+        self.hits = 0
 
     def lookup(self, state: KeyedStateBackend, keys: Sequence[pa.Array], end: np.ndarray) -> np.ndarray:
         n = len(end)
@@ -93,7 +100,16 @@ class WindowSlotCache:
                 for j, e in zip(present.tolist(), ends, strict=True):
                     at = miss[of_miss == j]
                     self.windows[e][off[at]] = slots[at]
+        self._count(n, n - len(miss))
         return slots
+
+    def _count(self, rows: int, hits: int) -> None:
+        """Keep the cache only where it answers a fair share of the lookups."""
+        self.batches += 1
+        self.rows += rows
+        self.hits += hits
+        if self.batches == _TRIAL_BATCHES and self.hits * _MIN_HIT_SHARE < self.rows:
+            self.clear(disable=True)
 
     def _cover(self, lo: int, hi: int) -> bool:
         """Make the key range [lo, hi] cached (re-laying out the open windows' arrays), or

@@ -63,3 +63,14 @@ def test_restore_and_unusable_keys_fall_back_to_the_backend() -> None:
     strings = [pa.array([0]), pa.array([UNIT]), pa.array(["a"])]
     assert other.lookup(HashMapStateBackend(), strings, strings[1].to_numpy()).tolist() == [0]
     assert not other.enabled  # not an integer key
+
+
+def test_a_cache_that_never_hits_turns_itself_off() -> None:
+    """One row per (window, key): every lookup misses, so after a few batches the cache
+    stops adding work; the slots stay the backend's."""
+    plain, cached = HashMapStateBackend(), HashMapStateBackend()
+    cache = WindowSlotCache(UNIT)
+    for w in range(12):
+        keys = [pa.array([w * UNIT] * 50), pa.array([(w + 1) * UNIT] * 50), pa.array(np.arange(50))]
+        assert cache.lookup(cached, keys, keys[1].to_numpy()).tolist() == plain.lookup(keys, 50).tolist()
+    assert not cache.enabled and not cache.windows
