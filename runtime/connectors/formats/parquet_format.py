@@ -6,6 +6,10 @@ Reading casts each column to the table's Arrow layout (`DataType.to_arrow()`); o
 
 from __future__ import annotations
 
+import queue
+import threading
+import weakref
+from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -27,6 +31,77 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         description="Compression codec of written Parquet files.",
     ),
 )
+
+
+# Rows per batch the reader decodes (the source slices them to `max_rows`).
+_BATCH_ROWS = 65536
+
+
+def _fetch(batches: Iterator[pa.RecordBatch], out: queue.Queue[tuple[str, Any]], stop: threading.Event) -> None:
+    """The read-ahead thread: every batch, then ("end", None), or ("error", e), into `out`;
+    it quits when `stop` is set (the reader closed or was dropped)."""
+
+    def put(item: tuple[str, Any]) -> bool:
+        while not stop.is_set():
+            try:
+                out.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    try:
+        for batch in batches:
+            if not put(("batch", batch)):
+                return
+        put(("end", None))
+    except BaseException as e:  # noqa: BLE001 - handed to the reading thread, raised there
+        put(("error", e))
+
+
+class _ReadAhead:
+    """Decodes the next batch of a pyarrow batch iterator in a background thread while the
+    task works on the current one, as Flink's source reader fetches in a thread of its
+    own: decompressing and decoding (Arrow C++, the GIL released) overlaps the operators'
+    work. At most one batch waits decoded. The batches and their order are the
+    iterator's; an error reading is raised by `next` in the caller's thread. The thread
+    holds no reference to this object, so a reader dropped without `close` stops it too."""
+
+    def __init__(self, batches: Iterator[pa.RecordBatch]) -> None:
+        self._batches: Iterator[pa.RecordBatch] | None = batches
+        self._queue: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=1)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._done = False
+        weakref.finalize(self, self._stop.set)
+
+    def next(self) -> pa.RecordBatch | None:
+        if self._done:
+            return None
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=_fetch, args=(self._batches, self._queue, self._stop), name="parquet-read-ahead", daemon=True
+            )
+            self._batches = None
+            self._thread.start()
+        kind, value = self._queue.get()
+        if kind == "batch":
+            return value
+        self._done = True
+        if kind == "error":
+            raise value
+        return None
+
+    def close(self) -> None:
+        self._stop.set()
+        try:  # a thread waiting to hand over a batch gets it taken, and sees the stop
+            self._queue.get_nowait()
+        except queue.Empty:
+            pass
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        self._done = True
 
 
 class ParquetFileReader(FileReader):
@@ -53,14 +128,24 @@ class ParquetFileReader(FileReader):
         self._rows = 0
         self._pending: pa.RecordBatch | None = None
         self._iter: Any = None
+        self._ahead: _ReadAhead | None = None
         self.skipped_rows = 0
         self._start(0)
 
     def _start(self, row_group: int) -> None:
+        self.close()
         groups = list(range(row_group, self._file.num_row_groups))
         self._iter = (
-            self._file.iter_batches(batch_size=65536, row_groups=groups, columns=self._columns) if groups else iter(())
+            self._file.iter_batches(batch_size=_BATCH_ROWS, row_groups=groups, columns=self._columns)
+            if groups
+            else iter(())
         )
+        rows = sum(self._file.metadata.row_group(g).num_rows for g in groups)
+        # a file of more than one batch is decoded one batch ahead, in a thread
+        self._ahead = _ReadAhead(self._iter) if rows > _BATCH_ROWS else None
+
+    def _next(self) -> pa.RecordBatch | None:
+        return self._ahead.next() if self._ahead is not None else next(self._iter, None)
 
     def _cast(self, raw: pa.RecordBatch) -> pa.RecordBatch:
         arrays = []
@@ -81,7 +166,7 @@ class ParquetFileReader(FileReader):
 
     def read(self, max_rows: int) -> pa.RecordBatch | None:
         if self._pending is None or self._pending.num_rows == 0:
-            self._pending = next(self._iter, None)
+            self._pending = self._next()
             if self._pending is None:
                 return None
         head = self._pending.slice(0, max_rows)
@@ -103,7 +188,7 @@ class ParquetFileReader(FileReader):
         self._pending = None
         skip = target - before
         while skip > 0:
-            batch = next(self._iter, None)
+            batch = self._next()
             if batch is None:
                 break
             if batch.num_rows > skip:
@@ -112,6 +197,11 @@ class ParquetFileReader(FileReader):
             else:
                 skip -= batch.num_rows
         self._rows = target
+
+    def close(self) -> None:
+        if self._ahead is not None:
+            self._ahead.close()
+            self._ahead = None
 
 
 class ParquetFileWriter(FileWriter):
