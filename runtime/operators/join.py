@@ -20,8 +20,12 @@ param `state_ttl_ms` = [left, right]): a stored row not written for its side's T
 dropped silently before the next batch is processed (join_state.JoinSide.expire); a key
 slot with no row left on either side is freed with it.
 
-BATCH: both inputs are buffered and joined at the end (one probe of all left rows against
-all right rows), final rows only.
+BATCH: final rows only. The right input is the build side: buffered until it ends, then
+indexed once; left rows that arrived before are probed then, and every later left batch is
+probed as it arrives and its rows emitted at once, so the left input is never held whole
+(Flink's batch hash join streams its probe side the same way). Right rows no left row
+matched (RIGHT / FULL) are emitted when both inputs ended. With checkpointing both inputs
+are buffered and joined at the end (the buffers are the snapshot).
 """
 
 from __future__ import annotations
@@ -132,6 +136,11 @@ class JoinOperator(Operator):
         self.outer = _OUTER.get(self.join_type, (False, False))
         self._buffers: tuple[list[pa.RecordBatch], list[pa.RecordBatch]] = ([], [])
         self._ended: set[int] = set()
+        # BATCH: the right side is built (its input ended); right slots a left row matched
+        # (RIGHT / FULL); a left batch of no rows, for the NULL-padded unmatched right rows
+        self._built = False
+        self._matched = np.zeros(0, dtype=bool)
+        self._left_empty: pa.RecordBatch | None = None
         # Set by the executor before `open`: an insert-only side skips row hashing.
 
     def open(self) -> None:
@@ -232,7 +241,12 @@ class JoinOperator(Operator):
         side = input_index
         data = self._conform(data, side)
         if self.ctx.is_batch:
-            self._buffers[side].append(data)
+            if side == 0 and self._left_empty is None:
+                self._left_empty = data.slice(0, 0)
+            if side == 0 and self._built:
+                self._probe(data, out)  # the right side is complete: stream the left
+            else:
+                self._buffers[side].append(data)
             return
         kinds = row_kinds(batch)
         signs = np.where((kinds == INSERT) | (kinds == UPDATE_AFTER), 1, -1).astype(np.int64)
@@ -373,20 +387,51 @@ class JoinOperator(Operator):
         if not self.ctx.is_batch:
             return
         self._ended.add(input_index)
+        if input_index == 1 and not self.ctx.checkpointing:
+            self._build(out)
         if len(self._ended) < 2:
             return
-        left = self._concat(0)
+        if not self._built:  # checkpointing: both inputs were buffered
+            self._build(out)
+        if self.outer[1] and not self.semi:
+            right_side = self.sides[1]
+            live = right_side.live()
+            matched = self._matched[live] if len(self._matched) else np.zeros(len(live), dtype=bool)
+            unmatched = live[~matched]
+            w = right_side.count[unmatched]
+            left = self._left_empty if self._left_empty is not None else self._concat(0)
+            p_idx = np.full(int(w.sum()), -1, dtype=np.int64)
+            self._emit(out, 0, left, p_idx, np.repeat(unmatched, w), np.zeros(len(p_idx), dtype=np.int64))
+
+    def _build(self, out: Output) -> None:
+        """Index the right input (ended) and probe the left rows buffered so far."""
         right = self._concat(1)
         right_side = self.sides[1]
         if right.num_rows:
             right_side.apply(right, np.ones(right.num_rows, dtype=np.int64), self._key_slots(right, 1), None)
         self._check_single_row()
+        self._built = True
+        left = self._concat(0)
+        if left.num_rows:
+            self._probe(left, out)
+
+    def _probe(self, left: pa.RecordBatch, out: Output) -> None:
+        """BATCH: join left rows with the built right side and emit them (in left order,
+        each row's matches together; LEFT / FULL: unmatched rows NULL-padded), noting the
+        right slots they matched for the final unmatched right rows."""
+        right_side = self.sides[1]
         key_slots = self._key_slots(left, 0)
         probe, slots, matches = self._match(left, 0, key_slots)
         if self.semi:
             rows = np.flatnonzero((matches > 0) == (self.join_type == "SEMI"))
             self._emit(out, 0, left, rows, rows, np.zeros(len(rows), dtype=np.int64))
             return
+        if self.outer[1] and len(slots):
+            if len(self._matched) < len(right_side.count):
+                grown = np.zeros(len(right_side.count), dtype=bool)
+                grown[: len(self._matched)] = self._matched
+                self._matched = grown
+            self._matched[slots] = True
         weights = right_side.count[slots] if len(slots) else np.zeros(0, dtype=np.int64)
         p_parts = [np.repeat(probe, weights)]
         o_parts = [np.repeat(slots, weights)]
@@ -397,12 +442,6 @@ class JoinOperator(Operator):
         p_idx, o_idx = np.concatenate(p_parts), np.concatenate(o_parts)
         order = np.argsort(p_idx, kind="stable")
         p_idx, o_idx = p_idx[order], o_idx[order]
-        if self.outer[1]:
-            live = right_side.live()
-            unmatched = live[~np.isin(live, slots)]
-            w = right_side.count[unmatched]
-            p_idx = np.concatenate([p_idx, np.full(int(w.sum()), -1, dtype=np.int64)])
-            o_idx = np.concatenate([o_idx, np.repeat(unmatched, w)])
         self._emit(out, 0, left, p_idx, o_idx, np.zeros(len(p_idx), dtype=np.int64))
 
     def _concat(self, side: int) -> pa.RecordBatch:

@@ -160,6 +160,38 @@ def test_batch_mode_final_rows(join_type: str, expected: list[tuple]) -> None:
     assert sorted((r for _, r in rows), key=repr) == sorted(expected, key=repr)
 
 
+@pytest.mark.parametrize(
+    ("join_type", "expected"),
+    [
+        ("INNER", [(1, "x", 1, "p")]),
+        ("LEFT", [(1, "x", 1, "p"), (2, "y", None, None), (None, "n", None, None)]),
+        ("RIGHT", [(1, "x", 1, "p"), (None, None, 3, "q")]),
+        ("FULL", [(1, "x", 1, "p"), (2, "y", None, None), (None, "n", None, None), (None, None, 3, "q")]),
+        ("SEMI", [(1, "x")]),
+        ("ANTI", [(2, "y"), (None, "n")]),
+    ],
+)
+def test_batch_mode_streams_the_left_side_once_the_right_ended(join_type: str, expected: list[tuple]) -> None:
+    """BATCH: the right input ended first, so each left batch is probed and emitted as it
+    arrives (nothing of it buffered); only unmatched right rows wait for the end."""
+    op = _join(join_type, mode=BATCH)
+    out = Output()
+    op.process_batch(_batch([("+I", 1, "x")]), 0, out)  # before the right side ended: buffered
+    op.process_batch(_batch([("+I", 1, "p"), ("+I", 3, "q")]), 1, out)
+    assert out.batches == []
+    op.end_input(1, out)
+    early = _rows(out)
+    assert [r for _, r in early] == [r for r in expected if r[:2] == (1, "x")]
+    late = _feed(op, 0, [("+I", 2, "y"), ("+I", None, "n")])
+    assert not op._buffers[0]  # streamed, not kept
+    assert [r for _, r in late] == [r for r in expected if r[:2] in ((2, "y"), (None, "n"))]
+    end = Output()
+    op.end_input(0, end)
+    rest = _rows(end)
+    assert [r for _, r in rest] == [r for r in expected if r[0] is None and r[1] is None]
+    assert all(k == "+I" for k, _ in early + late + rest)
+
+
 def test_single_row_right_fails_like_flink() -> None:
     op = _join("LEFT", keys=False, single_row_right=True)
     _feed(op, 1, [("+I", 1, "a")])
