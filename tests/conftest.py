@@ -45,6 +45,13 @@ def spark_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SparkClu
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Hypothesis' timing checks (a 200 ms deadline per example, "data generation is too
+    # slow") fail tests on a loaded CI machine without a bug: off for every property test
+    # (a test's own @settings names them too, since its list replaces the profile's).
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("streamsql", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("streamsql")
     # pytest-xdist registers it too; declared here so a run without xdist does not warn
     config.addinivalue_line("markers", "xdist_group(name): run on the pytest-xdist worker of this group")
 

@@ -38,7 +38,7 @@ def test_kappa_example_goes_live() -> None:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=300,
     )
     assert p.returncode == 0, p.stderr
     backfill, live = p.stdout.split("live, after a new file arrived:")
@@ -58,7 +58,7 @@ def test_fraud_pattern_example_finds_the_frauds(mode: str) -> None:
 @pytest.mark.parametrize("script", PY, ids=lambda p: p.name)
 def test_python_example_runs(script: object, mode: str) -> None:
     args = [sys.executable, str(script)] + (["--batch"] if mode == "batch" else [])
-    p = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    p = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert EXPECT[script.name] in p.stdout  # type: ignore[attr-defined]
 

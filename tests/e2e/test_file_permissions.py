@@ -56,7 +56,7 @@ def _run_unprivileged(cases: dict[str, str]) -> dict[str, tuple[int, str]]:
         [sys.executable, "-c", CHILD, json.dumps(cases)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
         env=env,
         cwd=tempfile.gettempdir(),
         **drop,  # type: ignore[arg-type]

@@ -344,7 +344,7 @@ def test_public_bind_without_token_is_refused_before_any_statement(tmp_path: Pat
         [sys.executable, "-m", "streamsql.cli", "--rest-port", "0", "--host", "0.0.0.0", "-f", str(script)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,
         env=env,
     )
     assert p.returncode != 0
@@ -354,7 +354,7 @@ def test_public_bind_without_token_is_refused_before_any_statement(tmp_path: Pat
         [sys.executable, "-m", "streamsql.cli", "serve", "--port", "0", "--host", "0.0.0.0"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,
         env=env,
     )
     assert serve.returncode == 1 and "not a loopback address" in serve.stderr

@@ -48,7 +48,7 @@ def _run(root: Path, job: Path, fault: str | None = None) -> subprocess.Complete
     if fault:
         env["STREAMSQL_FAULT_INJECT"] = fault
     cmd = [sys.executable, "-m", "streamsql.cli", "-f", str(job), "--restore", "latest"]
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=root, timeout=180)
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=root, timeout=600)
 
 
 def _committed(out: Path) -> tuple[list[str], list[tuple[object, ...]]]:

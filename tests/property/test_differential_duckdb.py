@@ -59,7 +59,9 @@ def _duckdb(sql: str, rows: list[tuple[int, int | None, dt.datetime]]) -> Counte
     return Counter(tuple(r) for r in con.execute(sql).fetchall())
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(raw=st.lists(ROW, min_size=1, max_size=25), batch_rows=st.integers(1, 4))
 def test_streaming_batch_and_duckdb_agree(run_both_modes, raw: list, batch_rows: int) -> None:  # noqa: ANN001
     rows = _rows(raw)

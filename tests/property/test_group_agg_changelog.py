@@ -42,7 +42,9 @@ def _events(actions: list[tuple[int, int, str, int | None, str]]) -> list[tuple[
     return events
 
 
-SLOW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SLOW = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 
 @SLOW

@@ -17,7 +17,9 @@ ROWS = st.lists(
     min_size=0,
     max_size=8,
 )
-SLOW = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SLOW = settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 
 def _tables(left: list, right: list) -> dict:

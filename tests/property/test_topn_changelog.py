@@ -21,7 +21,9 @@ ROWS = st.lists(
     min_size=0,
     max_size=10,
 )
-SLOW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SLOW = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 TABLES = "k STRING, g STRING, v INT"
 
 

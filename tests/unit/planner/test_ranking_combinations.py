@@ -160,7 +160,12 @@ _items = st.lists(
 )
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(items=_items, filt=st.sampled_from([None, "rn <= 2", "rn = 1"]))
 def test_random_ranking_combinations(
     data: tuple[str, duckdb.DuckDBPyConnection], items: list[Item], filt: str | None

@@ -57,7 +57,7 @@ def test_cli_reports_a_bad_option_value_without_a_traceback() -> None:
         [sys.executable, "-m", "streamsql.cli", "-D", "parallelism.default=abc", "-e", "SELECT 1"],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,
     )
     assert p.returncode == 1, p.stderr
     assert "Invalid value 'abc' for key 'parallelism.default'" in p.stderr

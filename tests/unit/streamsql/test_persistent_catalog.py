@@ -67,7 +67,7 @@ def test_two_processes_see_each_others_ddl(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=300,
     )
     assert other.returncode == 0, other.stderr
     # This session opened the catalog before the other process wrote to it.
@@ -78,7 +78,7 @@ def test_two_processes_see_each_others_ddl(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=300,
     )
     assert shown.returncode == 0, shown.stderr
     assert "|  made_here |" in shown.stdout and "| made_there |" in shown.stdout, shown.stdout

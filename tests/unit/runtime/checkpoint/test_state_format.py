@@ -16,7 +16,7 @@ import msgpack
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from runtime.checkpoint import format as state_format
@@ -233,7 +233,7 @@ def test_numpy_object_arrays_in_state_hold_decoded_values_only() -> None:
     assert list(state_format.decode(data)) == [1, "x", None]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=300))
 def test_random_bytes_decode_or_fail_cleanly(data: bytes) -> None:
     header = state_format.header()
@@ -244,7 +244,7 @@ def test_random_bytes_decode_or_fail_cleanly(data: bytes) -> None:
             pass
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(min_value=0, max_value=10_000), st.integers(min_value=0, max_value=255))
 def test_a_flipped_byte_decodes_or_fails_cleanly(pos: int, value: int) -> None:
     data = bytearray(state_format.encode(VALUES))

@@ -172,7 +172,9 @@ _nasty = st.sampled_from(
 _line = st.one_of(_obj.map(json.dumps), _good.map(json.dumps), _nasty)
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(lines=st.lists(_line, min_size=1, max_size=20), ignore=st.booleans(), missing=st.booleans())
 def test_fast_path_agrees_with_exact_path(tmp_path: Path, lines: list[str], ignore: bool, missing: bool) -> None:
     path = tmp_path / "rows.json"
@@ -181,7 +183,9 @@ def test_fast_path_agrees_with_exact_path(tmp_path: Path, lines: list[str], igno
     _agree(path, **options)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(lines=st.lists(_good.map(json.dumps), min_size=1, max_size=30), iso=st.booleans())
 def test_fast_path_agrees_on_clean_data(tmp_path: Path, lines: list[str], iso: bool) -> None:
     path = tmp_path / "clean.json"

@@ -27,7 +27,7 @@ def test_lookup_loads_the_functions_module_only_and_a_stale_index_loads_all() ->
         print("unknown:", registry.lookup("no_such_function"))
         """
     )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
     assert run.returncode == 0, run.stderr
     assert "after greater_than: True False False" in run.stdout, run.stdout
     assert "upper found: True True True" in run.stdout, run.stdout
