@@ -684,7 +684,8 @@ def _define_processor() -> type:
             out = Output()
             wm = int(timerValues.getCurrentWatermarkInMs())
             new_last, ended2 = self._advance(held, wm, last, ended, out)
-            if (new_last, ended2) == (last, ended):
+            if (new_last, ended2) == (last, ended):  # nothing changed: the operator stays cached
+                _CACHE[(self.uid, bucket)] = (version, held)
                 self._arm(last, ended)
                 return
             yield from self._emit(out, new_last, last)

@@ -18,6 +18,11 @@ rows), nor ties the operator resolves by peers (RANK, DENSE_RANK, RANGE frames).
 - Rowtime OVER (`OverAggregate`) with a ROWS frame or an order-sensitive function
   (ROW_NUMBER, NTILE, LAG, LEAD, FIRST_VALUE, LAST_VALUE, LISTAGG ...): rows of one
   partition with equal timestamps firing together. Checked before they fire (`fire_tie`).
+- OVER in recompute mode over an insert-only input (an ORDER BY that is no time attribute,
+  runtime/operators/over_updating.py), as sensitive: rows of one partition with equal ORDER
+  BY values, among the live rows and a batch's new ones. Checked before each batch (`batch_tie`).
+  Over an updating input it is not checked: a batch's -U and +U rows share their ORDER BY
+  values, and telling a real tie from that needs the retractions applied first (not done).
 
 Retractions in a batch are not applied first: a tie they would remove is still refused.
 
@@ -37,6 +42,7 @@ import pyarrow as pa
 
 from runtime.batch import INSERT, UPDATE_AFTER, data_columns, row_kinds, row_watermarks
 from runtime.operators.over import SLOT, TS, WM, OverAggregateOperator, _concat
+from runtime.operators.over_updating import SLOT as UPDATING_SLOT
 from runtime.operators.rank import _PART, RankOperator
 from runtime.operators.rank_common import SortKey, rank_numbers, take_rows
 from runtime.operators.rank_dedup import DeduplicateOperator
@@ -119,7 +125,41 @@ def batch_tie(op: Any, batch: pa.RecordBatch) -> str | None:
         return _rank_tie(op, batch)
     if isinstance(op, DeduplicateOperator) and op.rowtime:
         return _dedup_tie(op, batch)
+    if isinstance(op, OverAggregateOperator) and _over_sensitive(op) and _recomputes_inserts(op, batch):
+        return _updating_over_tie(op, batch)
     return None
+
+
+def _recomputes_inserts(op: OverAggregateOperator, batch: pa.RecordBatch) -> bool:
+    """Whether `op` is in recompute mode over an insert-only input (see the module doc)."""
+    may_retract = any(m != "I" for m in (op.input_changelog_modes or ()))
+    return op.updating is not None and not may_retract and not bool((row_kinds(batch) != 0).any())
+
+
+def _updating_over_tie(op: OverAggregateOperator, batch: pa.RecordBatch) -> str | None:
+    """Rows of one partition with equal ORDER BY values that differ, among the live rows and
+    the batch's new ones: recompute mode numbers them by arrival (over_updating.py)."""
+    data = _adds(batch)
+    if data is None:
+        return None
+    n = data.num_rows
+    part, _ = _group_ids(op, [data.column(i) for i in op.partition], n)
+    cols = [data.column(i) for i in range(op.width)]
+    live = op.updating.live if op.updating is not None else None
+    if live is not None and live.num_rows:
+        held = live.filter(pa.array(np.isin(live.column(UPDATING_SLOT).to_numpy(), part)))
+        cols = [
+            pa.concat_arrays([*held.column(i).chunks, c.cast(held.schema.field(i).type)]) for i, c in enumerate(cols)
+        ]
+        part = np.concatenate([held.column(UPDATING_SLOT).to_numpy(), part])
+    if len(part) < 2:
+        return None
+    group, _ = encode_rows([pa.array(part), *(cols[k.index] for k in op.order)], len(part))
+    group = np.asarray(group)
+    tied = np.bincount(group)[group] > 1
+    if not tied.any() or not _differ(cols, np.flatnonzero(tied), group[tied]):
+        return None
+    return _refusal(op, "rows of one partition with equal ORDER BY values that differ are numbered by arrival")
 
 
 def _adds(batch: pa.RecordBatch) -> pa.RecordBatch | None:

@@ -102,3 +102,19 @@ def test_rowtime_over_refuses_equal_timestamps_of_different_rows_in_a_rows_frame
     op.process_batch(_batch(op, [(3, 1, T0), (3, 2, T0)]), 0, Output())
     assert ("arrival order" in str(fire_tie(op, FAR))) is refused
     assert fire_tie(op, 0) is None
+
+
+def test_over_in_recompute_mode_refuses_equal_order_values_of_different_rows() -> None:
+    """An ORDER BY that is no time attribute (recompute mode, over_updating.py) numbers rows with
+    equal values by arrival: a ROWS frame over such a tie among different rows is refused, in a
+    batch and against the live rows; different values, or a RANGE frame (peers), are not."""
+    sql = "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY v {f} BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t"
+    op = _op(sql.format(f="ROWS"), "OverAggregate")
+    assert op.updating is not None  # recompute mode
+    assert batch_tie(op, _batch(op, [(1, 10, T0), (1, 20, T0), (2, 10, T0)])) is None
+    assert "arrival order" in str(batch_tie(op, _batch(op, [(1, 10, T0), (1, 10, T1)])))
+    op.process_batch(_batch(op, [(1, 10, T0)]), 0, Output())
+    assert "arrival order" in str(batch_tie(op, _batch(op, [(1, 10, T1)])))  # ties with a live row
+    assert batch_tie(op, _batch(op, [(2, 10, T1), (1, 10, T0)])) is None  # another partition; an equal row
+    peers = _op(sql.format(f="RANGE"), "OverAggregate")
+    assert batch_tie(peers, _batch(peers, [(1, 10, T0), (1, 10, T1)])) is None
