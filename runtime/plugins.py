@@ -16,8 +16,9 @@ from collections.abc import Collection
 _imported: set[str] = set()
 
 
-def import_submodules(package: str, skip: Collection[str] = ()) -> None:
-    """Import every public submodule of `package` (not `_private`, not in `skip`), once.
+def import_submodules(package: str, skip: Collection[str] = (), skip_suffix: str | None = None) -> None:
+    """Import every public submodule of `package` (not `_private`, not in `skip`, not
+    ending with `skip_suffix`), once.
 
     The package is marked done before its submodules are imported, so a submodule
     that looks the registry up while it is being imported does not start the loading
@@ -28,5 +29,9 @@ def import_submodules(package: str, skip: Collection[str] = ()) -> None:
     _imported.add(package)
     pkg = importlib.import_module(package)
     for mod in pkgutil.iter_modules(pkg.__path__):
-        if mod.name not in skip and not mod.name.startswith("_"):
+        if (
+            mod.name not in skip
+            and not mod.name.startswith("_")
+            and not (skip_suffix and mod.name.endswith(skip_suffix))
+        ):
             importlib.import_module(f"{package}.{mod.name}")

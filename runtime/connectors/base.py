@@ -316,5 +316,7 @@ def connector_names() -> list[str]:
 
 
 def _ensure_loaded() -> None:
-    """Import the connector modules (they register themselves on import)."""
-    import_submodules("runtime.connectors", skip=("base",))
+    """Import the connector modules (they register themselves on import). A connector's
+    Spark module (`spark_module`, named `*_spark`) registers nothing and imports pyspark
+    (~0.3 s): the Spark runner imports it, not the first query naming a connector."""
+    import_submodules("runtime.connectors", skip=("base",), skip_suffix="_spark")

@@ -3,6 +3,9 @@ Flink's messages (FactoryUtil)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from runtime.connectors.base import ConfigOption, ConnectorFactory, register_connector
@@ -110,3 +113,16 @@ def test_watermark_alignment_is_declared_and_refused_naming_the_option(option: s
         assert _fails({"connector": "datagen", option: "soon"}).message.startswith(
             f"Invalid value for option '{option}'"
         )
+
+
+def test_looking_up_a_connector_does_not_import_spark_modules() -> None:
+    """The first look-up imports every connector module but not a connector's Spark
+    module (`*_spark`, imported by the Spark runner): it would load pyspark (~0.3 s) into
+    every query's start."""
+    code = (
+        "import sys; from runtime.connectors.base import connector_names; "
+        "assert 'jdbc' in connector_names(); "
+        "print(sorted(m for m in sys.modules if m == 'pyspark' or m.endswith('_spark')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+    assert out.stdout.strip() == "[]"
