@@ -88,6 +88,9 @@ class _ReadAhead:
         if kind == "batch":
             return value
         self._done = True
+        # the thread has handed over its last item: wait until it is gone, so nothing of
+        # this reader runs (or frees objects) after the split's end
+        self._thread.join()
         if kind == "error":
             raise value
         return None
