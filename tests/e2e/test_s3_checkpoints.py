@@ -10,7 +10,6 @@ SIGKILL at several points (during processing, after the state upload but before
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import socket
@@ -21,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from clitools import committed_lines, duckdb_rows, run_restoring
-from servers.ports import READY_TIMEOUT_S, ServerExitedError, die_with_parent, listens, retry_start, wait_until
+from servers.ports import READY_TIMEOUT_S, ServerExitedError, kill_group, listens, retry_start, spawn, wait_until
 
 ACCESS, SECRET = "streamsqlkey", "streamsqlsecret"
 
@@ -81,8 +80,7 @@ def s3_endpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         # SIGKILL: its data directory is thrown away, and on SIGTERM `weed server` waits
         # out its own shutdown grace (15 s of the suite's time) before it exits
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(10)
+        kill_group(proc)
 
 
 def _launch(weed: str, root: Path, config: Path) -> tuple[subprocess.Popen[bytes], int]:
@@ -98,27 +96,12 @@ def _launch(weed: str, root: Path, config: Path) -> tuple[subprocess.Popen[bytes
         f"-s3.port.grpc={sg}", "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.telemetry=false", "-volume.max=64", "-master.volumeSizeLimitMB=16",
     ]  # fmt: skip
     log_path = root / f"weed-{sp}.log"
-    with open(log_path, "wb") as log:  # the child has its own copy of the descriptor
-        proc = subprocess.Popen(
-            cmd,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            cwd=root,
-            start_new_session=True,
-            preexec_fn=die_with_parent(signal.SIGKILL),
-        )
-
-    def died() -> str | None:
-        if proc.poll() is None:
-            return None
-        return f"exit {proc.returncode}: {log_path.read_text(errors='replace')[-2000:]}"
+    proc, died = spawn(cmd, log_path, signal.SIGKILL, cwd=root)
 
     try:
         wait_until(lambda: listens(proc.pid, sp) and _answers(sp), what="SeaweedFS S3", alive=died)
     except BaseException:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(10)
+        kill_group(proc)
         raise
     return proc, sp
 

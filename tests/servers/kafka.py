@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .ports import die_with_parent, free_port, listens, retry_start, wait_until
+from .ports import free_port, listens, retry_start, spawn, wait_until
 
 
 def tansu_binary() -> Path:
@@ -111,20 +111,7 @@ def _launch(workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
     log_path = workdir / f"tansu-{port}.log"
     cmd = [str(tansu_binary()), "broker", "--listener-url", url, "--advertised-listener-url", url,
            "--storage-engine", "memory://tansu/"]  # fmt: skip
-    with open(log_path, "wb") as log:  # the child has its own copy of the descriptor
-        proc = subprocess.Popen(
-            cmd,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            cwd=workdir,
-            start_new_session=True,
-            preexec_fn=die_with_parent(signal.SIGTERM),
-        )
-
-    def died() -> str | None:
-        if proc.poll() is None:
-            return None
-        return f"exit {proc.returncode}: {log_path.read_text(errors='replace')[-2000:]}"
+    proc, died = spawn(cmd, log_path, signal.SIGTERM, cwd=workdir)
 
     def answers() -> bool:
         if not listens(proc.pid, port):  # (not another process that took the port)

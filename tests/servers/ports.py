@@ -10,7 +10,9 @@ also ask that our process is still running once the port answers."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -43,6 +45,39 @@ def die_with_parent(sig: int) -> Callable[[], None] | None:
         libc.prctl(1, sig)  # PR_SET_PDEATHSIG (after setuid: Popen's `user` does not clear it)
 
     return preexec
+
+
+def spawn(
+    cmd: list[str], log_path: Path, stop_signal: int, **popen: object
+) -> tuple[subprocess.Popen[bytes], Callable[[], str | None]]:
+    """Start a server in its own session (so its whole process group can be killed), its
+    output in `log_path`, sent `stop_signal` when the pytest worker dies. Returns the
+    process and its `alive` check for ``wait_until``: None while it runs, else its exit
+    code and the log's tail."""
+    with open(log_path, "wb") as log:  # the child has its own copy of the descriptor
+        proc = subprocess.Popen(  # type: ignore[call-overload]
+            cmd,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=die_with_parent(stop_signal),
+            **popen,
+        )
+
+    def exited() -> str | None:
+        if proc.poll() is None:
+            return None
+        return f"exit {proc.returncode}: {log_path.read_text(errors='replace')[-2000:]}"
+
+    return proc, exited
+
+
+def kill_group(proc: subprocess.Popen[bytes], wait_s: float = 10) -> None:
+    """SIGKILL a server's process group (a start that failed, or a server whose data is
+    thrown away) and reap it."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(wait_s)
 
 
 def free_port() -> int:

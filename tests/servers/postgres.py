@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .ports import accepts, die_with_parent, free_port, retry_start, wait_until
+from .ports import accepts, free_port, kill_group, retry_start, spawn, wait_until
 
 SYSTEM_USER = "embedded_postgres"
 CONF = """
@@ -151,21 +151,7 @@ def _launch(
     port = free_port()
     log_path = workdir / f"postgres-{port}.log"
     cmd = [str(install / "bin" / "postgres"), "-D", str(data), "-p", str(port), "-k", str(workdir)]
-    with open(log_path, "wb") as log:  # the child has its own copy of the descriptor
-        proc = subprocess.Popen(
-            cmd,
-            user=user,
-            cwd=workdir,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            preexec_fn=die_with_parent(signal.SIGINT),  # SIGINT: fast shutdown
-        )
-
-    def died() -> str | None:
-        if proc.poll() is None:
-            return None
-        return f"exit {proc.returncode}: {log_path.read_text(errors='replace')[-2000:]}"
+    proc, died = spawn(cmd, log_path, signal.SIGINT, user=user, cwd=workdir)  # SIGINT: fast shutdown
 
     server = PostgresServer(port=port)
 
@@ -180,8 +166,6 @@ def _launch(
     try:
         wait_until(ready, what="postgres", alive=died)
     except BaseException:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(15)
+        kill_group(proc, 15)
         raise
     return proc, server
