@@ -147,11 +147,7 @@ def _updating_over_tie(op: OverAggregateOperator, batch: pa.RecordBatch) -> str 
     cols = [data.column(i) for i in range(op.width)]
     live = op.updating.live if op.updating is not None else None
     if live is not None and live.num_rows:
-        held = live.filter(pa.array(np.isin(live.column(UPDATING_SLOT).to_numpy(), part)))
-        cols = [
-            pa.concat_arrays([*held.column(i).chunks, c.cast(held.schema.field(i).type)]) for i, c in enumerate(cols)
-        ]
-        part = np.concatenate([held.column(UPDATING_SLOT).to_numpy(), part])
+        cols, part = _with_held(live, UPDATING_SLOT, cols, part)
     if len(part) < 2:
         return None
     group, _ = encode_rows([pa.array(part), *(cols[k.index] for k in op.order)], len(part))
@@ -160,6 +156,18 @@ def _updating_over_tie(op: OverAggregateOperator, batch: pa.RecordBatch) -> str 
     if not tied.any() or not _differ(cols, np.flatnonzero(tied), group[tied]):
         return None
     return _refusal(op, "rows of one partition with equal ORDER BY values that differ are numbered by arrival")
+
+
+def _with_held(
+    held_rows: pa.Table, part_column: str, cols: list[pa.Array], part: np.ndarray
+) -> tuple[list[pa.Array], np.ndarray]:
+    """The batch's columns and partition ids with the rows the operator already holds for
+    the batch's partitions in front (held rows are older: they come first in arrival
+    order). `part_column` is the held table's partition-id column; the batch's columns
+    take the held columns' types."""
+    held = held_rows.filter(pa.array(np.isin(held_rows.column(part_column).to_numpy(), part)))
+    merged = [pa.concat_arrays([*held.column(i).chunks, c.cast(held.schema.field(i).type)]) for i, c in enumerate(cols)]
+    return merged, np.concatenate([held.column(part_column).to_numpy(), part])
 
 
 def _adds(batch: pa.RecordBatch) -> pa.RecordBatch | None:
@@ -178,9 +186,7 @@ def _rank_tie(op: RankOperator, batch: pa.RecordBatch) -> str | None:
     part, _ = _group_ids(op, [data.column(i) for i in op.partition_keys], n)
     cols = [data.column(i) for i in range(data.num_columns)]
     if op.rows is not None and op.rows.num_rows:
-        held = op.rows.filter(pa.array(np.isin(op.rows.column(_PART).to_numpy(), part)))
-        cols = [pa.concat_arrays([*held.column(i).chunks, c]) for i, c in enumerate(cols)]
-        part = np.concatenate([held.column(_PART).to_numpy(), part])
+        cols, part = _with_held(op.rows, _PART, cols, part)
     if not straddling_tie(cols, op.order, part, op.start, op.end, op.output_rank):
         return None
     return _refusal(
