@@ -136,17 +136,19 @@ def test_semi_and_anti_joins_flip_on_right_changes() -> None:
     assert _feed(anti, 0, [("-U", 1, "x")]) == [("-U", (1, "x"))]
 
 
-@pytest.mark.parametrize(
-    ("join_type", "expected"),
-    [
-        ("INNER", [(1, "x", 1, "p")]),
-        ("LEFT", [(1, "x", 1, "p"), (2, "y", None, None), (None, "n", None, None)]),
-        ("RIGHT", [(1, "x", 1, "p"), (None, None, 3, "q")]),
-        ("FULL", [(1, "x", 1, "p"), (2, "y", None, None), (None, "n", None, None), (None, None, 3, "q")]),
-        ("SEMI", [(1, "x")]),
-        ("ANTI", [(2, "y"), (None, "n")]),
-    ],
-)
+# Left (1, x), (2, y), (NULL, n) joined with right (1, p), (3, q) on the first column: the
+# final rows of each join type.
+BATCH_JOIN_RESULTS = [
+    ("INNER", [(1, "x", 1, "p")]),
+    ("LEFT", [(1, "x", 1, "p"), (2, "y", None, None), (None, "n", None, None)]),
+    ("RIGHT", [(1, "x", 1, "p"), (None, None, 3, "q")]),
+    ("FULL", [(1, "x", 1, "p"), (2, "y", None, None), (None, "n", None, None), (None, None, 3, "q")]),
+    ("SEMI", [(1, "x")]),
+    ("ANTI", [(2, "y"), (None, "n")]),
+]
+
+
+@pytest.mark.parametrize(("join_type", "expected"), BATCH_JOIN_RESULTS)
 def test_batch_mode_final_rows(join_type: str, expected: list[tuple]) -> None:
     op = _join(join_type, mode=BATCH)
     out = Output()
@@ -160,17 +162,7 @@ def test_batch_mode_final_rows(join_type: str, expected: list[tuple]) -> None:
     assert sorted((r for _, r in rows), key=repr) == sorted(expected, key=repr)
 
 
-@pytest.mark.parametrize(
-    ("join_type", "expected"),
-    [
-        ("INNER", [(1, "x", 1, "p")]),
-        ("LEFT", [(1, "x", 1, "p"), (2, "y", None, None), (None, "n", None, None)]),
-        ("RIGHT", [(1, "x", 1, "p"), (None, None, 3, "q")]),
-        ("FULL", [(1, "x", 1, "p"), (2, "y", None, None), (None, "n", None, None), (None, None, 3, "q")]),
-        ("SEMI", [(1, "x")]),
-        ("ANTI", [(2, "y"), (None, "n")]),
-    ],
-)
+@pytest.mark.parametrize(("join_type", "expected"), BATCH_JOIN_RESULTS)
 def test_batch_mode_streams_the_left_side_once_the_right_ended(join_type: str, expected: list[tuple]) -> None:
     """BATCH: the right input ended first, so each left batch is probed and emitted as it
     arrives (nothing of it buffered); only unmatched right rows wait for the end."""
