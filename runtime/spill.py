@@ -1,12 +1,18 @@
 """Spilling a batch operator's state to local disk, and the two options that bound it.
 
 A BATCH operator whose state follows its input (the window aggregation's (window, key)
-groups when every group holds a few rows: one group per input row at worst) keeps that
-state in memory up to `taskmanager.memory.managed.size` and writes the rest to Arrow IPC
-files under `io.tmp.dirs`, read back one partition at a time when it emits. So a job's
-resident memory is the operators' in-memory state plus this bound, whatever the input size.
-Flink's batch operators spill their managed memory the same way; unlike Flink, the size is
-each spilling operator's, not a TaskManager's total split among them.
+groups when every group holds a few rows: one group per input row at worst; the group
+aggregation's groups) keeps that state in memory up to `taskmanager.memory.managed.size`
+and writes the rest to Arrow IPC files under `io.tmp.dirs`, read back one partition at a
+time when it emits. So a job's resident memory is the operators' in-memory state plus this
+bound, whatever the input size. Flink's batch operators spill their managed memory the same
+way; unlike Flink, the size is each spilling operator's, not a TaskManager's total split
+among them.
+
+Two ways to spill live here: `SpillFiles` (tables by partition, what an operator decides
+to write) and `HashPartitionedRows` on top of it (input rows split by a hash of their keys
+into partitions, so each partition can be aggregated on its own later), with `held_bytes`
+to tell when the state in memory passed the bound.
 """
 
 from __future__ import annotations
@@ -14,9 +20,10 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from runtime.config.options import key
@@ -25,13 +32,16 @@ MANAGED_MEMORY_SIZE = (
     key("taskmanager.memory.managed.size")
     .memory_type()
     .default_value(256 << 20)
-    .with_check(lambda v: v >= 1 << 20, "a memory size of at least 1 mb")
+    .with_check(lambda v: v >= 1 << 10, "a memory size of at least 1 kb")
     .with_description(
-        "BATCH: memory a batch operator may hold for state that grows with its input (today the window "
-        "aggregation's (window, key) groups, one per input row at worst) before it writes the rest to disk "
-        "under `io.tmp.dirs`; it reads the spilled state back a part at a time when it emits. Per spilling "
-        "operator (Flink divides a TaskManager's managed memory among its operators). STREAMING state does "
-        "not spill (`state.backend.type` = `rocksdb` keeps large keyed state on disk)."
+        "BATCH: memory a batch operator may hold for state that grows with its input before it writes the "
+        "rest to disk under `io.tmp.dirs`: the window aggregation's (window, key) groups (one per input row "
+        "at worst) and the group aggregation's groups (GROUP BY, GROUPING SETS, SELECT DISTINCT). Past it the "
+        "window aggregation writes its earliest groups to disk; the group aggregation keeps the groups it "
+        "holds and writes the input rows of other keys to disk, split into hash partitions of the key, then "
+        "aggregates one partition at a time. Per spilling operator (Flink divides a TaskManager's managed "
+        "memory among its operators). STREAMING state does not spill (`state.backend.type` = `rocksdb` keeps "
+        "large keyed state on disk)."
     )
 )
 
@@ -66,6 +76,13 @@ class SpillFiles:
         self.files: dict[int, list[str]] = {}
         self.bytes_written = 0
         self._seq = 0
+        self._next_partition = 0
+
+    def new_partitions(self, n: int) -> list[int]:
+        """`n` partition numbers not handed out before (for writers sharing the directory)."""
+        first = self._next_partition
+        self._next_partition += n
+        return list(range(first, first + n))
 
     def write(self, partition: int, table: pa.Table) -> None:
         path = os.path.join(self.dir, f"{partition}-{self._seq}.arrow")
@@ -92,3 +109,100 @@ class SpillFiles:
 
     def __del__(self) -> None:
         self.close()
+
+
+# A Python object's size as `held_bytes` guesses it (a pointer plus a small object).
+_OBJECT_BYTES = 64
+# Lists / tuples / dicts up to this length are looked into (a state's few runs of arrays);
+# longer ones count `_OBJECT_BYTES` per entry, so the estimate never costs a loop per entry.
+_SMALL_CONTAINER = 32
+
+
+def held_bytes(*parts: Any, _depth: int = 0) -> int:
+    """An estimate of the memory `parts` hold, cheap enough to take after every batch: the
+    cost follows the number of attributes, never the number of entries. numpy arrays count
+    their buffers (object arrays `_OBJECT_BYTES` per entry), Arrow arrays / tables their
+    buffers, long containers `_OBJECT_BYTES` per entry; objects are followed three levels
+    deep (an accumulator wrapping another, a state backend's key index)."""
+    total = 0
+    for p in parts:
+        if p is None or isinstance(p, (str, bytes, int, float, bool)):
+            continue
+        if isinstance(p, np.ndarray):
+            total += p.size * _OBJECT_BYTES if p.dtype == object else int(p.nbytes)
+            continue
+        nbytes = getattr(p, "nbytes", None)
+        if isinstance(nbytes, int):
+            total += nbytes
+            continue
+        if isinstance(p, (list, tuple, set, frozenset, dict)):
+            if len(p) > _SMALL_CONTAINER or _depth >= 3:
+                total += len(p) * _OBJECT_BYTES
+            else:
+                total += held_bytes(*(p.values() if isinstance(p, dict) else p), _depth=_depth + 1)
+        elif _depth < 3 and hasattr(p, "__dict__"):
+            total += held_bytes(*vars(p).values(), _depth=_depth + 1)
+    return total
+
+
+class HashPartitionedRows:
+    """Input rows written to `files` in `fanout` partitions by a hash of their key columns:
+    all rows of a key land in one partition, in the order they were added, so a partition
+    can later be aggregated on its own (and be split again at the next `level`, whose hash
+    is independent of this one's). Rows are buffered up to `flush_bytes`, then written a
+    file per partition (few, large files rather than one per batch and partition)."""
+
+    def __init__(
+        self, files: SpillFiles, key_columns: Sequence[int], level: int, fanout: int, flush_bytes: int
+    ) -> None:
+        self.files = files
+        self.key_columns = list(key_columns)
+        self.seed = np.uint64((0x9E3779B97F4A7C15 * (level + 1)) & ((1 << 64) - 1))
+        self.fanout = fanout
+        self.flush_bytes = flush_bytes
+        self.ids = files.new_partitions(fanout)
+        self.written: set[int] = set()
+        self.tables: list[pa.Table] = []
+        self.parts: list[np.ndarray] = []
+        self.buffered = 0
+
+    def add(self, table: pa.Table) -> None:
+        """Buffer these rows (written when the buffer is full or at `finish`)."""
+        if table.num_rows == 0:
+            return
+        # Start-up: this module declares options (imported with the configuration); the
+        # hashing loads with the first spill.
+        from runtime.state.keygroups import hash_rows
+
+        keys = [table.column(i) for i in self.key_columns]
+        with np.errstate(over="ignore"):  # re-mixed with the level's seed: another split
+            h = (hash_rows(keys, table.num_rows) ^ self.seed) * np.uint64(0xBF58476D1CE4E5B9)
+        h ^= h >> np.uint64(31)
+        self.parts.append(((h >> np.uint64(32)) % np.uint64(self.fanout)).astype(np.int64))
+        self.tables.append(table)
+        self.buffered += table.nbytes
+        if self.buffered >= self.flush_bytes:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the buffered rows: the rows of each partition together, in their order."""
+        if not self.tables:
+            return
+        table = pa.concat_tables(self.tables).combine_chunks()
+        part = np.concatenate(self.parts)
+        self.tables, self.parts, self.buffered = [], [], 0
+        order = np.argsort(part, kind="stable")
+        part = part[order]
+        table = table.take(pa.array(order))
+        bounds = np.flatnonzero(np.diff(part)) + 1
+        starts = np.concatenate([[0], bounds])
+        ends = np.concatenate([bounds, [len(part)]])
+        for lo, hi in zip(starts.tolist(), ends.tolist(), strict=True):
+            pid = self.ids[int(part[lo])]
+            self.files.write(pid, table.slice(lo, hi - lo))
+            self.written.add(pid)
+
+    def finish(self) -> list[int]:
+        """Write what is buffered; the partitions holding rows (for `SpillFiles.take`)."""
+        self.flush()
+        return [p for p in self.ids if p in self.written]

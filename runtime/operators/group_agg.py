@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -26,7 +26,9 @@ from runtime.operators.spec import (
 )
 from runtime.plan_params import AggCallParams
 from runtime.plan_text import format_agg
+from runtime.spill import MANAGED_MEMORY_SIZE, HashPartitionedRows, SpillFiles, held_bytes, tmp_dir
 from runtime.state import KeyedStateBackend, create_backend
+from runtime.state.hashmap import HashMapStateBackend
 from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
 
 
@@ -43,6 +45,15 @@ def same_values(a: pa.Array, b: pa.Array) -> np.ndarray:
         return pc.or_(eq, both_null).to_numpy(zero_copy_only=False).astype(bool)
     except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
         return np.array([x == y for x, y in zip(a.to_pylist(), b.to_pylist(), strict=True)], dtype=bool)
+
+
+# BATCH spilling (GroupAggregateOperator): partitions per split of the rows past the bound,
+# and how many times a partition is split again before it is aggregated in memory anyway
+# (16 ** 4 partitions: only a few keys with huge groups get there).
+_SPILL_FANOUT = 16
+_MAX_SPILL_LEVEL = 4
+# Rows per output batch of a spilled aggregation's results, and per batch read back.
+_CHUNK_ROWS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -66,6 +77,16 @@ class GroupAggregateOperator(Operator):
     per key per input batch (like Flink's mini-batch aggregation); the final table is the
     same as per-record processing. Batch mode: final rows at `end_input`; a global
     aggregate over empty input still emits one row (COUNT 0, others NULL).
+
+    BATCH memory (hybrid hash aggregation): once the groups held (`held_bytes` of the keys
+    and accumulators) pass `taskmanager.memory.managed.size`, no group is added: rows of
+    held keys still fold in memory, the rows of other keys go to disk in hash partitions of
+    the key (runtime/spill.py, with their row kind). At the end the held groups are
+    emitted, then each partition is aggregated alone the same way (bounded too: past the
+    bound it is split again with another hash). Each key's rows are folded in their input
+    order by one accumulator set, so every aggregate gives the in-memory result: no
+    accumulator has to merge partial states (LISTAGG's order, FIRST_VALUE, DISTINCT, Python
+    UDAFs without `merge`). Only the order of the output rows differs.
 
     The executor sets `input_changelog_modes` before the first batch; MIN/MAX keep value
     multisets only when an input may retract.
@@ -91,13 +112,24 @@ class GroupAggregateOperator(Operator):
         self.emit_update_before = "UB" in (node.changelog_mode or "") or node.changelog_mode in ("", "I")
         self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, params)
         self.ttl = StateTtl(self._ttl_ms)  # last-write time per slot
+        # BATCH: the bound of the groups held in memory (0: never spill; a global aggregate
+        # has one group), the spill directory and the rows written past the bound.
+        self.spill_bound = MANAGED_MEMORY_SIZE.get(ctx.config) if ctx.is_batch and self.grouping else 0
+        self.spill: SpillFiles | None = None
+        self.overflow: HashPartitionedRows | None = None
+        self.input_types: list[pa.DataType] = []
 
     def _aggset(self, batch: pa.RecordBatch) -> AggregateSet:
         if self.aggset is None:
-            modes = self.input_changelog_modes
-            retract = True if modes is None else any(m not in ("I", "") for m in modes)
-            self.aggset = AggregateSet(self.calls, [f.type for f in batch.schema], retract)
+            self.input_types = [f.type for f in batch.schema]
+            self.aggset = self.new_aggset(self.input_types)
         return self.aggset
+
+    def new_aggset(self, input_types: list[pa.DataType]) -> AggregateSet:
+        """Empty accumulators for `calls` over input columns of these types."""
+        modes = self.input_changelog_modes
+        retract = True if modes is None else any(m not in ("I", "") for m in modes)
+        return AggregateSet(self.calls, input_types, retract)
 
     # ------------------------------------------------------------------ processing
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
@@ -107,14 +139,14 @@ class GroupAggregateOperator(Operator):
             return
         aggset = self._aggset(data)
         signs = signs_of(row_kinds(batch))
+        if self.ctx.is_batch:
+            self.overflow = self._fold_bounded(self.state, aggset, data, signs, 0, self.overflow)
+            return
         now = now_ms() if self.ttl.enabled else 0
         if self.ttl.enabled:
             self._expire(now)
         slots = self.state.lookup([data.column(i) for i in self.grouping], n)
         aggset.grow(self.state.capacity)
-        if self.ctx.is_batch:
-            aggset.fold(slots, signs, data)
-            return
         if self.ttl.enabled and (signs < 0).any():
             data, signs, slots = self._drop_orphan_retractions(data, signs, slots)
             if data.num_rows == 0:
@@ -145,6 +177,86 @@ class GroupAggregateOperator(Operator):
             aggset.reset(dead)
             self.state.remove(dead)
             self.ttl.forget(dead)
+
+    def _fold_bounded(
+        self,
+        state: KeyedStateBackend,
+        aggset: AggregateSet,
+        data: pa.RecordBatch,
+        signs: np.ndarray,
+        level: int,
+        overflow: HashPartitionedRows | None,
+    ) -> HashPartitionedRows | None:
+        """BATCH: fold `data` into the groups held in memory; returns where rows of keys
+        not held go from now on (None while under the bound). Before the bound every key
+        gets a group; after it only the held keys fold, the other rows are written out."""
+        keys = [data.column(i) for i in self.grouping]
+        if overflow is None:
+            slots = state.lookup(keys, data.num_rows)
+            aggset.grow(state.capacity)
+            aggset.fold(slots, signs, data)
+            if self.spill_bound and level < _MAX_SPILL_LEVEL and held_bytes(state, aggset) > self.spill_bound:
+                if self.spill is None:
+                    self.spill = SpillFiles(tmp_dir(self.ctx.config))
+                flush = max(self.spill_bound // 4, 1 << 16)
+                overflow = HashPartitionedRows(self.spill, self.grouping, level, _SPILL_FANOUT, flush)
+            return overflow
+        slots = state.lookup(keys, data.num_rows, create=False)
+        held = slots >= 0
+        if held.all():
+            aggset.fold(slots, signs, data)
+            return overflow
+        if held.any():
+            aggset.fold(slots[held], signs[held], data.filter(pa.array(held)))
+        rest = ~held
+        table = pa.Table.from_batches([data.filter(pa.array(rest))])
+        overflow.add(table.append_column("$sign", pa.array(signs[rest].astype(np.int8))))
+        return overflow
+
+    def _spilled_results(self) -> Iterator[pa.RecordBatch]:
+        """BATCH end of input after a spill: the held groups, then each spilled partition
+        aggregated alone (with a fresh key index and accumulators, split again when it
+        passes the bound too). The spill directory goes when the last one is done."""
+        assert self.aggset is not None and self.overflow is not None and self.spill is not None
+        spill = self.spill
+        yield from self._group_batches(self.state, self.aggset)
+        self.aggset = None  # done: the held accumulators are released
+        pending = [(p, 1) for p in self.overflow.finish()]
+        self.overflow = None
+        while pending:
+            partition, level = pending.pop()
+            state = HashMapStateBackend(self.state.max_parallelism)
+            aggset = self.new_aggset(self.input_types)
+            overflow: HashPartitionedRows | None = None
+            for table in spill.take(partition):
+                for batch in table.to_batches(max_chunksize=_CHUNK_ROWS):
+                    data = pa.RecordBatch.from_arrays(batch.columns[:-1], schema=_without_last(batch.schema))
+                    signs = batch.column(batch.num_columns - 1).to_numpy(zero_copy_only=False).astype(np.int64)
+                    overflow = self._fold_bounded(state, aggset, data, signs, level, overflow)
+                del table
+            yield from self._group_batches(state, aggset)
+            del state, aggset
+            if overflow is not None:
+                pending += [(p, level + 1) for p in overflow.finish()]
+        spill.close()
+        self.spill = None
+
+    def _group_batches(self, state: KeyedStateBackend, aggset: AggregateSet) -> Iterator[pa.RecordBatch]:
+        """The final rows of the groups in `state` (those with rows left), in chunks."""
+        slots = state.live_slots()
+        slots = slots[aggset.row_count[slots] > 0] if len(slots) else slots
+        types = [self.node.schema[j].type.to_arrow() for j in range(len(self.grouping))]
+        for lo in range(0, len(slots), _CHUNK_ROWS):
+            chunk = slots[lo : lo + _CHUNK_ROWS]
+            cols = state.key_arrays(chunk, types) + aggset.results(chunk)
+            yield make_batch(self.node, cols, np.zeros(len(chunk), dtype=np.int8))
+
+    def close(self) -> None:
+        """Remove the spill directory (also when the job failed before the end)."""
+        if self.spill is not None:
+            self.spill.close()
+            self.spill = None
+        super().close()
 
     def _drop_orphan_retractions(
         self, data: pa.RecordBatch, signs: np.ndarray, slots: np.ndarray
@@ -226,6 +338,11 @@ class GroupAggregateOperator(Operator):
     def end_input(self, input_index: int, out: Output) -> None:
         if not self.ctx.is_batch:
             return
+        if self.overflow is not None:
+            # the spilled groups are read back a partition at a time, as the executor takes
+            # their batches (Output.emit_later), never all at once
+            out.emit_later(self._spilled_results())
+            return
         slots = self.state.live_slots()
         if self.aggset is not None and len(slots):
             slots = slots[self.aggset.row_count[slots] > 0]
@@ -239,6 +356,10 @@ class GroupAggregateOperator(Operator):
         assert self.aggset is not None
         cols += self.aggset.results(slots)
         out.emit(make_batch(self.node, cols, np.zeros(len(slots), dtype=np.int8)))
+
+
+def _without_last(schema: pa.Schema) -> pa.Schema:
+    return pa.schema([schema.field(i) for i in range(len(schema) - 1)])
 
 
 def explain_group_aggregate(node: PlanView, grouping: Sequence[int], aggs: Sequence[AggCallParams]) -> list[str]:

@@ -184,11 +184,9 @@ def _call(name: str, col: int, dtype: Any) -> AggCallParams:
 class GlobalGroupAggregateOperator(GroupAggregateOperator):
     """GroupAggregate over LocalGroupAggregate's partial rows (see the module docstring)."""
 
-    def _aggset(self, batch: pa.RecordBatch) -> AggregateSet:
-        if self.aggset is None:
-            p = GlobalGroupAggregateParams.of(self.node)
-            self.aggset = MergedAggregateSet(p.aggs, p.partials, p.count1, [f.type for f in batch.schema])
-        return self.aggset
+    def new_aggset(self, input_types: list[pa.DataType]) -> AggregateSet:
+        p = GlobalGroupAggregateParams.of(self.node)
+        return MergedAggregateSet(p.aggs, p.partials, p.count1, input_types)
 
 
 def _source_names(node: PlanView) -> list[str]:
