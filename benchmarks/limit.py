@@ -2,6 +2,7 @@
 
     python benchmarks/limit.py [--rows 10000000] [--runs 3] [--jobs filter,window,distinct,window_degenerate]
                                [--engines streaming,batch,duckdb] [--data-dir /tmp/streamsql-limit]
+                               [--spill-memory 16mb]
 
 `--rows` takes a comma-separated list (`--rows 1000000,10000000,50000000`): a table per row
 count, then a memory sweep (peak RSS MB / wall s per job, engine and row count), which shows
@@ -20,7 +21,14 @@ Jobs (the same file, the same query in each engine):
 - `window`: TUMBLE 10 s, COUNT(*) and SUM(v) by k;
 - `distinct`: COUNT(DISTINCT v) by k (an updating result in streaming mode: the changelog
   is folded to the final table);
-- `window_degenerate`: the window job over the degenerate input.
+- `window_degenerate`: the window job over the degenerate input;
+- `group_many`: GROUP BY id / 4 with COUNT(*), SUM(v), MAX(k): a group per 4 rows (2.5M
+  groups at 10M rows), the state that BATCH group aggregation spills (not in the default
+  --jobs: run it with `--jobs group_many --engines batch,batch-spill,duckdb`).
+
+Engines: `streaming` and `batch` (streamsql's two modes, default settings), `batch-spill`
+(BATCH with `taskmanager.memory.managed.size` = --spill-memory and `io.tmp.dirs` under
+--data-dir: what spilling costs in time and saves in memory), `duckdb` (one thread).
 
 Every measurement runs in a fresh child process. Wall and CPU seconds are the job's (from
 submitting the query to the last result batch consumed, interpreter start-up and imports
@@ -76,6 +84,17 @@ JOBS: dict[str, dict[str, str]] = {
     },
 }
 JOBS["window_degenerate"] = {**JOBS["window"], "input": "degenerate"}
+JOBS["group_many"] = {
+    "input": "uniform",
+    "flink": "SELECT id / 4 AS g, COUNT(*) AS cnt, SUM(v) AS total, MAX(k) AS mk FROM src GROUP BY id / 4",
+    "duckdb": (
+        "SELECT id // 4 AS g, COUNT(*) AS cnt, CAST(SUM(v) AS INTEGER) AS total, MAX(k) AS mk FROM src GROUP BY ALL"
+    ),
+    "updating_key": "g",
+}
+DEFAULT_JOBS = ("filter", "window", "distinct", "window_degenerate")
+# The child of a `batch-spill` measurement reads the bound and the spill directory here.
+SPILL_ENV = "STREAMSQL_LIMIT_SPILL"
 
 # `ts - 1 ms`, not `ts`: with `WATERMARK FOR ts AS ts` a row sharing a window's last millisecond
 # with the row before it is late whenever a watermark equal to that millisecond was emitted
@@ -258,6 +277,10 @@ def child(engine: str, job: str, path: str) -> None:
         )
         env = TableEnvironment.create(settings)
         env.execute_sql("SET 'table.local-time-zone' = 'UTC'")
+        if engine == "batch-spill":
+            memory, tmp = os.environ[SPILL_ENV].split(",", 1)
+            env.execute_sql(f"SET 'taskmanager.memory.managed.size' = '{memory}'")
+            env.execute_sql(f"SET 'io.tmp.dirs' = '{tmp}'")
         env.execute_sql(DDL.format(path=path))
         wall0, cpu0 = time.perf_counter(), time.process_time()
         for batch in env.execute_sql(spec["flink"]).batches():
@@ -266,9 +289,10 @@ def child(engine: str, job: str, path: str) -> None:
     print(json.dumps({"wall": wall, "cpu": cpu, "answer": fp.result()}))
 
 
-def measure(engine: str, job: str, path: Path) -> dict[str, Any]:
+def measure(engine: str, job: str, path: Path, spill: str = "") -> dict[str, Any]:
     cmd = [sys.executable, os.path.abspath(__file__), "--child", engine, job, str(path)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = {**os.environ, SPILL_ENV: spill}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     out = proc.stdout.read() if proc.stdout else ""
     err = proc.stderr.read() if proc.stderr else ""
@@ -286,7 +310,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rows", default="10000000", help="row count, or a comma-separated list of them")
     p.add_argument("--runs", type=int, default=3)
-    p.add_argument("--jobs", default=",".join(JOBS))
+    p.add_argument("--jobs", default=",".join(DEFAULT_JOBS), help=f"some of: {', '.join(JOBS)}")
+    p.add_argument("--spill-memory", default="16mb", help="taskmanager.memory.managed.size of batch-spill")
     p.add_argument("--engines", default="streaming,batch,duckdb")
     p.add_argument("--data-dir", default="/tmp/streamsql-limit")
     p.add_argument("--child", nargs=3, metavar=("ENGINE", "JOB", "PATH"), help=argparse.SUPPRESS)
@@ -300,20 +325,20 @@ def main() -> None:
     counts = [int(r.replace("_", "")) for r in args.rows.split(",")]
     sweep: dict[tuple[str, str, int], dict[str, Any]] = {}
     for rows in counts:
-        sweep.update(run_table(rows, jobs, engines, args.runs, Path(args.data_dir)))
+        sweep.update(run_table(rows, jobs, engines, args.runs, Path(args.data_dir), args.spill_memory))
     if len(counts) > 1:
         print_sweep(sweep, jobs, engines, counts)
 
 
 def run_table(
-    rows: int, jobs: list[str], engines: list[str], runs: int, data_dir: Path
+    rows: int, jobs: list[str], engines: list[str], runs: int, data_dir: Path, spill_memory: str = "16mb"
 ) -> dict[tuple[str, str, int], dict[str, Any]]:
     """Measure every job and engine over `rows` rows; print their table."""
     for shape in sorted({JOBS[j]["input"] for j in jobs}):
         generate(data_path(data_dir, shape, rows), shape, rows)
     load_before = os.getloadavg()
     print(f"rows={rows:,} runs={runs} (median) load average before: {load_before[0]:.2f}")
-    header = f"{'job':<18} {'engine':<10} {'wall s':>8} {'cpu s':>8} {'peak RSS MB':>12} {'x DuckDB':>9}  answer"
+    header = f"{'job':<18} {'engine':<12} {'wall s':>8} {'cpu s':>8} {'peak RSS MB':>12} {'x DuckDB':>9}  answer"
     print(header)
     print("-" * len(header))
     out: dict[tuple[str, str, int], dict[str, Any]] = {}
@@ -321,7 +346,8 @@ def run_table(
         path = data_path(data_dir, JOBS[job]["input"], rows)
         results: dict[str, dict[str, Any]] = {}
         for engine in engines:
-            measured = [measure(engine, job, path) for _ in range(runs)]
+            spill = f"{spill_memory},{data_dir / 'spill'}"
+            measured = [measure(engine, job, path, spill) for _ in range(runs)]
             results[engine] = {
                 "wall": statistics.median(r["wall"] for r in measured),
                 "cpu": statistics.median(r["cpu"] for r in measured),
@@ -334,7 +360,7 @@ def run_table(
         for engine, r in results.items():
             ratio = f"{r['wall'] / results['duckdb']['wall']:.1f}x" if "duckdb" in results else "-"
             agree = "ok" if r["answer"] == reference["answer"] and r["stable"] else "MISMATCH"
-            print(f"{job:<18} {engine:<10} {r['wall']:>8.2f} {r['cpu']:>8.2f} {r['rss_mb']:>12.0f} {ratio:>9}  {agree}")
+            print(f"{job:<18} {engine:<12} {r['wall']:>8.2f} {r['cpu']:>8.2f} {r['rss_mb']:>12.0f} {ratio:>9}  {agree}")
             if agree != "ok":
                 print(f"    {engine}: {r['answer']}\n    reference: {reference['answer']}")
         sys.stdout.flush()
@@ -348,14 +374,14 @@ def print_sweep(
     """Peak RSS and wall time per job, engine and row count, side by side."""
     print("memory sweep: peak RSS MB / wall s (cpu s)")
     cells = [f"{c:,} rows" for c in counts]
-    print(f"{'job':<18} {'engine':<10} " + " ".join(f"{c:>22}" for c in cells))
+    print(f"{'job':<18} {'engine':<12} " + " ".join(f"{c:>22}" for c in cells))
     for job in jobs:
         for engine in engines:
             row = []
             for c in counts:
                 r = sweep[(job, engine, c)]
                 row.append(f"{r['rss_mb']:.0f} / {r['wall']:.2f} ({r['cpu']:.2f})")
-            print(f"{job:<18} {engine:<10} " + " ".join(f"{x:>22}" for x in row))
+            print(f"{job:<18} {engine:<12} " + " ".join(f"{x:>22}" for x in row))
 
 
 if __name__ == "__main__":
