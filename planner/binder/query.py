@@ -141,13 +141,20 @@ def bind_query_node(ctx: BindContext, node: exp.Expression) -> LogicalNode:
             ctx.ctes.pop()
 
 
-def _cast_to(plan: LogicalNode, fields: tuple[Field, ...]) -> LogicalNode:
-    """`plan` with a projection casting its columns to `fields`' types where they differ."""
+def _cast_to(plan: LogicalNode, fields: tuple[Field, ...], time_attrs: bool = False) -> LogicalNode:
+    """`plan` with a projection casting its columns to `fields`' types where they differ.
+    `time_attrs`: a column whose time attribute differs is cast too (a UNION ALL input,
+    cast to the union's type as Flink's CoerceInputsRule does: to a rowtime, or from one)."""
     exprs: list[Expr] = []
     changed = False
     for i, (have, want) in enumerate(zip(plan.fields, fields, strict=True)):
         ref = InputRef(i, have.type)
-        if plain(have.type) == want.type or (plain(have.type).with_nullable(True) == want.type and want.type.nullable):
+        if time_attrs and have.type.time_attr != want.type.time_attr:
+            exprs.append(Call("cast", (ref,), want.type))
+            changed = True
+        elif plain(have.type) == want.type or (
+            plain(have.type).with_nullable(True) == want.type and want.type.nullable
+        ):
             exprs.append(ref)
             changed = changed or have.name != want.name
         else:

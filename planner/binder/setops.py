@@ -4,7 +4,9 @@ sqlglot already parses with SQL's precedence (INTERSECT binds tighter than UNION
 EXCEPT, both left-associative), so this module only types the branches: the result
 columns take the left branch's names and the least restrictive common type of each column
 pair (Flink's type widening), and every branch is cast to those types. UNION ALL keeps
-its skeleton binding (`_bind_union`, a flat `LogicalUnion`); the
+its skeleton binding (`_bind_union`, a flat `LogicalUnion`) and its time attributes
+(`types.set_operation_type`: a column that is a rowtime in every input stays one, so
+windows, OVER, MATCH_RECOGNIZE and interval joins run over the union); the
 other forms become a `LogicalSetOp` (planner.rules.setops), planned as Flink does with a
 counting GroupAggregate.
 """
@@ -16,7 +18,7 @@ from sqlglot import exp
 from planner.binder import ranking
 from planner.binder.query import BindContext, _cast_to, bind_query_node, query_form
 from planner.binder.scope import error
-from planner.binder.types import common_type, plain
+from planner.binder.types import common_type, plain, set_operation_type
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import LogicalNode, LogicalUnion
 from runtime.types import Field
@@ -58,7 +60,7 @@ def bind_set_operation(ctx: BindContext, node: exp.Expression) -> LogicalNode:
                 node,
                 ctx.sql,
             )
-        # The result of a set operation is computed, so no time attribute survives it.
+        # Flink plans these as aggregations over the union: their keys are no time attributes.
         fields.append(Field(lf.name, plain(t)))
     out = tuple(fields)
     children = (_cast_to(left, out), _cast_to(right, out))
@@ -77,7 +79,7 @@ def _bind_union(ctx: BindContext, node: exp.Union) -> LogicalNode:
         raise error(SqlValidationError, "Column count mismatch in UNION ALL", node.expression, ctx.sql)
     types = []
     for lf, rf in zip(left.fields, right.fields, strict=True):
-        t = common_type([lf.type, rf.type])
+        t = set_operation_type([lf.type, rf.type])
         if t is None:
             raise error(
                 SqlValidationError,
@@ -87,7 +89,7 @@ def _bind_union(ctx: BindContext, node: exp.Union) -> LogicalNode:
             )
         types.append(t)
     fields = tuple(Field(lf.name, t) for lf, t in zip(left.fields, types, strict=True))
-    children = tuple(_cast_to(c, fields) for c in (left, right))
+    children = tuple(_cast_to(c, fields, time_attrs=True) for c in (left, right))
     # Flatten nested UNION ALLs.
     flat: list[LogicalNode] = []
     for c in children:

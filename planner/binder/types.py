@@ -161,6 +161,33 @@ def common_type(types: list[DataType]) -> DataType | None:
     return result.with_nullable(nullable)
 
 
+def set_operation_type(types: list[DataType]) -> DataType | None:
+    """The type of one column of a set operation over inputs whose column has `types`
+    (left to right), time attributes included: Flink types a set operation with Calcite's
+    least restrictive type and then casts every input to it.
+
+    - All inputs a time attribute of one kind (ROWTIME or PROCTIME) over one type
+      (TIMESTAMP or TIMESTAMP_LTZ): that time attribute (nullable when any input is).
+    - The first input a time attribute, every other one of the same type and precision:
+      still the first input's time attribute (Calcite keeps its first type; the other
+      inputs are cast to it). A union of a rowtime stream and a stream without watermarks
+      is a rowtime stream whose watermark waits for the other stream's end.
+    - Otherwise the plain common type (`common_type`): a time attribute after the first
+      input, or next to a different type, is lost (a window over it is refused as over
+      any TIMESTAMP column).
+    """
+    t = common_type(types)
+    typed = [u for u in types if u.name != "NULL"]
+    if t is None or not typed or typed[0].time_attr is None:
+        return t
+    first = typed[0]
+    same_attr = all(u.time_attr == first.time_attr and u.name == first.name for u in typed)
+    same_type = all(u.name == first.name and u.precision == first.precision for u in typed)
+    if same_attr or same_type:
+        return first.with_nullable(t.nullable)
+    return t
+
+
 def convert_literal(lit: Literal, target: DataType) -> Literal:
     """Re-encode a literal's value for `target` (a VALUES column's common type)."""
     v = lit.value

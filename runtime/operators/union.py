@@ -1,13 +1,16 @@
-"""Union (ALL) and Exchange: pass-through operators in the local executor."""
+"""Union (ALL) and Exchange: pass-through operators in the local executor (a Union also
+carries its combined watermark into its rows' `__wm`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from runtime.batch import ROW_KIND, ROW_WATERMARK, data_width
+from runtime.batch import MIN_WATERMARK, ROW_KIND, ROW_WATERMARK, data_width
 from runtime.operators._common import make_batch, system_column
 from runtime.operators.base import Operator, Output
 from runtime.operators.spec import (
@@ -75,7 +78,30 @@ class _PassThrough(Operator):
 
 
 class UnionOperator(_PassThrough):
-    """UNION ALL of n inputs with the same schema."""
+    """UNION ALL of n inputs with the same schema.
+
+    Its watermark is the minimum of its inputs' (the runner combines them before
+    `on_watermark`, as Flink's multi-input gate does). A row's `__wm` is the watermark in
+    effect where the row is: passing the union, it becomes the union's watermark then,
+    the smaller of the row's own (its input's) and the union's current one, so a row of an
+    input that is ahead of the others is not late downstream only because its own input
+    moved on (a row without `__wm`, from an input without watermarks, gets the union's)."""
+
+    def open(self) -> None:
+        self.watermark = MIN_WATERMARK
+
+    def on_watermark(self, watermark: int, out: Output) -> None:
+        self.watermark = watermark
+        out.emit_watermark(watermark)
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        n = data_width(batch)
+        wms = system_column(batch, ROW_WATERMARK)
+        if wms is not None:
+            wms = pc.min_element_wise(wms, pa.scalar(self.watermark, pa.int64()))
+        elif self.watermark > MIN_WATERMARK:
+            wms = pa.array(np.full(batch.num_rows, self.watermark, dtype=np.int64))
+        out.emit(make_batch(self.node, batch.columns[:n], system_column(batch, ROW_KIND), wms))
 
 
 class ExchangeOperator(_PassThrough):
