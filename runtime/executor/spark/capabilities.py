@@ -34,6 +34,7 @@ from runtime.operators.rank_sort import LimitParams
 from runtime.operators.sink import SinkParams
 from runtime.operators.source import TABLE_SOURCE_SCAN, TableSourceScanParams
 from runtime.operators.spec import SparkCapability, all_specs, spec_for
+from runtime.operators.union import EXCHANGE, UNION
 from runtime.operators.watermark import WatermarkAssignerParams
 from runtime.operators.window_agg import WindowAggregateParams
 from runtime.operators.window_join import WindowJoinParams
@@ -64,6 +65,11 @@ DOC_NOTES = [
     "(no other stateful operator in between): that task reads the file in its order, the local runner's.",
     "Once a key group has rows of two tasks (two files, a file Spark splits, a directory, UNION ALL of two",
     "tables, rows of an aggregate or join), its ties are checked as above.",
+    "",
+    "An event-time operator (window, OVER, MATCH_RECOGNIZE, interval join ...) that reads the rowtime of a",
+    "UNION ALL of several inputs is refused before the job starts: the union's watermark is the minimum of",
+    "its inputs' as their rows interleave, which Spark does not reproduce. A union whose rowtime no stateful",
+    "operator reads (a projection, a GROUP BY of other columns) runs.",
     "",
     "## Scalar functions: forms refused before the job runs",
     "",
@@ -153,6 +159,13 @@ def runtime_operator_refusal(graph: JobGraph, node: Node) -> str | None:
         for f in graph.node(nid).schema:
             if f.type.time_attr == "PROCTIME":
                 return "processing-time operators depend on when rows arrive, which Spark does not reproduce"
+    union = _event_time_union(graph, node)
+    if union is not None:
+        return (
+            f"it reads the rowtime of a UNION ALL (node {union}): the union's watermark is the minimum of its "
+            "inputs' as their rows interleave, which Spark does not reproduce (it would judge each row late "
+            "against its own input's watermark); run the job on the local runner"
+        )
     p = node.params
     if isinstance(p, DeduplicateParams) and p.time_kind != "ROWTIME":
         return "deduplication on processing time is not reproducible on Spark"
@@ -162,6 +175,27 @@ def runtime_operator_refusal(graph: JobGraph, node: Node) -> str | None:
         name = a.name if isinstance(a, AggCallParams) else a.get("name") if isinstance(a, dict) else None
         if name in ARRIVAL_ORDER_AGGS:
             return f"aggregate function {str(name).upper()} depends on arrival order, which Spark does not define"
+    return None
+
+
+def _event_time_union(graph: JobGraph, node: Node) -> int | None:
+    """The id of a UNION ALL of several inputs whose rowtime attribute reaches `node`'s
+    input through the nodes Spark runs row by row (Calc, Exchange, Union), or None. A
+    stateful operator reading such a union's rowtime (a window, OVER, MATCH_RECOGNIZE, an
+    interval join) would see each row with its own input's watermark, not the union's; one
+    whose input has no rowtime column left (a GROUP BY of other columns) is not affected."""
+    todo = list(node.inputs)
+    seen: set[int] = set()
+    while todo:
+        n = graph.node(todo.pop())
+        if n.id in seen or not (n.is_kind(CALC) or n.is_kind(EXCHANGE) or n.is_kind(UNION)):
+            continue
+        if not any(f.type.time_attr == "ROWTIME" for f in n.schema):
+            continue
+        seen.add(n.id)
+        if n.is_kind(UNION) and len(n.inputs) > 1 and any(f.type.time_attr == "ROWTIME" for f in n.schema):
+            return n.id
+        todo.extend(n.inputs)
     return None
 
 
