@@ -91,7 +91,10 @@ def logical_line(n: LogicalNode) -> str:
         for v in (w.slide_ms, w.step_ms, w.size_ms, w.gap_ms, w.offset_ms):
             if v is not None:
                 args.append(f"{v}:INTERVAL SECOND")
-        rt = ", ".join(f"{type_name(f.type)} {f.name}" for f in n.fields)
+        # Flink's RecordType names a time attribute's kind: `TIMESTAMP(3) *ROWTIME* ts`.
+        rt = ", ".join(
+            f"{type_name(f.type)}{f' *{f.type.time_attr}*' if f.type.time_attr else ''} {f.name}" for f in n.fields
+        )
         return (
             f"LogicalTableFunctionScan(invocation=[{w.kind}(TABLE(#0), {', '.join(args)})], rowType=[RecordType({rt})])"
         )
