@@ -157,3 +157,37 @@ def test_event_time_consumers_of_a_union(name: str, tmp_path: Path) -> None:
     streaming = _rows("streaming", tmp_path, sql)
     assert streaming == sorted(expected)
     assert _rows("batch", tmp_path, sql) == streaming
+
+
+def test_lateness_after_a_union_follows_the_unions_watermark(tmp_path: Path) -> None:
+    """Sources read a row at a time alternate a, b, a, b, ...: x@5 arrives when a's own
+    watermark is 30 but b's is 1, so the union's is 1 and the row counts (as in Flink's
+    window after the union); x@7 arrives when the union's watermark is min(31, 21) = 21,
+    late for [0, 10): dropped, as Flink drops it."""
+    files = {
+        "la": [
+            "x,2024-01-01 00:00:30,1",
+            "x,2024-01-01 00:00:05,2",
+            "x,2024-01-01 00:00:31,3",
+            "x,2024-01-01 00:00:07,4",
+        ],
+        "lb": [
+            "y,2024-01-01 00:00:01,10",
+            "y,2024-01-01 00:00:20,20",
+            "y,2024-01-01 00:00:21,30",
+            "y,2024-01-01 00:00:22,40",
+        ],
+    }
+    env = TableEnvironment.create(MODES["streaming"])
+    env.get_config().set("table.exec.source.batch-rows", "1")
+    for name, lines in files.items():
+        path = tmp_path / f"{name}.csv"
+        path.write_text("\n".join(lines) + "\n")
+        env.execute_sql(
+            f"CREATE TABLE {name} (k STRING, ts TIMESTAMP(3), v INT, WATERMARK FOR ts AS ts) "
+            f"WITH ('connector'='filesystem', 'path'='{path}', 'format'='csv')"
+        )
+    sql = _win("TUMBLE(TABLE (SELECT * FROM la UNION ALL SELECT * FROM lb), DESCRIPTOR(ts), INTERVAL '10' SECOND)")
+    with env.execute_sql(sql).collect() as it:
+        rows = sorted(tuple(str(v) for v in r) for r in it)
+    assert rows == [(_t(0), _t(10), "2", "12"), (_t(20), _t(30), "3", "90"), (_t(30), _t(40), "2", "4")]
