@@ -24,7 +24,9 @@ Jobs (the same file, the same query in each engine):
 - `window_degenerate`: the window job over the degenerate input;
 - `group_many`: GROUP BY id / 4 with COUNT(*), SUM(v), MAX(k): a group per 4 rows (2.5M
   groups at 10M rows), the state that BATCH group aggregation spills (not in the default
-  --jobs: run it with `--jobs group_many --engines batch,batch-spill,duckdb`).
+  --jobs: run it with `--jobs group_many --engines batch,batch-spill,duckdb`);
+- `sort`: ORDER BY v, k over the whole input (BATCH only; not in the default --jobs
+  either: `--jobs sort --engines batch,batch-spill,duckdb`).
 
 Engines: `streaming` and `batch` (streamsql's two modes, default settings), `batch-spill`
 (BATCH with `taskmanager.memory.managed.size` = --spill-memory and `io.tmp.dirs` under
@@ -91,6 +93,12 @@ JOBS["group_many"] = {
         "SELECT id // 4 AS g, COUNT(*) AS cnt, CAST(SUM(v) AS INTEGER) AS total, MAX(k) AS mk FROM src GROUP BY ALL"
     ),
     "updating_key": "g",
+}
+JOBS["sort"] = {
+    "input": "uniform",
+    "flink": "SELECT id, k, v FROM src ORDER BY v, k",
+    "duckdb": "SELECT id, k, v FROM src ORDER BY v, k",
+    "updating_key": "",
 }
 DEFAULT_JOBS = ("filter", "window", "distinct", "window_degenerate")
 # The child of a `batch-spill` measurement reads the bound and the spill directory here.

@@ -2,12 +2,12 @@
 
 A BATCH operator whose state follows its input (the window aggregation's (window, key)
 groups when every group holds a few rows: one group per input row at worst; the group
-aggregation's groups) keeps that state in memory up to `taskmanager.memory.managed.size`
-and writes the rest to Arrow IPC files under `io.tmp.dirs`, read back one partition at a
-time when it emits. So a job's resident memory is the operators' in-memory state plus this
-bound, whatever the input size. Flink's batch operators spill their managed memory the same
-way; unlike Flink, the size is each spilling operator's, not a TaskManager's total split
-among them.
+aggregation's groups; a sort's rows) keeps that state in memory up to
+`taskmanager.memory.managed.size` and writes the rest to Arrow IPC files under
+`io.tmp.dirs`, read back a part at a time when it emits. So a job's resident memory is the
+operators' in-memory state plus this bound, whatever the input size. Flink's batch
+operators spill their managed memory the same way; unlike Flink, the size is each spilling
+operator's, not a TaskManager's total split among them.
 
 Two ways to spill live here: `SpillFiles` (tables by partition, what an operator decides
 to write) and `HashPartitionedRows` on top of it (input rows split by a hash of their keys
@@ -36,10 +36,11 @@ MANAGED_MEMORY_SIZE = (
     .with_description(
         "BATCH: memory a batch operator may hold for state that grows with its input before it writes the "
         "rest to disk under `io.tmp.dirs`: the window aggregation's (window, key) groups (one per input row "
-        "at worst) and the group aggregation's groups (GROUP BY, GROUPING SETS, SELECT DISTINCT). Past it the "
-        "window aggregation writes its earliest groups to disk; the group aggregation keeps the groups it "
-        "holds and writes the input rows of other keys to disk, split into hash partitions of the key, then "
-        "aggregates one partition at a time. Per spilling operator (Flink divides a TaskManager's managed "
+        "at worst), the group aggregation's groups (GROUP BY, GROUPING SETS, SELECT DISTINCT) and ORDER BY's "
+        "rows. Past it the window aggregation writes its earliest groups to disk; the group aggregation keeps "
+        "the groups it holds and writes the input rows of other keys to disk, split into hash partitions of the "
+        "key, then aggregates one partition at a time; ORDER BY writes sorted runs and merges them. Per "
+        "spilling operator (Flink divides a TaskManager's managed "
         "memory among its operators). STREAMING state does not spill (`state.backend.type` = `rocksdb` keeps "
         "large keyed state on disk)."
     )

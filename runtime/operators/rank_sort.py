@@ -2,7 +2,8 @@
 (streaming ORDER BY a time attribute).
 
 - Sort: buffers its input and emits it sorted at `end_input` (stable: ties keep arrival
-  order). Batch only; the planner rejects a streaming sort on a non-time column.
+  order). Batch only; the planner rejects a streaming sort on a non-time column. Past
+  `taskmanager.memory.managed.size` it is an external merge sort (`SortOperator`).
 - Limit: passes rows [offset, offset + fetch) of its (insert-only) input through, in
   arrival order, as they come (a slice per batch); then ignores the rest.
 - TemporalSort: buffers rows and, when the watermark reaches them, emits the rows with
@@ -13,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +39,13 @@ from runtime.operators.spec import (
     register_spec,
 )
 from runtime.operators.window_assign import rowtime_ms
+from runtime.spill import MANAGED_MEMORY_SIZE, SpillFiles, tmp_dir
+
+# External sort: files per sorted run (the merge holds one file of each run at a time),
+# fewest rows per file, rows per output batch of the merge.
+_RUN_FILES = 16
+_MIN_FILE_ROWS = 128
+_MERGE_CHUNK_ROWS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -70,7 +78,18 @@ def _insert_only(batch: pa.RecordBatch, name: str) -> None:
 
 
 class SortOperator(Operator):
-    """Batch ORDER BY (module docstring)."""
+    """Batch ORDER BY (module docstring).
+
+    External merge sort in BATCH mode: when the buffered input passes
+    `taskmanager.memory.managed.size`, it is sorted by (order keys, arrival number) and
+    written to Arrow IPC files under `io.tmp.dirs` as a sorted run (`_RUN_FILES` files in
+    order). At the end the runs are merged, vectorized: one file of each run is held; the
+    held rows are sorted together and every row up to the earliest "fence" (the last
+    held row of a run that has more files) is emitted, since no unread row can sort
+    before it; the runs whose fence went out read their next file. The arrival number
+    breaks ties, so the output is exactly the in-memory stable sort's. The merge holds a
+    file of each run: about the bound times runs / `_RUN_FILES`.
+    """
 
     # Batch mode only in practice (the buffer is sorted at end of input); snapshotted as is.
     checkpointing = "generic"
@@ -81,14 +100,47 @@ class SortOperator(Operator):
         super().__init__(node, ctx)
         self.order: list[SortKey] = list(SortParams.of(node).order)
         self.buffer: list[pa.RecordBatch] = []
+        self.spill_bound = MANAGED_MEMORY_SIZE.get(ctx.config) if ctx.is_batch else 0
+        self.buffered_bytes = 0
+        self.arrived = 0  # rows before the buffer's first (its arrival numbers follow)
+        self.spill: SpillFiles | None = None
+        self.runs: dict[int, int] = {}  # spilled run (a SpillFiles partition) -> its files
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         data = data_columns(batch)
         if data.num_rows:
             _insert_only(batch, self.node.operator)
             self.buffer.append(data)
+            self.buffered_bytes += data.nbytes
+            if self.spill_bound and self.buffered_bytes > self.spill_bound:
+                self._write_run()
+
+    def _write_run(self) -> None:
+        """Sort the buffer and write it as one run of `_RUN_FILES` files."""
+        table = pa.Table.from_batches(self.buffer).combine_chunks()
+        self.buffer, self.buffered_bytes = [], 0
+        n = table.num_rows
+        seq = np.arange(self.arrived, self.arrived + n, dtype=np.int64)
+        self.arrived += n
+        cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]
+        idx = sort_order(cols, self.order, None, seq)
+        run = pa.Table.from_arrays([*take_rows(table, idx), pa.array(seq[idx])], names=[*table.column_names, "$seq"])
+        del table, cols
+        if self.spill is None:
+            self.spill = SpillFiles(tmp_dir(self.ctx.config))
+        (rid,) = self.spill.new_partitions(1)
+        step = max(-(-n // _RUN_FILES), _MIN_FILE_ROWS)
+        for lo in range(0, n, step):
+            self.spill.write(rid, run.slice(lo, step))
+        self.runs[rid] = -(-n // step)
 
     def end_input(self, input_index: int, out: Output) -> None:
+        if self.runs:
+            if self.buffer:
+                self._write_run()
+            # merged a file per run at a time, as the executor takes the batches
+            out.emit_later(self._merged())
+            return
         if not self.buffer:
             return
         table = pa.Table.from_batches(self.buffer).combine_chunks()
@@ -96,6 +148,63 @@ class SortOperator(Operator):
         cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]
         idx = sort_order(cols, self.order, None, np.arange(table.num_rows, dtype=np.int64))
         out.emit(make_batch(self.node, take_rows(table, idx), np.zeros(len(idx), dtype=np.int8)))
+
+    def _merged(self) -> Iterator[pa.RecordBatch]:
+        """The spilled runs merged in order (class docstring); the spill directory goes
+        when the last row is out."""
+        spill = self.spill
+        assert spill is not None
+        files = {rid: iter(spill.take(rid)) for rid in self.runs}
+        left = dict(self.runs)  # files not read yet, per run
+        width = len(self.node.schema)  # the data columns; then $seq, and per held row its run's fence flag
+        held: pa.Table | None = None
+        need = list(self.runs)
+        while True:
+            tables = [] if held is None else [held]
+            for rid in need:
+                piece = next(files[rid], None)
+                if piece is None:
+                    continue
+                left[rid] -= 1
+                fence = np.zeros(piece.num_rows, dtype=bool)
+                fence[-1] = left[rid] > 0  # more of the run to come: nothing after it is safe
+                tables.append(
+                    piece.append_column("$fence", pa.array(fence)).append_column(
+                        "$run", pa.array(np.full(piece.num_rows, rid, dtype=np.int64))
+                    )
+                )
+            if not tables:
+                break
+            table = pa.concat_tables(tables).combine_chunks()
+            del tables, held
+            cols = [table.column(i).chunk(0) for i in range(width)]
+            seq = table.column(width).to_numpy()
+            idx = sort_order(cols, self.order, None, seq)
+            fence_rows = np.flatnonzero(table.column(width + 1).to_numpy(zero_copy_only=False))
+            cut = len(idx)
+            need = []
+            if len(fence_rows):
+                pos = np.empty(len(idx), dtype=np.int64)
+                pos[idx] = np.arange(len(idx), dtype=np.int64)
+                cut = int(pos[fence_rows].min()) + 1
+                runs = table.column(width + 2).to_numpy()
+                need = runs[fence_rows[pos[fence_rows] < cut]].tolist()
+            for lo in range(0, cut, _MERGE_CHUNK_ROWS):
+                rows = idx[lo : min(cut, lo + _MERGE_CHUNK_ROWS)]
+                yield make_batch(self.node, take_rows(table.select(range(width)), rows), np.zeros(len(rows), np.int8))
+            # the rest, sorted, with the fences of the runs that still hold rows
+            held = table.take(pa.array(idx[cut:])) if cut < len(idx) else None
+            del table
+        spill.close()
+        self.spill = None
+        self.runs = {}
+
+    def close(self) -> None:
+        """Remove the spill directory (also when the job failed before the end)."""
+        if self.spill is not None:
+            self.spill.close()
+            self.spill = None
+        super().close()
 
 
 class LimitOperator(Operator):

@@ -1,0 +1,104 @@
+"""BATCH ORDER BY past `taskmanager.memory.managed.size`: an external merge sort (sorted
+runs in Arrow IPC files under `io.tmp.dirs`, merged). The output must be the in-memory
+stable sort's, row for row (ties in arrival order), and no file may remain after the job,
+also when it fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from runtime import spill
+from streamsql import DataTypes, EnvironmentSettings, TableEnvironment
+from streamsql.udf import udf
+
+ROWS = 5000
+# a few KB: sorted runs of some source batches of 256 rows, each run in several files
+SPILL = {"taskmanager.memory.managed.size": "16kb", "table.exec.source.batch-rows": "256"}
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    ids = np.arange(ROWS, dtype=np.int64)
+    path = tmp_path_factory.mktemp("sort_spill") / "in.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "id": ids,
+                "k": pa.array((ids * 7919 % 211).astype(np.int32), mask=ids % 89 == 0),  # ties and NULLs
+                "s": pa.array([f"s{(i * 31) % 53}" for i in range(ROWS)]),
+            }
+        ),
+        path,
+    )
+    return path
+
+
+@pytest.fixture
+def writes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    written: list[int] = []
+    write = spill.SpillFiles.write
+
+    def counted(self: spill.SpillFiles, partition: int, table: pa.Table) -> None:
+        written.append(table.num_rows)
+        write(self, partition, table)
+
+    monkeypatch.setattr(spill.SpillFiles, "write", counted)
+    return written
+
+
+def _fail_last(i: int) -> int:
+    if i == ROWS - 1:
+        raise ValueError("boom at the last row")
+    return i
+
+
+def _env(path: Path, settings: dict[str, str]) -> TableEnvironment:
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    for k, v in settings.items():
+        env.execute_sql(f"SET '{k}' = '{v}'")
+    env.create_temporary_function("fail_last", udf(_fail_last, result_type=DataTypes.BIGINT()))
+    env.execute_sql(
+        "CREATE TABLE src (id BIGINT, k INT, s STRING) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'parquet')"
+    )
+    return env
+
+
+QUERIES = {
+    # ties on k keep the arrival order (id ascending)
+    "ties": "SELECT k, id FROM src ORDER BY k",
+    "desc_nulls": "SELECT s, k, id FROM src ORDER BY s DESC, k ASC NULLS LAST",
+    "total": "SELECT id, k, s FROM src ORDER BY k DESC NULLS FIRST, s, id DESC",
+}
+
+
+@pytest.mark.parametrize("name", list(QUERIES))
+def test_external_sort_equals_in_memory(name: str, source: Path, tmp_path: Path, writes: list[int]) -> None:
+    tmp = tmp_path / "spill"
+    spilled = _env(source, {**SPILL, "io.tmp.dirs": str(tmp)}).execute_sql(QUERIES[name]).to_arrow()
+    assert len(writes) > 20 and sum(writes) == ROWS  # every row went through a sorted run
+    assert tmp.is_dir() and not any(tmp.iterdir())
+    writes.clear()
+    in_memory = _env(source, {}).execute_sql(QUERIES[name]).to_arrow()
+    assert not writes
+    assert spilled.num_rows == ROWS and spilled.to_pylist() == in_memory.to_pylist()
+
+
+def test_empty_input_sorts_to_nothing(source: Path, tmp_path: Path, writes: list[int]) -> None:
+    env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp_path / "spill")})
+    assert env.execute_sql("SELECT id FROM src WHERE id < 0 ORDER BY k").to_arrow().num_rows == 0
+    assert not writes
+
+
+def test_spill_directory_removed_when_the_job_fails(source: Path, tmp_path: Path, writes: list[int]) -> None:
+    tmp = tmp_path / "spill"
+    env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp)})
+    with pytest.raises(ValueError, match="boom at the last row"):  # after runs were written
+        env.execute_sql("SELECT fail_last(id) AS i, k FROM src ORDER BY k").to_arrow()
+    assert writes
+    assert tmp.is_dir() and not any(tmp.iterdir())
