@@ -42,9 +42,11 @@ from runtime.operators.window_assign import rowtime_ms
 from runtime.spill import MANAGED_MEMORY_SIZE, SpillFiles, tmp_dir
 
 # External sort: files per sorted run (the merge holds one file of each run at a time),
-# fewest rows per file, rows per output batch of the merge.
+# fewest rows per file, runs merged at once (more are merged into longer runs first), rows
+# per output batch of the merge.
 _RUN_FILES = 16
 _MIN_FILE_ROWS = 128
+_MERGE_FANIN = 16
 _MERGE_CHUNK_ROWS = 1 << 16
 
 
@@ -88,7 +90,8 @@ class SortOperator(Operator):
     held row of a run that has more files) is emitted, since no unread row can sort
     before it; the runs whose fence went out read their next file. The arrival number
     breaks ties, so the output is exactly the in-memory stable sort's. The merge holds a
-    file of each run: about the bound times runs / `_RUN_FILES`.
+    file of each run (a `_RUN_FILES`th of the bound); past `_MERGE_FANIN` runs, groups of
+    runs are first merged into longer runs on disk, so it holds about the bound.
     """
 
     # Batch mode only in practice (the buffer is sorted at end of input); snapshotted as is.
@@ -105,6 +108,7 @@ class SortOperator(Operator):
         self.arrived = 0  # rows before the buffer's first (its arrival numbers follow)
         self.spill: SpillFiles | None = None
         self.runs: dict[int, int] = {}  # spilled run (a SpillFiles partition) -> its files
+        self.file_rows = 0  # rows per file of the runs (the merged runs' files hold as many)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         data = data_columns(batch)
@@ -130,6 +134,7 @@ class SortOperator(Operator):
             self.spill = SpillFiles(tmp_dir(self.ctx.config))
         (rid,) = self.spill.new_partitions(1)
         step = max(-(-n // _RUN_FILES), _MIN_FILE_ROWS)
+        self.file_rows = max(self.file_rows, step)
         for lo in range(0, n, step):
             self.spill.write(rid, run.slice(lo, step))
         self.runs[rid] = -(-n // step)
@@ -151,14 +156,45 @@ class SortOperator(Operator):
 
     def _merged(self) -> Iterator[pa.RecordBatch]:
         """The spilled runs merged in order (class docstring); the spill directory goes
-        when the last row is out."""
+        when the last row is out. Past `_MERGE_FANIN` runs, groups of them are merged into
+        longer runs first (on disk), so the final merge holds a file of at most
+        `_MERGE_FANIN` runs."""
         spill = self.spill
         assert spill is not None
-        files = {rid: iter(spill.take(rid)) for rid in self.runs}
-        left = dict(self.runs)  # files not read yet, per run
-        width = len(self.node.schema)  # the data columns; then $seq, and per held row its run's fence flag
-        held: pa.Table | None = None
-        need = list(self.runs)
+        width = len(self.node.schema)  # the data columns (then `$seq`)
+        runs = dict(self.runs)
+        self.runs = {}
+        while len(runs) > _MERGE_FANIN:
+            group = dict(list(runs.items())[:_MERGE_FANIN])
+            for rid in group:
+                del runs[rid]
+            (merged,) = spill.new_partitions(1)
+            runs[merged] = 0
+            pending: list[pa.Table] = []
+            rows = 0
+            for piece in self._merge_runs(spill, group, width):
+                pending.append(piece)
+                rows += piece.num_rows
+                if rows >= self.file_rows:
+                    spill.write(merged, pa.concat_tables(pending))
+                    runs[merged] += 1
+                    pending, rows = [], 0
+            if pending:
+                spill.write(merged, pa.concat_tables(pending))
+                runs[merged] += 1
+        for piece in self._merge_runs(spill, runs, width):
+            cols = [piece.column(i).combine_chunks() for i in range(width)]
+            yield make_batch(self.node, cols, np.zeros(piece.num_rows, np.int8))
+        spill.close()
+        self.spill = None
+
+    def _merge_runs(self, spill: SpillFiles, runs: dict[int, int], width: int) -> Iterator[pa.Table]:
+        """Merge these runs (run -> its files): their rows with `$seq`, in order, in
+        tables of up to `_MERGE_CHUNK_ROWS` rows; each file is deleted once read."""
+        files = {rid: iter(spill.take(rid)) for rid in runs}
+        left = dict(runs)  # files not read yet, per run
+        held: pa.Table | None = None  # sorted rows not emitted yet, with `$fence` and `$run`
+        need = list(runs)
         while True:
             tables = [] if held is None else [held]
             for rid in need:
@@ -174,7 +210,7 @@ class SortOperator(Operator):
                     )
                 )
             if not tables:
-                break
+                return
             table = pa.concat_tables(tables).combine_chunks()
             del tables, held
             cols = [table.column(i).chunk(0) for i in range(width)]
@@ -187,17 +223,14 @@ class SortOperator(Operator):
                 pos = np.empty(len(idx), dtype=np.int64)
                 pos[idx] = np.arange(len(idx), dtype=np.int64)
                 cut = int(pos[fence_rows].min()) + 1
-                runs = table.column(width + 2).to_numpy()
-                need = runs[fence_rows[pos[fence_rows] < cut]].tolist()
+                run_of = table.column(width + 2).to_numpy()
+                need = run_of[fence_rows[pos[fence_rows] < cut]].tolist()
+            out = table.select(range(width + 1))
             for lo in range(0, cut, _MERGE_CHUNK_ROWS):
-                rows = idx[lo : min(cut, lo + _MERGE_CHUNK_ROWS)]
-                yield make_batch(self.node, take_rows(table.select(range(width)), rows), np.zeros(len(rows), np.int8))
+                yield out.take(pa.array(idx[lo : min(cut, lo + _MERGE_CHUNK_ROWS)]))
             # the rest, sorted, with the fences of the runs that still hold rows
             held = table.take(pa.array(idx[cut:])) if cut < len(idx) else None
-            del table
-        spill.close()
-        self.spill = None
-        self.runs = {}
+            del table, out
 
     def close(self) -> None:
         """Remove the spill directory (also when the job failed before the end)."""

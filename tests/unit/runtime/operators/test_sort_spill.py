@@ -102,3 +102,20 @@ def test_spill_directory_removed_when_the_job_fails(source: Path, tmp_path: Path
         env.execute_sql("SELECT fail_last(id) AS i, k FROM src ORDER BY k").to_arrow()
     assert writes
     assert tmp.is_dir() and not any(tmp.iterdir())
+
+
+def test_many_runs_merge_in_passes(
+    source: Path, tmp_path: Path, writes: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `_MERGE_FANIN` runs (2 here), groups of runs are merged into longer runs on
+    disk first; the result is still the stable sort's."""
+    from runtime.operators import rank_sort
+
+    monkeypatch.setattr(rank_sort, "_MERGE_FANIN", 2)
+    tmp = tmp_path / "spill"
+    query = QUERIES["ties"]
+    spilled = _env(source, {**SPILL, "io.tmp.dirs": str(tmp)}).execute_sql(query).to_arrow()
+    assert sum(writes) >= 2 * ROWS  # rows were written again by the first passes
+    assert tmp.is_dir() and not any(tmp.iterdir())
+    in_memory = _env(source, {}).execute_sql(query).to_arrow()
+    assert spilled.to_pylist() == in_memory.to_pylist()
