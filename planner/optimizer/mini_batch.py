@@ -71,23 +71,26 @@ def assign_mini_batch(plan: PhysicalNode, config: dict[str, str], mode: str) -> 
     from runtime.operators.mini_batch import PROC_TIME, MiniBatchAssignerParams  # once the rule applies (start-up)
 
     latency, size = mini_batch_settings(config)
-    memo: dict[int, PhysicalNode] = {}
+    memo: dict[tuple[int, bool, bool], PhysicalNode] = {}
 
-    def assigner(child: PhysicalNode, kind: str) -> PhysicalNode:
-        return PhysicalNode.of(MiniBatchAssignerParams(latency, size, kind), (child,), child.fields)
+    def assigner(child: PhysicalNode, kind: str, hold: bool) -> PhysicalNode:
+        return PhysicalNode.of(MiniBatchAssignerParams(latency, size, kind, hold), (child,), child.fields)
 
-    def visit(n: PhysicalNode, under_wm: bool) -> PhysicalNode:
-        memo_key = id(n) * 2 + int(under_wm)
+    def visit(n: PhysicalNode, under_wm: bool, hold: bool) -> PhysicalNode:
+        memo_key = (id(n), under_wm, hold)
         if memo_key in memo:
             return memo[memo_key]
         below_wm = under_wm or n.is_kind(WATERMARK_ASSIGNER)
-        inputs = tuple(visit(i, below_wm) for i in n.inputs)
+        # Below an operator with several inputs that carries a rowtime on (UNION ALL, an
+        # interval join), rows must not wait while another input's watermark moves on.
+        hold_below = hold and not (len(n.inputs) > 1 and any(f.type.time_attr == "ROWTIME" for f in n.fields))
+        inputs = tuple(visit(i, below_wm, hold_below) for i in n.inputs)
         new = replace(n, inputs=inputs) if inputs != n.inputs else n
         if n.is_kind(WATERMARK_ASSIGNER):
-            new = assigner(new, PROC_TIME)
+            new = assigner(new, PROC_TIME, hold)
         elif not n.inputs and not under_wm:  # a source (scan or VALUES) without watermarks
-            new = assigner(new, PROC_TIME)
+            new = assigner(new, PROC_TIME, hold)
         memo[memo_key] = new
         return new
 
-    return visit(plan, False)
+    return visit(plan, False, True)

@@ -12,7 +12,11 @@ their own `__op` and `__wm`, so the final table is unchanged; only the intermedi
 -U/+U churn shrinks.
 
 Params: `allow_latency_ms` (0 = no time bound: flush every batch), `size` (rows; <= 0 =
-no size bound), `mode` ("ProcTime"/"RowTime": EXPLAIN only).
+no size bound), `mode` ("ProcTime"/"RowTime": EXPLAIN only), `hold` (False: forward every
+batch at once). The planner clears `hold` below an operator with several inputs that
+carries a rowtime on (a UNION ALL, an interval join): rows held in one input while another
+input's watermark moves the operator's on would reach it late, where Flink (whose
+assigner only marks batches and holds no row) has them on time.
 """
 
 from __future__ import annotations
@@ -33,11 +37,13 @@ ROW_TIME = "RowTime"
 @dataclass(frozen=True)
 class MiniBatchAssignerParams(OperatorParams):
     """Flush after `allow_latency_ms` (0: every batch) or `size` rows (<= 0: no bound);
-    `mode` ("ProcTime" / "RowTime") is shown by EXPLAIN only."""
+    `mode` ("ProcTime" / "RowTime") is shown by EXPLAIN only; `hold` False: every batch is
+    forwarded at once (see the module docstring)."""
 
     allow_latency_ms: int
     size: int
     mode: str = PROC_TIME
+    hold: bool = True
 
 
 class MiniBatchAssignerOperator(Operator):
@@ -48,7 +54,7 @@ class MiniBatchAssignerOperator(Operator):
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         params = MiniBatchAssignerParams.of(node)
-        self.latency_ms = params.allow_latency_ms
+        self.latency_ms = params.allow_latency_ms if params.hold else 0
         self.size = params.size
         self._buffer: list[pa.RecordBatch] = []
         self._rows = 0

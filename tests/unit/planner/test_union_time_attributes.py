@@ -95,3 +95,31 @@ def test_set_operation_type_rules() -> None:
     proc = ltz.as_time_attr("PROCTIME")
     assert set_operation_type([proc, proc]).time_attr == "PROCTIME"  # type: ignore[union-attr]
     assert set_operation_type([row, proc]) is None  # TIMESTAMP and TIMESTAMP_LTZ: no common type
+
+
+def _assigners(sql: str) -> list[bool]:
+    from planner.api import Planner
+    from runtime.operators.mini_batch import MiniBatchAssignerParams
+
+    cat = Catalog()
+    for st in parse_script(DDL):
+        if isinstance(st, CreateTable):
+            cat.create_table(st)
+    (st,) = [s for s in parse_script(sql) if isinstance(s, Query)]
+    config = {
+        "table.exec.mini-batch.enabled": "true",
+        "table.exec.mini-batch.allow-latency": "1 s",
+        "table.exec.mini-batch.size": "100",
+        "table.optimizer.agg-phase-strategy": "TWO_PHASE",
+    }
+    graph = Planner(cat, config).plan_query(st).graph
+    return [n.params.hold for n in graph.nodes if isinstance(n.params, MiniBatchAssignerParams)]
+
+
+def test_mini_batch_assigners_below_a_rowtime_union_hold_no_rows() -> None:
+    assert _assigners(TUMBLE.format("SELECT * FROM a UNION ALL SELECT * FROM b")) == [False, False]
+    # a union whose rowtime is gone (projected away) lets them buffer as before
+    assert _assigners("SELECT id, COUNT(*) FROM (SELECT id FROM a UNION ALL SELECT id FROM b) GROUP BY id") == [
+        True,
+        True,
+    ]
