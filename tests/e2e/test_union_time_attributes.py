@@ -1,8 +1,9 @@
 """Event-time consumers of a UNION ALL, end to end in both modes (Flink 2.3 keeps a column
 that is a rowtime attribute in every input a rowtime attribute, and the union's watermark
 is the minimum of its inputs'): window TVFs (TUMBLE, HOP, CUMULATE, SESSION) with a window
-aggregation, window Top-N, an interval join with a unioned side, OVER and MATCH_RECOGNIZE
-ordered by the union's rowtime, a union of three inputs and a union inside a view. Each
+aggregation, window Top-N, a window join, an interval join with a unioned side, OVER,
+MATCH_RECOGNIZE and a rowtime deduplication ordered by the union's rowtime, a union of
+three inputs and a union inside a view. Each
 source is in event-time order, so no row is late and STREAMING's final table equals
 BATCH's; the expected rows are worked out by hand in the comments."""
 
@@ -142,6 +143,15 @@ CASES = {
             ("y", "30", "42"),
         ],
     ),
+    "window_join_of_union_and_table": (
+        "SELECT l.k, l.window_start, l.cnt, r.cnt FROM (SELECT k, window_start, window_end, COUNT(*) AS cnt "
+        "FROM TABLE(TUMBLE(TABLE u, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end) l "
+        "JOIN (SELECT k, window_start, window_end, COUNT(*) AS cnt FROM TABLE(TUMBLE(TABLE c, DESCRIPTOR(ts), "
+        "INTERVAL '10' SECOND)) GROUP BY k, window_start, window_end) r "
+        "ON l.k = r.k AND l.window_start = r.window_start AND l.window_end = r.window_end",
+        # u per key and window: x[0,10) 1, y[0,10) 2, x[10,20) 2, y[10,20) 1, ...; c: x[0,10) 1, y[10,20) 1
+        [("x", _t(0), "1", "1"), ("y", _t(10), "1", "1")],
+    ),
     "match_recognize_over_union": (
         "SELECT * FROM u MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES FIRST(A.v) AS first_v, "
         "LAST(B.v) AS last_v ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B) "
@@ -203,3 +213,22 @@ def test_lateness_after_a_union_follows_the_unions_watermark(tmp_path: Path, con
     with env.execute_sql(sql).collect() as it:
         rows = sorted(tuple(str(v) for v in r) for r in it)
     assert rows == [(_t(0), _t(10), "2", "12"), (_t(20), _t(30), "3", "90"), (_t(30), _t(40), "2", "4")]
+
+
+def test_rowtime_deduplication_over_a_union_final_table(tmp_path: Path) -> None:
+    """Keep the last row per key by the union's rowtime: STREAMING's changelog folds to
+    BATCH's table (x's last row is x40@31, y's y30@13)."""
+    sql = (
+        "SELECT k, ts, v FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts DESC) AS rn FROM u) WHERE rn = 1"
+    )
+    final: list[tuple] = []
+    with _env("streaming", tmp_path).execute_sql(sql).collect() as it:
+        for r in it:
+            row = tuple(str(v) for v in r)
+            if r.get_row_kind() in (RowKind.INSERT, RowKind.UPDATE_AFTER):
+                final.append(row)
+            else:
+                final.remove(row)
+    expected = [("x", "2024-01-01 00:00:31", "40"), ("y", "2024-01-01 00:00:13", "30")]
+    assert sorted(final) == expected
+    assert _rows("batch", tmp_path, sql) == expected
