@@ -12,6 +12,8 @@ import os
 import sys
 from typing import Any, TextIO
 
+from streamsql.start_up import limit_blas_threads
+
 EXIT_OK = 0
 EXIT_SQL_ERROR = 1
 EXIT_JOB_ERROR = 1
@@ -428,6 +430,7 @@ def main(argv: list[str] | None = None) -> int:
     # to free (~10% of `streamsql -e "SELECT 1"`). It is off until the session exists, then
     # `_start_up_done` freezes what start-up built and turns it back on.
     gc.disable()
+    limit_blas_threads()
     try:
         return _dispatch(argv)
     finally:

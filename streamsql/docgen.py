@@ -1,6 +1,7 @@
 """Generates the reference pages that must not drift from the code: one page per
 connector (from its declared options), the configuration keys, and the function list;
-and runtime/functions/_index.py, the function registry's name -> module index.
+and the two indexes that keep start-up light: runtime/functions/_index.py (function name ->
+module) and streamsql/_options_index.py (configuration key -> module, defaults).
 
     python -m streamsql.docgen          # rewrite docs/ in place
     python -m streamsql.docgen --check  # exit 1 if docs/ is stale (the tests run this)
@@ -20,6 +21,8 @@ from runtime.connectors.base import connector_names, get_connector
 from runtime.executor.spark.capabilities import ARRIVAL_ORDER_AGGS, DOC_NOTES, SUPPORTED_AGGS_BATCH, capability_rows
 from runtime.executor.spark.expressions import supported_functions
 from runtime.functions.registry import functions
+from streamsql.config import build_index as options_index
+from streamsql.config import index_source as options_index_source
 from streamsql.config import public_options
 from streamsql.environment import EnvironmentSettings, TableEnvironment
 from streamsql.printing import jsonl_lines
@@ -609,6 +612,7 @@ def pages() -> dict[str, str]:
     out["functions.md"] = functions_page()
     out["spark.md"] = spark_page()
     out["../runtime/functions/_index.py"] = function_index()
+    out["../streamsql/_options_index.py"] = options_index_source(*options_index())
     readme = Path(__file__).resolve().parents[1] / "README.md"
     if readme.exists():
         out["../README.md"] = readme_with_spark_section(readme.read_text(encoding="utf-8"))

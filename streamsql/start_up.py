@@ -17,6 +17,7 @@ garbage from ever being collected.
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,3 +44,19 @@ def gc_paused() -> Iterator[None]:
             gc.freeze()
             gc.unfreeze()
         gc.enable()
+
+
+def limit_blas_threads() -> None:
+    """One OpenBLAS thread, for the `streamsql` command (a process it owns), unless the
+    user set `OPENBLAS_NUM_THREADS`.
+
+    Why: numpy's OpenBLAS starts a thread per core when numpy loads, and they spin before
+    they sleep: ~0.1 s of CPU on every start, taken from the job's own threads on a busy
+    machine. streamsql's operators never call BLAS (Arrow kernels and numpy's element-wise
+    code), and a job's parallelism comes from its own subtasks, so more BLAS threads would
+    only compete with them (Ray and PySpark limit their workers' BLAS threads likewise).
+    Only before numpy is loaded (OpenBLAS reads the variable once), and never in the
+    library: it would change the BLAS threading of the program that imports streamsql.
+    """
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

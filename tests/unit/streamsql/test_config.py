@@ -62,3 +62,31 @@ def test_cli_reports_a_bad_option_value_without_a_traceback() -> None:
     assert p.returncode == 1, p.stderr
     assert "Invalid value 'abc' for key 'parallelism.default'" in p.stderr
     assert "Traceback" not in p.stderr and "Internal error" not in p.stderr
+
+
+def test_the_options_index_is_the_declarations() -> None:
+    # streamsql/_options_index.py is generated (docgen); a key added without regenerating
+    # it would be accepted unchecked and read without its default
+    from streamsql import _options_index
+    from streamsql.config import build_index
+
+    assert build_index() == (_options_index.MODULE_OF, _options_index.DEFAULTS)
+    for option in public_options():
+        for k in option.all_keys:
+            assert lookup(k) is not None, k
+    assert lookup("execution.runtime-mode") is not None
+    assert lookup("not.a.declared.key") is None
+
+
+def test_set_and_get_load_only_the_module_declaring_the_key() -> None:
+    code = """
+import sys
+from streamsql.config import TableConfig
+conf = TableConfig({"execution.runtime-mode": "BATCH", "table.local-time-zone": "Europe/Berlin"})
+print(conf.get("execution.runtime-mode"), conf.get("table.exec.state.ttl"), conf.to_dict()["parallelism.default"])
+print([m for m in ("streamsql.control", "streamsql.shell.options", "streamsql.materialized_options",
+                   "runtime.executor.spark.options", "socketserver") if m in sys.modules])
+"""
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["batch 0 ms 1", "[]"], run.stdout
