@@ -11,8 +11,9 @@ Two catalog types ship, declared once in `CATALOG_TYPES`:
   look-up checks `PRAGMA data_version`, so DDL committed by another process is seen at
   its next statement. No metastore service is needed (docs/catalogs.md).
 
-A third-party package adds a catalog type by registering a `CatalogFactory` (entry point
-group `streamsql.catalogs`, see streamsql/plugins.py).
+A third-party package adds a catalog type by registering a `CatalogFactory` (or a
+zero-argument callable returning one) under the entry point group `streamsql.catalogs`;
+it is read when a CREATE CATALOG names a type that is not built in (`_load_plugins`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import SqlValidationError
+from runtime.plugins import entry_points
 
 if TYPE_CHECKING:
     from planner.catalog_objects import CatalogObject
@@ -424,7 +426,7 @@ CATALOG_TYPES: dict[str, CatalogFactory] = {}
 
 
 def register_catalog_type(factory: CatalogFactory) -> None:
-    """Add a catalog type (built-ins below; plugins through streamsql/plugins.py)."""
+    """Add a catalog type (built-ins below; plugins through `_load_plugins`)."""
     CATALOG_TYPES[factory.name] = factory
 
 
@@ -447,6 +449,32 @@ register_catalog_type(
 )
 
 
+PLUGIN_GROUP = "streamsql.catalogs"
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    """Register the catalog types of the `streamsql.catalogs` entry points, once (a type
+    may not take a built-in type's name)."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for ep_name, obj in entry_points(PLUGIN_GROUP):
+        factory = obj if isinstance(obj, CatalogFactory) else obj() if callable(obj) else obj
+        if not isinstance(factory, CatalogFactory):
+            raise SqlValidationError(
+                f"The entry point '{ep_name}' of group '{PLUGIN_GROUP}' is not a CatalogFactory "
+                f"(nor a callable returning one): {type(factory).__name__}"
+            )
+        if factory.name in CATALOG_TYPES and CATALOG_TYPES[factory.name] is not factory:
+            raise SqlValidationError(
+                f"Multiple factories for identifier '{factory.name}': the entry point '{ep_name}' of group "
+                f"'{PLUGIN_GROUP}' has the name of a built-in catalog type. Rename the plugin's catalog type."
+            )
+        register_catalog_type(factory)
+
+
 def create_catalog_store(name: str, options: dict[str, str], comment: str | None = None) -> CatalogStore:
     """A catalog from its CREATE CATALOG options ('type' picks the factory)."""
     kind = options.get("type")
@@ -455,6 +483,8 @@ def create_catalog_store(name: str, options: dict[str, str], comment: str | None
             f"Catalog options do not contain an option key 'type' for discovering a catalog. Known types: "
             f"{', '.join(sorted(CATALOG_TYPES))}"
         )
+    if kind not in CATALOG_TYPES:
+        _load_plugins()
     factory = CATALOG_TYPES.get(kind)
     if factory is None:
         raise SqlValidationError(

@@ -1,10 +1,15 @@
-"""Load a package's self-registering modules on first use.
+"""Load a package's self-registering modules on first use, and other packages' plugins.
 
 Connectors, formats, scalar functions, operators and planner rules each live one
 module per family and register themselves on import. The registries import those
 modules lazily (on the first look-up), both to keep `import runtime` cheap and to
 avoid import cycles: a family module imports its registry module, so the registry
 cannot import the family at its own import time.
+
+Other packages add connectors and catalog types through entry points (`entry_points`):
+the connector registry (runtime/connectors/base.py) and the catalog types
+(planner/catalog_store.py) read them when a name is not one of their own, so a job that
+uses only built-in connectors never scans the installed packages.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Collection
+from functools import cache
+from typing import Any
 
 _imported: set[str] = set()
 
@@ -35,3 +42,25 @@ def import_submodules(package: str, skip: Collection[str] = (), skip_suffix: str
             and not (skip_suffix and mod.name.endswith(skip_suffix))
         ):
             importlib.import_module(f"{package}.{mod.name}")
+
+
+# The entry point groups streamsql reads (the connector registry's and the catalog types').
+PLUGIN_GROUPS = ("streamsql.connectors", "streamsql.catalogs")
+
+
+@cache
+def _installed() -> dict[str, tuple[Any, ...]]:
+    """The entry points of every group in `PLUGIN_GROUPS`, read once: reading scans the
+    metadata of every installed distribution (~6 ms with 150, and on a wheel install the
+    import of importlib.metadata), so the groups share one scan."""
+    from importlib.metadata import entry_points
+
+    found = entry_points()
+    return {group: tuple(found.select(group=group)) for group in PLUGIN_GROUPS}
+
+
+def entry_points(group: str) -> list[tuple[str, Any]]:
+    """(name, loaded object) of the installed packages' entry points in `group` (one of
+    `PLUGIN_GROUPS`), in the order the metadata lists them. Loading imports the module
+    an entry point names."""
+    return [(ep.name, ep.load()) for ep in _installed()[group]]

@@ -142,13 +142,10 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
     def __init__(self, settings: EnvironmentSettings | None = None) -> None:
         with gc_paused():  # the first environment loads the planner (streamsql/start_up.py)
             from planner.catalog import Catalog
-            from streamsql.plugins import load_catalog_plugins, load_connector_plugins
 
             # pyarrow would import pandas (~0.3 s) at the session's first conversion of Python
             # values; pandas comes only with an `import pandas` or to_pandas()
             keep_pyarrow_from_pandas()
-            load_connector_plugins()
-            load_catalog_plugins()
             settings = settings or EnvironmentSettings.in_streaming_mode()
             self._config = TableConfig(settings.to_configuration())
             self._catalog = Catalog(BUILTIN_CATALOG.get(self._config), BUILTIN_DATABASE.get(self._config))

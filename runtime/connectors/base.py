@@ -1,6 +1,15 @@
 """Connector contract: sources split into partitions that each know how to resume
 (bytewax-style), sinks that take batches, and factories that declare their options so
 the docs are generated from the code.
+
+Other packages add connectors by registering a `ConnectorFactory` (or a zero-argument
+callable returning one) under the `streamsql.connectors` entry point group, e.g. in their
+pyproject.toml::
+
+    [project.entry-points."streamsql.connectors"]
+    my-connector = "my_package.connector:FACTORY"
+
+They are read when a table names a connector that is not built in (README.md).
 """
 
 from __future__ import annotations
@@ -15,7 +24,7 @@ import pyarrow as pa
 from runtime.config import parsers
 from runtime.config.options import ConfigOption as ConfigOption  # connectors declare WITH options with it
 from runtime.errors import ConnectorError
-from runtime.plugins import import_submodules
+from runtime.plugins import entry_points, import_submodules
 from runtime.types import Field
 
 
@@ -298,11 +307,14 @@ def register_connector(factory: ConnectorFactory) -> ConnectorFactory:
 def get_connector(name: str) -> ConnectorFactory:
     """The factory of connector `name`. One already registered (its module is loaded: the
     Table API's `memory` connector) is found without importing every connector module
-    (start-up: Kafka's, JDBC's, pyarrow's file systems and formats)."""
+    (start-up: Kafka's, JDBC's, pyarrow's file systems and formats); a name no built-in
+    connector has is looked up among the installed packages' plugins."""
     factory = _CONNECTORS.get(name)
     if factory is not None:
         return factory
     _ensure_loaded()
+    if name not in _CONNECTORS:
+        _load_plugins()
     try:
         return _CONNECTORS[name]
     except KeyError:
@@ -311,8 +323,42 @@ def get_connector(name: str) -> ConnectorFactory:
 
 
 def connector_names() -> list[str]:
+    """Every connector: the built-in ones and the installed plugins'."""
     _ensure_loaded()
+    _load_plugins()
     return sorted(_CONNECTORS)
+
+
+PLUGIN_GROUP = "streamsql.connectors"
+_plugins_loaded = False
+
+
+class ConnectorPluginError(ConnectorError):
+    """An installed package's connector entry point is unusable (not a factory, or it takes
+    a built-in connector's name): reported as such, not as an unknown connector."""
+
+
+def _load_plugins() -> None:
+    """Register the connectors of the `streamsql.connectors` entry points, once. A plugin
+    cannot take a built-in connector's name (which one a table meant would be ambiguous,
+    as Flink refuses two factories with one identifier)."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for ep_name, obj in entry_points(PLUGIN_GROUP):
+        factory = obj if isinstance(obj, ConnectorFactory) else obj() if callable(obj) else obj
+        if not isinstance(factory, ConnectorFactory):
+            raise ConnectorPluginError(
+                f"The entry point '{ep_name}' of group '{PLUGIN_GROUP}' is not a ConnectorFactory "
+                f"(nor a callable returning one): {type(factory).__name__}"
+            )
+        if factory.name in _CONNECTORS and _CONNECTORS[factory.name] is not factory:
+            raise ConnectorPluginError(
+                f"Multiple factories for identifier '{factory.name}': the entry point '{ep_name}' of group "
+                f"'{PLUGIN_GROUP}' has the name of a built-in connector. Rename the plugin's connector."
+            )
+        register_connector(factory)
 
 
 def _ensure_loaded() -> None:

@@ -12,7 +12,13 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from runtime.config.options import ConfigOption
-from runtime.connectors.base import ConnectorFactory, TableDescription, connector_names, get_connector
+from runtime.connectors.base import (
+    ConnectorFactory,
+    ConnectorPluginError,
+    TableDescription,
+    connector_names,
+    get_connector,
+)
 from runtime.connectors.formats import all_format_options, format_names, get_format
 from runtime.errors import ConfigError, ConnectorError
 
@@ -115,6 +121,12 @@ def resolve_factory(options: Mapping[str, str]) -> ConnectorFactory:
         )
     try:
         return get_connector(name)
+    except ConnectorPluginError as e:
+        raise ConnectorOptionError(
+            f"{e}\n\nThe installed packages' connectors are read because '{name}' is not a built-in connector.",
+            "connector",
+            on_value=True,
+        ) from None
     except ConnectorError:
         names = connector_names()
         raise ConnectorOptionError(
