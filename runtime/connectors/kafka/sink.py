@@ -74,7 +74,9 @@ TXN_HEADER = "streamsql-txn"
 # ---------------------------------------------------------------------- docs
 SINK_DESCRIPTION = (
     "Sink: a batch's rows are encoded at once by the key and value formats (Arrow string kernels), then handed "
-    "to one producer per sink subtask. 'sink.delivery-guarantee' = 'exactly-once' keeps the rows of each "
+    "to one producer per sink subtask. The producers are idempotent, as Flink's are (the Kafka client's default), "
+    "so a retried request cannot reorder a partition's records; 'properties.enable.idempotence' = 'false' "
+    "turns that off. 'sink.delivery-guarantee' = 'exactly-once' keeps the rows of each "
     "checkpoint in the checkpoint and writes them in one Kafka transaction (transactional id "
     "'<sink.transactional-id-prefix>-<subtask>') when the checkpoint completes, together with a commit marker "
     "(an offset of the consumer group of the same name, committed in the same transaction) so that a commit "
@@ -421,7 +423,14 @@ class KafkaSink(Sink):
 
     # ------------------------------------------------------------------ client
     def _config(self) -> dict[str, Any]:
-        conf: dict[str, Any] = {"partitioner": "murmur2_random", "delivery.report.only.error": True}
+        # idempotent, as Flink's producer is (the Kafka client's default since 3.0): a retried
+        # request cannot land after a later one, so a key's tombstone and its next value stay
+        # in order (an upsert topic's compacted view would otherwise lose the key)
+        conf: dict[str, Any] = {
+            "partitioner": "murmur2_random",
+            "delivery.report.only.error": True,
+            "enable.idempotence": True,
+        }
         conf.update(client_config(self.options))
         return conf
 

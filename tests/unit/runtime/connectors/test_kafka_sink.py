@@ -436,3 +436,15 @@ def test_upsert_kafka_takes_flinks_delivery_guarantee_options(kafka_broker: Kafk
             _upsert_table(kafka_broker, topic, ",'sink.transaction-naming-strategy'='RANDOM'").replace("u (", "u3 (")
         )
         env.execute_sql("INSERT INTO u3 VALUES (1, 1)").wait()
+
+
+def test_the_producer_is_idempotent_unless_the_table_says_otherwise() -> None:
+    # Flink's producer is idempotent (the Kafka client's default since 3.0): a request the
+    # client retries cannot land after a later one, so an upsert key's tombstone and its next
+    # value keep their order in the partition (out of order, the compacted view loses the key)
+    from runtime.connectors.kafka.sink import KafkaSink
+
+    opts = {"topic": "t", "properties.bootstrap.servers": "127.0.0.1:9", "format": "json"}
+    assert KafkaSink(opts, SCHEMA, _ctx(), upsert=False)._config()["enable.idempotence"] is True
+    own = {**opts, "properties.enable.idempotence": "false"}
+    assert KafkaSink(own, SCHEMA, _ctx(), upsert=False)._config()["enable.idempotence"] == "false"
