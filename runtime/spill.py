@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.config.options import key
+from runtime.state.keygroups import hash_rows
 
 MANAGED_MEMORY_SIZE = (
     key("taskmanager.memory.managed.size")
@@ -171,10 +172,6 @@ class HashPartitionedRows:
         """Buffer these rows (written when the buffer is full or at `finish`)."""
         if table.num_rows == 0:
             return
-        # Start-up: this module declares options (imported with the configuration); the
-        # hashing loads with the first spill.
-        from runtime.state.keygroups import hash_rows
-
         keys = [table.column(i) for i in self.key_columns]
         with np.errstate(over="ignore"):  # re-mixed with the level's seed: another split
             h = (hash_rows(keys, table.num_rows) ^ self.seed) * np.uint64(0xBF58476D1CE4E5B9)
