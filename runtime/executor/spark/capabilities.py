@@ -193,7 +193,7 @@ def _event_time_union(graph: JobGraph, node: Node) -> int | None:
         if not any(f.type.time_attr == "ROWTIME" for f in n.schema):
             continue
         seen.add(n.id)
-        if n.is_kind(UNION) and len(n.inputs) > 1 and any(f.type.time_attr == "ROWTIME" for f in n.schema):
+        if n.is_kind(UNION) and len(n.inputs) > 1:
             return n.id
         todo.extend(n.inputs)
     return None
