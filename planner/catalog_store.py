@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import SqlValidationError
-from runtime.plugins import entry_points
+from runtime.plugins import register_plugins
 
 if TYPE_CHECKING:
     from planner.catalog_objects import CatalogObject
@@ -460,19 +460,9 @@ def _load_plugins() -> None:
     if _plugins_loaded:
         return
     _plugins_loaded = True
-    for ep_name, obj in entry_points(PLUGIN_GROUP):
-        factory = obj if isinstance(obj, CatalogFactory) else obj() if callable(obj) else obj
-        if not isinstance(factory, CatalogFactory):
-            raise SqlValidationError(
-                f"The entry point '{ep_name}' of group '{PLUGIN_GROUP}' is not a CatalogFactory "
-                f"(nor a callable returning one): {type(factory).__name__}"
-            )
-        if factory.name in CATALOG_TYPES and CATALOG_TYPES[factory.name] is not factory:
-            raise SqlValidationError(
-                f"Multiple factories for identifier '{factory.name}': the entry point '{ep_name}' of group "
-                f"'{PLUGIN_GROUP}' has the name of a built-in catalog type. Rename the plugin's catalog type."
-            )
-        register_catalog_type(factory)
+    register_plugins(
+        PLUGIN_GROUP, CatalogFactory, CATALOG_TYPES, register_catalog_type, SqlValidationError, "catalog type"
+    )
 
 
 def create_catalog_store(name: str, options: dict[str, str], comment: str | None = None) -> CatalogStore:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Mapping
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 _imported: set[str] = set()
 
@@ -44,6 +44,8 @@ def import_submodules(package: str, skip: Collection[str] = (), skip_suffix: str
             importlib.import_module(f"{package}.{mod.name}")
 
 
+F = TypeVar("F")
+
 # The entry point groups streamsql reads (the connector registry's and the catalog types').
 PLUGIN_GROUPS = ("streamsql.connectors", "streamsql.catalogs")
 
@@ -64,3 +66,31 @@ def entry_points(group: str) -> list[tuple[str, Any]]:
     `PLUGIN_GROUPS`), in the order the metadata lists them. Loading imports the module
     an entry point names."""
     return [(ep.name, ep.load()) for ep in _installed()[group]]
+
+
+def register_plugins(
+    group: str,
+    factory_type: type[F],
+    registered: Mapping[str, F],
+    register: Callable[[F], object],
+    error: Callable[[str], Exception],
+    what: str,
+) -> None:
+    """Register the factories of `group`'s entry points (each a `factory_type`, or a
+    zero-argument callable returning one) with `register`. A plugin may not take the name
+    of one already `registered` (a built-in: which one a name meant would be ambiguous, as
+    Flink refuses two factories with one identifier); that and a non-factory raise `error`."""
+    for ep_name, obj in entry_points(group):
+        factory = obj if isinstance(obj, factory_type) else obj() if callable(obj) else obj
+        if not isinstance(factory, factory_type):
+            raise error(
+                f"The entry point '{ep_name}' of group '{group}' is not a {factory_type.__name__} "
+                f"(nor a callable returning one): {type(factory).__name__}"
+            )
+        name = factory.name  # type: ignore[attr-defined]
+        if name in registered and registered[name] is not factory:
+            raise error(
+                f"Multiple factories for identifier '{name}': the entry point '{ep_name}' of group "
+                f"'{group}' has the name of a built-in {what}. Rename the plugin's {what}."
+            )
+        register(factory)

@@ -24,7 +24,7 @@ import pyarrow as pa
 from runtime.config import parsers
 from runtime.config.options import ConfigOption as ConfigOption  # connectors declare WITH options with it
 from runtime.errors import ConnectorError
-from runtime.plugins import entry_points, import_submodules
+from runtime.plugins import import_submodules, register_plugins
 from runtime.types import Field
 
 
@@ -346,19 +346,7 @@ def _load_plugins() -> None:
     if _plugins_loaded:
         return
     _plugins_loaded = True
-    for ep_name, obj in entry_points(PLUGIN_GROUP):
-        factory = obj if isinstance(obj, ConnectorFactory) else obj() if callable(obj) else obj
-        if not isinstance(factory, ConnectorFactory):
-            raise ConnectorPluginError(
-                f"The entry point '{ep_name}' of group '{PLUGIN_GROUP}' is not a ConnectorFactory "
-                f"(nor a callable returning one): {type(factory).__name__}"
-            )
-        if factory.name in _CONNECTORS and _CONNECTORS[factory.name] is not factory:
-            raise ConnectorPluginError(
-                f"Multiple factories for identifier '{factory.name}': the entry point '{ep_name}' of group "
-                f"'{PLUGIN_GROUP}' has the name of a built-in connector. Rename the plugin's connector."
-            )
-        register_connector(factory)
+    register_plugins(PLUGIN_GROUP, ConnectorFactory, _CONNECTORS, register_connector, ConnectorPluginError, "connector")
 
 
 def _ensure_loaded() -> None:
