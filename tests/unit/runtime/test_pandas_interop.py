@@ -80,6 +80,25 @@ def test_cli_select_does_not_import_pandas(tmp_path: Path) -> None:
     assert "loaded: [] exit: 0" in run.stdout, run.stdout
 
 
+def test_split_distinct_runs_without_pandas(tmp_path: Path) -> None:
+    # HASH_CODE buckets split-distinct aggregation; it used pandas' hash, which the guard
+    # refuses to streamsql's own code, so such a job failed in any process that had not
+    # imported pandas itself
+    run = _run(
+        """
+        import sys
+        from streamsql.cli import main
+        code = main(["-e", "SET 'table.optimizer.distinct-agg.split.enabled' = 'true';",
+                     "-e", "SELECT k, COUNT(DISTINCT v) FROM (VALUES (1, 'a'), (1, 'b'), (2, 'a'), (1, 'a')) t(k, v) GROUP BY k"])
+        print("exit:", code, "pandas:", "pandas" in sys.modules)
+        """,
+        tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "exit: 0 pandas: False" in run.stdout, run.stdout + run.stderr
+    assert "|           1 |                    2 |" in run.stdout, run.stdout
+
+
 def test_a_table_api_program_imports_pandas_only_when_it_does(tmp_path: Path) -> None:
     run = _run(
         """
