@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class JobError(Exception):
@@ -79,3 +81,90 @@ def file_access_error(e: OSError, doing: str, path: str | None = None) -> FileAc
         named = m.group(1) if m else None
     reason = os.strerror(e.errno) if e.errno else (e.strerror or str(e) or type(e).__name__)
     return FileAccessError(doing, named or path or "?", reason)
+
+
+class UserFunctionError(JobError):
+    """A user's Python function (scalar, table, aggregate, table aggregate, pandas, async;
+    or its `open`/`close`) raised: the job failed because of the user's code, not
+    streamsql's. The message names the function and what it was doing, then the user's
+    own traceback lines (streamsql's frames dropped), as PyFlink shows a failing UDF's
+    Python traceback. The original exception is `__cause__` in the process that raised it
+    (a parallel worker's error reaches the client as text: `cause_type`, `cause_message`).
+
+    Plain attributes (no exception object) so it pickles across worker processes."""
+
+    def __init__(
+        self,
+        message: str,
+        function: str = "",
+        cause_type: str = "",
+        cause_message: str = "",
+        user_traceback: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.function = function
+        self.cause_type = cause_type
+        self.cause_message = cause_message
+        self.user_traceback = user_traceback
+
+
+# streamsql's own source directories: frames there are dropped from a user function's
+# traceback (asyncio's too, the machinery of async scalar functions)
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_OWN_DIRS = tuple(os.path.join(_ROOT, d) + os.sep for d in ("runtime", "planner", "streamsql"))
+_ASYNCIO_DIR = os.path.join(os.path.dirname(os.path.abspath(os.__file__)), "asyncio") + os.sep
+
+
+def _user_frame(filename: str) -> bool:
+    path = os.path.abspath(filename)
+    return not path.startswith(_OWN_DIRS) and not path.startswith(_ASYNCIO_DIR)
+
+
+def user_traceback(e: BaseException) -> str:
+    """`e`'s traceback as Python prints it, with only the user's frames (file:line of their
+    code), its chained exceptions included, without the final `Type: message` line (the
+    error's headline carries it)."""
+    import traceback
+
+    te = traceback.TracebackException.from_exception(e)
+    seen: set[int] = set()
+    pending = [te]
+    while pending:  # filter every exception of the chain (cause, context, group members)
+        t = pending.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        t.stack = traceback.StackSummary.from_list([f for f in t.stack if _user_frame(f.filename)])
+        pending.extend(x for x in (t.__cause__, t.__context__, *(t.exceptions or ())) if x is not None)
+    lines = list(te.format())
+    tail = len(list(te.format_exception_only()))
+    body = lines[: len(lines) - tail] if tail else lines
+    if body and body[-1].startswith("Traceback") and len(body) == 1:
+        return ""  # no frame of the user's (a builtin called directly)
+    return "".join(body).rstrip("\n")
+
+
+def user_function_error(function: str, doing: str, e: Exception) -> JobError:
+    """The job error for an exception `e` a user's function raised while `doing` ("on a
+    row", "on a batch", "in open()", ...): streamsql's own JobErrors (a value of the wrong
+    type, a missing retract()) pass unchanged; the caller raises the result `from e`."""
+    if isinstance(e, JobError):
+        return e
+    cause = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+    tb = user_traceback(e)
+    message = f"The Python function '{function}' failed {doing}: {cause}" + (f"\n{tb}" if tb else "")
+    return UserFunctionError(message, function, type(e).__name__, str(e), tb)
+
+
+@contextmanager
+def user_code(function: str, doing: str) -> Iterator[None]:
+    """Run a user's function (a whole batch's calls, never one row's: no per-row cost)
+    turning what it raises into a UserFunctionError naming `function` and what it was
+    `doing`, with the original exception as `__cause__`. streamsql's own JobErrors raised
+    inside pass unchanged."""
+    try:
+        yield
+    except JobError:
+        raise
+    except Exception as e:  # noqa: BLE001 - the user's code may raise anything
+        raise user_function_error(function, doing, e) from e

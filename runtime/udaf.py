@@ -24,7 +24,7 @@ import pyarrow as pa
 from runtime.aggregates.accumulators import Accumulator
 from runtime.checkpoint.format import register_state_type
 from runtime.data_view import ListView, MapView
-from runtime.errors import JobError
+from runtime.errors import JobError, user_code
 from runtime.map_values import python_column
 from runtime.pandas_interop import import_pandas
 from runtime.plan_params import AggCallParams
@@ -99,26 +99,28 @@ class GeneralUdafAcc(_UdafBase):
         fn = self.spec.func
         retract = fn.retract if implements(fn, "retract") else None
         cols = self._python_args(args)
-        for i, (slot, sign) in enumerate(zip(slots.tolist(), signs.tolist(), strict=True)):  # per row: Python UDAF
-            acc = self.state[slot]
-            if acc is None:
-                acc = self.state[slot] = fn.create_accumulator()
-            row = [c[i] for c in cols]
-            if sign > 0:
-                fn.accumulate(acc, *row)
-            elif retract is None:
-                raise JobError(
-                    f"Aggregate function {self.name} does not implement retract(), which this (updating) input needs"
-                )
-            else:
-                retract(acc, *row)
+        with user_code(self.name, "on a row"):  # once per batch: the user's code raising fails the job
+            for i, (slot, sign) in enumerate(zip(slots.tolist(), signs.tolist(), strict=True)):  # per row: Python UDAF
+                acc = self.state[slot]
+                if acc is None:
+                    acc = self.state[slot] = fn.create_accumulator()
+                row = [c[i] for c in cols]
+                if sign > 0:
+                    fn.accumulate(acc, *row)
+                elif retract is None:
+                    raise JobError(
+                        f"Aggregate function {self.name} does not implement retract(), which this (updating) input needs"
+                    )
+                else:
+                    retract(acc, *row)
 
     def results(self, slots: np.ndarray) -> pa.Array:
         fn = self.spec.func
         out = []
-        for s in slots.tolist():
-            acc = self.state[s]
-            out.append(fn.get_value(acc if acc is not None else fn.create_accumulator()))
+        with user_code(self.name, "computing a result"):
+            for s in slots.tolist():
+                acc = self.state[s]
+                out.append(fn.get_value(acc if acc is not None else fn.create_accumulator()))
         return self._result_array(out)
 
 
@@ -142,10 +144,13 @@ class PandasUdafAcc(_UdafBase):
 
         fn = self.spec.call_target()
         out = []
-        for s in slots.tolist():  # one vectorized call per group
-            rows = self.state[s] or []
-            series = [pd.Series([r[j] for r in rows], dtype=object).infer_objects() for j in range(len(self.arg_types))]
-            out.append(fn(*series))
+        with user_code(self.name, "on a group"):
+            for s in slots.tolist():  # one vectorized call per group
+                rows = self.state[s] or []
+                series = [
+                    pd.Series([r[j] for r in rows], dtype=object).infer_objects() for j in range(len(self.arg_types))
+                ]
+                out.append(fn(*series))
         return self._result_array(out)
 
 

@@ -23,6 +23,8 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from runtime.errors import user_code
+
 SPEC_ATTR = "_streamsql_udf_spec"
 
 KINDS = ("scalar", "table", "aggregate")
@@ -137,6 +139,12 @@ def implements(obj: Any, method: str) -> bool:
     return m is not None and not getattr(m, UNIMPLEMENTED, False)
 
 
+def _python_name(func: Any) -> str:
+    """A function's Python name (for an error naming it when it has no SQL name)."""
+    target = getattr(func, "__wrapped__", func)
+    return str(getattr(target, "__qualname__", None) or type(target).__name__)
+
+
 def spec_of(obj: Any) -> UdfSpec | None:
     """The spec attached to a decorated UDF object (None for a plain object)."""
     spec = getattr(obj, SPEC_ATTR, None)
@@ -232,7 +240,8 @@ def task_ended() -> None:
         closer = getattr(spec.func, "close", None)
         if callable(closer) and not isinstance(spec.func, type):
             try:
-                closer()
+                with user_code(spec.name or _python_name(spec.func), "in close()"):
+                    closer()
             except Exception as e:  # noqa: BLE001 - every function gets closed
                 error = error or e
     if error is not None:
@@ -254,8 +263,11 @@ def resolve(reference: str) -> UdfSpec:
             f"Python function {ref.get('name')!r} is not available in this process (it was registered "
             "interactively in another process; ship it with cloudpickle or define it in an importable module)"
         )
+    name = ref.get("name") or spec.name or _python_name(spec.func)
     if isinstance(spec.func, type):
-        spec = UdfSpec(**{**spec.__dict__, "func": spec.func()})
-    _open(spec)
+        with user_code(name, "when created"):
+            spec = UdfSpec(**{**spec.__dict__, "func": spec.func()})
+    with user_code(name, "in open()"):
+        _open(spec)
     _CACHE[reference] = spec
     return spec

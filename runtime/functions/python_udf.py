@@ -16,7 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from runtime.errors import JobError
+from runtime.errors import JobError, user_code
 from runtime.functions.async_options import async_options
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.map_values import has_map, pairs_form
@@ -64,18 +64,28 @@ def python_udf(args: list[ArgValue], types: list[DataType], result_type: DataTyp
     fn = spec.call_target()
     n = ctx.num_rows
     cols = [_to_array(a, n) for a in args[1:]]
+    # the user's calls run inside `user_code` (once per batch): what they raise fails the job
+    # naming the function, with the user's traceback (runtime/errors.py)
     if spec.func_type == "pandas":
-        values = fn(*[to_series(c) for c in cols]) if cols else fn()
+        series = [to_series(c) for c in cols]
+        with user_code(name, "on a batch"):
+            values = fn(*series) if series else fn()
         return _result(values, result_type, n, name)
     if spec.func_type == "arrow":
-        return _result(fn(*cols), result_type, n, name)
+        with user_code(name, "on a batch"):
+            values = fn(*cols)
+        return _result(values, result_type, n, name)
     py = [python_values(c, t) for c, t in zip(cols, types[1:], strict=True)]
     rows = list(zip(*py, strict=True)) if py else [()] * n
     if inspect.iscoroutinefunction(fn):  # an AsyncScalarFunction's eval
         from runtime.functions.async_udf import run_async  # asyncio loads with the first async function
 
-        return _result(run_async(fn, rows, async_options(ctx.config), name), result_type, n, name)
-    return _result([fn(*row) for row in rows], result_type, n, name)
+        with user_code(name, "on a row"):
+            values = run_async(fn, rows, async_options(ctx.config), name)
+        return _result(values, result_type, n, name)
+    with user_code(name, "on a row"):
+        values = [fn(*row) for row in rows]
+    return _result(values, result_type, n, name)
 
 
 # docs/functions.md: signature and one example per function of this module

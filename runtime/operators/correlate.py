@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import data_columns, data_width
+from runtime.errors import JobError, user_code
 from runtime.expr.evaluator import evaluate, evaluate_many
 from runtime.expr.ir import Expr
 from runtime.graph import Node
@@ -166,16 +167,17 @@ class CorrelateOperator(Operator):
         parent: list[int] = []
         rows: list[tuple[Any, ...]] = []
         n = data.num_rows
-        for i in range(n):  # a Python table function is called per input row
-            produced = self._udtf(*(col[i] for col in py_args))
-            got = 0
-            for r in produced or ():
-                rows.append(_as_tuple(r, width))
-                parent.append(i)
-                got += 1
-            if got == 0 and self.left:
-                rows.append((None,) * width)
-                parent.append(i)
+        with user_code(self.function.name or "table function", "on a row"):  # once per batch
+            for i in range(n):  # a Python table function is called per input row
+                produced = self._udtf(*(col[i] for col in py_args))
+                got = 0
+                for r in produced or ():
+                    rows.append(_as_tuple(r, width))
+                    parent.append(i)
+                    got += 1
+                if got == 0 and self.left:
+                    rows.append((None,) * width)
+                    parent.append(i)
         types = [f.type for f in self.node.schema[data.num_columns :]]
         cols = [pa.array(python_column([r[j] for r in rows], types[j]), type=types[j].to_arrow()) for j in range(width)]
         return np.asarray(parent, dtype=np.int64), cols
@@ -186,7 +188,7 @@ def _as_tuple(r: Any, width: int) -> tuple[Any, ...]:
         return tuple(arrow_value(v) for v in r)
     if width == 1:
         return (r,)
-    raise TypeError(f"table function produced {r!r}; expected a row of {width} values")
+    raise JobError(f"A table function produced {r!r}; expected a row of {width} values")
 
 
 def _row_type(fields: Sequence[Field]) -> str:

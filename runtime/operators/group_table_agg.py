@@ -31,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import DELETE, INSERT, UPDATE_BEFORE, data_columns, row_kinds
-from runtime.errors import JobError
+from runtime.errors import JobError, user_code, user_function_error
 from runtime.graph import Node
 from runtime.map_values import python_column
 from runtime.operators._common import make_batch
@@ -170,24 +170,31 @@ class GroupTableAggregateOperator(Operator):
         if self.row_arg:
             names = self.input_names or tuple(data.schema.names[i] for i in self.args)
             arg_rows = [(Row.of(r, names),) for r in arg_rows]
-        for slot, sign, args in zip(slots.tolist(), signs.tolist(), arg_rows, strict=True):  # per row: Python UDF
-            acc = self.accs.get(slot)
-            if acc is None:
-                acc = self.accs[slot] = fn.create_accumulator()
-            if sign > 0:
-                fn.accumulate(acc, *args)
-            elif retract is None:
-                raise JobError(
-                    f"Table aggregate function {self.name} does not implement retract(), which this (updating) input needs"
-                )
-            else:
-                retract(acc, *args)
-            self.counts[slot] = self.counts.get(slot, 0) + sign
+        with user_code(self.name, "on a row"):  # once per batch: the user's code raising fails the job
+            for slot, sign, args in zip(slots.tolist(), signs.tolist(), arg_rows, strict=True):  # per row: Python UDF
+                acc = self.accs.get(slot)
+                if acc is None:
+                    acc = self.accs[slot] = fn.create_accumulator()
+                if sign > 0:
+                    fn.accumulate(acc, *args)
+                elif retract is None:
+                    raise JobError(
+                        f"Table aggregate function {self.name} does not implement retract(), "
+                        "which this (updating) input needs"
+                    )
+                else:
+                    retract(acc, *args)
+                self.counts[slot] = self.counts.get(slot, 0) + sign
 
     def _emit(self, slot: int) -> list[tuple[Any, ...]]:
         width = len(self.node.schema) - len(self.grouping)
-        produced = self.spec.func.emit_value(self.accs[slot])
-        return [as_values(r, width, self.name) for r in (produced or ())]
+        try:  # per key, so no context manager: a try costs nothing until it raises
+            produced = list(self.spec.func.emit_value(self.accs[slot]) or ())  # a generator runs here
+        except JobError:
+            raise
+        except Exception as e:  # noqa: BLE001 - the user's code may raise anything
+            raise user_function_error(self.name, "emitting a result", e) from e
+        return [as_values(r, width, self.name) for r in produced]
 
     def _columns(self, values: list[tuple[Any, ...]]) -> list[pa.Array]:
         out = []
