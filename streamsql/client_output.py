@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any, TextIO
 
 from runtime.config.options import key
@@ -120,5 +121,12 @@ def sql_error_text(e: Any, statement_line: int | None = None, source: str | None
 
 
 def job_error_text(e: BaseException) -> str:
-    """A job that failed while running (runtime.errors.JobError and kin)."""
-    return f"{ERROR_HEAD}{type(e).__name__}: {e}\n"
+    """A job that failed while running (runtime.errors.JobError and kin). With
+    STREAMSQL_DEBUG set, the full traceback follows (a failing Python function's
+    error shows only the user's frames otherwise)."""
+    text = f"{ERROR_HEAD}{type(e).__name__}: {e}\n"
+    if os.environ.get("STREAMSQL_DEBUG") and e.__traceback__ is not None:
+        import traceback
+
+        text += "".join(traceback.format_exception(e))
+    return text

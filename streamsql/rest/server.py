@@ -484,6 +484,9 @@ class _Handler(BaseHTTPRequestHandler):
         if tail == ["checkpoints"] and read:
             self._json(200, views.checkpoints(mon))
             return
+        if tail == ["exceptions"] and read:
+            self._json(200, views.exceptions(h))
+            return
         if tail == ["stop"] and method in ("POST", "PATCH"):
             self._json(202, rest.stop(job_id, self._body()))
             return

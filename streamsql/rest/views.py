@@ -233,6 +233,27 @@ def _is_streaming(ex: Any) -> bool:
     return ex is None or str(getattr(ex.graph, "mode", "streaming")).lower() != "batch"
 
 
+def exceptions(handle: Any) -> dict[str, Any]:
+    """`/jobs/:jobid/exceptions`: Flink 2's exception history. A failed job's error is its
+    one entry, `stacktrace` the text the CLI prints (a failing Python function: its name and
+    the user's own traceback lines, docs/udf.md); a job that has not failed has none. Only
+    the final failure is kept (not each restarted attempt's)."""
+    err = handle.error
+    entries: list[dict[str, Any]] = []
+    if err is not None:
+        cls = type(err)
+        entries.append(
+            {
+                "exceptionName": f"{cls.__module__}.{cls.__qualname__}",
+                "stacktrace": f"{cls.__name__}: {err}",
+                "timestamp": _ms(handle.end_time),
+                "failureLabels": {},
+                "concurrentExceptions": [],
+            }
+        )
+    return {"exceptionHistory": {"entries": entries, "truncated": False}}
+
+
 def checkpoints(mon: JobMonitor) -> dict[str, Any]:
     """`/jobs/:jobid/checkpoints`: counts, latest and history (newest first)."""
     history = mon.checkpoint_history()

@@ -358,3 +358,36 @@ def test_public_bind_without_token_is_refused_before_any_statement(tmp_path: Pat
         env=env,
     )
     assert serve.returncode == 1 and "not a loopback address" in serve.stderr
+
+
+def test_a_failed_job_s_exception_names_the_failing_python_function() -> None:
+    from streamsql import DataTypes
+    from streamsql.udf import udf
+
+    def sboom(v: int) -> int:
+        if v == 3:
+            raise ValueError("no threes here")  # the user's line
+        return v
+
+    env = TableEnvironment.create({})
+    env.create_temporary_function("sboom", udf(sboom, result_type=DataTypes.BIGINT()))
+    env.execute_sql("CREATE TABLE snk (x BIGINT) WITH ('connector' = 'blackhole')")
+    server = RestServer(env, 0, allow_submit=True).start()
+    try:
+        base = server.url
+        status, sub = call(
+            base + "jobs", "POST", {"sql": "INSERT INTO snk SELECT sboom(x) FROM (VALUES (1), (3)) t(x)"}
+        )
+        assert status == 200, sub
+        jid = sub["jobid"]
+        wait_for(lambda: call(base + f"jobs/{jid}")[1]["state"] == "FAILED")
+        status, doc = call(base + f"jobs/{jid}/exceptions")
+        assert status == 200
+        [entry] = doc["exceptionHistory"]["entries"]
+        assert entry["exceptionName"] == "runtime.errors.UserFunctionError"
+        text = entry["stacktrace"]
+        assert text.startswith("UserFunctionError: The Python function 'sboom' failed on a row: ValueError: no threes")
+        assert f'File "{os.path.abspath(__file__)}"' in text and "# the user's line" in text
+        assert call(base + "jobs/0123/exceptions")[0] == 404
+    finally:
+        server.shutdown()
