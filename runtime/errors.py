@@ -108,16 +108,20 @@ class UserFunctionError(JobError):
         self.user_traceback = user_traceback
 
 
-# streamsql's own source directories: frames there are dropped from a user function's
-# traceback (asyncio's too, the machinery of async scalar functions)
+# Frames dropped from a user function's traceback: streamsql's own source directories and
+# the standard library's machinery between streamsql and the user's code (asyncio runs
+# async scalar functions, importlib imports the user's module)
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_OWN_DIRS = tuple(os.path.join(_ROOT, d) + os.sep for d in ("runtime", "planner", "streamsql"))
-_ASYNCIO_DIR = os.path.join(os.path.dirname(os.path.abspath(os.__file__)), "asyncio") + os.sep
+_STDLIB = os.path.dirname(os.path.abspath(os.__file__))
+_DROPPED_DIRS = tuple(os.path.join(_ROOT, d) + os.sep for d in ("runtime", "planner", "streamsql")) + tuple(
+    os.path.join(_STDLIB, d) + os.sep for d in ("asyncio", "importlib")
+)
 
 
 def _user_frame(filename: str) -> bool:
-    path = os.path.abspath(filename)
-    return not path.startswith(_OWN_DIRS) and not path.startswith(_ASYNCIO_DIR)
+    if filename.startswith("<frozen importlib"):
+        return False
+    return not os.path.abspath(filename).startswith(_DROPPED_DIRS)
 
 
 def user_traceback(e: BaseException) -> str:

@@ -23,7 +23,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from runtime.errors import user_code
+from runtime.errors import user_code, user_traceback
 
 SPEC_ATTR = "_streamsql_udf_spec"
 
@@ -201,10 +201,16 @@ def import_object(path: str) -> Any:
     """`pkg.module.name` (or `pkg.module.Class.attr`) → the object."""
     parts = path.split(".")
     for i in range(len(parts) - 1, 0, -1):
+        module = ".".join(parts[:i])
         try:
-            found: Any = importlib.import_module(".".join(parts[:i]))
+            found: Any = importlib.import_module(module)
         except ImportError:
             continue
+        except Exception as e:  # noqa: BLE001 - the user's module raised while imported: say so, with its lines
+            tb = user_traceback(e)
+            raise ImportError(
+                f"importing module '{module}' failed: {type(e).__name__}: {e}" + (f"\n{tb}" if tb else "")
+            ) from e
         for p in parts[i:]:
             found = getattr(found, p)
         return found

@@ -220,3 +220,18 @@ def test_a_failing_function_is_restarted_like_any_job_failure_then_reported(env:
     e = _fails(env, "SELECT counted(x) FROM v")
     _check(e, "counted", "on a row", "# scalar-raise")
     assert counted.opened == 3  # the first attempt and two restarts
+
+
+def test_a_module_that_raises_while_imported_is_named_with_its_line(
+    env: TableEnvironment, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from planner.errors import SqlValidationError
+
+    (tmp_path / "broken_udfs_mod.py").write_text('X = 1\nraise RuntimeError("module broken")\n')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(SqlValidationError) as info:
+        env.execute_sql("CREATE TEMPORARY FUNCTION b AS 'broken_udfs_mod.f' LANGUAGE PYTHON")
+    text = str(info.value)
+    assert "importing module 'broken_udfs_mod' failed: RuntimeError: module broken" in text
+    assert f'File "{tmp_path / "broken_udfs_mod.py"}", line 2' in text
+    assert "importlib" not in text
