@@ -179,7 +179,15 @@ class CorrelateOperator(Operator):
                     rows.append((None,) * width)
                     parent.append(i)
         types = [f.type for f in self.node.schema[data.num_columns :]]
-        cols = [pa.array(python_column([r[j] for r in rows], types[j]), type=types[j].to_arrow()) for j in range(width)]
+        try:
+            cols = [
+                pa.array(python_column([r[j] for r in rows], types[j]), type=types[j].to_arrow()) for j in range(width)
+            ]
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:  # the function's values, not a streamsql bug
+            raise JobError(
+                f"Python function {self.function.name or 'table function'} produced values that are not "
+                f"{', '.join(str(t) for t in types)}: {e}"
+            ) from None
         return np.asarray(parent, dtype=np.int64), cols
 
 

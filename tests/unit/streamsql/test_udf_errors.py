@@ -235,3 +235,14 @@ def test_a_module_that_raises_while_imported_is_named_with_its_line(
     assert "importing module 'broken_udfs_mod' failed: RuntimeError: module broken" in text
     assert f'File "{tmp_path / "broken_udfs_mod.py"}", line 2' in text
     assert "importlib" not in text
+
+
+def test_a_table_function_s_wrong_values_keep_streamsql_s_own_message(env: TableEnvironment) -> None:
+    def words(v: int):  # type: ignore[no-untyped-def]
+        yield "not a number"
+
+    env.create_temporary_function("words", udtf(words, result_types=[DataTypes.BIGINT()]))
+    with pytest.raises(JobError) as info:
+        list(env.execute_sql("SELECT y FROM v, LATERAL TABLE(words(x)) AS s(y)").collect())
+    assert not isinstance(info.value, UserFunctionError)
+    assert "Python function words produced values that are not BIGINT" in str(info.value)
