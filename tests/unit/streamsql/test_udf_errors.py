@@ -246,3 +246,15 @@ def test_a_table_function_s_wrong_values_keep_streamsql_s_own_message(env: Table
         list(env.execute_sql("SELECT y FROM v, LATERAL TABLE(words(x)) AS s(y)").collect())
     assert not isinstance(info.value, UserFunctionError)
     assert "Python function words produced values that are not BIGINT" in str(info.value)
+
+
+def test_a_parallel_worker_s_function_error_arrives_with_its_message(env: TableEnvironment) -> None:
+    env.get_config().set("parallelism.default", "2")
+    total = udaf(Total(), result_type=DataTypes.BIGINT(), accumulator_type=DataTypes.ARRAY(DataTypes.BIGINT()))
+    env.create_temporary_function("total", total)
+    e = _fails(env, "SELECT k, total(x) FROM v GROUP BY k")
+    assert any("parallel worker" in n for n in getattr(e, "__notes__", [])), "ran in a worker process"
+    assert str(e).startswith("The Python function 'total' failed on a row: ValueError: no threes here")
+    line = next(i for i, t in enumerate(open(THIS_FILE).read().splitlines(), 1) if "# aggregate-raise" in t)
+    assert f'File "{THIS_FILE}", line {line}' in str(e)
+    assert e.function == "total" and e.cause_type == "ValueError"  # pickled across; the cause object is not
