@@ -30,6 +30,18 @@ from runtime.types import DataType
 from runtime.udf_registry import UdfSpec, import_object, make_reference, register, spec_of, unregister
 
 
+def _import_function(name: str, identifier: str, sql: str | None = None) -> Any:
+    """The object a function's `AS 'identifier'` names (CREATE/ALTER FUNCTION, or a
+    permanent function's first use): one that cannot be imported (missing, or its module
+    raised while imported: the user's lines, runtime/udf_registry.py) is Flink's
+    validation error naming the function, never an internal error."""
+    try:
+        return import_object(identifier)
+    except (ImportError, AttributeError) as e:
+        where: dict[str, Any] = {"sql": sql, "line": 1, "column": 1} if sql is not None else {}
+        raise SqlValidationError(f"Cannot instantiate user-defined function '{name}': {e}", **where) from None
+
+
 @dataclass(frozen=True)
 class FunctionDef:
     name: str  # lower case
@@ -145,7 +157,7 @@ class FunctionCatalog:
             return None
         key = (cats.current_catalog, cats.current_database, name, found[0])
         if key not in self._loaded:
-            self._loaded[key] = definition_of(name, import_object(found[0]), False, False, found[0])
+            self._loaded[key] = definition_of(name, _import_function(name, found[0]), False, False, found[0])
         return self._loaded[key]
 
     def _stored_names(self) -> set[str]:
@@ -200,12 +212,7 @@ class FunctionCatalog:
             )
         if stmt.if_not_exists and name.lower() in self._scope(stmt.temporary, stmt.system):
             return False
-        try:
-            obj = import_object(stmt.identifier)
-        except (ImportError, AttributeError) as e:
-            raise SqlValidationError(
-                f"Cannot instantiate user-defined function '{name}': {e}", sql=stmt.sql, line=1, column=1
-            ) from None
+        obj = _import_function(name, stmt.identifier, stmt.sql)
         defn = definition_of(name, obj, stmt.temporary, stmt.system, stmt.identifier)
         return self.register(defn, stmt.if_not_exists, tuple(stmt.name))
 
@@ -237,12 +244,7 @@ class FunctionCatalog:
                 line=1,
                 column=1,
             )
-        try:
-            import_object(stmt.identifier)
-        except (ImportError, AttributeError) as e:
-            raise SqlValidationError(
-                f"Cannot instantiate user-defined function '{path[-1]}': {e}", sql=stmt.sql, line=1, column=1
-            ) from None
+        _import_function(path[-1], stmt.identifier, stmt.sql)
         store, database, name = target
         store.put_function(database, name, stmt.identifier, "PYTHON")
         self._loaded = {k: v for k, v in self._loaded.items() if k[1:3] != (database, name)}
@@ -284,7 +286,7 @@ class FunctionCatalog:
             return None
         key = (full[0], full[1], name, found[0])
         if key not in self._loaded:
-            self._loaded[key] = definition_of(name, import_object(found[0]), False, False, found[0])
+            self._loaded[key] = definition_of(name, _import_function(name, found[0]), False, False, found[0])
         return self._loaded[key]
 
     def names(self) -> list[str]:

@@ -258,3 +258,31 @@ def test_a_parallel_worker_s_function_error_arrives_with_its_message(env: TableE
     line = next(i for i, t in enumerate(open(THIS_FILE).read().splitlines(), 1) if "# aggregate-raise" in t)
     assert f'File "{THIS_FILE}", line {line}' in str(e)
     assert e.function == "total" and e.cause_type == "ValueError"  # pickled across; the cause object is not
+
+
+def test_a_permanent_function_whose_module_broke_since_is_a_validation_error(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from planner.errors import SqlValidationError
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = tmp_path / "later_broken_udfs.py"
+    module.write_text(
+        "from streamsql import DataTypes\nfrom streamsql.udf import udf\n\n"
+        "@udf(result_type=DataTypes.BIGINT())\ndef f(v):\n    return v\n"
+    )
+    db = tmp_path / "catalog.db"
+    first = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    first.execute_sql(f"CREATE CATALOG shop WITH ('type' = 'sqlite', 'path' = '{db}')")
+    first.execute_sql("USE CATALOG shop")
+    first.execute_sql("CREATE FUNCTION later AS 'later_broken_udfs.f' LANGUAGE PYTHON")
+    module.write_text('raise RuntimeError("module broken")\n')
+    monkeypatch.delitem(__import__("sys").modules, "later_broken_udfs")
+    second = TableEnvironment.create(EnvironmentSettings.in_batch_mode())  # loads the function on first use
+    second.execute_sql(f"CREATE CATALOG shop WITH ('type' = 'sqlite', 'path' = '{db}')")
+    second.execute_sql("USE CATALOG shop")
+    with pytest.raises(SqlValidationError) as info:
+        list(second.execute_sql("SELECT later(1)").collect())
+    text = str(info.value)
+    assert "Cannot instantiate user-defined function 'later': importing module 'later_broken_udfs' failed" in text
+    assert f'File "{module}", line 1' in text
