@@ -211,11 +211,12 @@ def duckdb_rate(expr: str, table: pa.Table) -> float | str:
 
 
 def aggregate_rates(table: pa.Table) -> list[tuple[str, str, float, float | str, str]]:
-    """PERCENTILE and BITMAP_OR_AGG through the engine (GROUP BY k over the same rows)."""
+    """VAR_SAMP, PERCENTILE and BITMAP_OR_AGG through the engine (GROUP BY k over the same rows)."""
     from streamsql import EnvironmentSettings, TableEnvironment
 
     out = []
     for sql, duck in (
+        ("VAR_SAMP(i)", "var_samp(i)"),
         ("PERCENTILE(i, 0.5)", "quantile_cont(i, 0.5)"),
         ("BITMAP_CARDINALITY(BITMAP_OR_AGG(BITMAP_BUILD(arr)))", None),
     ):

@@ -43,6 +43,24 @@ def sorted_distinct(values: np.ndarray) -> np.ndarray:
     return ordered[keep]
 
 
+def sorted_distinct_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(values, return_inverse=True)` for a 1-d array: the distinct values
+    ascending, and each row's index into them. A small range is scattered (the inverse is
+    the running count of the values seen below each one), a wide one sorted once."""
+    if values.dtype.kind not in "iu" or len(values) == 0:
+        uniq, inverse = np.unique(values, return_inverse=True)
+        return uniq, inverse.reshape(-1)
+    span = _scatter_range(values)
+    if span is None:
+        uniq, _, inverse = sorted_distinct_first_inverse(values)
+        return uniq, inverse
+    lo, hi = span
+    seen = np.zeros(hi - lo + 1, dtype=bool)
+    seen[values - lo] = True
+    rank = np.cumsum(seen) - 1
+    return (np.flatnonzero(seen) + lo).astype(values.dtype, copy=False), rank[values - lo]
+
+
 def first_appearance(slots: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct values in order of first appearance, and the row of each first appearance.
 

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 
 from runtime.aggregates.distinct_pairs import DensePairs, PackedPairs, integer_values, values_array
 from runtime.checkpoint.format import register_state_type
+from runtime.distinct import sorted_distinct
 from runtime.errors import JobError
 from runtime.state.hashmap import HashMapStateBackend
 from runtime.types import DataType
@@ -307,7 +308,7 @@ class RetractMinMaxAcc(_ObjectAcc):
             else:
                 bag.pop(v, None)
         pick = min if self.kind == "min" else max
-        for s in np.unique(slots).tolist():  # loop over touched keys
+        for s in sorted_distinct(slots).tolist():  # loop over touched keys
             bag = self.bags[s]
             self.values[s] = pick(bag, key=self.key) if bag else None
 

@@ -27,6 +27,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from runtime.distinct import sorted_distinct
+
 _SPAN = 1 << 32
 # A run longer than this is searched through every _BLOCK-th key first (a fence array that
 # stays in cache), then within the block: a binary search over millions of keys misses the
@@ -243,7 +245,7 @@ class PackedPairs:
 
     def drop_slots(self, slots: np.ndarray) -> None:
         """Forget every pair of these key slots (their windows fired / keys were removed)."""
-        gone = np.unique(np.asarray(slots, dtype=np.uint64))
+        gone = sorted_distinct(np.asarray(slots, dtype=np.uint64))
         for i, (keys, counts) in enumerate(zip(self.keys, self.counts, strict=True)):
             hit = np.isin(keys >> np.uint64(32), gone)
             if hit.any():

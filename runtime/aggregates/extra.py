@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from runtime.aggregates.accumulators import Accumulator, _drop_nulls, _grow, _ObjectAcc
 from runtime.aggregates.more import create_more_accumulator
+from runtime.distinct import sorted_distinct_inverse
 from runtime.functions._common import java_int_from_double
 from runtime.plan_params import AggCallParams
 from runtime.types import DataType
@@ -59,7 +60,7 @@ class VarianceAcc(Accumulator):
                 self._merge(slots[sel], x[sel], sign)
 
     def _merge(self, slots: np.ndarray, x: np.ndarray, sign: int) -> None:
-        uniq, inv = np.unique(slots, return_inverse=True)
+        uniq, inv = sorted_distinct_inverse(slots)
         nb = np.bincount(inv).astype(np.float64)
         mb = np.bincount(inv, weights=x) / nb
         # Deviations beyond sqrt(DBL_MAX) (~1.3e154) square to inf: the variance is then

@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 
 from runtime.aggregates.aggset import AggregateSet, empty_results
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
-from runtime.distinct import first_appearance
+from runtime.distinct import first_appearance, sorted_distinct_inverse
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -269,7 +269,7 @@ class GroupAggregateOperator(Operator):
         assert self.aggset is not None
         n = len(slots)
         idx = np.arange(n, dtype=np.int64)
-        uniq, inv = np.unique(slots, return_inverse=True)
+        uniq, inv = sorted_distinct_inverse(slots)
         adds = signs > 0
         first_add = np.full(len(uniq), n, dtype=np.int64)
         np.minimum.at(first_add, inv[adds], idx[adds])

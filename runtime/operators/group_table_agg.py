@@ -31,6 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import DELETE, INSERT, UPDATE_BEFORE, data_columns, row_kinds
+from runtime.distinct import sorted_distinct_first
 from runtime.errors import JobError, user_code, user_function_error
 from runtime.graph import Node
 from runtime.map_values import python_column
@@ -129,7 +130,7 @@ class GroupTableAggregateOperator(Operator):
         self._fold(data, slots, signs)
         if self.ctx.is_batch:
             return
-        uniq, first = np.unique(slots, return_index=True)
+        uniq, first = sorted_distinct_first(slots)
         order = np.argsort(first, kind="stable")
         touched, first = uniq[order], first[order]
         key_rows: list[int] = []

@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 
 from runtime.batch import MIN_WATERMARK, data_columns, row_kinds, row_watermarks
 from runtime.checkpoint import format as state_format
+from runtime.distinct import sorted_distinct
 from runtime.expr.ir import Literal
 from runtime.graph import Node
 from runtime.operators._common import make_batch
@@ -214,7 +215,7 @@ class OverAggregateOperator(Operator):
         fire = fire.take(pa.array(order))
         hist = self.history
         if hist is not None and hist.num_rows:
-            hist = hist.filter(pc.is_in(hist.column(SLOT), value_set=pa.array(np.unique(f_slot))))
+            hist = hist.filter(pc.is_in(hist.column(SLOT), value_set=pa.array(sorted_distinct(f_slot))))
         frame = _concat([hist, fire]) if hist is not None and hist.num_rows else fire
         values = self.computer.compute(frame)
         start = frame.num_rows - fire.num_rows

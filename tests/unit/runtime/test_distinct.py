@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from runtime.distinct import first_appearance, sorted_distinct, sorted_distinct_first, sorted_distinct_first_inverse
+from runtime.distinct import (
+    first_appearance,
+    sorted_distinct,
+    sorted_distinct_first,
+    sorted_distinct_first_inverse,
+    sorted_distinct_inverse,
+)
 
 
 def _arrays() -> list[np.ndarray]:
@@ -31,6 +37,11 @@ def test_same_as_np_unique(values: np.ndarray) -> None:
     got_u, got_first = sorted_distinct_first(values)
     np.testing.assert_array_equal(got_u, want_u)
     np.testing.assert_array_equal(got_first, want_first)
+    want_u, want_inverse = np.unique(values, return_inverse=True)
+    got_u, got_inverse = sorted_distinct_inverse(values)
+    assert got_u.dtype == want_u.dtype
+    np.testing.assert_array_equal(got_u, want_u)
+    np.testing.assert_array_equal(got_inverse, want_inverse.reshape(-1))
     want_all = np.unique(values, return_index=True, return_inverse=True)
     for got_a, want_a in zip(sorted_distinct_first_inverse(values), want_all, strict=True):
         np.testing.assert_array_equal(got_a, want_a.reshape(-1))
