@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from runtime import spill
+from runtime.errors import UserFunctionError
 from streamsql import DataTypes, EnvironmentSettings, TableEnvironment
 from streamsql.udf import AggregateFunction, udaf
 
@@ -150,7 +151,7 @@ def test_spill_directory_removed_when_the_job_fails(source: Path, tmp_path: Path
     tmp = tmp_path / "spill"
     env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp)})
     # the id 4321 is read long after the bound was passed: its group is a spilled one
-    with pytest.raises(ValueError, match="boom on 4321"):  # the UDAF's own error, as without a spill
+    with pytest.raises(UserFunctionError, match="boom on 4321"):  # the UDAF's error, as without a spill
         env.execute_sql("SELECT k, fail_on(CAST(id AS INT)) FROM src GROUP BY k").to_arrow()
     assert writes
     assert tmp.is_dir() and not any(tmp.iterdir())

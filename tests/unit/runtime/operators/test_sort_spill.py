@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from runtime import spill
+from runtime.errors import UserFunctionError
 from streamsql import DataTypes, EnvironmentSettings, TableEnvironment
 from streamsql.udf import udf
 
@@ -98,7 +99,7 @@ def test_empty_input_sorts_to_nothing(source: Path, tmp_path: Path, writes: list
 def test_spill_directory_removed_when_the_job_fails(source: Path, tmp_path: Path, writes: list[int]) -> None:
     tmp = tmp_path / "spill"
     env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp)})
-    with pytest.raises(ValueError, match="boom at the last row"):  # after runs were written
+    with pytest.raises(UserFunctionError, match="boom at the last row"):  # after runs were written
         env.execute_sql("SELECT fail_last(id) AS i, k FROM src ORDER BY k").to_arrow()
     assert writes
     assert tmp.is_dir() and not any(tmp.iterdir())
