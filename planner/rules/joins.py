@@ -115,11 +115,13 @@ def push_join_conditions(plan: LogicalNode) -> LogicalNode:
 
 
 # ---------------------------------------------------------------------- physical
-def _key_pair(c: Expr, nl: int) -> tuple[Expr, Expr, bool] | None:
+def key_pair(c: Expr, nl: int, null_safe: bool = True) -> tuple[Expr, Expr, bool] | None:
     """(left expression, right expression over the right row, null-safe) when conjunct `c`
     is an equality between a deterministic expression of the left input and one of the
-    right input (`l.x = r.y`, `MOD(l.x, 10) = r.y`, `l.a + l.b = r.c`)."""
-    if not (isinstance(c, Call) and c.name in ("equals", "is_not_distinct_from") and len(c.args) == 2):
+    right input (`l.x = r.y`, `MOD(l.x, 10) = r.y`, `l.a + l.b = r.c`); `IS NOT DISTINCT
+    FROM` only when `null_safe` (the time-bounded joins match NULL keys with nothing)."""
+    names = ("equals", "is_not_distinct_from") if null_safe else ("equals",)
+    if not (isinstance(c, Call) and c.name in names and len(c.args) == 2):
         return None
     for a, b in (c.args, c.args[::-1]):
         ra, rb = input_refs(a), input_refs(b)
@@ -146,11 +148,12 @@ class JoinKeys:
     condition: Expr | None
 
 
-def join_keys(cond: Expr | None, nl: int, nr: int) -> JoinKeys:
+def join_keys(cond: Expr | None, nl: int, nr: int, null_safe: bool = True) -> JoinKeys:
     """Split `cond` (over nl left then nr right columns) into equi-join keys, computed
-    where a side is an expression, and the residual conjuncts."""
+    where a side is an expression, and the residual conjuncts (`null_safe`: whether
+    `IS NOT DISTINCT FROM` may be a key)."""
     parts = conjuncts(cond)
-    pairs = [_key_pair(c, nl) for c in parts]
+    pairs = [key_pair(c, nl, null_safe) for c in parts]
     left_exprs: list[Expr] = []
     right_exprs: list[Expr] = []
 
@@ -179,7 +182,7 @@ def join_keys(cond: Expr | None, nl: int, nr: int) -> JoinKeys:
         lk.append(li)
         rk.append(ri)
         ns.append(safe)
-        pair = _key_pair(c, nl)
+        pair = key_pair(c, nl, null_safe)
         assert isinstance(c, Call) and pair is not None
         if isinstance(pair[0], InputRef) and isinstance(pair[1], InputRef):
             whole.append(remap_refs(c, {i: widened[i] for i in input_refs(c)}))
@@ -222,7 +225,7 @@ def _input_spec(node: PhysicalNode, keys: list[int]) -> str:
     return "JoinKeyContainsUniqueKey" if uk <= set(keys) else "HasUniqueKey"
 
 
-def _widen(node: PhysicalNode, exprs: tuple[Expr, ...]) -> PhysicalNode:
+def widen(node: PhysicalNode, exprs: tuple[Expr, ...]) -> PhysicalNode:
     """`node` with the computed key columns `exprs` appended by a Calc (named `$f<i>` as
     Flink names them)."""
     if not exprs:
@@ -239,8 +242,8 @@ def convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
     kind = join_kind(node.kind)
     nl, nr = len(node.left.fields), len(node.right.fields)
     keys = join_keys(node.condition, nl, nr)
-    left = _widen(planner.convert(node.left), keys.left_exprs)
-    right = _widen(planner.convert(node.right), keys.right_exprs)
+    left = widen(planner.convert(node.left), keys.left_exprs)
+    right = widen(planner.convert(node.right), keys.right_exprs)
     wl = len(left.fields)
     key_types = []
     for li, ri in zip(keys.left, keys.right, strict=True):
@@ -275,15 +278,23 @@ def convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
         "right_spec": _input_spec(right, list(keys.right)),
     }
     joined = PhysicalNode.distributed(params, (left, right), fields, info=info)
-    if not keys.left_exprs and not keys.right_exprs:
-        return joined
-    # project the computed key columns away: the join's row is the binder's again
-    keep = [i for i in range(width) if not (nl <= i < wl or i >= wl + nr)]
     out = uniquify([f.name for f in node.left.fields] + [f.name for f in node.right.fields])
     out_fields = tuple(Field(n, f.type) for n, f in zip(out, node.fields, strict=False))
-    project = CalcParams(tuple(InputRef(i, fields[i].type) for i in keep))
+    return drop_computed_keys(joined, keys, nl, nr, out_fields)
+
+
+def drop_computed_keys(
+    joined: PhysicalNode, keys: JoinKeys, nl: int, nr: int, fields: tuple[Field, ...]
+) -> PhysicalNode:
+    """`joined` (over the widened inputs) with the computed key columns projected away, so
+    the join's row is the binder's again (`fields`, named and typed as the caller wants)."""
+    if not keys.left_exprs and not keys.right_exprs:
+        return joined
+    wl = nl + len(keys.left_exprs)
+    keep = [i for i in range(len(joined.fields)) if not (nl <= i < wl or i >= wl + nr)]
+    project = CalcParams(tuple(InputRef(i, joined.fields[i].type) for i in keep))
     # a Calc above reads the join directly (planner.physical._calc)
-    return PhysicalNode.of(project, (joined,), out_fields, info={"drops_columns": True})
+    return PhysicalNode.of(project, (joined,), fields, info={"drops_columns": True})
 
 
 # ---------------------------------------------------------------------- projection pushdown

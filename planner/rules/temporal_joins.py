@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from planner.binder.scope import uniquify
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import (
     LogicalCalc,
@@ -27,7 +28,7 @@ from planner.logical import (
     LogicalWatermarkAssigner,
 )
 from planner.physical import PhysicalNode, register_physical
-from planner.rules.joins import convert_join
+from planner.rules.joins import convert_join, drop_computed_keys, join_keys, key_pair, widen
 from planner.rules.time_joins import (
     LogicalSnapshot,
     and_all,
@@ -158,8 +159,13 @@ def _temporal_join(
             snap,
         )
     parts = conjuncts(node.condition)
-    pairs = [(p, equi_pair(p, nl)) for p in parts]
-    equi = [pr for _, pr in pairs if pr is not None]
+    # `f(o.x) = r.k` is a key too: the left expression computed by a Calc below the left
+    # input (`$f4`), as Flink's JoinPushExpressionsRule does before its temporal-join rules.
+    keyable = [p for p in parts if _left_key(p, nl)]
+    keys = join_keys(and_all(keyable), nl, len(right_fields), null_safe=False)
+    wl = nl + len(keys.left_exprs)
+    pair_of = {id(p): (li, ri) for p, li, ri in zip(keyable, keys.left, keys.right, strict=True)}
+    equi = list(pair_of.values())
     pk = snap.primary_key or _unique_key(snap.input)
     if pk is not None and chain:
         exprs, _ = compose_chain(chain, len(snap.fields), [f.type for f in snap.fields])
@@ -192,13 +198,35 @@ def _temporal_join(
         )
     lkeys = [by_right[k] for k in pk]
     used = {(by_right[k], k) for k in pk}
-    residual: list[Expr] = [p for p, pr in pairs if pr is None or pr not in used]
+    widened = {i: (i if i < nl else i + wl - nl) for i in range(nl + len(right_fields))}
+    left = widen(planner.convert(node.left), keys.left_exprs)
+    # every conjunct over the widened left then the right columns (a computed side by its column)
+    shown: list[Expr] = []
+    residual: list[Expr] = []
+    for p in parts:
+        pr = pair_of.get(id(p))
+        if pr is not None and pr[0] >= nl:
+            assert isinstance(p, Call)
+            q: Expr = Call(
+                p.name,
+                (InputRef(pr[0], left.fields[pr[0]].type), InputRef(wl + pr[1], right_fields[pr[1]].type)),
+                p.type,
+            )
+        else:
+            q = remap_refs(p, {i: widened[i] for i in input_refs(p)})
+        shown.append(q)
+        if pr is None or pr not in used:
+            residual.append(q)
     stripped = _strip_dedup(snap.input)
-    left = planner.convert(node.left)
     right = planner.convert(rebuild_chain(chain, stripped if stripped is not None else snap.input))
     fields = output_fields(node)
     # The versioned side's rowtime is a plain timestamp after the join.
     fields = fields[:nl] + tuple(Field(f.name, f.type.as_time_attr(None)) for f in fields[nl:])
+    joined_fields = fields
+    if keys.left_exprs:
+        names = uniquify([f.name for f in left.fields] + [f.name for f in fields[nl:]])
+        types = [f.type for f in left.fields] + [f.type for f in fields[nl:]]
+        joined_fields = tuple(Field(n, t) for n, t in zip(names, types, strict=True))
     params = TemporalJoinParams(
         kind=kind,
         left_keys=tuple(lkeys),
@@ -206,10 +234,18 @@ def _temporal_join(
         left_time=snap.period.index,
         right_time=rowtimes[0],
         condition=and_all(residual),
-        left_width=nl,
+        left_width=wl,
         right_monotonic=stripped is not None,
     )
-    return PhysicalNode.distributed(params, (left, right), fields, info={"condition": node.condition})
+    shown_condition = and_all(shown) if keys.left_exprs else node.condition
+    joined = PhysicalNode.distributed(params, (left, right), joined_fields, info={"condition": shown_condition})
+    return drop_computed_keys(joined, keys, nl, len(right_fields), fields)
+
+
+def _left_key(e: Expr, nl: int) -> bool:
+    """`e` is `f(left columns) = r.col` (or `l.col = r.col`): a key of the versioned side."""
+    pair = key_pair(e, nl, null_safe=False)
+    return pair is not None and isinstance(pair[1], InputRef)
 
 
 # ---------------------------------------------------------------------- lookup
@@ -262,12 +298,9 @@ def _lookup_join(
             f"Temporal table join requires an equality condition on fields of table [{scan.table.name}].",
             snap,
         )
-    left = planner.convert(node.left)
+    left = widen(planner.convert(node.left), tuple(computed))  # `$f<i>`, as Flink names them
     width = nl + len(computed)
     if computed:
-        idents: list[Expr] = [InputRef(i, f.type) for i, f in enumerate(left.fields)]
-        key_fields = tuple(Field(f"$key{i}", e.type) for i, e in enumerate(computed))
-        left = PhysicalNode.of(CalcParams(tuple(idents + computed)), (left,), left.fields + key_fields)
         shift = {i: (i if i < nl else i + len(computed)) for i in range(nl + len(node.right.fields))}
         residual = [remap_refs(r, shift) for r in residual]
     t = scan.table

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from planner.binder.scope import uniquify
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.exprs import conjunction, substitute
 from planner.logical import (
@@ -34,7 +35,7 @@ from planner.logical import (
     _Single,
 )
 from planner.physical import PhysicalNode, PhysicalPlanner
-from planner.rules.joins import conjuncts
+from planner.rules.joins import JoinKeys, conjuncts, drop_computed_keys, join_keys, widen
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.graph import BATCH
 from runtime.operators.interval_join import IntervalJoinParams
@@ -233,15 +234,13 @@ class WindowJoinShape:
     right_window: tuple[int, int]
     window: WindowSpec
     ltz: bool
-    keys: list[tuple[int, int]]
-    rest: list[Expr]
+    rest: list[Expr]  # the other conjuncts: equi-keys (planner.rules.joins.join_keys) and residual
 
 
 def window_join_shape(node: LogicalJoin) -> WindowJoinShape | None:
     nl = len(node.left.fields)
     found: dict[str, tuple[int, int]] = {}
     windows: list[tuple[WindowSpec, WindowSpec, int]] = []
-    keys: list[tuple[int, int]] = []
     rest: list[Expr] = []
     for p in conjuncts(node.condition):
         pair = equi_pair(p, nl)
@@ -253,8 +252,6 @@ def window_join_shape(node: LogicalJoin) -> WindowJoinShape | None:
                     found[lo[0]] = pair
                     windows.append((lo[1], ro[1], lo[2]))
                     continue
-            keys.append(pair)
-            continue
         rest.append(p)
     if set(found) != {"window_start", "window_end"}:
         return None
@@ -269,14 +266,47 @@ def window_join_shape(node: LogicalJoin) -> WindowJoinShape | None:
         (found["window_start"][1], found["window_end"][1]),
         lw,
         bool(ltz),
-        keys,
         rest,
     )
 
 
 # ---------------------------------------------------------------------- conversion
-def _inputs(planner: PhysicalPlanner, node: LogicalJoin) -> tuple[PhysicalNode, PhysicalNode]:
-    return planner.convert(node.left), planner.convert(node.right)
+@dataclass(frozen=True)
+class KeyedInputs:
+    """A time-bounded join's inputs keyed as a regular join's are (planner.rules.joins):
+    equalities between an expression of each side are keys, a side that is an expression
+    (`CAST(l.id AS BIGINT) = r.id`) computed by a Calc appended to its input (`$f2`, the
+    input's columns and time attributes kept in place), so the join is hash-partitioned on
+    the keys instead of comparing every pair on one subtask. `keys.rest` (the residual) and
+    `fields` (the join's row) are over the widened inputs; `condition` is for EXPLAIN."""
+
+    left: PhysicalNode
+    right: PhysicalNode
+    keys: JoinKeys
+    fields: tuple[Field, ...]
+    condition: Expr | None
+
+
+def keyed_inputs(planner: PhysicalPlanner, node: LogicalJoin, others: list[Expr], kind: str) -> KeyedInputs:
+    """Key the join on the equalities among `others` (the conjuncts that are not the time
+    bounds). NULL-safe equalities stay residual: these operators match NULL keys with nothing."""
+    nl, nr = len(node.left.fields), len(node.right.fields)
+    keys = join_keys(and_all(others), nl, nr, null_safe=False)
+    left = widen(planner.convert(node.left), keys.left_exprs)
+    right = widen(planner.convert(node.right), keys.right_exprs)
+    base = output_fields(node)
+    if not keys.left_exprs and not keys.right_exprs:
+        return KeyedInputs(left, right, keys, base, node.condition)
+    padded = (kind in ("RIGHT", "FULL"), kind in ("LEFT", "FULL"))
+    types = [f.type for f in base[:nl]] + [e.type.with_nullable(True) if padded[0] else e.type for e in keys.left_exprs]
+    if kind not in ("SEMI", "ANTI"):
+        types += [f.type for f in base[nl:]]
+        types += [e.type.with_nullable(True) if padded[1] else e.type for e in keys.right_exprs]
+    names = uniquify([f.name for f in left.fields] + [f.name for f in right.fields])
+    fields = tuple(Field(n, t) for n, t in zip(names, types, strict=False))
+    # the whole condition with the computed sides replaced by their columns, as Flink shows it
+    whole = join_keys(node.condition, nl, nr, null_safe=False).condition
+    return KeyedInputs(left, right, keys, fields, whole)
 
 
 def output_fields(node: LogicalJoin) -> tuple[Field, ...]:
@@ -292,51 +322,43 @@ def output_fields(node: LogicalJoin) -> tuple[Field, ...]:
 def convert_interval_join(
     planner: PhysicalPlanner, node: LogicalJoin, b: IntervalBounds, rest: list[Expr], kind: str
 ) -> PhysicalNode:
-    nl = len(node.left.fields)
-    keys: list[tuple[int, int]] = []
-    residual: list[Expr] = []
-    for p in rest:
-        pair = equi_pair(p, nl)
-        if pair is not None:
-            keys.append(pair)
-        else:
-            residual.append(p)
+    nl, nr = len(node.left.fields), len(node.right.fields)
     assert b.lower is not None and b.upper is not None
-    lkeys, rkeys = [k[0] for k in keys], [k[1] for k in keys]
-    left, right = _inputs(planner, node)
+    k = keyed_inputs(planner, node, rest, kind)
     params = IntervalJoinParams(
         kind=kind,
-        left_keys=tuple(lkeys),
-        right_keys=tuple(rkeys),
+        left_keys=k.keys.left,
+        right_keys=k.keys.right,
         left_time=b.left_time,
-        right_time=b.right_time,
+        right_time=b.right_time,  # computed key columns go after each side's own columns
         lower_ms=b.lower,
         upper_ms=b.upper,
-        condition=and_all(residual),
-        left_width=nl,
+        condition=and_all(list(k.keys.rest)),
+        left_width=len(k.left.fields),
     )
-    return PhysicalNode.distributed(params, (left, right), output_fields(node), info={"condition": node.condition})
+    joined = PhysicalNode.distributed(params, (k.left, k.right), k.fields, info={"condition": k.condition})
+    return drop_computed_keys(joined, k.keys, nl, nr, output_fields(node))
 
 
 def convert_window_join(planner: PhysicalPlanner, node: LogicalJoin, s: WindowJoinShape, kind: str) -> PhysicalNode:
-    nl = len(node.left.fields)
-    lkeys, rkeys = [k[0] for k in s.keys], [k[1] for k in s.keys]
-    left, right = _inputs(planner, node)
+    nl, nr = len(node.left.fields), len(node.right.fields)
     if planner.mode != BATCH and s.window.kind == "SESSION":
         raise UnsupportedSqlError("Window join on SESSION windows is not supported yet")
+    k = keyed_inputs(planner, node, s.rest, kind)
     w = s.window
     params = WindowJoinParams(
         kind=kind,
-        left_keys=tuple(lkeys),
-        right_keys=tuple(rkeys),
+        left_keys=k.keys.left,
+        right_keys=k.keys.right,
         left_window=s.left_window,
-        right_window=s.right_window,
+        right_window=s.right_window,  # computed key columns go after each side's own columns
         window=WindowParams(w.kind, w.size_ms, w.slide_ms, w.step_ms, w.offset_ms, w.gap_ms, tuple(w.partition_keys)),
         ltz=s.ltz,
-        condition=and_all(s.rest),
-        left_width=nl,
+        condition=and_all(list(k.keys.rest)),
+        left_width=len(k.left.fields),
     )
-    return PhysicalNode.distributed(params, (left, right), output_fields(node), info={"condition": node.condition})
+    joined = PhysicalNode.distributed(params, (k.left, k.right), k.fields, info={"condition": k.condition})
+    return drop_computed_keys(joined, k.keys, nl, nr, output_fields(node))
 
 
 def snapshot_error(cls: type[SqlValidationError] | type[UnsupportedSqlError], message: str, snap: LogicalSnapshot):

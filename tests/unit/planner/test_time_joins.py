@@ -98,6 +98,42 @@ def test_window_join_params() -> None:
     assert j.params.condition is not None and j.params.window.size_ms == 5000
 
 
+def test_interval_join_keys_on_computed_expressions() -> None:
+    """`MOD(a.v, 3) = b.k + 1`: each side's expression is a column appended by a Calc below
+    it (a.pt, b.ts stay at their places), the join keyed on them, the rest a residual."""
+    plan = _plan(
+        "SELECT a.v, b.w FROM a LEFT JOIN b ON MOD(a.v, 3) = b.k + 1 AND a.k <> b.w "
+        "AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts"
+    )
+    j = _find(plan, "IntervalJoin")
+    p = j.params
+    assert [f.name for f in j.inputs[0].fields] == ["k", "v", "ts", "$f3"]
+    assert (p.left_keys, p.right_keys, p.left_time, p.right_time, p.left_width) == ((3,), (3,), 2, 2, 4)
+    assert p.condition is not None
+    for side in j.inputs:
+        assert side.operator == "Exchange" and side.inputs[0].operator == "Calc"
+
+
+def test_null_safe_equality_is_no_interval_join_key() -> None:
+    plan = _plan(
+        "SELECT a.v, b.w FROM a JOIN b ON a.k IS NOT DISTINCT FROM b.k AND b.ts BETWEEN a.ts - INTERVAL '1' SECOND AND a.ts"
+    )
+    p = _find(plan, "IntervalJoin").params
+    assert p.left_keys == () and p.condition is not None
+
+
+def test_window_join_keys_on_a_computed_expression() -> None:
+    plan = _plan(
+        "SELECT L.k, R.w FROM (SELECT * FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '5' SECOND))) L "
+        "JOIN (SELECT * FROM TABLE(TUMBLE(TABLE b, DESCRIPTOR(ts), INTERVAL '5' SECOND))) R "
+        "ON L.window_start = R.window_start AND L.window_end = R.window_end AND L.k + 1 = R.k"
+    )
+    j = _find(plan, "WindowJoin")
+    nl = len(j.inputs[0].fields)
+    assert j.params.left_keys == (nl - 1,) and j.params.right_keys == (0,) and j.params.left_width == nl
+    assert j.params.condition is None
+
+
 def test_different_windows_are_refused() -> None:
     with pytest.raises(SqlError, match="window join doesn't support different window"):
         _plan(
