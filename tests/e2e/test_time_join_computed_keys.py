@@ -125,3 +125,21 @@ def test_event_time_temporal_join_on_an_expression_key(kind: str, tmp_path: Path
     got = _rows(env, sql("CAST(x.id AS BIGINT)"))
     assert got == _rows(env, sql("x.k"))
     assert ("1", "50", "11") in got and ("2", "70", "12") in got
+
+
+@pytest.mark.parametrize("negate", ["", "NOT"])
+def test_window_semi_and_anti_join_on_an_expression_key(negate: str, tmp_path: Path) -> None:
+    tvf = "TABLE(TUMBLE(TABLE {t}, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
+
+    def sql(key: str) -> str:
+        return (
+            f"SELECT L.id, L.v FROM (SELECT * FROM {tvf.format(t='x')}) L WHERE {negate} EXISTS (SELECT * FROM "
+            f"(SELECT * FROM {tvf.format(t='y')}) R WHERE {key} = R.id AND L.window_start = R.window_start "
+            "AND L.window_end = R.window_end)"
+        )
+
+    env = _env("streaming", tmp_path)
+    assert "Exchange(distribution=[hash[$f" in env.explain_sql(sql("CAST(L.id AS BIGINT)"))
+    got = _rows(env, sql("CAST(L.id AS BIGINT)"))
+    assert got and got == _rows(env, sql("L.k"))
+    assert got == _rows(_env("batch", tmp_path), sql("CAST(L.id AS BIGINT)"))
