@@ -5,13 +5,12 @@ keeps them in memory; the spill directory is removed at the end."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 
-from runtime import spill
 from streamsql import EnvironmentSettings, TableEnvironment
 
 QUERY = (
@@ -32,7 +31,7 @@ def _table(path: Path, settings: dict[str, str]) -> pa.Table:
     return table.sort_by([("window_start", "ascending"), ("k", "ascending")])
 
 
-def test_batch_window_state_spills_past_the_managed_memory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_batch_window_state_spills_past_the_managed_memory(tmp_path: Path, spill_writes: Any) -> None:
     n = 60_000  # one row per (1 s window, key): ~2.6 MB of groups, past a 1 mb bound
     ids = np.arange(n, dtype=np.int64)
     path = tmp_path / "in.parquet"
@@ -47,14 +46,7 @@ def test_batch_window_state_spills_past_the_managed_memory(tmp_path: Path, monke
         ),
         path,
     )
-    written: list[int] = []
-    write = spill.SpillFiles.write
-
-    def counted(self: spill.SpillFiles, partition: int, table: pa.Table) -> None:
-        written.append(table.num_rows)
-        write(self, partition, table)
-
-    monkeypatch.setattr(spill.SpillFiles, "write", counted)
+    written = spill_writes.rows
     tmp = tmp_path / "spill"
     spilled = _table(path, {"taskmanager.memory.managed.size": "1mb", "io.tmp.dirs": str(tmp)})
     assert sum(written) > n // 2  # most groups went to disk

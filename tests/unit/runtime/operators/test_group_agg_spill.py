@@ -7,6 +7,7 @@ fails)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -72,27 +73,6 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.fixture
-def partitions() -> list[int]:
-    """The partition of every spill file written."""
-    return []
-
-
-@pytest.fixture
-def writes(monkeypatch: pytest.MonkeyPatch, partitions: list[int]) -> list[int]:
-    """The rows of every spill file written."""
-    written: list[int] = []
-    write = spill.SpillFiles.write
-
-    def counted(self: spill.SpillFiles, partition: int, table: pa.Table) -> None:
-        written.append(table.num_rows)
-        partitions.append(partition)
-        write(self, partition, table)
-
-    monkeypatch.setattr(spill.SpillFiles, "write", counted)
-    return written
-
-
 def _env(path: Path, settings: dict[str, str]) -> TableEnvironment:
     env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
     for k, v in settings.items():
@@ -124,36 +104,34 @@ QUERIES = {
 
 
 @pytest.mark.parametrize("name", list(QUERIES))
-def test_spilled_group_aggregate_equals_in_memory(
-    name: str, source: Path, tmp_path: Path, writes: list[int], partitions: list[int]
-) -> None:
+def test_spilled_group_aggregate_equals_in_memory(name: str, source: Path, tmp_path: Path, spill_writes: Any) -> None:
     query = QUERIES[name]
     tmp = tmp_path / "spill"
     spilled = _sorted(_env(source, {**SPILL, "io.tmp.dirs": str(tmp)}), query)
-    assert len(writes) >= 8 and sum(writes) > ROWS // 2  # most rows went to disk
+    assert len(spill_writes.rows) >= 8 and sum(spill_writes.rows) > ROWS // 2  # most rows went to disk
     if name in ("filter", "grouping_sets"):  # 6,000+ groups: partitions were split again, and again
-        assert max(partitions) >= 16 + 16 * 16
+        assert max(spill_writes.partitions) >= 16 + 16 * 16
     assert tmp.is_dir() and not any(tmp.iterdir())  # the operator's directory is gone
-    writes.clear()
+    spill_writes.clear()
     in_memory = _sorted(_env(source, {}), query)
-    assert not writes
+    assert not spill_writes.rows
     assert spilled == in_memory and len(in_memory) > 1000
 
 
-def test_empty_input_spills_nothing(source: Path, tmp_path: Path, writes: list[int]) -> None:
+def test_empty_input_spills_nothing(source: Path, tmp_path: Path, spill_writes: Any) -> None:
     env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp_path / "spill")})
     assert _sorted(env, "SELECT k, COUNT(*) FROM src WHERE id < 0 GROUP BY k") == []
     assert _sorted(env, "SELECT COUNT(*), SUM(v) FROM src WHERE id < 0") == [(0, None)]
-    assert not writes
+    assert not spill_writes.rows
 
 
-def test_spill_directory_removed_when_the_job_fails(source: Path, tmp_path: Path, writes: list[int]) -> None:
+def test_spill_directory_removed_when_the_job_fails(source: Path, tmp_path: Path, spill_writes: Any) -> None:
     tmp = tmp_path / "spill"
     env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp)})
     # the id 4321 is read long after the bound was passed: its group is a spilled one
     with pytest.raises(UserFunctionError, match="boom on 4321"):  # the UDAF's error, as without a spill
         env.execute_sql("SELECT k, fail_on(CAST(id AS INT)) FROM src GROUP BY k").to_arrow()
-    assert writes
+    assert spill_writes.rows
     assert tmp.is_dir() and not any(tmp.iterdir())
 
 
@@ -186,7 +164,7 @@ def test_hash_partitions_keep_a_keys_rows_together_in_order(tmp_path: Path) -> N
     assert not any(tmp_path.iterdir())
 
 
-def test_spilled_changelog_input_applies_its_retractions(tmp_path: Path, writes: list[int]) -> None:
+def test_spilled_changelog_input_applies_its_retractions(tmp_path: Path, spill_writes: Any) -> None:
     """A CDC source in BATCH: updates and deletes reach spilled keys as retractions (the
     row kind is written with the row); a key whose rows were all deleted is not emitted."""
     import json
@@ -214,6 +192,6 @@ def test_spilled_changelog_input_applies_its_retractions(tmp_path: Path, writes:
 
     tmp = tmp_path / "spill"
     spilled = run({**SPILL, "io.tmp.dirs": str(tmp)})
-    assert writes and not any(tmp.iterdir())
+    assert spill_writes.rows and not any(tmp.iterdir())
     in_memory = run({})
     assert spilled == in_memory and 600 < len(in_memory) < 700  # some keys were deleted entirely

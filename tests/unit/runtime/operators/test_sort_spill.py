@@ -6,13 +6,13 @@ also when it fails."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from runtime import spill
 from runtime.errors import UserFunctionError
 from streamsql import DataTypes, EnvironmentSettings, TableEnvironment
 from streamsql.udf import udf
@@ -37,19 +37,6 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
         path,
     )
     return path
-
-
-@pytest.fixture
-def writes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    written: list[int] = []
-    write = spill.SpillFiles.write
-
-    def counted(self: spill.SpillFiles, partition: int, table: pa.Table) -> None:
-        written.append(table.num_rows)
-        write(self, partition, table)
-
-    monkeypatch.setattr(spill.SpillFiles, "write", counted)
-    return written
 
 
 def _fail_last(i: int) -> int:
@@ -79,34 +66,34 @@ QUERIES = {
 
 
 @pytest.mark.parametrize("name", list(QUERIES))
-def test_external_sort_equals_in_memory(name: str, source: Path, tmp_path: Path, writes: list[int]) -> None:
+def test_external_sort_equals_in_memory(name: str, source: Path, tmp_path: Path, spill_writes: Any) -> None:
     tmp = tmp_path / "spill"
     spilled = _env(source, {**SPILL, "io.tmp.dirs": str(tmp)}).execute_sql(QUERIES[name]).to_arrow()
-    assert len(writes) > 20 and sum(writes) == ROWS  # every row went through a sorted run
+    assert len(spill_writes.rows) > 20 and sum(spill_writes.rows) == ROWS  # every row went through a sorted run
     assert tmp.is_dir() and not any(tmp.iterdir())
-    writes.clear()
+    spill_writes.clear()
     in_memory = _env(source, {}).execute_sql(QUERIES[name]).to_arrow()
-    assert not writes
+    assert not spill_writes.rows
     assert spilled.num_rows == ROWS and spilled.to_pylist() == in_memory.to_pylist()
 
 
-def test_empty_input_sorts_to_nothing(source: Path, tmp_path: Path, writes: list[int]) -> None:
+def test_empty_input_sorts_to_nothing(source: Path, tmp_path: Path, spill_writes: Any) -> None:
     env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp_path / "spill")})
     assert env.execute_sql("SELECT id FROM src WHERE id < 0 ORDER BY k").to_arrow().num_rows == 0
-    assert not writes
+    assert not spill_writes.rows
 
 
-def test_spill_directory_removed_when_the_job_fails(source: Path, tmp_path: Path, writes: list[int]) -> None:
+def test_spill_directory_removed_when_the_job_fails(source: Path, tmp_path: Path, spill_writes: Any) -> None:
     tmp = tmp_path / "spill"
     env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp)})
     with pytest.raises(UserFunctionError, match="boom at the last row"):  # after runs were written
         env.execute_sql("SELECT fail_last(id) AS i, k FROM src ORDER BY k").to_arrow()
-    assert writes
+    assert spill_writes.rows
     assert tmp.is_dir() and not any(tmp.iterdir())
 
 
 def test_many_runs_merge_in_passes(
-    source: Path, tmp_path: Path, writes: list[int], monkeypatch: pytest.MonkeyPatch
+    source: Path, tmp_path: Path, spill_writes: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Past `_MERGE_FANIN` runs (2 here), groups of runs are merged into longer runs on
     disk first; the result is still the stable sort's."""
@@ -116,7 +103,7 @@ def test_many_runs_merge_in_passes(
     tmp = tmp_path / "spill"
     query = QUERIES["ties"]
     spilled = _env(source, {**SPILL, "io.tmp.dirs": str(tmp)}).execute_sql(query).to_arrow()
-    assert sum(writes) >= 2 * ROWS  # rows were written again by the first passes
+    assert sum(spill_writes.rows) >= 2 * ROWS  # rows were written again by the first passes
     assert tmp.is_dir() and not any(tmp.iterdir())
     in_memory = _env(source, {}).execute_sql(query).to_arrow()
     assert spilled.to_pylist() == in_memory.to_pylist()

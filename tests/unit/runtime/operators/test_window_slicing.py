@@ -170,12 +170,16 @@ def test_batch_merged_partials_equal_row_at_a_time(
 @pytest.mark.parametrize("spec", WINDOWS, ids=lambda s: s["kind"] + str(s.get("offset_ms", "")))
 @pytest.mark.parametrize("partitions", [3, 4096], ids=["wrapping", "disjoint"])
 def test_batch_spilled_partials_equal_row_at_a_time(
-    kit: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spec: dict[str, Any], partitions: int
+    kit: ModuleType,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    spill_writes: Any,
+    spec: dict[str, Any],
+    partitions: int,
 ) -> None:
     """Past `taskmanager.memory.managed.size` (1 byte here) BATCH window state goes to Arrow
     files under `io.tmp.dirs` at every merge; the rows, and their window order, are those
     of the keyed state's row-at-a-time fold, and the files are gone at the end."""
-    from runtime import spill
     from runtime.graph import BATCH
     from runtime.operators import window_slicing
 
@@ -187,14 +191,7 @@ def test_batch_spilled_partials_equal_row_at_a_time(
     path = tmp_path / "e.csv"
     _write(path, 7)
     window = kit.window(spec["kind"], **{k: v for k, v in spec.items() if k != "kind"})
-    written: list[int] = []
-    write = spill.SpillFiles.write
-
-    def counted(self: spill.SpillFiles, partition: int, table: Any) -> None:
-        written.append(table.num_rows)
-        write(self, partition, table)
-
-    monkeypatch.setattr(spill.SpillFiles, "write", counted)
+    written = spill_writes.rows
     monkeypatch.setattr(window_agg, "MANAGED_MEMORY_SIZE", OneByte)
     monkeypatch.setattr(window_slicing.BoundedPartials.__init__, "__defaults__", (16, 0, ""))
     monkeypatch.setattr(window_slicing, "_PARTITIONS", partitions)
