@@ -13,7 +13,9 @@ Honest conditions: the children run without PYTHONDONTWRITEBYTECODE (some sandbo
 it, which makes every start compile the ~250 modules from source, as a pip install never
 does), and one untimed warm-up run per command writes the bytecode caches first. Prints
 min / median / max wall seconds and the median CPU seconds (user + system; less sensitive
-than wall time to other processes on a shared machine). pandas is a dependency; nothing on
+than wall time to other processes on a shared machine), and two reference rows: `python -c
+pass` and `import pyarrow.compute, sqlglot`, the floor every command pays, which show how fast
+the (shared) host is at the moment. pandas is a dependency; nothing on
 these paths imports it (runtime/pandas_interop.py keeps pyarrow from doing so).
 
 `--instructions` counts the instructions each command executes instead (valgrind's
@@ -111,20 +113,23 @@ def main() -> None:
             ("import TableEnvironment", [sys.executable, "-c", "from streamsql import TableEnvironment"]),
             ("Table API program", [sys.executable, "-c", TABLE_API]),
         ]
+        # The floor every command pays (the interpreter, and the libraries it imports): on a
+        # shared machine its times show how fast the host is at the moment, so rows measured
+        # at different times can be compared.
+        cases += [
+            ("(python -c pass)", [sys.executable, "-c", "pass"]),
+            ("(import pyarrow.compute, sqlglot)", [sys.executable, "-c", "import pyarrow.compute, sqlglot"]),
+        ]
         if args.instructions:
-            cases += [
-                ("(python -c pass)", [sys.executable, "-c", "pass"]),
-                ("(import pyarrow.compute, sqlglot)", [sys.executable, "-c", "import pyarrow.compute, sqlglot"]),
-            ]
             print(f"{'command':<34} {'instructions':>15}")
             for label, cmd in cases:
                 print(f"{label:<34} {instructions(cmd):>15,}")
             return
-        print(f"{'command':<28} {'runs':>5} {'min s':>7} {'median s':>9} {'max s':>7} {'median cpu s':>13}")
+        print(f"{'command':<34} {'runs':>5} {'min s':>7} {'median s':>9} {'max s':>7} {'median cpu s':>13}")
         for label, cmd in cases:
             walls, cpus = measure(cmd, args.runs)
             print(
-                f"{label:<28} {args.runs:>5} {min(walls):>7.3f} {statistics.median(walls):>9.3f} "
+                f"{label:<34} {args.runs:>5} {min(walls):>7.3f} {statistics.median(walls):>9.3f} "
                 f"{max(walls):>7.3f} {statistics.median(cpus):>13.3f}"
             )
     print(f"load average at the end: {os.getloadavg()[0]:.1f} ({os.cpu_count()} CPUs)")
