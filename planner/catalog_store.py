@@ -450,16 +450,11 @@ register_catalog_type(
 
 
 PLUGIN_GROUP = "streamsql.catalogs"
-_plugins_loaded = False
 
 
 def _load_plugins() -> None:
     """Register the catalog types of the `streamsql.catalogs` entry points, once (a type
     may not take a built-in type's name)."""
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
     register_plugins(
         PLUGIN_GROUP, CatalogFactory, CATALOG_TYPES, register_catalog_type, SqlValidationError, "catalog type"
     )

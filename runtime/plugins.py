@@ -68,6 +68,9 @@ def entry_points(group: str) -> list[tuple[str, Any]]:
     return [(ep.name, ep.load()) for ep in _installed()[group]]
 
 
+_registered_groups: set[str] = set()
+
+
 def register_plugins(
     group: str,
     factory_type: type[F],
@@ -77,9 +80,14 @@ def register_plugins(
     what: str,
 ) -> None:
     """Register the factories of `group`'s entry points (each a `factory_type`, or a
-    zero-argument callable returning one) with `register`. A plugin may not take the name
-    of one already `registered` (a built-in: which one a name meant would be ambiguous, as
-    Flink refuses two factories with one identifier); that and a non-factory raise `error`."""
+    zero-argument callable returning one) with `register`, once per group (marked done
+    first, as `import_submodules` is, so an error is not raised again at every look-up). A
+    plugin may not take the name of one already `registered` (a built-in: which one a name
+    meant would be ambiguous, as Flink refuses two factories with one identifier); that and
+    a non-factory raise `error`."""
+    if group in _registered_groups:
+        return
+    _registered_groups.add(group)
     for ep_name, obj in entry_points(group):
         factory = obj if isinstance(obj, factory_type) else obj() if callable(obj) else obj
         if not isinstance(factory, factory_type):

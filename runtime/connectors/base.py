@@ -330,7 +330,6 @@ def connector_names() -> list[str]:
 
 
 PLUGIN_GROUP = "streamsql.connectors"
-_plugins_loaded = False
 
 
 class ConnectorPluginError(ConnectorError):
@@ -342,10 +341,6 @@ def _load_plugins() -> None:
     """Register the connectors of the `streamsql.connectors` entry points, once. A plugin
     cannot take a built-in connector's name (which one a table meant would be ambiguous,
     as Flink refuses two factories with one identifier)."""
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
     register_plugins(PLUGIN_GROUP, ConnectorFactory, _CONNECTORS, register_connector, ConnectorPluginError, "connector")
 
 
