@@ -32,7 +32,7 @@ import pyarrow as pa
 
 from runtime.batch import DELETE, INSERT, UPDATE_BEFORE, data_columns, row_kinds
 from runtime.distinct import sorted_distinct_first
-from runtime.errors import JobError, user_code, user_function_error
+from runtime.errors import JobError, user_code
 from runtime.graph import Node
 from runtime.map_values import python_column
 from runtime.operators._common import make_batch
@@ -189,12 +189,8 @@ class GroupTableAggregateOperator(Operator):
 
     def _emit(self, slot: int) -> list[tuple[Any, ...]]:
         width = len(self.node.schema) - len(self.grouping)
-        try:  # per key, so no context manager: a try costs nothing until it raises
+        with user_code(self.name, "emitting a result"):  # per key, as emit_value is called
             produced = list(self.spec.func.emit_value(self.accs[slot]) or ())  # a generator runs here
-        except JobError:
-            raise
-        except Exception as e:  # noqa: BLE001 - the user's code may raise anything
-            raise user_function_error(self.name, "emitting a result", e) from e
         return [as_values(r, width, self.name) for r in produced]
 
     def _columns(self, values: list[tuple[Any, ...]]) -> list[pa.Array]:
