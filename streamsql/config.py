@@ -86,10 +86,11 @@ def build_index() -> tuple[dict[str, str], dict[str, str]]:
     """The content of streamsql/_options_index.py: every key an option answers to (its
     key, fallback and deprecated keys) -> the module declaring it, and the public options'
     defaults. A key two options answer to belongs to the first by key, as in `lookup`."""
+    declared = _declared()
     modules: dict[str, str] = {}
-    for option, module in sorted(_declared().values(), key=lambda om: om[0].key):
+    for option in all_options():
         for k in option.all_keys:
-            modules.setdefault(k, module)
+            modules.setdefault(k, declared[option.key][1])
     defaults = {o.key: o.default for o in public_options() if o.default not in (None, "")}
     return dict(sorted(modules.items())), defaults  # type: ignore[return-value]
 
