@@ -342,6 +342,8 @@ def bind_from(ctx: BindContext, from_: exp.From | None, joins: list[exp.Join] | 
         # SELECT without FROM: Calcite's one-row `VALUES (0)` (column ZERO).
         zero = Literal(0, INT(nullable=False))
         return LogicalValues(fields=(Field("ZERO", zero.type),), rows=((zero,),)), Scope([], ctx.sql)
+    if isinstance(from_.this, exp.Table) and from_.this.args.get("version") is not None:
+        _refuse_time_travel(ctx, from_.this)
     plan, scope = relation_with_scope(ctx, from_.this)
     for j in joins or []:
         join = _form(_JOIN_FORMS, j.this)
@@ -367,6 +369,27 @@ def bind_from(ctx: BindContext, from_: exp.From | None, joins: list[exp.Join] | 
     if names != [c.name for c in scope.columns] and joins:
         pass  # duplicate names across join sides stay addressable through their qualifiers
     return plan, scope
+
+
+def _refuse_time_travel(ctx: BindContext, table: exp.Table) -> None:
+    """`FROM t FOR SYSTEM_TIME AS OF <timestamp>` outside a join is time travel: Flink asks
+    the table's catalog for the table as of that time (`Catalog.getTable(ObjectPath, long)`),
+    which its built-in catalogs do not implement. streamsql's catalogs keep no history
+    either, so the query is refused (reading the current table would be a silently
+    different result)."""
+    version = table.args["version"]
+    err = error(
+        UnsupportedSqlError,
+        f"Time travel is not supported: the catalog of table '{'.'.join(_table_name(table))}' keeps no table "
+        "versions (Flink: getTable(ObjectPath, long) is not implemented for its catalog)",
+        version,
+        ctx.sql,
+    )
+    err.hint = (
+        "Query the table without FOR SYSTEM_TIME AS OF, or join it as a versioned table: "
+        "JOIN t FOR SYSTEM_TIME AS OF <left row time> ON ... (a temporal join)."
+    )
+    raise err
 
 
 def outer_join_fields(

@@ -14,6 +14,7 @@ from planner.binder.expressions import ExprBinder, function_args, function_name,
 from planner.binder.grouping_sets import GroupingSetsScope, grouping_items
 from planner.binder.hints import StateTtlHint
 from planner.binder.over import bind_over, has_over
+from planner.binder.qualify import bind_qualify, has_qualify
 from planner.binder.query import BindContext, bind_from, query_form
 from planner.binder.scope import Scope, error, uniquify
 from planner.binder.subqueries import rewrite_subqueries
@@ -33,7 +34,6 @@ _UNSUPPORTED_CLAUSES = {
     "order": "ORDER BY",
     "limit": "LIMIT",
     "offset": "OFFSET",
-    "qualify": "QUALIFY",
     "laterals": "LATERAL",
     "connect": "CONNECT BY",
 }
@@ -102,6 +102,8 @@ def bind_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
 
     if ranking.has_order_limit(sel):
         return ranking.bind_order_limit(ctx, sel, bind_select)
+    if has_qualify(sel):
+        return bind_qualify(ctx, sel, bind_select)
     if ranking.has_ranking_item(sel):
         return ranking.bind_ranking_select(ctx, sel, bind_select)
     for key, what in _UNSUPPORTED_CLAUSES.items():

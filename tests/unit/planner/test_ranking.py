@@ -185,3 +185,41 @@ def test_streaming_sort_on_non_time_column_is_refused() -> None:
 def test_set_operation_order_by() -> None:
     sql = "SELECT id, v FROM s UNION ALL SELECT id, v FROM s ORDER BY v DESC LIMIT 2"
     assert find(physical(sql), "SortLimit").params.fetch == 2
+
+
+# ---------------------------------------------------------------------- QUALIFY
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn FROM s QUALIFY rn <= 3",
+        "SELECT id, k, v FROM s QUALIFY ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) <= 3",
+    ],
+)
+def test_qualify_on_a_rank_is_a_topn(sql: str) -> None:
+    root = physical(sql)
+    rank = find(root, "Rank")
+    assert (rank.params.rank_start, rank.params.rank_end) == (1, 3)
+    assert all(x.params.condition is None for x in nodes(root) if x.operator == "Calc")
+    assert [f.name for f in root.fields] == (["id", "k", "v", "rn"] if "AS rn" in sql else ["id", "k", "v"])
+
+
+def test_qualify_keeps_other_conditions_and_dedups_on_rowtime() -> None:
+    root = physical("SELECT id, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM s QUALIFY rn <= 2 AND v > 5")
+    assert find(root, "Rank").params.rank_end == 2
+    assert any(x.params.condition is not None for x in nodes(root) if x.operator == "Calc")
+    dedup = "SELECT usr, action FROM ev QUALIFY ROW_NUMBER() OVER (PARTITION BY usr ORDER BY ts DESC) = 1"
+    assert find(physical(dedup), "Deduplicate").params.keep_last is True
+
+
+def test_qualify_then_order_by_and_limit() -> None:
+    root = physical(
+        "SELECT id, k FROM s QUALIFY ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) = 1 ORDER BY id LIMIT 2", "batch"
+    )
+    assert find(root, "Rank").params.rank_end == 1
+    assert [f.name for f in root.fields] == ["id", "k"]
+
+
+def test_qualify_without_a_window_function_is_refused() -> None:
+    with pytest.raises(SqlError, match="QUALIFY expression 'v > 5' must contain a window function") as e:
+        physical("SELECT id FROM s QUALIFY v > 5")
+    assert (e.value.line, e.value.column) == (1, 26)

@@ -11,7 +11,7 @@ import pytest
 
 from planner.api import Planner
 from planner.catalog import Catalog
-from planner.errors import SqlError
+from planner.errors import SqlError, UnsupportedSqlError
 from planner.parse import parse_script
 from planner.physical import PhysicalNode
 from planner.statements import CreateTable, CreateView, Explain, Query
@@ -175,3 +175,13 @@ def test_temporal_join_golden() -> None:
     if os.environ.get("UPDATE_GOLDEN") == "1":
         golden.write_text(text)
     assert text == golden.read_text()
+
+
+def test_time_travel_outside_a_join_is_refused_with_a_hint() -> None:
+    """`FROM t FOR SYSTEM_TIME AS OF TIMESTAMP '...'` asks the catalog for an old version of
+    the table (Flink's time travel); no catalog here keeps versions, so the query is refused
+    rather than reading the current table."""
+    with pytest.raises(UnsupportedSqlError, match="Time travel is not supported") as e:
+        _plan("SELECT v FROM a FOR SYSTEM_TIME AS OF TIMESTAMP '2023-07-31 00:00:00'", "batch")
+    assert e.value.hint is not None and "temporal join" in e.value.hint
+    assert e.value.line == 1
