@@ -401,6 +401,7 @@ def _insert(cur: Cursor, pos: dict, tokens: list[Token] | None = None) -> Insert
         overwrite = False
     cur.match("TABLE")
     table = cur.path()
+    sink_options = _options_hint(cur)
     partition: list[tuple[str, exp.Expression]] = []
     if cur.match("PARTITION"):
         cur.expect_type(TokenType.L_PAREN, '"("')
@@ -422,8 +423,22 @@ def _insert(cur: Cursor, pos: dict, tokens: list[Token] | None = None) -> Insert
         columns=columns,
         overwrite=overwrite,
         partition=tuple(partition),
+        sink_options=sink_options,
         **pos,  # type: ignore[arg-type]
     )
+
+
+def _options_hint(cur: Cursor) -> dict[str, str]:
+    """`INSERT INTO t /*+ OPTIONS('k'='v') */ ...`: the sink table's dynamic options for this
+    INSERT (Flink's dynamic table options; the tokenizer keeps the hint as a comment of the
+    table name's last token)."""
+    from planner.binder.hints import parse_options_comments  # start-up: only INSERTs need it
+
+    prev = cur.parser._prev
+    try:
+        return parse_options_comments(prev.comments if prev is not None else []) or {}
+    except ValueError as e:
+        raise SqlParseError(str(e), sql=cur.sql, line=prev.line if prev else None, column=None) from None
 
 
 def _sub_pos(cur: Cursor, tokens: list[Token], pos: dict) -> dict:

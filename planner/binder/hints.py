@@ -8,7 +8,7 @@ FROM item and the right side of each join its JOIN item (a side that is itself a
 no name); for a GROUP BY / DISTINCT the input is the block's single FROM item. A key that
 names no input of the block is an error, as in Flink: "The options of following hints
 cannot match the name of input tables or views". The value is a Flink duration ('1d',
-'12 h', '30 min', '0' = never expire). Other hints are ignored.
+'12 h', '30 min', '0' = never expire). Join hints and the OPTIONS table hint are below.
 
 The result is carried by `LogicalJoin.state_ttl_ms` (left, right) and
 `LogicalAggregate.state_ttl_ms`, which become the node param `state_ttl_ms` (ms) read by
@@ -17,14 +17,17 @@ runtime/state/ttl.py.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
 from planner.binder.scope import error
+from planner.catalog_objects import CatalogTable
 from planner.errors import SqlValidationError
 from planner.logical import LogicalAggregate, LogicalFilter, LogicalJoin, LogicalNode
 from runtime.config import duration_ms
+from runtime.connectors.validation import ConnectorOptionError, validate_table_options
 
 HINT_NAME = "STATE_TTL"
 
@@ -147,3 +150,107 @@ class StateTtlHint:
                 self.node,
                 self.sql,
             )
+
+
+# Flink's join strategy hints (batch) and the LOOKUP hint (lookup joins): streamsql picks
+# its own join strategy and lookup mode, so their effect is not reproduced, but the tables
+# they name are validated as Flink's QueryHintsResolver does.
+JOIN_HINTS = ("BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP")
+LOOKUP_HINT = "LOOKUP"
+
+
+def check_join_hints(sel: exp.Select, sql: str, from_item: exp.Expression | None, joins: list[exp.Join]) -> None:
+    """Every table a join hint (`/*+ BROADCAST(t1, t3) */`, `/*+ LOOKUP('table'='c') */`) of
+    the block names must be an input of one of its joins (an alias hides the table's name), or
+    the query is refused with Flink's "The options of following hints cannot match the name of
+    input tables or views". A block without joins ignores its join hints, as in Flink."""
+    hint = sel.args.get("hint")
+    if not isinstance(hint, exp.Hint) or not joins:
+        return
+    inputs = {n for n in [_name_of(from_item), *(_name_of(j.this) for j in joins)] if n is not None}
+    unknown: dict[str, list[str]] = {}
+    for h in hint.expressions:
+        name = str(h.this).upper() if isinstance(h, exp.Anonymous) else None
+        if name in JOIN_HINTS:
+            tables = [t for t in (_option_key(o) for o in h.expressions) if t is not None]
+        elif name == LOOKUP_HINT:
+            tables = [
+                str(kv.expression.this)
+                for kv in h.expressions
+                if isinstance(kv, exp.EQ) and _option_key(kv.this) == "table" and isinstance(kv.expression, exp.Literal)
+            ]
+        else:
+            continue
+        missing = [t for t in tables if not any(_matches(t, i) for i in inputs)]
+        if missing:
+            unknown.setdefault(str(h.this).lower(), []).extend(missing)
+    if unknown:
+        listed = "\n".join(f"`{', '.join(ts)}` in `{n}`" for n, ts in unknown.items())
+        raise error(
+            SqlValidationError,
+            f"The options of following hints cannot match the name of input tables or views: \n{listed}",
+            hint,
+            sql,
+        )
+
+
+def _matches(option: str, name: str) -> bool:
+    """Flink's rule: the hint option matches when it is a suffix of the (dotted) name."""
+    opt, full = option.split("."), name.split(".")
+    return all(a == b for a, b in zip(reversed(opt), reversed(full), strict=False))
+
+
+# ---------------------------------------------------------------------- OPTIONS (table hint)
+_OPTIONS_HINT = re.compile(r"\s*\+?\s*OPTIONS\s*\((?P<body>.*)\)\s*$", re.IGNORECASE | re.DOTALL)
+_OPTION_PAIR = re.compile(r"\s*'((?:[^']|'')*)'\s*=\s*'((?:[^']|'')*)'\s*(,|$)")
+
+
+def parse_options_comments(comments: list[str] | tuple[str, ...]) -> dict[str, str] | None:
+    """The options of an `OPTIONS('k'='v', ...)` hint among sqlglot comments (it keeps a
+    `/*+ ... */` hint as a comment of the node or token before it), or None. ValueError when
+    the hint is not a list of quoted pairs."""
+    found: dict[str, str] | None = None
+    for comment in comments:
+        m = _OPTIONS_HINT.match(comment)
+        if m is None:
+            continue
+        body, pos = m.group("body"), 0
+        found = {} if found is None else found
+        while pos < len(body.rstrip()):
+            kv = _OPTION_PAIR.match(body, pos)
+            if kv is None:
+                raise ValueError("Invalid OPTIONS hint: expected 'key' = 'value' pairs, e.g. /*+ OPTIONS('k' = 'v') */")
+            found[kv.group(1).replace("''", "'")] = kv.group(2).replace("''", "'")
+            pos = kv.end()
+    return found
+
+
+def options_hint(node: exp.Expression, sql: str | None) -> dict[str, str] | None:
+    """The `/*+ OPTIONS('k'='v', ...) */` after a table name (Flink's dynamic table options),
+    or None."""
+    try:
+        return parse_options_comments(node.comments or ())
+    except ValueError as e:
+        raise error(SqlValidationError, str(e), node, sql) from None
+
+
+def with_options_hint(table: CatalogTable, node: exp.Expression, sql: str | None, sink: bool = False) -> CatalogTable:
+    """`table` with the OPTIONS hint of `node` merged over its own options (the hint wins),
+    checked like a WITH clause; an option the connector rejects is reported at the hint."""
+    opts = options_hint(node, sql)
+    if not opts:
+        return table
+    merged = replace(table, options={**table.options, **opts})
+    try:
+        validate_table_options(merged.options, merged.description(sink))
+    except ConnectorOptionError as e:
+        kind = "sink for writing" if sink else "source for reading"
+        err = error(
+            SqlValidationError,
+            f"Unable to create a {kind} table '{'.'.join(table.path)}'.\n\n{e.message}",
+            node,
+            sql,
+        )
+        err.hint = e.hint
+        raise err from None
+    return merged

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from planner.binder.expressions import ExprBinder
+from planner.binder.hints import with_options_hint
 from planner.binder.scope import Scope, ScopeColumn, error, uniquify
 from planner.binder.time_joins import bind_snapshot
 from planner.binder.types import common_type, convert_literal, plain
@@ -314,7 +315,7 @@ def bind_relation(ctx: BindContext, node: exp.Expression) -> LogicalNode:
             if wrap is not None:
                 plan = wrap(plan)
             return _rename(plan, [f.name for f in obj.fields] if obj.column_names else None, node, ctx)
-        return scan_table(ctx, obj, node)
+        return scan_table(ctx, with_options_hint(obj, node, ctx.sql), node)
     if isinstance(node, exp.Subquery):
         return bind_query_node(ctx, node.this)
     if isinstance(node, exp.Values):

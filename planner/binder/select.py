@@ -12,7 +12,7 @@ from planner.binder import folding, ranking
 from planner.binder.aggregates import AggregateScope, legacy_window
 from planner.binder.expressions import ExprBinder, function_args, function_name, is_aggregate_call
 from planner.binder.grouping_sets import GroupingSetsScope, grouping_items
-from planner.binder.hints import StateTtlHint
+from planner.binder.hints import StateTtlHint, check_join_hints
 from planner.binder.over import bind_over, has_over
 from planner.binder.qualify import bind_qualify, has_qualify
 from planner.binder.query import BindContext, bind_from, query_form
@@ -116,6 +116,7 @@ def bind_select(ctx: BindContext, sel: exp.Select) -> LogicalNode:
 
     ttl_hint = StateTtlHint.parse(sel, sql or "")
     from_item, join_items = (from_clause.this if from_clause is not None else None), list(sel.args.get("joins") or [])
+    check_join_hints(sel, sql or "", from_item, join_items)
     if ttl_hint is not None:
         plan = ttl_hint.apply_joins(plan, from_item, join_items)
 

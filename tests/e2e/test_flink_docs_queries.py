@@ -175,6 +175,9 @@ FIXTURES: dict[str, Fixture] = {
         ("p1,c1,n1,10", "p2,c1,n2,30", "p3,c1,n3,20", "p4,c2,n4,5", "p5,c2,n5,7"),
     ),
     "paimon_tb": Fixture("paimon_tb", "id INT, name STRING", ("1,a",)),
+    # hints.md: t1, t2 (and a CSV row the OPTIONS example's parse-error option skips)
+    "t1": Fixture("t1", "id BIGINT, name STRING, age INT", ("1,a,10", "2,b,20", "oops,c,30")),
+    "t2": Fixture("t2", "id BIGINT, name STRING, age INT", ("1,x,11", "2,y,21")),
 }
 
 # Orders with an ARRAY column cannot come from CSV: a view over VALUES.
@@ -818,6 +821,50 @@ CASES: list[Case] = [
         )
         for name, quant, prices in [("greedy", "B*", (16,)), ("reluctant", "B*?", (13, 16))]
     ],
+    # ------------------------------------------------------------------ hints.md
+    Case(
+        "hint-options",
+        "hints",
+        ("t1",),
+        "select id, name from t1 /*+ OPTIONS('csv.ignore-parse-errors'='true') */ where id is not null",
+        ((1, "a"), (2, "b")),
+        note="the page's example sets 'scan.startup.mode' on a Kafka table; this is its CSV counterpart",
+    ),
+    Case(
+        "hint-options-in-join",
+        "hints",
+        ("t1", "t2"),
+        "select t1.id, t2.name from t1 /*+ OPTIONS('csv.ignore-parse-errors'='true') */ t1 "
+        "join t2 /*+ OPTIONS('csv.ignore-parse-errors'='true') */ t2 on t1.id = t2.id",
+        ((1, "x"), (2, "y")),
+    ),
+    *[
+        Case(
+            f"hint-{name}",
+            "hints",
+            ("t1", "t2"),
+            f"SELECT /*+ {hint} */ t1.id, t2.age FROM t1 /*+ OPTIONS('csv.ignore-parse-errors'='true') */ "
+            "JOIN t2 ON t1.id = t2.id",
+            ((1, 11), (2, 21)),
+            modes=BATCH,
+        )
+        for name, hint in [
+            ("broadcast", "BROADCAST(t1)"),
+            ("shuffle-hash", "SHUFFLE_HASH(t1)"),
+            ("shuffle-merge", "SHUFFLE_MERGE(t1)"),
+            ("nest-loop", "NEST_LOOP(t1)"),
+            ("conflict", "BROADCAST(t2), BROADCAST(t1)"),
+        ]
+    ],
+    Case(
+        "hint-unknown-table",
+        "hints",
+        ("t1", "t2"),
+        "SELECT /*+ BROADCAST(t3) */ * FROM t1 JOIN t2 ON t1.id = t2.id",
+        modes=BATCH,
+        error="cannot match the name of input tables or views: \n`t3` in `broadcast`",
+        note="the page: the table specified in Join Hints must exist",
+    ),
     # ------------------------------------------------------------------ time-travel.md
     Case(
         "time-travel",

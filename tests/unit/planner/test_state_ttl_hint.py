@@ -125,3 +125,29 @@ def test_invalid_values() -> None:
 def test_block_without_join_or_aggregate_ignores_the_hint() -> None:
     g = _plan("SELECT /*+ STATE_TTL('nothing' = '1h') */ oid FROM orders")
     assert all(_hint(n.params) is None for n in g.nodes)
+
+
+# ---------------------------------------------------------------------- join hints (hints.md)
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT /*+ BROADCAST(orders) */ * FROM orders JOIN customers ON orders.cid = customers.cid",
+        "SELECT /*+ SHUFFLE_HASH(orders, items) */ * FROM orders JOIN customers ON orders.cid = customers.cid "
+        "JOIN items ON orders.oid = items.oid",
+        "SELECT /*+ BROADCAST(customers), NEST_LOOP(o) */ o.oid FROM orders o JOIN customers ON o.cid = customers.cid",
+        "SELECT /*+ BROADCAST(nowhere) */ oid FROM orders",  # no join in the block: ignored
+    ],
+)
+def test_join_hints_naming_inputs_are_accepted(sql: str) -> None:
+    assert _plan(sql).nodes
+
+
+def test_join_hint_naming_no_input_is_refused() -> None:
+    with pytest.raises(SqlValidationError, match="cannot match the name of input tables or views") as e:
+        _plan(
+            "SELECT /*+ BROADCAST(orders), SHUFFLE_MERGE(t8, t9) */ o.oid FROM orders o "
+            "JOIN customers c ON o.cid = c.cid"
+        )
+    assert "`orders` in `broadcast`\n`t8, t9` in `shuffle_merge`" in str(e.value)
+    with pytest.raises(SqlValidationError, match="`Customers` in `lookup`"):
+        _plan("SELECT /*+ LOOKUP('table'='Customers') */ o.oid FROM orders o JOIN customers c ON o.cid = c.cid")
