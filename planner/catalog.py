@@ -39,7 +39,7 @@ from planner.catalog_store import CatalogError, CatalogStore, InMemoryCatalogSto
 from planner.errors import SqlValidationError, did_you_mean
 from planner.expanded_sql import expanded_query
 from planner.parse import parse_statement
-from planner.statements import ColumnDef, CreateTable, CreateView, Drop, LikeClause, WatermarkDef
+from planner.statements import ColumnDef, CreateTable, CreateView, Distribution, Drop, LikeClause, WatermarkDef
 from runtime.types import DataType, Field
 
 if TYPE_CHECKING:
@@ -102,6 +102,8 @@ def show_create(obj: CatalogObject, catalog: Catalog | None = None) -> str:
     text = f"CREATE {'TEMPORARY ' if obj.temporary else ''}TABLE {quoted(obj.path)} (\n" + ",\n".join(lines) + "\n) "
     if obj.comment:
         text += f"COMMENT {_string(obj.comment)}\n"
+    if obj.distribution is not None:
+        text += obj.distribution.sql() + "\n"
     if obj.partitioned_by:
         text += "PARTITIONED BY (" + ", ".join(f"`{p}`" for p in obj.partitioned_by) + ")\n"
     if obj.options:
@@ -521,13 +523,22 @@ class Catalog:
     # ------------------------------------------------------------------ resolution
     def resolve_table(self, stmt: CreateTable, path: Path | None = None) -> CatalogTable:
         """Merge LIKE, infer computed column types, mark time attributes, validate."""
-        columns, watermark, pk, options, partitioned = self._merge_like(stmt)
+        columns, watermark, pk, options, partitioned, distribution = self._merge_like(stmt)
         sql = stmt.sql
         seen: set[str] = set()
         for c in columns:
             if c.name in seen:
                 raise SqlValidationError(f"A column named '{c.name}' already exists in the table.", sql=sql)
             seen.add(c.name)
+        physical_names = [c.name for c in columns if c.kind == "physical"]
+        for k in distribution.keys if distribution is not None else ():
+            if k not in physical_names:
+                raise SqlValidationError(
+                    f"Invalid bucket key '{k}'. A bucket key for a distribution must reference a physical "
+                    f"column in the schema. Available columns are: [{', '.join(physical_names)}]",
+                    sql=sql,
+                    hint=did_you_mean(k, physical_names),
+                )
         pk_set = set(pk or ())
         for k in pk or ():
             if k not in seen:
@@ -595,6 +606,7 @@ class Catalog:
             temporary=stmt.temporary,
             comment=stmt.comment,
             partitioned_by=partitioned,
+            distribution=distribution,
             statement=stmt,
             constraint_name=stmt.constraint_name if stmt.primary_key and pk == stmt.primary_key else None,
         )
@@ -694,17 +706,31 @@ class Catalog:
 
     def _merge_like(
         self, stmt: CreateTable
-    ) -> tuple[list[ColumnDef], WatermarkDef | None, tuple[str, ...] | None, dict[str, str], tuple[str, ...]]:
+    ) -> tuple[
+        list[ColumnDef],
+        WatermarkDef | None,
+        tuple[str, ...] | None,
+        dict[str, str],
+        tuple[str, ...],
+        Distribution | None,
+    ]:
         """Flink's CREATE TABLE ... LIKE merging (INCLUDING / EXCLUDING / OVERWRITING)."""
         like: LikeClause | None = stmt.like
         if like is None:
-            return list(stmt.columns), stmt.watermark, stmt.primary_key, dict(stmt.options), stmt.partitioned_by
+            return (
+                list(stmt.columns),
+                stmt.watermark,
+                stmt.primary_key,
+                dict(stmt.options),
+                stmt.partitioned_by,
+                stmt.distribution,
+            )
         src = self.lookup(like.source, None, stmt.sql)
         if not isinstance(src, CatalogTable) or src.statement is None:
             raise SqlValidationError(
                 f"Source table '{'.'.join(like.source)}' of the LIKE clause must be a table", sql=stmt.sql
             )
-        features = ("CONSTRAINTS", "GENERATED", "METADATA", "OPTIONS", "PARTITIONS", "WATERMARKS")
+        features = ("CONSTRAINTS", "DISTRIBUTION", "GENERATED", "METADATA", "OPTIONS", "PARTITIONS", "WATERMARKS")
         strategy = {f: "INCLUDING" for f in features}
         strategy["OPTIONS"] = "OVERWRITING"
         for strat, feat in like.options:
@@ -785,7 +811,18 @@ class Catalog:
                     column=1,
                 )
             partitioned = base.partitioned_by
-        return columns, watermark, pk, options, partitioned
+        distribution = stmt.distribution
+        if strategy["DISTRIBUTION"] != "EXCLUDING" and src.distribution is not None:
+            if distribution is not None:
+                raise SqlValidationError(
+                    "The base table already has a distribution defined. You might want to specify "
+                    "EXCLUDING DISTRIBUTION.",
+                    sql=stmt.sql,
+                    line=1,
+                    column=1,
+                )
+            distribution = src.distribution
+        return columns, watermark, pk, options, partitioned, distribution
 
 
 def _pk_type(t: DataType, is_pk: bool) -> DataType:

@@ -62,8 +62,25 @@ def changed_definition(table: CatalogTable, stmt: AlterTable) -> CreateTable:
     pk = table.primary_key
     constraint = table.constraint_name
     options = dict(table.options)
+    distribution = table.distribution
     action = stmt.action
-    if action == "SET":
+    if action == "ADD_DISTRIBUTION":
+        if distribution is not None:
+            raise _fail(
+                stmt,
+                f"The base table has already defined the distribution `{distribution.sql()}`. "
+                "You can modify it or drop it before adding a new one.",
+            )
+        distribution = stmt.distribution
+    elif action == "MODIFY_DISTRIBUTION":
+        if distribution is None:
+            raise _fail(stmt, "The base table does not define any distribution. You might want to add a new one.")
+        distribution = stmt.distribution
+    elif action == "DROP_DISTRIBUTION":
+        if distribution is None:
+            raise _fail(stmt, "The base table does not define any distribution.")
+        distribution = None
+    elif action == "SET":
         options.update(stmt.options)
     elif action == "RESET":
         if not stmt.keys:
@@ -119,6 +136,7 @@ def changed_definition(table: CatalogTable, stmt: AlterTable) -> CreateTable:
         comment=table.comment,
         partitioned_by=table.partitioned_by,
         constraint_name=constraint,
+        distribution=distribution,
         sql=stmt.sql,
     )
 

@@ -18,7 +18,7 @@ from runtime.expr.ir import Expr
 from runtime.types import DataType, Field, plain
 
 if TYPE_CHECKING:
-    from planner.statements import ColumnDef, CreateTable, WatermarkDef
+    from planner.statements import ColumnDef, CreateTable, Distribution, WatermarkDef
     from planner.statements_materialized import Freshness
 
 
@@ -75,6 +75,7 @@ class CatalogTable:
     temporary: bool = False
     comment: str | None = None
     partitioned_by: tuple[str, ...] = ()
+    distribution: Distribution | None = None  # DISTRIBUTED BY / INTO (metadata; see Distribution)
     statement: CreateTable | None = field(default=None, hash=False, compare=False)
     constraint_name: str | None = None
     # A materialized table's definition (its query, freshness and refresh mode); None for

@@ -10,11 +10,47 @@ from sqlglot.tokens import TokenType
 
 from planner.dialect.types import UnknownTypeError, to_data_type
 from planner.parse_cursor import Cursor
-from planner.statements import ColumnDef, CreateTable, CreateView, Drop, LikeClause, WatermarkDef
+from planner.statements import ColumnDef, CreateTable, CreateView, Distribution, Drop, LikeClause, WatermarkDef
 
-__all__ = ["parse_column", "parse_create_table", "parse_create_view", "parse_drop", "parse_primary_key"]
+__all__ = [
+    "name_only",
+    "parse_column",
+    "parse_create_table",
+    "parse_create_view",
+    "parse_distribution",
+    "parse_drop",
+    "parse_primary_key",
+]
 
-_LIKE_OPTIONS = ("ALL", "CONSTRAINTS", "PARTITIONS", "GENERATED", "METADATA", "OPTIONS", "WATERMARKS")
+_LIKE_OPTIONS = ("ALL", "CONSTRAINTS", "DISTRIBUTION", "PARTITIONS", "GENERATED", "METADATA", "OPTIONS", "WATERMARKS")
+
+
+def parse_distribution(cur: Cursor) -> Distribution:
+    """After `DISTRIBUTED` (or ALTER TABLE's `DISTRIBUTION`): `BY [HASH | RANGE] (keys)
+    [INTO n BUCKETS]` or `INTO n BUCKETS`."""
+    if cur.match("INTO"):
+        return Distribution(buckets=_bucket_count(cur))
+    cur.expect("BY")
+    kind = cur.peek_word()
+    if kind in ("HASH", "RANGE"):
+        cur.parser._advance()
+    else:
+        kind = "UNKNOWN"
+    keys = cur.name_list()
+    buckets = _bucket_count(cur) if cur.match("INTO") else None
+    return Distribution(kind, keys, buckets)
+
+
+def _bucket_count(cur: Cursor) -> int:
+    tok = cur.curr
+    if tok is None or tok.token_type != TokenType.NUMBER or not tok.text.isdigit():
+        cur.unexpected("an unsigned integer number of buckets")
+    cur.parser._advance()
+    cur.expect("BUCKETS")
+    count = int(tok.text)
+    if count <= 0:
+        cur.error(f"Bucket count must be a positive integer, but was {count}.", tok)
+    return count
 
 
 def parse_primary_key(cur: Cursor) -> tuple[str | None, tuple[str, ...]]:
@@ -26,8 +62,11 @@ def parse_primary_key(cur: Cursor) -> tuple[str | None, tuple[str, ...]]:
     return constraint, cols
 
 
-def parse_create_table(cur: Cursor, temporary: bool, pos: dict, or_replace: bool = False) -> CreateTable:
-    """After `CREATE [TEMPORARY] TABLE` (or `CREATE OR REPLACE TABLE`)."""
+def parse_create_table(
+    cur: Cursor, temporary: bool, pos: dict, or_replace: bool = False, replace_only: bool = False
+) -> CreateTable:
+    """After `CREATE [TEMPORARY] TABLE` (or `[CREATE OR] REPLACE TABLE`). A column list of
+    names alone (`(c, a, b)`) is CTAS / RTAS's reordering of the query's columns."""
     if_not_exists = cur.match("IF", "NOT", "EXISTS")
     name = cur.path()
     columns: list[ColumnDef] = []
@@ -35,6 +74,7 @@ def parse_create_table(cur: Cursor, temporary: bool, pos: dict, or_replace: bool
     primary_key: tuple[str, ...] | None = None
     constraint_name: str | None = None
     as_query = None
+    typeless_token = None
     if cur.match_type(TokenType.L_PAREN):
         while True:
             if cur.match("WATERMARK"):
@@ -48,6 +88,9 @@ def parse_create_table(cur: Cursor, temporary: bool, pos: dict, or_replace: bool
                 if primary_key is not None:
                     cur.error("Duplicate primary key definition")
                 constraint_name, primary_key = parse_primary_key(cur)
+            elif name_only(cur):
+                typeless_token = typeless_token or cur.curr
+                columns.append(ColumnDef(cur.name("a column name"), "physical"))
             else:
                 col_def, inline_pk = parse_column(cur)
                 if inline_pk:
@@ -63,11 +106,14 @@ def parse_create_table(cur: Cursor, temporary: bool, pos: dict, or_replace: bool
     partitioned_by: tuple[str, ...] = ()
     options: dict[str, str] = {}
     like: LikeClause | None = None
+    distribution: Distribution | None = None
     while not cur.at_end:
         if cur.match("COMMENT"):
             comment = cur.string()
         elif cur.match("PARTITIONED", "BY"):
             partitioned_by = cur.name_list()
+        elif cur.match("DISTRIBUTED"):
+            distribution = parse_distribution(cur)
         elif cur.match("WITH"):
             options = parse_options(cur)
         elif cur.match("LIKE"):
@@ -75,8 +121,17 @@ def parse_create_table(cur: Cursor, temporary: bool, pos: dict, or_replace: bool
         elif cur.match("AS"):
             as_query = cur.query()
         else:
-            cur.unexpected('"COMMENT", "PARTITIONED BY", "WITH" or "LIKE"')
+            cur.unexpected('"COMMENT", "PARTITIONED BY", "DISTRIBUTED", "WITH" or "LIKE"')
     names = [c.name for c in columns]
+    typeless = [c.name for c in columns if c.kind == "physical" and c.type is None]
+    if typeless and (as_query is None or len(typeless) != len(columns)):
+        # names alone reorder a CTAS's query columns; they cannot mix with typed columns
+        cur.error(
+            f"Column '{typeless[0]}' has no data type. A column list of names alone is only allowed "
+            "in CREATE TABLE ... AS SELECT, and then every column is a name alone.",
+            typeless_token,
+            hint="write `name TYPE` for each column, or list only the query's column names",
+        )
     dupes = {n for n in names if names.count(n) > 1}
     if dupes:
         cur.error(f"A column named '{sorted(dupes)[0]}' already exists in the table.")
@@ -94,8 +149,16 @@ def parse_create_table(cur: Cursor, temporary: bool, pos: dict, or_replace: bool
         constraint_name=constraint_name,
         as_query=as_query,
         or_replace=or_replace,
+        replace_only=replace_only,
+        distribution=distribution,
         **pos,
     )
+
+
+def name_only(cur: Cursor) -> bool:
+    """Whether the next column item is a bare name (`a,` or `a)`)."""
+    tokens, i = cur.parser._tokens, cur.parser._index
+    return i + 1 < len(tokens) and tokens[i + 1].token_type in (TokenType.COMMA, TokenType.R_PAREN)
 
 
 def _not_enforced(cur: Cursor) -> None:

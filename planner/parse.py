@@ -62,6 +62,7 @@ _STATEMENT_KEYWORDS = (
     "DELETE",
     "UPDATE",
     "STOP",
+    "REPLACE",
 )
 # SHOW <what> forms (the listing kinds; SHOW CREATE and SHOW CURRENT are parsed apart).
 _SHOW_KINDS = (
@@ -131,6 +132,9 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
     # The grammars of the other statements (and their ~30 statement classes) load with the
     # first statement of their kind (start-up: a query, INSERT, SET, RESET, CREATE TABLE and
     # CREATE VIEW need none of them).
+    if word == "REPLACE" and cur.peek_word(1) == "TABLE":  # RTAS: the table must exist
+        cur.expect("REPLACE", "TABLE")
+        return parse_create_table(cur, False, pos, or_replace=True, replace_only=True)
     if word == "CREATE":
         cur.match("CREATE")
         if cur.match("OR", "ALTER"):

@@ -217,9 +217,14 @@ class Cursor:
         return None
 
     def expression(self) -> exp.Expression:
+        """One expression (a computed column, a watermark, an UPDATE value, ...). SQL
+        comments around it are dropped: sqlglot keeps them on the node, and DESCRIBE / SHOW
+        CREATE TABLE would print `-- note` after a column as part of its expression."""
         node = self.run(self.parser._parse_assignment)
         if node is None:
             self.unexpected("an expression")
+        for n in node.walk():
+            n.comments = None
         return fix_positions(node, self)
 
     def data_type(self) -> exp.DataType:

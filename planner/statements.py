@@ -47,6 +47,26 @@ class LikeClause:
 
 
 @dataclass(frozen=True)
+class Distribution:
+    """`DISTRIBUTED BY [HASH | RANGE] (keys) [INTO n BUCKETS]` / `DISTRIBUTED INTO n BUCKETS`
+    (Flink's TableDistribution). Catalog metadata for the connector: streamsql's connectors
+    write no buckets, so a distributed table can be read but not written (Flink's error for a
+    sink without SupportsBucketing)."""
+
+    kind: str = "UNKNOWN"  # HASH | RANGE | UNKNOWN (the connector picks the algorithm)
+    keys: tuple[str, ...] = ()
+    buckets: int | None = None
+
+    def sql(self) -> str:
+        """The clause as Flink prints it (TableDistribution's serializable string)."""
+        if not self.keys and self.buckets:
+            return f"DISTRIBUTED INTO {self.buckets} BUCKETS"
+        kind = "" if self.kind == "UNKNOWN" else self.kind
+        keys = ", ".join("`" + k.replace("`", "``") + "`" for k in self.keys)
+        return f"DISTRIBUTED BY {kind}({keys})" + (f" INTO {self.buckets} BUCKETS" if self.buckets else "")
+
+
+@dataclass(frozen=True)
 class CreateTable(Statement):
     name: tuple[str, ...]  # identifier path, e.g. ("orders",) or ("cat", "db", "orders")
     columns: tuple[ColumnDef, ...]
@@ -62,6 +82,9 @@ class CreateTable(Statement):
     # CREATE [OR REPLACE] TABLE ... AS query (CTAS / RTAS)
     as_query: exp.Expression | None = None
     or_replace: bool = False
+    # REPLACE TABLE ... AS query (without CREATE OR): the table must exist.
+    replace_only: bool = False
+    distribution: Distribution | None = None
 
 
 @dataclass(frozen=True)

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 from sqlglot.tokens import TokenType
 
-from planner.ddl import parse_column, parse_options, parse_primary_key
+from planner.ddl import parse_column, parse_distribution, parse_options, parse_primary_key
 from planner.errors import SqlParseError
 from planner.parse_cursor import Cursor
-from planner.statements import ColumnDef, Statement, WatermarkDef
+from planner.statements import ColumnDef, Distribution, Statement, WatermarkDef
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,9 @@ class AlterTable(Statement):
     """One ALTER TABLE; `action` says which form and which fields matter."""
 
     name: tuple[str, ...]
-    action: str  # RENAME | SET | RESET | RENAME_COLUMN | ADD | MODIFY | DROP_COLUMNS | DROP_PK | DROP_WATERMARK
+    # RENAME | SET | RESET | RENAME_COLUMN | ADD | MODIFY | DROP_COLUMNS | DROP_PK | DROP_WATERMARK
+    # | ADD_DISTRIBUTION | MODIFY_DISTRIBUTION | DROP_DISTRIBUTION
+    action: str
     if_exists: bool = False
     new_name: tuple[str, ...] | None = None
     options: dict[str, str] = field(default_factory=dict, hash=False)
@@ -119,6 +121,7 @@ class AlterTable(Statement):
     old_column: str | None = None
     new_column: str | None = None
     target: str = "TABLE"  # "MATERIALIZED TABLE": a schema change of ALTER MATERIALIZED TABLE
+    distribution: Distribution | None = None  # ADD / MODIFY DISTRIBUTION
 
 
 @dataclass(frozen=True)
@@ -332,11 +335,20 @@ def parse_alter_table(cur: Cursor, pos: dict) -> AlterTable:
 def parse_schema_change(cur: Cursor, base: dict) -> AlterTable | None:
     """`ADD ...` / `MODIFY ...` / `DROP ...` of ALTER [MATERIALIZED] TABLE (None: none of
     them is next); `base` holds the AlterTable fields the caller parsed."""
+    if cur.peek_word() in ("ADD", "MODIFY") and cur.peek_word(1) == "DISTRIBUTION":
+        action = cur.peek_word() + "_DISTRIBUTION"
+        cur.expect(cur.peek_word(), "DISTRIBUTION")
+        distribution = parse_distribution(cur)
+        _end(cur)
+        return AlterTable(action=action, distribution=distribution, **base)
     if cur.peek_word() in ("ADD", "MODIFY"):
         action = cur.peek_word()
         cur.parser._advance()
         return _alter_schema(cur, action, base)
     if cur.match("DROP"):
+        if cur.match("DISTRIBUTION"):
+            _end(cur)
+            return AlterTable(action="DROP_DISTRIBUTION", **base)
         if cur.match("PRIMARY", "KEY"):
             _end(cur)
             return AlterTable(action="DROP_PK", **base)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 from sqlglot.tokens import TokenType
 
-from planner.ddl import parse_column, parse_options, parse_primary_key
+from planner.ddl import name_only, parse_column, parse_options, parse_primary_key
 from planner.parse_cursor import Cursor
 from planner.statements import ColumnDef, Statement, WatermarkDef
 from planner.statements_catalog import AlterTable, _string_list, parse_schema_change
@@ -117,12 +117,6 @@ def _freshness(cur: Cursor) -> Freshness:
     return Freshness(text, " ".join(words), negative)
 
 
-def _name_only(cur: Cursor) -> bool:
-    """Whether the next column item is a bare name (`a,` or `a)`)."""
-    tokens, i = cur.parser._tokens, cur.parser._index
-    return i + 1 < len(tokens) and tokens[i + 1].token_type in (TokenType.COMMA, TokenType.R_PAREN)
-
-
 def _column_list(
     cur: Cursor,
 ) -> tuple[tuple[ColumnDef, ...], str | None, tuple[str, ...] | None, WatermarkDef | None]:
@@ -141,7 +135,7 @@ def _column_list(
             watermark = WatermarkDef(rowtime, cur.expression())
         elif cur.peek_word().split()[:1] in (["PRIMARY"], ["CONSTRAINT"]):
             constraint, pk = parse_primary_key(cur)
-        elif _name_only(cur):
+        elif name_only(cur):
             columns.append(ColumnDef(cur.name("a column name"), "physical"))
         else:
             col, inline_pk = parse_column(cur)

@@ -277,7 +277,10 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
                 return self._create_table_as(stmt)
             if stmt.or_replace:
                 raise UnsupportedSqlError(
-                    "CREATE OR REPLACE TABLE needs AS SELECT (REPLACE TABLE AS SELECT)", sql=stmt.sql, line=1, column=1
+                    "[CREATE OR] REPLACE TABLE needs AS SELECT (REPLACE TABLE AS SELECT)",
+                    sql=stmt.sql,
+                    line=1,
+                    column=1,
                 )
             self._catalog.create_table(stmt)
             return TableResult.ok()
@@ -476,8 +479,14 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         return catalog_statements.describe(self, stmt)
 
     def _create_table_as(self, stmt: CreateTable) -> TableResult:
-        """CREATE [OR REPLACE] TABLE t [(...)] WITH (...) AS query (CTAS / RTAS): the table
-        takes the query's columns (after any declared ones), then an INSERT job fills it."""
+        """[CREATE OR] REPLACE TABLE / CREATE TABLE t [(...)] WITH (...) AS query (CTAS /
+        RTAS), as Flink's MergeTableAsUtil merges the two parts: columns declared only in the
+        CREATE part come first (in their order), then the query's columns in the query's
+        order (a declared type overrides the query's; the value is cast on insert). A list
+        of names alone reorders the query's columns. Then an INSERT job fills the table,
+        by column name."""
+        from planner.binder import check_unbucketed_sink
+        from planner.catalog_objects import quoted
         from planner.statements import ColumnDef
 
         if stmt.temporary:
@@ -486,18 +495,67 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             )
         assert stmt.as_query is not None
         fields = self._planner().bind(Query(query=stmt.as_query, sql=stmt.sql)).fields
-        declared = {c.name for c in stmt.columns}
-        columns = list(stmt.columns) + [
-            ColumnDef(f.name, "physical", type=_plain(f.type)) for f in fields if f.name not in declared
-        ]
+        names = [f.name for f in fields]
+        query_columns = [ColumnDef(f.name, "physical", type=_plain(f.type)) for f in fields]
+        declared = {c.name: c for c in stmt.columns}
+        if stmt.columns and all(c.kind == "physical" and c.type is None for c in stmt.columns):
+            if len(stmt.columns) != len(names):
+                raise SqlValidationError(
+                    "The number of columns in the column list must match the number of columns in the source "
+                    f"schema. Expected {len(names)} but got {len(stmt.columns)}.",
+                    sql=stmt.sql,
+                    line=1,
+                    column=1,
+                )
+            for c in stmt.columns:
+                if c.name not in names:
+                    raise SqlValidationError(
+                        f"Column '{c.name}' not found in the source schema.",
+                        sql=stmt.sql,
+                        line=1,
+                        column=1,
+                        hint=f"the query's columns: {', '.join(names)}",
+                    )
+            columns = [query_columns[names.index(c.name)] for c in stmt.columns]
+        else:
+            for c in stmt.columns:
+                if c.name in names and c.kind != "physical":
+                    raise SqlValidationError(
+                        f"A column named '{c.name}' already exists in the source schema. Computed and metadata "
+                        "columns cannot overwrite columns from the source schema.",
+                        sql=stmt.sql,
+                        line=1,
+                        column=1,
+                    )
+            columns = [c for c in stmt.columns if c.name not in names] + [
+                declared.get(c.name) or c for c in query_columns
+            ]
         path = self._catalog.qualify(stmt.name, stmt.sql)
-        if stmt.or_replace and self._catalog.get_path(path) is not None:
-            self._catalog.drop(Drop(kind="TABLE", name=path, if_exists=True, sql=stmt.sql))
-        elif stmt.if_not_exists and self._catalog.get_path(path) is not None:
+        exists = self._catalog.get_path(path) is not None
+        if stmt.replace_only and not exists:
+            raise SqlValidationError(
+                f"The table {quoted(path)} to be replaced doesn't exist. You can try to use CREATE TABLE AS "
+                "statement or CREATE OR REPLACE TABLE AS statement.",
+                sql=stmt.sql,
+                line=1,
+                column=1,
+            )
+        if stmt.if_not_exists and exists and not stmt.or_replace:
             return TableResult.ok()
         create = dataclasses.replace(stmt, columns=tuple(columns), as_query=None, or_replace=False)
+        # Flink plans the INSERT before it creates the table: a table it cannot write is not created.
+        check_unbucketed_sink(self._catalog.resolve_table(create, path), stmt.sql)
+        if stmt.or_replace and exists:
+            self._catalog.drop(Drop(kind="TABLE", name=path, if_exists=True, sql=stmt.sql))
         self._catalog.create_table(create)
-        insert = InsertInto(table=path, query=stmt.as_query, sql=stmt.sql, line=stmt.line, column=stmt.column)
+        insert = InsertInto(
+            table=path,
+            query=stmt.as_query,
+            columns=tuple(names),
+            sql=stmt.sql,
+            line=stmt.line,
+            column=stmt.column,
+        )
         return self._run_inserts([insert])
 
     # ------------------------------------------------------------------ catalog helpers

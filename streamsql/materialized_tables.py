@@ -445,8 +445,8 @@ def alter(env: TableEnvironment, stmt: AlterMaterializedTable) -> TableResult:
         return _alter_schema(env, stmt, table)
     if stmt.action == "DISTRIBUTION":
         raise UnsupportedSqlError(
-            "ALTER MATERIALIZED TABLE ... ADD / MODIFY / DROP DISTRIBUTION is not supported: streamsql's tables "
-            "have no buckets (DISTRIBUTED BY is not supported either).",
+            "ALTER MATERIALIZED TABLE ... ADD / MODIFY / DROP DISTRIBUTION is not supported: the refresh job "
+            "writes the table, and streamsql's connectors write no buckets.",
             sql=stmt.sql,
             line=1,
             column=1,

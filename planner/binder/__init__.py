@@ -61,6 +61,7 @@ def bind_insert(
     if isinstance(table, CatalogView):
         raise SqlValidationError(f"INSERT into view '{shown}' is not supported", sql=stmt.sql, line=1, column=1)
     assert isinstance(table, CatalogTable)
+    check_unbucketed_sink(table, stmt.sql)
     if stmt.sink_options:
         table = replace(table, options={**table.options, **stmt.sink_options})
     if stmt.overwrite:
@@ -123,6 +124,23 @@ def bind_insert(
         )
     check_table_options(table, sink=True)
     return LogicalSink(fields=(), input=plan, table=table.table_info(), schema=sink_fields)
+
+
+def check_unbucketed_sink(table: CatalogTable, sql: str | None) -> None:
+    """A table with DISTRIBUTED BY / INTO cannot be written: no streamsql connector writes
+    buckets (Flink's SupportsBucketing), so this is Flink's error for such a sink."""
+    if table.distribution is None:
+        return
+    shown = ".".join(table.path)
+    raise UnsupportedSqlError(
+        f"Table '{shown}' is distributed into buckets, but the underlying DynamicTableSink doesn't "
+        "implement the SupportsBucketing interface.",
+        sql=sql,
+        line=1,
+        column=1,
+        hint="streamsql's connectors write no buckets: write to a table without DISTRIBUTED BY / INTO "
+        "(ALTER TABLE ... DROP DISTRIBUTION removes it); reading a distributed table works.",
+    )
 
 
 def check_overwrite(table: CatalogTable, mode: str, sql: str | None) -> None:

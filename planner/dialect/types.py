@@ -1,8 +1,10 @@
 """sqlglot DataType (as the flink dialect parses it) → `runtime.types.DataType`.
 
 The binder uses this for CAST targets, the DDL parser for column types. Flink's defaults
-apply: DECIMAL = DECIMAL(10, 0), TIMESTAMP = TIMESTAMP(6), TIME = TIME(0), CHAR/VARCHAR
-without length = length 1, STRING = VARCHAR(MAX), BYTES = VARBINARY(MAX).
+apply: DECIMAL = DECIMAL(10, 0), TIMESTAMP = TIMESTAMP(6), TIME = TIME(0), CHAR / BINARY
+without length = length 1, VARCHAR / VARBINARY without length = the maximum length (Flink's
+type system's default precision, so `CAST(x AS VARCHAR)` is STRING and cuts nothing),
+STRING = VARCHAR(MAX), BYTES = VARBINARY(MAX).
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ def _convert(dt: exp.DataType) -> DataType:  # noqa: C901 - one branch per type 
     if kind == T.TEXT:
         return rt.STRING()
     if kind in (T.VARCHAR, T.NVARCHAR):
-        return rt.VARCHAR(params[0] if params else 1)
+        return rt.VARCHAR(params[0] if params else rt.MAX_VARCHAR)
     if kind in (T.CHAR, T.NCHAR):
         return rt.CHAR(params[0] if params else 1)
     if kind == T.VARBINARY:

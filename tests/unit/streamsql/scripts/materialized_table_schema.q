@@ -140,7 +140,7 @@ The base table does not define any primary key.
 
 ALTER MATERIALIZED TABLE big ADD DISTRIBUTION BY HASH(user_id) INTO 4 BUCKETS;
 [ERROR] Could not execute SQL statement. Reason:
-org.apache.flink.table.api.TableException: ALTER MATERIALIZED TABLE ... ADD / MODIFY / DROP DISTRIBUTION is not supported: streamsql's tables have no buckets (DISTRIBUTED BY is not supported either).
+org.apache.flink.table.api.TableException: ALTER MATERIALIZED TABLE ... ADD / MODIFY / DROP DISTRIBUTION is not supported: the refresh job writes the table, and streamsql's connectors write no buckets.
 !error
 
 DESCRIBE big;
