@@ -26,7 +26,9 @@ Jobs (the same file, the same query in each engine):
   groups at 10M rows), the state that BATCH group aggregation spills (not in the default
   --jobs: run it with `--jobs group_many --engines batch,batch-spill,duckdb`);
 - `sort`: ORDER BY v, k over the whole input (BATCH only; not in the default --jobs
-  either: `--jobs sort --engines batch,batch-spill,duckdb`).
+  either: `--jobs sort --engines batch,batch-spill,duckdb`);
+- `join`: the input joined with itself on `id` (a regular join whose build side is every
+  row; BATCH only, not in the default --jobs: `--jobs join --engines batch,batch-spill,duckdb`).
 
 Engines: `streaming` and `batch` (streamsql's two modes, default settings), `batch-spill`
 (BATCH with `taskmanager.memory.managed.size` = --spill-memory and `io.tmp.dirs` under
@@ -98,6 +100,12 @@ JOBS["sort"] = {
     "input": "uniform",
     "flink": "SELECT id, k, v FROM src ORDER BY v, k",
     "duckdb": "SELECT id, k, v FROM src ORDER BY v, k",
+    "updating_key": "",
+}
+JOBS["join"] = {
+    "input": "uniform",
+    "flink": "SELECT a.id, a.v, b.k FROM src AS a JOIN src AS b ON a.id = b.id",
+    "duckdb": "SELECT a.id, a.v, b.k FROM src AS a JOIN src AS b ON a.id = b.id",
     "updating_key": "",
 }
 DEFAULT_JOBS = ("filter", "window", "distinct", "window_degenerate")

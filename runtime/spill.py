@@ -2,7 +2,7 @@
 
 A BATCH operator whose state follows its input (the window aggregation's (window, key)
 groups when every group holds a few rows: one group per input row at worst; the group
-aggregation's groups; a sort's rows) keeps that state in memory up to
+aggregation's groups; a sort's rows; a regular join's build side) keeps that state in memory up to
 `taskmanager.memory.managed.size` and writes the rest to Arrow IPC files under
 `io.tmp.dirs`, read back a part at a time when it emits. So a job's resident memory is the
 operators' in-memory state plus this bound, whatever the input size. Flink's batch
@@ -11,7 +11,7 @@ operator's, not a TaskManager's total split among them.
 
 Two ways to spill live here: `SpillFiles` (tables by partition, what an operator decides
 to write) and `HashPartitionedRows` on top of it (input rows split by a hash of their keys
-into partitions, so each partition can be aggregated on its own later), with `held_bytes`
+into partitions, so each partition can be aggregated or joined on its own later), with `held_bytes`
 to tell when the state in memory passed the bound.
 """
 
@@ -37,10 +37,13 @@ MANAGED_MEMORY_SIZE = (
     .with_description(
         "BATCH: memory a batch operator may hold for state that grows with its input before it writes the "
         "rest to disk under `io.tmp.dirs`: the window aggregation's (window, key) groups (one per input row "
-        "at worst), the group aggregation's groups (GROUP BY, GROUPING SETS, SELECT DISTINCT) and ORDER BY's "
-        "rows. Past it the window aggregation writes its earliest groups to disk; the group aggregation keeps "
+        "at worst), the group aggregation's groups (GROUP BY, GROUPING SETS, SELECT DISTINCT), ORDER BY's "
+        "rows and a regular join's input rows held while its build (right) input is open. Past it the window "
+        "aggregation writes its earliest groups to disk; the group aggregation keeps "
         "the groups it holds and writes the input rows of other keys to disk, split into hash partitions of the "
-        "key, then aggregates one partition at a time; ORDER BY writes sorted runs and merges them. Per "
+        "key, then aggregates one partition at a time; ORDER BY writes sorted runs and merges them; the join "
+        "writes both inputs to disk in hash partitions of the join key and joins one partition at a time (a "
+        "partition still too big is split again, a key too big is joined a block of build rows at a time). Per "
         "spilling operator (Flink divides a TaskManager's managed "
         "memory among its operators). STREAMING state does not spill (`state.backend.type` = `rocksdb` keeps "
         "large keyed state on disk)."
@@ -76,6 +79,7 @@ class SpillFiles:
         os.makedirs(parent, exist_ok=True)
         self.dir = tempfile.mkdtemp(prefix="streamsql-spill-", dir=parent)
         self.files: dict[int, list[str]] = {}
+        self.sizes: dict[int, int] = {}  # bytes on disk per partition
         self.bytes_written = 0
         self._seq = 0
         self._next_partition = 0
@@ -91,26 +95,49 @@ class SpillFiles:
         self._seq += 1
         with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
             writer.write_table(table)
-        self.bytes_written += os.path.getsize(path)
+        size = os.path.getsize(path)
+        self.bytes_written += size
+        self.sizes[partition] = self.sizes.get(partition, 0) + size
         self.files.setdefault(partition, []).append(path)
 
     def partitions(self) -> list[int]:
         return list(self.files)
 
+    def partition_bytes(self, partition: int) -> int:
+        """The partition's bytes on disk (about its tables' size in memory)."""
+        return self.sizes.get(partition, 0)
+
     def take(self, partition: int) -> Iterator[pa.Table]:
         """The partition's tables (read into memory, not mapped), each file deleted once read."""
+        self.sizes.pop(partition, None)
         for path in self.files.pop(partition, []):
-            with pa.OSFile(path, "rb") as source:
-                table = pa.ipc.open_file(source).read_all()
+            yield _read(path)
             os.remove(path)
-            yield table
+
+    def read(self, partition: int) -> Iterator[pa.Table]:
+        """The partition's tables, one at a time, keeping the files (a partition read more
+        than once: `take` or `drop` it after the last time)."""
+        for path in list(self.files.get(partition, [])):
+            yield _read(path)
+
+    def drop(self, partition: int) -> None:
+        """Delete the partition's files unread."""
+        self.sizes.pop(partition, None)
+        for path in self.files.pop(partition, []):
+            os.remove(path)
 
     def close(self) -> None:
         self.files = {}
+        self.sizes = {}
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __del__(self) -> None:
         self.close()
+
+
+def _read(path: str) -> pa.Table:
+    with pa.OSFile(path, "rb") as source:
+        return pa.ipc.open_file(source).read_all()
 
 
 # A Python object's size as `held_bytes` guesses it (a pointer plus a small object).
@@ -168,11 +195,14 @@ class HashPartitionedRows:
         self.parts: list[np.ndarray] = []
         self.buffered = 0
 
-    def add(self, table: pa.Table) -> None:
-        """Buffer these rows (written when the buffer is full or at `finish`)."""
+    def add(self, table: pa.Table, keys: Sequence[pa.Array] | None = None) -> None:
+        """Buffer these rows (written when the buffer is full or at `finish`). `keys`: the
+        arrays to hash instead of the key columns (a join's keys cast to the type both
+        inputs compare them in, so equal keys of two inputs land in the same partition)."""
         if table.num_rows == 0:
             return
-        keys = [table.column(i) for i in self.key_columns]
+        if keys is None:
+            keys = [table.column(i) for i in self.key_columns]
         with np.errstate(over="ignore"):  # re-mixed with the level's seed: another split
             h = (hash_rows(keys, table.num_rows) ^ self.seed) * np.uint64(0xBF58476D1CE4E5B9)
         h ^= h >> np.uint64(31)

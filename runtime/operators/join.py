@@ -26,11 +26,20 @@ probed as it arrives and its rows emitted at once, so the left input is never he
 (Flink's batch hash join streams its probe side the same way). Right rows no left row
 matched (RIGHT / FULL) are emitted when both inputs ended. With checkpointing both inputs
 are buffered and joined at the end (the buffers are the snapshot).
+
+BATCH memory (without checkpointing): the input rows held while the right input is open
+are bounded by `taskmanager.memory.managed.size`. Past it, left rows buffered are written
+to disk as they are (read back and probed when the right input ends); once the right rows
+alone pass it, the join becomes a grace hash join (runtime/operators/join_spill.py): both
+inputs in hash partitions of the join key on disk, joined a partition at a time at the
+end by the same build and probe (the `PartitionJoin` methods below), so memory is about
+the bound whatever the inputs' sizes. Probing looks keys up without adding them, so the
+key index holds the right side's keys only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -60,10 +69,13 @@ from runtime.graph import Node
 from runtime.operators._common import conform, eval_context, make_batch
 from runtime.operators._join_util import join_type_name
 from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.join_spill import GraceHashJoin, batches
 from runtime.operators.join_state import JoinSide, candidate_pairs, transitions
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.plan_text import format_expr
+from runtime.spill import MANAGED_MEMORY_SIZE, SpillFiles, tmp_dir
 from runtime.state import create_backend
+from runtime.state.hashmap import HashMapStateBackend
 from runtime.state.ttl import now_ms, operator_ttl
 from runtime.types import DataType
 
@@ -141,6 +153,19 @@ class JoinOperator(Operator):
         self._built = False
         self._matched = np.zeros(0, dtype=bool)
         self._left_empty: pa.RecordBatch | None = None
+        # BATCH memory (module docstring): the bound (0: never spill; with checkpointing
+        # the buffers are the snapshot), the bytes buffered per input, the spill files, the
+        # partition of left rows written while the right input was open, the grace hash
+        # join once the right rows passed the bound, and the right rows it was given.
+        self.spill_bound = MANAGED_MEMORY_SIZE.get(ctx.config) if ctx.is_batch and not ctx.checkpointing else 0
+        self._buffered = [0, 0]
+        self._spill: SpillFiles | None = None
+        self._waiting: int | None = None
+        self._grace: GraceHashJoin | None = None
+        # What the join outputs besides joined pairs (join_spill.PartitionJoin).
+        self.keeps_unmatched_left = self.outer[0] or self.join_type == "ANTI"
+        self.keeps_unmatched_right = self.outer[1] and not self.semi
+        self.keeps_matched_left = self.join_type == "SEMI"
         # Set by the executor before `open`: an insert-only side skips row hashing.
 
     def open(self) -> None:
@@ -149,11 +174,11 @@ class JoinOperator(Operator):
             side.append_only = mode == "I"
 
     # ------------------------------------------------------------------ helpers
-    def _key_slots(self, data: pa.RecordBatch, side: int) -> np.ndarray:
-        """Join-key slot of every row; -1 where a (not null-safe) key column is NULL."""
-        n = data.num_rows
+    def key_arrays(self, data: pa.RecordBatch, side: int) -> tuple[list[pa.Array], np.ndarray]:
+        """The rows' join-key columns in the types both inputs compare them in, and where
+        a (not null-safe) key column is NULL: a key that never matches."""
         cols: list[pa.Array] = []
-        null = np.zeros(n, dtype=bool)
+        null = np.zeros(data.num_rows, dtype=bool)
         for j, idx in enumerate(self.keys[side]):
             col = data.column(idx)
             if j < len(self.key_types):
@@ -161,7 +186,13 @@ class JoinOperator(Operator):
             if not self.null_safe[j] and col.null_count:
                 null |= col.is_null().to_numpy(zero_copy_only=False)
             cols.append(col)
-        slots = self.key_state.lookup(cols, n, create=True)
+        return cols, null
+
+    def _key_slots(self, data: pa.RecordBatch, side: int, create: bool = True) -> np.ndarray:
+        """Join-key slot of every row; -1 where a (not null-safe) key column is NULL (and,
+        without `create`, where the key has no slot yet)."""
+        cols, null = self.key_arrays(data, side)
+        slots = self.key_state.lookup(cols, data.num_rows, create=create)
         slots[null] = -1
         return slots
 
@@ -243,10 +274,15 @@ class JoinOperator(Operator):
         if self.ctx.is_batch:
             if side == 0 and self._left_empty is None:
                 self._left_empty = data.slice(0, 0)
-            if side == 0 and self._built:
+            if self._grace is not None:
+                self._grace.add(side, data, out)
+            elif side == 0 and self._built:
                 self._probe(data, out)  # the right side is complete: stream the left
             else:
                 self._buffers[side].append(data)
+                self._buffered[side] += data.nbytes
+                if self.spill_bound and sum(self._buffered) > self.spill_bound:
+                    self._bound_buffers(out)
             return
         kinds = row_kinds(batch)
         signs = np.where((kinds == INSERT) | (kinds == UPDATE_AFTER), 1, -1).astype(np.int64)
@@ -387,21 +423,71 @@ class JoinOperator(Operator):
         if not self.ctx.is_batch:
             return
         self._ended.add(input_index)
+        if self._grace is not None:
+            if input_index == 1:
+                self._check_rows(self._grace.right_rows)
+            if len(self._ended) == 2:
+                # partition pairs are joined as the executor takes their batches
+                out.emit_later(self._grace.results())
+            return
         if input_index == 1 and not self.ctx.checkpointing:
             self._build(out)
+            if self._waiting is not None:
+                out.emit_later(self._probe_waiting())
         if len(self._ended) < 2:
             return
         if not self._built:  # checkpointing: both inputs were buffered
             self._build(out)
-        if self.outer[1] and not self.semi:
-            right_side = self.sides[1]
-            live = right_side.live()
-            matched = self._matched[live] if len(self._matched) else np.zeros(len(live), dtype=bool)
-            unmatched = live[~matched]
-            w = right_side.count[unmatched]
-            left = self._left_empty if self._left_empty is not None else self._concat(0)
-            p_idx = np.full(int(w.sum()), -1, dtype=np.int64)
-            self._emit(out, 0, left, p_idx, np.repeat(unmatched, w), np.zeros(len(p_idx), dtype=np.int64))
+        if self.keeps_unmatched_right:
+            out.emit_later(self._unmatched_right_later())
+
+    def _bound_buffers(self, out: Output) -> None:
+        """BATCH: the rows held passed the bound while the right input is open. Right rows
+        past it alone: both inputs go to a grace hash join (join_spill.py), the rows held
+        so far first; otherwise the left rows held are written out as they are (probed
+        when the right input has ended)."""
+        if self._spill is None:
+            self._spill = SpillFiles(tmp_dir(self.ctx.config))
+        if self._buffered[1] > self.spill_bound:
+            grace = GraceHashJoin(self, self._spill, self.spill_bound, bool(self.keys[0]))
+            for side in (1, 0):
+                for data in self._buffers[side]:
+                    grace.add(side, data, out)
+                self._buffers[side].clear()
+            if self._waiting is not None:
+                for table in self._spill.take(self._waiting):
+                    for data in batches(table):
+                        grace.add(0, data, out)
+                self._waiting = None
+            self._buffered = [0, 0]
+            self._grace = grace
+        elif self._buffers[0]:
+            if self._waiting is None:
+                self._waiting = self._spill.new_partitions(1)[0]
+            self._spill.write(self._waiting, pa.Table.from_batches([self._concat(0)]))
+            self._buffered[0] = 0
+
+    def _probe_waiting(self) -> Iterator[pa.RecordBatch]:
+        """The left rows written out while the right input was open, probed a file at a
+        time (the right side is built)."""
+        assert self._spill is not None and self._waiting is not None
+        out = Output()
+        for table in self._spill.take(self._waiting):
+            for data in batches(table):
+                self._probe(data, out)
+                yield from out.drain()[0]
+        self._waiting = None
+
+    def _unmatched_right_later(self) -> Iterator[pa.RecordBatch]:
+        out = Output()
+        self.unmatched_right(out)
+        yield from out.drain()[0]
+
+    def _check_rows(self, right_rows: int) -> None:
+        if self.single_row_right and right_rows > 1:
+            raise SingleRowError(
+                "Scalar subquery returned more than one row (SingleValueAggFunction received more than one element)"
+            )
 
     def _build(self, out: Output) -> None:
         """Index the right input (ended) and probe the left rows buffered so far."""
@@ -411,21 +497,24 @@ class JoinOperator(Operator):
             right_side.apply(right, np.ones(right.num_rows, dtype=np.int64), self._key_slots(right, 1), None)
         self._check_single_row()
         self._built = True
+        self._buffered = [0, 0]
         left = self._concat(0)
         if left.num_rows:
             self._probe(left, out)
 
-    def _probe(self, left: pa.RecordBatch, out: Output) -> None:
+    def _probe(self, left: pa.RecordBatch, out: Output, pairs_only: bool = False) -> np.ndarray:
         """BATCH: join left rows with the built right side and emit them (in left order,
-        each row's matches together; LEFT / FULL: unmatched rows NULL-padded), noting the
-        right slots they matched for the final unmatched right rows."""
+        each row's matches together; LEFT / FULL: unmatched rows NULL-padded, unless
+        `pairs_only`), noting the right slots they matched for the final unmatched right
+        rows. Whether each left row matched."""
         right_side = self.sides[1]
-        key_slots = self._key_slots(left, 0)
+        key_slots = self._key_slots(left, 0, create=False)
         probe, slots, matches = self._match(left, 0, key_slots)
         if self.semi:
-            rows = np.flatnonzero((matches > 0) == (self.join_type == "SEMI"))
-            self._emit(out, 0, left, rows, rows, np.zeros(len(rows), dtype=np.int64))
-            return
+            if not pairs_only:
+                rows = np.flatnonzero((matches > 0) == (self.join_type == "SEMI"))
+                self._emit(out, 0, left, rows, rows, np.zeros(len(rows), dtype=np.int64))
+            return matches > 0
         if self.outer[1] and len(slots):
             if len(self._matched) < len(right_side.count):
                 grown = np.zeros(len(right_side.count), dtype=bool)
@@ -435,7 +524,7 @@ class JoinOperator(Operator):
         weights = right_side.count[slots] if len(slots) else np.zeros(0, dtype=np.int64)
         p_parts = [np.repeat(probe, weights)]
         o_parts = [np.repeat(slots, weights)]
-        if self.outer[0]:
+        if self.outer[0] and not pairs_only:
             lonely = np.flatnonzero(matches == 0)
             p_parts.append(lonely)
             o_parts.append(np.full(len(lonely), -1, dtype=np.int64))
@@ -443,6 +532,65 @@ class JoinOperator(Operator):
         order = np.argsort(p_idx, kind="stable")
         p_idx, o_idx = p_idx[order], o_idx[order]
         self._emit(out, 0, left, p_idx, o_idx, np.zeros(len(p_idx), dtype=np.int64))
+        return matches > 0
+
+    # join_spill.PartitionJoin: a partition's join of a grace hash join
+    def build(self, right: list[pa.Table]) -> None:
+        """A new build side holding these right rows (and a new key index: the keys of
+        the partition only); none: release the last one."""
+        max_par = self.key_state.max_parallelism
+        self.key_state = HashMapStateBackend(max_parallelism=max_par)  # in memory: a partition is bounded
+        fresh = JoinSide(HashMapStateBackend(max_parallelism=max_par), self.types[1] or None, 0)
+        fresh.append_only = self.sides[1].append_only
+        self.sides = (self.sides[0], fresh)
+        self._matched = np.zeros(0, dtype=bool)
+        if right:
+            data = pa.concat_tables(right).combine_chunks()
+            for batch in data.to_batches():
+                fresh.apply(batch, np.ones(batch.num_rows, dtype=np.int64), self._key_slots(batch, 1), None)
+
+    def probe(self, left: pa.RecordBatch, out: Output, pairs_only: bool) -> np.ndarray:
+        return self._probe(left, out, pairs_only)
+
+    def unmatched_right(self, out: Output) -> None:
+        """Emit the built right rows no left row matched, NULL-padded (RIGHT / FULL)."""
+        if not self.keeps_unmatched_right:
+            return
+        right_side = self.sides[1]
+        live = right_side.live()
+        matched = self._matched[live] if len(self._matched) else np.zeros(len(live), dtype=bool)
+        unmatched = live[~matched]
+        w = right_side.count[unmatched]
+        left = self._left_empty if self._left_empty is not None else self._concat(0)
+        p_idx = np.full(int(w.sum()), -1, dtype=np.int64)
+        self._emit(out, 0, left, p_idx, np.repeat(unmatched, w), np.zeros(len(p_idx), dtype=np.int64))
+
+    def left_alone(self, left: pa.RecordBatch, matched: np.ndarray, out: Output) -> None:
+        """Left rows beyond the joined pairs: the unmatched ones NULL-padded (LEFT / FULL)
+        or themselves (ANTI), the matched ones themselves (SEMI)."""
+        if self.keeps_matched_left:
+            rows = np.flatnonzero(matched)
+        elif self.keeps_unmatched_left:
+            rows = np.flatnonzero(~matched)
+        else:
+            return
+        if len(rows):
+            padding = np.full(len(rows), -1, dtype=np.int64)
+            self._emit(out, 0, left, rows, padding, np.zeros(len(rows), dtype=np.int64))
+
+    def right_alone(self, right: pa.RecordBatch, out: Output) -> None:
+        """Right rows that match nothing, NULL-padded (RIGHT / FULL)."""
+        if not self.keeps_unmatched_right or right.num_rows == 0:
+            return
+        nulls = [pa.nulls(right.num_rows, type=t) for t in self.types[0]]
+        out.emit(make_batch(self.node, nulls + list(right.columns), np.zeros(right.num_rows, dtype=np.int8)))
+
+    def close(self) -> None:
+        """Remove the spill directory (also when the job failed before the end)."""
+        if self._spill is not None:
+            self._spill.close()
+            self._spill = None
+        super().close()
 
     def _concat(self, side: int) -> pa.RecordBatch:
         bufs = self._buffers[side]
