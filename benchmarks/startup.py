@@ -11,7 +11,8 @@ Commands timed (each in a new interpreter, as a user starts them):
 
 Honest conditions: the children run without PYTHONDONTWRITEBYTECODE (some sandboxes set
 it, which makes every start compile the ~250 modules from source, as a pip install never
-does), and one untimed warm-up run per command writes the bytecode caches first. Prints
+does), and one untimed warm-up run per command writes the bytecode caches first. The
+runs are interleaved: each round runs every command once. Prints
 min / median / max wall seconds and the median CPU seconds (user + system; less sensitive
 than wall time to other processes on a shared machine), and two reference rows: `python -c
 pass` and `import pyarrow.compute, sqlglot`, the floor every command pays, which show how fast
@@ -63,20 +64,23 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def measure(cmd: list[str], runs: int) -> tuple[list[float], list[float]]:
-    """Wall and CPU seconds of `runs` timed runs, after one untimed warm-up run."""
+def measure(cmds: list[list[str]], runs: int) -> list[tuple[list[float], list[float]]]:
+    """Wall and CPU seconds of `runs` timed runs of each command, after one untimed warm-up
+    run each. The runs are interleaved (round r runs every command once), so a slow spell
+    of a shared host slows every row alike instead of whichever row it fell on."""
     env = child_env()
-    subprocess.run(cmd, env=env, check=True, capture_output=True)  # writes the .pyc files
-    walls: list[float] = []
-    cpus: list[float] = []
+    for cmd in cmds:
+        subprocess.run(cmd, env=env, check=True, capture_output=True)  # writes the .pyc files
+    times: list[tuple[list[float], list[float]]] = [([], []) for _ in cmds]
     for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        subprocess.run(cmd, env=env, check=True, capture_output=True)
-        walls.append(time.perf_counter() - t)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return walls, cpus
+        for cmd, (walls, cpus) in zip(cmds, times):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t = time.perf_counter()
+            subprocess.run(cmd, env=env, check=True, capture_output=True)
+            walls.append(time.perf_counter() - t)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return times
 
 
 def instructions(cmd: list[str]) -> int:
@@ -126,8 +130,7 @@ def main() -> None:
                 print(f"{label:<34} {instructions(cmd):>15,}")
             return
         print(f"{'command':<34} {'runs':>5} {'min s':>7} {'median s':>9} {'max s':>7} {'median cpu s':>13}")
-        for label, cmd in cases:
-            walls, cpus = measure(cmd, args.runs)
+        for (label, _), (walls, cpus) in zip(cases, measure([cmd for _, cmd in cases], args.runs)):
             print(
                 f"{label:<34} {args.runs:>5} {min(walls):>7.3f} {statistics.median(walls):>9.3f} "
                 f"{max(walls):>7.3f} {statistics.median(cpus):>13.3f}"
