@@ -31,6 +31,9 @@ from runtime.types import Field
 
 @dataclass(frozen=True)
 class PlannedQuery:
+    """A query planned for running: the job, the result's columns and whether it is
+    insert-only or an updating changelog (the printers and collectors need it)."""
+
     graph: JobGraph
     schema: tuple[Field, ...]
     changelog_mode: str

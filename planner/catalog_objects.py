@@ -40,6 +40,8 @@ def full_path(name: tuple[str, ...] | list[str] | str) -> Path:
 
 @dataclass(frozen=True)
 class ResolvedColumn:
+    """A table's column with its type resolved (and a computed column's expression bound)."""
+
     name: str
     type: DataType
     kind: str  # physical | computed | metadata
@@ -64,6 +66,8 @@ class MaterializedDefinition:
 
 @dataclass(frozen=True)
 class CatalogTable:
+    """A table of the catalog, resolved from its CREATE TABLE: what a scan or a sink of it needs."""
+
     path: Path
     columns: tuple[ResolvedColumn, ...]
     options: dict[str, str] = field(hash=False, compare=False)
@@ -153,6 +157,8 @@ class CatalogTable:
 
 @dataclass(frozen=True)
 class CatalogView:
+    """A view of the catalog: its query (expanded where it is read) and its output columns."""
+
     path: Path
     query: exp.Expression
     fields: tuple[Field, ...]

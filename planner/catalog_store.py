@@ -44,6 +44,8 @@ class CatalogError(SqlValidationError):
 
 @dataclass
 class DatabaseInfo:
+    """A database of a catalog: its name, COMMENT and WITH properties."""
+
     name: str
     comment: str | None = None
     properties: dict[str, str] = field(default_factory=dict)

@@ -44,6 +44,9 @@ def _import_function(name: str, identifier: str, sql: str | None = None) -> Any:
 
 @dataclass(frozen=True)
 class FunctionDef:
+    """A user function of the catalog (CREATE FUNCTION or the Table API's registration):
+    its kind, the reference that imports it, and the types it declares."""
+
     name: str  # lower case
     kind: str  # scalar | table | aggregate
     reference: str  # JSON (runtime.udf_registry)

@@ -82,6 +82,9 @@ Prune = Callable[["LogicalNode", set[int]], tuple["LogicalNode", Mapping]]
 
 @dataclass(frozen=True)
 class LogicalNode:
+    """A node of the bound query plan: its output `fields`, and how it prunes columns.
+    Rewritten by the optimizer's rules, then converted to physical nodes (planner/physical.py)."""
+
     fields: tuple[Field, ...]
 
     @property
@@ -107,6 +110,8 @@ class LogicalNode:
 
 @dataclass(frozen=True)
 class _Single(LogicalNode):
+    """A node with one input (`input`, keyword-only so subclasses keep their own field order)."""
+
     input: LogicalNode = field(kw_only=True)
 
     @property
@@ -136,6 +141,8 @@ class LogicalTableScan(LogicalNode):
 
 @dataclass(frozen=True)
 class LogicalValues(LogicalNode):
+    """Rows of literals (VALUES, `SELECT 1`, the Table API's `from_elements`)."""
+
     rows: tuple[tuple[Literal, ...], ...]
 
 
@@ -165,6 +172,8 @@ def _prune_calc(
 
 @dataclass(frozen=True)
 class LogicalProject(_Single):
+    """One expression per output column over its input's columns."""
+
     exprs: tuple[Expr, ...]
 
     def prune_columns(self, required: set[int], prune: Prune) -> tuple[LogicalNode, Mapping]:
@@ -173,6 +182,8 @@ class LogicalProject(_Single):
 
 @dataclass(frozen=True)
 class LogicalFilter(_Single):
+    """Keeps the rows whose condition is TRUE (not FALSE, not NULL)."""
+
     condition: Expr
 
     def prune_columns(self, required: set[int], prune: Prune) -> tuple[LogicalNode, Mapping]:
@@ -193,6 +204,8 @@ class LogicalCalc(_Single):
 
 @dataclass(frozen=True)
 class LogicalWatermarkAssigner(_Single):
+    """A table's WATERMARK FOR: the rowtime column and the watermark expression over its row."""
+
     rowtime_index: int
     watermark: Expr
     idle_timeout_ms: int | None = None
@@ -293,6 +306,8 @@ class LogicalWindowAggregate(_Single):
 
 @dataclass(frozen=True)
 class LogicalUnion(LogicalNode):
+    """UNION ALL of its children (UNION with DISTINCT is this below a DISTINCT aggregate)."""
+
     children: tuple[LogicalNode, ...]
     all: bool = True
 
@@ -346,6 +361,8 @@ class LogicalJoin(LogicalNode):
 
 @dataclass(frozen=True)
 class LogicalSink(_Single):
+    """Writes its input into a table (INSERT INTO): the plan's root for an INSERT."""
+
     table: TableInfo
     # Sink schema (the table's physical columns).
     schema: tuple[Field, ...] = ()

@@ -29,6 +29,9 @@ class Chunk:
 
 @dataclass
 class _ScanResult:
+    """What one scan of a script found: its statements' text, and the state at the end
+    (the shell uses it to tell a finished statement from one that goes on)."""
+
     chunks: list[Chunk]
     # The unterminated tail: significant text after the last ';' (None when there is none).
     tail: Chunk | None

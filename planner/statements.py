@@ -16,6 +16,12 @@ from runtime.types import DataType
 
 @dataclass(frozen=True)
 class Statement:
+    """A statement of a script. Every kind keeps its own text and where it starts, so an
+    error found later (by the binder, the planner or a connector) points at its line.
+
+    Every statement class has a docstring: a dataclass without one gets a generated
+    `__doc__` from `inspect.signature`, which costs start-up time for nothing."""
+
     # The statement's text (no trailing ';'), and its 1-based start line/column in the script.
     sql: str = field(default="", kw_only=True)
     line: int = field(default=1, kw_only=True)
@@ -24,6 +30,8 @@ class Statement:
 
 @dataclass(frozen=True)
 class ColumnDef:
+    """One column of CREATE TABLE: physical, computed (`AS expr`) or metadata (`METADATA`)."""
+
     name: str
     kind: str  # "physical" | "computed" | "metadata"
     type: DataType | None = None  # None for computed columns (inferred by the binder)
@@ -35,12 +43,16 @@ class ColumnDef:
 
 @dataclass(frozen=True)
 class WatermarkDef:
+    """`WATERMARK FOR column AS expr`: the binder checks the expression and the column's type."""
+
     column: str
     expr: exp.Expression
 
 
 @dataclass(frozen=True)
 class LikeClause:
+    """`LIKE source (INCLUDING ALL ...)`: merged with the source table by the catalog, as Flink merges."""
+
     source: tuple[str, ...]
     # e.g. (("INCLUDING", "ALL"), ("EXCLUDING", "OPTIONS"), ("OVERWRITING", "WATERMARKS"))
     options: tuple[tuple[str, str], ...] = ()
@@ -68,6 +80,8 @@ class Distribution:
 
 @dataclass(frozen=True)
 class CreateTable(Statement):
+    """CREATE [TEMPORARY] TABLE, with CREATE TABLE AS / REPLACE TABLE AS when `as_query` is set."""
+
     name: tuple[str, ...]  # identifier path, e.g. ("orders",) or ("cat", "db", "orders")
     columns: tuple[ColumnDef, ...]
     watermark: WatermarkDef | None = None
@@ -89,6 +103,8 @@ class CreateTable(Statement):
 
 @dataclass(frozen=True)
 class CreateView(Statement):
+    """CREATE [TEMPORARY] VIEW: the query stays text-like (sqlglot) until a query reads the view."""
+
     name: tuple[str, ...]
     query: exp.Expression
     column_names: tuple[str, ...] | None = None
@@ -99,6 +115,8 @@ class CreateView(Statement):
 
 @dataclass(frozen=True)
 class Drop(Statement):
+    """DROP TABLE / DROP VIEW (other kinds of DROP have their own statements)."""
+
     kind: str  # "TABLE" | "VIEW"
     name: tuple[str, ...]
     if_exists: bool = False
@@ -107,22 +125,30 @@ class Drop(Statement):
 
 @dataclass(frozen=True)
 class SetOption(Statement):
+    """`SET 'key' = 'value'` (a session option), or `SET;` listing the options set."""
+
     key: str | None = None  # None: `SET;` lists the options
     value: str | None = None
 
 
 @dataclass(frozen=True)
 class ResetOption(Statement):
+    """`RESET 'key'` (back to its default), or `RESET;` for all of them."""
+
     key: str | None = None  # None: reset all
 
 
 @dataclass(frozen=True)
 class Query(Statement):
+    """A query run for its rows: SELECT, VALUES, set operations, WITH ... ."""
+
     query: exp.Expression  # exp.Select / exp.Union / exp.Values / ... (flink dialect)
 
 
 @dataclass(frozen=True)
 class InsertInto(Statement):
+    """INSERT INTO / INSERT OVERWRITE a table (its own job, or one of a statement set's)."""
+
     table: tuple[str, ...]
     query: exp.Expression
     columns: tuple[str, ...] | None = None
@@ -136,11 +162,15 @@ class InsertInto(Statement):
 
 @dataclass(frozen=True)
 class StatementSet(Statement):
+    """`EXECUTE STATEMENT SET BEGIN ... END`: its INSERTs planned and run as one job."""
+
     inserts: tuple[InsertInto, ...]
 
 
 @dataclass(frozen=True)
 class Show(Statement):
+    """SHOW <what>: the listing statements, with their scope and LIKE filters."""
+
     what: str  # "TABLES" | "VIEWS" | "FUNCTIONS" | "CATALOGS" | "DATABASES" | "JOBS" | ...
     # SHOW ... FROM|IN scope: a catalog (DATABASES), [catalog.]database (TABLES, VIEWS,
     # FUNCTIONS) or a table (COLUMNS).
@@ -154,11 +184,15 @@ class Show(Statement):
 
 @dataclass(frozen=True)
 class Describe(Statement):
+    """DESCRIBE / DESC [EXTENDED] a table or view."""
+
     name: tuple[str, ...]
     extended: bool = False
 
 
 @dataclass(frozen=True)
 class Explain(Statement):
+    """EXPLAIN [details] of a query, an INSERT or a statement set."""
+
     statement: Query | InsertInto | StatementSet
     details: tuple[str, ...] = ()  # e.g. ("CHANGELOG_MODE",), ("ESTIMATED_COST",)

@@ -45,6 +45,9 @@ class Node:
 
 @dataclass(frozen=True)
 class JobGraph:
+    """The planner's output and the runtime's input: the operator DAG, the mode and the
+    job's configuration (the only thing that crosses from planner to runtime)."""
+
     nodes: tuple[Node, ...]
     mode: str = STREAMING
     config: dict[str, str] = field(default_factory=dict, hash=False, compare=False)

@@ -27,10 +27,11 @@ from streamsql.expressions import (
     with_default_names,
 )
 from streamsql.table_lowering import SelectSpec, fresh_alias, render_all, render_ctx
-from streamsql.window import GroupWindow, OverWindow
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from streamsql.window import GroupWindow, OverWindow
 
     from streamsql.environment import TableEnvironment
     from streamsql.pipeline import TablePipeline
@@ -176,6 +177,8 @@ class Table:
         return GroupedTable(self, to_expressions(fields, self._names))
 
     def window(self, window: GroupWindow | OverWindow) -> GroupWindowedTable:
+        from streamsql.window import GroupWindow  # the window classes: only with windows
+
         if not isinstance(window, GroupWindow):
             raise TypeError("window() takes Tumble / Slide / Session windows; use over_window() for Over")
         return GroupWindowedTable(self, window)

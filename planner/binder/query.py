@@ -46,6 +46,9 @@ if TYPE_CHECKING:
 
 @dataclass
 class BindContext:
+    """What binding one statement needs besides the query: the catalog, the text for
+    positions in errors, the runtime mode, WITH clauses in scope and the views being expanded."""
+
     catalog: Catalog
     sql: str | None
     mode: str = "STREAMING"  # STREAMING | BATCH

@@ -45,6 +45,8 @@ def error(cls: type[SqlError], message: str, node: exp.Expression | None, sql: s
 
 @dataclass(frozen=True)
 class ScopeColumn:
+    """A column a name can resolve to: its table qualifier, name, index in the row and type."""
+
     qualifier: str | None  # table alias (or name) the column belongs to
     name: str
     index: int

@@ -32,6 +32,8 @@ class CheckpointError(JobError):
 
 @dataclass
 class PendingSnapshot:
+    """A snapshot whose state is being written: it completes once its upload has."""
+
     checkpoint_id: int
     kind: str
     storage: CheckpointStorage

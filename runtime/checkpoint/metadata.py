@@ -37,6 +37,8 @@ class SubtaskState:
 
 @dataclass
 class OperatorState:
+    """One operator's entry in a snapshot's `_metadata`: which file holds its state, and its digest."""
+
     uid: str
     node_id: int
     operator: str
@@ -58,6 +60,8 @@ class OperatorState:
 
 @dataclass
 class CheckpointMetadata:
+    """A snapshot's `_metadata`: what restoring needs to find and verify every state file."""
+
     checkpoint_id: int
     kind: str  # "checkpoint" | "savepoint"
     job_id: str

@@ -37,6 +37,8 @@ class RestoreError(JobError):
 
 @dataclass
 class LoadedSnapshot:
+    """A snapshot chosen for a restore, verified, with the operators' state read on demand."""
+
     storage: CheckpointStorage
     rel: str  # the snapshot directory relative to storage.root
     metadata: CheckpointMetadata

@@ -30,6 +30,8 @@ from runtime.types import Field
 
 @dataclass
 class SourceContext:
+    """What a connector learns of the job: runtime mode, session time zone, job configuration."""
+
     mode: str  # runtime.graph.STREAMING | BATCH
     time_zone: str = "UTC"
     config: dict[str, str] = field(default_factory=dict)

@@ -36,6 +36,8 @@ class FunctionTypeError(Exception):
 
 @dataclass(frozen=True)
 class EvalContext:
+    """What a kernel may need besides its arguments: row count, time zone, statement time, configuration."""
+
     num_rows: int
     time_zone: str = "UTC"
     # Epoch ms of the statement start, for CURRENT_TIMESTAMP & co. (same value for every row).
@@ -57,6 +59,8 @@ Kernel = Callable[[list[ArgValue], list[DataType], DataType, EvalContext], ArgVa
 
 @dataclass(frozen=True)
 class ScalarFunction:
+    """A built-in scalar function: its typing (`infer`) and its kernel, declared together."""
+
     name: str
     infer: Infer
     kernel: Kernel

@@ -194,6 +194,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("streamsql/table.py", "streamsql.pipeline"): (1, _START_UP),
     ("streamsql/table.py", "runtime.operators.process_table_function"): (2, _START_UP),  # to/from_changelog
     ("streamsql/table.py", "streamsql.table_flat_aggregate"): (2, _START_UP),
+    ("streamsql/table.py", "streamsql.window"): (1, _DEFERRED),
     ("streamsql/table_env_api.py", "runtime.pandas_interop"): (1, _DEFERRED),
     ("streamsql/table_env_api.py", "streamsql.statement_set"): (1, _START_UP),
     ("streamsql/table_env_api.py", "streamsql.table"): (2, _START_UP),

@@ -95,6 +95,8 @@ EncoderFactory = Callable[[tuple[Field, ...], dict[str, str], SourceContext], Me
 
 @dataclass(frozen=True)
 class FileFormat:
+    """A file format ('csv', 'json', 'parquet', ...): its options and how to read and write it."""
+
     name: str
     extension: str
     description: str
