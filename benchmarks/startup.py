@@ -73,7 +73,7 @@ def measure(cmds: list[list[str]], runs: int) -> list[tuple[list[float], list[fl
         subprocess.run(cmd, env=env, check=True, capture_output=True)  # writes the .pyc files
     times: list[tuple[list[float], list[float]]] = [([], []) for _ in cmds]
     for _ in range(runs):
-        for cmd, (walls, cpus) in zip(cmds, times):
+        for cmd, (walls, cpus) in zip(cmds, times, strict=True):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t = time.perf_counter()
             subprocess.run(cmd, env=env, check=True, capture_output=True)
@@ -130,7 +130,7 @@ def main() -> None:
                 print(f"{label:<34} {instructions(cmd):>15,}")
             return
         print(f"{'command':<34} {'runs':>5} {'min s':>7} {'median s':>9} {'max s':>7} {'median cpu s':>13}")
-        for (label, _), (walls, cpus) in zip(cases, measure([cmd for _, cmd in cases], args.runs)):
+        for (label, _), (walls, cpus) in zip(cases, measure([cmd for _, cmd in cases], args.runs), strict=True):
             print(
                 f"{label:<34} {args.runs:>5} {min(walls):>7.3f} {statistics.median(walls):>9.3f} "
                 f"{max(walls):>7.3f} {statistics.median(cpus):>13.3f}"

@@ -31,11 +31,10 @@ from streamsql.table_lowering import SelectSpec, fresh_alias, render_all, render
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from streamsql.window import GroupWindow, OverWindow
-
     from streamsql.environment import TableEnvironment
     from streamsql.pipeline import TablePipeline
     from streamsql.result import TableResult
+    from streamsql.window import GroupWindow, OverWindow
 
 _unnamed = itertools.count(0)
 _sinks = itertools.count(1)
