@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -355,13 +355,14 @@ def bind_from(ctx: BindContext, from_: exp.From | None, joins: list[exp.Join] | 
             plan, scope = join(ctx, plan, scope, j)
             continue
         right, rscope = relation_with_scope(ctx, j.this)
-        scope = scope.concat(rscope)
         kind = j.args.get("side") or j.args.get("kind") or "INNER"
         kind = str(kind).upper()
+        if j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL":
+            plan, scope = _bind_using_join(ctx, j, kind, plan, scope, right, rscope)
+            continue
+        scope = scope.concat(rscope)
         cond = None
         on = j.args.get("on")
-        if j.args.get("using"):
-            raise error(UnsupportedSqlError, "JOIN ... USING is not supported yet", j, ctx.sql)
         if on is not None:
             cond = ExprBinder(scope, ctx.sql, clause="ON").bind(on)
         version = j.this.args.get("version") if isinstance(j.this, exp.Table) else None
@@ -373,6 +374,87 @@ def bind_from(ctx: BindContext, from_: exp.From | None, joins: list[exp.Join] | 
     if names != [c.name for c in scope.columns] and joins:
         pass  # duplicate names across join sides stay addressable through their qualifiers
     return plan, scope
+
+
+def _bind_using_join(
+    ctx: BindContext,
+    j: exp.Join,
+    kind: str,
+    left: LogicalNode,
+    lscope: Scope,
+    right: LogicalNode,
+    rscope: Scope,
+) -> tuple[LogicalNode, Scope]:
+    """`l JOIN r USING (c, ...)` and `l NATURAL JOIN r` (the columns both sides name alike):
+    a join on `l.c = r.c`, then, as in Calcite, each such column once, unqualified and first
+    (`SELECT *` gives the USING columns, then the other columns of l, then those of r). Its
+    value is l's for INNER / LEFT joins, r's for RIGHT, COALESCE(l.c, r.c) for FULL. The
+    sides' own columns stay reachable qualified (`l.c`, `l.*`)."""
+    if isinstance(j.this, exp.Table) and j.this.args.get("version") is not None:
+        raise error(UnsupportedSqlError, "A temporal join takes ON, not USING or NATURAL", j, ctx.sql)
+    visible_l = [c for c in lscope.columns if not c.qualified_only]
+    visible_r = [c for c in rscope.columns if not c.qualified_only]
+    if j.args.get("using"):
+        names = [u.name for u in j.args["using"]]
+    else:  # NATURAL: the common names, in the left side's order
+        rnames = {c.name for c in visible_r}
+        names = list(dict.fromkeys(c.name for c in visible_l if c.name in rnames))
+    n_left = len(left.fields)
+    pairs: list[tuple[ScopeColumn, ScopeColumn]] = []
+    for name in names:
+        found = []
+        for cols in (visible_l, visible_r):
+            match = [c for c in cols if c.name == name]
+            if not match:
+                raise error(SqlValidationError, f"Column '{name}' not found in any table", j, ctx.sql)
+            if len(match) > 1:
+                raise error(
+                    SqlValidationError,
+                    f"Column name '{name}' in USING clause is not unique on one side of join",
+                    j,
+                    ctx.sql,
+                )
+            found.append(match[0])
+        pairs.append((found[0], replace(found[1], index=found[1].index + n_left)))
+    joined_scope = lscope.concat(rscope)
+    fields, joined_scope = outer_join_fields(kind, left.fields, right.fields, joined_scope)
+
+    # `l.c = r.c AND ...` and `COALESCE(l.c, r.c)`, typed by the expression binder over a
+    # scope naming each pair's columns `$l<i>` / `$r<i>`
+    pair_scope = Scope(
+        [
+            ScopeColumn(None, f"${side}{i}", c.index, fields[c.index].type)
+            for i, pair in enumerate(pairs)
+            for side, c in zip("lr", pair, strict=True)
+        ],
+        ctx.sql,
+    )
+
+    def bind_text(text: str) -> Expr:
+        return ExprBinder(pair_scope, ctx.sql, clause="ON").bind(exp.maybe_parse(text, dialect="flink"))
+
+    cond = bind_text(" AND ".join(f"`$l{i}` = `$r{i}`" for i in range(len(pairs)))) if pairs else None
+    plan: LogicalNode = LogicalJoin(fields=fields, left=left, right=right, kind=kind, condition=cond)
+    if not pairs:
+        return plan, joined_scope
+    merged: list[Expr] = []
+    for i, (lc, rc) in enumerate(pairs):
+        if kind == "FULL":
+            merged.append(bind_text(f"COALESCE(`$l{i}`, `$r{i}`)"))
+        else:
+            c = rc if kind == "RIGHT" else lc
+            merged.append(InputRef(c.index, fields[c.index].type))
+    k = len(merged)
+    exprs = tuple(merged) + tuple(InputRef(i, f.type) for i, f in enumerate(fields))
+    out_fields = tuple(Field(name, e.type) for name, e in zip(names, merged, strict=True)) + fields
+    plan = LogicalProject(fields=out_fields, input=plan, exprs=exprs)
+    hidden = {c.index for pair in pairs for c in pair}
+    cols = [ScopeColumn(None, name, i, e.type) for i, (name, e) in enumerate(zip(names, merged, strict=True))]
+    cols += [
+        replace(c, index=c.index + k, qualified_only=c.qualified_only or c.index in hidden)
+        for c in joined_scope.columns
+    ]
+    return plan, Scope(cols, ctx.sql)
 
 
 def _refuse_time_travel(ctx: BindContext, table: exp.Table) -> None:
@@ -408,8 +490,5 @@ def outer_join_fields(
     )
     if not (null_left or null_right):
         return fields, scope
-    cols = [
-        ScopeColumn(c.qualifier, c.name, c.index, fields[c.index].type) if c.index < len(fields) else c
-        for c in scope.columns
-    ]
+    cols = [replace(c, type=fields[c.index].type) if c.index < len(fields) else c for c in scope.columns]
     return fields, type(scope)(cols, scope.sql)

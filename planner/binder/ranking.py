@@ -172,6 +172,13 @@ def _int_clause(ctx: BindContext, node: exp.Expression | None, what: str) -> int
         value = node
     if value is None:
         return None
+    if (
+        isinstance(node, exp.Limit)
+        and isinstance(value, exp.Column)
+        and not value.table
+        and value.name.upper() == "ALL"
+    ):
+        return None  # `LIMIT ALL`: no limit (Calcite)
     if isinstance(value, exp.Literal) and not value.is_string and value.this.isdigit():
         return int(value.this)
     raise error(SqlValidationError, f"{what} must be a non-negative integer literal", value, ctx.sql)
@@ -240,6 +247,8 @@ def bind_order_limit(ctx: BindContext, sel: exp.Select, bind_select: SelectBinde
         for o, r in zip(ordered, resolved, strict=True)
         if r is not None
     )
+    if not keys and offset == 0 and fetch is None:
+        return plan  # `LIMIT ALL` alone: nothing to sort or cut
     node: LogicalNode = LogicalSort(fields=plan.fields, input=plan, order=keys, offset=offset, fetch=fetch)
     if len(plan.fields) > width:
         exprs = tuple(InputRef(i, plan.fields[i].type) for i in range(width))

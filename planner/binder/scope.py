@@ -7,7 +7,7 @@ offending node as the parser recorded it in `meta` (relative to the statement).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
@@ -51,6 +51,9 @@ class ScopeColumn:
     name: str
     index: int
     type: DataType
+    # A column of a JOIN ... USING / NATURAL JOIN side that the join merged into one
+    # unqualified column: reachable as `t.c` (and in `t.*`) only.
+    qualified_only: bool = False
 
 
 @dataclass
@@ -67,7 +70,7 @@ class Scope:
     def concat(self, other: Scope) -> Scope:
         """The scope of a join: this scope's columns then `other`'s, re-indexed."""
         n = len(self.columns)
-        cols = list(self.columns) + [ScopeColumn(c.qualifier, c.name, c.index + n, c.type) for c in other.columns]
+        cols = list(self.columns) + [replace(c, index=c.index + n) for c in other.columns]
         return Scope(cols, self.sql)
 
     @property
@@ -100,7 +103,7 @@ class Scope:
                     did_you_mean(name, cands),
                 )
         else:
-            matches = [c for c in self.columns if c.name == name]
+            matches = [c for c in self.columns if c.name == name and not c.qualified_only]
             if not matches:
                 raise _with_hint(
                     error(SqlValidationError, f"Column '{name}' not found in any table", column, self.sql),
@@ -122,7 +125,7 @@ class Scope:
             base = [c for c in self.columns if c.qualifier == parts[0] and c.name == parts[1]]
             rest = parts[2:]
         else:
-            base = [c for c in self.columns if c.name == parts[0]]
+            base = [c for c in self.columns if c.name == parts[0] and not c.qualified_only]
             rest = parts[1:]
         if len(base) != 1 or base[0].type.name not in ("ROW", "STRUCTURED"):
             return None
@@ -145,7 +148,7 @@ class Scope:
     def star(self, qualifier: str | None, node: exp.Expression) -> list[ScopeColumn]:
         """Columns of `*` or `qualifier.*`."""
         if qualifier is None:
-            return list(self.columns)
+            return [c for c in self.columns if not c.qualified_only]
         cols = [c for c in self.columns if c.qualifier == qualifier]
         if not cols:
             raise error(SqlValidationError, f"Unknown identifier '{qualifier}'", node, self.sql)

@@ -312,6 +312,19 @@ class FlinkParser(BaseParser):
                 depth -= 1
                 if depth == 0:
                     break
+            elif (
+                depth == 1
+                and toks[i].text.upper() == "TO"
+                and toks[i - 1].text.upper() == "SKIP"
+                and i + 1 < len(toks)
+                and toks[i + 1].text.upper() not in ("NEXT", "FIRST", "LAST")
+            ):
+                # `AFTER MATCH SKIP TO v` is `SKIP TO LAST v` (SQL standard, Calcite), a form
+                # sqlglot does not parse: spell the LAST out
+                t0 = toks[i + 1]
+                last = Token(TokenType.VAR, "LAST", t0.line, t0.col, t0.start, t0.start - 1)
+                toks = self._tokens = toks[: i + 1] + [last] + toks[i + 1 :]
+                self._tokens_size = len(toks)
             elif depth == 1 and toks[i].text.upper() == "WITHIN" and toks[i - 1].token_type == TokenType.R_PAREN:
                 j = i + 1
                 while j < len(toks) and toks[j].text.upper() != "DEFINE" and toks[j].token_type != TokenType.R_PAREN:

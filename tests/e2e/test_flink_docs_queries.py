@@ -174,6 +174,7 @@ FIXTURES: dict[str, Fixture] = {
         "product_id STRING, category STRING, product_name STRING, sales BIGINT",
         ("p1,c1,n1,10", "p2,c1,n2,30", "p3,c1,n3,20", "p4,c2,n4,5", "p5,c2,n5,7"),
     ),
+    "products": Fixture("Products", "product STRING, pname STRING", ("p1,Rubber duck", "p3,Rubber band")),
     "paimon_tb": Fixture("paimon_tb", "id INT, name STRING", ("1,a",)),
     # hints.md: t1, t2 (and a CSV row the OPTIONS example's parse-error option skips)
     "t1": Fixture("t1", "id BIGINT, name STRING, age INT", ("1,a,10", "2,b,20", "oops,c,30")),
@@ -821,6 +822,69 @@ CASES: list[Case] = [
         )
         for name, quant, prices in [("greedy", "B*", (16,)), ("reluctant", "B*?", (13, 16))]
     ],
+    # ------------------------------------------------------------------ overview.md (grammar)
+    Case(
+        "grammar-join-using",
+        "overview",
+        ("orders_time", "products"),
+        "SELECT * FROM Orders JOIN Products USING (product)",
+        (
+            ("p1", 1, "2020-01-01 10:00", 10, "Rubber duck"),
+            ("p1", 2, "2020-01-01 10:30", 20, "Rubber duck"),
+            ("p1", 4, "2020-01-01 11:15", 7, "Rubber duck"),
+            ("p1", 5, "2020-01-01 11:31", 1, "Rubber duck"),
+        ),
+        note="the USING column once and first, as Calcite expands `*`",
+    ),
+    Case(
+        "grammar-natural-full-join",
+        "overview",
+        ("orders_time", "products"),
+        "SELECT product, order_id, pname FROM Orders NATURAL FULL JOIN Products",
+        (
+            ("p1", 1, "Rubber duck"),
+            ("p1", 2, "Rubber duck"),
+            ("p2", 3, None),
+            ("p1", 4, "Rubber duck"),
+            ("p1", 5, "Rubber duck"),
+            ("p3", None, "Rubber band"),
+        ),
+        modes=BATCH,
+    ),
+    Case(
+        "grammar-offset-fetch",
+        "overview",
+        ("orders_time",),
+        "SELECT order_id FROM Orders ORDER BY order_id OFFSET 1 ROWS FETCH FIRST 2 ROWS ONLY",
+        ((2,), (3,)),
+        modes=BATCH,
+        ordered=True,
+    ),
+    Case(
+        "grammar-limit-all",
+        "overview",
+        ("orders_time",),
+        "SELECT order_id FROM Orders ORDER BY order_id DESC LIMIT ALL",
+        ((5,), (4,), (3,), (2,), (1,)),
+        modes=BATCH,
+        ordered=True,
+    ),
+    Case(
+        "orderby-time-first",
+        "orderby",
+        ("orders_time",),
+        "SELECT order_id FROM Orders ORDER BY order_time, order_id",
+        ((1,), (2,), (3,), (4,), (5,)),
+        ordered=True,
+    ),
+    Case(
+        "grammar-skip-to-variable",
+        "overview",
+        ("orders_time",),
+        "SELECT * FROM Orders MATCH_RECOGNIZE (ORDER BY order_time MEASURES A.order_id AS a, B.order_id AS b "
+        "ONE ROW PER MATCH AFTER MATCH SKIP TO B PATTERN (A B) DEFINE B AS B.amount > A.amount) MR",
+        ((1, 2), (3, 4)),
+    ),
     # ------------------------------------------------------------------ hints.md
     Case(
         "hint-options",

@@ -281,6 +281,7 @@ def test_type_mismatch_comparison() -> None:
 
 
 def test_unsupported_clauses() -> None:
-    # (ORDER BY / LIMIT and UNION are bound since issue 3: test_ranking.py, test_over_setops.py)
+    # (ORDER BY / LIMIT and UNION are bound since issue 3: test_ranking.py, test_over_setops.py;
+    # JOIN ... USING since the Flink docs audit: test_joins.py)
     with pytest.raises(UnsupportedSqlError):
-        bind("SELECT k FROM t JOIN u USING (k)")
+        bind("SELECT t.k FROM t, LATERAL (SELECT COUNT(*) AS n FROM u WHERE u.k = t.k) x")

@@ -13,7 +13,7 @@ import pytest
 
 from planner.api import Planner
 from planner.catalog import Catalog
-from planner.errors import UnsupportedSqlError
+from planner.errors import SqlError, UnsupportedSqlError
 from planner.parse import parse_script
 from planner.statements import CreateTable, Query
 from runtime.errors import JobError
@@ -237,3 +237,48 @@ def test_end_to_end(tmp_path: Path, sql: str, expected: dict, mode: str) -> None
 def test_scalar_subquery_with_more_than_one_row_fails(tmp_path: Path, mode: str) -> None:
     with pytest.raises(JobError, match="more than one row"):
         _run(tmp_path, "SELECT oid, (SELECT name FROM c WHERE cid = 20) AS n FROM o", mode)
+
+
+# ---------------------------------------------------------------------- USING / NATURAL
+@pytest.mark.parametrize(
+    "sql",
+    ["SELECT * FROM o JOIN c USING (cid)", "SELECT * FROM o NATURAL JOIN c", "SELECT * FROM o JOIN c ON o.cid = c.cid"],
+)
+def test_using_and_natural_join_on_the_common_columns(sql: str) -> None:
+    graph, pq = _plan(sql)
+    (join,) = _joins(graph)
+    assert join.params.left_keys == (1,) and join.params.right_keys == (0,)
+    names = [f.name for f in pq.schema]
+    if "ON" in sql:
+        assert names == ["oid", "cid", "amount", "cid0", "name", "country"]
+    else:  # the common column once, first (Calcite)
+        assert names == ["cid", "oid", "amount", "name", "country"]
+
+
+def test_using_column_is_unqualified_and_the_sides_stay_qualified() -> None:
+    _, pq = _plan("SELECT cid, o.cid AS ocid, c.cid AS ccid, c.* FROM o FULL JOIN c USING (cid)")
+    assert [f.name for f in pq.schema] == ["cid", "ocid", "ccid", "cid0", "name", "country"]
+    with pytest.raises(SqlError, match="Column 'nope' not found in any table"):
+        _plan("SELECT * FROM o JOIN c USING (nope)")
+    with pytest.raises(SqlError, match="Column 'amount' is ambiguous"):
+        _plan("SELECT amount FROM o JOIN o AS o2 USING (oid)")
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+def test_using_join_rows(mode: str, tmp_path: Path) -> None:
+    (tmp_path / "o.csv").write_text("1,10,5\n2,20,6\n3,30,7\n")
+    (tmp_path / "c.csv").write_text("10,ann,DE\n30,bo,FR\n40,cy,US\n")
+    env = TableEnvironment.create(
+        EnvironmentSettings.in_streaming_mode() if mode == "streaming" else EnvironmentSettings.in_batch_mode()
+    )
+    for name, cols in (("o", "oid INT, cid INT, amount INT"), ("c", "cid INT, name STRING, country STRING")):
+        env.execute_sql(
+            f"CREATE TABLE {name} ({cols}) WITH ('connector'='filesystem', 'path'='{tmp_path / name}.csv', 'format'='csv')"
+        )
+    inner = sorted(tuple(r) for r in env.execute_sql("SELECT * FROM o NATURAL JOIN c").collect())
+    assert inner == [(10, 1, 5, "ann", "DE"), (30, 3, 7, "bo", "FR")]
+    if mode == "batch":
+        full = sorted(
+            tuple(r) for r in env.execute_sql("SELECT cid, oid, name FROM o FULL JOIN c USING (cid)").collect()
+        )
+        assert full == [(10, 1, "ann"), (20, 2, None), (30, 3, "bo"), (40, None, "cy")]

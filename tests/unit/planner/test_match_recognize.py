@@ -111,3 +111,9 @@ def test_errors(query: str, cls: type, message: str) -> None:
     with pytest.raises(cls) as info:
         bind(query)
     assert message in info.value.message
+
+
+def test_skip_to_variable_is_skip_to_last() -> None:
+    """`AFTER MATCH SKIP TO v` (overview.md's grammar) is the standard's `SKIP TO LAST v`."""
+    node = bind(mr(pattern="A B", extra="WITHIN INTERVAL '3' SECOND").replace("SKIP PAST LAST ROW", "SKIP TO B"))
+    assert node.after == ("TO_LAST", "B") and node.within_ms == 3000

@@ -223,3 +223,13 @@ def test_qualify_without_a_window_function_is_refused() -> None:
     with pytest.raises(SqlError, match="QUALIFY expression 'v > 5' must contain a window function") as e:
         physical("SELECT id FROM s QUALIFY v > 5")
     assert (e.value.line, e.value.column) == (1, 26)
+
+
+def test_limit_all_is_no_limit() -> None:
+    assert not [
+        x
+        for x in nodes(physical("SELECT id FROM s LIMIT ALL", "batch"))
+        if x.operator in ("Limit", "SortLimit", "Sort")
+    ]
+    sort = physical("SELECT id FROM s ORDER BY id LIMIT ALL", "batch")
+    assert sort.operator == "Sort"
