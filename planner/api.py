@@ -100,13 +100,20 @@ class Planner:
         logical = [self.bind(s) for s in stmts]
         physical = [self.optimize(p, s.sql) for p, s in zip(logical, stmts, strict=True)]
         details = {d.upper() for d in stmt.details}
-        text = explain_text(logical, physical, changelog="CHANGELOG_MODE" in details)
+        advised: set[int] = set()
+        advice = None
         if "PLAN_ADVICE" in details:
-            # Flink's advisors (non-determinism, aggregation phases) have no counterpart here:
-            # the plan comes with Flink's "no advice" notice.
+            from planner.optimizer.two_phase_agg import local_global_advice
+
+            advised, advice = local_global_advice(physical, self.config, self.mode)
+        text = explain_text(logical, physical, changelog="CHANGELOG_MODE" in details, advice=dict.fromkeys(advised, 1))
+        if "PLAN_ADVICE" in details:
+            # Flink's aggregation-phase advice (GroupAggregationAnalyzer); its non-determinism
+            # warnings have no counterpart here. Without advice, Flink's "no advice" notice.
             head, sep, tail = text.partition("\n\n== Optimized Execution Plan ==")
             head = head.replace("== Optimized Physical Plan ==", "== Optimized Physical Plan With Advice ==", 1)
-            text = head + "\n\nNo available advice..." + sep + tail
+            note = f"advice[1]: [ADVICE] {advice}" if advice else "No available advice..."
+            text = head + "\n\n" + note + sep + tail
         if "JSON_EXECUTION_PLAN" in details:
             # streamsql's executable plan is its JobGraph: shown as its JSON.
             tables = ",".join(s.table[-1] for s in stmts if isinstance(s, InsertInto))

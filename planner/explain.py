@@ -9,7 +9,7 @@ With the CHANGELOG_MODE detail each physical node ends with `changelogMode=[...]
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from planner.logical import (
@@ -149,9 +149,23 @@ def _physical_inputs(n: PhysicalNode) -> tuple[PhysicalNode, ...]:
     return n.inputs
 
 
-def explain_text(logical: list[LogicalNode], physical: list[PhysicalNode], changelog: bool = False) -> str:
+def explain_text(
+    logical: list[LogicalNode],
+    physical: list[PhysicalNode],
+    changelog: bool = False,
+    advice: Mapping[int, int] | None = None,
+) -> str:
+    """The three plan sections of EXPLAIN. `advice` maps a physical node's id() to the number
+    of the PLAN_ADVICE note about it, shown first in its line (`GroupAggregate(advice=[1], ...)`)."""
+
+    def advised_line(x: PhysicalNode) -> str:
+        text = physical_line(x, changelog)
+        number = advice.get(id(x)) if advice else None
+        name, paren, rest = text.partition("(")
+        return f"{name}(advice=[{number}], {rest}" if number is not None and paren else text
+
     ast = "\n\n".join(render_tree(n, logical_line, _logical_inputs) for n in logical)
-    phys = "\n\n".join(render_tree(n, lambda x: physical_line(x, changelog), _physical_inputs) for n in physical)
+    phys = "\n\n".join(render_tree(n, advised_line, _physical_inputs) for n in physical)
     exe = "\n\n".join(render_tree(n, lambda x: physical_line(x, False), _physical_inputs) for n in physical)
     return (
         "== Abstract Syntax Tree ==\n"

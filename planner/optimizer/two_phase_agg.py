@@ -18,12 +18,12 @@ MIN/MAX -> `min$i`/`max$i`; then `count1$` (the signed row count: key liveness).
 
 from __future__ import annotations
 
-from planner.optimizer.mini_batch import mini_batch_enabled
+from planner.optimizer.mini_batch import ALLOW_LATENCY, ENABLED, SIZE, mini_batch_enabled
 from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
 from runtime.config.options import key
 from runtime.operators.spec import spec_for
-from runtime.operators.union import UNION
+from runtime.operators.union import EXCHANGE, UNION
 from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, Field
 
@@ -85,6 +85,44 @@ def split_two_phase_aggregates(plan: PhysicalNode, config: dict[str, str], mode:
     from runtime.operators.group_agg import GROUP_AGGREGATE  # once the rule applies (start-up)
 
     return rewrite_keyed(plan, GROUP_AGGREGATE.name, _split)
+
+
+def local_global_advice(plans: list[PhysicalNode], config: dict[str, str], mode: str) -> tuple[set[int], str | None]:
+    """EXPLAIN PLAN_ADVICE's advice on aggregation phases (Flink's GroupAggregationAnalyzer):
+    the ids of the one-phase streaming GroupAggregates this rule could split, and the
+    configuration that would let it (None: no such aggregate). Only what this rule splits
+    counts, so an aggregate streamsql keeps one-phase (AVG, DISTINCT, ...) gets no advice."""
+    if mode != "STREAMING":
+        return set(), None
+    from runtime.operators.group_agg import GROUP_AGGREGATE
+
+    found: set[int] = set()
+    seen: set[int] = set()
+
+    def visit(n: PhysicalNode) -> None:
+        if id(n) in seen:
+            return
+        seen.add(id(n))
+        if n.operator == GROUP_AGGREGATE.name and n.inputs and n.inputs[0].is_kind(EXCHANGE):
+            if _split(n) is not None:
+                found.add(id(n))
+        for i in n.inputs:
+            visit(i)
+
+    for plan in plans:
+        visit(plan)
+    if not found:
+        return found, None
+    tuning = []
+    if AGG_PHASE_STRATEGY.get(config) == "ONE_PHASE":
+        tuning.append(f"'{AGG_PHASE_STRATEGY.key}' to 'AUTO'")
+    if not mini_batch_enabled(config):
+        tuning.append(f"'{ENABLED.key}' to 'true'")
+    if ALLOW_LATENCY.get(config) <= 0:
+        tuning.append(f"'{ALLOW_LATENCY.key}' to a positive long value")
+    if SIZE.get(config) <= 0:
+        tuning.append(f"'{SIZE.key}' to a positive long value")
+    return found, f"You might want to enable local-global two-phase optimization by configuring ({', '.join(tuning)})."
 
 
 def _split(agg: PhysicalNode) -> PhysicalNode | None:
