@@ -18,7 +18,8 @@ MIN/MAX -> `min$i`/`max$i`; then `count1$` (the signed row count: key liveness).
 
 from __future__ import annotations
 
-from planner.optimizer.mini_batch import ALLOW_LATENCY, ENABLED, SIZE, mini_batch_enabled
+from planner.optimizer import mini_batch
+from planner.optimizer.mini_batch import mini_batch_enabled
 from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
 from runtime.config.options import key
@@ -117,11 +118,11 @@ def local_global_advice(plans: list[PhysicalNode], config: dict[str, str], mode:
     if AGG_PHASE_STRATEGY.get(config) == "ONE_PHASE":
         tuning.append(f"'{AGG_PHASE_STRATEGY.key}' to 'AUTO'")
     if not mini_batch_enabled(config):
-        tuning.append(f"'{ENABLED.key}' to 'true'")
-    if ALLOW_LATENCY.get(config) <= 0:
-        tuning.append(f"'{ALLOW_LATENCY.key}' to a positive long value")
-    if SIZE.get(config) <= 0:
-        tuning.append(f"'{SIZE.key}' to a positive long value")
+        tuning.append(f"'{mini_batch.ENABLED.key}' to 'true'")
+    if mini_batch.ALLOW_LATENCY.get(config) <= 0:
+        tuning.append(f"'{mini_batch.ALLOW_LATENCY.key}' to a positive long value")
+    if mini_batch.SIZE.get(config) <= 0:
+        tuning.append(f"'{mini_batch.SIZE.key}' to a positive long value")
     return found, f"You might want to enable local-global two-phase optimization by configuring ({', '.join(tuning)})."
 
 
