@@ -373,6 +373,8 @@ class ExprBinder:
             lo2 = self.call("greater_than_or_equal", [x, high], node)
             hi2 = self.call("less_than_or_equal", [x, low], node)
             return self.call("or", [between, self.call("and", [lo2, hi2], node)], node)
+        if isinstance(node, exp.Overlaps):
+            return self._overlaps(node)
         if isinstance(node, exp.In):
             if node.args.get("query") is not None or node.args.get("unnest") is not None:
                 raise self.err("IN with a subquery is not supported yet", node, UnsupportedSqlError)
@@ -536,6 +538,34 @@ class ExprBinder:
         if negate or base.args.get("negate"):
             out = self.call("not", [out], node)
         return out
+
+    def _overlaps(self, node: exp.Overlaps) -> Expr:
+        """(start1, end1 | interval1) OVERLAPS (start2, end2 | interval2), as Calcite rewrites
+        it: each pair's end is its second value or start + interval, the two ends are put in
+        order, and the periods overlap when each ends at or after the other starts."""
+        periods = []
+        for side in (node.this, node.expression):
+            if not isinstance(side, exp.Tuple) or len(side.expressions) != 2:
+                raise self.err("OVERLAPS compares two periods: (start, end or interval) OVERLAPS (start, ...)", side)
+            start, second = (self.bind(e) for e in side.expressions)
+            if not (start.type.is_timestamp or start.type.name in ("DATE", "TIME")):
+                raise self.err(f"OVERLAPS needs a DATE, TIME or TIMESTAMP start, not {calcite_name(start.type)}", side)
+            end = self.call("plus", [start, second], side) if second.type.name.startswith("INTERVAL") else second
+            if common_type([plain(start.type), plain(end.type)]) is None:
+                raise self.err(
+                    f"OVERLAPS period ends must have one type: {calcite_name(start.type)} and {calcite_name(end.type)}",
+                    side,
+                )
+            ordered = self.call("less_than_or_equal", [start, end], side)
+            periods.append(
+                (self.call("case", [ordered, start, end], side), self.call("case", [ordered, end, start], side))
+            )
+        (s0, e0), (s1, e1) = periods
+        ends_after_other_starts = [
+            self.call("greater_than_or_equal", [e0, s1], node),
+            self.call("greater_than_or_equal", [e1, s0], node),
+        ]
+        return self.call("and", ends_after_other_starts, node)
 
     def _case(self, node: exp.Case) -> Expr:
         subject = node.this

@@ -45,15 +45,31 @@ def bind_json_value(b: ExprBinder, node: exp.JSONValue) -> Expr:
 
 def bind_json_query(b: ExprBinder, node: exp.JSONExtract) -> Expr:
     option = node.args.get("option")
-    text = str(option.name if isinstance(option, exp.Var) else option or "").upper()
+    words = str(option.name if isinstance(option, exp.Var) else option or "").upper().split()
     wrapper = "WITHOUT"
-    if "WITH" in text and "WITHOUT" not in text:
-        wrapper = "CONDITIONAL" if "CONDITIONAL" in text else "UNCONDITIONAL"
+    if words and words[0] == "WITH":
+        # WITH [UNCONDITIONAL] [ARRAY] WRAPPER is unconditional; only CONDITIONAL says otherwise
+        wrapper = "CONDITIONAL" if "CONDITIONAL" in words else "UNCONDITIONAL"
     cond = node.args.get("on_condition")
     on_empty, _ = _behaviour(b, cond.args.get("empty") if cond else None)
     on_error, _ = _behaviour(b, cond.args.get("error") if cond else None)
     args = [b.bind(node.this), b.bind(node.expression), _word(wrapper), on_empty, on_error]
-    return b.call("json_query", args, node)
+    out = b.call("json_query", args, node)
+    returning = node.meta.get("returning")
+    if returning is None:
+        return out
+    # RETURNING: STRING (the default) or ARRAY<STRING> (the selected array's elements,
+    # scalars as their text), as Flink's JSON_QUERY offers
+    result = to_data_type(returning, node, b.sql).with_nullable(True)
+    element = result.children[0] if result.name == "ARRAY" else None
+    if not (result.is_string or (element is not None and element.is_string)):
+        raise b.err(
+            f"JSON_QUERY returns STRING or ARRAY<STRING>, not {result}: RETURNING STRING or "
+            "ARRAY<STRING>, and CAST the result",
+            node,
+        )
+    assert isinstance(out, Call)
+    return Call(out.name, out.args, result)
 
 
 def bind_is_json(b: ExprBinder, node: exp.Is) -> Expr:

@@ -15,6 +15,8 @@ What differs from sqlglot's defaults, and why:
   `JSON_QUERY(... WITH [ARRAY] WRAPPER)`, `MAP[k, v, ...]`, `TIMESTAMPADD/TIMESTAMPDIFF`
   with a unit first argument.
 - Every function call node records where its name starts (`meta["line"]/["col"]`).
+- `CASE x WHEN a, b THEN ...` (a value list) becomes `CASE WHEN x = a OR x = b THEN ...`,
+  as Calcite rewrites it.
 """
 
 from __future__ import annotations
@@ -143,6 +145,35 @@ class FlinkParser(BaseParser):
             if isinstance(node, exp.Func) or isinstance(node, exp.Anonymous):
                 node.update_positions(token)
         return result
+
+    # ------------------------------------------------------------------ CASE x WHEN a, b
+    def _parse_case(self) -> exp.Expr | None:
+        """sqlglot's CASE, plus Flink's (Calcite's) value lists in a simple CASE:
+        `CASE x WHEN 1, 2 THEN ...`. A CASE with such a list becomes the searched CASE
+        Calcite rewrites it to, `CASE WHEN x = 1 OR x = 2 THEN ...`."""
+        if self._match(TokenType.DOT, advance=False):
+            return super()._parse_case()  # `case.*` is a column; sqlglot's method retreats
+        start = self._index
+        comments = self._prev_comments
+        subject = self._parse_disjunction()
+        whens: list[tuple[list[exp.Expr], exp.Expr | None]] = []
+        while self._match(TokenType.WHEN):
+            parsed = [self._parse_disjunction()]
+            while subject is not None and self._match(TokenType.COMMA):
+                parsed.append(self._parse_disjunction())
+            self._match(TokenType.THEN)
+            whens.append(([v for v in parsed if v is not None], self._parse_disjunction()))
+        if subject is None or all(len(values) == 1 for values, _ in whens):
+            self._retreat(start)
+            return super()._parse_case()
+        default = self._parse_disjunction() if self._match(TokenType.ELSE) else None
+        if not self._match(TokenType.END):
+            self.raise_error("Expected END after CASE", self._prev)
+        ifs = []
+        for values, then in whens:
+            cond = exp.or_(*(exp.EQ(this=subject.copy(), expression=v) for v in values), copy=False)
+            ifs.append(self.expression(exp.If(this=cond, true=then)))
+        return self.expression(exp.Case(ifs=ifs, default=default), comments=comments)
 
     # ------------------------------------------------------------------ MAP[...] constructor
     def _parse_column(self) -> exp.Expr | None:

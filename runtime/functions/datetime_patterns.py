@@ -430,6 +430,24 @@ def parse_fine(strings: pa.Array, pattern: str, lenient: bool) -> tuple[np.ndarr
     return np.where(ok, ms, 0), ok, np.where(ok, sub_ns, 0)
 
 
+def parse_offsets(strings: pa.Array, pattern: str, lenient: bool) -> np.ndarray | None:
+    """The zone offset (ms east of UTC) each row's text states through the pattern's zone
+    letter (z, Z, X, x: 'Z', 'UTC', 'GMT', '+08', '+0800', '+08:00'), 0 where the row does not
+    parse; None when the pattern has no zone letter. A lenient SimpleDateFormat (UNIX_TIMESTAMP)
+    reads the wall-clock time in that offset instead of the session zone."""
+    p = _compile(pattern, lenient)
+    zone_groups = [name for name, c, _ in p.groups if c in ("z", "Z", "X", "x")]
+    if not zone_groups:
+        return None
+    col = pc.struct_field(pc.extract_regex(strings, p.regex), zone_groups[-1])
+    parts = pc.extract_regex(col, r"^(?P<sign>[+-])(?P<hh>\d{2}):?(?P<mm>\d{2})?$")
+    hh = _ints(pc.struct_field(parts, "hh"))
+    mm = _ints(pc.struct_field(parts, "mm"))
+    minus = pc.equal(pc.struct_field(parts, "sign"), "-").fill_null(False).to_numpy(zero_copy_only=False)
+    offset = (hh * 60 + mm) * 60_000
+    return np.where(minus, -offset, offset)
+
+
 def _ints(col: pa.Array) -> np.ndarray:
     """Digits (or indices) as int64, NULL/overflow as 0 (the row is invalid anyway)."""
     if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):

@@ -26,12 +26,15 @@ Canonical calls (what the binder emits)
   the RETURNING type (default STRING, nullable); the kernel converts to it.
 - `json_query(j, path[, wrapper[, on_empty[, on_error]]])`: wrapper 'WITHOUT' |
   'CONDITIONAL' | 'UNCONDITIONAL'; on_empty/on_error 'NULL' | 'ERROR' | 'EMPTY_ARRAY' |
-  'EMPTY_OBJECT'. Result STRING.
+  'EMPTY_OBJECT'. Result STRING, or ARRAY<STRING> for RETURNING ARRAY<STRING> (the binder
+  sets `Call.type`): the selected array's elements, scalars as their text. A conditional
+  wrapper wraps anything but an array, an object too.
 - `json_exists(j, path[, on_error])`: on_error 'FALSE' | 'TRUE' | 'UNKNOWN' | 'ERROR'.
 - `is_json(j[, 'VALUE'|'SCALAR'|'ARRAY'|'OBJECT'])`: BOOLEAN NOT NULL (NULL -> FALSE).
 
 JSON paths: SQL/JSON lax (default) or strict mode with `$`, `.key`, `."key"`, `['key']`,
-`[n]`, `[n, m]`, `[*]`, `.*`. Querying loops over *distinct* documents (JSON parsing has
+`[n]`, `[n, m]`, `[*]`, `.*` (a bracket may follow a dot, `$.['a b']`, as Flink's Jayway
+paths allow). Querying loops over *distinct* documents (JSON parsing has
 no Arrow kernel). Flink 2.3 ignores the ON EMPTY clause of JSON_VALUE and JSON_QUERY: an
 empty result (a missing path, a JSON null) is handled by the ON ERROR clause (NULL by
 default), so `DEFAULT 'd' ON EMPTY` gives NULL and `DEFAULT -1 ON ERROR` gives -1 for a
@@ -302,10 +305,10 @@ _TOKEN = re.compile(
         \.\s*(?P<name>[A-Za-z_$][\w$]*)        |
         \.\s*"(?P<qname>(?:[^"\\]|\\.)*)"      |
         \.\s*(?P<wild>\*)                      |
-        \[\s*(?P<bwild>\*)\s*\]                |
-        \[\s*'(?P<bname>(?:[^'\\]|\\.)*)'\s*\] |
-        \[\s*"(?P<bqname>(?:[^"\\]|\\.)*)"\s*\]|
-        \[\s*(?P<idx>\d+(?:\s*,\s*\d+)*)\s*\]
+        \.?\[\s*(?P<bwild>\*)\s*\]                |
+        \.?\[\s*'(?P<bname>(?:[^'\\]|\\.)*)'\s*\] |
+        \.?\[\s*"(?P<bqname>(?:[^"\\]|\\.)*)"\s*\]|
+        \.?\[\s*(?P<idx>\d+(?:\s*,\s*\d+)*)\s*\]
     )""",
     re.VERBOSE,
 )
@@ -550,12 +553,7 @@ def json_query(args: list[ArgValue], arg_types: list[DataType], result_type: Dat
     _, steps = compile_path(path)
     indefinite = any(kind in ("keys*", "items*") or (kind == "idx" and len(arg) > 1) for kind, arg in steps)
 
-    def fallback(mode: str, err: str) -> str | None:
-        if mode == "ERROR":
-            raise EvaluationError(f"JSON_QUERY: {err}")
-        return {"EMPTY_ARRAY": "[]", "EMPTY_OBJECT": "{}"}.get(mode)
-
-    def one(text: str | None) -> str | None:
+    def one(text: str | None) -> Any:
         if text is None:
             return None
         try:
@@ -571,18 +569,46 @@ def json_query(args: list[ArgValue], arg_types: list[DataType], result_type: Dat
             # a lone JSON null counts as empty, as in Flink (Calcite's jsonQuery)
             return fallback(on_error, f"no value for path {path}")
         if wrapper.startswith("UNCONDITIONAL") or wrapper == "WITH":
-            return dump_json(items)
-        if wrapper.startswith("CONDITIONAL"):
-            if len(items) == 1 and isinstance(items[0], (dict, list)):
-                return dump_json(items[0])
-            return dump_json(items)
-        if len(items) == 1 and isinstance(items[0], (dict, list)):
-            return dump_json(items[0])
-        return fallback(on_error, f"path {path} does not select an object or array")
+            value: Any = items
+        elif wrapper.startswith("CONDITIONAL"):
+            # Flink wraps anything but an array (an object too: '{}' gives '[{}]')
+            value = items[0] if len(items) == 1 and isinstance(items[0], list) else items
+        elif len(items) == 1 and isinstance(items[0], (dict, list)):
+            value = items[0]
+        else:
+            return fallback(on_error, f"path {path} does not select an object or array")
+        if not as_array:
+            return dump_json(value)
+        if not isinstance(value, list):
+            return fallback(on_error, f"path {path} does not select an array (RETURNING ARRAY<STRING>)")
+        return [None if v is None else _element_text(v) for v in value]
+
+    as_array = result_type.name == "ARRAY"
+    out_type = result_type.to_arrow()
+
+    def fallback(mode: str, err: str) -> Any:
+        if mode == "ERROR":
+            raise EvaluationError(f"JSON_QUERY: {err}")
+        text = {"EMPTY_ARRAY": "[]", "EMPTY_OBJECT": "{}"}.get(mode)
+        if as_array and text is not None:
+            if text == "{}":
+                raise EvaluationError("JSON_QUERY: EMPTY OBJECT ON ERROR cannot give an ARRAY<STRING>")
+            return []
+        return text
 
     doc = to_array(args[0], 1) if is_scalar(args[0]) else args[0]
-    out = _per_doc(doc.cast(STR), one, STR)
+    out = _per_doc(doc.cast(STR), one, out_type)
     return out[0] if is_scalar(args[0]) else out
+
+
+def _element_text(v: Any) -> str:
+    """An element of JSON_QUERY's ARRAY<STRING> result: a string as is, another scalar as
+    its text, an object or array as JSON (Flink's String.valueOf / jsonize)."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return dump_json(v)
 
 
 # ---------------------------------------------------------------------- JSON_EXISTS / IS JSON
@@ -664,7 +690,7 @@ document(
             "JSON_OBJECT('b' VALUE 1, 'a' VALUE 'x')",
         ),
         "json_query": (
-            "JSON_QUERY(json, path [wrapper] [ON EMPTY] [ON ERROR])",
+            "JSON_QUERY(json, path [RETURNING STRING | ARRAY<STRING>] [wrapper] [ON EMPTY] [ON ERROR])",
             "JSON_QUERY('{\"a\": {\"b\": 1}}', '$.a')",
         ),
         "json_raw": ("(internal: a nested JSON value)", ""),

@@ -352,7 +352,8 @@ def unix_timestamp(
     args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext
 ) -> ArgValue:
     """Epoch seconds of a 'yyyy-MM-dd HH:mm:ss' (or given SimpleDateFormat) string read in
-    the session zone; Long.MIN_VALUE when unparsable. Without arguments: now."""
+    the session zone, or in the offset the text states when the format has a zone letter
+    ('yyyy-MM-dd HH:mm:ss.SSS X'); Long.MIN_VALUE when unparsable. Without arguments: now."""
     if not args:
         return pa.scalar(ctx.now_ms // 1000, pa.int64())
     s = _arr(args[0], ctx)
@@ -362,9 +363,13 @@ def unix_timestamp(
         strings = sub[0]
         try:
             ms, ok = dp.parse(strings, p[0], lenient=True)
+            offsets = dp.parse_offsets(strings, p[0], lenient=True)
         except ValueError:
             ms, ok = np.zeros(len(strings), np.int64), np.zeros(len(strings), bool)
-        secs = np.floor_divide(to_instant(ms, ctx.time_zone), 1000)
+            offsets = None
+        # a zone the text states (pattern letter X, Z, z) wins over the session zone
+        instant = to_instant(ms, ctx.time_zone) if offsets is None else ms - offsets
+        secs = np.floor_divide(instant, 1000)
         out = np.where(ok, secs, LONG_MIN)
         return pa.array(out, pa.int64(), mask=~np_valid(strings))
 

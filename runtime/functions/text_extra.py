@@ -557,7 +557,9 @@ def _json_unquote_k(args: list[ArgValue], types: list[DataType], rt: DataType, c
 def _infer_elt(types: list[DataType], literals: list[object] | None = None) -> DataType:
     if len(types) < 2 or not (types[0].is_integer or types[0].name == "NULL"):
         raise FunctionTypeError("Invalid input arguments. ELT(<INTEGER>, <ANY>, ...) takes an index and values")
-    if literals and isinstance(literals[0], int) and literals[0] < 1:
+    # Flink's index argument strategy rejects only a negative literal; 0 (like any index
+    # past the last value) gives NULL at runtime
+    if literals and isinstance(literals[0], int) and literals[0] < 0:
         raise FunctionTypeError(f"Index must be an integer starting from '0', but was '{literals[0]}'.")
     t = common_type(types[1:])
     if t is None:
