@@ -530,6 +530,15 @@ class Catalog:
             if c.name in seen:
                 raise SqlValidationError(f"A column named '{c.name}' already exists in the table.", sql=sql)
             seen.add(c.name)
+        names = [c.name for c in columns]
+        for p in partitioned:
+            if p not in names:
+                raise SqlValidationError(
+                    f"Partition column '{p}' not defined in the table schema. Available columns: "
+                    f"[{', '.join(repr(n) for n in names)}]",
+                    sql=sql,
+                    hint=did_you_mean(p, names),
+                )
         physical_names = [c.name for c in columns if c.kind == "physical"]
         for k in distribution.keys if distribution is not None else ():
             if k not in physical_names:

@@ -16,7 +16,7 @@ from sqlglot import exp
 from planner.binder.types import plain
 from planner.catalog import Catalog
 from planner.catalog_objects import CatalogTable, CatalogView, Path, quoted
-from planner.errors import SqlValidationError
+from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.statements import ColumnDef, CreateTable, CreateView, WatermarkDef
 from planner.statements_catalog import AlterTable, AlterView
 
@@ -46,12 +46,47 @@ def alter_table(catalog: Catalog, stmt: AlterTable) -> bool:
             f"Table {quoted(path)} doesn't exist or is a temporary table.", sql=stmt.sql, line=1, column=1
         )
     table: CatalogTable = found  # type: ignore[assignment]
+    if stmt.action in ("ADD_PARTITION", "DROP_PARTITION"):
+        _refuse_partition_change(table, stmt)
     if stmt.action == "RENAME":
         assert stmt.new_name is not None
         catalog.rename(path, catalog.qualify(stmt.new_name, stmt.sql), stmt.sql)
         return True
     catalog.replace_permanent(catalog.resolve_table(changed_definition(table, stmt), path))
     return True
+
+
+def _refuse_partition_change(table: CatalogTable, stmt: AlterTable) -> None:
+    """ALTER TABLE ... ADD / DROP PARTITION: Flink's catalogs keep partitions as metadata
+    (Hive's mostly); streamsql's keep none. A filesystem table's partitions are its
+    `k=v/` directories, made by the rows an INSERT writes (SHOW PARTITIONS lists them)."""
+    what = "ADD" if stmt.action == "ADD_PARTITION" else "DROP"
+    if not table.partitioned_by:
+        raise SqlValidationError(f"Table {quoted(table.path)} is not partitioned.", sql=stmt.sql, line=1, column=1)
+    for spec in stmt.partitions:
+        for k, _ in spec:
+            if k not in table.partitioned_by:
+                raise SqlValidationError(
+                    f"Partition column '{k}' is not a partition key of the table "
+                    f"(PARTITIONED BY ({', '.join(table.partitioned_by)})).",
+                    sql=stmt.sql,
+                    line=1,
+                    column=1,
+                )
+    hint = (
+        "a partition appears when an INSERT writes rows into it (INSERT INTO t PARTITION (k = 'v') ...)"
+        if what == "ADD"
+        else "remove a partition's rows with DELETE FROM t WHERE k = 'v', or replace them with "
+        "INSERT OVERWRITE t PARTITION (k = 'v') ... (batch mode)"
+    )
+    raise UnsupportedSqlError(
+        f"ALTER TABLE ... {what} PARTITION is not supported: streamsql's catalogs keep no partition metadata; "
+        f"the partitions of table {quoted(table.path)} are the ones its connector stores (SHOW PARTITIONS).",
+        sql=stmt.sql,
+        line=1,
+        column=1,
+        hint=hint,
+    )
 
 
 def changed_definition(table: CatalogTable, stmt: AlterTable) -> CreateTable:
@@ -88,6 +123,8 @@ def changed_definition(table: CatalogTable, stmt: AlterTable) -> CreateTable:
         for k in stmt.keys:
             options.pop(k, None)
     elif action == "RENAME_COLUMN":
+        if stmt.old_column in table.partitioned_by:
+            raise _fail(stmt, f"The column `{stmt.old_column}` is used as the partition keys.")
         columns, watermark, pk = _rename_column(stmt, columns, watermark, pk)
     elif action in ("ADD", "MODIFY"):
         columns = _add_or_modify(stmt, columns)
@@ -114,6 +151,9 @@ def changed_definition(table: CatalogTable, stmt: AlterTable) -> CreateTable:
                 )
             pk, constraint = stmt.primary_key, stmt.constraint_name
     elif action == "DROP_COLUMNS":
+        for name in stmt.keys:
+            if name in table.partitioned_by:
+                raise _fail(stmt, f"The column `{name}` is used as the partition keys.")
         columns = _drop_columns(stmt, columns, watermark, pk)
     elif action == "DROP_PK":
         if not pk:

@@ -108,7 +108,7 @@ class AlterTable(Statement):
 
     name: tuple[str, ...]
     # RENAME | SET | RESET | RENAME_COLUMN | ADD | MODIFY | DROP_COLUMNS | DROP_PK | DROP_WATERMARK
-    # | ADD_DISTRIBUTION | MODIFY_DISTRIBUTION | DROP_DISTRIBUTION
+    # | ADD_DISTRIBUTION | MODIFY_DISTRIBUTION | DROP_DISTRIBUTION | ADD_PARTITION | DROP_PARTITION
     action: str
     if_exists: bool = False
     new_name: tuple[str, ...] | None = None
@@ -122,6 +122,8 @@ class AlterTable(Statement):
     new_column: str | None = None
     target: str = "TABLE"  # "MATERIALIZED TABLE": a schema change of ALTER MATERIALIZED TABLE
     distribution: Distribution | None = None  # ADD / MODIFY DISTRIBUTION
+    # ADD / DROP PARTITION (k = v, ...), each spec's values as text
+    partitions: tuple[tuple[tuple[str, str], ...], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -335,6 +337,22 @@ def parse_alter_table(cur: Cursor, pos: dict) -> AlterTable:
 def parse_schema_change(cur: Cursor, base: dict) -> AlterTable | None:
     """`ADD ...` / `MODIFY ...` / `DROP ...` of ALTER [MATERIALIZED] TABLE (None: none of
     them is next); `base` holds the AlterTable fields the caller parsed."""
+    if cur.peek_word() in ("ADD", "DROP") and "PARTITION" in (cur.peek_word(1), cur.peek_word(3), cur.peek_word(4)):
+        action = cur.peek_word() + "_PARTITION"
+        cur.parser._advance()
+        # [IF NOT EXISTS] / [IF EXISTS] of the partitions (refused when it runs either way)
+        cur.match("IF", "NOT", "EXISTS") if action == "ADD_PARTITION" else cur.match("IF", "EXISTS")
+        specs = []
+        while cur.match("PARTITION"):
+            specs.append(_partition_spec(cur))
+            if action == "ADD_PARTITION" and cur.match("WITH"):
+                _options(cur)  # the partition's properties
+            if action == "DROP_PARTITION" and not cur.match_type(TokenType.COMMA):
+                break
+        if not specs:
+            cur.unexpected('"PARTITION"')
+        _end(cur)
+        return AlterTable(action=action, partitions=tuple(specs), **base)
     if cur.peek_word() in ("ADD", "MODIFY") and cur.peek_word(1) == "DISTRIBUTION":
         action = cur.peek_word() + "_DISTRIBUTION"
         cur.expect(cur.peek_word(), "DISTRIBUTION")
@@ -432,6 +450,20 @@ def parse_module(cur: Cursor, action: str, pos: dict) -> ModuleStatement:
     options = _options(cur) if action == "LOAD" and cur.match("WITH") else {}
     _end(cur)
     return ModuleStatement(action=action, names=(name,), options=options, **pos)
+
+
+def _partition_spec(cur: Cursor) -> tuple[tuple[str, str], ...]:
+    """`(k = v, ...)` of a PARTITION clause."""
+    cur.expect_type(TokenType.L_PAREN, '"("')
+    spec = []
+    while True:
+        key = cur.name("a partition column")
+        cur.expect_type(TokenType.EQ, '"="')
+        spec.append((key, _partition_value(cur)))
+        if cur.match_type(TokenType.COMMA):
+            continue
+        cur.expect_type(TokenType.R_PAREN, '")" or ","')
+        return tuple(spec)
 
 
 def _partition_value(cur: Cursor) -> str:

@@ -148,6 +148,49 @@ ALTER TABLE MyTable ADD (
 [INFO] Execute statement succeeded.
 !info
 
+# ADD / DROP PARTITION: streamsql's catalogs keep no partition metadata (a filesystem
+# table's partitions are the `k=v/` directories its INSERTs write): refused with a hint
+CREATE TABLE Parts (id INT, p1 INT, p2 STRING) PARTITIONED BY (p1, p2)
+WITH ('connector' = 'filesystem', 'path' = 'parts', 'format' = 'csv');
+[INFO] Execute statement succeeded.
+!info
+
+ALTER TABLE Parts ADD PARTITION (p1=1,p2='a') with ('k1'='v1');
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.TableException: ALTER TABLE ... ADD PARTITION is not supported: streamsql's catalogs keep no partition metadata; the partitions of table `default_catalog`.`default_database`.`Parts` are the ones its connector stores (SHOW PARTITIONS).
+a partition appears when an INSERT writes rows into it (INSERT INTO t PARTITION (k = 'v') ...)
+!error
+
+ALTER TABLE Parts ADD PARTITION (p1=1,p2='a') with ('k1'='v1') PARTITION (p1=1,p2='b') with ('k2'='v2');
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.TableException: ALTER TABLE ... ADD PARTITION is not supported: streamsql's catalogs keep no partition metadata; the partitions of table `default_catalog`.`default_database`.`Parts` are the ones its connector stores (SHOW PARTITIONS).
+a partition appears when an INSERT writes rows into it (INSERT INTO t PARTITION (k = 'v') ...)
+!error
+
+ALTER TABLE Parts DROP PARTITION (`p1` = 1, p2 = 'a'), PARTITION (`p1` = 2, p2 = 'a');
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.TableException: ALTER TABLE ... DROP PARTITION is not supported: streamsql's catalogs keep no partition metadata; the partitions of table `default_catalog`.`default_database`.`Parts` are the ones its connector stores (SHOW PARTITIONS).
+remove a partition's rows with DELETE FROM t WHERE k = 'v', or replace them with INSERT OVERWRITE t PARTITION (k = 'v') ... (batch mode)
+!error
+
+ALTER TABLE Parts DROP PARTITION (`id` = 1);
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.ValidationException: Partition column 'id' is not a partition key of the table (PARTITIONED BY (p1, p2)).
+!error
+
+# a partition column can be neither dropped nor renamed
+ALTER TABLE Parts DROP p1;
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.ValidationException: Failed to execute ALTER TABLE statement.
+The column `p1` is used as the partition keys.
+!error
+
+ALTER TABLE Parts RENAME p2 TO p3;
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.ValidationException: Failed to execute ALTER TABLE statement.
+The column `p2` is used as the partition keys.
+!error
+
 # MODIFY (the trailing `--` comments are no part of the expressions)
 ALTER TABLE MyTable MODIFY measurement double COMMENT 'unit is bytes per second' AFTER `id`;
 [INFO] Execute statement succeeded.

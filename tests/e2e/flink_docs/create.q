@@ -167,6 +167,12 @@ DESCRIBE Orders2;
 3 rows in set
 !ok
 
+# PARTITIONED BY names columns of the table
+CREATE TABLE Bad (uid BIGINT, name STRING) PARTITIONED BY (day) WITH ('connector' = 'filesystem', 'path' = 'bad', 'format' = 'csv');
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.ValidationException: Partition column 'day' not defined in the table schema. Available columns: ['uid', 'name']
+!error
+
 # DISTRIBUTED: catalog metadata (no streamsql connector writes buckets)
 CREATE TABLE MyTable (uid BIGINT, name STRING) DISTRIBUTED BY HASH(uid) INTO 4 BUCKETS;
 [INFO] Execute statement succeeded.
