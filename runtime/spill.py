@@ -80,6 +80,7 @@ class SpillFiles:
         self.dir = tempfile.mkdtemp(prefix="streamsql-spill-", dir=parent)
         self.files: dict[int, list[str]] = {}
         self.sizes: dict[int, int] = {}  # bytes on disk per partition
+        self.rows: dict[int, int] = {}  # rows per partition
         self.bytes_written = 0
         self._seq = 0
         self._next_partition = 0
@@ -98,6 +99,7 @@ class SpillFiles:
         size = os.path.getsize(path)
         self.bytes_written += size
         self.sizes[partition] = self.sizes.get(partition, 0) + size
+        self.rows[partition] = self.rows.get(partition, 0) + table.num_rows
         self.files.setdefault(partition, []).append(path)
 
     def partitions(self) -> list[int]:
@@ -107,9 +109,13 @@ class SpillFiles:
         """The partition's bytes on disk (about its tables' size in memory)."""
         return self.sizes.get(partition, 0)
 
+    def partition_rows(self, partition: int) -> int:
+        return self.rows.get(partition, 0)
+
     def take(self, partition: int) -> Iterator[pa.Table]:
         """The partition's tables (read into memory, not mapped), each file deleted once read."""
         self.sizes.pop(partition, None)
+        self.rows.pop(partition, None)
         for path in self.files.pop(partition, []):
             yield _read(path)
             os.remove(path)
@@ -123,12 +129,14 @@ class SpillFiles:
     def drop(self, partition: int) -> None:
         """Delete the partition's files unread."""
         self.sizes.pop(partition, None)
+        self.rows.pop(partition, None)
         for path in self.files.pop(partition, []):
             os.remove(path)
 
     def close(self) -> None:
         self.files = {}
         self.sizes = {}
+        self.rows = {}
         shutil.rmtree(self.dir, ignore_errors=True)
 
     def __del__(self) -> None:

@@ -28,7 +28,8 @@ matched (RIGHT / FULL) are emitted when both inputs ended. With checkpointing bo
 are buffered and joined at the end (the buffers are the snapshot).
 
 BATCH memory (without checkpointing): the input rows held while the right input is open
-are bounded by `taskmanager.memory.managed.size`. Past it, left rows buffered are written
+(right rows counted with what their build will hold, `join_spill.build_bytes`) are bounded
+by `taskmanager.memory.managed.size`. Past it, left rows buffered are written
 to disk as they are (read back and probed when the right input ends); once the right rows
 alone pass it, the join becomes a grace hash join (runtime/operators/join_spill.py): both
 inputs in hash partitions of the join key on disk, joined a partition at a time at the
@@ -69,7 +70,7 @@ from runtime.graph import Node
 from runtime.operators._common import conform, eval_context, make_batch
 from runtime.operators._join_util import join_type_name
 from runtime.operators.base import Operator, OperatorContext, Output
-from runtime.operators.join_spill import GraceHashJoin, batches
+from runtime.operators.join_spill import GraceHashJoin, batches, build_bytes
 from runtime.operators.join_state import JoinSide, candidate_pairs, transitions
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.plan_text import format_expr
@@ -280,7 +281,7 @@ class JoinOperator(Operator):
                 self._probe(data, out)  # the right side is complete: stream the left
             else:
                 self._buffers[side].append(data)
-                self._buffered[side] += data.nbytes
+                self._buffered[side] += build_bytes(data.nbytes, data.num_rows) if side == 1 else data.nbytes
                 if self.spill_bound and sum(self._buffered) > self.spill_bound:
                     self._bound_buffers(out)
             return
@@ -544,9 +545,8 @@ class JoinOperator(Operator):
         fresh.append_only = self.sides[1].append_only
         self.sides = (self.sides[0], fresh)
         self._matched = np.zeros(0, dtype=bool)
-        if right:
-            data = pa.concat_tables(right).combine_chunks()
-            for batch in data.to_batches():
+        for table in right:  # a batch at a time: the key index grows by steps
+            for batch in batches(table):
                 fresh.apply(batch, np.ones(batch.num_rows, dtype=np.int64), self._key_slots(batch, 1), None)
 
     def probe(self, left: pa.RecordBatch, out: Output, pairs_only: bool) -> np.ndarray:

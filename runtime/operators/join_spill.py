@@ -46,6 +46,16 @@ FANOUT = 16
 MAX_LEVEL = 3
 # Rows per batch probed from a partition read back.
 _CHUNK_ROWS = 1 << 16
+# What a built right row costs beyond its values: its entry in the key index (hash table
+# and key columns, ~100 bytes at a key per row, about twice that while it grows), the
+# build side's per-row counters and its sorted key runs. Counted with the values against
+# the bound, so the bound is about the memory the build holds, not the rows' Arrow size.
+BUILD_ROW_BYTES = 160
+
+
+def build_bytes(nbytes: int, rows: int) -> int:
+    """The memory a build side of these right rows holds (values plus `BUILD_ROW_BYTES`)."""
+    return nbytes + rows * BUILD_ROW_BYTES
 
 
 class PartitionJoin(Protocol):
@@ -173,7 +183,7 @@ class GraceHashJoin:
                         join.right_alone(batch, out)
                     yield from _drain(out)
             return
-        if files.partition_bytes(right) <= self.bound:
+        if build_bytes(files.partition_bytes(right), files.partition_rows(right)) <= self.bound:
             join.build(list(files.take(right)))
             for table in files.take(left):
                 for batch in batches(table):
@@ -197,18 +207,19 @@ class GraceHashJoin:
         yield from self._join_blocks(left, right)
 
     def _blocks(self, right: int) -> Iterator[list[pa.Table]]:
-        """The right partition's rows (taken off disk), about `bound` bytes at a time."""
+        """The right partition's rows (taken off disk), a bound's worth (`build_bytes`) at a time."""
         block: list[pa.Table] = []
         held = 0
         for table in self.files.take(right):
-            step = max(1, table.num_rows * self.bound // max(1, table.nbytes))
+            step = max(1, table.num_rows * self.bound // max(1, build_bytes(table.nbytes, table.num_rows)))
             for lo in range(0, table.num_rows, step):
                 piece = table.slice(lo, step)
-                if block and held + piece.nbytes > self.bound:
+                size = build_bytes(piece.nbytes, piece.num_rows)
+                if block and held + size > self.bound:
                     yield block
                     block, held = [], 0
                 block.append(piece)
-                held += piece.nbytes
+                held += size
         if block:
             yield block
 

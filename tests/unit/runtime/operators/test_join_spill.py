@@ -21,9 +21,9 @@ from streamsql.udf import udf
 
 LEFT_ROWS = 3000
 RIGHT_ROWS = 2000
-SKEW = 7  # the key of 400 right rows (~10 kb, past the bound alone) and 40 left rows
-# a few KB: the first source batch of 256 rows already passes it
-SPILL = {"taskmanager.memory.managed.size": "4kb", "table.exec.source.batch-rows": "256"}
+SKEW = 7  # the key of 400 right rows (past the bound alone) and 40 left rows
+# a few KB: the first right batch of 256 rows already passes it (with its key index)
+SPILL = {"taskmanager.memory.managed.size": "16kb", "table.exec.source.batch-rows": "256"}
 
 
 @pytest.fixture(scope="module")
