@@ -272,9 +272,11 @@ class ArrayAggAcc(Accumulator):
 
 class JsonAggAcc(Accumulator):
     """JSON_ARRAYAGG (values in arrival order) and JSON_OBJECTAGG (key -> value, keys in
-    order as JSON_OBJECT prints them; a repeated key keeps its last value). Values are
-    rendered to JSON text per batch, vectorized (json_text); `on_null` NULL writes `null`,
-    ABSENT drops the entry. An empty group gives `[]` / `{}`."""
+    order as JSON_OBJECT prints them). Values are rendered to JSON text per batch,
+    vectorized (json_text); `on_null` NULL writes `null`, ABSENT drops the entry. An empty
+    group gives `[]` / `{}`. A key JSON_OBJECTAGG already holds fails the job, as Flink's
+    JsonObjectAggFunction does; an entry ABSENT ON NULL dropped is not held, so its key may
+    come again (and a NULL value for a held key fails too: Flink checks the key first)."""
 
     def __init__(self, arg_types: list[pa.DataType], result_type: DataType, name: str, call: AggCallParams) -> None:
         super().__init__(arg_types, result_type)
@@ -303,24 +305,45 @@ class JsonAggAcc(Accumulator):
             k = args[0]
             if k.null_count:
                 raise EvaluationError("JSON_OBJECTAGG: a key is NULL (keys must not be NULL)")
-        sel = pa.array(keep)
-        cols = {"s": pa.array(slots, type=pa.int64()).filter(sel), "t": text.filter(sel)}
         if self.object:
-            cols["k"] = k.filter(sel)
-        aggs = [("t", "list")] + ([("k", "list")] if self.object else [])
+            # every row counts for the duplicate-key check, so none is filtered out here
+            cols = {"s": pa.array(slots, type=pa.int64()), "t": text, "k": k, "keep": pa.array(keep)}
+            aggs = [("t", "list"), ("k", "list"), ("keep", "list")]
+        else:
+            sel = pa.array(keep)
+            cols = {"s": pa.array(slots, type=pa.int64()).filter(sel), "t": text.filter(sel)}
+            aggs = [("t", "list")]
         grouped = pa.table(cols).group_by("s", use_threads=False).aggregate(aggs)
         for s in sorted_distinct(slots):  # every touched key has a value now, even if all were absent
             if self.values[s] is None:
                 self.values[s] = {} if self.object else []
-        gk = grouped.column("k_list").to_pylist() if self.object else None
-        for i, (s, texts) in enumerate(  # loop over touched keys
-            zip(grouped.column("s").to_pylist(), grouped.column("t_list").to_pylist(), strict=True)
-        ):
-            cur = self.values[s]
-            if gk is not None:
-                cur.update(zip(gk[i], texts, strict=True))
-            else:
-                cur.extend(texts)
+        if self.object:
+            for s, texts, keys, kept in zip(  # loop over touched keys (a JSON object per key)
+                grouped.column("s").to_pylist(),
+                grouped.column("t_list").to_pylist(),
+                grouped.column("k_list").to_pylist(),
+                grouped.column("keep_list").to_pylist(),
+                strict=True,
+            ):
+                self._put(self.values[s], keys, texts, kept)
+            return
+        for s, texts in zip(grouped.column("s").to_pylist(), grouped.column("t_list").to_pylist(), strict=True):
+            self.values[s].extend(texts)
+
+    @staticmethod
+    def _put(obj: dict[str, str], keys: list[str], texts: list[str], kept: list[bool]) -> None:
+        """Add one group's entries in arrival order; a key already held fails."""
+        if len(set(keys)) == len(keys) and obj.keys().isdisjoint(keys):
+            obj.update((key, t) for key, t, k in zip(keys, texts, kept, strict=True) if k)
+            return
+        for key, t, k in zip(keys, texts, kept, strict=True):
+            if key in obj:
+                raise EvaluationError(
+                    f"Key '{key}' is already present. Duplicate keys are not allowed in JSON_OBJECTAGG. "
+                    "Please ensure that keys are unique."
+                )
+            if k:
+                obj[key] = t
 
     def results(self, slots: np.ndarray) -> pa.Array:
         import json as _json
