@@ -99,7 +99,9 @@ def show_create(obj: CatalogObject, catalog: Catalog | None = None) -> str:
     if obj.materialized is not None:
         return _show_create_materialized(obj, obj.materialized, catalog)
     lines = _schema_lines(obj)
-    text = f"CREATE {'TEMPORARY ' if obj.temporary else ''}TABLE {quoted(obj.path)} (\n" + ",\n".join(lines) + "\n) "
+    # Flink 2.x's ShowCreateUtil: `)` on its own line, then each clause on its own (Flink
+    # 1.x printed `) WITH (`).
+    text = f"CREATE {'TEMPORARY ' if obj.temporary else ''}TABLE {quoted(obj.path)} (\n" + ",\n".join(lines) + "\n)\n"
     if obj.comment:
         text += f"COMMENT {_string(obj.comment)}\n"
     if obj.distribution is not None:

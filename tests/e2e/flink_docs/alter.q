@@ -276,7 +276,8 @@ SHOW CREATE TABLE DataGenSource;
 +--------------------------------------------------------------------------------------------------------------------------------------------------+
 | CREATE TABLE `default_catalog`.`default_database`.`DataGenSource` (
   `id` INT
-) WITH (
+)
+WITH (
   'connector' = 'datagen',
   'rows-per-second' = '10'
 )
@@ -295,7 +296,8 @@ SHOW CREATE TABLE DataGenSource;
 +----------------------------------------------------------------------------------------------------------------------+
 | CREATE TABLE `default_catalog`.`default_database`.`DataGenSource` (
   `id` INT
-) WITH (
+)
+WITH (
   'connector' = 'datagen'
 )
  |
@@ -328,7 +330,8 @@ SHOW CREATE TABLE DataGenSource;
 +-------------------------------------------------------------------------------------------------------------------------------------------------+
 | CREATE TABLE `default_catalog`.`default_database`.`DataGenSource` (
   `id` INT
-) DISTRIBUTED INTO 3 BUCKETS
+)
+DISTRIBUTED INTO 3 BUCKETS
 WITH (
   'connector' = 'datagen'
 )

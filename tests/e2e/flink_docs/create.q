@@ -185,7 +185,8 @@ SHOW CREATE TABLE MyTable;
 | CREATE TABLE `default_catalog`.`default_database`.`MyTable` (
   `uid` BIGINT,
   `name` VARCHAR(2147483647)
-) DISTRIBUTED BY HASH(`uid`) INTO 4 BUCKETS
+)
+DISTRIBUTED BY HASH(`uid`) INTO 4 BUCKETS
  |
 +---------------------------------------------------------------------------------------------------------------------------------------------------------+
 1 row in set
@@ -206,7 +207,8 @@ SHOW CREATE TABLE MyTable;
 | CREATE TABLE `default_catalog`.`default_database`.`MyTable` (
   `uid` BIGINT,
   `name` VARCHAR(2147483647)
-) DISTRIBUTED BY (`uid`) INTO 4 BUCKETS
+)
+DISTRIBUTED BY (`uid`) INTO 4 BUCKETS
  |
 +-----------------------------------------------------------------------------------------------------------------------------------------------------+
 1 row in set
@@ -227,7 +229,8 @@ SHOW CREATE TABLE MyTable;
 | CREATE TABLE `default_catalog`.`default_database`.`MyTable` (
   `uid` BIGINT,
   `name` VARCHAR(2147483647)
-) DISTRIBUTED BY (`uid`)
+)
+DISTRIBUTED BY (`uid`)
  |
 +--------------------------------------------------------------------------------------------------------------------------------------+
 1 row in set
@@ -248,7 +251,8 @@ SHOW CREATE TABLE MyTable;
 | CREATE TABLE `default_catalog`.`default_database`.`MyTable` (
   `uid` BIGINT,
   `name` VARCHAR(2147483647)
-) DISTRIBUTED INTO 4 BUCKETS
+)
+DISTRIBUTED INTO 4 BUCKETS
  |
 +------------------------------------------------------------------------------------------------------------------------------------------+
 1 row in set
@@ -311,7 +315,8 @@ SHOW CREATE TABLE Orders_with_watermark;
   `product` VARCHAR(2147483647),
   `order_time` TIMESTAMP(3),
   WATERMARK FOR `order_time` AS `order_time` - INTERVAL '5' SECOND
-) WITH (
+)
+WITH (
   'connector' = 'kafka',
   'format' = 'json',
   'properties.bootstrap.servers' = '127.0.0.1:9',
@@ -363,7 +368,8 @@ SHOW CREATE TABLE Orders_in_kafka;
   `order_time_string` VARCHAR(2147483647),
   `order_time` AS TO_TIMESTAMP(`order_time_string`),
   WATERMARK FOR `order_time` AS `order_time` - INTERVAL '5' SECOND
-) WITH (
+)
+WITH (
   'connector' = 'kafka',
   'format' = 'json',
   'properties.bootstrap.servers' = '127.0.0.1:9',
@@ -386,7 +392,8 @@ SHOW CREATE TABLE Buckets2;
 | CREATE TABLE `default_catalog`.`default_database`.`Buckets2` (
   `uid` BIGINT,
   `name` VARCHAR(2147483647)
-) DISTRIBUTED BY RANGE(`uid`) INTO 2 BUCKETS
+)
+DISTRIBUTED BY RANGE(`uid`) INTO 2 BUCKETS
 WITH (
   'connector' = 'datagen',
   'number-of-rows' = '5'
@@ -412,7 +419,8 @@ SHOW CREATE TABLE Buckets3;
 | CREATE TABLE `default_catalog`.`default_database`.`Buckets3` (
   `uid` BIGINT,
   `name` VARCHAR(2147483647)
-) DISTRIBUTED INTO 3 BUCKETS
+)
+DISTRIBUTED INTO 3 BUCKETS
 WITH (
   'connector' = 'datagen',
   'number-of-rows' = '2'
@@ -528,7 +536,8 @@ SHOW CREATE TABLE my_ctas_table3;
   `id` BIGINT NOT NULL,
   `name` VARCHAR(2147483647),
   CONSTRAINT `PK_id` PRIMARY KEY (`id`) NOT ENFORCED
-) WITH (
+)
+WITH (
   'connector' = 'filesystem',
   'format' = 'csv',
   'path' = 'ctas3'
@@ -630,7 +639,8 @@ SHOW CREATE TABLE my_rtas_table;
   `order_time` TIMESTAMP(3),
   WATERMARK FOR `order_time` AS `order_time` - INTERVAL '5' SECOND,
   CONSTRAINT `PK_id` PRIMARY KEY (`id`) NOT ENFORCED
-) WITH (
+)
+WITH (
   'connector' = 'filesystem',
   'format' = 'csv',
   'path' = 'rtas3'

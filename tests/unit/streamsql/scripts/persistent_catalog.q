@@ -75,7 +75,8 @@ show create table orders;
   `id` INT NOT NULL,
   `amount` DOUBLE,
   CONSTRAINT `PK_id` PRIMARY KEY (`id`) NOT ENFORCED
-) WITH (
+)
+WITH (
   'connector' = 'datagen',
   'number-of-rows' = '5'
 )

@@ -54,7 +54,8 @@ show create table orders;
   `ptime` AS PROCTIME(),
   WATERMARK FOR `ts` AS `ts` - INTERVAL '1' SECOND,
   CONSTRAINT `PK_user` PRIMARY KEY (`user`) NOT ENFORCED
-) WITH (
+)
+WITH (
   'connector' = 'datagen'
 )
  |
@@ -140,7 +141,8 @@ show create table orders2;
   `ptime` AS PROCTIME(),
   WATERMARK FOR `ts` AS `ts` - INTERVAL '1' SECOND,
   CONSTRAINT `PK_user` PRIMARY KEY (`user`) NOT ENFORCED
-) WITH (
+)
+WITH (
   'connector' = 'datagen',
   'number-of-rows' = '10'
 )
@@ -193,7 +195,8 @@ show create table orders2;
   `ptime` AS PROCTIME(),
   WATERMARK FOR `ts` AS `ts` - INTERVAL '1' MINUTE,
   CONSTRAINT `pk_id` PRIMARY KEY (`id`) NOT ENFORCED
-) WITH (
+)
+WITH (
   'connector' = 'datagen',
   'number-of-rows' = '10'
 )
@@ -267,7 +270,8 @@ show create table notes;
   `id` INT NOT NULL COMMENT 'the ''id''',
   `body` VARCHAR(2147483647),
   CONSTRAINT `PK_id` PRIMARY KEY (`id`) NOT ENFORCED
-) COMMENT 'some notes'
+)
+COMMENT 'some notes'
 WITH (
   'connector' = 'datagen'
 )
@@ -296,7 +300,8 @@ show create table notes;
 +-----------------------------------------------------------------------------------------------------------------------+
 | CREATE TEMPORARY TABLE `default_catalog`.`default_database`.`notes` (
   `x` INT
-) WITH (
+)
+WITH (
   'connector' = 'datagen'
 )
  |

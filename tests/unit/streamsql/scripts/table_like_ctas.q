@@ -34,7 +34,8 @@ SHOW CREATE TABLE copy_all;
   `name_len` AS CHAR_LENGTH(`name`),
   `extra` INT,
   WATERMARK FOR `ts` AS `ts` - INTERVAL '1' SECOND
-) PARTITIONED BY (`name`)
+)
+PARTITIONED BY (`name`)
 WITH (
   'connector' = 'filesystem',
   'format' = 'csv',
