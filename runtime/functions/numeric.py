@@ -233,8 +233,10 @@ def _round_kernel(mode: str):
     const_kernel = _round_const_kernel(mode)
 
     def kernel(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
-        """Digits from a column: one constant-digits rounding per distinct value."""
-        if len(args) < 2 or isinstance(args[1], pa.Scalar) or rt.name == "DECIMAL":
+        """Digits from a column: one constant-digits rounding per distinct value (a DECIMAL
+        is rounded to each row's digits, then to the result type's scale, which is 0 when
+        the digits are not a literal, as in Flink)."""
+        if len(args) < 2 or isinstance(args[1], pa.Scalar):
             return const_kernel(args, types, rt, ctx)
         digits = args[1]
         distinct = [v for v in pc.unique(digits).to_pylist() if v is not None]

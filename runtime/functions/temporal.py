@@ -17,6 +17,7 @@ bug there; see tests/conformance/flink-bugs/022_temporal_extract).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -244,7 +245,29 @@ def to_timestamp_ltz(
     (default UTC, whatever the session zone: Flink's documented default).
 
     As Flink: a DECIMAL epoch is truncated toward zero to the unit, a DOUBLE one floored to
-    milliseconds; an epoch outside 0000-01-01 .. 9999-12-31 gives NULL."""
+    milliseconds; an epoch outside 0000-01-01 .. 9999-12-31 gives NULL. The precision,
+    format and zone may be columns (Flink types the result TIMESTAMP_LTZ(3) then): the rows
+    are converted per distinct combination, NULL where one of them is NULL."""
+    params = list(range(1, len(args)))
+    if all(isinstance(args[i], pa.Scalar) for i in params):
+        return _to_timestamp_ltz_const(args, arg_types, result_type, ctx)
+    n = ctx.num_rows
+    values = to_array(args[0], n)
+
+    def run(sub: list[ArgValue], p: list[Any]) -> ArgValue:
+        idx = np_ints(sub[0])
+        consts = [pa.scalar(v, arg_types[i].to_arrow()) for i, v in zip(params, p, strict=True)]
+        group_ctx = replace(ctx, num_rows=len(idx))
+        return _to_timestamp_ltz_const([values.take(idx), *consts], arg_types, result_type, group_ctx)
+
+    rows = pa.array(np.arange(n, dtype=np.int64))
+    return grouped_apply([rows, *args[1:]], params, run, n, result_type.to_arrow())
+
+
+def _to_timestamp_ltz_const(
+    args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext
+) -> ArgValue:
+    """TO_TIMESTAMP_LTZ whose precision, format and zone are constants."""
     v = _arr(args[0], ctx)
     if arg_types[0].is_string:
         tz = const(args[2]) if len(args) > 2 else "UTC"
@@ -260,6 +283,11 @@ def to_timestamp_ltz(
             return _maybe_scalar(out.cast(result_type.to_arrow()), args)
         return _maybe_scalar(_ts_array(inst, ok & np_valid(v), TS_LTZ), args)
     precision = const(args[1]) if len(args) > 1 else 3
+    if precision not in _LTZ_PRECISIONS:
+        raise EvaluationError(
+            f"The precision value '{precision}' for function TO_TIMESTAMP_LTZ is unsupported, "
+            "the supported value is '0', '3', '6' or '9'"
+        )
     valid = np_valid(v)
     target = result_type.to_arrow()
     if precision in (6, 9) and pa.types.is_integer(v.type):

@@ -21,7 +21,8 @@ import pytest
 
 from planner.errors import SqlError
 from runtime.errors import JobError
-from streamsql import EnvironmentSettings, TableEnvironment
+from streamsql import DataTypes, EnvironmentSettings, TableEnvironment
+from streamsql.expressions import call_sql
 
 T, F, N = True, False, None
 
@@ -390,3 +391,37 @@ def test_documented_errors_are_clear(env: TableEnvironment, expr: str, message: 
     with pytest.raises((SqlError, JobError)) as info:
         list(env.execute_sql(f"SELECT {expr}").collect())
     assert message in str(info.value)
+
+
+def test_parameters_from_columns(env: TableEnvironment) -> None:
+    """Flink takes ROUND/TRUNCATE's digits and TO_TIMESTAMP_LTZ's precision, format and
+    zone from columns too (the result type is then the one for 0 digits / precision 3)."""
+    fields = [
+        ("d", DataTypes.DECIMAL(7, 3)),
+        ("n", DataTypes.INT()),
+        ("p", DataTypes.INT()),
+        ("ep", DataTypes.BIGINT()),
+    ]
+    fields += [("fmt", DataTypes.STRING()), ("s", DataTypes.STRING()), ("tz", DataTypes.STRING())]
+    t = env.from_elements(
+        [
+            (1, Decimal("4235.324"), -2, 3, 1709208000123, "yyyy-MM-dd", "2024-02-29", "UTC"),
+            (2, Decimal("4235.324"), 2, 0, 1709208000, "yyyy/MM/dd", "2024/02/29", "Asia/Tokyo"),
+            (3, None, None, None, None, None, None, None),
+        ],
+        DataTypes.ROW([DataTypes.FIELD("id", DataTypes.INT())] + [DataTypes.FIELD(name, typ) for name, typ in fields]),
+    )
+    env.create_temporary_view("params_t", t)
+    rows = env.execute_sql(
+        "SELECT id, TRUNCATE(d, n), ROUND(d, n), TRUNCATE(CAST(d AS DOUBLE), n), TO_TIMESTAMP_LTZ(ep, p), "
+        "TO_TIMESTAMP_LTZ(s, fmt, tz), TYPEOF(TO_TIMESTAMP_LTZ(s, fmt, tz)) FROM params_t"
+    ).collect()
+    utc = dt.UTC
+    assert sorted(tuple(r) for r in rows) == [
+        (1, Decimal("4200"), Decimal("4200"), 4200.0, dt.datetime(2024, 2, 29, 12, 0, 0, 123000, utc), dt.datetime(2024, 2, 29, tzinfo=utc), "TIMESTAMP_LTZ(3)"),
+        (2, Decimal("4235"), Decimal("4235"), 4235.32, dt.datetime(2024, 2, 29, 12, 0, tzinfo=utc), dt.datetime(2024, 2, 28, 15, tzinfo=utc), "TIMESTAMP_LTZ(3)"),
+        (3, None, None, None, None, None, "TIMESTAMP_LTZ(3)"),
+    ]  # fmt: skip
+    bad = env.from_elements([(1, 7)], ["ep", "p"])
+    with pytest.raises(JobError, match="The precision value '7' for function TO_TIMESTAMP_LTZ is unsupported"):
+        list(bad.select(call_sql("TO_TIMESTAMP_LTZ(ep, CAST(p AS INT))")).execute().collect())
