@@ -412,9 +412,14 @@ def _window_aggregate(planner: PhysicalPlanner, node: LogicalWindowAggregate) ->
 
 @register_physical(LogicalWindowTableFunction)
 def _window_tvf(planner: PhysicalPlanner, node: LogicalWindowTableFunction) -> PhysicalNode:
+    child = planner.convert(node.input)
+    if node.window.kind == "SESSION":  # rows wait for their session to close: keyed, stateful
+        from runtime.operators.session_tvf import SessionWindowTableFunctionParams
+
+        session = SessionWindowTableFunctionParams(node.window.as_params(), node.time_index)
+        return PhysicalNode.distributed(session, (child,), node.fields)
     from runtime.operators.window_tvf import WindowTableFunctionParams
 
-    child = planner.convert(node.input)
     params = WindowTableFunctionParams(node.window.as_params(), node.time_index)
     return PhysicalNode.of(params, (child,), node.fields)
 

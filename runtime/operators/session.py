@@ -27,7 +27,7 @@ start, key slot): the order in which firing row by row would have emitted them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 import pyarrow as pa
@@ -35,10 +35,24 @@ import pyarrow as pa
 from runtime.aggregates.aggset import AggregateSet
 from runtime.checkpoint.format import register_state_type
 from runtime.distinct import sorted_distinct_first
-from runtime.operators.base import Output
+from runtime.operators.base import OperatorContext, Output
+from runtime.state import KeyedStateBackend
 
 if TYPE_CHECKING:
     from runtime.operators.window_agg import WindowAggregateOperator
+
+
+class SessionOwner(Protocol):
+    """The operator the sessions belong to: its keyed state (one slot per session key),
+    the key columns, its context and its window timers (WindowAggregate, and the SESSION
+    window table function of session_tvf.py)."""
+
+    state: KeyedStateBackend
+    grouping: list[int]
+    ctx: OperatorContext
+
+    def timer_of(self, end: np.ndarray) -> np.ndarray: ...
+
 
 _EMPTY = np.zeros(0, dtype=np.int64)
 _MAX = np.iinfo(np.int64).max
@@ -87,7 +101,7 @@ def _seg_cumsum(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 @register_state_type
 class SessionWindows:
-    def __init__(self, op: WindowAggregateOperator, gap: int) -> None:
+    def __init__(self, op: SessionOwner, gap: int) -> None:
         self.op = op
         self.gap = gap
         self.s_key = _EMPTY
@@ -293,6 +307,24 @@ class SessionWindows:
             self.op.state.remove(live[~np.isin(live, self.s_key)])
 
     def _emit(self, out: Output) -> None:
+        taken = self.take_fired()
+        if taken is None:
+            return
+        fired, slots, fs, fe, n = taken
+        op = cast("WindowAggregateOperator", self.op)
+        aggset = AggregateSet(op.calls, [f.type for f in fired.schema], retract=False)
+        aggset.grow(n)
+        aggset.fold(slots, np.ones(len(slots), dtype=np.int64), fired)
+        present, first = sorted_distinct_first(slots)  # first buffered row of each session
+        take = pa.array(first, type=pa.int64())
+        key_cols = [fired.column(g).take(take) for g in op.grouping]
+        op.emit_windows(key_cols, aggset.results(present), fs[present], fe[present], out)
+
+    def take_fired(self) -> tuple[pa.RecordBatch, np.ndarray, np.ndarray, np.ndarray, int] | None:
+        """Remove the pending (fired) sessions and their buffered rows: (the rows, in
+        arrival order; each row's session position; the sessions' starts; their ends; the
+        number of sessions), sessions ordered as firing row by row emits them (timer,
+        start, key slot). None when no fired session holds a row."""
         fk, fs, fe, fid, ft = (np.concatenate(parts) for parts in zip(*self.pending, strict=True))
         self.pending = []
         order = np.lexsort((fk, fs, ft))
@@ -330,16 +362,9 @@ class SessionWindows:
         self.buffers, self.buf_key, self.buf_ts, self.buf_sid = keep_b, keep_k, keep_t, keep_s
         self._renumber_if_sparse()
         if not fired_parts:
-            return
+            return None
         fired = pa.concat_batches(fired_parts) if len(fired_parts) > 1 else fired_parts[0]
-        slots = np.concatenate(fired_slots)
-        aggset = AggregateSet(self.op.calls, [f.type for f in fired.schema], retract=False)
-        aggset.grow(len(fid))
-        aggset.fold(slots, np.ones(len(slots), dtype=np.int64), fired)
-        present, first = sorted_distinct_first(slots)  # first buffered row of each session
-        take = pa.array(first, type=pa.int64())
-        key_cols = [fired.column(g).take(take) for g in self.op.grouping]
-        self.op.emit_windows(key_cols, aggset.results(present), fs[present], fe[present], out)
+        return fired, np.concatenate(fired_slots), fs, fe, len(fid)
 
     def _renumber_if_sparse(self) -> None:
         """Keep the id space (and `forward`) proportional to the open sessions."""

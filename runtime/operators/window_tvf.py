@@ -40,7 +40,7 @@ class WindowTableFunctionOperator(Operator):
         params = WindowTableFunctionParams.of(node)
         self.spec = params.window
         if self.spec.kind.upper() == "SESSION":
-            raise JobError("A SESSION window table function must be followed by a window aggregation")
+            raise JobError("SESSION windows run as SessionWindowTableFunction (session_tvf.py), not here")
         self.time_index = params.time_index
         self.prop_types = [f.type.to_arrow() for f in node.schema[-3:]]
 

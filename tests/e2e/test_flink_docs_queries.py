@@ -365,9 +365,35 @@ CASES: list[Case] = [
             ("2020-04-15 08:09", "5.00", "B", "2020-04-15 08:09", "2020-04-15 08:14", "2020-04-15 08:13:59.999"),
             ("2020-04-15 08:17", "1.00", "B", "2020-04-15 08:17", "2020-04-15 08:22", "2020-04-15 08:21:59.999"),
         ),
-        modes=STREAMING,
-        xfail="a SESSION window TVF not followed by a window aggregation (Flink 1.19+: "
-        "UnalignedWindowTableFunctionOperator) is not supported yet",
+        note="Flink runs it in streaming mode only; streamsql also in batch mode",
+    ),
+    Case(
+        "tvf-session-rows-no-partition",
+        "window-tvf",
+        ("bid_session",),
+        "SELECT item, window_start, window_end FROM TABLE(SESSION(DATA => TABLE Bid, "
+        "TIMECOL => DESCRIPTOR(bidtime), GAP => INTERVAL '5' MINUTES))",
+        (
+            ("A", "2020-04-15 08:06", "2020-04-15 08:14"),
+            ("A", "2020-04-15 08:06", "2020-04-15 08:14"),
+            ("A", "2020-04-15 08:06", "2020-04-15 08:14"),
+            ("B", "2020-04-15 08:06", "2020-04-15 08:14"),
+            ("B", "2020-04-15 08:17", "2020-04-15 08:22"),
+        ),
+    ),
+    Case(
+        "tvf-session-window-dedup",
+        "window-tvf",
+        ("bid_session",),
+        "SELECT * FROM (SELECT bidtime, price, item, window_start, window_end, ROW_NUMBER() OVER "
+        "(PARTITION BY window_start, window_end, item ORDER BY bidtime DESC) AS rownum FROM TABLE("
+        "SESSION(TABLE Bid PARTITION BY item, DESCRIPTOR(bidtime), INTERVAL '5' MINUTES))) WHERE rownum <= 1",
+        (
+            ("2020-04-15 08:08", "3.00", "A", "2020-04-15 08:06", "2020-04-15 08:13", 1),
+            ("2020-04-15 08:09", "5.00", "B", "2020-04-15 08:09", "2020-04-15 08:14", 1),
+            ("2020-04-15 08:17", "1.00", "B", "2020-04-15 08:17", "2020-04-15 08:22", 1),
+        ),
+        note="window-deduplication.md: after a SESSION TVF, Flink 1.19+ (experimental)",
     ),
     # ------------------------------------------------------------------ window-agg.md
     Case(

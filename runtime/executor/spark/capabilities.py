@@ -38,7 +38,6 @@ from runtime.operators.union import EXCHANGE, UNION
 from runtime.operators.watermark import WatermarkAssignerParams
 from runtime.operators.window_agg import WindowAggregateParams
 from runtime.operators.window_join import WindowJoinParams
-from runtime.operators.window_tvf import WindowTableFunctionParams
 from runtime.plan_params import AggCallParams
 
 Capability = SparkCapability
@@ -297,9 +296,6 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
     elif isinstance(p, DeduplicateParams):
         if p.time_kind != "ROWTIME":
             raise _refuse(node, "deduplication on processing time is not reproducible on Spark")
-    elif isinstance(p, WindowTableFunctionParams):
-        if p.window.kind == "SESSION":
-            raise _refuse(node, "SESSION window TVF without aggregation")
     elif isinstance(p, WatermarkAssignerParams):
         if streaming and watermark_delay_ms(node) is None:
             raise _refuse(node, "only WATERMARK FOR ts AS ts [- INTERVAL ...] maps to withWatermark")

@@ -136,3 +136,92 @@ def test_restore_from_a_savepoint_continues_exactly(tmp_path: Path) -> None:
     rest = LocalExecutor(_graph(env, sql, **{"execution.savepoint.path": str(first.location)}))
     after = _rows(list(rest.run()))
     assert sorted(before + after, key=repr) == sorted(expected, key=repr)
+
+
+# ---------------------------------------------------------------------- the SESSION window TVF
+def _run_tvf(kit: ModuleType, path: Path, rows_per_batch: int) -> tuple[list[dict[str, Any]], Any]:
+    """The SESSION window table function alone (session_tvf.py): every kept row with its
+    session's window columns."""
+    nodes = [
+        kit.scan(1, path, kit.EVENTS, rows_per_batch),
+        kit.node(
+            2,
+            "WatermarkAssigner",
+            (1,),
+            kit.EVENTS,
+            rowtime_index=0,
+            watermark=kit.minus_interval(0, kit.ts3(), DELAY),
+            idle_timeout_ms=None,
+        ),
+        kit.node(
+            3,
+            "SessionWindowTableFunction",
+            (2,),
+            [
+                *kit.EVENTS,
+                Field("window_start", kit.ts3(False)),
+                Field("window_end", kit.ts3(False)),
+                Field("window_time", kit.ts3(False)),
+            ],
+            window=kit.window("SESSION", gap_ms=GAP, partition_keys=[1]),
+            time_index=0,
+        ),
+    ]
+    return kit.run(nodes, 3)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("rows_per_batch", [1, 10_000])
+def test_session_tvf_rows_match_the_model(kit: ModuleType, tmp_path: Path, seed: int, rows_per_batch: int) -> None:
+    """The rows the TVF emits, grouped by (key, window), are the sessions of the row-by-row
+    model (count and sum), the same rows are dropped as late, windows come out whole in
+    firing order, each window's rows in arrival order, and window_time = window_end - 1 ms."""
+    events = _events(seed, 300)
+    path = tmp_path / "e.csv"
+    path.write_text("".join(f"{_text(t)},{k},{v}\n" for t, k, v in events))
+    want, late = _model(events)
+    rows, ex = _run_tvf(kit, path, rows_per_batch)
+    got = [tuple(r["row"]) for r in rows]
+    sessions: dict[tuple[str, str, str], list[int]] = {}
+    for ts, k, v, start, end, wtime in got:
+        end_ms = (dt.datetime.fromisoformat(end) - BASE) // dt.timedelta(milliseconds=1)
+        assert start <= ts < end and wtime == _text(end_ms - 1)
+        sessions.setdefault((k, start, end), []).append(int(v))
+    assert sorted((k, str(len(vs)), str(sum(vs)), a, b) for (k, a, b), vs in sessions.items()) == sorted(
+        (k, str(c), str(s), _text(a), _text(b)) for k, c, s, a, b in want
+    )
+    assert ex.metrics[3].late_rows_dropped == late
+    order = [(r[4], r[3]) for r in got]  # (window_end, window_start) in output order: the timers'
+    assert order == sorted(order)
+    runs = [
+        k
+        for i, k in enumerate((r[1], r[3], r[4]) for r in got)
+        if i == 0 or k != (got[i - 1][1], got[i - 1][3], got[i - 1][4])
+    ]
+    assert len(runs) == len(sessions)  # each window's rows come out together
+    # within a window, the input's order (arrival): the rows' positions in `events`
+    arrival = {(_text(t), k, str(v)): i for i, (t, k, v) in reversed(list(enumerate(events)))}
+    for key in sessions:
+        pos = [arrival[(r[0], r[1], r[2])] for r in got if (r[1], r[3], r[4]) == key]
+        assert pos == sorted(pos)
+
+
+def test_session_tvf_restores_from_a_savepoint(tmp_path: Path) -> None:
+    """Buffered rows of open sessions survive a savepoint (generic state, as the SESSION
+    window aggregate's)."""
+    from runtime.executor.local import LocalExecutor
+    from tests.unit.runtime.checkpoint.test_operator_snapshots import _env, _graph, _inputs, _rows, _SavepointAt
+
+    sql = (
+        "SELECT k, v, ts, window_start, window_end FROM TABLE("
+        "SESSION(TABLE a PARTITION BY k, DESCRIPTOR(ts), INTERVAL '100' MILLISECOND))"
+    )
+    _inputs(tmp_path)
+    env = _env(tmp_path, "hashmap")
+    expected = _rows(list(LocalExecutor(_graph(env, sql)).run()))
+    first = _SavepointAt(_graph(env, sql), 10, str(tmp_path / "sp"))
+    before = _rows(list(first.run()) + first.flushed)
+    assert first.location is not None and 0 < len(before) < len(expected)
+    rest = LocalExecutor(_graph(env, sql, **{"execution.savepoint.path": str(first.location)}))
+    after = _rows(list(rest.run()))
+    assert sorted(before + after, key=repr) == sorted(expected, key=repr)
