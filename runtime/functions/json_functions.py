@@ -66,6 +66,7 @@ from runtime.functions._text_common import (
     to_array,
 )
 from runtime.functions._text_java import java_double_str, java_float_str
+from runtime.functions.cast import cast_value
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.map_values import pairs
 from runtime.types import BOOLEAN, MAX_VARCHAR, STRING, DataType
@@ -491,6 +492,11 @@ def json_value(args: list[ArgValue], arg_types: list[DataType], result_type: Dat
     # args[2] / args[3] (ON EMPTY and its default) are not used: Flink 2.3 ignores them
     on_error = _mode(args[4], "NULL") if len(args) > 4 else "NULL"
     error_default = const(args[5]) if len(args) > 5 and is_scalar(args[5]) else None
+    # DEFAULT <expression> ON ERROR whose value varies per row: the documents that fall
+    # back are noted, and their rows take the expression's value afterwards
+    column_default = on_error == "DEFAULT" and len(args) > 5 and not is_scalar(args[5])
+    fell_back: list[str] = []
+    current: list[str] = []
     out_type = result_type.to_arrow()
     try:
         compile_path(path)
@@ -500,6 +506,9 @@ def json_value(args: list[ArgValue], arg_types: list[DataType], result_type: Dat
     def fallback(mode: str, default: Any, err: str) -> Any:
         if mode == "ERROR":
             raise EvaluationError(f"JSON_VALUE: {err}")
+        if mode == "DEFAULT" and column_default:
+            fell_back.append(current[0])
+            return None
         if mode == "DEFAULT" and default is not None:
             return _convert(default, result_type)
         return None
@@ -507,6 +516,7 @@ def json_value(args: list[ArgValue], arg_types: list[DataType], result_type: Dat
     def one(text: str | None) -> Any:
         if text is None:
             return None
+        current[:] = [text]
         try:
             items = eval_path(_load(text), path)
         except (ValueError, _PathError) as e:
@@ -530,8 +540,14 @@ def json_value(args: list[ArgValue], arg_types: list[DataType], result_type: Dat
             return fallback(on_error, error_default, str(e))
 
     doc = to_array(args[0], 1) if is_scalar(args[0]) else args[0]
+    if column_default and is_scalar(args[0]):
+        doc = to_array(args[0], ctx.num_rows)
     out = _per_doc(doc.cast(STR), one, out_type)
-    return out[0] if is_scalar(args[0]) else out
+    if column_default and fell_back:
+        defaults = cast_value(args[5], arg_types[5], result_type, ctx)
+        use_default = pc.is_in(doc.cast(STR), value_set=pa.array(fell_back, STR))
+        return pc.if_else(pc.fill_null(use_default, False), defaults, out)
+    return out[0] if is_scalar(args[0]) and not column_default else out
 
 
 # ---------------------------------------------------------------------- JSON_QUERY

@@ -425,3 +425,14 @@ def test_parameters_from_columns(env: TableEnvironment) -> None:
     bad = env.from_elements([(1, 7)], ["ep", "p"])
     with pytest.raises(JobError, match="The precision value '7' for function TO_TIMESTAMP_LTZ is unsupported"):
         list(bad.select(call_sql("TO_TIMESTAMP_LTZ(ep, CAST(p AS INT))")).execute().collect())
+
+
+def test_json_value_default_may_be_an_expression(env: TableEnvironment) -> None:
+    """'The default value may be a literal or an expression': a column's value per row."""
+    t = env.from_elements([(1, '{"a": 1}', "d1"), (2, '{"b": 2}', "d2"), (3, "bad", "d3")], ["id", "js", "dflt"])
+    env.create_temporary_view("json_default_t", t)
+    rows = env.execute_sql(
+        "SELECT id, JSON_VALUE(js, 'strict $.b' DEFAULT dflt ON ERROR), "
+        "JSON_VALUE('{}', 'strict $.b' DEFAULT dflt ON ERROR) FROM json_default_t"
+    ).collect()
+    assert sorted(tuple(r) for r in rows) == [(1, "d1", "d1"), (2, "2", "d2"), (3, "d3", "d3")]
