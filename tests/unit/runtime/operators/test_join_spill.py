@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from runtime import spill
 from runtime.errors import UserFunctionError
 from runtime.operators import join_spill
 from streamsql import DataTypes, EnvironmentSettings, TableEnvironment
@@ -134,6 +135,8 @@ def test_spilled_join_equals_in_memory(
     assert spill_writes.rows  # rows went to disk
     if name not in ("small_right", "right_empty", "left_empty"):
         assert sum(spill_writes.rows) > RIGHT_ROWS // 2
+    if name == "small_right":  # the right side was built in memory: only left rows were written, unsplit
+        assert set(spill_writes.partitions) == {0} and not blocks
     if name in ("inner", "left", "right", "full", "left_range", "semi_range", "anti_range"):
         # partitions were split again, and the skewed key's partition joined by blocks
         assert max(spill_writes.partitions) > 2 * join_spill.FANOUT and blocks
@@ -188,3 +191,28 @@ def test_scalar_subquery_of_a_spilled_right_side_fails_on_its_second_row(
     env = _env(sources, {**SPILL, "io.tmp.dirs": str(tmp_path)})
     with pytest.raises(Exception, match="more than one row"):
         env.execute_sql("SELECT id, (SELECT w FROM r WHERE r.k = 7) FROM l").to_arrow()
+
+
+def test_partitions_of_keys_in_two_types_agree_and_can_be_read_twice(tmp_path: Path) -> None:
+    """Equal keys of two inputs land in the same partition: an INT and a BIGINT column of
+    the same values split alike (the join also casts both to the compared type first). A
+    partition read with `read` stays on disk until `take` / `drop`."""
+    files = spill.SpillFiles(str(tmp_path))
+    keys = np.arange(3000) % 97
+    narrow = spill.HashPartitionedRows(files, [], level=1, fanout=8, flush_bytes=1 << 20)
+    wide = spill.HashPartitionedRows(files, [], level=1, fanout=8, flush_bytes=1 << 20)
+    narrow.add(pa.table({"x": np.arange(3000)}), [pa.array(keys.astype(np.int32))])
+    wide.add(pa.table({"x": np.arange(3000)}), [pa.array(keys.astype(np.int64))])
+    assert (narrow.parts[0] == wide.parts[0]).all() and len(set(narrow.parts[0].tolist())) == 8
+    written = narrow.finish()
+    first = written[0]
+    rows = files.partition_rows(first)
+    assert rows > 0 and files.partition_bytes(first) > 0
+    assert sum(t.num_rows for t in files.read(first)) == rows  # read twice: the files stay
+    assert sum(t.num_rows for t in files.read(first)) == rows
+    files.drop(first)
+    assert files.partition_rows(first) == 0 and list(files.read(first)) == []
+    assert sum(t.num_rows for p in written[1:] for t in files.take(p)) == 3000 - rows
+    assert not any(Path(files.dir).iterdir())
+    files.close()
+    assert not any(tmp_path.iterdir())
