@@ -1,7 +1,8 @@
 """CREATE / DROP FUNCTION statements and their grammar.
 
     CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS] [cat.db.]name
-        AS 'identifier' [LANGUAGE JAVA|SCALA|PYTHON] [USING JAR '...', ...]
+        AS 'identifier' [LANGUAGE JAVA|SCALA|PYTHON] [USING JAR '...' [, JAR '...']*]
+        [WITH ('key' = 'value', ...)]
     DROP [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] [cat.db.]name
 
 Only LANGUAGE PYTHON functions can run here (there is no JVM): the identifier names an
@@ -11,8 +12,11 @@ importable Python object, `pkg.module.name` (a function decorated with
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from sqlglot.tokens import TokenType
+
+from planner.ddl import parse_options
 from planner.parse_cursor import Cursor
 from planner.statements import Statement
 
@@ -25,6 +29,9 @@ class CreateFunction(Statement):
     temporary: bool = False
     system: bool = False
     if_not_exists: bool = False
+    # WITH (...): the function's options (Flink 2.x keeps them in the catalog function);
+    # a Python function takes no options, so they are accepted and not used.
+    options: dict[str, str] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)
@@ -56,11 +63,15 @@ def parse_create_function(cur: Cursor, temporary: bool, pos: dict) -> CreateFunc
         language = cur.name("JAVA, SCALA or PYTHON").upper()
         if language not in ("JAVA", "SCALA", "PYTHON"):
             cur.error(f"Unrecognized function language '{language}'")
-    if cur.match("USING"):
-        while not cur.at_end:
-            cur.parser._advance()
+    if cur.match("USING"):  # JARs (refused with the Java function when it runs)
+        while True:
+            cur.expect("JAR")
+            cur.string("a quoted JAR path")
+            if not cur.match_type(TokenType.COMMA):
+                break
+    options = parse_options(cur) if cur.match("WITH") else {}
     if not cur.at_end:
-        cur.unexpected("<EOF>")
+        cur.unexpected('"WITH" or <EOF>')
     return CreateFunction(
         name=name,
         identifier=identifier,
@@ -68,6 +79,7 @@ def parse_create_function(cur: Cursor, temporary: bool, pos: dict) -> CreateFunc
         temporary=temporary,
         system=system,
         if_not_exists=if_not_exists,
+        options=options,
         **pos,
     )
 

@@ -17,6 +17,16 @@ create temporary function t_shout as 'script_udfs.shout' language python;
 [INFO] Execute statement succeeded.
 !info
 
+# Flink 2.x's WITH clause: the function's options (accepted; a Python function takes none)
+create temporary function if not exists t_shout as 'script_udfs.shout' language python with ('k1' = 'v1');
+[INFO] Execute statement succeeded.
+!info
+
+create temporary function t_java as 'com.example.Shout' using jar '/tmp/a.jar', jar '/tmp/b.jar' with ('k1' = 'v1');
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.TableException: Function 't_java' is LANGUAGE JAVA: Java functions need a JVM, which streamsql does not have. Write it in Python and declare LANGUAGE PYTHON (AS 'package.module.function', see docs/udf.md).
+!error
+
 show user functions;
 +---------------+
 | function name |
