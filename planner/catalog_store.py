@@ -1,7 +1,7 @@
 """Catalogs: the stores that hold databases → tables, views and functions, and the factories
 that make them from `CREATE CATALOG c WITH ('type' = '...', ...)`.
 
-Two catalog types ship, declared once in `CATALOG_TYPES`:
+Three catalog types ship, each declared once in `CATALOG_TYPES`:
 
 - `generic_in_memory`: Flink's default; everything lives in this process.
 - `sqlite`: a persistent catalog in one SQLite file (`'path' = '/some/dir/catalog.db'`).
@@ -10,6 +10,9 @@ Two catalog types ship, declared once in `CATALOG_TYPES`:
   file locking makes several processes on one machine share the catalog safely; every
   look-up checks `PRAGMA data_version`, so DDL committed by another process is seen at
   its next statement. No metastore service is needed (docs/catalogs.md).
+- `jdbc`: Flink's JDBC catalog for PostgreSQL (planner/catalog_jdbc.py): the server's
+  databases and tables. Its module registers it when a CREATE CATALOG first names the type
+  (`LAZY_CATALOG_TYPES`), so start-up does not load it.
 
 A third-party package adds a catalog type by registering a `CatalogFactory` (or a
 zero-argument callable returning one) under the entry point group `streamsql.catalogs`;
@@ -425,6 +428,9 @@ class CatalogFactory:
 
 
 CATALOG_TYPES: dict[str, CatalogFactory] = {}
+# Built-in catalog types declared in their own module, imported (and so registered) when a
+# CREATE CATALOG names the type: {type: module}.
+LAZY_CATALOG_TYPES: dict[str, str] = {"jdbc": "planner.catalog_jdbc"}
 
 
 def register_catalog_type(factory: CatalogFactory) -> None:
@@ -454,9 +460,25 @@ register_catalog_type(
 PLUGIN_GROUP = "streamsql.catalogs"
 
 
+def _load_builtin(kind: str) -> None:
+    """Import the module of a built-in type declared in `LAZY_CATALOG_TYPES` (it registers itself)."""
+    import importlib
+
+    if kind not in CATALOG_TYPES and kind in LAZY_CATALOG_TYPES:
+        importlib.import_module(LAZY_CATALOG_TYPES[kind])
+
+
+def catalog_type_names() -> list[str]:
+    """Every catalog type known without reading plugins (built-in ones whose module is not
+    loaded yet included)."""
+    return sorted(set(CATALOG_TYPES) | set(LAZY_CATALOG_TYPES))
+
+
 def _load_plugins() -> None:
     """Register the catalog types of the `streamsql.catalogs` entry points, once (a type
-    may not take a built-in type's name)."""
+    may not take a built-in type's name, also of one not loaded yet)."""
+    for kind in LAZY_CATALOG_TYPES:
+        _load_builtin(kind)
     register_plugins(
         PLUGIN_GROUP, CatalogFactory, CATALOG_TYPES, register_catalog_type, SqlValidationError, "catalog type"
     )
@@ -468,8 +490,9 @@ def create_catalog_store(name: str, options: dict[str, str], comment: str | None
     if not kind:
         raise SqlValidationError(
             f"Catalog options do not contain an option key 'type' for discovering a catalog. Known types: "
-            f"{', '.join(sorted(CATALOG_TYPES))}"
+            f"{', '.join(catalog_type_names())}"
         )
+    _load_builtin(kind)
     if kind not in CATALOG_TYPES:
         _load_plugins()
     factory = CATALOG_TYPES.get(kind)

@@ -6,8 +6,8 @@ is `SHOW DATABASES FROM c`, `create_database(...)` is `CREATE DATABASE c.d ...`)
 and SQL see one catalog layer (catalogs, databases, tables, views, functions, resolved as
 Flink resolves them). Catalog values (`CatalogDatabase`, `CatalogBaseTable`,
 `CatalogFunction`, `ObjectPath`, `ResolvedSchema`, ...) are plain Python objects.
-`HiveCatalog` and `JdbcCatalog` are Java classes: use `CREATE CATALOG` with streamsql's
-catalog types (docs/sql.md). Table and column statistics (ANALYZE TABLE's, or set with
+`HiveCatalog` is a Java class: use `CREATE CATALOG` with streamsql's catalog types
+(docs/catalogs.md); `JdbcCatalog(...)` describes a `jdbc` catalog (PostgreSQL) to register. Table and column statistics (ANALYZE TABLE's, or set with
 `alter_*_statistics`) are kept by every catalog, per table and per partition. Partitions
 themselves, models and procedures are not: those methods raise `CatalogException` saying so
 (a filesystem table's partitions are its directories: SHOW PARTITIONS lists them).
@@ -569,7 +569,7 @@ class Catalog:
 
     # databases
     def get_default_database(self) -> str:
-        return "default_database"
+        return str(self._store().default_database)
 
     def list_databases(self) -> list[str]:
         return self._names(f"SHOW DATABASES FROM {self._c()}")
@@ -622,8 +622,7 @@ class Catalog:
         if not self.table_exists(table_path):
             raise CatalogException(f"Table (or view) {table_path} does not exist in Catalog {self._name}.")
         is_view = table_path.get_object_name() in self.list_views(table_path.get_database_name())
-        path = f"{self._name}.{table_path.get_database_name()}.{table_path.get_object_name()}"
-        columns: list[Field] = list(self._env.from_path(path).get_schema())
+        columns: list[Field] = list(self._env.from_path(self._obj(table_path)).get_schema())
         schema = ResolvedSchema.physical([c.name for c in columns], [c.type for c in columns])
         if is_view:
             return CatalogBaseTable.create_view("", "", schema, {})
@@ -882,4 +881,39 @@ class Catalog:
 HiveCatalog = jvm_only_class(
     "HiveCatalog", JAVA + " (the Hive metastore client); use CREATE CATALOG with a streamsql catalog type"
 )
-JdbcCatalog = jvm_only_class("JdbcCatalog", JAVA + " (JDBC drivers); use CREATE CATALOG with a streamsql catalog type")
+
+
+class JdbcCatalog:
+    """PyFlink 1.x's `JdbcCatalog(catalog_name, default_database, username, pwd, base_url)`:
+    the `jdbc` catalog type (Flink's JDBC catalog for PostgreSQL, planner/catalog_jdbc.py).
+    `t_env.register_catalog(name, JdbcCatalog(...))` runs its CREATE CATALOG (connecting to
+    the server then, as Flink opens a catalog when it is registered); the registered catalog
+    is read through `t_env.get_catalog(name)`."""
+
+    def __init__(
+        self,
+        catalog_name: str,
+        default_database: str,
+        username: str,
+        pwd: str,
+        base_url: str,
+        compatible_mode: str | None = None,
+    ) -> None:
+        options = {
+            "type": "jdbc",
+            "default-database": default_database,
+            "username": username,
+            "password": pwd,
+            "base-url": base_url,
+        }
+        if compatible_mode:
+            options["compatible-mode"] = compatible_mode
+        self._descriptor = CatalogDescriptor((catalog_name, options, None))
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        raise AttributeError(
+            f"JdbcCatalog.{name}: register the catalog first (t_env.register_catalog(name, catalog)) and call "
+            f"{name} on t_env.get_catalog(name)"
+        )

@@ -7,6 +7,7 @@ first Table API call, not with every TableEnvironment: the CLI never needs them.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from planner.statements import Drop
@@ -19,11 +20,18 @@ if TYPE_CHECKING:
 
 
 def _path_sql(path: str) -> str:
-    return ".".join(quote(p) for p in path.split("."))
+    return ".".join(quote(p) for p in _path(path))
 
 
 def _path(path: str) -> tuple[str, ...]:
-    return tuple(path.split("."))
+    """The parts of a table path as Flink's identifier parser reads them: split on dots, a
+    part in backticks kept whole (`` mypg.shop.`sales.orders` ``, a doubled backtick inside)."""
+    if "`" not in path:
+        return tuple(path.split("."))
+    return tuple(
+        quoted.replace("``", "`") if bare == "" else bare
+        for quoted, bare in re.findall(r"`((?:[^`]|``)*)`|([^.`]+)", path)
+    )
 
 
 class TableApiMixin:

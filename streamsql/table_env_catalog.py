@@ -55,8 +55,8 @@ class CatalogApiMixin:
         self.execute_sql(f"CREATE CATALOG {quote(catalog_name)} WITH ({with_})")
 
     def register_catalog(self, catalog_name: str, catalog: Any) -> None:
-        """Register a catalog object made by `streamsql.catalog` (PyFlink's HiveCatalog and
-        JdbcCatalog are Java classes: use CREATE CATALOG with streamsql's catalog types)."""
+        """Register a catalog object made by `streamsql.catalog` (e.g. `JdbcCatalog(...)`;
+        PyFlink's HiveCatalog is a Java class: use CREATE CATALOG with streamsql's catalog types)."""
         descriptor = getattr(catalog, "_descriptor", None)
         if descriptor is None:
             refuse(f"register_catalog({type(catalog).__name__})", JAVA)

@@ -396,7 +396,9 @@ SELECT o.id, c.name FROM orders AS o
   JOIN customers FOR SYSTEM_TIME AS OF o.proc_time AS c ON o.customer_id = c.id;
 ```
 
-See the `postgres-cdc` page for a CDC → aggregation → jdbc upsert pipeline.
+See the `postgres-cdc` page for a CDC → aggregation → jdbc upsert pipeline. To read and write every table of a
+PostgreSQL server without declaring each, use the `jdbc` catalog ([catalogs.md](../catalogs.md#the-jdbc-catalog-postgresql)):
+its tables carry this connector's options.
 """
 
 # --------------------------------------------------------------------------- factory

@@ -72,10 +72,13 @@ def parse_jdbc_url(url: str, user: str | None, password: str | None) -> Endpoint
     )
 
 
-def connect(endpoint: Endpoint, *, autocommit: bool = True, retry_timeout_s: float = 60.0) -> Any:
+def connect(
+    endpoint: Endpoint, *, autocommit: bool = True, retry_timeout_s: float = 60.0, connect_timeout_s: int | None = None
+) -> Any:
     """A psycopg connection with the session settings the text conversions rely on (UTC,
     ISO dates); retries refused connections for up to `retry_timeout_s`
-    ('connection.max-retry-timeout')."""
+    ('connection.max-retry-timeout'). Each attempt may take `connect_timeout_s` (default:
+    the retry timeout, at least 1 s)."""
     import psycopg
 
     deadline = time.monotonic() + max(0.0, retry_timeout_s)
@@ -85,7 +88,7 @@ def connect(endpoint: Endpoint, *, autocommit: bool = True, retry_timeout_s: flo
                 **endpoint.conninfo(),
                 autocommit=autocommit,
                 options="-c TimeZone=UTC -c DateStyle=ISO -c IntervalStyle=postgres -c extra_float_digits=3",
-                connect_timeout=max(1, int(retry_timeout_s) or 1),
+                connect_timeout=connect_timeout_s or max(1, int(retry_timeout_s) or 1),
             )
             return con
         except psycopg.OperationalError as e:

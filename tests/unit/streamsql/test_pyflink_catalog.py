@@ -44,3 +44,15 @@ def test_catalog_methods_are_the_sql_statements_of_the_same_meaning(
     assert not catalog.table_exists(ObjectPath("sales", "orders2"))
     with pytest.raises(CatalogException, match="Partitions are not kept"):
         catalog.list_partitions(ObjectPath("sales", "orders2"))
+
+
+def test_default_database_and_a_table_name_with_a_dot() -> None:
+    """A catalog's own default database; a quoted path part keeps its dot (as the jdbc
+    catalog's `schema.table` names need), in from_path and in Catalog.get_table."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.execute_sql("CREATE CATALOG notes WITH ('type' = 'generic_in_memory', 'default-database' = 'inbox')")
+    catalog = t_env.get_catalog("notes")
+    assert catalog.get_default_database() == "inbox"
+    t_env.execute_sql("CREATE TABLE notes.inbox.`a.b` (id INT, `c``d` STRING) WITH ('connector' = 'blackhole')")
+    assert t_env.from_path("notes.inbox.`a.b`").get_schema().get_field_names() == ["id", "c`d"]
+    assert catalog.get_table(ObjectPath("inbox", "a.b")).get_unresolved_schema().get_column_names() == ["id", "c`d"]

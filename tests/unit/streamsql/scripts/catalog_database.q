@@ -34,7 +34,7 @@ org.apache.flink.table.api.ValidationException: Catalog nowhere does not exist
 
 create catalog untyped with ('default-database'='x');
 [ERROR] Could not execute SQL statement. Reason:
-org.apache.flink.table.api.ValidationException: Catalog options do not contain an option key 'type' for discovering a catalog. Known types: generic_in_memory, sqlite
+org.apache.flink.table.api.ValidationException: Catalog options do not contain an option key 'type' for discovering a catalog. Known types: generic_in_memory, jdbc, sqlite
 !error
 
 create catalog unknown with ('type'='hive');
@@ -44,6 +44,7 @@ org.apache.flink.table.api.ValidationException: Could not find any factory for i
 Available factory identifiers are:
 
 generic_in_memory
+jdbc
 sqlite
 !error
 
