@@ -316,6 +316,9 @@ class ExprBinder:
             if isinstance(node.parent, exp.Neg):
                 return lit  # checked once negated (-9223372036854775808 fits)
             return self._checked_number(lit, node)
+        if isinstance(node, exp.UnicodeString):
+            text = self._unicode_string(node)
+            return Literal(text, CHAR(max(len(text), 1), nullable=False) if text else CHAR(0, nullable=False))
         if isinstance(node, exp.HexString):
             # X'0102': a BINARY(n) literal of n bytes
             text = str(node.this)
@@ -481,6 +484,41 @@ class ExprBinder:
             raise self.err(f"No match found for function signature {name}({sig})", node)
 
         return scalar_udf_call(udf, args)
+
+    def _unicode_string(self, node: exp.UnicodeString) -> str:
+        """The text of `U&'...' [UESCAPE 'c']`: the escape character (default `\\`) followed
+        by 4 hex digits, or by `+` and 6 hex digits, is that code point; doubled, itself."""
+        raw = str(node.this)
+        esc_node = node.args.get("escape")
+        esc = str(esc_node.this) if isinstance(esc_node, exp.Literal) else "\\"
+        if len(esc) != 1 or esc in "0123456789abcdefABCDEF+'\" \t\n":
+            raise self.err(f"UESCAPE '{esc}' is not a valid escape character", node)
+        out: list[str] = []
+        i = 0
+        while i < len(raw):
+            c = raw[i]
+            if c != esc:
+                out.append(c)
+                i += 1
+                continue
+            if raw[i + 1 : i + 2] == esc:
+                out.append(esc)
+                i += 2
+                continue
+            six = raw[i + 1 : i + 2] == "+"
+            digits = raw[i + 2 : i + 8] if six else raw[i + 1 : i + 5]
+            if len(digits) != (6 if six else 4) or any(d not in "0123456789abcdefABCDEF" for d in digits):
+                raise self.err(
+                    f"Unicode escape sequence starting at character {i} is not exactly "
+                    f"{'six' if six else 'four'} hex digits",
+                    node,
+                )
+            code = int(digits, 16)
+            if code > 0x10FFFF:
+                raise self.err(f"Unicode escape sequence starting at character {i} is not a code point", node)
+            out.append(chr(code))
+            i += 8 if six else 5
+        return "".join(out)
 
     def _checked_number(self, lit: Literal, node: exp.Expression) -> Literal:
         """Calcite refuses an exact numeric literal whose unscaled value needs more than 63

@@ -606,6 +606,8 @@ class Flink(Dialect):
         STRING_ESCAPES = ["'"]
         IDENTIFIER_ESCAPES = ["`"]
         HEX_STRINGS = [("X'", "'"), ("x'", "'")]
+        # U&'\263A' [UESCAPE '#']: Calcite's Unicode string literal (the binder decodes it)
+        UNICODE_STRINGS = [("U&'", "'"), ("u&'", "'")]
         # No statement is swallowed as an opaque command: planner.parse parses them all.
         COMMANDS: t.ClassVar[set[TokenType]] = set()
         KEYWORDS = {

@@ -174,6 +174,19 @@ FIXTURES: dict[str, Fixture] = {
         "product_id STRING, category STRING, product_name STRING, sales BIGINT",
         ("p1,c1,n1,10", "p2,c1,n2,30", "p3,c1,n3,20", "p4,c2,n4,5", "p5,c2,n5,7"),
     ),
+    "orders_proc": Fixture(
+        "Orders",
+        "order_id STRING, customer_id INT, total DOUBLE, proc_time AS PROCTIME()",
+        ("o1,1,10.5", "o2,2,3.0", "o3,9,1.0"),
+    ),
+    "customers": Fixture(
+        "Customers", "id INT, name STRING, country STRING, zip STRING", ("1,ann,DE,10115", "2,bo,FR,75001")
+    ),
+    "orders_dup": Fixture(
+        "Orders",
+        "order_id STRING, order_time STRING, `user` STRING, product STRING, num BIGINT, proctime AS PROCTIME()",
+        ("o1,2020-01-01,u1,p1,1", "o1,2020-01-01,u1,p1,2", "o2,2020-01-01,u2,p2,3"),
+    ),
     "products": Fixture("Products", "product STRING, pname STRING", ("p1,Rubber duck", "p3,Rubber band")),
     "paimon_tb": Fixture("paimon_tb", "id INT, name STRING", ("1,a",)),
     # hints.md: t1, t2 (and a CSV row the OPTIONS example's parse-error option skips)
@@ -718,6 +731,16 @@ CASES: list[Case] = [
         modes=STREAMING,
     ),
     Case(
+        "join-lookup",
+        "joins",
+        ("orders_proc", "customers"),
+        "SELECT o.order_id, o.total, c.country, c.zip FROM Orders AS o "
+        "JOIN Customers FOR SYSTEM_TIME AS OF o.proc_time AS c ON o.customer_id = c.id",
+        (("o1", 10.5, "DE", "10115"), ("o2", 3.0, "FR", "75001")),
+        modes=STREAMING,
+        note="the page's Customers is a JDBC table; a filesystem table is a lookup source here too",
+    ),
+    Case(
         "join-array-expansion",
         "joins",
         (),
@@ -802,6 +825,16 @@ CASES: list[Case] = [
         modes=STREAMING,
     ),
     Case(
+        "dedup-proctime-first",
+        "deduplication",
+        ("orders_dup",),
+        "SELECT order_id, `user`, product, num FROM (SELECT *, "
+        "ROW_NUMBER() OVER (PARTITION BY order_id ORDER BY proctime ASC) AS row_num FROM Orders) WHERE row_num = 1",
+        (("o1", "u1", "p1", 1), ("o2", "u2", "p2", 3)),
+        modes=STREAMING,
+        note="the page's Orders has no order_id column; it is added here",
+    ),
+    Case(
         "dedup-qualify-window-only",
         "deduplication",
         ("shop_sales",),
@@ -876,6 +909,13 @@ CASES: list[Case] = [
             ("p3", None, "Rubber band"),
         ),
         modes=BATCH,
+    ),
+    Case(
+        "lexical-literals",
+        "overview",
+        (),
+        "SELECT 'It''s me.', U&'\\263A', U&'#263A' UESCAPE '#'",
+        (("It's me.", "\u263a", "\u263a"),),
     ),
     Case(
         "grammar-offset-fetch",

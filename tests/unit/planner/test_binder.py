@@ -285,3 +285,27 @@ def test_unsupported_clauses() -> None:
     # JOIN ... USING since the Flink docs audit: test_joins.py)
     with pytest.raises(UnsupportedSqlError):
         bind("SELECT t.k FROM t, LATERAL (SELECT COUNT(*) AS n FROM u WHERE u.k = t.k) x")
+
+
+@pytest.mark.parametrize(
+    ("literal", "text"),
+    [
+        ("U&'\\263A'", "\u263a"),
+        ("u&'x\\0041y'", "xAy"),
+        ("U&'#263A' UESCAPE '#'", "\u263a"),
+        ("U&'a\\\\b\\+01F600'", "a\\b\U0001f600"),
+    ],
+)
+def test_unicode_string_literals(literal: str, text: str) -> None:
+    """overview.md's lexical rules: `U&'...'` with `\\XXXX` / `\\+XXXXXX` escapes, or another
+    escape character given by UESCAPE."""
+    plan = bind(f"SELECT {literal} AS s FROM t")
+    assert plan.exprs[0].value == text and plan.fields[0].type.name == "CHAR"
+
+
+def test_unicode_string_literal_errors() -> None:
+    with pytest.raises(SqlValidationError, match="not exactly four hex digits") as e:
+        bind("SELECT U&'\\26' FROM t")
+    assert (e.value.line, e.value.column) == (1, 8)
+    with pytest.raises(SqlValidationError, match="not a valid escape character"):
+        bind("SELECT U&'x' UESCAPE '+' FROM t")
