@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.config.options import key
+from runtime.errors import file_access_error
 from runtime.state.keygroups import hash_rows
 
 MANAGED_MEMORY_SIZE = (
@@ -76,8 +77,12 @@ class SpillFiles:
     `close` (and when the object is collected)."""
 
     def __init__(self, parent: str) -> None:
-        os.makedirs(parent, exist_ok=True)
-        self.dir = tempfile.mkdtemp(prefix="streamsql-spill-", dir=parent)
+        self.dir = ""  # (set once created: `close` may run after a failed start)
+        try:
+            os.makedirs(parent, exist_ok=True)
+            self.dir = tempfile.mkdtemp(prefix="streamsql-spill-", dir=parent)
+        except OSError as e:
+            raise file_access_error(e, "create a spill directory (io.tmp.dirs) under", parent) from e
         self.files: dict[int, list[str]] = {}
         self.sizes: dict[int, int] = {}  # bytes on disk per partition
         self.rows: dict[int, int] = {}  # rows per partition
@@ -94,8 +99,11 @@ class SpillFiles:
     def write(self, partition: int, table: pa.Table) -> None:
         path = os.path.join(self.dir, f"{partition}-{self._seq}.arrow")
         self._seq += 1
-        with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-            writer.write_table(table)
+        try:
+            with pa.OSFile(path, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
+        except OSError as e:  # disk full, directory removed: name the file and the option
+            raise file_access_error(e, "write the spill file (io.tmp.dirs)", path) from e
         size = os.path.getsize(path)
         self.bytes_written += size
         self.sizes[partition] = self.sizes.get(partition, 0) + size
@@ -137,7 +145,8 @@ class SpillFiles:
         self.files = {}
         self.sizes = {}
         self.rows = {}
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if self.dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     def __del__(self) -> None:
         self.close()

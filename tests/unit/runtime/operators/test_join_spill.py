@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from runtime import spill
-from runtime.errors import UserFunctionError
+from runtime.errors import FileAccessError, UserFunctionError
 from runtime.operators import join_spill
 from streamsql import DataTypes, EnvironmentSettings, TableEnvironment
 from streamsql.udf import udf
@@ -216,3 +216,12 @@ def test_partitions_of_keys_in_two_types_agree_and_can_be_read_twice(tmp_path: P
     assert not any(Path(files.dir).iterdir())
     files.close()
     assert not any(tmp_path.iterdir())
+
+
+def test_a_spill_directory_that_cannot_be_created_is_a_clear_error(sources: tuple[Path, Path], tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    env = _env(sources, {**SPILL, "io.tmp.dirs": str(tmp_path / "file" / "spill")})
+    with pytest.raises(
+        FileAccessError, match=r"Cannot create a spill directory \(io.tmp.dirs\) under .*Not a directory"
+    ):
+        env.execute_sql("SELECT l.id, r.rid FROM l JOIN r ON l.k = r.k").to_arrow()
