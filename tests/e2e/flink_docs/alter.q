@@ -129,6 +129,30 @@ SHOW TABLES;
 1 row in set
 !ok
 
+CREATE CATALOG cat2 WITH ('type'='generic_in_memory');
+[INFO] Execute statement succeeded.
+!info
+
+ALTER CATALOG cat2 SET ('default-database'='db_new');
+[INFO] Execute statement succeeded.
+!info
+
+DESC CATALOG EXTENDED cat2;
++-------------------------+-------------------+
+|               info name |        info value |
++-------------------------+-------------------+
+|                    name |              cat2 |
+|                    type | generic_in_memory |
+|                 comment |                   |
+| option:default-database |            db_new |
++-------------------------+-------------------+
+4 rows in set
+!ok
+
+ALTER CATALOG cat2 COMMENT 'comment for catalog ''cat2''';
+[INFO] Execute statement succeeded.
+!info
+
 # ADD (the page's MyTable: id, measurement, request_body, col1..col3)
 CREATE TABLE MyTable (id INT, measurement BIGINT, request_body STRING, col1 INT, col2 INT, col3 INT)
 WITH ('connector' = 'datagen');
@@ -309,7 +333,39 @@ ALTER TABLE IF EXISTS NoSuchTable SET ('rows-per-second' = '10');
 [INFO] Execute statement succeeded.
 !info
 
-# ADD / MODIFY / DROP DISTRIBUTION
+# ADD / MODIFY / DROP DISTRIBUTION (the page's four ADD forms on `uid`)
+CREATE TABLE Users (uid BIGINT, name STRING) WITH ('connector' = 'datagen');
+[INFO] Execute statement succeeded.
+!info
+
+ALTER TABLE Users ADD DISTRIBUTION BY HASH(uid) INTO 4 BUCKETS;
+[INFO] Execute statement succeeded.
+!info
+
+ALTER TABLE Users DROP DISTRIBUTION;
+[INFO] Execute statement succeeded.
+!info
+
+ALTER TABLE Users ADD DISTRIBUTION BY (uid) INTO 4 BUCKETS;
+[INFO] Execute statement succeeded.
+!info
+
+ALTER TABLE Users DROP DISTRIBUTION;
+[INFO] Execute statement succeeded.
+!info
+
+ALTER TABLE Users ADD DISTRIBUTION BY (uid);
+[INFO] Execute statement succeeded.
+!info
+
+ALTER TABLE Users DROP DISTRIBUTION;
+[INFO] Execute statement succeeded.
+!info
+
+ALTER TABLE Users ADD DISTRIBUTION INTO 4 BUCKETS;
+[INFO] Execute statement succeeded.
+!info
+
 ALTER TABLE DataGenSource ADD DISTRIBUTION BY HASH(id) INTO 6 BUCKETS;
 [INFO] Execute statement succeeded.
 !info
