@@ -120,6 +120,27 @@ class Runner:
         # (result, control handle, paths of the tables the job writes).
         self._submitted: list[tuple[Any, Any, frozenset[tuple[str, ...]]]] = []
 
+    def run_init(self, text: str, path: str) -> int:
+        """`-i FILE` as Flink's SQL client runs an initialization file: what its statements
+        print is held back (shown only when one fails), then one line says how it went
+        (`Successfully initialized from sql script: file:/...`)."""
+        import io
+
+        uri = "file:" + os.path.abspath(path)
+        saved = (self.out, self.err, self.info)
+        held = io.StringIO()
+        self.out = self.err = self.info = held
+        try:
+            code = self.run_script(text, path)
+        finally:
+            self.out, self.err, self.info = saved
+        if code != EXIT_OK:
+            self.err.write(held.getvalue())
+            self.err.write(f"Failed to initialize from sql script: {uri}.\n")
+            return code
+        self.info.write(f"Successfully initialized from sql script: {uri}\n")
+        return EXIT_OK
+
     def run_script(self, text: str, source: str) -> int:
         from planner.errors import SqlError
         from runtime.errors import JobError, file_access_error, is_file_error
@@ -510,8 +531,7 @@ def _main(args: argparse.Namespace) -> int:
             return EXIT_SQL_ERROR
     scripts: list[tuple[str, str]] = []
     try:
-        if args.init:
-            scripts.append((_read(args.init), args.init))
+        init = _read(args.init) if args.init else None
         for path in args.file:
             scripts.append((_read(path), path))
     except OSError as e:
@@ -519,14 +539,14 @@ def _main(args: argparse.Namespace) -> int:
         return EXIT_SQL_ERROR
     for i, text in enumerate(args.execute):
         scripts.append((text, f"-e #{i + 1}"))
+    if init is not None:
+        code = runner.run_init(init, args.init)
+        if code != EXIT_OK:
+            return runner.finish(code)
     if not args.file and not args.execute:
         if sys.stdin.isatty():
             from streamsql.shell import run_shell
 
-            for text, source in scripts:
-                code = runner.run_script(text, source)
-                if code != EXIT_OK:
-                    return code
             return run_shell(runner)
         scripts.append((sys.stdin.read(), "<stdin>"))
     for text, source in scripts:
