@@ -22,7 +22,7 @@ from sqlglot import exp
 
 from planner.binder import bind_query
 from planner.binder.expressions import ExprBinder
-from planner.binder.scope import Scope, error
+from planner.binder.scope import Scope, error, node_position
 from planner.binder.types import plain
 from planner.catalog_objects import (
     DEFAULT_CATALOG,
@@ -242,8 +242,16 @@ class Catalog:
     def lookup(
         self, name: tuple[str, ...] | str, node: exp.Expression | None = None, sql: str | None = None
     ) -> CatalogObject:
-        """The table or view, or a validation error ("Object 't' not found", with a hint)."""
-        obj = self.get(name)
+        """The table or view, or a validation error ("Object 't' not found", with a hint).
+        A catalog's own error reading the object (e.g. the jdbc catalog's unmapped column
+        type) points at the name too."""
+        try:
+            obj = self.get(name)
+        except CatalogError as e:
+            if e.line is None and node is not None:
+                e.line, e.column = node_position(node)
+                e.sql = e.sql or sql
+            raise
         if obj is not None:
             return obj
         parts = (name,) if isinstance(name, str) else tuple(name)

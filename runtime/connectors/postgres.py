@@ -365,6 +365,8 @@ def csv_to_batches(
     string) and converted by `from_text`."""
     import pyarrow.csv as pacsv
 
+    if isinstance(data, bytes) and not data:  # no rows (e.g. a lookup whose keys all miss): Arrow refuses empty CSV
+        return
     names = [f"c{i}" for i in range(len(fields))]
     src = pa.BufferReader(data) if isinstance(data, bytes) else data
     reader = pacsv.open_csv(

@@ -168,6 +168,23 @@ def test_join_with_a_temporary_table_and_upsert(shop: tuple[PostgresServer, str]
     ]
 
 
+def test_lookup_join_on_a_catalog_table(shop: tuple[PostgresServer, str], tmp_path: Path) -> None:
+    """A catalog table as the dimension of a processing-time lookup join (the jdbc connector's
+    lookup source); a batch of keys that all miss gives no rows (an inner join) or NULLs."""
+    pg, db = shop
+    env = _env(pg, db, batch=False)
+    (tmp_path / "o.csv").write_text("1,a\n2,zz\n")
+    (tmp_path / "miss.csv").write_text("3,zz\n")
+    for name in ("o", "miss"):
+        env.execute_sql(
+            f"CREATE TEMPORARY TABLE {name} (id INT, sku STRING, pt AS PROCTIME()) WITH ('connector' = 'filesystem', "
+            f"'path' = '{tmp_path / (name + '.csv')}', 'format' = 'csv')"
+        )
+    join = "JOIN `sales.items` FOR SYSTEM_TIME AS OF o.pt AS i ON o.sku = i.sku"
+    assert _rows(env, f"SELECT o.id, i.title FROM o LEFT {join}") == [(1, "Apple"), (2, None)]
+    assert _rows(env, f"SELECT o.id, i.title FROM miss AS o {join}") == []
+
+
 def pg_rows(pg: PostgresServer, db: str, sql: str) -> list[tuple]:
     import psycopg
 
@@ -203,8 +220,9 @@ def test_ddl_is_refused_as_in_flink(
     env.execute_sql("CREATE TEMPORARY VIEW v AS SELECT name FROM orders")
     assert _rows(env, "SELECT * FROM v") == [("apple",), ("pear",)]
     # a column type Flink does not map: the error names the column and the type
-    e = _error(env, "SELECT * FROM `sales.docs`")
+    e = _error(env, "SELECT id FROM `sales.docs`")
     assert "column 'body'" in e.message and "'jsonb'" in e.message
+    assert (e.line, e.column) == (1, 16) and "TEMPORARY table" in (e.hint or "")  # at the table's name
 
 
 def test_connection_errors_name_the_url(shop: tuple[PostgresServer, str]) -> None:
