@@ -530,6 +530,19 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             columns = [c for c in stmt.columns if c.name not in names] + [
                 declared.get(c.name) or c for c in query_columns
             ]
+        # A primary key on the query's columns needs them NOT NULL (the CREATE part cannot
+        # declare NOT NULL for them), as Flink's schema resolution says.
+        types = {f.name: f.type for f in fields}
+        for k in stmt.primary_key or ():
+            if k in types and k not in declared and types[k].nullable:
+                shown = stmt.constraint_name or "PK_" + "_".join(stmt.primary_key or ())
+                raise SqlValidationError(
+                    f"Invalid primary key '{shown}'. Column '{k}' is nullable.",
+                    sql=stmt.sql,
+                    line=1,
+                    column=1,
+                    hint=f"the query must produce '{k}' as NOT NULL, e.g. COALESCE({k}, ...) AS {k}",
+                )
         path = self._catalog.qualify(stmt.name, stmt.sql)
         exists = self._catalog.get_path(path) is not None
         if stmt.replace_only and not exists:

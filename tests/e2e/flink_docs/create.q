@@ -547,6 +547,16 @@ WITH (
 1 row in set
 !ok
 
+# the primary key of a CTAS must be NOT NULL in the query (`name` is nullable)
+CREATE TABLE my_ctas_table5 (
+    PRIMARY KEY (name) NOT ENFORCED
+) WITH ('connector' = 'blackhole')
+AS SELECT id, name FROM source_table;
+[ERROR] Could not execute SQL statement. Reason:
+org.apache.flink.table.api.ValidationException: Invalid primary key 'PK_name'. Column 'name' is nullable.
+the query must produce 'name' as NOT NULL, e.g. COALESCE(name, ...) AS name
+!error
+
 # names alone reorder the query's columns
 CREATE TABLE my_ctas_table4 (
     order_time, price, quantity, id
