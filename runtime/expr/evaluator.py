@@ -225,7 +225,8 @@ def _eval(expr: Expr, batch: pa.RecordBatch, ctx: EvalContext) -> pa.Array | pa.
             return hit[1]
     args = [_eval(a, batch, ctx) for a in expr.args]
     arg_types = [a.type for a in expr.args]
-    out = _conform(fn.kernel(args, arg_types, expr.type, ctx), expr.type)
+    call_ctx = ctx if fn.deterministic or ctx.state is None else replace(ctx, call_key=id(expr))
+    out = _conform(fn.kernel(args, arg_types, expr.type, call_ctx), expr.type)
     if memo is not None and key is not None:
         memo[1][key] = (batch, out)
     return out

@@ -145,8 +145,21 @@ def _rand(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCo
     seed = args[0].as_py() if args and isinstance(args[0], pa.Scalar) else None
     if seed is None:
         return pa.array(np.random.default_rng().random(ctx.num_rows), pa.float64())
-    rnd = JavaRandom(int(seed))
+    rnd = seeded_random(ctx, int(seed))
     return pa.array([rnd.next_double() for _ in range(ctx.num_rows)], pa.float64())
+
+
+def seeded_random(ctx: EvalContext, seed: int, bound: int | None = None) -> JavaRandom:
+    """The java.util.Random of this call site, seeded once: Flink creates it when the
+    operator opens, so the sequence runs on across batches (kept in `ctx.state`)."""
+    if ctx.state is None:
+        return JavaRandom(seed)
+    held = ctx.state.get(ctx.call_key)
+    if held is None or held[0] != (seed, bound):
+        held = ((seed, bound), JavaRandom(seed))
+        ctx.state[ctx.call_key] = held
+    rnd: JavaRandom = held[1]
+    return rnd
 
 
 # ---------------------------------------------------------------------- ABS / SIGN

@@ -17,7 +17,7 @@ import importlib
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -48,6 +48,12 @@ class EvalContext:
     # batch's `__wm` column, runtime/batch.py), for CURRENT_WATERMARK; None where the
     # operator does not see watermarks (every row then has none yet).
     watermarks: np.ndarray | None = field(default=None, compare=False, hash=False)
+    # Per operator instance, what non-deterministic kernels keep across batches, by call
+    # site: `call_key` names the call being evaluated (the evaluator sets it for
+    # non-deterministic functions). None outside an operator (constant folding, tests):
+    # such a kernel then starts afresh.
+    state: dict[int, Any] | None = field(default=None, compare=False, hash=False)
+    call_key: int = field(default=0, compare=False, hash=False)
 
 
 Infer = Callable[[list[DataType]], DataType]

@@ -34,7 +34,7 @@ from runtime.functions._text_common import (
     require,
 )
 from runtime.functions._text_java import java_double_str, java_float_str, python_regex
-from runtime.functions.numeric import JavaRandom
+from runtime.functions.numeric import JavaRandom, seeded_random
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import ARRAY, BIGINT, BOOLEAN, BYTES, INT, STRING, DataType
 
@@ -771,10 +771,9 @@ def _typeof(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: Eval
 
 
 # ---------------------------------------------------------------------- RAND_INTEGER
-def _java_random_ints(seed: int, bound: int, n: int) -> np.ndarray:
-    """n draws of java.util.Random(seed).nextInt(bound) (Flink: one Random per call site,
-    one draw per row). The generator is sequential, so this loops over the draws."""
-    rnd = JavaRandom(seed)
+def _java_random_ints(rnd: JavaRandom, bound: int, n: int) -> np.ndarray:
+    """n draws of java.util.Random.nextInt(bound) (Flink: one Random per call site, one
+    draw per row). The generator is sequential, so this loops over the draws."""
     return np.fromiter((rnd.next_int(bound) for _ in range(n)), dtype=np.int32, count=n)
 
 
@@ -799,7 +798,7 @@ def _rand_integer(args: list[ArgValue], types: list[DataType], rt: DataType, ctx
         seed = args[0].as_py() if isinstance(args[0], pa.Scalar) else None
         if seed is None:
             return pa.nulls(n, pa.int32())
-        return pa.array(_java_random_ints(int(seed), int(bound), n), pa.int32())
+        return pa.array(_java_random_ints(seeded_random(ctx, int(seed), int(bound)), int(bound), n), pa.int32())
     return pa.array(np.random.default_rng().integers(0, bound, n, dtype=np.int32), pa.int32())
 
 

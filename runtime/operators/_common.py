@@ -21,7 +21,12 @@ def eval_context(ctx: OperatorContext, num_rows: int, watermarks: np.ndarray | N
     now = STATEMENT_START_MS.get(ctx.config)
     now_ms = now if now is not None else int(time.time() * 1000)
     return EvalContext(
-        num_rows=num_rows, time_zone=ctx.time_zone, now_ms=now_ms, config=ctx.config or {}, watermarks=watermarks
+        num_rows=num_rows,
+        time_zone=ctx.time_zone,
+        now_ms=now_ms,
+        config=ctx.config or {},
+        watermarks=watermarks,
+        state=ctx.function_state,
     )
 
 

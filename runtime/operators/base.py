@@ -95,6 +95,10 @@ class OperatorContext:
     # Set by the executor for an incremental checkpoint: where a generic operator with a
     # rocksdb backend creates its RocksDB checkpoint (runtime/state/slot_values.py).
     snapshot_dir: str | None = None
+    # What a non-deterministic function keeps from one batch to the next, per call site
+    # (EvalContext.state): a seeded RAND's generator, which Flink keeps per operator
+    # instance, so its sequence runs on across batches instead of restarting.
+    function_state: dict[int, Any] = field(default_factory=dict)
 
     @property
     def is_batch(self) -> bool:

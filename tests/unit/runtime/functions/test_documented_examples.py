@@ -436,3 +436,21 @@ def test_json_value_default_may_be_an_expression(env: TableEnvironment) -> None:
         "JSON_VALUE('{}', 'strict $.b' DEFAULT dflt ON ERROR) FROM json_default_t"
     ).collect()
     assert sorted(tuple(r) for r in rows) == [(1, "d1", "d1"), (2, "2", "d2"), (3, "d3", "d3")]
+
+
+@pytest.mark.parametrize("mode", ["batch", "streaming"])
+def test_seeded_random_runs_on_across_batches(mode: str) -> None:
+    """'Two RAND functions will return identical sequences of numbers if they have the same
+    initial seed': java.util.Random(seed), created once per operator as Flink does, so the
+    sequence continues from one batch to the next (it restarted every batch)."""
+    from runtime.functions.numeric import JavaRandom
+
+    settings = EnvironmentSettings.in_batch_mode() if mode == "batch" else EnvironmentSettings.in_streaming_mode()
+    env = TableEnvironment.create(settings)
+    env.execute_sql("SET 'table.exec.source.batch-rows' = '2'")
+    env.create_temporary_view("seq_t", env.from_elements([(i,) for i in range(6)], ["x"]))
+    rows = sorted(
+        tuple(r) for r in env.execute_sql("SELECT x, RAND(42), RAND(42), RAND_INTEGER(7, 1000) FROM seq_t").collect()
+    )
+    doubles, ints = JavaRandom(42), JavaRandom(7)
+    assert rows == [(x, d, d, ints.next_int(1000)) for x in range(6) for d in [doubles.next_double()]]
