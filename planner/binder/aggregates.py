@@ -183,9 +183,21 @@ class AggregateScope:
                 node,
                 self.sql,
             )
-        if prop == "proctime":
-            raise error(UnsupportedSqlError, f"{name.upper()} is not supported yet", node, self.sql)
         time_t = w.time_expr.type
+        if prop == "proctime":
+            # a processing-time attribute of the window's result rows: the time they are
+            # computed at (Flink's proctime window property), for a processing-time window
+            if time_t.time_attr != "PROCTIME":
+                raise error(
+                    SqlValidationError,
+                    f"{name.upper()} needs a window over a processing-time attribute; "
+                    f"use {kind.upper()}_ROWTIME for an event-time window",
+                    node,
+                    self.sql,
+                )
+            return ExprBinder(Scope([], self.sql), self.sql, clause="SELECT").bind(
+                exp.Anonymous(this="PROCTIME", expressions=[])
+            )
         if prop == "rowtime":
             t = plain(time_t).with_nullable(False).as_time_attr("ROWTIME")
             pidx = 2

@@ -229,6 +229,15 @@ class FlinkParser(BaseParser):
                 for join in self._parse_joins(alias_tokens=alias_tokens):
                     node.append("joins", join)
             return node
+        if (
+            not schema
+            and self._curr
+            and self._curr.token_type == TokenType.TABLE
+            and self._next
+            and self._next.token_type in (TokenType.VAR, TokenType.IDENTIFIER)
+        ):
+            # `FROM TABLE t` (Calcite's tablePrimary: `[ TABLE ] tablePath`): the table t
+            self._advance()
         if not schema and self._at_bare_table_function():
             node = self._parse_table_function(wrapped=False)
             if joins:

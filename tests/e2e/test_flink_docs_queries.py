@@ -501,6 +501,20 @@ CASES: list[Case] = [
         "TUMBLE_ROWTIME(bidtime, INTERVAL '10' MINUTE), SUM(price) FROM Bid GROUP BY TUMBLE(bidtime, INTERVAL '10' MINUTE)",
         ((_W00, _W10, "2020-04-15 08:09:59.999", "11.00"), (_W10, _W20, "2020-04-15 08:19:59.999", "10.00")),
     ),
+    Case(
+        "agg-group-window-hop-session",
+        "window-agg",
+        ("bid",),
+        "SELECT HOP_START(bidtime, INTERVAL '5' MINUTE, INTERVAL '10' MINUTE), "
+        "HOP_ROWTIME(bidtime, INTERVAL '5' MINUTE, INTERVAL '10' MINUTE), SUM(price) FROM Bid "
+        "GROUP BY HOP(bidtime, INTERVAL '5' MINUTE, INTERVAL '10' MINUTE)",
+        (
+            (_W00, "2020-04-15 08:09:59.999", "11.00"),
+            ("2020-04-15 08:05", "2020-04-15 08:14:59.999", "15.00"),
+            (_W10, "2020-04-15 08:19:59.999", "10.00"),
+            ("2020-04-15 08:15", "2020-04-15 08:24:59.999", "6.00"),
+        ),
+    ),
     # ------------------------------------------------------------------ window-topn.md / window-deduplication.md
     Case(
         "topn-after-window-agg",
@@ -916,6 +930,13 @@ CASES: list[Case] = [
         (),
         "SELECT 'It''s me.', U&'\\263A', U&'#263A' UESCAPE '#'",
         (("It's me.", "\u263a", "\u263a"),),
+    ),
+    Case(
+        "grammar-from-table",
+        "overview",
+        ("orders_time",),
+        "SELECT order_id FROM TABLE Orders WHERE amount > 9",
+        ((1,), (2,)),
     ),
     Case(
         "grammar-offset-fetch",

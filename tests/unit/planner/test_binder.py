@@ -309,3 +309,25 @@ def test_unicode_string_literal_errors() -> None:
     assert (e.value.line, e.value.column) == (1, 8)
     with pytest.raises(SqlValidationError, match="not a valid escape character"):
         bind("SELECT U&'x' UESCAPE '+' FROM t")
+
+
+def test_from_table_keyword() -> None:
+    """Calcite's tablePrimary `[ TABLE ] tablePath` (overview.md's grammar)."""
+    assert schema("SELECT k FROM TABLE u") == schema("SELECT k FROM u")
+    assert schema("SELECT x.k FROM TABLE u AS x JOIN TABLE t ON x.k = t.k") == [("k", "STRING")]
+
+
+def test_group_window_proctime_property() -> None:
+    """TUMBLE_PROCTIME / HOP_PROCTIME / SESSION_PROCTIME (window-agg.md's auxiliary
+    functions): a processing-time attribute of the result rows, for a processing-time window."""
+    extra = "CREATE TABLE q (k STRING, pt AS PROCTIME()) WITH ('connector' = 'filesystem', 'path' = 'q.csv', 'format' = 'csv');"
+    for w in (
+        "TUMBLE(pt, INTERVAL '1' MINUTE)",
+        "HOP(pt, INTERVAL '1' MINUTE, INTERVAL '2' MINUTE)",
+        "SESSION(pt, INTERVAL '1' MINUTE)",
+    ):
+        fn = w.split("(")[0] + "_PROCTIME(" + w.split("(", 1)[1]
+        plan = bind(f"SELECT k, {fn} AS p FROM q GROUP BY {w}, k", extra=extra)
+        assert str(plan.fields[1].type) == "TIMESTAMP_LTZ(3) NOT NULL *PROCTIME*"
+    with pytest.raises(SqlValidationError, match="TUMBLE_PROCTIME needs a window over a processing-time attribute"):
+        bind("SELECT TUMBLE_PROCTIME(ts, INTERVAL '1' MINUTE) FROM t GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE)")
