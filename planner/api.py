@@ -22,6 +22,7 @@ from planner.lower import lower
 from planner.optimizer import optimize_logical
 from planner.optimizer.physical_rules import to_physical
 from planner.optimizer.sink_keyed_shuffle import keyed_sink_shuffle
+from planner.optimizer.two_phase_agg import local_global_advice
 from planner.physical import PhysicalNode
 from planner.statements import Explain, InsertInto, Query, StatementSet
 from runtime.config.core import RUNTIME_MODE
@@ -103,8 +104,6 @@ class Planner:
         advised: set[int] = set()
         advice = None
         if "PLAN_ADVICE" in details:
-            from planner.optimizer.two_phase_agg import local_global_advice
-
             advised, advice = local_global_advice(physical, self.config, self.mode)
         text = explain_text(logical, physical, changelog="CHANGELOG_MODE" in details, advice=dict.fromkeys(advised, 1))
         if "PLAN_ADVICE" in details:

@@ -16,6 +16,7 @@ from sqlglot import exp
 from sqlglot.tokens import Token, TokenType
 
 import planner.dialect  # noqa: F401 - registers the "flink" dialect
+from planner.binder.hints import parse_options_comments
 from planner.ddl import parse_create_table, parse_create_view, parse_drop
 from planner.errors import SqlParseError, UnsupportedSqlError
 from planner.parse_cursor import Cursor
@@ -436,8 +437,6 @@ def _options_hint(cur: Cursor) -> dict[str, str]:
     """`INSERT INTO t /*+ OPTIONS('k'='v') */ ...`: the sink table's dynamic options for this
     INSERT (Flink's dynamic table options; the tokenizer keeps the hint as a comment of the
     table name's last token)."""
-    from planner.binder.hints import parse_options_comments  # start-up: only INSERTs need it
-
     prev = cur.parser._prev
     try:
         return parse_options_comments(prev.comments if prev is not None else []) or {}
