@@ -245,3 +245,14 @@ def test_connection_errors_name_the_url(shop: tuple[PostgresServer, str]) -> Non
     dead = f"jdbc:postgresql://127.0.0.1:{free_port()}"
     assert create(**{"base-url": dead}).message.startswith(f"Failed connecting to {dead}/{db} via JDBC")
     assert "c" not in env.catalog.catalogs
+    # ALTER CATALOG checks the new settings as a new catalog would; a failed one changes nothing
+    env.execute_sql(
+        f"CREATE CATALOG c WITH ('type' = 'jdbc', 'default-database' = '{db}', 'username' = '{pg.user}', "
+        f"'password' = 'x', 'base-url' = '{base}')"
+    )
+    e = _error(env, f"ALTER CATALOG c SET ('base-url' = '{dead}')")
+    assert e.message.startswith(f"Failed connecting to {dead}/{db} via JDBC")
+    assert ("sales.items",) in _rows(env, f"SHOW TABLES FROM c.`{db}`")
+    env.execute_sql("ALTER CATALOG c SET ('default-database' = 'postgres')")
+    env.execute_sql("USE CATALOG c")
+    assert _rows(env, "SHOW CURRENT DATABASE") == [("postgres",)]
