@@ -30,6 +30,7 @@ import pyarrow.compute as pc
 
 from runtime.aggregates.aggset import AggregateSet
 from runtime.checkpoint.format import register_state_type
+from runtime.errors import JobError
 from runtime.expr.evaluator import evaluate
 from runtime.expr.ir import Expr, input_refs
 from runtime.functions.registry import EvalContext
@@ -368,8 +369,13 @@ class PatternMatcher:
                 prune, strict = m.start_seq, False
             else:
                 idx = [i for i, lab in enumerate(m.labels) if self.pattern[lab].var == var]
+                # Flink's SkipToElementStrategy (throwExceptionOnMiss, as its planner sets
+                # it): no row of the variable, or a skip back to the match's first row
+                # (an endless loop), fails the job
                 if not idx:
-                    continue
+                    raise JobError(f"Could not skip to {var}. No such element in the found match.")
+                if (idx[0] if kind == "TO_FIRST" else idx[-1]) == 0:
+                    raise JobError("Could not skip to first element of a match.")
                 prune, strict = m.start_seq + (idx[0] if kind == "TO_FIRST" else idx[-1]), True
 
             def keep(t: Thread, prune: int = prune, strict: bool = strict) -> bool:

@@ -3,11 +3,13 @@ WITHIN, late rows, batch-size independence."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from runtime.errors import JobError
 from streamsql import EnvironmentSettings, TableEnvironment
 
 ROWS = [
@@ -78,6 +80,27 @@ def test_skip_to_first_variable(tmp_path: Path, mode: str) -> None:
     got = run(tmp_path, V_SHAPE.format(skip="TO FIRST C"), mode)
     # Same as TO LAST C here: C is a single row.
     assert got == Counter({("A", 10, 8, 11): 1, ("A", 11, 7, 12): 1, ("B", 5, 4, 6): 1})
+
+
+@pytest.mark.parametrize("mode", ["streaming", "batch"])
+@pytest.mark.parametrize(
+    ("skip", "pattern", "message"),
+    [
+        ("TO FIRST A", "A B+ C", "Could not skip to first element of a match."),  # back to the start: a loop
+        ("TO LAST A", "A B+ C", "Could not skip to first element of a match."),
+        ("TO FIRST D", "A D? B+ C", "Could not skip to D. No such element in the found match."),
+    ],
+)
+def test_skip_to_an_impossible_row_fails_the_job(
+    tmp_path: Path, mode: str, skip: str, pattern: str, message: str
+) -> None:
+    """Flink's SkipToElementStrategy with throwExceptionOnMiss (as its planner builds it):
+    skipping to the match's first row, or to a variable without rows, fails the job."""
+    query = V_SHAPE.format(skip=skip).replace("PATTERN (A B+ C)", f"PATTERN ({pattern})")
+    if "D" in pattern:
+        query = query.replace("DEFINE B AS", "DEFINE D AS price > 100, B AS")
+    with pytest.raises(JobError, match=re.escape(message)):
+        run(tmp_path, query, mode)
 
 
 @pytest.mark.parametrize("mode", ["streaming", "batch"])
