@@ -28,7 +28,10 @@ Jobs (the same file, the same query in each engine):
 - `sort`: ORDER BY v, k over the whole input (BATCH only; not in the default --jobs
   either: `--jobs sort --engines batch,batch-spill,duckdb`);
 - `join`: the input joined with itself on `id` (a regular join whose build side is every
-  row; BATCH only, not in the default --jobs: `--jobs join --engines batch,batch-spill,duckdb`).
+  row; BATCH only, not in the default --jobs: `--jobs join --engines batch,batch-spill,duckdb`);
+- `over`: SUM(v) and COUNT(*) OVER (PARTITION BY k ORDER BY id ROWS BETWEEN 10 PRECEDING AND
+  CURRENT ROW) for every row (the BATCH OVER aggregation, whose sort spills; BATCH only, not
+  in the default --jobs: `--jobs over --engines batch,batch-spill,duckdb`).
 
 Engines: `streaming` and `batch` (streamsql's two modes, default settings), `batch-spill`
 (BATCH with `taskmanager.memory.managed.size` = --spill-memory and `io.tmp.dirs` under
@@ -106,6 +109,18 @@ JOBS["join"] = {
     "input": "uniform",
     "flink": "SELECT a.id, a.v, b.k FROM src AS a JOIN src AS b ON a.id = b.id",
     "duckdb": "SELECT a.id, a.v, b.k FROM src AS a JOIN src AS b ON a.id = b.id",
+    "updating_key": "",
+}
+JOBS["over"] = {
+    "input": "uniform",
+    "flink": (
+        "SELECT id, k, SUM(v) OVER w AS s, COUNT(*) OVER w AS c FROM src "
+        "WINDOW w AS (PARTITION BY k ORDER BY id ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)"
+    ),
+    "duckdb": (
+        "SELECT id, k, CAST(SUM(v) OVER w AS INTEGER) AS s, COUNT(*) OVER w AS c FROM src "
+        "WINDOW w AS (PARTITION BY k ORDER BY id ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)"
+    ),
     "updating_key": "",
 }
 DEFAULT_JOBS = ("filter", "window", "distinct", "window_degenerate")

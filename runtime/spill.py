@@ -2,7 +2,7 @@
 
 A BATCH operator whose state follows its input (the window aggregation's (window, key)
 groups when every group holds a few rows: one group per input row at worst; the group
-aggregation's groups; a sort's rows; a regular join's build side) keeps that state in memory up to
+aggregation's groups; a sort's and an OVER aggregation's rows; a regular join's build side) keeps that state in memory up to
 `taskmanager.memory.managed.size` and writes the rest to Arrow IPC files under
 `io.tmp.dirs`, read back a part at a time when it emits. So a job's resident memory is the
 operators' in-memory state plus this bound, whatever the input size. Flink's batch
@@ -39,10 +39,13 @@ MANAGED_MEMORY_SIZE = (
         "BATCH: memory a batch operator may hold for state that grows with its input before it writes the "
         "rest to disk under `io.tmp.dirs`: the window aggregation's (window, key) groups (one per input row "
         "at worst), the group aggregation's groups (GROUP BY, GROUPING SETS, SELECT DISTINCT), ORDER BY's "
-        "rows and a regular join's input rows held while its build (right) input is open. Past it the window "
+        "rows, an OVER aggregation's rows and a regular join's input rows held while its build (right) input is "
+        "open. Past it the window "
         "aggregation writes its earliest groups to disk; the group aggregation keeps "
         "the groups it holds and writes the input rows of other keys to disk, split into hash partitions of the "
-        "key, then aggregates one partition at a time; ORDER BY writes sorted runs and merges them; the join "
+        "key, then aggregates one partition at a time; ORDER BY writes sorted runs and merges them; OVER "
+        "sorts the same way by partition and order keys, then computes one partition at a time (a partition is "
+        "held whole); the join "
         "writes both inputs to disk in hash partitions of the join key and joins one partition at a time (a "
         "partition still too big is split again, a key too big is joined a block of build rows at a time). Per "
         "spilling operator (Flink divides a TaskManager's managed "

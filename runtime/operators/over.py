@@ -1,7 +1,12 @@
 """OverAggregate: `agg(...) OVER (PARTITION BY ... ORDER BY time ... frame)` per row.
 
 BATCH: all rows are collected and evaluated once at `end_input` (DuckDB window functions,
-see over_frames.py), ties on the order key broken by arrival order.
+see over_frames.py), ties on the order key broken by arrival order. Past
+`taskmanager.memory.managed.size` the rows go through an external merge sort (`ExternalSort`,
+as ORDER BY's) by (partition keys, order keys, arrival); the merged rows are then evaluated a
+few complete partitions at a time, so the operator holds about the bound plus the partition
+being read (a partition larger than the bound is held whole). Spilled, the output comes in
+that sorted order instead of arrival order (Flink's batch OVER sorts its input too).
 
 STREAMING, ORDER BY a rowtime (Flink's RowTime*PrecedingFunction semantics):
 - a row is buffered until the watermark passes its timestamp, then emitted (+I) with the
@@ -25,7 +30,7 @@ The output is the input columns followed by one column per call; insert-only.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,15 +47,19 @@ from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.over_frames import SEQ, OverComputer, OverFrame, _epoch_ms
 from runtime.operators.over_updating import UpdatingOver
-from runtime.operators.rank_common import SortKey
+from runtime.operators.rank_common import SortKey, _plain, _same_adjacent
+from runtime.operators.rank_sort import ExternalSort
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.plan_params import AggCallParams
 from runtime.plan_text import format_literal
+from runtime.spill import MANAGED_MEMORY_SIZE
 from runtime.state import KeyedStateBackend, create_backend
 
 SLOT = "__slot"
 TS = "__ts"
 WM = "__wm_in"
+# BATCH, spilled: rows of complete partitions evaluated together (fewer, larger DuckDB runs).
+_SPILLED_CHUNK_ROWS = 1 << 16
 
 
 def _concat(tables: list[pa.Table]) -> pa.Table:
@@ -96,6 +105,11 @@ class OverAggregateOperator(Operator):
         self.last_fired = np.zeros(0, dtype=np.int64)
         self.watermark = MIN_WATERMARK
         self.updating: Any = None
+        # BATCH: the input, sorted by (partition, order, arrival) on disk past the bound
+        self.sorter: ExternalSort | None = None
+        if ctx.is_batch:
+            keys = [SortKey(i) for i in self.partition] + self.order
+            self.sorter = ExternalSort(ctx.config, keys, MANAGED_MEMORY_SIZE.get(ctx.config))
         if p.updating and not ctx.is_batch:
             self._start_updating()
 
@@ -143,11 +157,10 @@ class OverAggregateOperator(Operator):
         if self.updating is not None:
             self.updating.process(data, kinds, out)
             return
-        slots = self._slots(data)
-        if self.ctx.is_batch:
-            zeros = np.zeros(n, dtype=np.int64)
-            self.pending.append(self._table(data, slots, zeros, zeros))
+        if self.sorter is not None:
+            self.sorter.add(data)
             return
+        slots = self._slots(data)
         if self.time_kind == "PROCTIME":
             now = int(time.time() * 1000)
             ts = np.full(n, now, dtype=np.int64)
@@ -259,13 +272,70 @@ class OverAggregateOperator(Operator):
 
     # ------------------------------------------------------------------ end
     def end_input(self, input_index: int, out: Output) -> None:
-        if self.updating is not None or not self.ctx.is_batch or not self.pending:
+        if self.updating is not None or self.sorter is None:
             return
-        table = _concat(self.pending)
-        self.pending = []
+        if self.sorter.spilled:  # evaluated as the executor takes the batches
+            out.emit_later(self._spilled_output())
+            return
+        table = self.sorter.take_buffer()
+        if table is not None:
+            seq = pa.array(np.arange(table.num_rows, dtype=np.int64))
+            out.emit(self._evaluate([table.append_column(SEQ, seq)]))
+
+    def _evaluate(self, tables: list[pa.Table]) -> pa.RecordBatch:
+        """The rows of `tables` (data columns, then `SEQ`; whole partitions) with their calls' values."""
+        table = _concat(tables).combine_chunks()
         values = self.computer.compute(table)
         cols = [table.column(i).combine_chunks() for i in range(self.width)] + values
-        out.emit(make_batch(self.node, cols, np.zeros(table.num_rows, dtype=np.int8)))
+        return make_batch(self.node, cols, np.zeros(table.num_rows, dtype=np.int8))
+
+    def _spilled_output(self) -> Iterator[pa.RecordBatch]:
+        """BATCH past the bound: the merged sorted rows cut at partition starts; complete
+        partitions are evaluated (a few together), the open one is held until it ends."""
+        assert self.sorter is not None
+        names = [f"c{i}" for i in range(self.width)] + [SEQ]
+        ready: list[pa.Table] = []  # complete partitions not evaluated yet
+        ready_rows = ready_bytes = 0
+        open_rows: list[pa.Table] = []  # the partition the merge is in
+        last: pa.Table | None = None  # the previous piece's last row
+        limit = max(self.sorter.bound // 4, 1)
+        for piece in self.sorter.merged():
+            piece = piece.rename_columns(names)
+            starts = np.flatnonzero(self._partition_starts(last, piece))
+            last = piece.slice(piece.num_rows - 1)
+            if not len(starts):
+                open_rows.append(piece)
+                continue
+            cut = int(starts[-1])
+            done = [*open_rows, piece.slice(0, cut)]
+            open_rows = [piece.slice(cut)]
+            ready.extend(done)
+            ready_rows += sum(t.num_rows for t in done)
+            ready_bytes += sum(t.nbytes for t in done)
+            if ready_rows >= _SPILLED_CHUNK_ROWS or ready_bytes >= limit:
+                yield self._evaluate(ready)
+                ready, ready_rows, ready_bytes = [], 0, 0
+        ready.extend(open_rows)
+        if any(t.num_rows for t in ready):
+            yield self._evaluate(ready)
+
+    def _partition_starts(self, last: pa.Table | None, piece: pa.Table) -> np.ndarray:
+        """Per row of `piece` (sorted by partition): a partition starts there (its
+        partition differs from the previous row's, `last` for the first row; NULL keys
+        are one partition)."""
+        n = piece.num_rows
+        probe = piece if last is None else pa.concat_tables([last, piece])
+        same = np.ones(probe.num_rows, dtype=bool)
+        for i in self.partition:
+            same &= _same_adjacent(_plain(probe.column(i)))
+        same[0] = False
+        return ~same[probe.num_rows - n :]
+
+    def close(self) -> None:
+        """Remove the BATCH sort's spill directory (also when the job failed)."""
+        if self.sorter is not None:
+            self.sorter.close()
+        super().close()
 
     # ------------------------------------------------------------------ checkpoints
     def snapshot_state(self, checkpoint_id: int) -> Any:

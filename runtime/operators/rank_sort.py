@@ -48,6 +48,8 @@ _RUN_FILES = 16
 _MIN_FILE_ROWS = 128
 _MERGE_FANIN = 16
 _MERGE_CHUNK_ROWS = 1 << 16
+# The arrival-number column `ExternalSort.merged` appends to the data columns.
+SORT_SEQ = "$seq"
 
 
 @dataclass(frozen=True)
@@ -79,59 +81,70 @@ def _insert_only(batch: pa.RecordBatch, name: str) -> None:
         raise JobError(f"{name} doesn't support consuming update and delete changes")
 
 
-class SortOperator(Operator):
-    """Batch ORDER BY (module docstring).
+class ExternalSort:
+    """Rows sorted by `order` (then arrival), in memory up to `bound` bytes and past it as an
+    external merge sort; used by batch ORDER BY (`SortOperator`) and the batch OVER
+    aggregation (sorted by partition then order keys, so it reads one partition at a time).
 
-    External merge sort in BATCH mode: when the buffered input passes
-    `taskmanager.memory.managed.size`, it is sorted by (order keys, arrival number) and
-    written to Arrow IPC files under `io.tmp.dirs` as a sorted run (`_RUN_FILES` files in
-    order). At the end the runs are merged, vectorized: one file of each run is held; the
-    held rows are sorted together and every row up to the earliest "fence" (the last
-    held row of a run that has more files) is emitted, since no unread row can sort
-    before it; the runs whose fence went out read their next file. The arrival number
-    breaks ties, so the output is exactly the in-memory stable sort's. The merge holds a
-    file of each run (a `_RUN_FILES`th of the bound); past `_MERGE_FANIN` runs, groups of
-    runs are first merged into longer runs on disk, so it holds about the bound.
+    `add` buffers tables of data columns. When the buffer passes `bound` (0: never), it is
+    sorted by (order keys, arrival number) and written to Arrow IPC files under `io.tmp.dirs`
+    as a sorted run (`_RUN_FILES` files in order). `merged` then merges the runs, vectorized:
+    one file of each run is held; the held rows are sorted together and every row up to the
+    earliest "fence" (the last held row of a run that has more files) is emitted, since no
+    unread row can sort before it; the runs whose fence went out read their next file. The
+    arrival number breaks ties, so the output is exactly the in-memory stable sort's. The
+    merge holds a file of each run (a `_RUN_FILES`th of the bound); past `_MERGE_FANIN` runs,
+    groups of runs are first merged into longer runs on disk, so it holds about the bound.
+    The spill directory goes when the merge ends, or at `close` (a failed job).
     """
 
-    # Batch mode only in practice (the buffer is sorted at end of input); snapshotted as is.
-    checkpointing = "generic"
-    state_attributes = ("buffer",)
-    state_merge = {"buffer": "concat"}  # restore with another parallelism: subtask 0 takes all
-
-    def __init__(self, node: Node, ctx: OperatorContext) -> None:
-        super().__init__(node, ctx)
-        self.order: list[SortKey] = list(SortParams.of(node).order)
-        self.buffer: list[pa.RecordBatch] = []
-        self.spill_bound = MANAGED_MEMORY_SIZE.get(ctx.config) if ctx.is_batch else 0
+    def __init__(self, config: Any, order: Sequence[SortKey], bound: int) -> None:
+        self.config = config
+        self.order: list[SortKey] = list(order)
+        self.bound = bound
+        self.buffer: list[pa.RecordBatch | pa.Table] = []
         self.buffered_bytes = 0
         self.arrived = 0  # rows before the buffer's first (its arrival numbers follow)
+        self.width = 0  # data columns of the tables added
         self.spill: SpillFiles | None = None
         self.runs: dict[int, int] = {}  # spilled run (a SpillFiles partition) -> its files
         self.file_rows = 0  # rows per file of the runs (the merged runs' files hold as many)
 
-    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        data = data_columns(batch)
-        if data.num_rows:
-            _insert_only(batch, self.node.operator)
-            self.buffer.append(data)
-            self.buffered_bytes += data.nbytes
-            if self.spill_bound and self.buffered_bytes > self.spill_bound:
-                self._write_run()
+    @property
+    def spilled(self) -> bool:
+        """Whether sorted runs were written (then read the rows through `merged`)."""
+        return bool(self.runs)
+
+    def add(self, data: pa.RecordBatch | pa.Table) -> None:
+        if not data.num_rows:
+            return
+        self.width = data.num_columns
+        self.buffer.append(data)
+        self.buffered_bytes += data.nbytes
+        if self.bound and self.buffered_bytes > self.bound:
+            self._write_run()
+
+    def take_buffer(self) -> pa.Table | None:
+        """The buffered rows in arrival order (nothing spilled), emptying the buffer."""
+        if not self.buffer:
+            return None
+        tables = [t if isinstance(t, pa.Table) else pa.Table.from_batches([t]) for t in self.buffer]
+        self.buffer, self.buffered_bytes = [], 0
+        return pa.concat_tables(tables).combine_chunks()
 
     def _write_run(self) -> None:
         """Sort the buffer and write it as one run of `_RUN_FILES` files."""
-        table = pa.Table.from_batches(self.buffer).combine_chunks()
-        self.buffer, self.buffered_bytes = [], 0
+        table = self.take_buffer()
+        assert table is not None
         n = table.num_rows
         seq = np.arange(self.arrived, self.arrived + n, dtype=np.int64)
         self.arrived += n
         cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]
         idx = sort_order(cols, self.order, None, seq)
-        run = pa.Table.from_arrays([*take_rows(table, idx), pa.array(seq[idx])], names=[*table.column_names, "$seq"])
+        run = pa.Table.from_arrays([*take_rows(table, idx), pa.array(seq[idx])], names=[*table.column_names, SORT_SEQ])
         del table, cols
         if self.spill is None:
-            self.spill = SpillFiles(tmp_dir(self.ctx.config))
+            self.spill = SpillFiles(tmp_dir(self.config))
         (rid,) = self.spill.new_partitions(1)
         step = max(-(-n // _RUN_FILES), _MIN_FILE_ROWS)
         self.file_rows = max(self.file_rows, step)
@@ -139,29 +152,17 @@ class SortOperator(Operator):
             self.spill.write(rid, run.slice(lo, step))
         self.runs[rid] = -(-n // step)
 
-    def end_input(self, input_index: int, out: Output) -> None:
-        if self.runs:
-            if self.buffer:
-                self._write_run()
-            # merged a file per run at a time, as the executor takes the batches
-            out.emit_later(self._merged())
-            return
-        if not self.buffer:
-            return
-        table = pa.Table.from_batches(self.buffer).combine_chunks()
-        self.buffer = []
-        cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]
-        idx = sort_order(cols, self.order, None, np.arange(table.num_rows, dtype=np.int64))
-        out.emit(make_batch(self.node, take_rows(table, idx), np.zeros(len(idx), dtype=np.int8)))
-
-    def _merged(self) -> Iterator[pa.RecordBatch]:
-        """The spilled runs merged in order (class docstring); the spill directory goes
-        when the last row is out. Past `_MERGE_FANIN` runs, groups of them are merged into
-        longer runs first (on disk), so the final merge holds a file of at most
-        `_MERGE_FANIN` runs."""
+    def merged(self) -> Iterator[pa.Table]:
+        """All rows in order (the buffer written as a last run): tables of the data columns
+        then `SORT_SEQ` (the arrival number); the spill directory goes when the last row is
+        out. Past `_MERGE_FANIN` runs, groups of them are merged into longer runs first (on
+        disk), so the final merge holds a file of at most `_MERGE_FANIN` runs."""
+        if self.buffer:
+            self._write_run()
         spill = self.spill
-        assert spill is not None
-        width = len(self.node.schema)  # the data columns (then `$seq`)
+        if spill is None:
+            return
+        width = self.width
         runs = dict(self.runs)
         self.runs = {}
         while len(runs) > _MERGE_FANIN:
@@ -182,14 +183,11 @@ class SortOperator(Operator):
             if pending:
                 spill.write(merged, pa.concat_tables(pending))
                 runs[merged] += 1
-        for piece in self._merge_runs(spill, runs, width):
-            cols = [piece.column(i).combine_chunks() for i in range(width)]
-            yield make_batch(self.node, cols, np.zeros(piece.num_rows, np.int8))
-        spill.close()
-        self.spill = None
+        yield from self._merge_runs(spill, runs, width)
+        self.close()
 
     def _merge_runs(self, spill: SpillFiles, runs: dict[int, int], width: int) -> Iterator[pa.Table]:
-        """Merge these runs (run -> its files): their rows with `$seq`, in order, in
+        """Merge these runs (run -> its files): their rows with `SORT_SEQ`, in order, in
         tables of up to `_MERGE_CHUNK_ROWS` rows; each file is deleted once read."""
         files = {rid: iter(spill.take(rid)) for rid in runs}
         left = dict(runs)  # files not read yet, per run
@@ -234,9 +232,65 @@ class SortOperator(Operator):
 
     def close(self) -> None:
         """Remove the spill directory (also when the job failed before the end)."""
+        self.runs = {}
         if self.spill is not None:
             self.spill.close()
             self.spill = None
+
+
+class SortOperator(Operator):
+    """Batch ORDER BY (module docstring): an `ExternalSort` bounded by
+    `taskmanager.memory.managed.size` in BATCH mode."""
+
+    # Batch mode only in practice (the buffer is sorted at end of input); snapshotted as is.
+    checkpointing = "generic"
+    state_attributes = ("buffer",)
+    state_merge = {"buffer": "concat"}  # restore with another parallelism: subtask 0 takes all
+
+    def __init__(self, node: Node, ctx: OperatorContext) -> None:
+        super().__init__(node, ctx)
+        order = SortParams.of(node).order
+        self.sorter = ExternalSort(ctx.config, order, MANAGED_MEMORY_SIZE.get(ctx.config) if ctx.is_batch else 0)
+
+    @property
+    def buffer(self) -> list[pa.RecordBatch | pa.Table]:
+        """The rows not written to a sorted run (the generic checkpoint's state)."""
+        return self.sorter.buffer
+
+    @buffer.setter
+    def buffer(self, value: list[pa.RecordBatch | pa.Table]) -> None:
+        self.sorter.buffer = list(value)
+        self.sorter.buffered_bytes = sum(t.nbytes for t in value)
+        if value:
+            self.sorter.width = value[0].num_columns
+
+    def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        data = data_columns(batch)
+        if data.num_rows:
+            _insert_only(batch, self.node.operator)
+            self.sorter.add(data)
+
+    def end_input(self, input_index: int, out: Output) -> None:
+        if self.sorter.spilled:
+            # merged a file per run at a time, as the executor takes the batches
+            out.emit_later(self._merged())
+            return
+        table = self.sorter.take_buffer()
+        if table is None:
+            return
+        cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]
+        idx = sort_order(cols, self.sorter.order, None, np.arange(table.num_rows, dtype=np.int64))
+        out.emit(make_batch(self.node, take_rows(table, idx), np.zeros(len(idx), dtype=np.int8)))
+
+    def _merged(self) -> Iterator[pa.RecordBatch]:
+        width = len(self.node.schema)
+        for piece in self.sorter.merged():
+            cols = [piece.column(i).combine_chunks() for i in range(width)]
+            yield make_batch(self.node, cols, np.zeros(piece.num_rows, np.int8))
+
+    def close(self) -> None:
+        """Remove the spill directory (also when the job failed before the end)."""
+        self.sorter.close()
         super().close()
 
 

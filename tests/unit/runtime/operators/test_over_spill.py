@@ -1,0 +1,144 @@
+"""BATCH OVER aggregation past `taskmanager.memory.managed.size`: its input goes through the
+external merge sort (sorted runs under `io.tmp.dirs`) by (partition, order keys, arrival) and
+is evaluated a few partitions at a time. Every row's values must be the in-memory run's, and
+no file may remain after the job, also when it fails."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from runtime.errors import UserFunctionError
+from streamsql import DataTypes, EnvironmentSettings, TableEnvironment
+from streamsql.udf import udf
+
+ROWS = 3000
+# a few KB: many sorted runs of source batches of 256 rows
+SPILL = {"taskmanager.memory.managed.size": "8kb", "table.exec.source.batch-rows": "256"}
+
+
+@pytest.fixture(scope="module")
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    ids = np.arange(ROWS, dtype=np.int64)
+    path = tmp_path_factory.mktemp("over_spill") / "in.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "id": ids,
+                "k": pa.array((ids * 7919 % 37).astype(np.int32), mask=ids % 41 == 0),  # NULL partition keys
+                "ts": (ids * 104729 % 997).astype(np.int64),  # ties within a partition
+                "v": pa.array((ids * 31 % 101).astype(np.int64), mask=ids % 13 == 0),
+                "big": np.where(ids % 3 == 0, 0, ids % 5).astype(np.int32),  # one partition a third of the rows
+            }
+        ),
+        path,
+    )
+    return path
+
+
+def _fail_last(i: int) -> int:
+    if i == ROWS - 1:
+        raise ValueError("boom at the last row")
+    return i
+
+
+def _env(path: Path, settings: dict[str, str]) -> TableEnvironment:
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    for k, v in settings.items():
+        env.execute_sql(f"SET '{k}' = '{v}'")
+    env.create_temporary_function("fail_last", udf(_fail_last, result_type=DataTypes.BIGINT()))
+    env.execute_sql(
+        "CREATE TABLE src (id BIGINT, k INT, ts BIGINT, v BIGINT, big INT) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'parquet')"
+    )
+    return env
+
+
+QUERIES = {
+    "rows": "SELECT id, SUM(v) OVER w AS s, COUNT(v) OVER w AS c, MAX(v) OVER w AS m, AVG(v) OVER w AS a "
+    "FROM src WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)",
+    "range": "SELECT id, SUM(v) OVER w AS s, MIN(v) OVER w AS m, COUNT(*) OVER w AS c "
+    "FROM src WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN 50 PRECEDING AND CURRENT ROW)",
+    "unbounded": "SELECT id, SUM(v) OVER (PARTITION BY k ORDER BY ts) AS s FROM src",
+    "lag_lead": "SELECT id, LAG(v) OVER w AS p, LEAD(v, 2, -1) OVER w AS n FROM src "
+    "WINDOW w AS (PARTITION BY k ORDER BY ts)",
+    "ranking": "SELECT id, ROW_NUMBER() OVER w AS rn, RANK() OVER w AS r, DENSE_RANK() OVER w AS dr FROM src "
+    "WINDOW w AS (PARTITION BY k ORDER BY ts DESC)",
+    "big_partition": "SELECT id, SUM(v) OVER (PARTITION BY big ORDER BY ts, id "
+    "ROWS BETWEEN 5 PRECEDING AND 2 FOLLOWING) AS s FROM src",
+    # one partition: held whole once merged (a partition larger than the bound stays in memory)
+    "no_partition": "SELECT id, ROW_NUMBER() OVER w AS rn, SUM(v) OVER w AS s FROM src WINDOW w AS (ORDER BY ts)",
+}
+
+
+def _by_id(table: pa.Table) -> list[dict[str, Any]]:
+    return sorted(table.to_pylist(), key=lambda r: r["id"])
+
+
+@pytest.mark.parametrize("name", list(QUERIES))
+def test_spilled_over_equals_in_memory(name: str, source: Path, tmp_path: Path, spill_writes: Any) -> None:
+    tmp = tmp_path / "spill"
+    spilled = _env(source, {**SPILL, "io.tmp.dirs": str(tmp)}).execute_sql(QUERIES[name]).to_arrow()
+    assert len(spill_writes.rows) > 10 and sum(spill_writes.rows) >= ROWS  # every row went through a sorted run
+    assert tmp.is_dir() and not any(tmp.iterdir())
+    spill_writes.clear()
+    in_memory = _env(source, {}).execute_sql(QUERIES[name]).to_arrow()
+    assert not spill_writes.rows
+    assert spilled.num_rows == ROWS and _by_id(spilled) == _by_id(in_memory)
+
+
+def test_spilled_output_comes_sorted_by_partition(source: Path, tmp_path: Path, spill_writes: Any) -> None:
+    """Spilled, rows come in (partition, order key) order, as Flink's sort-based batch OVER."""
+    env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp_path / "spill")})
+    rows = (
+        env.execute_sql(
+            "SELECT k, ts, id FROM (SELECT k, ts, id, COUNT(*) OVER (PARTITION BY k ORDER BY ts) AS c FROM src)"
+        )
+        .to_arrow()
+        .to_pylist()
+    )
+    assert spill_writes.rows
+    keys = [(r["k"] is not None, r["k"] or 0, r["ts"], r["id"]) for r in rows]
+    assert keys == sorted(keys)
+
+
+def test_empty_input(source: Path, tmp_path: Path, spill_writes: Any) -> None:
+    env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp_path / "spill")})
+    query = "SELECT id, SUM(v) OVER (PARTITION BY k ORDER BY ts) AS s FROM src WHERE id < 0"
+    assert env.execute_sql(query).to_arrow().num_rows == 0
+    assert not spill_writes.rows
+
+
+def test_spill_directory_removed_when_the_job_fails(source: Path, tmp_path: Path, spill_writes: Any) -> None:
+    tmp = tmp_path / "spill"
+    env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp)})
+    query = "SELECT fail_last(id) AS i, SUM(v) OVER (PARTITION BY k ORDER BY ts) AS s FROM src"
+    with pytest.raises(UserFunctionError, match="boom at the last row"):  # after runs were written
+        env.execute_sql(query).to_arrow()
+    assert spill_writes.rows
+    assert tmp.is_dir() and not any(tmp.iterdir())
+
+
+def test_spilled_over_evaluates_a_few_partitions_at_a_time(
+    source: Path, tmp_path: Path, spill_writes: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spilled, the frames are computed over slices of the merged rows holding whole
+    partitions (never the whole input at once)."""
+    from runtime.operators import over_frames
+
+    sizes: list[int] = []
+    compute = over_frames.OverComputer.compute
+
+    def counted(self: over_frames.OverComputer, table: pa.Table) -> list[pa.Array]:
+        sizes.append(table.num_rows)
+        return compute(self, table)
+
+    monkeypatch.setattr(over_frames.OverComputer, "compute", counted)
+    env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp_path / "spill")})
+    assert env.execute_sql(QUERIES["rows"]).to_arrow().num_rows == ROWS
+    assert sum(sizes) == ROWS and len(sizes) > 2 and max(sizes) < ROWS // 2
