@@ -43,7 +43,9 @@ from runtime.aggregates.accumulators import Accumulator
 from runtime.aggregates.aggset import AggregateSet
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.restore import RestoreError
+from runtime.config.core import MAX_PARALLELISM
 from runtime.operators.slot_state import canonical_snapshot
+from runtime.operators.spec import spec_for
 from runtime.plan_params import AggCallParams, WindowParams
 from runtime.state.keycolumns import SnapshotKeys
 from runtime.state.keygroups import key_group_range, key_groups_of_rows
@@ -121,6 +123,56 @@ def key_groups_of(columns: Sequence[pa.Array | pa.ChunkedArray], n: int, max_par
     """Key group of every row's key columns: the function the state backends and the hash
     exchange use, so a row follows its key."""
     return key_groups_of_rows(list(columns), n, max_par).astype(np.int64)
+
+
+def operator_max_parallelism(op: Operator) -> int:
+    """The number of key groups `op`'s input is routed over (`pipeline.max-parallelism`,
+    read as the hash exchange reads it), also for an operator without a keyed backend."""
+    backend = getattr(op, "state", None) or op.ctx.state
+    if backend is not None:
+        return max_parallelism_of(backend)
+    return int(MAX_PARALLELISM.get(op.ctx.config))
+
+
+def exchange_keys(op: Operator, input_index: int = 0) -> tuple[int, ...]:
+    """The columns of input `input_index` the hash Exchange in front of `op` routes rows
+    by (its spec's `input_keys`, the one declaration the planner places the Exchange
+    from): state kept per input row is re-split by exactly these columns, never by the
+    window or partition columns it is stored under (no columns: a "single" exchange,
+    every row in key group 0)."""
+    spec = spec_for(op.node.operator)
+    if spec is None:
+        raise RestoreError(cannot_rescale_message(op, "its kind declares no spec"))
+    return tuple(spec.input_keys(spec.params(op.node), input_index))
+
+
+def owned_rows(
+    rows: pa.Table | pa.RecordBatch | None, keys: Sequence[int], new_range: tuple[int, int], max_par: int
+) -> np.ndarray:
+    """Which of these stored input rows the new subtask owns: the key group of their
+    exchange key columns `keys` (`exchange_keys`) lies in `new_range`."""
+    if rows is None or rows.num_rows == 0:
+        return np.zeros(0, dtype=bool)
+    return in_key_group_range(key_groups_of([rows.column(k) for k in keys], rows.num_rows, max_par), new_range)
+
+
+def key_group_zero_state(old: OldStates, new_range: tuple[int, int]) -> Any:
+    """State that is all in key group 0 (an operator fed by a "single" exchange, or keyed
+    on no columns): the new subtask owning group 0 takes the old owner's state
+    unchanged, every other new subtask starts empty (None)."""
+    if new_range[0] > 0:
+        return None
+    return next((s for (lo, hi), s in old if lo <= 0 <= hi), None)
+
+
+def renumber(ids: np.ndarray, mapping: np.ndarray, base: int = 0) -> np.ndarray:
+    """`mapping[ids - base]` (new numbers of old ids; -1 for ids outside the mapping or
+    dropped): re-numbering store ids and slots of the rows a new subtask keeps."""
+    ids = np.asarray(ids, dtype=np.int64) - base
+    ok = (ids >= 0) & (ids < len(mapping))
+    out = np.full(len(ids), -1, dtype=np.int64)
+    out[ok] = mapping[ids[ok]]
+    return out
 
 
 # ---------------------------------------------------------------------- keyed snapshots

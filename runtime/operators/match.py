@@ -14,8 +14,8 @@ partitions of one flush and over each partition's rows is in Python (see there).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -39,6 +39,9 @@ from runtime.operators.spec import (
 )
 from runtime.plan_text import format_expr
 from runtime.state import KeyedStateBackend, create_backend
+
+if TYPE_CHECKING:
+    from runtime.checkpoint.rescale import OldStates
 
 _COMPACT_ROWS = 4096
 
@@ -290,6 +293,8 @@ class MatchOperator(Operator):
         )
 
     def restore_state(self, handles: Any) -> None:
+        if handles is None:  # a subtask that owns none of an unpartitioned match's rows
+            return
         d = state_format.unpack(handles)
         self.state.restore(d["keys"])
         self.parts = d["parts"]
@@ -299,6 +304,77 @@ class MatchOperator(Operator):
         self.watermark = d["watermark"]
         if d["n_cols"]:
             self._ensure_matcher(d["n_cols"])
+
+    def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
+        """The partitions whose key (PARTITION BY, the exchange key) is in range: their
+        slots re-numbered densely, their stored rows gathered into one store numbered
+        from 0 (old subtask by old subtask, so the arrival order within a partition
+        holds), and the store ids in their partial matches, PREV histories and pending
+        rows re-numbered with them. No PARTITION BY: every row went to key group 0,
+        whose new owner takes its old owner's state unchanged."""
+        from runtime.checkpoint.rescale import (
+            exchange_keys,
+            key_group_zero_state,
+            load_state,
+            max_parallelism_of,
+            merged_keyed,
+            owned_rows,
+            plan_slots,
+            renumber,
+        )
+
+        if not self.partition_keys:
+            return key_group_zero_state(old, new_range)
+        snaps = [d for d in (load_state(s) for _, s in old) if d is not None]
+        plans = plan_slots([d["keys"] for d in snaps], new_range)
+        max_par = max_parallelism_of(self.state)
+        parts: dict[int, PartitionState] = {}
+        batches: list[pa.RecordBatch] = []
+        pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        size, n_cols = 0, 0
+        for d, plan in zip(snaps, plans, strict=True):
+            n_cols = n_cols or int(d["n_cols"])
+            store = pa.Table.from_batches(d["batches"]).combine_chunks() if d["batches"] else None
+            keep = owned_rows(store, exchange_keys(self), new_range, max_par)
+            ids = np.full(len(keep), -1, dtype=np.int64)  # old id - base -> new id
+            ids[keep] = size + np.arange(int(keep.sum()), dtype=np.int64)
+            if store is not None and keep.any():
+                batches.extend(store.filter(pa.array(keep)).to_batches())
+                size += int(keep.sum())
+            base = int(d["base"])
+
+            def ids_of(old_ids: Sequence[int], ids: np.ndarray = ids, base: int = base) -> list[int]:
+                return [int(i) for i in renumber(np.asarray(old_ids, dtype=np.int64), ids, base)]
+
+            slots = list(d["parts"])
+            new_slots = plan.remap(np.asarray(slots, dtype=np.int64))
+            for slot, new in zip(slots, new_slots.tolist(), strict=True):  # loop over partitions (restore time)
+                if new < 0:
+                    continue
+                ps: PartitionState = d["parts"][slot]
+                parts[new] = PartitionState(
+                    threads=[replace(t, rows=tuple(ids_of(t.rows))) for t in ps.threads],
+                    held=[replace(t, rows=tuple(ids_of(t.rows))) for t in ps.held],
+                    seq=ps.seq,
+                    history=ids_of(ps.history),
+                )
+            p_ids, p_ts, p_part = d["pending"]
+            p_new = plan.remap(p_part)
+            m = p_new >= 0
+            pending.append((renumber(p_ids[m], ids, base), p_ts[m], p_new[m]))
+        empty = np.zeros(0, dtype=np.int64)
+        return state_format.pack(
+            {
+                "keys": merged_keyed(plans, max_par),
+                "parts": parts,
+                "batches": batches,
+                "base": 0,
+                "size": size,
+                "pending": tuple(np.concatenate([p[i] for p in pending]) if pending else empty for i in range(3)),
+                "watermark": min((int(d["watermark"]) for d in snaps), default=self.watermark),
+                "n_cols": n_cols,
+            }
+        )
 
 
 # ---------------------------------------------------------------------- spec
@@ -341,6 +417,7 @@ class MatchSpec(OperatorSpec[MatchParams]):
     params_type = MatchParams
     operator_class = MatchOperator
     input_distribution = KEYED
+    rescalable = True
     spark = SparkCapability(False, False, "Spark has no MATCH_RECOGNIZE.")
 
     def input_keys(self, params: MatchParams, input_index: int) -> tuple[int, ...]:

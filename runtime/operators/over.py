@@ -32,7 +32,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -54,6 +54,9 @@ from runtime.plan_params import AggCallParams
 from runtime.plan_text import format_literal
 from runtime.spill import MANAGED_MEMORY_SIZE
 from runtime.state import KeyedStateBackend, create_backend
+
+if TYPE_CHECKING:
+    from runtime.checkpoint.rescale import OldStates
 
 SLOT = "__slot"
 TS = "__ts"
@@ -352,6 +355,8 @@ class OverAggregateOperator(Operator):
         )
 
     def restore_state(self, handles: Any) -> None:
+        if handles is None:  # a subtask that owns none of an unpartitioned OVER's rows
+            return
         d = state_format.unpack(handles)
         self.state.restore(d["keys"])
         self.seq, self.pending, self.history = d["seq"], d["pending"], d["history"]
@@ -359,6 +364,73 @@ class OverAggregateOperator(Operator):
         if d.get("updating") is not None:
             self._start_updating()
             self.updating.restore(d["updating"])
+
+    def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
+        """The partitions whose key (the PARTITION BY columns, the exchange key) is in
+        range: their slots re-numbered densely, with their pending and fired rows, the
+        last fired time per partition and the recompute mode's live rows and values. No
+        PARTITION BY: every row went to key group 0, whose new owner takes its old owner's
+        state unchanged. Arrival numbers continue after the largest old one."""
+        from runtime.checkpoint.rescale import (
+            key_group_zero_state,
+            load_state,
+            max_parallelism_of,
+            merged_keyed,
+            plan_slots,
+            take_slot_array,
+        )
+
+        if not self.partition:
+            return key_group_zero_state(old, new_range)
+        snaps = [load_state(s) for _, s in old]
+        snaps = [d for d in snaps if d is not None]
+        plans = plan_slots([d["keys"] for d in snaps], new_range)
+
+        def kept(table: pa.Table | None, plan: Any) -> tuple[pa.Table | None, np.ndarray]:
+            if table is None or table.num_rows == 0:
+                return None, np.zeros(0, dtype=bool)
+            slots = plan.remap(table.column(SLOT).to_numpy())
+            keep = slots >= 0
+            t = table.filter(pa.array(keep))
+            return t.set_column(t.schema.get_field_index(SLOT), SLOT, pa.array(slots[keep])), keep
+
+        pending: list[pa.Table] = []
+        history: list[pa.Table] = []
+        last_fired: list[np.ndarray] = []
+        live: list[pa.Table] = []
+        values: list[list[pa.Array]] = []
+        for d, plan in zip(snaps, plans, strict=True):
+            for t in d["pending"]:
+                k, _ = kept(t, plan)
+                if k is not None and k.num_rows:
+                    pending.append(k)
+            h, _ = kept(d["history"], plan)
+            if h is not None:
+                history.append(h)
+            last_fired.append(take_slot_array(d["last_fired"], plan.old_slots, "last_fired", pad=True))
+            u = d.get("updating")
+            if u is not None:
+                lv, mask = kept(u["live"], plan)
+                if lv is not None:
+                    live.append(lv)
+                    values.append([v.filter(pa.array(mask)) for v in u["values"]])
+        updating = None
+        if any(d.get("updating") is not None for d in snaps):
+            updating = {
+                "live": _concat(live) if live else None,
+                "values": [pa.concat_arrays(list(vs)) for vs in zip(*values, strict=True)] if values else [],
+            }
+        return state_format.pack(
+            {
+                "keys": merged_keyed(plans, max_parallelism_of(self.state)),
+                "seq": max((int(d["seq"]) for d in snaps), default=0),
+                "pending": pending,
+                "history": _concat(history) if history else None,
+                "last_fired": np.concatenate(last_fired) if last_fired else np.zeros(0, dtype=np.int64),
+                "watermark": min((int(d["watermark"]) for d in snaps), default=self.watermark),
+                "updating": updating,
+            }
+        )
 
 
 # ---------------------------------------------------------------------- spec
@@ -392,6 +464,7 @@ class OverAggregateSpec(OperatorSpec[OverAggregateParams]):
     params_type = OverAggregateParams
     operator_class = OverAggregateOperator
     input_distribution = KEYED
+    rescalable = True
     spark = SparkCapability(
         True,
         False,

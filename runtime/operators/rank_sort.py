@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -40,6 +40,9 @@ from runtime.operators.spec import (
 )
 from runtime.operators.window_assign import rowtime_ms
 from runtime.spill import MANAGED_MEMORY_SIZE, SpillFiles, tmp_dir
+
+if TYPE_CHECKING:
+    from runtime.checkpoint.rescale import OldStates
 
 # External sort: files per sorted run (the merge holds one file of each run at a time),
 # fewest rows per file, runs merged at once (more are merged into longer runs first), rows
@@ -323,7 +326,14 @@ class LimitOperator(Operator):
         return self.seen
 
     def restore_state(self, handles: Any) -> None:
-        self.seen = int(handles)
+        if handles is not None:  # None: a subtask the "single" exchange sends no row
+            self.seen = int(handles)
+
+    def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
+        """Every row reaches subtask 0 (a "single" exchange): it keeps the count."""
+        from runtime.checkpoint.rescale import key_group_zero_state
+
+        return key_group_zero_state(old, new_range)
 
 
 class TemporalSortOperator(Operator):
@@ -384,8 +394,16 @@ class TemporalSortOperator(Operator):
         return state_format.pack({"buffer": self.buffer, "times": self.times})
 
     def restore_state(self, handles: Any) -> None:
+        if handles is None:  # a subtask the "single" exchange sends no row
+            return
         d = state_format.unpack(handles)
         self.buffer, self.times = d["buffer"], d["times"]
+
+    def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
+        """Every row reaches subtask 0 (a "single" exchange): it keeps the waiting rows."""
+        from runtime.checkpoint.rescale import key_group_zero_state
+
+        return key_group_zero_state(old, new_range)
 
 
 # ---------------------------------------------------------------------- specs
@@ -393,6 +411,7 @@ class _InsertOnlySpec(OperatorSpec[Any]):
     """Consumes an insert-only input and emits one (every row at most once)."""
 
     input_distribution = SINGLE
+    rescalable = True  # all state in subtask 0 (`key_group_zero_state`)
 
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         if any(i.changelog_mode != "I" for i in inputs):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -32,6 +32,9 @@ from runtime.operators.window_assign import rowtime_ms
 from runtime.plan_params import WindowParams
 from runtime.plan_text import format_window
 from runtime.state.backend import encode_rows
+
+if TYPE_CHECKING:
+    from runtime.checkpoint.rescale import OldStates
 
 BIG = np.iinfo(np.int64).max
 
@@ -143,6 +146,32 @@ class WindowRankOperator(Operator):
         d = state_format.unpack(handles)
         self.buffer, self.ends, self.seqs, self.next_seq = d["buffer"], d["ends"], d["seqs"], d["seq"]
 
+    def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
+        """The buffered rows whose exchange key (the partition keys without the window
+        columns, `input_keys` of the spec) is in range, so each window of a key fires in
+        the subtask its later rows reach. Arrival numbers of each old subtask are shifted
+        past the previous one's, keeping the order within every partition."""
+        from runtime.checkpoint.rescale import exchange_keys, load_state, operator_max_parallelism, owned_rows
+
+        keys, max_par = exchange_keys(self), operator_max_parallelism(self)
+        buffer: list[pa.RecordBatch] = []
+        ends: list[np.ndarray] = []
+        seqs: list[np.ndarray] = []
+        offset = 0
+        for _, state in old:
+            d = load_state(state)
+            if d is None:
+                continue
+            if d["buffer"]:
+                table = pa.Table.from_batches(d["buffer"]).combine_chunks()
+                keep = owned_rows(table, keys, new_range, max_par)
+                if keep.any():
+                    buffer.extend(table.filter(pa.array(keep)).to_batches())
+                    ends.append(np.concatenate(d["ends"])[keep])
+                    seqs.append(np.concatenate(d["seqs"])[keep] + offset)
+            offset += int(d["seq"])
+        return state_format.pack({"buffer": buffer, "ends": ends, "seqs": seqs, "seq": offset})
+
 
 # ---------------------------------------------------------------------- specs
 def _window_text(node: PlanView, p: WindowRankParams) -> str:
@@ -164,6 +193,7 @@ def _partition(node: PlanView, p: WindowRankParams) -> str:
 class _WindowTopNSpec(OperatorSpec[Any]):
     operator_class = WindowRankOperator
     input_distribution = KEYED
+    rescalable = True
 
     def input_keys(self, params: WindowRankParams, input_index: int) -> tuple[int, ...]:
         # The window columns are not hashed on: every window of a key on one subtask.

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -41,6 +41,9 @@ from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView
 from runtime.operators.window_assign import wall_to_instant
 from runtime.plan_params import WindowParams
 from runtime.plan_text import format_expr, format_window
+
+if TYPE_CHECKING:
+    from runtime.checkpoint.rescale import OldStates
 
 
 @dataclass(frozen=True)
@@ -214,6 +217,34 @@ class WindowJoinOperator(Operator):
         self.buffers, self.wm = d["buffers"], d["wm"]
         self.ended = set(d.get("ended") or ())
 
+    def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
+        """Each side's buffered rows whose join key (the exchange key of that input, not
+        the window columns) is in range, with their window bounds and timers; the
+        operator watermark is the minimum over the old subtasks, an input ended when it
+        ended in all of them."""
+        from runtime.checkpoint.rescale import exchange_keys, load_state, operator_max_parallelism, owned_rows
+
+        max_par = operator_max_parallelism(self)
+        snaps = [d for d in (load_state(s) for _, s in old) if d is not None]
+        buffers = (_Buffer(), _Buffer())
+        for side, new in enumerate(buffers):
+            keys = exchange_keys(self, side)
+            for d in snaps:
+                b: _Buffer = d["buffers"][side]
+                keep = owned_rows(b.rows, keys, new_range, max_par)
+                if keep.any():
+                    assert b.rows is not None
+                    (batch,) = b.rows.filter(pa.array(keep)).combine_chunks().to_batches()
+                    new.add(batch, b.start[keep], b.end[keep], b.timer[keep])
+        ended = [set(d.get("ended") or ()) for d in snaps]
+        return state_format.pack(
+            {
+                "buffers": buffers,
+                "wm": min((int(d["wm"]) for d in snaps), default=self.wm),
+                "ended": set.intersection(*ended) if ended else set(),
+            }
+        )
+
 
 def _window_text(w: WindowParams, start: str, end: str) -> str:
     text = format_window(w, "x")
@@ -229,6 +260,7 @@ class WindowJoinSpec(OperatorSpec[WindowJoinParams]):
     params_type = WindowJoinParams
     operator_class = WindowJoinOperator
     input_distribution = KEYED
+    rescalable = True
     spark = SparkCapability(
         True,
         False,

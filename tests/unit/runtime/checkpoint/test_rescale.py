@@ -21,14 +21,15 @@ import pytest
 
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.metadata import CheckpointMetadata, SubtaskState
-from runtime.checkpoint.rescale import merge_executor_state, rescale_operator_states
+from runtime.checkpoint.rescale import load_state, merge_executor_state, rescale_operator_states
 from runtime.checkpoint.restore import RestoreError, load_checkpoint
 from runtime.executor.local import LocalExecutor
 from runtime.graph import JobGraph, Node
 from runtime.operators.base import Operator, OperatorContext, Output, create_operator
 from runtime.operators.sink import SinkOperator
 from runtime.state import create_backend
-from runtime.state.keygroups import key_group_range
+from runtime.state.keycolumns import SnapshotKeys
+from runtime.state.keygroups import key_group_range, key_groups_of_rows
 from tests.unit.runtime.checkpoint.test_operator_snapshots import _env, _graph, _inputs, _rows, _SavepointAt
 
 MAXP = 128
@@ -53,6 +54,23 @@ CASES: dict[str, str] = {
         "SELECT k, v, ts_ms FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k, v % 3 ORDER BY ts DESC) AS rn "
         "FROM a) WHERE rn = 1"
     ),
+    "window_topn": (
+        "SELECT * FROM (SELECT window_start, k, v, ts_ms, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k "
+        "ORDER BY v DESC, ts_ms) AS rn FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '2' SECOND))) WHERE rn <= 2"
+    ),
+    "window_join": (
+        "SELECT L.k, L.v, R.v, L.window_start FROM (SELECT * FROM TABLE(TUMBLE(TABLE a, DESCRIPTOR(ts), "
+        "INTERVAL '2' SECOND))) L FULL JOIN (SELECT * FROM TABLE(TUMBLE(TABLE b, DESCRIPTOR(ts), INTERVAL '2' SECOND))) R "
+        "ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end"
+    ),
+    "over": "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) FROM a",
+    "over_unpartitioned": "SELECT k, v, MAX(v) OVER (ORDER BY ts ROWS BETWEEN 3 PRECEDING AND CURRENT ROW) FROM a",
+    "match_recognize": (
+        "SELECT * FROM a MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES A.v AS start_v, LAST(B.v) AS bottom, "
+        "C.ts_ms AS end_ts ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+ C) "
+        "DEFINE B AS v < PREV(v), C AS v > PREV(v))"
+    ),
+    "temporal_sort": "SELECT k, v, ts_ms FROM a ORDER BY ts, v",
     "session": (
         "SELECT k, window_start, COUNT(*) FROM TABLE(SESSION(TABLE a PARTITION BY k, DESCRIPTOR(ts), "
         "INTERVAL '100' MILLISECOND)) GROUP BY k, window_start, window_end"
@@ -99,6 +117,7 @@ def _split_snapshot(graph: JobGraph, location: str, target: Path) -> dict[str, l
         if o.file is None:
             continue
         subtasks = []
+        parts: list[dict[str, Any] | None] = []
         for i in range(2):
             rng = key_group_range(i, 2, MAXP)
             state = rescale_operator_states(_fresh(graph, nodes[o.node_id], i, 2), old, rng, i, 2)
@@ -114,9 +133,9 @@ def _split_snapshot(graph: JobGraph, location: str, target: Path) -> dict[str, l
                     checksum=state_format.digest(data),
                 )
             )
-            k = _keyed(state)
-            if k is not None:
-                keyed.setdefault(o.uid, []).append(k)
+            parts.append(_keyed(state))
+        if any(k is not None and len(k["key_groups"]) for k in parts):  # a subtask without state holds no keys
+            keyed[o.uid] = [k or {"slots": [], "keys": [], "key_groups": []} for k in parts]
         if o.uid in keyed:  # the original key index last, for the partition check
             orig = _keyed(old[0][1])
             assert orig is not None
@@ -141,7 +160,9 @@ def test_split_in_two_then_restore_at_one_continues_exactly(tmp_path: Path, case
     assert first.location is not None and 0 < len(before) < len(expected)
 
     keyed = _split_snapshot(graph, first.location, tmp_path / "sp2")
-    assert keyed or case == "interval_join", "no keyed operator in the plan: the case tests nothing"
+    # (operators that keep rows, not a key index, are re-split by their rows' exchange keys)
+    unindexed = {"interval_join", "window_topn", "window_join", "over_unpartitioned", "temporal_sort"}
+    assert keyed or case in unindexed, "no keyed operator in the plan: the case tests nothing"
     for uid, (p0, p1, orig) in keyed.items():
         for i, part in enumerate((p0, p1)):
             lo, hi = key_group_range(i, 2, MAXP)
@@ -238,18 +259,23 @@ def test_same_parallelism_takes_its_own_entry_unchanged(tmp_path: Path) -> None:
     assert rescale_operator_states(op, old, key_group_range(1, 2, MAXP), 1, 2) == b"one"
 
 
+class _CustomWithoutRescale(Operator):
+    """An operator with its own snapshot and no `rescale_snapshots`."""
+
+    checkpointing = "custom"
+
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        return b"state"
+
+
 def test_unsupported_operator_raises_restore_error_naming_it(tmp_path: Path) -> None:
     _inputs(tmp_path)
     env = _env(tmp_path, "hashmap")
-    graph = _graph(
-        env,
-        "SELECT * FROM a MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES A.v AS av ONE ROW PER MATCH "
-        "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B) DEFINE B AS v < PREV(v))",
-    )
-    node = next(n for n in graph.nodes if n.operator == "Match")
-    op = _fresh(graph, node, 0, 1)
+    graph = _graph(env, "SELECT k, v FROM a LIMIT 3")
+    node = next(n for n in graph.nodes if n.operator == "Limit")
+    op = _CustomWithoutRescale(node, OperatorContext(mode=graph.mode, config={}))
     old = [((0, 63), op.snapshot_state(1)), ((64, 127), op.snapshot_state(1))]
-    with pytest.raises(RestoreError, match="Match .*cannot be restored with another parallelism yet"):
+    with pytest.raises(RestoreError, match="Limit .*cannot be restored with another parallelism yet"):
         rescale_operator_states(op, old, (0, MAXP - 1), 0, 1)
 
 
@@ -289,3 +315,40 @@ def test_checkpoint_with_subtasks_restores_after_a_copy(tmp_path: Path) -> None:
     assert meta.parallelism == 2 and any(o.subtasks for o in meta.operators)
     rest = LocalExecutor(_graph(env, sql, **{"execution.savepoint.path": str(tmp_path / "sp3")}))
     assert _rows(list(rest.run()))
+
+
+@pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
+@pytest.mark.parametrize(
+    "window",
+    [
+        "TUMBLE(TABLE a, DESCRIPTOR(ts), INTERVAL '2' SECOND)",
+        "HOP(TABLE a, DESCRIPTOR(ts), INTERVAL '1' SECOND, INTERVAL '3' SECOND)",
+        "SESSION(TABLE a PARTITION BY k, DESCRIPTOR(ts), INTERVAL '100' MILLISECOND)",
+    ],
+)
+def test_window_state_key_groups_are_the_exchange_routing(tmp_path: Path, backend: str, window: str) -> None:
+    """A window aggregate keeps its state under (window start, window end, key) but rows
+    reach it by the key alone: the key group it records for each entry must be the one
+    the hash exchange computes for the key (else a rescaled restore sends a window to a
+    subtask its key's rows never reach), with both backends."""
+    _inputs(tmp_path)
+    env = _env(tmp_path, backend)
+    graph = _graph(env, f"SELECT k, window_start, COUNT(*) FROM TABLE({window}) GROUP BY k, window_start, window_end")
+    first = _SavepointAt(graph, 10, str(tmp_path / "sp"))
+    list(first.run())
+    assert first.location is not None
+    snap = load_checkpoint(first.location)
+    (meta,) = [o for o in snap.metadata.operators if o.operator == "WindowAggregate"]
+    ((_, state),) = snap.subtask_states(meta.uid)
+    keyed = load_state(state)["keyed"]
+    keys = keyed["keys"]
+    if isinstance(keys, SnapshotKeys):
+        columns = keys.columns
+    else:
+        columns = [pa.array([key[j] for key in keys]) for j in range(len(keys[0]))]
+    exchange = graph.node(graph.node(meta.node_id).inputs[0])
+    assert exchange.operator == "Exchange"
+    routed = columns[len(columns) - len(exchange.params.keys) :]  # the key columns follow the window's
+    assert len(routed[0]) > 3, "too few keys to test anything"
+    want = key_groups_of_rows(routed, len(routed[0]), MAXP)
+    assert np.asarray(keyed["key_groups"]).tolist() == want.tolist()
