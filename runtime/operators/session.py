@@ -158,6 +158,9 @@ class SessionWindows:
         self.s_id = self._new_ids(len(self.s_key))
         bk = np.concatenate(self.buf_key) if self.buf_key else _EMPTY
         bt = np.concatenate(self.buf_ts) if self.buf_ts else _EMPTY
+        if len(bk) == 0:  # nothing buffered: the four lists stay empty together (aligned)
+            self.buffers, self.buf_key, self.buf_ts, self.buf_sid = [], [], [], []
+            return
         m = len(self.s_key)
         allk, allt = np.concatenate([self.s_key, bk]), np.concatenate([self.s_start, bt])
         is_row = np.arange(len(allk)) >= m

@@ -18,7 +18,7 @@ filter, then the last version per probe row by a lexsort.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -42,6 +42,9 @@ from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.plan_text import format_expr
 from runtime.state import create_backend
+
+if TYPE_CHECKING:
+    from runtime.checkpoint.rescale import OldStates
 
 _KINDS_I8 = np.zeros(0, dtype=np.int8)
 
@@ -262,6 +265,61 @@ class TemporalJoinOperator(Operator):
         for k, v in d.items():
             setattr(self, k, v)
 
+    def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
+        """The waiting probe rows whose key (the left exchange key) is in range, and the
+        versions whose primary key (the right one) is; version numbers of each old
+        subtask are shifted past the previous one's, keeping their order per key; the
+        per-key latest rowtime of a monotonic right input follows its key's slot."""
+        from runtime.checkpoint.rescale import (
+            exchange_keys,
+            load_state,
+            merged_keyed,
+            operator_max_parallelism,
+            owned_rows,
+            plan_slots,
+        )
+
+        max_par = operator_max_parallelism(self)
+        snaps = [d for d in (load_state(s) for _, s in old) if d is not None]
+        left: list[pa.Table] = []
+        right: list[pa.Table] = []
+        arrays: dict[str, list[np.ndarray]] = {
+            k: [] for k in ("left_ts", "left_kind", "right_ts", "right_seq", "right_live")
+        }
+        offset = 0
+        for d in snaps:
+            keep = owned_rows(d["left"], exchange_keys(self, 0), new_range, max_par)
+            if keep.any():
+                left.append(d["left"].filter(pa.array(keep)))
+                arrays["left_ts"].append(d["left_ts"][keep])
+                arrays["left_kind"].append(d["left_kind"][keep])
+            keep = owned_rows(d["right"], exchange_keys(self, 1), new_range, max_par)
+            if keep.any():
+                right.append(d["right"].filter(pa.array(keep)))
+                arrays["right_ts"].append(d["right_ts"][keep])
+                arrays["right_seq"].append(d["right_seq"][keep] + offset)
+                arrays["right_live"].append(d["right_live"][keep])
+            offset += int(d["seq"])
+        empty = {"left_ts": EMPTY, "left_kind": _KINDS_I8, "right_ts": EMPTY, "right_seq": EMPTY}
+        snap: dict[str, Any] = {
+            k: np.concatenate(v) if v else empty.get(k, np.zeros(0, dtype=bool)) for k, v in arrays.items()
+        }
+        snap["left"] = pa.concat_tables(left) if left else None
+        snap["right"] = pa.concat_tables(right) if right else None
+        snap["seq"] = offset
+        snap["key_slots"], snap["max_ts"] = None, np.zeros(0, dtype=np.int64)
+        if self.key_slots is not None:
+            plans = plan_slots([d.get("key_slots") for d in snaps], new_range)
+            parts = []
+            for d, plan in zip(snaps, plans, strict=True):
+                got = np.full(len(plan.old_slots), np.iinfo(np.int64).min, dtype=np.int64)
+                inside = plan.old_slots < len(d["max_ts"])
+                got[inside] = d["max_ts"][plan.old_slots[inside]]
+                parts.append(got)
+            snap["key_slots"] = merged_keyed(plans, max_par)
+            snap["max_ts"] = np.concatenate(parts) if parts else snap["max_ts"]
+        return state_format.pack(snap)
+
 
 class TemporalJoinSpec(OperatorSpec[TemporalJoinParams]):
     """Event-time temporal join: the probe's changelog passes through (its row kinds kept)."""
@@ -270,6 +328,7 @@ class TemporalJoinSpec(OperatorSpec[TemporalJoinParams]):
     params_type = TemporalJoinParams
     operator_class = TemporalJoinOperator
     input_distribution = KEYED
+    rescalable = True
     spark = SparkCapability(False, False, "Spark has no event-time temporal join.")
 
     def input_keys(self, params: TemporalJoinParams, input_index: int) -> tuple[int, ...]:

@@ -85,6 +85,10 @@ CASES: dict[str, tuple[str, set[str]]] = {
         "ON L.k = R.k AND L.window_start = R.window_start AND L.window_end = R.window_end",
         {"WindowJoin"},
     ),
+    "temporal_join": (
+        "SELECT g.id, g.k, r.rate, r.ts_ms FROM g LEFT JOIN r FOR SYSTEM_TIME AS OF g.ts ON g.k = r.k",
+        {"TemporalJoin"},
+    ),
     "over": (
         "SELECT k, id, SUM(v) OVER w, MAX(v) OVER w FROM g "
         "WINDOW w AS (PARTITION BY k ORDER BY ts RANGE BETWEEN INTERVAL '1' SECOND PRECEDING AND CURRENT ROW)",
@@ -112,7 +116,7 @@ JOBS: dict[str, tuple[dict[str, str], tuple[str, ...]]] = {
 
 def _env(tmp: Path, rate: int, conf: dict[str, str]) -> TableEnvironment:
     """Tables g (600 rows, 37 ms apart) and h (300 rows, 71 ms apart) from datagen
-    sequences, `rate` rows per second each; checkpointing on, so the filesystem sinks
+    sequences, `rate` rows per second each, and the versioned table r from a file; checkpointing on, so the filesystem sinks
     publish only what a checkpoint or savepoint covers (two-phase commit)."""
     env = TableEnvironment.create(
         {
@@ -121,6 +125,15 @@ def _env(tmp: Path, rate: int, conf: dict[str, str]) -> TableEnvironment:
             "execution.checkpointing.dir": f"file://{tmp}/chk",
             **conf,
         }
+    )
+    versions = tmp / "versions"  # r: 120 versions of 7 keys, every 190 ms (in rowtime order)
+    if not versions.exists():
+        versions.mkdir()
+        (versions / "r.csv").write_text("".join(f"{i * 3 % 7},{i},{BASE + i * 190}\n" for i in range(120)))
+    env.execute_sql(
+        "CREATE TABLE r (k INT, rate INT, ts_ms BIGINT, ts AS TO_TIMESTAMP_LTZ(ts_ms, 3), PRIMARY KEY (k) NOT ENFORCED, "
+        "WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{versions}', 'format' = 'csv')"
     )
     for name, n, step, mul in (("g", 600, 37, 13), ("h", 300, 71, 5)):
         env.execute_sql(
@@ -200,7 +213,12 @@ def _stop_with_savepoint(graph: JobGraph, directory: Path) -> str:
         assert thread.is_alive(), "the restored job ended before its sources emitted a row"
         assert time.monotonic() < deadline, "the restored job's sources emitted no row"
         time.sleep(0.02)
-    location = executor.trigger_savepoint(str(directory), stop=True).result(timeout=300)
+    future = executor.trigger_savepoint(str(directory), stop=True)
+    while not future.done():  # a failing job fails the test at once, not at a timeout
+        assert not failed, failed
+        assert time.monotonic() < deadline + 300, "the savepoint did not complete"
+        time.sleep(0.05)
+    location = future.result()
     thread.join(timeout=300)
     assert not failed, failed
     return location

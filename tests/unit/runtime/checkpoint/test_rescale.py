@@ -352,3 +352,24 @@ def test_window_state_key_groups_are_the_exchange_routing(tmp_path: Path, backen
     assert len(routed[0]) > 3, "too few keys to test anything"
     want = key_groups_of_rows(routed, len(routed[0]), MAXP)
     assert np.asarray(keyed["key_groups"]).tolist() == want.tolist()
+
+
+def test_every_operator_kind_declares_how_it_rescales() -> None:
+    """`rescalable` of every kind's spec says what its operator class does: a custom
+    snapshot comes with its own `rescale_snapshots`, a generic one with a merge rule for
+    every state attribute (a kind added without either fails here, not at a restore)."""
+    from runtime.checkpoint.rescale import GENERIC_KINDS
+    from runtime.operators.spec import all_specs
+
+    kinds = [s for s in all_specs() if s.operator_class is not None]
+    assert len(kinds) > 30
+    for spec in kinds:
+        cls = spec.operator_class
+        assert cls is not None
+        if cls.checkpointing == "custom":
+            handled = cls.rescale_snapshots is not Operator.rescale_snapshots
+        elif cls.checkpointing == "generic":
+            handled = all(cls.state_merge.get(a) in GENERIC_KINDS for a in cls.state_attributes)
+        else:
+            handled = cls.checkpointing == "stateless"
+        assert handled == spec.rescalable, f"{spec.name}: rescalable={spec.rescalable} but its class says {handled}"
