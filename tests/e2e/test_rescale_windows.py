@@ -63,6 +63,11 @@ CASES: dict[str, tuple[str, set[str]]] = {
         "DESCRIPTOR(ts), INTERVAL '250' MILLISECOND)) GROUP BY k, window_start, window_end",
         {"WindowAggregate"},
     ),
+    "session_tvf": (
+        "SELECT k, id, window_start, window_end FROM TABLE(SESSION(TABLE g PARTITION BY k, DESCRIPTOR(ts), "
+        "INTERVAL '250' MILLISECOND))",
+        {"SessionWindowTableFunction"},
+    ),
     "window_topn": (
         "SELECT * FROM (SELECT window_start, k, v, id, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, k "
         f"ORDER BY v DESC, id) AS rn FROM {W}) WHERE rn <= 2",
