@@ -64,6 +64,7 @@ _STATEMENT_KEYWORDS = (
     "UPDATE",
     "STOP",
     "REPLACE",
+    "COMPILE",
 )
 # SHOW <what> forms (the listing kinds; SHOW CREATE and SHOW CURRENT are parsed apart).
 _SHOW_KINDS = (
@@ -266,6 +267,13 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
         return Describe(name=name, extended=extended, **pos)
     if word == "EXPLAIN":
         return _explain(cur, pos)
+    if word == "COMPILE":
+        return _compile_plan(cur, pos)
+    if word == "EXECUTE" and cur.peek_word(1) == "PLAN":
+        cur.expect("EXECUTE", "PLAN")
+        path = cur.string("a quoted plan file path")
+        _end(cur)
+        return dml.ExecutePlan(path=path, **pos)
     if word == "EXECUTE" or word == "BEGIN":
         if cur.match("EXECUTE"):
             if cur.peek_word() == "INSERT":
@@ -482,6 +490,27 @@ def _statement_set(cur: Cursor, pos: dict) -> StatementSet:
             )
         inserts.append(_insert(cur, _sub_pos(cur, group, pos)))
     return StatementSet(inserts=tuple(inserts), **pos)
+
+
+def _compile_plan(cur: Cursor, pos: dict) -> Statement:
+    """`COMPILE PLAN 'file' [IF NOT EXISTS] FOR <INSERT | STATEMENT SET>` and
+    `COMPILE AND EXECUTE PLAN 'file' FOR ...`."""
+    from planner.statements_dml import CompilePlan
+
+    cur.expect("COMPILE")
+    execute = cur.match("AND", "EXECUTE")
+    cur.expect("PLAN")
+    path = cur.string("a quoted plan file path")
+    if_not_exists = not execute and cur.match("IF", "NOT", "EXISTS")
+    cur.expect("FOR")
+    inner: InsertInto | StatementSet
+    if cur.peek_word() == "INSERT":
+        inner = _insert(cur, pos)
+    elif cur.peek_word() == "STATEMENT":
+        inner = _statement_set(cur, pos)
+    else:
+        cur.unexpected('"INSERT" or "STATEMENT SET"')
+    return CompilePlan(path=path, statement=inner, if_not_exists=if_not_exists, execute=execute, **pos)
 
 
 def _explain(cur: Cursor, pos: dict) -> Explain:

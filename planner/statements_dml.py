@@ -6,6 +6,8 @@ CALL [c.][db.]procedure(arg, ...)
 ALTER [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] [c.][db.]f AS 'identifier' [LANGUAGE ...]
 DESCRIBE JOB '<job id>'
 STOP JOB '<job id>' [WITH SAVEPOINT] [WITH DRAIN]
+COMPILE PLAN 'file' [IF NOT EXISTS] FOR <INSERT | STATEMENT SET>, EXECUTE PLAN 'file',
+COMPILE AND EXECUTE PLAN 'file' FOR <INSERT | STATEMENT SET>
 """
 
 from __future__ import annotations
@@ -16,7 +18,30 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from planner.parse_cursor import Cursor
-from planner.statements import Statement
+from planner.statements import InsertInto, Statement, StatementSet
+
+
+@dataclass(frozen=True)
+class CompilePlan(Statement):
+    """COMPILE [AND EXECUTE] PLAN 'file' [IF NOT EXISTS] FOR an INSERT or a STATEMENT SET:
+    its plan (streamsql's JobGraph JSON, see streamsql/pipeline.py) written to the file."""
+
+    path: str
+    statement: InsertInto | StatementSet
+    if_not_exists: bool = False
+    execute: bool = False  # COMPILE AND EXECUTE PLAN
+
+    @property
+    def inserts(self) -> tuple[InsertInto, ...]:
+        s = self.statement
+        return s.inserts if isinstance(s, StatementSet) else (s,)
+
+
+@dataclass(frozen=True)
+class ExecutePlan(Statement):
+    """EXECUTE PLAN 'file': run a plan COMPILE PLAN wrote."""
+
+    path: str
 
 
 @dataclass(frozen=True)

@@ -32,12 +32,15 @@ _DEFAULT_CLASS = {
 
 
 def is_job_statement(stmt: Any) -> bool:
-    """INSERT, STATEMENT SET, CREATE TABLE AS, DELETE and UPDATE: statements that submit a job."""
+    """INSERT, STATEMENT SET, CREATE TABLE AS, DELETE, UPDATE, EXECUTE PLAN and COMPILE AND
+    EXECUTE PLAN: statements that submit a job."""
     from planner.statements import CreateTable, InsertInto, StatementSet
-    from planner.statements_dml import Delete, Update
+    from planner.statements_dml import CompilePlan, Delete, ExecutePlan, Update
 
-    return isinstance(stmt, (InsertInto, StatementSet, Delete, Update)) or (
-        isinstance(stmt, CreateTable) and stmt.as_query is not None
+    return (
+        isinstance(stmt, (InsertInto, StatementSet, Delete, Update, ExecutePlan))
+        or (isinstance(stmt, CreateTable) and stmt.as_query is not None)
+        or (isinstance(stmt, CompilePlan) and stmt.execute)
     )
 
 

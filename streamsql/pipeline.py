@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from planner.statements import Explain, InsertInto
 
 if TYPE_CHECKING:
+    from planner.statements_dml import CompilePlan, ExecutePlan
     from runtime.graph import JobGraph
     from streamsql.environment import TableEnvironment
     from streamsql.result import TableResult
@@ -116,3 +117,63 @@ class PlanReference:
         from runtime.graph import JobGraph
 
         return CompiledPlan(env, JobGraph.from_json(self._json))
+
+
+def _plan_file(path: str) -> str:
+    """A plan file's local path: Flink takes a path or a `file:` URI."""
+    if path.startswith("file://"):
+        return path[len("file://") :]
+    return path[len("file:") :] if path.startswith("file:") else path
+
+
+def _load(env: TableEnvironment, path: str, sql: str) -> CompiledPlan:
+    from planner.errors import SqlValidationError
+
+    try:
+        return PlanReference.from_file(_plan_file(path)).load(env)
+    except OSError as e:
+        raise SqlValidationError(
+            f"Cannot read the plan file '{path}': {e.strerror or e}.", sql=sql, line=1, column=1
+        ) from None
+    except (ValueError, KeyError, TypeError) as e:  # not a JobGraph JSON document
+        raise SqlValidationError(
+            f"The plan file '{path}' holds no plan streamsql can run: {e}",
+            sql=sql,
+            line=1,
+            column=1,
+            hint="a plan file is written by COMPILE PLAN (or CompiledPlan.write_to_file) of streamsql; "
+            "Flink's ExecNode JSON plans cannot run here",
+        ) from None
+
+
+def run_plan_statement(env: TableEnvironment, stmt: CompilePlan | ExecutePlan) -> TableResult:
+    """COMPILE [AND EXECUTE] PLAN and EXECUTE PLAN, as Flink runs them: COMPILE PLAN writes
+    the plan of its INSERT / STATEMENT SET unless the file exists (IF NOT EXISTS: nothing
+    happens; otherwise Flink's error, or with `table.plan.force-recompile` it is written
+    again); COMPILE AND EXECUTE PLAN runs the file's plan when the file exists, else
+    compiles, writes and runs; EXECUTE PLAN runs the file's plan."""
+    from planner.errors import UnsupportedSqlError
+    from planner.statements_dml import ExecutePlan
+    from streamsql.result import TableResult
+    from streamsql.table_config_api import PLAN_FORCE_RECOMPILE
+
+    if isinstance(stmt, ExecutePlan):
+        return _load(env, stmt.path, stmt.sql).execute()
+    file = _plan_file(stmt.path)
+    force = bool(PLAN_FORCE_RECOMPILE.get(env.get_config()))
+    if os.path.exists(file) and not force:
+        if not (stmt.if_not_exists or stmt.execute):
+            raise UnsupportedSqlError(
+                f"Cannot overwrite the plan file '{stmt.path}'. Either manually remove the file or, if you're "
+                f"debugging your job, set the option '{PLAN_FORCE_RECOMPILE.key}' to true.",
+                sql=stmt.sql,
+                line=1,
+                column=1,
+            )
+        plan = _load(env, stmt.path, stmt.sql)
+    else:
+        plan = CompiledPlan(env, env._planner().plan_inserts(list(stmt.inserts)))  # noqa: SLF001
+        parent = os.path.dirname(os.path.abspath(file))
+        os.makedirs(parent, exist_ok=True)
+        plan.write_to_file(file)
+    return plan.execute() if stmt.execute else TableResult.ok()

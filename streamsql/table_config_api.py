@@ -31,6 +31,15 @@ MAX_GENERATED_CODE_LENGTH = (
     .default_value(4000)
     .with_description("Flink's limit for generated Java code; accepted for compatibility, streamsql generates none.")
 )
+PLAN_FORCE_RECOMPILE = (
+    key("table.plan.force-recompile")
+    .boolean_type()
+    .default_value(False)
+    .with_description(
+        "COMPILE PLAN overwrites an existing plan file (otherwise it fails, as in Flink); COMPILE AND "
+        "EXECUTE PLAN compiles again instead of running the file's plan."
+    )
+)
 PYTHON_EXECUTABLE = (
     key("python.executable")
     .string_type()
