@@ -27,7 +27,7 @@ from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import LogicalNode
 from planner.rules.match import LogicalMatch, MatchSlot, PatternElement
 from runtime.aggregates.types import AGGREGATE_FUNCTIONS, infer_aggregate
-from runtime.expr.ir import Expr, InputRef, Literal
+from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.functions.registry import FunctionTypeError
 from runtime.plan_params import AggCallParams
 from runtime.types import DataType, Field
@@ -79,6 +79,9 @@ def parse_pattern(text: str, node: exp.Expression | None, sql: str | None) -> tu
                 lo, hi = int(a or 0), (int(b) if b else None)
             else:
                 lo = hi = int(inner)
+        if m.group("r") is not None and (lo, hi) == (0, 1):
+            # Flink's pattern translator: `A??` / `A{0,1}?` have no CEP counterpart
+            raise error(UnsupportedSqlError, "Reluctant optional variables are not supported yet.", node, sql)
         out[-1] = PatternElement(out[-1].var, lo, hi, m.group("r") is None)
     if not out:
         raise error(SqlValidationError, "PATTERN must not be empty", node, sql)
@@ -176,7 +179,9 @@ class _Rewriter:
                 t = self.scope.columns[self.time_index].type
                 spec = {"kind": "rowtime", "var": None, "col": self.time_index, "offset": 0, "type": t}
                 return self._slot(spec)
-            if name in ("classifier", "match_number", "match_proctime"):
+            if name == "match_proctime":  # a proctime attribute: the time the match is emitted
+                return exp.Anonymous(this="PROCTIME", expressions=[])
+            if name in ("classifier", "match_number"):
                 raise error(UnsupportedSqlError, f"{name.upper()}() is not supported yet", n, self.sql)
             if isinstance(n, exp.Count) or name in AGGREGATE_FUNCTIONS:
                 return self._aggregate(n, name, args)
@@ -293,7 +298,12 @@ def bind_match_recognize(
         within_ms = int(lit.value)
     fields = [Field(in_scope.columns[i].name, plain(in_scope.columns[i].type)) for i in partition]
     for name, e in zip(names, measures, strict=True):
-        t = e.type if (isinstance(e, InputRef) and e.type.time_attr == "ROWTIME") else plain(e.type)
+        # MATCH_ROWTIME() (a slot of the rowtime) and MATCH_PROCTIME() (the PROCTIME() call)
+        # stay time attributes; anything else is materialized
+        keep = (isinstance(e, InputRef) and e.type.time_attr == "ROWTIME") or (
+            isinstance(e, Call) and e.type.time_attr == "PROCTIME"
+        )
+        t = e.type if keep else plain(e.type)
         fields.append(Field(name, t))
     node = LogicalMatch(
         fields=tuple(fields),

@@ -117,3 +117,16 @@ def test_skip_to_variable_is_skip_to_last() -> None:
     """`AFTER MATCH SKIP TO v` (overview.md's grammar) is the standard's `SKIP TO LAST v`."""
     node = bind(mr(pattern="A B", extra="WITHIN INTERVAL '3' SECOND").replace("SKIP PAST LAST ROW", "SKIP TO B"))
     assert node.after == ("TO_LAST", "B") and node.within_ms == 3000
+
+
+def test_match_proctime_is_a_proctime_attribute() -> None:
+    """match_recognize.md's time attributes: MATCH_PROCTIME() (the time the match is emitted)."""
+    node = bind(mr(measures="A.price AS p, MATCH_PROCTIME() AS pt"))
+    assert str(node.fields[-1].type) == "TIMESTAMP_LTZ(3) NOT NULL *PROCTIME*"
+
+
+@pytest.mark.parametrize("pattern", ["A?? B", "A{0,1}? B"])
+def test_reluctant_optional_variable_is_refused(pattern: str) -> None:
+    """As Flink's pattern translator refuses it (the page's known limitations)."""
+    with pytest.raises(UnsupportedSqlError, match="Reluctant optional variables are not supported yet."):
+        bind(mr(pattern=pattern))
