@@ -65,6 +65,8 @@ FIXTURES: dict[str, Fixture] = {
             "2020-04-15 08:17:00,1.00,B",
         ),
     ),
+    # window-tvf.md, Window Offset: one row
+    "offset_row": Fixture("T", "ts TIMESTAMP(3), v INT, WATERMARK FOR ts AS ts", ("2021-06-30 00:00:04,1",)),
     # window-topn.md / window-deduplication.md: their Bid rows
     "bid_topn": Fixture(
         "Bid",
@@ -381,6 +383,27 @@ CASES: list[Case] = [
         "GROUP BY window_start, window_end",
         (("2020-04-15 08:01", "2020-04-15 08:11", "11.00"), ("2020-04-15 08:11", "2020-04-15 08:21", "10.00")),
     ),
+    *[
+        Case(
+            f"tvf-offset{off}",
+            "window-tvf",
+            ("offset_row",),
+            "SELECT window_start, window_end FROM TABLE(TUMBLE(TABLE T, DESCRIPTOR(ts), INTERVAL '10' MINUTES, "
+            f"INTERVAL '{off}' MINUTES))",
+            ((start, end),),
+            modes=BATCH,
+            note="the page's Window Offset list for a row at 2021-06-30 00:00:04",
+        )
+        for off, start, end in [
+            ("-16", "2021-06-29 23:54", "2021-06-30 00:04"),
+            ("-6", "2021-06-29 23:54", "2021-06-30 00:04"),
+            ("-4", "2021-06-29 23:56", "2021-06-30 00:06"),
+            ("0", "2021-06-30 00:00", "2021-06-30 00:10"),
+            ("4", "2021-06-29 23:54", "2021-06-30 00:04"),
+            ("6", "2021-06-29 23:56", "2021-06-30 00:06"),
+            ("16", "2021-06-29 23:56", "2021-06-30 00:06"),
+        ]
+    ],
     Case(
         "tvf-session-partitioned-agg",
         "window-tvf",
