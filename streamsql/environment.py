@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import threading
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,7 @@ from planner.statements import (
     StatementSet,
 )
 from runtime.checkpoint.options import JOB_ID
-from runtime.config.core import PARALLELISM, RUNTIME_MODE, TARGET
+from runtime.config.core import PARALLELISM, QUERY_START_KEY, RUNTIME_MODE, TARGET
 from runtime.config.options import key
 from runtime.errors import ConfigError
 from runtime.pandas_interop import keep_pyarrow_from_pandas
@@ -187,7 +188,10 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
     def _executor(self, graph: Any, stop: threading.Event, stmt: Statement | None = None) -> Any:
         """The executor for the configured runner. The Spark runner checks the whole graph
-        first, so an operator it cannot run is refused before the job starts."""
+        first, so an operator it cannot run is refused before the job starts. A BATCH job
+        records its start: CURRENT_TIMESTAMP & co are evaluated once as the query starts."""
+        if not self.is_streaming:
+            graph.config.setdefault(QUERY_START_KEY, str(int(time.time() * 1000)))
         if self.runner == "spark":
             from runtime.executor.spark import SparkExecutor, SparkUnsupportedError
 

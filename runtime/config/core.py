@@ -134,6 +134,11 @@ def source_batch_rows(conf: ConfigSource | None, batch_mode: bool) -> int:
     return int(SOURCE_BATCH_ROWS.get(conf))
 
 
+# Not an option: the job's start (epoch ms), which the TableEnvironment records in a BATCH
+# job's configuration so that every operator and worker process evaluates CURRENT_TIMESTAMP
+# & co to the same instant, as Flink evaluates them once as the query starts.
+QUERY_START_KEY = "$internal.query-start-ms"
+
 STATEMENT_START_MS = (
     key("table.exec.statement-start-ms")
     .int_type()

@@ -40,8 +40,13 @@ class EvalContext:
 
     num_rows: int
     time_zone: str = "UTC"
-    # Epoch ms of the statement start, for CURRENT_TIMESTAMP & co. (same value for every row).
+    # Epoch ms of the batch's evaluation, for CURRENT_ROW_TIMESTAMP, UNIX_TIMESTAMP() and, in
+    # STREAMING mode, CURRENT_TIMESTAMP & co. (same value for every row of the batch).
     now_ms: int = 0
+    # In BATCH mode, the query's start: CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP, CURRENT_DATE,
+    # CURRENT_TIME and LOCALTIME are evaluated once as the query starts (Flink's planner
+    # reduces them). None: they read `now_ms` (STREAMING evaluates them per record).
+    query_now_ms: int | None = None
     # The job's configuration, for kernels that take options (async Python functions).
     config: Mapping[str, str] = field(default_factory=dict, compare=False, hash=False)
     # Per row, the watermark (epoch ms) in effect when the row reached the operator (the

@@ -589,10 +589,23 @@ for _n, _u in (
 # ---------------------------------------------------------------------- now & co
 
 
-@scalar("current_timestamp", lambda types: TIMESTAMP_LTZ(3, False), "now", "current_row_timestamp", deterministic=False)
+def _query_now(ctx: EvalContext) -> int:
+    """The instant CURRENT_TIMESTAMP & co return: the query's start in BATCH mode, else now."""
+    return ctx.query_now_ms if ctx.query_now_ms is not None else ctx.now_ms
+
+
+@scalar("current_timestamp", lambda types: TIMESTAMP_LTZ(3, False), "now", deterministic=False)
 def current_timestamp(
     args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext
 ) -> ArgValue:
+    return pa.scalar(_query_now(ctx), TS_LTZ)
+
+
+@scalar("current_row_timestamp", lambda types: TIMESTAMP_LTZ(3, False), deterministic=False)
+def current_row_timestamp(
+    args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext
+) -> ArgValue:
+    """CURRENT_ROW_TIMESTAMP(): evaluated for each record in both modes (per batch here)."""
     return pa.scalar(ctx.now_ms, TS_LTZ)
 
 
@@ -609,18 +622,18 @@ def proctime(args: list[ArgValue], arg_types: list[DataType], result_type: DataT
 def localtimestamp(
     args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext
 ) -> ArgValue:
-    return pa.scalar(int(to_wall(np.array([ctx.now_ms]), ctx.time_zone)[0]), TS)
+    return pa.scalar(int(to_wall(np.array([_query_now(ctx)]), ctx.time_zone)[0]), TS)
 
 
 @scalar("current_date", lambda types: DATE(False), deterministic=False)
 def current_date(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
-    wall = int(to_wall(np.array([ctx.now_ms]), ctx.time_zone)[0])
+    wall = int(to_wall(np.array([_query_now(ctx)]), ctx.time_zone)[0])
     return pa.scalar(wall // dp.MS_PER_DAY, pa.int32()).cast(pa.date32())
 
 
 @scalar("current_time", lambda types: TIME(0, False), "localtime", deterministic=False)
 def current_time(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
-    wall = int(to_wall(np.array([ctx.now_ms]), ctx.time_zone)[0])
+    wall = int(to_wall(np.array([_query_now(ctx)]), ctx.time_zone)[0])
     return pa.scalar(wall % dp.MS_PER_DAY // 1000 * 1000, pa.int32()).cast(pa.time32("ms"))
 
 
@@ -846,7 +859,8 @@ document(
         "convert_tz": ("CONVERT_TZ(string, from_tz, to_tz)", "CONVERT_TZ('2024-01-01 00:00:00', 'UTC', 'Asia/Tokyo')"),
         "current_date": ("CURRENT_DATE", "CURRENT_DATE"),
         "current_time": ("CURRENT_TIME, LOCALTIME", "CURRENT_TIME"),
-        "current_timestamp": ("CURRENT_TIMESTAMP, NOW(), CURRENT_ROW_TIMESTAMP()", "CURRENT_TIMESTAMP"),
+        "current_timestamp": ("CURRENT_TIMESTAMP, NOW()", "CURRENT_TIMESTAMP"),
+        "current_row_timestamp": ("CURRENT_ROW_TIMESTAMP()", "CURRENT_ROW_TIMESTAMP()"),
         "current_watermark": ("CURRENT_WATERMARK(rowtime)", ""),
         "date_format": (
             "DATE_FORMAT(timestamp | string, format)",

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, ROW_WATERMARK
-from runtime.config.core import STATEMENT_START_MS
+from runtime.config.core import QUERY_START_KEY, STATEMENT_START_MS
 from runtime.functions.registry import EvalContext
 from runtime.graph import Node
 from runtime.operators.base import OperatorContext
@@ -20,10 +20,15 @@ def eval_context(ctx: OperatorContext, num_rows: int, watermarks: np.ndarray | N
     the operator passes them, the rows' watermarks (the batch's `__wm`)."""
     now = STATEMENT_START_MS.get(ctx.config)
     now_ms = now if now is not None else int(time.time() * 1000)
+    query_now_ms = None
+    if ctx.is_batch:
+        start = (ctx.config or {}).get(QUERY_START_KEY)
+        query_now_ms = now if now is not None else int(start) if start is not None else None
     return EvalContext(
         num_rows=num_rows,
         time_zone=ctx.time_zone,
         now_ms=now_ms,
+        query_now_ms=query_now_ms,
         config=ctx.config or {},
         watermarks=watermarks,
         state=ctx.function_state,

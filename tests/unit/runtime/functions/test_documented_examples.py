@@ -454,3 +454,26 @@ def test_seeded_random_runs_on_across_batches(mode: str) -> None:
     )
     doubles, ints = JavaRandom(42), JavaRandom(7)
     assert rows == [(x, d, d, ints.next_int(1000)) for x in range(6) for d in [doubles.next_double()]]
+
+
+def test_batch_mode_evaluates_current_timestamp_once_per_query() -> None:
+    """'In batch mode, it is evaluated once as the query starts and uses the same result for
+    every row' (CURRENT_TIMESTAMP, NOW, LOCALTIMESTAMP, CURRENT_DATE, CURRENT_TIME,
+    LOCALTIME); CURRENT_ROW_TIMESTAMP is 'evaluated for each record no matter in batch or
+    streaming mode'."""
+    from runtime.config.core import QUERY_START_KEY
+    from runtime.operators._common import eval_context
+    from runtime.operators.base import OperatorContext
+
+    ctx = eval_context(OperatorContext(mode="BATCH", config={QUERY_START_KEY: "86400123"}), 1)
+    assert (ctx.query_now_ms, ctx.now_ms != 86400123) == (86400123, True)
+    assert eval_context(OperatorContext(mode="STREAMING", config={QUERY_START_KEY: "1"}), 1).query_now_ms is None
+
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    env.execute_sql("SET 'table.exec.source.batch-rows' = '10'")
+    env.create_temporary_view("now_t", env.from_elements([(i,) for i in range(2000)], ["x"]))
+    ((ts, lts, d, t, n),) = env.execute_sql(
+        "SELECT COUNT(DISTINCT CURRENT_TIMESTAMP), COUNT(DISTINCT LOCALTIMESTAMP), COUNT(DISTINCT CURRENT_DATE), "
+        "COUNT(DISTINCT CURRENT_TIME), COUNT(DISTINCT NOW()) FROM (SELECT x FROM now_t WHERE x >= 0)"
+    ).collect()
+    assert (ts, lts, d, t, n) == (1, 1, 1, 1, 1)
