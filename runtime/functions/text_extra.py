@@ -31,6 +31,8 @@ from runtime.functions._text_common import (
     is_integerish,
     is_stringish,
     map_distinct_any,
+    np_ints,
+    np_valid,
     require,
 )
 from runtime.functions._text_java import java_double_str, java_float_str, python_regex
@@ -787,11 +789,11 @@ def _infer_rand_integer(types: list[DataType]) -> DataType:
 def _rand_integer(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
     n = ctx.num_rows
     bound_v = args[-1]
-    bound = bound_v.as_py() if isinstance(bound_v, pa.Scalar) else None
+    if not isinstance(bound_v, pa.Scalar):
+        return _rand_integer_per_row(args, ctx)
+    bound = bound_v.as_py()
     if bound is None:
-        if isinstance(bound_v, pa.Scalar):
-            return pa.nulls(n, pa.int32())
-        raise EvaluationError("RAND_INTEGER needs a constant bound")
+        return pa.nulls(n, pa.int32())
     if bound <= 0:
         raise EvaluationError("RAND_INTEGER: bound must be positive")
     if len(args) == 2:
@@ -800,6 +802,28 @@ def _rand_integer(args: list[ArgValue], types: list[DataType], rt: DataType, ctx
             return pa.nulls(n, pa.int32())
         return pa.array(_java_random_ints(seeded_random(ctx, int(seed), int(bound)), int(bound), n), pa.int32())
     return pa.array(np.random.default_rng().integers(0, bound, n, dtype=np.int32), pa.int32())
+
+
+def _rand_integer_per_row(args: list[ArgValue], ctx: EvalContext) -> pa.Array:
+    """RAND_INTEGER with a bound from a column: each row draws below its own bound (Flink
+    calls nextInt(bound) per record); a NULL bound or seed gives NULL."""
+    bounds = args[-1]
+    valid = np_valid(bounds)
+    b = np_ints(bounds)
+    if (valid & (b <= 0)).any():
+        raise EvaluationError("RAND_INTEGER: bound must be positive")
+    if len(args) == 1:
+        draws = np.floor(np.random.default_rng().random(len(b)) * np.where(valid, b, 1)).astype(np.int32)
+        return pa.array(draws, pa.int32(), mask=~valid)
+    seed = args[0].as_py() if isinstance(args[0], pa.Scalar) else None
+    if seed is None:
+        return pa.nulls(len(b), pa.int32())
+    rnd = seeded_random(ctx, int(seed))
+    # sequential: a row's draw depends on the generator's state after the rows before it
+    draws = np.fromiter(
+        (rnd.next_int(int(x)) if ok else 0 for x, ok in zip(b, valid, strict=True)), dtype=np.int32, count=len(b)
+    )
+    return pa.array(draws, pa.int32(), mask=~valid)
 
 
 # ---------------------------------------------------------------------- CURRENT_DATABASE

@@ -477,3 +477,25 @@ def test_batch_mode_evaluates_current_timestamp_once_per_query() -> None:
         "COUNT(DISTINCT CURRENT_TIME), COUNT(DISTINCT NOW()) FROM (SELECT x FROM now_t WHERE x >= 0)"
     ).collect()
     assert (ts, lts, d, t, n) == (1, 1, 1, 1, 1)
+
+
+def test_rand_integer_bound_from_a_column(env: TableEnvironment) -> None:
+    """RAND_INTEGER draws below each row's bound (Flink calls nextInt(bound) per record; it
+    was refused); a NULL bound gives NULL and draws nothing; a bound below 1 fails."""
+    from runtime.functions.numeric import JavaRandom
+
+    t = env.from_elements(
+        [(1, 5), (2, 1), (3, None), (4, 1000)],
+        DataTypes.ROW([DataTypes.FIELD("id", DataTypes.INT()), DataTypes.FIELD("b", DataTypes.INT())]),
+    )
+    env.create_temporary_view("bound_t", t)
+    rows = sorted(
+        tuple(r) for r in env.execute_sql("SELECT id, RAND_INTEGER(b), RAND_INTEGER(7, b) FROM bound_t").collect()
+    )
+    rnd = JavaRandom(7)
+    assert [r[2] for r in rows] == [rnd.next_int(5), rnd.next_int(1), None, rnd.next_int(1000)]
+    assert [r[1] is None or 0 <= r[1] < b for r, b in zip(rows, [5, 1, None, 1000], strict=True)] == [True] * 4
+    assert rows[2][1] is None
+    zero = env.from_elements([(0,)], DataTypes.ROW([DataTypes.FIELD("b", DataTypes.INT())]))
+    with pytest.raises(JobError, match="bound must be positive"):
+        list(zero.select(call_sql("RAND_INTEGER(b)")).execute().collect())
