@@ -268,7 +268,7 @@ def _statement(cur: Cursor, pos: dict) -> Statement:  # noqa: C901 - a dispatch 
     if word == "EXPLAIN":
         return _explain(cur, pos)
     if word == "COMPILE":
-        return _compile_plan(cur, pos)
+        return _compile_plan(cur, pos, dml.CompilePlan)
     if word == "EXECUTE" and cur.peek_word(1) == "PLAN":
         cur.expect("EXECUTE", "PLAN")
         path = cur.string("a quoted plan file path")
@@ -492,11 +492,10 @@ def _statement_set(cur: Cursor, pos: dict) -> StatementSet:
     return StatementSet(inserts=tuple(inserts), **pos)
 
 
-def _compile_plan(cur: Cursor, pos: dict) -> Statement:
+def _compile_plan(cur: Cursor, pos: dict, compile_plan: type) -> Statement:
     """`COMPILE PLAN 'file' [IF NOT EXISTS] FOR <INSERT | STATEMENT SET>` and
-    `COMPILE AND EXECUTE PLAN 'file' FOR ...`."""
-    from planner.statements_dml import CompilePlan
-
+    `COMPILE AND EXECUTE PLAN 'file' FOR ...` (`compile_plan`: the statement class, from the
+    statement module `_statement` loaded)."""
     cur.expect("COMPILE")
     execute = cur.match("AND", "EXECUTE")
     cur.expect("PLAN")
@@ -510,7 +509,7 @@ def _compile_plan(cur: Cursor, pos: dict) -> Statement:
         inner = _statement_set(cur, pos)
     else:
         cur.unexpected('"INSERT" or "STATEMENT SET"')
-    return CompilePlan(path=path, statement=inner, if_not_exists=if_not_exists, execute=execute, **pos)
+    return compile_plan(path=path, statement=inner, if_not_exists=if_not_exists, execute=execute, **pos)  # type: ignore[no-any-return]
 
 
 def _explain(cur: Cursor, pos: dict) -> Explain:

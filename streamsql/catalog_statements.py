@@ -36,13 +36,14 @@ from planner.statements_catalog import (
     UseCatalog,
     UseDatabase,
 )
-from planner.statements_dml import AlterFunction, Call, DescribeJob, StopJob
+from planner.statements_dml import AlterFunction, Call, CompilePlan, DescribeJob, ExecutePlan, StopJob
 from runtime.aggregates.types import AGGREGATE_FUNCTIONS
 from runtime.checkpoint.options import SAVEPOINT_DIR
 from runtime.connectors.base import get_connector
 from runtime.functions.registry import function_names, lookup
 from runtime.types import BOOLEAN, STRING, Field
 from streamsql import models
+from streamsql.pipeline import run_plan_statement
 from streamsql.result import TableResult
 
 if TYPE_CHECKING:
@@ -587,6 +588,8 @@ HANDLERS: dict[type, Callable[[Any, Any], TableResult]] = {
     StopJob: stop_job,
     Call: call,
     AlterFunction: alter_function,
+    CompilePlan: run_plan_statement,
+    ExecutePlan: run_plan_statement,
     **models.HANDLERS,
 }
 

@@ -343,12 +343,6 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             return self._run_inserts([stmt])
         if isinstance(stmt, StatementSet):
             return self._run_inserts(list(stmt.inserts))
-        from planner.statements_dml import CompilePlan, ExecutePlan
-
-        if isinstance(stmt, (CompilePlan, ExecutePlan)):
-            from streamsql.pipeline import run_plan_statement
-
-            return run_plan_statement(self, stmt)
         if isinstance(stmt, Explain):
             text = self._planner().explain(stmt)
             return TableResult.of_rows((Field("result", STRING()),), [(text,)])

@@ -11,13 +11,15 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.statements import Explain, InsertInto
+from planner.statements_dml import CompilePlan, ExecutePlan
+from streamsql.result import TableResult
+from streamsql.table_config_api import PLAN_FORCE_RECOMPILE
 
 if TYPE_CHECKING:
-    from planner.statements_dml import CompilePlan, ExecutePlan
     from runtime.graph import JobGraph
     from streamsql.environment import TableEnvironment
-    from streamsql.result import TableResult
 
 
 def _details(extra_details: tuple[Any, ...]) -> tuple[str, ...]:
@@ -127,8 +129,6 @@ def _plan_file(path: str) -> str:
 
 
 def _load(env: TableEnvironment, path: str, sql: str) -> CompiledPlan:
-    from planner.errors import SqlValidationError
-
     try:
         return PlanReference.from_file(_plan_file(path)).load(env)
     except OSError as e:
@@ -152,11 +152,6 @@ def run_plan_statement(env: TableEnvironment, stmt: CompilePlan | ExecutePlan) -
     happens; otherwise Flink's error, or with `table.plan.force-recompile` it is written
     again); COMPILE AND EXECUTE PLAN runs the file's plan when the file exists, else
     compiles, writes and runs; EXECUTE PLAN runs the file's plan."""
-    from planner.errors import UnsupportedSqlError
-    from planner.statements_dml import ExecutePlan
-    from streamsql.result import TableResult
-    from streamsql.table_config_api import PLAN_FORCE_RECOMPILE
-
     if isinstance(stmt, ExecutePlan):
         return _load(env, stmt.path, stmt.sql).execute()
     file = _plan_file(stmt.path)
