@@ -361,7 +361,7 @@ def convert_time_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNo
     if kind in ("SEMI", "ANTI"):
         return None
     bounds, rest = interval_bounds(conjuncts(node.condition), len(node.left.fields))
-    if bounds is not None:
+    if bounds is not None and not (bounds.proctime and planner.mode == BATCH):
         return convert_interval_join(planner, node, bounds, rest, kind)
     return None
 

@@ -4,7 +4,11 @@ its own operator, before the regular join sees it (`PhysicalPlanner.convert` cal
 does not own).
 
 - Interval join: both sides' rowtime attributes bounded on both ends
-  (`r.ts BETWEEN l.ts - a AND l.ts + b`, or `>`/`>=`/`<`/`<=` pairs) → `IntervalJoin`.
+  (`r.ts BETWEEN l.ts - a AND l.ts + b`, or `>`/`>=`/`<`/`<=` pairs) → `IntervalJoin`;
+  the same bounds on both sides' PROCTIME attributes → `IntervalJoin` in processing time
+  (streaming only: in BATCH a proctime is a plain timestamp and the join a regular one, as
+  in Flink). A comparison between a rowtime and a proctime is no time bound (Flink's
+  IntervalJoinUtil treats it as a plain predicate).
 - Window join: `L.window_start = R.window_start AND L.window_end = R.window_end` where
   both columns come from window TVFs (or window aggregates) of the same window →
   `WindowJoin` (also SEMI/ANTI, e.g. IN/EXISTS rewritten by the regular-join rules).
@@ -124,21 +128,23 @@ _FLIP = {
 }
 
 
-def _time_operand(e: Expr) -> tuple[int, int] | None:
-    """(column, offset ms) for `ts`, `ts + INTERVAL`, `INTERVAL + ts`, `ts - INTERVAL`."""
+def _time_operand(e: Expr) -> tuple[int, int, str] | None:
+    """(column, offset ms, "ROWTIME" | "PROCTIME") for `ts`, `ts + INTERVAL`, `INTERVAL + ts`,
+    `ts - INTERVAL` where `ts` is a time attribute."""
     if isinstance(e, InputRef):
-        return (e.index, 0) if e.type.time_attr == "ROWTIME" else None
+        attr = e.type.time_attr
+        return (e.index, 0, attr) if attr in ("ROWTIME", "PROCTIME") else None
     if isinstance(e, Call) and e.name in ("plus", "minus") and len(e.args) == 2:
         a, b = e.args
         if isinstance(b, Literal) and b.type.name == "INTERVAL_DAY_TIME" and b.value is not None:
             inner = _time_operand(a)
             if inner is not None:
                 sign = 1 if e.name == "plus" else -1
-                return inner[0], inner[1] + sign * int(b.value)
+                return inner[0], inner[1] + sign * int(b.value), inner[2]
         if e.name == "plus" and isinstance(a, Literal) and a.type.name == "INTERVAL_DAY_TIME" and a.value is not None:
             inner = _time_operand(b)
             if inner is not None:
-                return inner[0], inner[1] + int(a.value)
+                return inner[0], inner[1] + int(a.value), inner[2]
     return None
 
 
@@ -149,23 +155,25 @@ class IntervalBounds:
 
     left_time: int
     right_time: int
+    proctime: bool = False
     lower: int | None = None
     upper: int | None = None
 
 
-def time_bound(e: Expr, nl: int) -> tuple[int, int, str, int] | None:
-    """(left time col, right time col, op on d = r - l, constant) for a comparison
-    between the two sides' rowtimes (each with an optional interval offset)."""
+def time_bound(e: Expr, nl: int) -> tuple[int, int, str, int, bool] | None:
+    """(left time col, right time col, op on d = r - l, constant, proctime) for a comparison
+    between the two sides' time attributes of one kind (both rowtimes or both proctimes,
+    each with an optional interval offset)."""
     if not (isinstance(e, Call) and e.name in _FLIP and len(e.args) == 2):
         return None
     x, y = _time_operand(e.args[0]), _time_operand(e.args[1])
-    if x is None or y is None:
+    if x is None or y is None or x[2] != y[2]:
         return None
-    (i, cx), (j, cy) = x, y
+    (i, cx, attr), (j, cy, _) = x, y
     if i >= nl > j:  # r + cx OP l + cy  →  d OP cy - cx
-        return j, i - nl, e.name, cy - cx
+        return j, i - nl, e.name, cy - cx, attr == "PROCTIME"
     if i < nl <= j:  # l + cx OP r + cy  →  d FLIP(OP) cx - cy
-        return i, j - nl, _FLIP[e.name], cx - cy
+        return i, j - nl, _FLIP[e.name], cx - cy, attr == "PROCTIME"
     return None
 
 
@@ -179,10 +187,10 @@ def interval_bounds(parts: list[Expr], nl: int) -> tuple[IntervalBounds | None, 
         if tb is None:
             rest.append(p)
             continue
-        lt, rt, op, c = tb
+        lt, rt, op, c, proctime = tb
         if bounds is None:
-            bounds = IntervalBounds(lt, rt)
-        elif (bounds.left_time, bounds.right_time) != (lt, rt):
+            bounds = IntervalBounds(lt, rt, proctime)
+        elif (bounds.left_time, bounds.right_time, bounds.proctime) != (lt, rt, proctime):
             rest.append(p)
             continue
         if op == "greater_than_or_equal":
@@ -287,14 +295,17 @@ class KeyedInputs:
     condition: Expr | None
 
 
-def keyed_inputs(planner: PhysicalPlanner, node: LogicalJoin, others: list[Expr], kind: str) -> KeyedInputs:
+def keyed_inputs(
+    planner: PhysicalPlanner, node: LogicalJoin, others: list[Expr], kind: str, materialize_rowtime: bool = False
+) -> KeyedInputs:
     """Key the join on the equalities among `others` (the conjuncts that are not the time
-    bounds). NULL-safe equalities stay residual: these operators match NULL keys with nothing."""
+    bounds). NULL-safe equalities stay residual: these operators match NULL keys with nothing.
+    `materialize_rowtime`: see `output_fields`."""
     nl, nr = len(node.left.fields), len(node.right.fields)
     keys = join_keys(and_all(others), nl, nr, null_safe=False)
     left = widen(planner.convert(node.left), keys.left_exprs)
     right = widen(planner.convert(node.right), keys.right_exprs)
-    base = output_fields(node)
+    base = output_fields(node, materialize_rowtime)
     if not keys.left_exprs and not keys.right_exprs:
         return KeyedInputs(left, right, keys, base, node.condition)
     padded = (kind in ("RIGHT", "FULL"), kind in ("LEFT", "FULL"))
@@ -309,14 +320,27 @@ def keyed_inputs(planner: PhysicalPlanner, node: LogicalJoin, others: list[Expr]
     return KeyedInputs(left, right, keys, fields, whole)
 
 
-def output_fields(node: LogicalJoin) -> tuple[Field, ...]:
-    """The join's fields, keeping the inputs' types (so rowtime attributes survive)."""
+def output_fields(node: LogicalJoin, materialize_rowtime: bool = False) -> tuple[Field, ...]:
+    """The join's fields, keeping the inputs' types (so rowtime attributes survive).
+
+    `materialize_rowtime` (a processing-time interval join): rowtime columns leave as plain
+    timestamps. That join forwards watermarks without holding them back, so a rowtime behind
+    it would be wrong; Flink refuses rowtime attributes in its row ("Interval join with
+    proctime attribute requires no event-time attributes are in the join inputs") after its
+    projection pushdown dropped the unused ones, which this planner does not do above a
+    watermark assigner, so it materializes them instead (a later event-time operation on such
+    a column is refused as on any non-time-attribute)."""
     if node.kind.upper() in ("SEMI", "ANTI"):
-        return tuple(node.left.fields)
-    fields = tuple(node.left.fields) + tuple(node.right.fields)
-    if len(fields) != len(node.fields):
-        return tuple(node.fields)
-    return tuple(Field(f.name, g.type) for f, g in zip(node.fields, fields, strict=True))
+        fields = tuple(node.left.fields)
+    else:
+        both = tuple(node.left.fields) + tuple(node.right.fields)
+        if len(both) != len(node.fields):
+            fields = tuple(node.fields)
+        else:
+            fields = tuple(Field(f.name, g.type) for f, g in zip(node.fields, both, strict=True))
+    if materialize_rowtime:
+        fields = tuple(Field(f.name, f.type.as_time_attr(None)) if f.type.time_attr == "ROWTIME" else f for f in fields)
+    return fields
 
 
 def convert_interval_join(
@@ -324,7 +348,7 @@ def convert_interval_join(
 ) -> PhysicalNode:
     nl, nr = len(node.left.fields), len(node.right.fields)
     assert b.lower is not None and b.upper is not None
-    k = keyed_inputs(planner, node, rest, kind)
+    k = keyed_inputs(planner, node, rest, kind, materialize_rowtime=b.proctime)
     params = IntervalJoinParams(
         kind=kind,
         left_keys=k.keys.left,
@@ -335,9 +359,10 @@ def convert_interval_join(
         upper_ms=b.upper,
         condition=and_all(list(k.keys.rest)),
         left_width=len(k.left.fields),
+        proctime=b.proctime,
     )
     joined = PhysicalNode.distributed(params, (k.left, k.right), k.fields, info={"condition": k.condition})
-    return drop_computed_keys(joined, k.keys, nl, nr, output_fields(node))
+    return drop_computed_keys(joined, k.keys, nl, nr, output_fields(node, materialize_rowtime=b.proctime))
 
 
 def convert_window_join(planner: PhysicalPlanner, node: LogicalJoin, s: WindowJoinShape, kind: str) -> PhysicalNode:

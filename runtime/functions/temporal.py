@@ -612,10 +612,12 @@ def current_row_timestamp(
 @scalar("proctime", lambda types: TIMESTAMP_LTZ(3, False), deterministic=False)
 def proctime(args: list[ArgValue], arg_types: list[DataType], result_type: DataType, ctx: EvalContext) -> ArgValue:
     """PROCTIME(): the wall-clock time at which the batch is processed (Flink evaluates it
-    per record; within one batch every row gets the same instant)."""
-    import time
+    per record; within one batch every row gets the same instant). It reads the one
+    processing-time clock of the runtime (`runtime.state.ttl.now_ms`, which state TTL and
+    processing-time interval joins read too), so a test's `set_clock` fixes all of them."""
+    from runtime.state.ttl import now_ms
 
-    return pa.scalar(int(time.time() * 1000), TS_LTZ)
+    return pa.scalar(now_ms(), TS_LTZ)
 
 
 @scalar("localtimestamp", lambda types: TIMESTAMP(3, False), deterministic=False)

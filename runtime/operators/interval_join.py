@@ -15,6 +15,17 @@ Output is insert-only. The output watermark is held back by max(upper, -lower, 0
 NULL-padded rows emitted on expiry are not late downstream. Rows with a NULL time never
 match. Batch: both inputs are buffered and joined once at the end (same predicate).
 
+Processing time (`proctime`, bounds on both sides' PROCTIME attributes; Flink's
+ProcTimeIntervalJoin): the same steps with the processing-time clock (`runtime.state.ttl.now_ms`,
+which PROCTIME() reads too, so a test's `set_clock` drives both) in place of the
+watermark: a row's time is the clock when the operator receives it (Flink takes the timer
+service's current time, not the column), cached rows expire when the clock passes their
+range, checked on every batch and on `on_timer` (called while sources are idle), and
+watermarks pass through unchanged (nothing emitted is event-time late: the planner refuses
+rowtime attributes in such a join's inputs, as Flink does). At end of input nothing more is
+emitted: Flink cancels pending processing-time timers when a bounded input finishes
+(FLINK-14231), so outer rows still waiting are not padded.
+
 State is one Arrow table per side plus numpy arrays (time, matched flag); every step is a
 vectorized hash join + range filter over the whole cache.
 """
@@ -49,6 +60,7 @@ from runtime.operators._join_util import (
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.plan_text import format_expr
+from runtime.state.ttl import now_ms
 
 
 @dataclass(frozen=True)
@@ -56,7 +68,8 @@ class IntervalJoinParams(OperatorParams):
     """`kind` INNER | LEFT | RIGHT | FULL; equi-keys `left_keys` / `right_keys`; the rowtime
     columns `left_time` / `right_time` (the right one indexes the right input) with
     `lower_ms <= r.ts - l.ts <= upper_ms`; `condition` the rest, over the left columns then
-    the right columns; `left_width` the left input's width."""
+    the right columns; `left_width` the left input's width; `proctime` True when the bounds
+    are on processing-time attributes (rows timed and expired by the processing-time clock)."""
 
     kind: str
     left_keys: tuple[int, ...]
@@ -67,6 +80,7 @@ class IntervalJoinParams(OperatorParams):
     upper_ms: int
     condition: Expr | None
     left_width: int
+    proctime: bool = False
 
 
 @state_format.register_state_type
@@ -118,7 +132,8 @@ class IntervalJoinOperator(Operator):
         self.outer = (self.kind in ("LEFT", "FULL"), self.kind in ("RIGHT", "FULL"))
         self.sides = (_Side(), _Side())
         self.wm = MIN_WATERMARK
-        self.delay = max(self.upper, -self.lower, 0)
+        self.proctime = p.proctime
+        self.delay = 0 if p.proctime else max(self.upper, -self.lower, 0)
 
     # ------------------------------------------------------------------ helpers
     def _pairs(
@@ -168,7 +183,14 @@ class IntervalJoinOperator(Operator):
         if rows.num_rows == 0:
             return
         side = input_index
-        time, valid = instant_ms(rows.column(self.time_index[side]))
+        if self.proctime and not self.ctx.is_batch:
+            now = now_ms()
+            self._expire(now, out)
+            time, valid = np.full(rows.num_rows, now, dtype=np.int64), np.ones(rows.num_rows, dtype=bool)
+            operator_time = now
+        else:
+            time, valid = instant_ms(rows.column(self.time_index[side]))
+            operator_time = self.wm
         if self.ctx.is_batch:
             self.sides[side].add(rows, time, np.zeros(rows.num_rows, dtype=bool), valid)
             return
@@ -179,9 +201,10 @@ class IntervalJoinOperator(Operator):
         matched[a] = True
         if len(b):
             other.matched[b] = True
-        # Rows whose range the watermark has not passed yet wait for the other side.
+        # Rows whose range the operator time (watermark or clock) has not passed yet wait
+        # for the other side.
         horizon = time + self.upper if side == 0 else time - self.lower
-        cache = valid & (self.wm < horizon)
+        cache = valid & (operator_time < horizon)
         if cache.any():
             self.sides[side].add(rows.filter(pa.array(cache)), time[cache], matched[cache], valid[cache])
         if self.outer[side]:
@@ -189,12 +212,22 @@ class IntervalJoinOperator(Operator):
 
     def on_watermark(self, watermark: int, out: Output) -> None:
         self.wm = watermark
+        if self.proctime:  # rows expire by the clock; the watermark passes through
+            out.emit_watermark(watermark)
+            return
         if not self.ctx.is_batch:
             self._expire(watermark, out)
         held = watermark if watermark in (MIN_WATERMARK, MAX_WATERMARK) else watermark - self.delay
         out.emit_watermark(held)
 
+    def on_timer(self, out: Output) -> None:
+        """Processing time passed while the sources were idle: expire (and pad) cached rows."""
+        if self.proctime and not self.ctx.is_batch:
+            self._expire(now_ms(), out)
+
     def _expire(self, watermark: int, out: Output) -> None:
+        """Drop cached rows whose range ends before `watermark` (the operator time: the
+        watermark, or the clock in processing time), padding an outer side's unmatched ones."""
         for side in (0, 1):
             s = self.sides[side]
             if s.size == 0:
@@ -267,7 +300,7 @@ class IntervalJoinOperator(Operator):
 
 
 class IntervalJoinSpec(OperatorSpec[IntervalJoinParams]):
-    """A join bounded in time on both inputs' rowtimes (insert-only in and out)."""
+    """A join bounded in time on both inputs' rowtimes or proctimes (insert-only in and out)."""
 
     name = "IntervalJoin"
     params_type = IntervalJoinParams
@@ -280,7 +313,7 @@ class IntervalJoinSpec(OperatorSpec[IntervalJoinParams]):
         "A join on the keys and `lower <= r.ts - l.ts <= upper` (batch: INNER / LEFT / RIGHT / FULL). Streaming: "
         "INNER only, a stream-stream join in append mode over watermarked inputs, no other stateful operator in "
         "the job; a bounded input with rows below the watermark is refused (outer joins: Spark emits the padded "
-        "rows in a later micro-batch, which a bounded query may never run).",
+        "rows in a later micro-batch, which a bounded query may never run). Processing-time bounds are refused.",
     )
 
     def input_keys(self, params: IntervalJoinParams, input_index: int) -> tuple[int, ...]:
@@ -295,7 +328,7 @@ class IntervalJoinSpec(OperatorSpec[IntervalJoinParams]):
         cond = node.info.get("condition")
         # Flink's bounds are on l.ts - r.ts.
         bounds = (
-            f"isRowTime=true, leftLowerBound={-p.upper_ms}, leftUpperBound={-p.lower_ms}, "
+            f"isRowTime={'false' if p.proctime else 'true'}, leftLowerBound={-p.upper_ms}, leftUpperBound={-p.lower_ms}, "
             f"leftTimeIndex={p.left_time}, rightTimeIndex={p.right_time}"
         )
         return [

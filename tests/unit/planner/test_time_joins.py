@@ -25,6 +25,8 @@ CREATE TABLE b (k INT, w INT, ts TIMESTAMP(3), PRIMARY KEY (k) NOT ENFORCED, WAT
   WITH ('connector' = 'filesystem', 'path' = 'b.csv', 'format' = 'csv');
 CREATE TABLE nopk (k INT, w INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
   WITH ('connector' = 'filesystem', 'path' = 'b.csv', 'format' = 'csv');
+CREATE TABLE p (k INT, x INT, pt AS PROCTIME())
+  WITH ('connector' = 'filesystem', 'path' = 'p.csv', 'format' = 'csv');
 """
 
 
@@ -161,17 +163,19 @@ def test_temporal_join_params_and_refusals() -> None:
         _plan("SELECT a.v FROM a JOIN b FOR SYSTEM_TIME AS OF a.v ON a.k = b.k")
 
 
-def test_temporal_join_golden() -> None:
+@pytest.mark.parametrize("name", ["time_joins_temporal", "time_joins_proctime_interval"])
+def test_streaming_only_golden(name: str) -> None:
+    """Event-time temporal join; processing-time interval join (isRowTime=false, insert-only)."""
     catalog = Catalog()
     planner = Planner(catalog, {"execution.runtime-mode": "streaming"})
     text = None
-    for st in parse_script((GOLDEN / "time_joins_temporal.sql").read_text()):
+    for st in parse_script((GOLDEN / f"{name}.sql").read_text()):
         if isinstance(st, CreateTable):
             catalog.create_table(st)
         elif isinstance(st, Explain):
             text = planner.explain(st)
     assert text is not None
-    golden = GOLDEN / "time_joins_temporal.streaming.txt"
+    golden = GOLDEN / f"{name}.streaming.txt"
     if os.environ.get("UPDATE_GOLDEN") == "1":
         golden.write_text(text)
     assert text == golden.read_text()
@@ -185,3 +189,49 @@ def test_time_travel_outside_a_join_is_refused_with_a_hint() -> None:
         _plan("SELECT v FROM a FOR SYSTEM_TIME AS OF TIMESTAMP '2023-07-31 00:00:00'", "batch")
     assert e.value.hint is not None and "temporal join" in e.value.hint
     assert e.value.line == 1
+
+
+@pytest.mark.parametrize("kind", ["JOIN", "LEFT JOIN", "FULL JOIN"])
+def test_proctime_interval_join(kind: str) -> None:
+    """Bounds on both sides' PROCTIME attributes: an IntervalJoin in processing time,
+    insert-only even when outer (a regular join would be updating)."""
+    plan = _plan(f"SELECT p.x, a.v FROM p {kind} a ON p.k = a.k AND p.pt BETWEEN a.pt - INTERVAL '4' HOUR AND a.pt")
+    j = _find(plan, "IntervalJoin")
+    assert j.params.proctime
+    assert (j.params.lower_ms, j.params.upper_ms) == (0, 4 * 3600_000)  # d = a.pt - p.pt
+    assert plan.changelog_mode == "I"
+
+
+def test_rowtime_interval_join_is_not_proctime() -> None:
+    j = _find(_plan("SELECT a.v, b.w FROM a JOIN b ON a.k = b.k AND b.ts BETWEEN a.ts AND a.ts"), "IntervalJoin")
+    assert not j.params.proctime
+
+
+def test_proctime_interval_join_is_a_regular_join_in_batch() -> None:
+    """Flink's batch planner has no interval join: the bounds are a join condition."""
+    plan = _plan(
+        "SELECT p.x, a.v FROM p JOIN a ON p.k = a.k AND p.pt BETWEEN a.pt - INTERVAL '4' HOUR AND a.pt", "batch"
+    )
+    with pytest.raises(LookupError):
+        _find(plan, "IntervalJoin")
+
+
+def test_rowtime_bounded_by_proctime_is_no_interval_join() -> None:
+    """A rowtime compared with a proctime is no time bound (Flink's IntervalJoinUtil): a
+    regular join with the comparisons as its condition."""
+    plan = _plan("SELECT p.x, b.w FROM p JOIN b ON p.k = b.k AND p.pt BETWEEN b.ts - INTERVAL '4' HOUR AND b.ts")
+    with pytest.raises(LookupError):
+        _find(plan, "IntervalJoin")
+    assert _find(plan, "Join").params.condition is not None
+
+
+def test_proctime_interval_join_materializes_rowtime_attributes_of_its_inputs() -> None:
+    """Flink refuses rowtime attributes in a processing-time interval join's row (it forwards
+    watermarks without holding them back) after dropping unused columns; this planner keeps
+    a watermarked side's rowtime column, so the join passes it on as a plain timestamp."""
+    plan = _plan("SELECT * FROM a JOIN p ON a.k = p.k AND a.pt BETWEEN p.pt - INTERVAL '1' HOUR AND p.pt")
+    j = _find(plan, "IntervalJoin")
+    assert j.params.proctime
+    ts = [f for f in j.fields if f.name == "ts"]
+    assert ts and ts[0].type.time_attr is None and ts[0].type.name == "TIMESTAMP"
+    assert [f.type.time_attr for f in j.fields if f.name.startswith("pt")] == ["PROCTIME", "PROCTIME"]

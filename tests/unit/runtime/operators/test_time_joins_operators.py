@@ -3,7 +3,10 @@ watermarks: when rows join, expire, are padded or dropped as late."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pyarrow as pa
+import pytest
 
 from runtime.batch import MAX_WATERMARK
 from runtime.graph import STREAMING, Node
@@ -12,6 +15,7 @@ from runtime.operators.interval_join import INTERVAL_JOIN, IntervalJoinOperator,
 from runtime.operators.temporal_join import TEMPORAL_JOIN, TemporalJoinOperator, TemporalJoinParams
 from runtime.operators.window_join import WINDOW_JOIN, WindowJoinOperator, WindowJoinParams
 from runtime.plan_params import WindowParams
+from runtime.state.ttl import set_clock
 from runtime.types import INT, TIMESTAMP, Field
 
 TS = TIMESTAMP(3)
@@ -106,3 +110,84 @@ def test_temporal_join_picks_version_at_probe_time() -> None:
     assert sorted(_rows(out)) == [(1, 5.0, 1, 0.0), (1, 10.0, 1, 10.0)]
     op.on_watermark(MAX_WATERMARK, out)
     assert sorted(_rows(out), key=str) == sorted([(1, 19.0, 1, 10.0), (2, 30.0, None, None)], key=str)
+
+
+# ---------------------------------------------------------------------- processing time
+class _Clock:
+    """The processing-time clock (runtime.state.ttl), set by the test."""
+
+    def __init__(self) -> None:
+        self.now = 10_000
+
+    def __call__(self) -> int:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Iterator[_Clock]:
+    c = _Clock()
+    prev = set_clock(c)
+    yield c
+    set_clock(prev)
+
+
+def _proctime(kind: str) -> IntervalJoinOperator:
+    """`r.pt - l.pt` in [0, 1000] on processing time; the time columns' values are ignored
+    (a row's time is the clock when it arrives, as in Flink's ProcTimeIntervalJoin)."""
+    node = Node(1, INTERVAL_JOIN.name, (0, 0), SCHEMA, IntervalJoinParams(
+        kind=kind, left_keys=(0,), right_keys=(0,), left_time=1, right_time=1,
+        lower_ms=0, upper_ms=1000, condition=None, left_width=2, proctime=True,
+    ))  # fmt: skip
+    return IntervalJoinOperator(node, OperatorContext(mode=STREAMING, config={}))
+
+
+def test_proctime_interval_join_inner_expires_by_the_clock(clock: _Clock) -> None:
+    op, out = _proctime("INNER"), Output()
+    op.process_batch(_batch([1, 2], [0, 0]), 0, out)  # left rows at 10_000
+    clock.now = 10_600
+    op.process_batch(_batch([1], [0]), 1, out)  # d = 600: joins key 1
+    assert [(r[0], r[2]) for r in _rows(out)] == [(1, 1)]
+    # A right row at s can only meet left rows at <= s (d >= 0); later ones come after it,
+    # so it is not kept (Flink's check: operator time < s - lower).
+    assert (op.sides[0].size, op.sides[1].size) == (2, 0)
+    clock.now = 11_000
+    op.process_batch(_batch([2, 3], [0, 0]), 1, out)  # d = 1000: the upper bound, inclusive
+    assert [(r[0], r[2]) for r in _rows(out)] == [(2, 2)]
+    clock.now = 11_001  # left rows' range is over (10_000 + 1000 < 11_001)
+    op.on_timer(out)  # sources idle: state shrinks by the clock alone
+    assert (op.sides[0].size, op.sides[1].size) == (0, 0)
+    op.process_batch(_batch([1], [0]), 1, out)  # d = 1001: nothing left to join with
+    assert _rows(out) == []
+
+
+def test_proctime_interval_join_left_pads_on_expiry_and_passes_watermarks(clock: _Clock) -> None:
+    op, out = _proctime("LEFT"), Output()
+    op.process_batch(_batch([1, 2], [0, 0]), 0, out)
+    op.on_watermark(123_456, out)
+    assert out.watermarks[-1] == 123_456, "no hold-back in processing time"
+    assert _rows(out) == [], "watermarks do not expire processing-time rows"
+    clock.now = 10_500
+    op.process_batch(_batch([1], [0]), 1, out)
+    assert [(r[0], r[2]) for r in _rows(out)] == [(1, 1)]
+    clock.now = 10_900
+    op.on_timer(out)
+    assert _rows(out) == [], "still inside the bound"
+    clock.now = 11_001
+    op.on_timer(out)
+    assert _rows(out) == [(2, 0.0, None, None)], "only the unmatched left row is padded"
+    assert op.sides[0].size == 0
+
+
+def test_proctime_interval_join_emits_nothing_more_at_end_of_input(clock: _Clock) -> None:
+    """Flink cancels pending processing-time timers when a bounded input ends: rows still
+    inside their range are not padded."""
+    op, out = _proctime("FULL"), Output()
+    op.process_batch(_batch([1], [0]), 0, out)
+    op.process_batch(_batch([2], [0]), 1, out)
+    # the right row cannot meet later left rows (see above): padded at once, as in Flink
+    assert _rows(out) == [(None, None, 2, 0.0)]
+    assert op.sides[0].size == 1
+    op.on_watermark(MAX_WATERMARK, out)
+    op.end_input(0, out)
+    op.end_input(1, out)
+    assert _rows(out) == []
