@@ -151,6 +151,12 @@ CASES = [
     Case("network", "INET_NTOA(i)", lambda: call("inet_ntoa", _ref("i")), None),
     Case("numeric", "SIN(i) (Java's fdlibm)", lambda: call("sin", _ref("i")), "sin(i)"),
     Case(
+        "numeric",
+        "RAND_INTEGER(i + 1) (bound per row)",
+        lambda: call("rand_integer", call("plus", _ref("i"), _lit(1))),
+        "floor(random() * (i + 1))",
+    ),
+    Case(
         "structured",
         "OBJECT_OF('c.P', 'k', i, 's', s)",
         lambda: call("object_of", _lit("c.P"), _lit("k"), _ref("i"), _lit("s"), _ref("s")),

@@ -150,25 +150,32 @@ class FlinkParser(BaseParser):
     def _parse_case(self) -> exp.Expr | None:
         """sqlglot's CASE, plus Flink's (Calcite's) value lists in a simple CASE:
         `CASE x WHEN 1, 2 THEN ...`. A CASE with such a list becomes the searched CASE
-        Calcite rewrites it to, `CASE WHEN x = 1 OR x = 2 THEN ...`."""
+        Calcite rewrites it to, `CASE WHEN x = 1 OR x = 2 THEN ...`. Each CASE is parsed
+        once (nested CASEs would otherwise be re-parsed at every level)."""
+        start = self._index
         if self._match(TokenType.DOT, advance=False):
             return super()._parse_case()  # `case.*` is a column; sqlglot's method retreats
-        start = self._index
         comments = self._prev_comments
         subject = self._parse_disjunction()
+        if subject is None:  # a searched CASE: sqlglot's own
+            self._retreat(start)
+            return super()._parse_case()
         whens: list[tuple[list[exp.Expr], exp.Expr | None]] = []
         while self._match(TokenType.WHEN):
             parsed = [self._parse_disjunction()]
-            while subject is not None and self._match(TokenType.COMMA):
+            while self._match(TokenType.COMMA):
                 parsed.append(self._parse_disjunction())
             self._match(TokenType.THEN)
             whens.append(([v for v in parsed if v is not None], self._parse_disjunction()))
-        if subject is None or all(len(values) == 1 for values, _ in whens):
-            self._retreat(start)
-            return super()._parse_case()
         default = self._parse_disjunction() if self._match(TokenType.ELSE) else None
         if not self._match(TokenType.END):
-            self.raise_error("Expected END after CASE", self._prev)
+            if isinstance(default, exp.Interval) and default.this.sql().upper() == "END":
+                default = exp.column("interval")  # `ELSE interval END`, as sqlglot reads it
+            else:
+                self.raise_error("Expected END after CASE", self._prev)
+        if all(len(values) == 1 for values, _ in whens):
+            ifs = [self.expression(exp.If(this=values[0], true=then)) for values, then in whens]
+            return self.expression(exp.Case(this=subject, ifs=ifs, default=default), comments=comments)
         ifs = []
         for values, then in whens:
             cond = exp.or_(*(exp.EQ(this=subject.copy(), expression=v) for v in values), copy=False)
