@@ -45,10 +45,10 @@ from runtime.expr.ir import Literal
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.external_sort import ExternalSort
 from runtime.operators.over_frames import SEQ, OverComputer, OverFrame, _epoch_ms
 from runtime.operators.over_updating import UpdatingOver
 from runtime.operators.rank_common import SortKey, _plain, _same_adjacent
-from runtime.operators.rank_sort import ExternalSort
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.plan_params import AggCallParams
 from runtime.plan_text import format_literal

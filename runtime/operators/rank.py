@@ -25,7 +25,7 @@ rows in range in sorted order (which is the ORDER BY order for SortLimit).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,8 +39,10 @@ from runtime.distinct import sorted_distinct, sorted_distinct_first
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
-from runtime.operators.rank_common import SortKey, format_order, rank_numbers, take_rows
+from runtime.operators.external_sort import ExternalSort
+from runtime.operators.rank_common import SortKey, _plain, _same_adjacent, format_order, rank_numbers, take_rows
 from runtime.operators.spec import KEYED, SINGLE, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.spill import MANAGED_MEMORY_SIZE
 from runtime.state import KeyedStateBackend, create_backend
 from runtime.state.backend import encode_rows
 from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
@@ -96,7 +98,11 @@ class RankOperator(Operator):
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
         self.rows: pa.Table | None = None
         self.next_seq = 0
-        self.pending: list[pa.RecordBatch] = []
+        # BATCH: the input, sorted by (partition, order, arrival) on disk past the bound
+        self.sorter: ExternalSort | None = None
+        if ctx.is_batch:
+            keys = [SortKey(i) for i in self.partition_keys] + self.order
+            self.sorter = ExternalSort(ctx.config, keys, MANAGED_MEMORY_SIZE.get(ctx.config))
         self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, None)
         self.ttl = StateTtl(self._ttl_ms)
 
@@ -149,8 +155,8 @@ class RankOperator(Operator):
         n = data.num_rows
         if n == 0:
             return
-        if self.ctx.is_batch:
-            self.pending.append(data)
+        if self.sorter is not None:
+            self.sorter.add(data)
             return
         kinds = row_kinds(batch)
         now = now_ms() if self.ttl.enabled else 0
@@ -268,10 +274,14 @@ class RankOperator(Operator):
 
     # ------------------------------------------------------------------ batch
     def end_input(self, input_index: int, out: Output) -> None:
-        if not self.ctx.is_batch or not self.pending:
+        if self.sorter is None:
             return
-        data = pa.Table.from_batches(self.pending).combine_chunks()
-        self.pending = []
+        if self.sorter.spilled:  # ranked as the executor takes the batches
+            out.emit_later(self._spilled_ranks())
+            return
+        data = self.sorter.take_buffer()
+        if data is None:
+            return
         n = data.num_rows
         cols = [data.column(i).combine_chunks() for i in range(data.num_columns)]
         part = None
@@ -281,6 +291,60 @@ class RankOperator(Operator):
         sel = (ranks >= self.start) & (ranks <= self.end)
         rows = idx[sel]
         self._emit(data, rows, ranks[sel], np.zeros(len(rows), dtype=np.int8), out)
+
+    def _spilled_ranks(self) -> Iterator[pa.RecordBatch]:
+        """BATCH past the bound: rank the merged sorted rows piece by piece (module docstring)."""
+        assert self.sorter is not None
+        width = len(self.node.schema) - (1 if self.output_rank else 0)
+        last: pa.Table | None = None  # the previous piece's last row
+        base = np.ones(3, dtype=np.int64)  # its (row number, rank, dense rank); a first row's
+        for piece in self.sorter.merged():
+            data = piece.select(list(range(self.sorter.width)))
+            probe = data if last is None else pa.concat_tables([last, data])
+            ranks = self._continued_ranks(probe, base)
+            base = np.array([r[-1] for r in ranks], dtype=np.int64)
+            last = data.slice(data.num_rows - 1)
+            rank = {"ROW_NUMBER": ranks[0], "RANK": ranks[1]}.get(self.rank_type, ranks[2])
+            rank = rank[probe.num_rows - data.num_rows :]
+            rows = np.flatnonzero((rank >= self.start) & (rank <= self.end))
+            if len(rows):
+                cols = take_rows(data.select(list(range(width))), rows)
+                if self.output_rank:
+                    cols.append(pa.array(rank[rows], type=pa.int64()))
+                yield make_batch(self.node, cols, np.zeros(len(rows), dtype=np.int8))
+            if not self.partition_keys and rank[-1] > self.end:  # the rest ranks past rankEnd
+                self.sorter.close()
+                return
+
+    def _continued_ranks(self, probe: pa.Table, base: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Row number, rank and dense rank of each row of `probe` (sorted by partition, order
+        keys, arrival) within its partition, where the first row has the numbers `base` (the
+        previous piece's last row, or 1, 1, 1)."""
+        m = probe.num_rows
+        same_part = np.ones(m, dtype=bool)
+        for i in self.partition_keys:
+            same_part &= _same_adjacent(_plain(probe.column(i)))
+        same_key = same_part.copy()
+        for k in self.order:
+            same_key &= _same_adjacent(_plain(probe.column(k.index)))
+        new_part, new_key = ~same_part, ~same_key
+        new_part[0] = new_key[0] = True
+        pos = np.arange(m, dtype=np.int64)
+        part_start = np.maximum.accumulate(np.where(new_part, pos, 0))
+        key_start = np.maximum.accumulate(np.where(new_key, pos, 0))
+        dense = np.cumsum(new_key).astype(np.int64)
+        first = part_start == 0  # the first row's partition: numbers continue from `base`
+        r0, k0, d0 = (int(v) for v in base)
+        row_number = np.where(first, pos + r0, pos - part_start + 1)
+        rank = np.where(first, np.where(key_start == 0, k0, key_start + r0), key_start - part_start + 1)
+        dense_rank = np.where(first, dense - 1 + d0, dense - dense[part_start] + 1)
+        return row_number, rank, dense_rank
+
+    def close(self) -> None:
+        """Remove the BATCH sort's spill directory (also when the job failed)."""
+        if self.sorter is not None:
+            self.sorter.close()
+        super().close()
 
     # ------------------------------------------------------------------ checkpoints
     def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:

@@ -3,7 +3,8 @@
 
 - Sort: buffers its input and emits it sorted at `end_input` (stable: ties keep arrival
   order). Batch only; the planner rejects a streaming sort on a non-time column. Past
-  `taskmanager.memory.managed.size` it is an external merge sort (`SortOperator`).
+  `taskmanager.memory.managed.size` it is an external merge sort (`ExternalSort`,
+  runtime/operators/external_sort.py).
 - Limit: passes rows [offset, offset + fetch) of its (insert-only) input through, in
   arrival order, as they come (a slice per batch); then ignores the rest.
 - TemporalSort: buffers rows and, when the watermark reaches them, emits the rows with
@@ -27,6 +28,7 @@ from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.external_sort import ExternalSort
 from runtime.operators.rank import input_names, is_batch_node, offset_fetch
 from runtime.operators.rank_common import SortKey, format_order, sort_order, take_rows
 from runtime.operators.spec import (
@@ -39,20 +41,10 @@ from runtime.operators.spec import (
     register_spec,
 )
 from runtime.operators.window_assign import rowtime_ms
-from runtime.spill import MANAGED_MEMORY_SIZE, SpillFiles, tmp_dir
+from runtime.spill import MANAGED_MEMORY_SIZE
 
 if TYPE_CHECKING:
     from runtime.checkpoint.rescale import OldStates
-
-# External sort: files per sorted run (the merge holds one file of each run at a time),
-# fewest rows per file, runs merged at once (more are merged into longer runs first), rows
-# per output batch of the merge.
-_RUN_FILES = 16
-_MIN_FILE_ROWS = 128
-_MERGE_FANIN = 16
-_MERGE_CHUNK_ROWS = 1 << 16
-# The arrival-number column `ExternalSort.merged` appends to the data columns.
-SORT_SEQ = "$seq"
 
 
 @dataclass(frozen=True)
@@ -82,163 +74,6 @@ class TemporalSortParams(OperatorParams):
 def _insert_only(batch: pa.RecordBatch, name: str) -> None:
     if (row_kinds(batch) != INSERT).any():
         raise JobError(f"{name} doesn't support consuming update and delete changes")
-
-
-class ExternalSort:
-    """Rows sorted by `order` (then arrival), in memory up to `bound` bytes and past it as an
-    external merge sort; used by batch ORDER BY (`SortOperator`) and the batch OVER
-    aggregation (sorted by partition then order keys, so it reads one partition at a time).
-
-    `add` buffers tables of data columns. When the buffer passes `bound` (0: never), it is
-    sorted by (order keys, arrival number) and written to Arrow IPC files under `io.tmp.dirs`
-    as a sorted run (`_RUN_FILES` files in order). `merged` then merges the runs, vectorized:
-    one file of each run is held; the held rows are sorted together and every row up to the
-    earliest "fence" (the last held row of a run that has more files) is emitted, since no
-    unread row can sort before it; the runs whose fence went out read their next file. The
-    arrival number breaks ties, so the output is exactly the in-memory stable sort's. The
-    merge holds a file of each run (a `_RUN_FILES`th of the bound); past `_MERGE_FANIN` runs,
-    groups of runs are first merged into longer runs on disk, so it holds about the bound.
-    The spill directory goes when the merge ends, or at `close` (a failed job).
-    """
-
-    def __init__(self, config: Any, order: Sequence[SortKey], bound: int) -> None:
-        self.config = config
-        self.order: list[SortKey] = list(order)
-        self.bound = bound
-        self.buffer: list[pa.RecordBatch | pa.Table] = []
-        self.buffered_bytes = 0
-        self.arrived = 0  # rows before the buffer's first (its arrival numbers follow)
-        self.width = 0  # data columns of the tables added
-        self.spill: SpillFiles | None = None
-        self.runs: dict[int, int] = {}  # spilled run (a SpillFiles partition) -> its files
-        self.file_rows = 0  # rows per file of the runs (the merged runs' files hold as many)
-
-    @property
-    def spilled(self) -> bool:
-        """Whether sorted runs were written (then read the rows through `merged`)."""
-        return bool(self.runs)
-
-    def add(self, data: pa.RecordBatch | pa.Table) -> None:
-        if not data.num_rows:
-            return
-        self.width = data.num_columns
-        self.buffer.append(data)
-        self.buffered_bytes += data.nbytes
-        if self.bound and self.buffered_bytes > self.bound:
-            self._write_run()
-
-    def take_buffer(self) -> pa.Table | None:
-        """The buffered rows in arrival order (nothing spilled), emptying the buffer."""
-        if not self.buffer:
-            return None
-        tables = [t if isinstance(t, pa.Table) else pa.Table.from_batches([t]) for t in self.buffer]
-        self.buffer, self.buffered_bytes = [], 0
-        return pa.concat_tables(tables).combine_chunks()
-
-    def _write_run(self) -> None:
-        """Sort the buffer and write it as one run of `_RUN_FILES` files."""
-        table = self.take_buffer()
-        assert table is not None
-        n = table.num_rows
-        seq = np.arange(self.arrived, self.arrived + n, dtype=np.int64)
-        self.arrived += n
-        cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]
-        idx = sort_order(cols, self.order, None, seq)
-        run = pa.Table.from_arrays([*take_rows(table, idx), pa.array(seq[idx])], names=[*table.column_names, SORT_SEQ])
-        del table, cols
-        if self.spill is None:
-            self.spill = SpillFiles(tmp_dir(self.config))
-        (rid,) = self.spill.new_partitions(1)
-        step = max(-(-n // _RUN_FILES), _MIN_FILE_ROWS)
-        self.file_rows = max(self.file_rows, step)
-        for lo in range(0, n, step):
-            self.spill.write(rid, run.slice(lo, step))
-        self.runs[rid] = -(-n // step)
-
-    def merged(self) -> Iterator[pa.Table]:
-        """All rows in order (the buffer written as a last run): tables of the data columns
-        then `SORT_SEQ` (the arrival number); the spill directory goes when the last row is
-        out. Past `_MERGE_FANIN` runs, groups of them are merged into longer runs first (on
-        disk), so the final merge holds a file of at most `_MERGE_FANIN` runs."""
-        if self.buffer:
-            self._write_run()
-        spill = self.spill
-        if spill is None:
-            return
-        width = self.width
-        runs = dict(self.runs)
-        self.runs = {}
-        while len(runs) > _MERGE_FANIN:
-            group = dict(list(runs.items())[:_MERGE_FANIN])
-            for rid in group:
-                del runs[rid]
-            (merged,) = spill.new_partitions(1)
-            runs[merged] = 0
-            pending: list[pa.Table] = []
-            rows = 0
-            for piece in self._merge_runs(spill, group, width):
-                pending.append(piece)
-                rows += piece.num_rows
-                if rows >= self.file_rows:
-                    spill.write(merged, pa.concat_tables(pending))
-                    runs[merged] += 1
-                    pending, rows = [], 0
-            if pending:
-                spill.write(merged, pa.concat_tables(pending))
-                runs[merged] += 1
-        yield from self._merge_runs(spill, runs, width)
-        self.close()
-
-    def _merge_runs(self, spill: SpillFiles, runs: dict[int, int], width: int) -> Iterator[pa.Table]:
-        """Merge these runs (run -> its files): their rows with `SORT_SEQ`, in order, in
-        tables of up to `_MERGE_CHUNK_ROWS` rows; each file is deleted once read."""
-        files = {rid: iter(spill.take(rid)) for rid in runs}
-        left = dict(runs)  # files not read yet, per run
-        held: pa.Table | None = None  # sorted rows not emitted yet, with `$fence` and `$run`
-        need = list(runs)
-        while True:
-            tables = [] if held is None else [held]
-            for rid in need:
-                piece = next(files[rid], None)
-                if piece is None:
-                    continue
-                left[rid] -= 1
-                fence = np.zeros(piece.num_rows, dtype=bool)
-                fence[-1] = left[rid] > 0  # more of the run to come: nothing after it is safe
-                tables.append(
-                    piece.append_column("$fence", pa.array(fence)).append_column(
-                        "$run", pa.array(np.full(piece.num_rows, rid, dtype=np.int64))
-                    )
-                )
-            if not tables:
-                return
-            table = pa.concat_tables(tables).combine_chunks()
-            del tables, held
-            cols = [table.column(i).chunk(0) for i in range(width)]
-            seq = table.column(width).to_numpy()
-            idx = sort_order(cols, self.order, None, seq)
-            fence_rows = np.flatnonzero(table.column(width + 1).to_numpy(zero_copy_only=False))
-            cut = len(idx)
-            need = []
-            if len(fence_rows):
-                pos = np.empty(len(idx), dtype=np.int64)
-                pos[idx] = np.arange(len(idx), dtype=np.int64)
-                cut = int(pos[fence_rows].min()) + 1
-                run_of = table.column(width + 2).to_numpy()
-                need = run_of[fence_rows[pos[fence_rows] < cut]].tolist()
-            out = table.select(range(width + 1))
-            for lo in range(0, cut, _MERGE_CHUNK_ROWS):
-                yield out.take(pa.array(idx[lo : min(cut, lo + _MERGE_CHUNK_ROWS)]))
-            # the rest, sorted, with the fences of the runs that still hold rows
-            held = table.take(pa.array(idx[cut:])) if cut < len(idx) else None
-            del table, out
-
-    def close(self) -> None:
-        """Remove the spill directory (also when the job failed before the end)."""
-        self.runs = {}
-        if self.spill is not None:
-            self.spill.close()
-            self.spill = None
 
 
 class SortOperator(Operator):

@@ -97,9 +97,9 @@ def test_many_runs_merge_in_passes(
 ) -> None:
     """Past `_MERGE_FANIN` runs (2 here), groups of runs are merged into longer runs on
     disk first; the result is still the stable sort's."""
-    from runtime.operators import rank_sort
+    from runtime.operators import external_sort
 
-    monkeypatch.setattr(rank_sort, "_MERGE_FANIN", 2)
+    monkeypatch.setattr(external_sort, "_MERGE_FANIN", 2)
     tmp = tmp_path / "spill"
     query = QUERIES["ties"]
     spilled = _env(source, {**SPILL, "io.tmp.dirs": str(tmp)}).execute_sql(query).to_arrow()
