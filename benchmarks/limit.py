@@ -31,7 +31,9 @@ Jobs (the same file, the same query in each engine):
   row; BATCH only, not in the default --jobs: `--jobs join --engines batch,batch-spill,duckdb`);
 - `over`: SUM(v) and COUNT(*) OVER (PARTITION BY k ORDER BY id ROWS BETWEEN 10 PRECEDING AND
   CURRENT ROW) for every row (the BATCH OVER aggregation, whose sort spills; BATCH only, not
-  in the default --jobs: `--jobs over --engines batch,batch-spill,duckdb`).
+  in the default --jobs: `--jobs over --engines batch,batch-spill,duckdb`);
+- `topn`: the 3 largest `v` per `k` (ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id)
+  <= 3: the BATCH Rank operator, whose sort spills; BATCH only, not in the default --jobs).
 
 Engines: `streaming` and `batch` (streamsql's two modes, default settings), `batch-spill`
 (BATCH with `taskmanager.memory.managed.size` = --spill-memory and `io.tmp.dirs` under
@@ -120,6 +122,18 @@ JOBS["over"] = {
     "duckdb": (
         "SELECT id, k, CAST(SUM(v) OVER w AS INTEGER) AS s, COUNT(*) OVER w AS c FROM src "
         "WINDOW w AS (PARTITION BY k ORDER BY id ROWS BETWEEN 10 PRECEDING AND CURRENT ROW)"
+    ),
+    "updating_key": "",
+}
+JOBS["topn"] = {
+    "input": "uniform",
+    "flink": (
+        "SELECT id, k, v FROM (SELECT id, k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn "
+        "FROM src) WHERE rn <= 3"
+    ),
+    "duckdb": (
+        "SELECT id, k, v FROM (SELECT id, k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn "
+        "FROM src) WHERE rn <= 3"
     ),
     "updating_key": "",
 }

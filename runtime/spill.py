@@ -3,8 +3,8 @@
 A BATCH operator whose state follows its input (the window aggregation's (window, key)
 groups when every group holds a few rows: one group per input row at worst; the group
 aggregation's groups; a sort's, an OVER aggregation's and a Rank's rows; a regular join's
-build side) keeps that state in memory up to `taskmanager.memory.managed.size` and writes the rest to Arrow IPC files under
-`io.tmp.dirs`, read back a part at a time when it emits. So a job's resident memory is the
+build side) keeps that state in memory up to `taskmanager.memory.managed.size` and writes
+the rest to Arrow IPC files under `io.tmp.dirs`, read back a part at a time when it emits. So a job's resident memory is the
 operators' in-memory state plus this bound, whatever the input size. Flink's batch
 operators spill their managed memory the same way; unlike Flink, the size is each spilling
 operator's, not a TaskManager's total split among them.
