@@ -75,6 +75,10 @@ CASES: dict[str, str] = {
         "SELECT k, window_start, COUNT(*) FROM TABLE(SESSION(TABLE a PARTITION BY k, DESCRIPTOR(ts), "
         "INTERVAL '100' MILLISECOND)) GROUP BY k, window_start, window_end"
     ),
+    "session_tvf": (
+        "SELECT k, v, ts_ms, window_start, window_end FROM TABLE(SESSION(TABLE a PARTITION BY k, DESCRIPTOR(ts), "
+        "INTERVAL '100' MILLISECOND))"
+    ),
 }
 
 
