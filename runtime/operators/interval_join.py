@@ -313,7 +313,7 @@ class IntervalJoinSpec(OperatorSpec[IntervalJoinParams]):
         "A join on the keys and `lower <= r.ts - l.ts <= upper` (batch: INNER / LEFT / RIGHT / FULL). Streaming: "
         "INNER only, a stream-stream join in append mode over watermarked inputs, no other stateful operator in "
         "the job; a bounded input with rows below the watermark is refused (outer joins: Spark emits the padded "
-        "rows in a later micro-batch, which a bounded query may never run). Processing-time bounds are refused.",
+        "rows in a later micro-batch, which a bounded query may never run).",
     )
 
     def input_keys(self, params: IntervalJoinParams, input_index: int) -> tuple[int, ...]:

@@ -273,8 +273,6 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
         if graph.node(node.inputs[0]).changelog_mode != "I":
             raise _refuse(node, "its input is a changelog (Spark aggregates insert-only input)")
     elif isinstance(p, (JoinParams, IntervalJoinParams, WindowJoinParams)):
-        if isinstance(p, IntervalJoinParams) and p.proctime:
-            raise _refuse(node, "an interval join on processing time is not reproducible on Spark")
         if p.condition is not None:
             check_expr(p.condition, where)
     elif isinstance(p, OverAggregateParams):
