@@ -4,7 +4,7 @@ its own operator, before the regular join sees it (`PhysicalPlanner.convert` cal
 does not own).
 
 - Interval join: both sides' rowtime attributes bounded on both ends
-  (`r.ts BETWEEN l.ts - a AND l.ts + b`, or `>`/`>=`/`<`/`<=` pairs) → `IntervalJoin`;
+  (`r.ts BETWEEN l.ts - a AND l.ts + b`, `>`/`>=`/`<`/`<=` pairs, or `l.ts = r.ts`) → `IntervalJoin`;
   the same bounds on both sides' PROCTIME attributes → `IntervalJoin` in processing time
   (streaming only: in BATCH a proctime is a plain timestamp and the join a regular one, as
   in Flink). A comparison between a rowtime and a proctime is no time bound (Flink's
@@ -121,6 +121,7 @@ def equi_pair(e: Expr, nl: int) -> tuple[int, int] | None:
 
 
 _FLIP = {
+    "equals": "equals",  # `l.ts = r.ts (+ INTERVAL)`: both bounds at once (Flink: `ltime = rtime`)
     "greater_than": "less_than",
     "greater_than_or_equal": "less_than_or_equal",
     "less_than": "greater_than",
@@ -193,7 +194,10 @@ def interval_bounds(parts: list[Expr], nl: int) -> tuple[IntervalBounds | None, 
         elif (bounds.left_time, bounds.right_time, bounds.proctime) != (lt, rt, proctime):
             rest.append(p)
             continue
-        if op == "greater_than_or_equal":
+        if op == "equals":
+            bounds.lower = c if bounds.lower is None else max(bounds.lower, c)
+            bounds.upper = c if bounds.upper is None else min(bounds.upper, c)
+        elif op == "greater_than_or_equal":
             bounds.lower = c if bounds.lower is None else max(bounds.lower, c)
         elif op == "greater_than":
             bounds.lower = c + 1 if bounds.lower is None else max(bounds.lower, c + 1)

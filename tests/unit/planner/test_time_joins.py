@@ -60,6 +60,8 @@ def _find(n: PhysicalNode, op: str) -> PhysicalNode:
         ("b.ts BETWEEN a.ts - INTERVAL '5' SECOND AND a.ts", -5000, 0),
         ("b.ts > a.ts - INTERVAL '5' SECOND AND b.ts < a.ts + INTERVAL '5' SECOND", -4999, 4999),
         ("a.ts >= b.ts AND a.ts <= b.ts + INTERVAL '2' SECOND", -2000, 0),
+        ("a.ts = b.ts", 0, 0),  # Flink's `ltime = rtime`
+        ("b.ts = a.ts + INTERVAL '1' SECOND", 1000, 1000),
     ],
 )
 def test_interval_bounds(cond: str, lower: int, upper: int) -> None:
@@ -200,6 +202,12 @@ def test_proctime_interval_join(kind: str) -> None:
     assert j.params.proctime
     assert (j.params.lower_ms, j.params.upper_ms) == (0, 4 * 3600_000)  # d = a.pt - p.pt
     assert plan.changelog_mode == "I"
+
+
+def test_proctime_equality_is_an_interval_join() -> None:
+    j = _find(_plan("SELECT p.x, a.v FROM p LEFT JOIN a ON p.k = a.k AND p.pt = a.pt"), "IntervalJoin")
+    assert j.params.proctime and (j.params.lower_ms, j.params.upper_ms) == (0, 0)
+    assert j.params.left_keys == (0,) and j.params.right_keys == (0,)
 
 
 def test_rowtime_interval_join_is_not_proctime() -> None:
