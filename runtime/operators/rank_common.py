@@ -90,7 +90,8 @@ def sort_order(
 
 
 def _same_adjacent(col: pa.Array) -> np.ndarray:
-    """For a sorted column: row i equals row i-1 (NULL equals NULL); row 0 is False."""
+    """For a sorted column: row i equals row i-1 (NULL equals NULL, NaN equals NaN, as
+    Java's Double.compare has it); row 0 is False."""
     n = len(col)
     out = np.zeros(n, dtype=bool)
     if n < 2:
@@ -102,6 +103,8 @@ def _same_adjacent(col: pa.Array) -> np.ndarray:
     try:
         eq = pc.fill_null(pc.equal(a, b), False)
         both = pc.and_(pc.is_null(a), pc.is_null(b))
+        if pa.types.is_floating(col.type):
+            both = pc.or_(both, pc.fill_null(pc.and_(pc.is_nan(a), pc.is_nan(b)), False))
         out[1:] = pc.or_(eq, both).to_numpy(zero_copy_only=False).astype(bool)
     except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
         la, lb = a.to_pylist(), b.to_pylist()

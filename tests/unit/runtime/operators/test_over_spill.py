@@ -35,6 +35,7 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 "ts": (ids * 104729 % 997).astype(np.int64),  # ties within a partition
                 "v": pa.array((ids * 31 % 101).astype(np.int64), mask=ids % 13 == 0),
                 "big": np.where(ids % 3 == 0, 0, ids % 5).astype(np.int32),  # one partition a third of the rows
+                "f": np.where(ids % 7 == 0, np.nan, ids % 11 / 2),  # NaN: one partition, as in Flink
             }
         ),
         path,
@@ -54,7 +55,7 @@ def _env(path: Path, settings: dict[str, str]) -> TableEnvironment:
         env.execute_sql(f"SET '{k}' = '{v}'")
     env.create_temporary_function("fail_last", udf(_fail_last, result_type=DataTypes.BIGINT()))
     env.execute_sql(
-        "CREATE TABLE src (id BIGINT, k INT, ts BIGINT, v BIGINT, big INT) "
+        "CREATE TABLE src (id BIGINT, k INT, ts BIGINT, v BIGINT, big INT, f DOUBLE) "
         f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'parquet')"
     )
     return env
@@ -72,6 +73,7 @@ QUERIES = {
     "WINDOW w AS (PARTITION BY k ORDER BY ts DESC)",
     "big_partition": "SELECT id, SUM(v) OVER (PARTITION BY big ORDER BY ts, id "
     "ROWS BETWEEN 5 PRECEDING AND 2 FOLLOWING) AS s FROM src",
+    "nan_partition": "SELECT id, SUM(v) OVER (PARTITION BY f ORDER BY ts) AS s FROM src",
     # one partition: held whole once merged (a partition larger than the bound stays in memory)
     "no_partition": "SELECT id, ROW_NUMBER() OVER w AS rn, SUM(v) OVER w AS s FROM src WINDOW w AS (ORDER BY ts)",
 }
@@ -85,6 +87,7 @@ RANK_QUERIES = {
     "big_top_n": "SELECT id, big FROM (SELECT id, big, ROW_NUMBER() OVER (PARTITION BY big ORDER BY v DESC) AS rn "
     "FROM src) WHERE rn <= 500",
     "one_partition": "SELECT id, RANK() OVER (ORDER BY v) AS r FROM src",
+    "nan_partition": "SELECT id, ROW_NUMBER() OVER (PARTITION BY f ORDER BY ts) AS rn FROM src",
     "sort_limit": "SELECT id, v FROM src ORDER BY v DESC, ts LIMIT 20",
 }
 QUERIES.update({f"rank_{name}": q for name, q in RANK_QUERIES.items()})
