@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -23,6 +23,17 @@ import pyarrow.compute as pc
 
 from runtime.batch import MIN_WATERMARK, data_columns, row_watermarks
 from runtime.checkpoint import format as state_format
+from runtime.checkpoint.rescale import (
+    OldStates,
+    exchange_keys,
+    key_group_zero_state,
+    load_state,
+    max_parallelism_of,
+    merged_keyed,
+    owned_rows,
+    plan_slots,
+    renumber,
+)
 from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch
@@ -39,9 +50,6 @@ from runtime.operators.spec import (
 )
 from runtime.plan_text import format_expr
 from runtime.state import KeyedStateBackend, create_backend
-
-if TYPE_CHECKING:
-    from runtime.checkpoint.rescale import OldStates
 
 _COMPACT_ROWS = 4096
 
@@ -312,16 +320,6 @@ class MatchOperator(Operator):
         holds), and the store ids in their partial matches, PREV histories and pending
         rows re-numbered with them. No PARTITION BY: every row went to key group 0,
         whose new owner takes its old owner's state unchanged."""
-        from runtime.checkpoint.rescale import (
-            exchange_keys,
-            key_group_zero_state,
-            load_state,
-            max_parallelism_of,
-            merged_keyed,
-            owned_rows,
-            plan_slots,
-            renumber,
-        )
 
         if not self.partition_keys:
             return key_group_zero_state(old, new_range)

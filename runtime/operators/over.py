@@ -32,7 +32,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -40,6 +40,15 @@ import pyarrow.compute as pc
 
 from runtime.batch import MIN_WATERMARK, data_columns, row_kinds, row_watermarks
 from runtime.checkpoint import format as state_format
+from runtime.checkpoint.rescale import (
+    OldStates,
+    key_group_zero_state,
+    load_state,
+    max_parallelism_of,
+    merged_keyed,
+    plan_slots,
+    take_slot_array,
+)
 from runtime.distinct import sorted_distinct
 from runtime.expr.ir import Literal
 from runtime.graph import Node
@@ -54,9 +63,6 @@ from runtime.plan_params import AggCallParams
 from runtime.plan_text import format_literal
 from runtime.spill import MANAGED_MEMORY_SIZE
 from runtime.state import KeyedStateBackend, create_backend
-
-if TYPE_CHECKING:
-    from runtime.checkpoint.rescale import OldStates
 
 SLOT = "__slot"
 TS = "__ts"
@@ -371,14 +377,6 @@ class OverAggregateOperator(Operator):
         last fired time per partition and the recompute mode's live rows and values. No
         PARTITION BY: every row went to key group 0, whose new owner takes its old owner's
         state unchanged. Arrival numbers continue after the largest old one."""
-        from runtime.checkpoint.rescale import (
-            key_group_zero_state,
-            load_state,
-            max_parallelism_of,
-            merged_keyed,
-            plan_slots,
-            take_slot_array,
-        )
 
         if not self.partition:
             return key_group_zero_state(old, new_range)

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import INSERT, MAX_WATERMARK, data_columns, row_kinds, row_watermarks
 from runtime.checkpoint import format as state_format
+from runtime.checkpoint.rescale import OldStates, key_group_zero_state
 from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
@@ -42,9 +43,6 @@ from runtime.operators.spec import (
 )
 from runtime.operators.window_assign import rowtime_ms
 from runtime.spill import MANAGED_MEMORY_SIZE
-
-if TYPE_CHECKING:
-    from runtime.checkpoint.rescale import OldStates
 
 
 @dataclass(frozen=True)
@@ -166,7 +164,6 @@ class LimitOperator(Operator):
 
     def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
         """Every row reaches subtask 0 (a "single" exchange): it keeps the count."""
-        from runtime.checkpoint.rescale import key_group_zero_state
 
         return key_group_zero_state(old, new_range)
 
@@ -236,7 +233,6 @@ class TemporalSortOperator(Operator):
 
     def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
         """Every row reaches subtask 0 (a "single" exchange): it keeps the waiting rows."""
-        from runtime.checkpoint.rescale import key_group_zero_state
 
         return key_group_zero_state(old, new_range)
 

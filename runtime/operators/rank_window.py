@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import INSERT, MAX_WATERMARK, data_columns, row_kinds, row_watermarks
 from runtime.checkpoint import format as state_format
+from runtime.checkpoint.rescale import OldStates, exchange_keys, load_state, operator_max_parallelism, owned_rows
 from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
@@ -32,9 +33,6 @@ from runtime.operators.window_assign import rowtime_ms
 from runtime.plan_params import WindowParams
 from runtime.plan_text import format_window
 from runtime.state.backend import encode_rows
-
-if TYPE_CHECKING:
-    from runtime.checkpoint.rescale import OldStates
 
 BIG = np.iinfo(np.int64).max
 
@@ -151,7 +149,6 @@ class WindowRankOperator(Operator):
         columns, `input_keys` of the spec) is in range, so each window of a key fires in
         the subtask its later rows reach. Arrival numbers of each old subtask are shifted
         past the previous one's, keeping the order within every partition."""
-        from runtime.checkpoint.rescale import exchange_keys, load_state, operator_max_parallelism, owned_rows
 
         keys, max_par = exchange_keys(self), operator_max_parallelism(self)
         buffer: list[pa.RecordBatch] = []

@@ -18,13 +18,22 @@ filter, then the last version per probe row by a lexsort.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
 from runtime.checkpoint import format as state_format
+from runtime.checkpoint.rescale import (
+    OldStates,
+    exchange_keys,
+    load_state,
+    merged_keyed,
+    operator_max_parallelism,
+    owned_rows,
+    plan_slots,
+)
 from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._join_util import (
@@ -42,9 +51,6 @@ from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.plan_text import format_expr
 from runtime.state import create_backend
-
-if TYPE_CHECKING:
-    from runtime.checkpoint.rescale import OldStates
 
 _KINDS_I8 = np.zeros(0, dtype=np.int8)
 
@@ -270,14 +276,6 @@ class TemporalJoinOperator(Operator):
         versions whose primary key (the right one) is; version numbers of each old
         subtask are shifted past the previous one's, keeping their order per key; the
         per-key latest rowtime of a monotonic right input follows its key's slot."""
-        from runtime.checkpoint.rescale import (
-            exchange_keys,
-            load_state,
-            merged_keyed,
-            operator_max_parallelism,
-            owned_rows,
-            plan_slots,
-        )
 
         max_par = operator_max_parallelism(self)
         snaps = [d for d in (load_state(s) for _, s in old) if d is not None]

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
 from runtime.checkpoint import format as state_format
+from runtime.checkpoint.rescale import OldStates, exchange_keys, load_state, operator_max_parallelism, owned_rows
 from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._join_util import (
@@ -41,9 +42,6 @@ from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView
 from runtime.operators.window_assign import wall_to_instant
 from runtime.plan_params import WindowParams
 from runtime.plan_text import format_expr, format_window
-
-if TYPE_CHECKING:
-    from runtime.checkpoint.rescale import OldStates
 
 
 @dataclass(frozen=True)
@@ -222,7 +220,6 @@ class WindowJoinOperator(Operator):
         the window columns) is in range, with their window bounds and timers; the
         operator watermark is the minimum over the old subtasks, an input ended when it
         ended in all of them."""
-        from runtime.checkpoint.rescale import exchange_keys, load_state, operator_max_parallelism, owned_rows
 
         max_par = operator_max_parallelism(self)
         snaps = [d for d in (load_state(s) for _, s in old) if d is not None]
