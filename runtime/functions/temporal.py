@@ -44,6 +44,7 @@ from runtime.functions._text_common import (
 from runtime.functions.arithmetic import add_months_days
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.functions.zones import wall_to_instant
+from runtime.state.ttl import now_ms
 from runtime.types import BIGINT, DATE, INT, STRING, TIME, TIMESTAMP, TIMESTAMP_LTZ, DataType
 
 STR = pa.string()
@@ -615,8 +616,6 @@ def proctime(args: list[ArgValue], arg_types: list[DataType], result_type: DataT
     per record; within one batch every row gets the same instant). It reads the one
     processing-time clock of the runtime (`runtime.state.ttl.now_ms`, which state TTL and
     processing-time interval joins read too), so a test's `set_clock` fixes all of them."""
-    from runtime.state.ttl import now_ms
-
     return pa.scalar(now_ms(), TS_LTZ)
 
 
