@@ -128,7 +128,39 @@ def _cast(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalCo
 
 @scalar("try_cast", _infer_cast)
 def _try_cast(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
-    return cast_value(args[0], types[0], rt, ctx, strict=False)
+    """CAST that gives NULL instead of failing. A constructed value (ARRAY, MAP, ROW) whose
+    element, key, value or field fails is NULL as a whole: Flink's TRY_CAST catches the
+    failure around the whole value (FLINK-31300), it does not null the element."""
+    out = cast_value(args[0], types[0], rt, ctx, strict=False)
+    if rt.name in _CONSTRUCTED and types[0].name in _CONSTRUCTED:
+        src = to_array(args[0], len(out))
+        failed = _failed_parts(src, out, rt)
+        if failed.any():
+            out = pc.if_else(pa.array(failed), pa.nulls(len(out), out.type), out)
+    return out
+
+
+def _failed_parts(src: pa.Array, out: pa.Array, dst: DataType) -> np.ndarray:
+    """Per row: whether a non-NULL part of `src` became NULL in `out` (a failed TRY_CAST)."""
+    present = src.is_valid().to_numpy(zero_copy_only=False)
+    if dst.name in ("ARRAY", "MULTISET", "MAP"):
+        src_items, out_items = src.flatten(), out.flatten()
+        if dst.name == "MAP":  # entries: a key or a value that failed
+            (src_keys, src_values), (out_keys, out_values) = src_items.flatten(), out_items.flatten()
+            child = _failed_parts(src_keys, out_keys, dst.children[0])
+            child |= _failed_parts(src_values, out_values, dst.children[1])
+        else:
+            child = _failed_parts(src_items, out_items, dst.children[0])
+        failed = np.zeros(len(src), dtype=bool)
+        parents = pc.list_parent_indices(src).to_numpy(zero_copy_only=False)
+        failed[parents[child]] = True
+        return failed & present
+    if dst.name == "ROW":
+        failed = np.zeros(len(src), dtype=bool)
+        for src_field, out_field, field_type in zip(src.flatten(), out.flatten(), dst.children, strict=True):
+            failed |= _failed_parts(src_field, out_field, field_type)
+        return failed & present
+    return present & ~out.is_valid().to_numpy(zero_copy_only=False)
 
 
 def cast_value(v: ArgValue, src: DataType, dst: DataType, ctx: EvalContext, strict: bool = True) -> pa.Array:

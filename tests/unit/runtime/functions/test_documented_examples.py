@@ -225,6 +225,14 @@ EXAMPLES: list[tuple[str, Any, str | None]] = [
     ("TRY_CAST('42' AS INT)", 42, None),
     ("TRY_CAST('non-number' AS INT)", N, "INT"),
     ("COALESCE(TRY_CAST('non-number' AS INT), 0)", 0, "INT NOT NULL"),
+    # a constructed value fails as a whole (FLINK-31300: TRY_CAST(ARRAY['a'] AS ARRAY<INT>) is NULL)
+    ("TRY_CAST(ARRAY['a'] AS ARRAY<INT>)", N, "ARRAY<INT>"),
+    ("TRY_CAST(ARRAY['1', NULL] AS ARRAY<INT>)", [1, None], None),
+    ("TRY_CAST(MAP['a', '1'] AS MAP<INT, INT>)", N, None),
+    ("TRY_CAST(MAP['2', '1', '3', 'z'] AS MAP<INT, INT>)", N, None),
+    ("TRY_CAST(ROW('a', '1') AS ROW<x INT, y INT>)", N, None),
+    ("TRY_CAST(ROW('2', '1') AS ROW<x INT, y INT>)", {"x": 2, "y": 1}, None),
+    ("TRY_CAST(ARRAY[ARRAY['1'], ARRAY['x']] AS ARRAY<ARRAY<INT>>)", N, None),
     # ------------------------------------------------------------ collection
     ("ARRAY[1, 2][1]", 1, None),
     ("ELEMENT(ARRAY[7])", 7, None),
@@ -499,3 +507,10 @@ def test_rand_integer_bound_from_a_column(env: TableEnvironment) -> None:
     zero = env.from_elements([(0,)], DataTypes.ROW([DataTypes.FIELD("b", DataTypes.INT())]))
     with pytest.raises(JobError, match="bound must be positive"):
         list(zero.select(call_sql("RAND_INTEGER(b)")).execute().collect())
+
+
+def test_try_cast_of_constructed_columns(env: TableEnvironment) -> None:
+    t = env.from_elements([(1, ["1", "2"]), (2, ["x", "3"]), (3, None), (4, []), (5, ["4", None])], ["id", "a"])
+    env.create_temporary_view("try_cast_t", t)
+    rows = env.execute_sql("SELECT id, TRY_CAST(a AS ARRAY<INT>) FROM try_cast_t").collect()
+    assert sorted(tuple(r) for r in rows) == [(1, [1, 2]), (2, None), (3, None), (4, []), (5, [4, None])]
