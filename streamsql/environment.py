@@ -489,7 +489,6 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         order (a declared type overrides the query's; the value is cast on insert). A list
         of names alone reorders the query's columns. Then an INSERT job fills the table,
         by column name."""
-        from planner.binder import check_unbucketed_sink
         from planner.catalog_objects import quoted
         from planner.statements import ColumnDef
 
@@ -560,8 +559,9 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         if stmt.if_not_exists and exists and not stmt.or_replace:
             return TableResult.ok()
         create = dataclasses.replace(stmt, columns=tuple(columns), as_query=None, or_replace=False)
-        # Flink plans the INSERT before it creates the table: a table it cannot write is not created.
-        check_unbucketed_sink(self._catalog.resolve_table(create, path), stmt.sql)
+        # As Flink's non-atomic CTAS / RTAS: the table is created first, then the INSERT is
+        # planned and run; a failure of either leaves the table (e.g. a distributed table no
+        # connector can write).
         if stmt.or_replace and exists:
             self._catalog.drop(Drop(kind="TABLE", name=path, if_exists=True, sql=stmt.sql))
         self._catalog.create_table(create)

@@ -510,8 +510,8 @@ SELECT * FROM my_ctas_table2;
 2 rows in set
 !ok
 
-# a primary key from the SELECT part, a distribution: Flink plans the insert first, and no
-# streamsql connector writes buckets, so the table is not created
+# a primary key from the SELECT part, a distribution: no streamsql connector writes buckets,
+# so the INSERT fails (Flink's non-atomic CTAS has created the table by then: it stays)
 CREATE TABLE my_ctas_table3 (
     PRIMARY KEY (id) NOT ENFORCED
 ) DISTRIBUTED BY (id) INTO 4 buckets 
@@ -521,7 +521,22 @@ org.apache.flink.table.api.TableException: Table 'default_catalog.default_databa
 streamsql's connectors write no buckets: write to a table without DISTRIBUTED BY / INTO (ALTER TABLE ... DROP DISTRIBUTION removes it); reading a distributed table works.
 !error
 
-CREATE TABLE my_ctas_table3 (
+SHOW CREATE TABLE my_ctas_table3;
++-------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------+
+|                                                                                                                                                                                                                  result |
++-------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------+
+| CREATE TABLE `default_catalog`.`default_database`.`my_ctas_table3` (
+  `id` BIGINT NOT NULL,
+  `name` VARCHAR(2147483647),
+  CONSTRAINT `PK_id` PRIMARY KEY (`id`) NOT ENFORCED
+)
+DISTRIBUTED BY (`id`) INTO 4 BUCKETS
+ |
++-------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------------+
+1 row in set
+!ok
+
+CREATE OR REPLACE TABLE my_ctas_table3 (
     PRIMARY KEY (id) NOT ENFORCED
 ) WITH ('connector' = 'filesystem', 'path' = 'ctas3', 'format' = 'csv')
 AS SELECT id, name FROM source_table;
