@@ -57,7 +57,7 @@ from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.external_sort import ExternalSort
 from runtime.operators.over_frames import SEQ, OverComputer, OverFrame, _epoch_ms
 from runtime.operators.over_updating import UpdatingOver
-from runtime.operators.rank_common import SortKey, _plain, _same_adjacent
+from runtime.operators.rank_common import SortKey, _plain, _same_adjacent, sort_order
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.plan_params import AggCallParams
 from runtime.plan_text import format_literal
@@ -288,8 +288,32 @@ class OverAggregateOperator(Operator):
             return
         table = self.sorter.take_buffer()
         if table is not None:
-            seq = pa.array(np.arange(table.num_rows, dtype=np.int64))
-            out.emit(self._evaluate([table.append_column(SEQ, seq)]))
+            table = table.append_column(SEQ, pa.array(np.arange(table.num_rows, dtype=np.int64)))
+            cols = [table.column(i).combine_chunks() for i in range(self.width)] + self._sliced_values(table)
+            out.emit(make_batch(self.node, cols, np.zeros(table.num_rows, dtype=np.int8)))
+
+    def _sliced_values(self, table: pa.Table) -> list[pa.Array]:
+        """The calls' values for `table` (in memory, in arrival order), computed over slices
+        of whole partitions of about `_SPILLED_CHUNK_ROWS` rows: DuckDB's working set over
+        all rows at once is several times the input's size."""
+        n = table.num_rows
+        if not self.partition or n <= 2 * _SPILLED_CHUNK_ROWS:
+            return self.computer.compute(table)
+        keys = [table.column(i).combine_chunks() for i in self.partition]
+        idx = sort_order(keys, [SortKey(j) for j in range(len(keys))], None, np.arange(n, dtype=np.int64))
+        take = pa.array(idx)
+        same = np.ones(n, dtype=bool)
+        for key in keys:
+            same &= _same_adjacent(_plain(key).take(take))
+        starts = np.flatnonzero(~same)  # partition starts in sorted order (row 0 among them)
+        cuts = starts[np.r_[True, np.diff(starts // _SPILLED_CHUNK_ROWS) > 0]].tolist() + [n]
+        parts: list[list[pa.Array]] = [[] for _ in self.calls]
+        for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+            for acc, v in zip(parts, self.computer.compute(table.take(take.slice(lo, hi - lo))), strict=True):
+                acc.append(v)
+        back = np.empty(n, dtype=np.int64)
+        back[idx] = np.arange(n, dtype=np.int64)
+        return [pa.concat_arrays(acc).take(pa.array(back)) for acc in parts]
 
     def _evaluate(self, tables: list[pa.Table]) -> pa.RecordBatch:
         """The rows of `tables` (data columns, then `SEQ`; whole partitions) with their calls' values."""

@@ -170,3 +170,24 @@ def test_spilled_over_evaluates_a_few_partitions_at_a_time(
     env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp_path / "spill")})
     assert env.execute_sql(QUERIES["rows"]).to_arrow().num_rows == ROWS
     assert sum(sizes) == ROWS and len(sizes) > 2 and max(sizes) < ROWS // 2
+
+
+@pytest.mark.parametrize("name", ["rows", "range", "lag_lead", "ranking", "big_partition", "nan_partition"])
+def test_in_memory_over_in_partition_slices(name: str, source: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In memory, a large input's frames are computed over slices of whole partitions (here
+    ~64 rows) and put back in arrival order: the same rows, in the same order, as one run."""
+    from runtime.operators import over, over_frames
+
+    whole = _env(source, {}).execute_sql(QUERIES[name]).to_arrow()
+    sizes: list[int] = []
+    compute = over_frames.OverComputer.compute
+
+    def counted(self: over_frames.OverComputer, table: pa.Table) -> list[pa.Array]:
+        sizes.append(table.num_rows)
+        return compute(self, table)
+
+    monkeypatch.setattr(over, "_SPILLED_CHUNK_ROWS", 64)
+    monkeypatch.setattr(over_frames.OverComputer, "compute", counted)
+    sliced = _env(source, {}).execute_sql(QUERIES[name]).to_arrow()
+    assert len(sizes) > 3 and sum(sizes) == ROWS
+    assert sliced.to_pylist() == whole.to_pylist()
