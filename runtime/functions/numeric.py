@@ -11,6 +11,7 @@ binary 2.67.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -142,11 +143,26 @@ class JavaRandom:
 
 @scalar("rand", _infer_rand, deterministic=False)
 def _rand(args: list[ArgValue], types: list[DataType], rt: DataType, ctx: EvalContext) -> ArgValue:
-    seed = args[0].as_py() if args and isinstance(args[0], pa.Scalar) else None
+    seed = constant_seed(args[0], "RAND") if args else None
     if seed is None:
         return pa.array(np.random.default_rng().random(ctx.num_rows), pa.float64())
     rnd = seeded_random(ctx, int(seed))
     return pa.array([rnd.next_double() for _ in range(ctx.num_rows)], pa.float64())
+
+
+# Flink creates a seeded generator once, when the operator opens, from the seed's value then:
+# a seed that varies per row has no meaning there (its generated code does not compile).
+SEED_NOT_CONSTANT = "{name}'s seed must be a constant: the generator is seeded once, when the operator opens"
+
+
+def constant_seed(v: ArgValue, name: str) -> Any:
+    """The seed's value: a literal, or a constant expression (one value in every row)."""
+    if isinstance(v, pa.Scalar):
+        return v.as_py()
+    distinct = pc.unique(v)
+    if len(distinct) > 1:
+        raise EvaluationError(SEED_NOT_CONSTANT.format(name=name))
+    return distinct[0].as_py() if len(distinct) else None
 
 
 def seeded_random(ctx: EvalContext, seed: int, bound: int | None = None) -> JavaRandom:

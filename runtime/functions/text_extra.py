@@ -36,7 +36,7 @@ from runtime.functions._text_common import (
     require,
 )
 from runtime.functions._text_java import java_double_str, java_float_str, python_regex
-from runtime.functions.numeric import JavaRandom, seeded_random
+from runtime.functions.numeric import JavaRandom, constant_seed, seeded_random
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.types import ARRAY, BIGINT, BOOLEAN, BYTES, INT, STRING, DataType
 
@@ -797,7 +797,7 @@ def _rand_integer(args: list[ArgValue], types: list[DataType], rt: DataType, ctx
     if bound <= 0:
         raise EvaluationError("RAND_INTEGER: bound must be positive")
     if len(args) == 2:
-        seed = args[0].as_py() if isinstance(args[0], pa.Scalar) else None
+        seed = constant_seed(args[0], "RAND_INTEGER")
         if seed is None:
             return pa.nulls(n, pa.int32())
         return pa.array(_java_random_ints(seeded_random(ctx, int(seed), int(bound)), int(bound), n), pa.int32())
@@ -815,7 +815,7 @@ def _rand_integer_per_row(args: list[ArgValue], ctx: EvalContext) -> pa.Array:
     if len(args) == 1:
         draws = np.floor(np.random.default_rng().random(len(b)) * np.where(valid, b, 1)).astype(np.int32)
         return pa.array(draws, pa.int32(), mask=~valid)
-    seed = args[0].as_py() if isinstance(args[0], pa.Scalar) else None
+    seed = constant_seed(args[0], "RAND_INTEGER")
     if seed is None:
         return pa.nulls(len(b), pa.int32())
     rnd = seeded_random(ctx, int(seed))

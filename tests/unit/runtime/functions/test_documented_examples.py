@@ -514,3 +514,21 @@ def test_try_cast_of_constructed_columns(env: TableEnvironment) -> None:
     env.create_temporary_view("try_cast_t", t)
     rows = env.execute_sql("SELECT id, TRY_CAST(a AS ARRAY<INT>) FROM try_cast_t").collect()
     assert sorted(tuple(r) for r in rows) == [(1, [1, 2]), (2, None), (3, None), (4, []), (5, [4, None])]
+
+
+def test_random_seed_must_be_constant(env: TableEnvironment) -> None:
+    """Flink seeds the generator once, when the operator opens: a constant expression is a
+    seed (RAND(CAST('3' AS INT)) is RAND(3)), a seed varying per row is refused (it was
+    silently ignored: the rows got an unseeded sequence)."""
+    from runtime.functions.numeric import JavaRandom
+
+    t = env.from_elements([(5,), (6,)], DataTypes.ROW([DataTypes.FIELD("b", DataTypes.INT())]))
+    env.create_temporary_view("seed_t", t)
+    rnd = JavaRandom(3)
+    assert [r[0] for r in env.execute_sql("SELECT RAND(CAST('3' AS INT)) FROM seed_t").collect()] == [
+        rnd.next_double(),
+        rnd.next_double(),
+    ]
+    for expr in ("RAND(b)", "RAND_INTEGER(b, 3)"):
+        with pytest.raises(JobError, match="seed must be a constant"):
+            list(env.execute_sql(f"SELECT {expr} FROM seed_t").collect())
