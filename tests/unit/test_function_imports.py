@@ -143,7 +143,6 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("streamsql/environment.py", "planner.binder.types"): (1, _START_UP),
     ("streamsql/environment.py", "planner.catalog"): (1, _START_UP),
     ("streamsql/environment.py", "planner.catalog_objects"): (2, _START_UP),
-    ("streamsql/environment.py", "planner.binder"): (1, _START_UP),
     ("streamsql/environment.py", "planner.functions_catalog"): (1, _START_UP),
     ("streamsql/environment.py", "planner.parse"): (1, _START_UP),
     ("streamsql/environment.py", "planner.statements"): (1, _DEFERRED),
