@@ -5,7 +5,10 @@ see over_frames.py), ties on the order key broken by arrival order. Past
 `taskmanager.memory.managed.size` the rows go through an external merge sort (`ExternalSort`,
 as ORDER BY's) by (partition keys, order keys, arrival); the merged rows are then evaluated a
 few complete partitions at a time, so the operator holds about the bound plus the partition
-being read (a partition larger than the bound is held whole). Spilled, the output comes in
+being read (a partition larger than the bound is held whole, unless every call's frame is a
+bounded number of rows: ROWS frames with offset bounds, LAG / LEAD; then it is evaluated a
+slice at a time with the rows the frames reach back to and ahead). In memory too, a large
+input's frames are computed over slices of whole partitions (`_sliced_values`). Spilled, the output comes in
 that sorted order instead of arrival order (Flink's batch OVER sorts its input too).
 
 STREAMING, ORDER BY a rowtime (Flink's RowTime*PrecedingFunction semantics):
@@ -315,21 +318,49 @@ class OverAggregateOperator(Operator):
         back[idx] = np.arange(n, dtype=np.int64)
         return [pa.concat_arrays(acc).take(pa.array(back)) for acc in parts]
 
-    def _evaluate(self, tables: list[pa.Table]) -> pa.RecordBatch:
-        """The rows of `tables` (data columns, then `SEQ`; whole partitions) with their calls' values."""
+    def _evaluate(self, tables: list[pa.Table], skip: int = 0, stop: int | None = None) -> pa.RecordBatch:
+        """The rows of `tables` (data columns, then `SEQ`; whole partitions, or a bounded
+        frame's context around rows [skip, stop)) with their calls' values."""
         table = _concat(tables).combine_chunks()
         values = self.computer.compute(table)
+        stop = table.num_rows if stop is None else stop
+        if skip or stop < table.num_rows:
+            table = table.slice(skip, stop - skip)
+            values = [v.slice(skip, stop - skip) for v in values]
         cols = [table.column(i).combine_chunks() for i in range(self.width)] + values
         return make_batch(self.node, cols, np.zeros(table.num_rows, dtype=np.int8))
 
+    def _bounded_context(self) -> tuple[int, int] | None:
+        """(rows before, rows after) a row of its partition that all its values depend on,
+        when that is bounded: every call an aggregate over a ROWS frame with both bounds
+        offsets, or LAG / LEAD. None otherwise (ranking, UNBOUNDED or RANGE frames)."""
+        before = after = 0
+        for c in self.calls:
+            if c.name in OFFSET_FUNCTIONS:
+                offset = abs(int(c.params.get("offset") or 1))
+                before, after = (max(before, offset), after) if c.name == "lag" else (before, max(after, offset))
+            elif c.name in RANKING_FUNCTIONS:
+                return None
+            elif self.frame.kind != "ROWS" or self.frame.lower is None or self.frame.upper is None:
+                return None
+            else:
+                before, after = max(before, -self.frame.lower), max(after, self.frame.upper)
+        return before, after
+
     def _spilled_output(self) -> Iterator[pa.RecordBatch]:
         """BATCH past the bound: the merged sorted rows cut at partition starts; complete
-        partitions are evaluated (a few together), the open one is held until it ends."""
+        partitions are evaluated (a few together). The open one is held until it ends, or,
+        when every call's frame is a bounded number of rows (`_bounded_context`), its rows
+        are evaluated as they pass a quarter of the bound, each time keeping the rows the
+        next ones' frames reach back to (and the last rows, whose frames reach ahead)."""
         assert self.sorter is not None
         names = [f"c{i}" for i in range(self.width)] + [SEQ]
+        context = self._bounded_context()
         ready: list[pa.Table] = []  # complete partitions not evaluated yet
         ready_rows = ready_bytes = 0
         open_rows: list[pa.Table] = []  # the partition the merge is in
+        open_n = open_bytes = 0
+        emitted = 0  # rows at the start of `open_rows` already emitted (a bounded frame's look-back)
         last: pa.Table | None = None  # the previous piece's last row
         limit = max(self.sorter.bound // 4, 1)
         for piece in self.sorter.merged():
@@ -338,19 +369,35 @@ class OverAggregateOperator(Operator):
             last = piece.slice(piece.num_rows - 1)
             if not len(starts):
                 open_rows.append(piece)
+                open_n += piece.num_rows
+                open_bytes += piece.nbytes
+                if context is not None and (open_bytes >= limit or open_n >= _SPILLED_CHUNK_ROWS):
+                    before, after = context
+                    stop = open_n - after
+                    if stop > emitted:
+                        table = _concat(open_rows).combine_chunks()
+                        yield self._evaluate([table], emitted, stop)
+                        kept = table.slice(max(stop - before, 0))
+                        emitted = stop - max(stop - before, 0)
+                        open_rows, open_n, open_bytes = [kept], kept.num_rows, kept.nbytes
                 continue
             cut = int(starts[-1])
             done = [*open_rows, piece.slice(0, cut)]
             open_rows = [piece.slice(cut)]
+            open_n, open_bytes = open_rows[0].num_rows, open_rows[0].nbytes
+            if emitted:  # the rest of a partition partly emitted
+                yield self._evaluate(done, emitted)
+                done, emitted = [], 0
             ready.extend(done)
             ready_rows += sum(t.num_rows for t in done)
             ready_bytes += sum(t.nbytes for t in done)
             if ready_rows >= _SPILLED_CHUNK_ROWS or ready_bytes >= limit:
                 yield self._evaluate(ready)
                 ready, ready_rows, ready_bytes = [], 0, 0
-        ready.extend(open_rows)
         if any(t.num_rows for t in ready):
             yield self._evaluate(ready)
+        if any(t.num_rows for t in open_rows):
+            yield self._evaluate(open_rows, emitted)
 
     def _partition_starts(self, last: pa.Table | None, piece: pa.Table) -> np.ndarray:
         """Per row of `piece` (sorted by partition): a partition starts there (its

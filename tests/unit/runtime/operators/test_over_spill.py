@@ -74,6 +74,12 @@ QUERIES = {
     "big_partition": "SELECT id, SUM(v) OVER (PARTITION BY big ORDER BY ts, id "
     "ROWS BETWEEN 5 PRECEDING AND 2 FOLLOWING) AS s FROM src",
     "nan_partition": "SELECT id, SUM(v) OVER (PARTITION BY f ORDER BY ts) AS s FROM src",
+    # one partition, frames of a bounded number of rows: evaluated in slices with a look-back
+    "no_partition_rows": "SELECT id, SUM(v) OVER w AS s, COUNT(v) OVER w AS c, FIRST_VALUE(v) OVER w AS f "
+    "FROM src WINDOW w AS (ORDER BY ts ROWS BETWEEN 7 PRECEDING AND 2 FOLLOWING)",
+    "no_partition_lag": "SELECT id, LAG(v, 3) OVER w AS p, LEAD(v, 5, 0) OVER w AS n FROM src WINDOW w AS (ORDER BY ts)",
+    "big_partition_rows": "SELECT id, MAX(v) OVER (PARTITION BY big ORDER BY ts DESC "
+    "ROWS BETWEEN 3 FOLLOWING AND 20 FOLLOWING) AS m FROM src",
     # one partition: held whole once merged (a partition larger than the bound stays in memory)
     "no_partition": "SELECT id, ROW_NUMBER() OVER w AS rn, SUM(v) OVER w AS s FROM src WINDOW w AS (ORDER BY ts)",
 }
@@ -169,7 +175,14 @@ def test_spilled_over_evaluates_a_few_partitions_at_a_time(
     monkeypatch.setattr(over_frames.OverComputer, "compute", counted)
     env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp_path / "spill")})
     assert env.execute_sql(QUERIES["rows"]).to_arrow().num_rows == ROWS
-    assert sum(sizes) == ROWS and len(sizes) > 2 and max(sizes) < ROWS // 2
+    assert sum(sizes) >= ROWS and len(sizes) > 2 and max(sizes) < ROWS // 2
+    # one partition whose frames reach 7 rows back and 2 ahead: slices with that context
+    sizes.clear()
+    assert env.execute_sql(QUERIES["no_partition_rows"]).to_arrow().num_rows == ROWS
+    assert sum(sizes) > ROWS and len(sizes) > 2 and max(sizes) < ROWS // 2
+    sizes.clear()  # ROW_NUMBER depends on every row before: the partition is held whole
+    assert env.execute_sql(QUERIES["no_partition"]).to_arrow().num_rows == ROWS
+    assert sizes == [ROWS]
 
 
 @pytest.mark.parametrize("name", ["rows", "range", "lag_lead", "ranking", "big_partition", "nan_partition"])
