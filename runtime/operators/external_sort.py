@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from runtime.errors import JobError
 from runtime.operators.rank_common import SortKey, sort_order, take_rows
 from runtime.spill import SpillFiles, tmp_dir
 
@@ -68,6 +69,25 @@ class ExternalSort:
         self.buffered_bytes += data.nbytes
         if self.bound and self.buffered_bytes > self.bound:
             self._write_run()
+
+    def snapshot(self) -> list[pa.RecordBatch | pa.Table]:
+        """The rows held, for a checkpoint (a job with periodic checkpoints never spills; a
+        savepoint triggered by hand after the sort spilled cannot include the runs)."""
+        if self.runs:
+            raise JobError(
+                "a BATCH operator's sort spilled to disk (taskmanager.memory.managed.size) and cannot be "
+                "snapshotted; hint: enable periodic checkpoints (execution.checkpointing.interval and "
+                "execution.checkpointing.dir) so it keeps its input in memory, or take no savepoint in BATCH mode"
+            )
+        return self.buffer
+
+    def restore(self, buffer: list[pa.RecordBatch | pa.Table]) -> None:
+        """Hold these rows (a checkpoint's `buffer`; a job with checkpointing never spills:
+        its operators pass `bound` 0)."""
+        self.buffer = list(buffer)
+        self.buffered_bytes = sum(t.nbytes for t in self.buffer)
+        if self.buffer:
+            self.width = self.buffer[0].num_columns
 
     def take_buffer(self) -> pa.Table | None:
         """The buffered rows in arrival order (nothing spilled), emptying the buffer."""

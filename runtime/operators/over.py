@@ -121,7 +121,9 @@ class OverAggregateOperator(Operator):
         self.sorter: ExternalSort | None = None
         if ctx.is_batch:
             keys = [SortKey(i) for i in self.partition] + self.order
-            self.sorter = ExternalSort(ctx.config, keys, MANAGED_MEMORY_SIZE.get(ctx.config))
+            # with checkpointing the input is held (the snapshot's "input"), never spilled
+            bound = 0 if ctx.checkpointing else MANAGED_MEMORY_SIZE.get(ctx.config)
+            self.sorter = ExternalSort(ctx.config, keys, bound)
         if p.updating and not ctx.is_batch:
             self._start_updating()
 
@@ -428,6 +430,7 @@ class OverAggregateOperator(Operator):
                 "last_fired": self.last_fired,
                 "watermark": self.watermark,
                 "updating": self.updating.snapshot() if self.updating is not None else None,
+                "input": self.sorter.snapshot() if self.sorter is not None else None,  # BATCH
             }
         )
 
@@ -441,6 +444,8 @@ class OverAggregateOperator(Operator):
         if d.get("updating") is not None:
             self._start_updating()
             self.updating.restore(d["updating"])
+        if d.get("input") and self.sorter is not None:
+            self.sorter.restore(d["input"])
 
     def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
         """The partitions whose key (the PARTITION BY columns, the exchange key) is in

@@ -102,7 +102,9 @@ class RankOperator(Operator):
         self.sorter: ExternalSort | None = None
         if ctx.is_batch:
             keys = [SortKey(i) for i in self.partition_keys] + self.order
-            self.sorter = ExternalSort(ctx.config, keys, MANAGED_MEMORY_SIZE.get(ctx.config))
+            # with checkpointing the input is held (the snapshot's "input"), never spilled
+            bound = 0 if ctx.checkpointing else MANAGED_MEMORY_SIZE.get(ctx.config)
+            self.sorter = ExternalSort(ctx.config, keys, bound)
         self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, None)
         self.ttl = StateTtl(self._ttl_ms)
 
@@ -372,7 +374,13 @@ class RankOperator(Operator):
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
         return state_format.pack(
-            {"keys": self.state.snapshot(), "rows": self.rows, "seq": self.next_seq, "ttl": self.ttl}
+            {
+                "keys": self.state.snapshot(),
+                "rows": self.rows,
+                "seq": self.next_seq,
+                "ttl": self.ttl,
+                "input": self.sorter.snapshot() if self.sorter is not None else None,  # BATCH
+            }
         )
 
     def restore_state(self, handles: Any) -> None:
@@ -381,6 +389,8 @@ class RankOperator(Operator):
         self.rows, self.next_seq = d["rows"], d["seq"]
         self.ttl = d.get("ttl") or StateTtl(self._ttl_ms)
         self.ttl.reconfigure(self._ttl_ms)
+        if d.get("input") and self.sorter is not None:
+            self.sorter.restore(d["input"])
 
 
 def _rank_by_seq(src_seq: np.ndarray, src_rank: np.ndarray, query: np.ndarray) -> np.ndarray:

@@ -86,19 +86,18 @@ class SortOperator(Operator):
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)
         order = SortParams.of(node).order
-        self.sorter = ExternalSort(ctx.config, order, MANAGED_MEMORY_SIZE.get(ctx.config) if ctx.is_batch else 0)
+        # with checkpointing the buffer is the snapshot (never spilled)
+        bound = MANAGED_MEMORY_SIZE.get(ctx.config) if ctx.is_batch and not ctx.checkpointing else 0
+        self.sorter = ExternalSort(ctx.config, order, bound)
 
     @property
     def buffer(self) -> list[pa.RecordBatch | pa.Table]:
-        """The rows not written to a sorted run (the generic checkpoint's state)."""
-        return self.sorter.buffer
+        """The rows held (the generic checkpoint's state; never spilled with checkpointing)."""
+        return self.sorter.snapshot()
 
     @buffer.setter
     def buffer(self, value: list[pa.RecordBatch | pa.Table]) -> None:
-        self.sorter.buffer = list(value)
-        self.sorter.buffered_bytes = sum(t.nbytes for t in value)
-        if value:
-            self.sorter.width = value[0].num_columns
+        self.sorter.restore(value)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         data = data_columns(batch)

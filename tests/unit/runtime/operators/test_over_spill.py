@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from runtime.batch import data_width
 from runtime.errors import UserFunctionError
 from streamsql import DataTypes, EnvironmentSettings, TableEnvironment
 from streamsql.udf import udf
@@ -204,3 +205,46 @@ def test_in_memory_over_in_partition_slices(name: str, source: Path, monkeypatch
     sliced = _env(source, {}).execute_sql(QUERIES[name]).to_arrow()
     assert len(sizes) > 3 and sum(sizes) == ROWS
     assert sliced.to_pylist() == whole.to_pylist()
+
+
+@pytest.mark.parametrize("name", ["rows", "rank_row_number", "rank_sort_limit"])
+def test_checkpointed_batch_job_holds_its_input_in_the_snapshot(
+    name: str, source: Path, tmp_path: Path, spill_writes: Any
+) -> None:
+    """With checkpointing, BATCH OVER / Rank hold their input (never spill) and a savepoint
+    taken mid-input carries it: the restored job's result is the uninterrupted one."""
+    import dataclasses
+
+    from runtime.executor.local import LocalExecutor
+
+    class SavepointAt(LocalExecutor):
+        """Takes a savepoint after the 3rd source batch and stops there."""
+
+        calls = 0
+        location: str | None = None
+
+        def _checkpoint_work(self) -> None:
+            self.calls += 1
+            if self.calls != 3:
+                super()._checkpoint_work()
+                return
+            p = self.checkpoints.snapshot("savepoint", str(tmp_path / "sp"), stop=True)
+            self.checkpoints.complete(self.coordinator.completed(wait=True))
+            self.location = p.location
+
+    env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp_path / "spill")})
+
+    def graph(**conf: str) -> Any:
+        (stmt,) = env.parse(QUERIES[name])
+        g = env._planner().plan_query(stmt).graph  # noqa: SLF001 - the test drives the executor itself
+        return dataclasses.replace(g, config={**(g.config or {}), **conf})
+
+    expected = _by_id(env.execute_sql(QUERIES[name]).to_arrow())
+    spill_writes.clear()
+    periodic = {"execution.checkpointing.interval": "1 h", "execution.checkpointing.dir": str(tmp_path / "cp")}
+    first = SavepointAt(graph(**periodic))
+    assert not list(first.run()) and first.location is not None  # stopped before the end of input
+    assert not spill_writes.rows
+    rest = LocalExecutor(graph(**{"execution.savepoint.path": first.location}))
+    got = pa.Table.from_batches(list(rest.run()))
+    assert _by_id(got.select(list(range(data_width(got.to_batches()[0]))))) == expected
