@@ -195,8 +195,10 @@ def test_changelog_result_mode_shows_watermark_and_finishes(shell: Any) -> None:
     def during(d: Any, pipe: Any) -> None:
         deadline = time.monotonic() + 300
         while True:
+            # The pump marks itself finished while the view drains it, before the view applies
+            # the drained batches to its model: wait for both (rows come from the TUMBLE).
             view = getattr(d.shell, "last_view", None)
-            if view is not None and view.pump is not None and view.pump.finished:
+            if view is not None and view.pump is not None and view.pump.finished and view.model.rows():
                 break
             assert time.monotonic() < deadline, d.text()
             time.sleep(0.02)
