@@ -5,6 +5,7 @@ whether an expression is deterministic."""
 from __future__ import annotations
 
 from runtime.expr.ir import Call, Expr, InputRef
+from runtime.functions import registry
 from runtime.types import BOOLEAN
 
 
@@ -39,10 +40,8 @@ def conjunction(a: Expr | None, b: Expr | None) -> Expr | None:
 
 
 def is_deterministic(e: Expr) -> bool:
+    """Whether `e` calls no non-deterministic function (each function declares it in the
+    registry: RAND, NOW, CURRENT_WATERMARK (the watermark where the call is), ...)."""
     if isinstance(e, Call):
-        if e.name in ("rand", "rand_integer", "uuid", "current_timestamp", "now", "proctime", "localtimestamp"):
-            return False
-        if e.name == "current_watermark":  # the watermark where the call is: never moved
-            return False
-        return all(is_deterministic(a) for a in e.args)
+        return registry.is_deterministic(e.name) and all(is_deterministic(a) for a in e.args)
     return True

@@ -153,6 +153,18 @@ def lookup(name: str) -> ScalarFunction | None:
     return fn
 
 
+def is_deterministic(name: str) -> bool:
+    """Whether calls of `name` give the same result for the same arguments (False for RAND,
+    NOW, CURRENT_WATERMARK, ...: the planner must not duplicate, move or fold them), from the
+    function's own declaration. A name that is no built-in function (an operator the binder
+    emits) is deterministic, and does not make `lookup` load every function module."""
+    n = name.lower()
+    if n not in _REGISTRY and n not in MODULE_OF:
+        return True
+    fn = lookup(n)
+    return fn is None or fn.deterministic
+
+
 def functions() -> list[ScalarFunction]:
     """Every registered function once (aliases not repeated), by name."""
     _ensure_loaded()
