@@ -25,9 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from runtime.batch import INSERT, MAX_WATERMARK, data_columns, row_kinds, row_watermarks
+from runtime.batch import MAX_WATERMARK
 from runtime.checkpoint.format import register_state_type
-from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -41,7 +40,7 @@ from runtime.operators.spec import (
     insert_only_input,
     register_spec,
 )
-from runtime.operators.window_assign import is_ltz, rowtime_ms, wall_to_instant, window_prop_arrays
+from runtime.operators.window_assign import wall_to_instant, window_input, window_prop_arrays
 from runtime.plan_params import WindowParams
 from runtime.plan_text import format_window
 from runtime.state import KeyedStateBackend, create_backend
@@ -91,19 +90,12 @@ class SessionWindowTableFunctionOperator(Operator):
         self.sessions = SessionRows(self, int(p.window.gap_ms or 0))
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        data = data_columns(batch)
-        if data.num_rows == 0:
+        taken = window_input(
+            batch, self.time_index, self.ctx.time_zone, self.ctx.is_batch, "A SESSION window table function"
+        )
+        if taken is None:
             return
-        if (row_kinds(batch) != INSERT).any():
-            raise JobError("A SESSION window table function doesn't support consuming update and delete changes")
-        tcol = data.column(self.time_index)
-        self.ltz = is_ltz(tcol)
-        ts, valid = rowtime_ms(tcol, self.ctx.time_zone)
-        wms = None if self.ctx.is_batch else row_watermarks(batch)
-        if not valid.all():  # rows without a rowtime belong to no session: dropped
-            keep = pa.array(valid)
-            data, ts = data.filter(keep), ts[valid]
-            wms = None if wms is None else wms[valid]
+        data, ts, wms, self.ltz = taken
         self.sessions.process(data, ts, wms, out)
 
     def timer_of(self, end: np.ndarray) -> np.ndarray:

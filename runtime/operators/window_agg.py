@@ -11,8 +11,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.aggregates.aggset import AggregateSet
-from runtime.batch import INSERT, MAX_WATERMARK, data_columns, row_kinds, row_watermarks
-from runtime.errors import JobError
+from runtime.batch import MAX_WATERMARK
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -26,7 +25,12 @@ from runtime.operators.spec import (
     insert_only_input,
     register_spec,
 )
-from runtime.operators.window_assign import assign_windows, is_ltz, rowtime_ms, wall_to_instant, window_prop_arrays
+from runtime.operators.window_assign import (
+    assign_windows,
+    wall_to_instant,
+    window_input,
+    window_prop_arrays,
+)
 from runtime.operators.window_slicing import BoundedPartials, SlicedFold, can_slice, slice_unit
 from runtime.operators.window_slots import WindowSlotCache
 from runtime.plan_params import AggCallParams, WindowParams
@@ -113,19 +117,10 @@ class WindowAggregateOperator(Operator):
 
     # ------------------------------------------------------------------ input
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        data = data_columns(batch)
-        if data.num_rows == 0:
+        taken = window_input(batch, self.time_index, self.ctx.time_zone, self.ctx.is_batch, "WindowAggregate")
+        if taken is None:
             return
-        if (row_kinds(batch) != INSERT).any():
-            raise JobError("WindowAggregate doesn't support consuming update and delete changes")
-        tcol = data.column(self.time_index)
-        self.ltz = is_ltz(tcol)
-        ts, valid = rowtime_ms(tcol, self.ctx.time_zone)
-        wms = None if self.ctx.is_batch else row_watermarks(batch)
-        if not valid.all():  # rows without a rowtime belong to no window
-            keep = pa.array(valid)
-            data, ts = data.filter(keep), ts[valid]
-            wms = None if wms is None else wms[valid]
+        data, ts, wms, self.ltz = taken
         if self.sessions is not None:
             self.sessions.process(data, ts, wms, out)
             return

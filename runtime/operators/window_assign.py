@@ -14,6 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.batch import INSERT, data_columns, row_kinds, row_watermarks
 from runtime.errors import JobError
 from runtime.plan_params import WindowParams
 
@@ -35,6 +36,31 @@ def rowtime_ms(array: pa.Array, time_zone: str) -> tuple[np.ndarray, np.ndarray]
     else:
         ms = array.cast(pa.int64()).fill_null(0).to_numpy(zero_copy_only=False)
     return ms.astype(np.int64, copy=False), valid
+
+
+WindowInput = tuple[pa.RecordBatch, np.ndarray, "np.ndarray | None", bool]
+
+
+def window_input(
+    batch: pa.RecordBatch, time_index: int, time_zone: str, is_batch: bool, operator: str
+) -> WindowInput | None:
+    """A batch as a window operator takes it: (data columns, rowtimes as wall-clock ms, the
+    rows' watermarks (None in BATCH mode), whether the time column is a TIMESTAMP_LTZ); None
+    for an empty batch. Update and delete rows fail the job as Flink's window operators do
+    ("<operator> doesn't support consuming update and delete changes"); rows without a
+    rowtime belong to no window and are dropped."""
+    data = data_columns(batch)
+    if data.num_rows == 0:
+        return None
+    if (row_kinds(batch) != INSERT).any():
+        raise JobError(f"{operator} doesn't support consuming update and delete changes")
+    tcol = data.column(time_index)
+    ts, valid = rowtime_ms(tcol, time_zone)
+    wms = None if is_batch else row_watermarks(batch)
+    if not valid.all():
+        data, ts = data.filter(pa.array(valid)), ts[valid]
+        wms = None if wms is None else wms[valid]
+    return data, ts, wms, is_ltz(tcol)
 
 
 def wall_to_instant(ms: np.ndarray, time_zone: str) -> np.ndarray:

@@ -26,8 +26,7 @@ from typing import ClassVar
 import numpy as np
 import pyarrow as pa
 
-from runtime.batch import INSERT, data_columns, row_kinds, row_watermarks
-from runtime.errors import JobError
+from runtime.batch import data_columns, row_watermarks
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -46,7 +45,7 @@ from runtime.operators.window_agg import (
     WindowAggregateSpec,
     explain_window_aggregate,
 )
-from runtime.operators.window_assign import assign_windows, is_ltz, rowtime_ms, wall_to_instant
+from runtime.operators.window_assign import assign_windows, wall_to_instant, window_input
 from runtime.operators.window_slicing import SlicedFold
 from runtime.plan_params import AggCallParams, WindowParams
 from runtime.plan_text import format_agg, format_window
@@ -95,20 +94,10 @@ class LocalWindowAggregateOperator(Operator):
         self.sliced = SlicedFold(self.spec, self.calls, self.grouping)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        data = data_columns(batch)
-        if data.num_rows == 0:
+        taken = window_input(batch, self.time_index, self.ctx.time_zone, self.ctx.is_batch, "WindowAggregate")
+        if taken is None or taken[0].num_rows == 0:
             return
-        if (row_kinds(batch) != INSERT).any():
-            raise JobError("WindowAggregate doesn't support consuming update and delete changes")
-        tcol = data.column(self.time_index)
-        ltz = is_ltz(tcol)
-        ts, valid = rowtime_ms(tcol, self.ctx.time_zone)
-        wms = None if self.ctx.is_batch else row_watermarks(batch)
-        if not valid.all():  # rows without a rowtime belong to no window
-            data, ts = data.filter(pa.array(valid)), ts[valid]
-            wms = None if wms is None else wms[valid]
-            if data.num_rows == 0:
-                return
+        data, ts, wms, ltz = taken
         sl = self.sliced
         late_some = None
         starts = sl.slice_start(ts)
