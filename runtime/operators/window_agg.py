@@ -117,7 +117,7 @@ class WindowAggregateOperator(Operator):
 
     # ------------------------------------------------------------------ input
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        taken = window_input(batch, self.time_index, self.ctx.time_zone, self.ctx.is_batch, "WindowAggregate")
+        taken = window_input(batch, self.time_index, self.ctx.time_zone, self.ctx.is_batch, WINDOW_AGGREGATE.name)
         if taken is None:
             return
         data, ts, wms, self.ltz = taken

@@ -94,7 +94,7 @@ class LocalWindowAggregateOperator(Operator):
         self.sliced = SlicedFold(self.spec, self.calls, self.grouping)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        taken = window_input(batch, self.time_index, self.ctx.time_zone, self.ctx.is_batch, "WindowAggregate")
+        taken = window_input(batch, self.time_index, self.ctx.time_zone, self.ctx.is_batch, WINDOW_AGGREGATE.name)
         if taken is None or taken[0].num_rows == 0:
             return
         data, ts, wms, ltz = taken
