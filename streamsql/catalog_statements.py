@@ -57,10 +57,10 @@ SQL_EXECUTION_EXCEPTION = "org.apache.flink.table.gateway.service.utils.SqlExecu
 KNOWN_MODULES = ("core",)
 
 
-def _err(stmt: Statement, message: str, flink_class: str | None = None) -> SqlValidationError:
+def _err(stmt: Statement, message: str, flink_class: str | None = None, hint: str | None = None) -> SqlValidationError:
     if flink_class:
-        return CatalogError(message, flink_class, sql=stmt.sql, line=1, column=1)
-    return SqlValidationError(message, sql=stmt.sql, line=1, column=1)
+        return CatalogError(message, flink_class, sql=stmt.sql, line=1, column=1, hint=hint)
+    return SqlValidationError(message, sql=stmt.sql, line=1, column=1, hint=hint)
 
 
 def _strings(header: str, values: list[str]) -> TableResult:
@@ -85,8 +85,8 @@ def create_catalog(env: TableEnvironment, stmt: CreateCatalog) -> TableResult:
         )
     try:
         store = create_catalog_store(stmt.name, stmt.options, stmt.comment)
-    except SqlValidationError as e:
-        raise _err(stmt, e.message) from None
+    except SqlValidationError as e:  # at the statement, keeping the catalog type's hint
+        raise _err(stmt, e.message, hint=e.hint) from None
     cat.add_catalog(store)
     return TableResult.ok()
 

@@ -12,6 +12,7 @@ import pytest
 
 from planner.catalog_store import CATALOG_TYPES, catalog_type_names, create_catalog_store
 from planner.errors import SqlValidationError
+from streamsql import EnvironmentSettings, TableEnvironment
 
 
 def _type(typname: str, typmod: int = -1) -> str | None:
@@ -90,3 +91,17 @@ def test_the_module_is_not_loaded_at_start_up() -> None:
     code = "import sys; from streamsql import TableEnvironment; print('planner.catalog_jdbc' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_create_catalog_that_cannot_connect_keeps_the_hint() -> None:
+    """CREATE CATALOG reports the catalog type's connection error at the statement, with its
+    hint (the statement layer used to re-raise the message alone)."""
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    with pytest.raises(SqlValidationError) as err:
+        env.execute_sql(
+            "CREATE CATALOG pg WITH ('type' = 'jdbc', 'default-database' = 'd', 'username' = 'u', "
+            "'password' = 'p', 'base-url' = 'jdbc:postgresql://127.0.0.1:1')"
+        )
+    assert "Failed connecting to jdbc:postgresql://127.0.0.1:1/d via JDBC" in err.value.message
+    assert err.value.hint is not None and "'base-url'" in err.value.hint
+    assert "pg" not in env.list_catalogs()
