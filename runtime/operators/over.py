@@ -32,7 +32,6 @@ The output is the input columns followed by one column per call; insert-only.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -66,6 +65,7 @@ from runtime.plan_params import AggCallParams
 from runtime.plan_text import format_literal
 from runtime.spill import MANAGED_MEMORY_SIZE
 from runtime.state import KeyedStateBackend, create_backend
+from runtime.state.ttl import now_ms
 
 SLOT = "__slot"
 TS = "__ts"
@@ -176,7 +176,7 @@ class OverAggregateOperator(Operator):
             return
         slots = self._slots(data)
         if self.time_kind == "PROCTIME":
-            now = int(time.time() * 1000)
+            now = now_ms()  # the runtime's processing-time clock (PROCTIME() reads it too)
             ts = np.full(n, now, dtype=np.int64)
             self.pending.append(self._table(data, slots, ts, ts - 1))
             self._fire(now, out)
