@@ -320,7 +320,6 @@ class MatchOperator(Operator):
         holds), and the store ids in their partial matches, PREV histories and pending
         rows re-numbered with them. No PARTITION BY: every row went to key group 0,
         whose new owner takes its old owner's state unchanged."""
-
         if not self.partition_keys:
             return key_group_zero_state(old, new_range)
         snaps = [d for d in (load_state(s) for _, s in old) if d is not None]

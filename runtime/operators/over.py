@@ -453,7 +453,6 @@ class OverAggregateOperator(Operator):
         last fired time per partition and the recompute mode's live rows and values. No
         PARTITION BY: every row went to key group 0, whose new owner takes its old owner's
         state unchanged. Arrival numbers continue after the largest old one."""
-
         if not self.partition:
             return key_group_zero_state(old, new_range)
         snaps = [load_state(s) for _, s in old]

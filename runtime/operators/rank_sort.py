@@ -163,7 +163,6 @@ class LimitOperator(Operator):
 
     def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
         """Every row reaches subtask 0 (a "single" exchange): it keeps the count."""
-
         return key_group_zero_state(old, new_range)
 
 
@@ -232,7 +231,6 @@ class TemporalSortOperator(Operator):
 
     def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
         """Every row reaches subtask 0 (a "single" exchange): it keeps the waiting rows."""
-
         return key_group_zero_state(old, new_range)
 
 

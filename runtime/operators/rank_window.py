@@ -149,7 +149,6 @@ class WindowRankOperator(Operator):
         columns, `input_keys` of the spec) is in range, so each window of a key fires in
         the subtask its later rows reach. Arrival numbers of each old subtask are shifted
         past the previous one's, keeping the order within every partition."""
-
         keys, max_par = exchange_keys(self), operator_max_parallelism(self)
         buffer: list[pa.RecordBatch] = []
         ends: list[np.ndarray] = []

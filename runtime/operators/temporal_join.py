@@ -276,7 +276,6 @@ class TemporalJoinOperator(Operator):
         versions whose primary key (the right one) is; version numbers of each old
         subtask are shifted past the previous one's, keeping their order per key; the
         per-key latest rowtime of a monotonic right input follows its key's slot."""
-
         max_par = operator_max_parallelism(self)
         snaps = [d for d in (load_state(s) for _, s in old) if d is not None]
         left: list[pa.Table] = []

@@ -14,8 +14,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.batch import INSERT, data_columns, row_kinds, row_watermarks
+from runtime.batch import row_watermarks
 from runtime.errors import JobError
+from runtime.operators._join_util import insert_only
 from runtime.plan_params import WindowParams
 
 
@@ -38,7 +39,7 @@ def rowtime_ms(array: pa.Array, time_zone: str) -> tuple[np.ndarray, np.ndarray]
     return ms.astype(np.int64, copy=False), valid
 
 
-WindowInput = tuple[pa.RecordBatch, np.ndarray, "np.ndarray | None", bool]
+WindowInput = tuple[pa.RecordBatch, np.ndarray, np.ndarray | None, bool]
 
 
 def window_input(
@@ -49,11 +50,9 @@ def window_input(
     for an empty batch. Update and delete rows fail the job as Flink's window operators do
     ("<operator> doesn't support consuming update and delete changes"); rows without a
     rowtime belong to no window and are dropped."""
-    data = data_columns(batch)
+    data = insert_only(batch, operator)
     if data.num_rows == 0:
         return None
-    if (row_kinds(batch) != INSERT).any():
-        raise JobError(f"{operator} doesn't support consuming update and delete changes")
     tcol = data.column(time_index)
     ts, valid = rowtime_ms(tcol, time_zone)
     wms = None if is_batch else row_watermarks(batch)

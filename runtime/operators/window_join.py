@@ -220,7 +220,6 @@ class WindowJoinOperator(Operator):
         the window columns) is in range, with their window bounds and timers; the
         operator watermark is the minimum over the old subtasks, an input ended when it
         ended in all of them."""
-
         max_par = operator_max_parallelism(self)
         snaps = [d for d in (load_state(s) for _, s in old) if d is not None]
         buffers = (_Buffer(), _Buffer())
