@@ -141,7 +141,7 @@ class LogicalTableScan(LogicalNode):
 
 @dataclass(frozen=True)
 class LogicalValues(LogicalNode):
-    """Rows of literals (VALUES, `SELECT 1`, the Table API's `from_elements`)."""
+    """Rows of literals: VALUES, and the one-row input of a SELECT without FROM."""
 
     rows: tuple[tuple[Literal, ...], ...]
 
@@ -306,7 +306,7 @@ class LogicalWindowAggregate(_Single):
 
 @dataclass(frozen=True)
 class LogicalUnion(LogicalNode):
-    """UNION ALL of its children (UNION with DISTINCT is this below a DISTINCT aggregate)."""
+    """UNION ALL of its children (UNION, INTERSECT and EXCEPT are `LogicalSetOp`, planner/rules/setops.py)."""
 
     children: tuple[LogicalNode, ...]
     all: bool = True
