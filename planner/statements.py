@@ -19,7 +19,7 @@ class Statement:
     """A statement of a script. Every kind keeps its own text and where it starts, so an
     error found later (by the binder, the planner or a connector) points at its line.
 
-    Every statement class has a docstring: a dataclass without one gets a generated
+    Every class of this module has a docstring: a dataclass without one gets a generated
     `__doc__` from `inspect.signature`, which costs start-up time for nothing."""
 
     # The statement's text (no trailing ';'), and its 1-based start line/column in the script.
