@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -77,7 +78,9 @@ def tmp_dir(config: Any) -> str:
 class SpillFiles:
     """Tables written to Arrow IPC files in a private directory, grouped by an integer
     partition; read back (and deleted) a partition at a time. The directory goes at
-    `close` (and when the object is collected)."""
+    `close`, when the object is collected, or at the latest when the process exits
+    (`weakref.finalize`: its clean-ups run as `atexit` callbacks, also when the `streamsql`
+    command skips the interpreter's teardown, where a `__del__` would not run)."""
 
     def __init__(self, parent: str) -> None:
         self.dir = ""  # (set once created: `close` may run after a failed start)
@@ -86,6 +89,7 @@ class SpillFiles:
             self.dir = tempfile.mkdtemp(prefix="streamsql-spill-", dir=parent)
         except OSError as e:
             raise file_access_error(e, "create a spill directory (io.tmp.dirs) under", parent) from e
+        self._remove_dir = weakref.finalize(self, shutil.rmtree, self.dir, ignore_errors=True)
         self.files: dict[int, list[str]] = {}
         self.sizes: dict[int, int] = {}  # bytes on disk per partition
         self.rows: dict[int, int] = {}  # rows per partition
@@ -149,10 +153,7 @@ class SpillFiles:
         self.sizes = {}
         self.rows = {}
         if self.dir:
-            shutil.rmtree(self.dir, ignore_errors=True)
-
-    def __del__(self) -> None:
-        self.close()
+            self._remove_dir()  # (once: a finalizer is dead after its first call)
 
 
 def _read(path: str) -> pa.Table:

@@ -12,7 +12,7 @@ import os
 import sys
 from typing import Any, TextIO
 
-from streamsql.start_up import limit_blas_threads
+from streamsql.start_up import end_process, limit_blas_threads
 
 EXIT_OK = 0
 EXIT_SQL_ERROR = 1
@@ -444,8 +444,7 @@ def _read(path: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The `streamsql` command (the process's entry point: the console script and
-    `python -m streamsql.cli`)."""
+    """The `streamsql` command; returns its exit status (`run` is the process's entry point)."""
     # Start-up allocates a few hundred thousand long-lived objects (modules, classes,
     # functions); the cyclic GC would scan them ~160 times while they load and find nothing
     # to free (~10% of `streamsql -e "SELECT 1"`). It is off until the session exists, then
@@ -556,5 +555,12 @@ def _main(args: argparse.Namespace) -> int:
     return runner.finish()
 
 
+def run() -> None:
+    """The process's entry point (the `streamsql` console script, `python -m streamsql.cli`):
+    `main`, then the process ends (`end_process`: without the interpreter's teardown).
+    Tests and embedding programs call `main`, which returns the exit status instead."""
+    end_process(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

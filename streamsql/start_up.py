@@ -10,17 +10,21 @@ collections after the load do not scan them either. They stay collectable: the n
 collection sees them, as it sees everything.
 
 The CLI (streamsql/cli.py) goes further: it owns its process, so it also freezes what
-start-up built (`gc.freeze`). A library must not: freezing would keep the caller's own
-garbage from ever being collected.
+start-up built (`gc.freeze`), and ends the process without the interpreter's teardown
+(`end_process`). A library must not: freezing would keep the caller's own garbage from ever
+being collected, and the program that imported streamsql owns its own exit.
 """
 
 from __future__ import annotations
 
+import atexit
 import gc
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import NoReturn
 
 
 @contextmanager
@@ -60,3 +64,39 @@ def limit_blas_threads() -> None:
     """
     if "numpy" not in sys.modules:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+def end_process(code: int) -> NoReturn:
+    """End the `streamsql` command's process with exit status `code`, skipping the
+    interpreter's teardown when nothing observable depends on it.
+
+    Why: after the command's work, a normal exit frees every module's objects one by one
+    (numpy's, pyarrow's, sqlglot's, ours), ~40 ms of `streamsql -e "SELECT 1"`'s ~0.35 s,
+    to hand memory back to an OS that takes it all back anyway. What the teardown does that
+    a user can observe is done here first, in the interpreter's order: the `atexit`
+    callbacks run (logging's final flush, `weakref.finalize` clean-ups such as temporary
+    and spill directories, multiprocessing's joining of child processes), then stdout and
+    stderr are flushed. Then `os._exit`, as multiprocessing's forked children end. The
+    `__del__` methods of objects still alive then do not run; Python does not promise them
+    at exit either (its data model says so), so a clean-up that must happen is an `atexit`
+    callback or a `weakref.finalize` (runtime/spill.py's spill directories are).
+
+    When that would not be the same as a normal exit, it is a normal exit (`sys.exit`):
+    another Python thread is alive (the interpreter waits for non-daemon threads and runs
+    their pools' shut-down hooks, which only it can do), or flushing a standard stream
+    fails (a closed pipe: the interpreter reports it and exits with status 120).
+    """
+    if threading.active_count() == 1:
+        run_exit_callbacks = getattr(atexit, "_run_exitfuncs", None)
+        if run_exit_callbacks is not None:
+            run_exit_callbacks()  # (clears them: a fallback `sys.exit` will not run them twice)
+            if threading.active_count() == 1:
+                try:
+                    for stream in (sys.stdout, sys.stderr):
+                        if stream is not None:
+                            stream.flush()
+                except (OSError, ValueError):
+                    pass
+                else:
+                    os._exit(code)
+    sys.exit(code)

@@ -87,3 +87,28 @@ def test_rows_skipped_by_ignore_parse_errors_are_counted_and_summarized(tmp_path
     assert p.returncode == 0, p.stderr
     assert "2 input row(s) could not be parsed and were skipped" in p.stderr, p.stderr
     assert "skipped rows" in p.stderr  # the --stats column
+
+
+def test_a_spilled_batch_join_prints_every_row_and_leaves_no_spill_files(tmp_path: Path) -> None:
+    # the command ends without the interpreter's teardown (streamsql/start_up.py end_process):
+    # its output must still be complete (more than a pipe's buffer) and the join's spill
+    # directory gone
+    spill = tmp_path / "spill"
+    script = tmp_path / "job.sql"
+    script.write_text(
+        "SET 'execution.runtime-mode' = 'batch';\n"
+        "SET 'taskmanager.memory.managed.size' = '16kb';\n"
+        "SET 'table.exec.source.batch-rows' = '256';\n"
+        f"SET 'io.tmp.dirs' = '{spill}';\n"
+        "CREATE TABLE a (k BIGINT) WITH ('connector'='datagen','number-of-rows'='6000',\n"
+        "  'fields.k.kind'='sequence','fields.k.start'='1','fields.k.end'='6000');\n"
+        "CREATE TABLE b (k BIGINT) WITH ('connector'='datagen','number-of-rows'='6000',\n"
+        "  'fields.k.kind'='sequence','fields.k.start'='1','fields.k.end'='6000');\n"
+        "SELECT a.k, b.k * 2 AS twice FROM a JOIN b ON a.k = b.k;\n"
+    )
+    p = run_cli("-f", str(script), "--format", "jsonl")
+    assert p.returncode == 0, p.stderr
+    rows = [json.loads(line)["row"] for line in p.stdout.splitlines() if line.startswith("{")]
+    assert sorted(int(k) for k, _ in rows) == list(range(1, 6001))
+    assert spill.is_dir()  # the join did spill there
+    assert list(spill.iterdir()) == []

@@ -5,6 +5,7 @@ objects the caller froze."""
 from __future__ import annotations
 
 import gc
+import re
 import sys
 import types
 from collections.abc import Iterator
@@ -85,3 +86,76 @@ def test_the_callers_frozen_objects_stay_frozen(gc_on: None) -> None:
     finally:
         gc.unfreeze()
         sys.modules.pop(name, None)
+
+
+# `end_process` (the `streamsql` command's exit) must be observably the same as `sys.exit`:
+# each program below ends once with `sys.exit(3)` and once with `end_process(3)`, in a fresh
+# interpreter, and both runs must give the same exit status, stdout and stderr.
+_EXIT_PROGRAMS = {
+    "buffered output larger than a pipe's buffer": """
+        sys.stdout.write("x" * 300_000 + "\\n")
+    """,
+    "atexit callbacks run after the output, in reverse order": """
+        atexit.register(print, "first registered")
+        atexit.register(print, "last registered")
+        print("body")
+    """,
+    "an atexit callback that fails is reported and the others still run": """
+        atexit.register(print, "still runs")
+        atexit.register(lambda: 1 / 0)
+    """,
+    "weakref.finalize clean-ups run": """
+        class Spill:
+            pass
+        keep = Spill()
+        weakref.finalize(keep, print, "directory removed")
+    """,
+    "a non-daemon thread is waited for": """
+        def late() -> None:
+            time.sleep(0.2)
+            print("thread finished")
+        threading.Thread(target=late).start()
+    """,
+    "a thread pool's workers are shut down": """
+        from concurrent.futures import ThreadPoolExecutor
+        pool = ThreadPoolExecutor(2)
+        print(pool.submit(lambda: 21 * 2).result())
+    """,
+    "stderr is flushed too": """
+        sys.stderr.write("no newline")
+    """,
+}
+
+
+@pytest.mark.parametrize("body", list(_EXIT_PROGRAMS.values()), ids=list(_EXIT_PROGRAMS))
+def test_end_process_exits_as_sys_exit_would(body: str) -> None:
+    import subprocess
+    import textwrap
+
+    runs = []
+    for ending in ("sys.exit(3)", "end_process(3)"):
+        program = (
+            "import atexit, sys, threading, time, weakref\n"
+            "from streamsql.start_up import end_process\n" + textwrap.dedent(body) + ending + "\n"
+        )
+        run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+        runs.append((run.returncode, run.stdout, re.sub(r"0x[0-9a-f]+", "0x", run.stderr)))
+    assert runs[0][0] == 3, runs[0]
+    assert runs[1] == runs[0]
+
+
+def test_end_process_with_a_closed_stdout_exits_as_sys_exit_would() -> None:
+    # the reader of stdout is gone: the interpreter reports the failed flush and exits 120
+    import subprocess
+
+    runs = []
+    for ending in ("sys.exit(0)", "end_process(0)"):
+        program = (
+            "import sys\nfrom streamsql.start_up import end_process\n"
+            "sys.stdout.write('x' * 100)\n"  # (buffered: flushed only at exit)
+            "sys.stdout.flush = lambda: (_ for _ in ()).throw(BrokenPipeError(32, 'Broken pipe'))\n" + ending + "\n"
+        )
+        run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+        runs.append(run.returncode)
+    assert runs[0] == 120, runs
+    assert runs[1] == runs[0]
