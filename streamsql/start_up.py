@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import atexit
 import gc
+import io
 import os
 import sys
 import threading
@@ -76,7 +77,9 @@ def end_process(code: int) -> NoReturn:
     a user can observe is done here first, in the interpreter's order: the `atexit`
     callbacks run (logging's final flush, `weakref.finalize` clean-ups such as temporary
     and spill directories, multiprocessing's joining of child processes), then stdout and
-    stderr are flushed. Then `os._exit`, as multiprocessing's forked children end. The
+    stderr are flushed, and so are files the program opened and never closed (a user
+    function's log file: the teardown would have closed them). Then `os._exit`, as
+    multiprocessing's forked children end. The
     `__del__` methods of objects still alive then do not run; Python does not promise them
     at exit either (its data model says so), so a clean-up that must happen is an `atexit`
     callback or a `weakref.finalize` (runtime/spill.py's spill directories are).
@@ -91,6 +94,7 @@ def end_process(code: int) -> NoReturn:
         if run_exit_callbacks is not None:
             run_exit_callbacks()  # (clears them: a fallback `sys.exit` will not run them twice)
             if threading.active_count() == 1:
+                _flush_unclosed_files()
                 try:
                     for stream in (sys.stdout, sys.stderr):
                         if stream is not None:
@@ -100,3 +104,16 @@ def end_process(code: int) -> NoReturn:
                 else:
                     os._exit(code)
     sys.exit(code)
+
+
+def _flush_unclosed_files() -> None:
+    """Flush the buffered files still open, as their collection during the teardown would.
+    Only the objects allocated since start-up are looked at (`gc.freeze` put start-up's in
+    the permanent generation, which `gc.get_objects` leaves out): a few thousand objects
+    after a short job, against the teardown's freeing of every object."""
+    for obj in gc.get_objects():
+        if isinstance(obj, io.TextIOWrapper | io.BufferedWriter | io.BufferedRandom) and not obj.closed:
+            try:
+                obj.flush()
+            except (OSError, ValueError):
+                pass  # (the teardown would have ignored it too)

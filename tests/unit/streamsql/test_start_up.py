@@ -9,6 +9,7 @@ import re
 import sys
 import types
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -159,3 +160,19 @@ def test_end_process_with_a_closed_stdout_exits_as_sys_exit_would() -> None:
         runs.append(run.returncode)
     assert runs[0] == 120, runs
     assert runs[1] == runs[0]
+
+
+def test_end_process_flushes_a_file_never_closed(tmp_path: Path) -> None:
+    # a user function's log file, opened and written but never closed: the teardown would
+    # have flushed it when collecting it
+    import subprocess
+
+    for ending in ("sys.exit(0)", "end_process(0)"):
+        path = tmp_path / f"{ending[:3]}.log"
+        program = (
+            "import sys\nfrom streamsql.start_up import end_process\n"
+            f"log = open({str(path)!r}, 'w')\nlog.write('kept')\n" + ending + "\n"
+        )
+        run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        assert path.read_text() == "kept", ending
