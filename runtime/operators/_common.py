@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pyarrow as pa
 
@@ -12,14 +10,16 @@ from runtime.config.core import QUERY_START_KEY, STATEMENT_START_MS
 from runtime.functions.registry import EvalContext
 from runtime.graph import Node
 from runtime.operators.base import OperatorContext
+from runtime.state.ttl import now_ms as processing_time_ms
 
 
 def eval_context(ctx: OperatorContext, num_rows: int, watermarks: np.ndarray | None = None) -> EvalContext:
     """The expression context for a batch: session time zone, the statement start
-    (config `table.exec.statement-start-ms` when the caller fixed it, else now) and, where
-    the operator passes them, the rows' watermarks (the batch's `__wm`)."""
+    (config `table.exec.statement-start-ms` when the caller fixed it, else now: the
+    processing-time clock PROCTIME() and state TTL read, `runtime.state.ttl.now_ms`) and,
+    where the operator passes them, the rows' watermarks (the batch's `__wm`)."""
     now = STATEMENT_START_MS.get(ctx.config)
-    now_ms = now if now is not None else int(time.time() * 1000)
+    now_ms = now if now is not None else processing_time_ms()
     query_now_ms = None
     if ctx.is_batch:
         start = (ctx.config or {}).get(QUERY_START_KEY)

@@ -50,3 +50,16 @@ def test_left_proctime_interval_join_into_an_append_only_sink(tmp_path: Path, fi
     lines = sorted(line for f in out.rglob("*") if f.is_file() for line in f.read_text().splitlines() if line)
     # PROCTIME() read the same fixed clock the join timed the rows with
     assert lines == ["1,10,a,2023-11-14 22:13:20", "3,30,c,2023-11-14 22:13:20", "3,30,cc,2023-11-14 22:13:20"]
+
+
+def test_current_timestamp_reads_the_same_processing_time_clock(fixed_clock: int) -> None:
+    # in STREAMING, CURRENT_TIMESTAMP is the processing time of the record (Flink evaluates it
+    # per record): the clock PROCTIME() and the time-based operators read, not a second one
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    env.get_config().set("table.local-time-zone", "UTC")
+    rows = list(
+        env.execute_sql(
+            "SELECT CAST(CURRENT_TIMESTAMP AS STRING), CAST(NOW() AS STRING) FROM (VALUES (1)) t(x)"
+        ).collect()
+    )
+    assert [tuple(r) for r in rows] == [("2023-11-14 22:13:20.000", "2023-11-14 22:13:20.000")]
