@@ -29,6 +29,7 @@ from planner.statements import (
     Statement,
     StatementSet,
 )
+from planner.table_as import merge_table_as
 from runtime.checkpoint.options import JOB_ID
 from runtime.config.core import PARALLELISM, QUERY_START_KEY, RUNTIME_MODE, TARGET
 from runtime.config.options import key
@@ -484,13 +485,9 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
     def _create_table_as(self, stmt: CreateTable) -> TableResult:
         """[CREATE OR] REPLACE TABLE / CREATE TABLE t [(...)] WITH (...) AS query (CTAS /
-        RTAS), as Flink's MergeTableAsUtil merges the two parts: columns declared only in the
-        CREATE part come first (in their order), then the query's columns in the query's
-        order (a declared type overrides the query's; the value is cast on insert). A list
-        of names alone reorders the query's columns. Then an INSERT job fills the table,
-        by column name."""
+        RTAS): the table with the columns the planner merges from the two parts
+        (planner/table_as.py), then an INSERT job that fills it, by column name."""
         from planner.catalog_objects import quoted
-        from planner.statements import ColumnDef
 
         if stmt.temporary:
             raise UnsupportedSqlError(
@@ -499,53 +496,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         assert stmt.as_query is not None
         fields = self._planner().bind(Query(query=stmt.as_query, sql=stmt.sql)).fields
         names = [f.name for f in fields]
-        query_columns = [ColumnDef(f.name, "physical", type=_plain(f.type)) for f in fields]
-        declared = {c.name: c for c in stmt.columns}
-        if stmt.columns and all(c.kind == "physical" and c.type is None for c in stmt.columns):
-            if len(stmt.columns) != len(names):
-                raise SqlValidationError(
-                    "The number of columns in the column list must match the number of columns in the source "
-                    f"schema. Expected {len(names)} but got {len(stmt.columns)}.",
-                    sql=stmt.sql,
-                    line=1,
-                    column=1,
-                )
-            for c in stmt.columns:
-                if c.name not in names:
-                    raise SqlValidationError(
-                        f"Column '{c.name}' not found in the source schema.",
-                        sql=stmt.sql,
-                        line=1,
-                        column=1,
-                        hint=f"the query's columns: {', '.join(names)}",
-                    )
-            columns = [query_columns[names.index(c.name)] for c in stmt.columns]
-        else:
-            for c in stmt.columns:
-                if c.name in names and c.kind != "physical":
-                    raise SqlValidationError(
-                        f"A column named '{c.name}' already exists in the source schema. Computed and metadata "
-                        "columns cannot overwrite columns from the source schema.",
-                        sql=stmt.sql,
-                        line=1,
-                        column=1,
-                    )
-            columns = [c for c in stmt.columns if c.name not in names] + [
-                declared.get(c.name) or c for c in query_columns
-            ]
-        # A primary key on the query's columns needs them NOT NULL (the CREATE part cannot
-        # declare NOT NULL for them), as Flink's schema resolution says.
-        types = {f.name: f.type for f in fields}
-        for k in stmt.primary_key or ():
-            if k in types and k not in declared and types[k].nullable:
-                shown = stmt.constraint_name or "PK_" + "_".join(stmt.primary_key or ())
-                raise SqlValidationError(
-                    f"Invalid primary key '{shown}'. Column '{k}' is nullable.",
-                    sql=stmt.sql,
-                    line=1,
-                    column=1,
-                    hint=f"the query must produce '{k}' as NOT NULL, e.g. COALESCE({k}, ...) AS {k}",
-                )
+        columns = merge_table_as(stmt, fields)
         path = self._catalog.qualify(stmt.name, stmt.sql)
         exists = self._catalog.get_path(path) is not None
         if stmt.replace_only and not exists:
@@ -558,7 +509,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             )
         if stmt.if_not_exists and exists and not stmt.or_replace:
             return TableResult.ok()
-        create = dataclasses.replace(stmt, columns=tuple(columns), as_query=None, or_replace=False)
+        create = dataclasses.replace(stmt, columns=columns, as_query=None, or_replace=False)
         # As Flink's non-atomic CTAS / RTAS: the table is created first, then the INSERT is
         # planned and run; a failure of either leaves the table (e.g. a distributed table no
         # connector can write).
@@ -605,12 +556,6 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
     def list_user_defined_functions(self) -> list[str]:
         return list(self._functions().names())
-
-
-def _plain(t: Any) -> Any:
-    from planner.binder.types import plain
-
-    return plain(t)
 
 
 def _iso(epoch_s: float) -> str:
