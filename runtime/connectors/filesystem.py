@@ -1,4 +1,4 @@
-"""The 'filesystem' connector: files in csv, json, debezium-json or parquet format.
+"""The 'filesystem' connector: files in csv, json, debezium-json, parquet or orc format.
 
 Source: `path` is a file or a directory (relative paths resolve against the current
 working directory). A directory is read file by file in name order, recursively,
@@ -17,6 +17,7 @@ checkpoints: runtime/connectors/filesystem_sink.py.
 from __future__ import annotations
 
 import os
+import re
 import time
 from typing import Any
 
@@ -49,7 +50,7 @@ from runtime.errors import ConnectorError, file_access_error
 from runtime.graph import STREAMING
 from runtime.types import Field
 
-FORMATS = ("csv", "json", "debezium-json", "parquet")
+FORMATS = ("csv", "json", "debezium-json", "parquet", "orc")
 
 OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
@@ -70,6 +71,19 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         description="In STREAMING mode, how often to look for new files in the directory; the source is then unbounded. Unset: read the files present at start and finish.",
     ),
     ConfigOption(
+        "source.path.regex-pattern",
+        description="Read only the files whose absolute path matches this regular expression entirely (e.g. "
+        "'/dir/.*\\.csv' with 'path' = '/dir'); hidden and '_'-prefixed files are never read.",
+    ),
+    ConfigOption(
+        "source.report-statistics",
+        type="enum",
+        default="ALL",
+        values=("NONE", "ALL"),
+        description="Which file statistics the source reports to the optimizer. Accepted for compatibility: "
+        "streamsql's planner does not use file statistics, so both values plan alike.",
+    ),
+    ConfigOption(
         "sink.rolling-policy.file-size",
         default="128MB",
         description="Start a new part file once the current one has reached this size.",
@@ -78,7 +92,45 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         "sink.rolling-policy.rollover-interval",
         type="duration",
         default="30 min",
-        description="Start a new part file once the current one has been open this long.",
+        description="Start a new part file once the current one has been open this long (checked when rows "
+        "arrive and every 'sink.rolling-policy.check-interval').",
+    ),
+    ConfigOption(
+        "sink.rolling-policy.inactivity-interval",
+        type="duration",
+        default="30 min",
+        description="Start a new part file once the current one has received no rows for this long (checked "
+        "every 'sink.rolling-policy.check-interval').",
+    ),
+    ConfigOption(
+        "sink.rolling-policy.check-interval",
+        type="duration",
+        default="1 min",
+        description="How often the time-based rolling policies are checked while no rows arrive.",
+    ),
+    ConfigOption(
+        "sink.shuffle-by-partition.enable",
+        type="boolean",
+        default="false",
+        description="Flink: shuffle rows by their dynamic partition values before the sink, so fewer writers "
+        "write each partition. Accepted; it changes only how many part files a partition gets, not the rows "
+        "written, and streamsql does not add that shuffle.",
+    ),
+    ConfigOption(
+        "auto-compaction",
+        type="boolean",
+        default="false",
+        description="Flink: merge the part files of each checkpoint into larger files. Not supported: 'true' is "
+        "refused (use a larger 'sink.rolling-policy.file-size' and checkpoint interval for fewer files).",
+    ),
+    ConfigOption(
+        "compaction.file-size",
+        description="Target size of compacted files (with 'auto-compaction', which is refused).",
+    ),
+    ConfigOption(
+        "compaction.parallelism",
+        type="int",
+        description="Parallelism of the compaction (with 'auto-compaction', which is refused).",
     ),
     ConfigOption(
         "partition.default-name",
@@ -86,13 +138,51 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         description="Directory name of the partition of a NULL or blank partition value (PARTITIONED BY tables); read back as NULL.",
     ),
     ConfigOption(
+        "partition.time-extractor.kind",
+        default="default",
+        description="How the 'partition-time' commit trigger extracts a partition's time: 'default' (with "
+        "'partition.time-extractor.timestamp-pattern') or 'custom' (a Java class, refused). Only read by the "
+        "'partition-time' trigger, which is not supported.",
+    ),
+    ConfigOption(
+        "partition.time-extractor.class",
+        description="The Java PartitionTimeExtractor class of the 'custom' extractor: refused (streamsql runs no "
+        "Java classes).",
+    ),
+    ConfigOption(
+        "partition.time-extractor.timestamp-formatter",
+        description="Java DateTimeFormatter pattern of the extracted partition time (the 'partition-time' "
+        "trigger only).",
+    ),
+    ConfigOption(
+        "partition.time-extractor.timestamp-pattern",
+        description="How partition values form a timestamp, e.g. '$dt $hour:00:00' (the 'partition-time' "
+        "trigger only).",
+    ),
+    ConfigOption(
         "sink.partition-commit.policy.kind",
-        description="How a written partition is committed: 'success-file' (an empty success file in the partition directory). 'metastore' and 'custom' are refused.",
+        description="How a written partition is committed: 'success-file' (an empty success file in the partition directory). 'metastore' (needs a Hive metastore) and 'custom' (a Java class) are refused.",
+    ),
+    ConfigOption(
+        "sink.partition-commit.policy.class",
+        description="The Java PartitionCommitPolicy class of the 'custom' policy: refused (streamsql runs no "
+        "Java classes).",
+    ),
+    ConfigOption(
+        "sink.partition-commit.policy.class.parameters",
+        description="Constructor parameters of the 'custom' policy class, separated by ';' (refused with it).",
     ),
     ConfigOption(
         "sink.partition-commit.trigger",
+        type="enum",
         default="process-time",
-        description="When a partition is committed: 'process-time' (its files are published and the delay has passed since the sink first wrote to it; all partitions at end of input). 'partition-time' is not supported yet.",
+        values=("process-time", "partition-time"),
+        description="When a partition is committed: 'process-time' (its files are published and the delay has passed since the sink first wrote to it; all partitions at end of input). 'partition-time' (when the watermark passes the time extracted from the partition values plus the delay) is refused: the sink does not follow watermarks.",
+    ),
+    ConfigOption(
+        "sink.partition-commit.watermark-time-zone",
+        default="UTC",
+        description="Time zone in which the 'partition-time' trigger reads the watermark (refused with that trigger).",
     ),
     ConfigOption(
         "sink.partition-commit.delay",
@@ -152,6 +242,17 @@ class FileSplitReader(SplitReader):
         self._reader.close()
 
 
+def _path_pattern(options: dict[str, str]) -> re.Pattern[str] | None:
+    """'source.path.regex-pattern' compiled (None when unset); a bad expression names the option."""
+    text = options.get("source.path.regex-pattern")
+    if text is None:
+        return None
+    try:
+        return re.compile(text)
+    except re.error as e:
+        raise ConnectorError(f"Invalid value for option 'source.path.regex-pattern': '{text}' ({e}).") from None
+
+
 class FilesystemSource(Source):
     def __init__(
         self, options: dict[str, str], schema: tuple[Field, ...], projection: list[int] | None, ctx: SourceContext
@@ -176,6 +277,7 @@ class FilesystemSource(Source):
         self._last_scan = 0.0
         self.partition_keys = partition_keys(options)
         self.default_partition = options.get("partition.default-name") or DEFAULT_PARTITION_NAME
+        self.path_pattern = _path_pattern(options)
         if not os.path.exists(self.root) and self.monitor_interval_ms is None:
             raise ConnectorError(f"File or directory '{options.get('path')}' (resolved to {self.root}) does not exist.")
 
@@ -184,7 +286,10 @@ class FilesystemSource(Source):
         return self.monitor_interval_ms is None or self.ctx.mode != STREAMING
 
     def _scan(self) -> list[str]:
-        return list_files(self.root) if os.path.exists(self.root) else []
+        files = list_files(self.root) if os.path.exists(self.root) else []
+        if self.path_pattern is not None:
+            files = [f for f in files if self.path_pattern.fullmatch(os.path.abspath(f))]
+        return files
 
     def splits(self) -> list[str]:
         files = self._scan()
@@ -300,7 +405,7 @@ FACTORY = register_connector(
     ConnectorFactory(
         name="filesystem",
         description=(
-            "Reads and writes files in a local directory (csv, json, debezium-json, parquet).\n\n"
+            "Reads and writes files in a local directory (csv, json, debezium-json, parquet, orc).\n\n"
             "A `PARTITIONED BY (dt, hr)` table is laid out as Flink lays it out: "
             "`<path>/dt=<v>/hr=<v>/part-<uuid>-<subtask>-<n>.<ext>`. The partition columns are not written "
             "into the files (every format); values are escaped as Hive path names (`/` → `%2F`, ...), a NULL "

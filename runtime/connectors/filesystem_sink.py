@@ -54,6 +54,7 @@ class _OpenFile:
     in_progress: str
     final: str
     opened_at: float
+    written_at: float  # when rows were last written (the inactivity policy)
 
 
 class FilesystemSink(Sink):
@@ -71,6 +72,19 @@ class FilesystemSink(Sink):
         self.roll_ms = parse_duration_ms(
             options.get("sink.rolling-policy.rollover-interval", "30 min"), "sink.rolling-policy.rollover-interval"
         )
+        self.inactivity_ms = parse_duration_ms(
+            options.get("sink.rolling-policy.inactivity-interval", "30 min"), "sink.rolling-policy.inactivity-interval"
+        )
+        self.check_ms = parse_duration_ms(
+            options.get("sink.rolling-policy.check-interval", "1 min"), "sink.rolling-policy.check-interval"
+        )
+        self._last_check = time.monotonic()
+        if (options.get("auto-compaction") or "false").strip().lower() == "true":
+            raise ConnectorError(
+                "'auto-compaction' = 'true' is not supported: streamsql's filesystem sink does not merge part "
+                "files. Remove the option (or set 'false'); a larger 'sink.rolling-policy.file-size' and "
+                "checkpoint interval give fewer, larger files."
+            )
         self.partition_keys = partition_keys(options)
         self.default_partition = options.get("partition.default-name") or DEFAULT_PARTITION_NAME
         if self.partition_keys:
@@ -94,11 +108,26 @@ class FilesystemSink(Sink):
     def _init_partition_commit(self, options: dict[str, str]) -> None:
         kinds = [k.strip().lower() for k in (options.get("sink.partition-commit.policy.kind") or "").split(",")]
         kinds = [k for k in kinds if k]
+        if (options.get("partition.time-extractor.kind") or "default").strip().lower() != "default" or options.get(
+            "partition.time-extractor.class"
+        ):
+            raise ConnectorError(
+                "A custom partition time extractor ('partition.time-extractor.kind' / "
+                "'partition.time-extractor.class') is a Java class, which streamsql cannot run; the extractor "
+                "is only used by the 'partition-time' commit trigger, which is not supported either."
+            )
         for k in kinds:
             if k == "metastore":
                 raise ConnectorError(
                     "The 'metastore' partition commit policy needs a metastore; a filesystem table has none. "
                     "Use 'success-file'."
+                )
+            if k == "custom":
+                cls = options.get("sink.partition-commit.policy.class") or "(unset)"
+                raise ConnectorError(
+                    f"The 'custom' partition commit policy runs the Java class "
+                    f"'sink.partition-commit.policy.class' = '{cls}', which streamsql cannot run. Use "
+                    "'success-file'."
                 )
             if k != "success-file":
                 raise ConnectorError(
@@ -107,8 +136,9 @@ class FilesystemSink(Sink):
         trigger = (options.get("sink.partition-commit.trigger") or "process-time").strip().lower()
         if trigger != "process-time":
             raise ConnectorError(
-                f"'sink.partition-commit.trigger' = '{trigger}' is not supported yet: streamsql commits "
-                "partitions on 'process-time'."
+                f"'sink.partition-commit.trigger' = '{trigger}' is not supported: the filesystem sink does not "
+                "follow watermarks, so it cannot commit a partition when the watermark passes its time. Use "
+                "'process-time' with 'sink.partition-commit.delay'."
             )
         if kinds and not self.partition_keys:
             raise ConnectorError("'sink.partition-commit.policy.kind' needs a PARTITIONED BY table.")
@@ -130,7 +160,8 @@ class FilesystemSink(Sink):
         os.makedirs(directory, exist_ok=True)
         hidden = os.path.join(directory, f".{name}.inprogress.{uuid.uuid4()}")
         writer = self.format.open_writer(hidden, self.file_schema, self.options, self.ctx)  # type: ignore[misc]
-        f = _OpenFile(writer, hidden, os.path.join(directory, name), time.monotonic())
+        now = time.monotonic()
+        f = _OpenFile(writer, hidden, os.path.join(directory, name), now, now)
         self._open[partition] = f
         self._created.setdefault(partition, time.time())
         return f
@@ -160,8 +191,20 @@ class FilesystemSink(Sink):
     def _write_to(self, partition: str, rows: pa.RecordBatch) -> None:
         f = self._open.get(partition) or self._new_file(partition)
         f.writer.write(rows)
-        if f.writer.bytes_written >= self.roll_bytes or (time.monotonic() - f.opened_at) * 1000 >= self.roll_ms:
+        f.written_at = time.monotonic()
+        if f.writer.bytes_written >= self.roll_bytes or (f.written_at - f.opened_at) * 1000 >= self.roll_ms:
             self._finish(partition)
+
+    def on_timer(self) -> None:
+        """No rows for a while: every 'sink.rolling-policy.check-interval', roll the part files
+        open longer than the rollover interval or idle longer than the inactivity interval."""
+        now = time.monotonic()
+        if (now - self._last_check) * 1000 < self.check_ms:
+            return
+        self._last_check = now
+        for partition, f in list(self._open.items()):
+            if (now - f.opened_at) * 1000 >= self.roll_ms or (now - f.written_at) * 1000 >= self.inactivity_ms:
+                self._finish(partition)
 
     def _finish(self, partition: str) -> None:
         """Close a partition's current part file: publish it now, or (deferred) keep it pending."""

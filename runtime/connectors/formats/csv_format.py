@@ -7,6 +7,18 @@ no field is NULL, so an empty numeric field fails the job (naming file and line)
 empty BOOLEAN is FALSE and an empty STRING ''. With `csv.ignore-parse-errors` a field that
 does not parse becomes NULL (as in Flink) and a malformed row is skipped and counted.
 
+NULL and empty fields: Flink writes NULL as the null literal, '' when none is set, and
+reads '' back as text: Jackson hands an empty field to the INT converter, whose
+`Integer.parseInt("")` fails. So a NULL INT written without 'csv.null-literal' cannot be
+read back, in Flink as here; `'csv.null-literal' = ''` makes every empty field NULL (the
+read error says so).
+
+Writing follows Jackson's CsvGenerator: strings (and DATE/TIME/TIMESTAMP/BINARY text) are
+quoted by its "loose" check, numbers and booleans never; DECIMAL is written plain at the
+column's scale unless 'csv.write-bigdecimal-in-scientific-notation' is set to 'true'
+(Flink's factory reads that option with `getOptional`, so its declared default 'true'
+never takes effect: only an explicit 'true' writes `stripTrailingZeros().toString()`).
+
 Offsets are `{"records": n}`: the number of CSV records already consumed from the file.
 """
 
@@ -70,13 +82,22 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
     ),
     ConfigOption(
         "csv.null-literal",
-        description="Text read as (and written for) NULL, e.g. '' or 'NULL'. Without it no field is NULL.",
+        description=(
+            "Text read as (and written for) NULL, e.g. '' or 'NULL'. Without it no field is NULL: NULL is "
+            "written as an empty field, which reads back as '' for strings, FALSE for BOOLEAN and fails for "
+            "numbers and dates (as in Flink); set it to '' to read empty fields as NULL."
+        ),
     ),
     ConfigOption(
         "csv.write-bigdecimal-in-scientific-notation",
         type="boolean",
         default="true",
-        description="Accepted for compatibility; DECIMAL values are always written in plain notation.",
+        description=(
+            "Set to 'true', DECIMAL values are written as Java's `BigDecimal.stripTrailingZeros().toString()` "
+            "(100000.00 as '1E+5', 1.50 as '1.5'). Unset or 'false': plain notation at the column's scale "
+            "('100000.00'); Flink's factory only honours an explicitly set value, so the declared default "
+            "'true' does not apply when the option is absent, here as in Flink."
+        ),
     ),
 )
 
@@ -100,6 +121,8 @@ class CsvDialect:
         self.ignore_errors = opt_bool(options, "csv.ignore-parse-errors")
         self.array_delimiter = options.get("csv.array-element-delimiter", ";")
         self.null_literal = options.get("csv.null-literal")
+        # only an explicit 'true' (Flink reads the option with getOptional)
+        self.scientific_decimals = opt_bool(options, "csv.write-bigdecimal-in-scientific-notation")
 
 
 def _strip_comment_lines(data: bytes) -> bytes:
@@ -362,7 +385,7 @@ class CsvFileReader(FileReader):
                 text = col[row].as_py()
                 raise DataError(
                     f"Failed to deserialize CSV row: cannot read field '{field.name}' of type {field.type} "
-                    f"from {_java_quote(text)}: {_java_reason(field.type, text)}",
+                    f"from {_java_quote(text)}: {_java_reason(field.type, text)}{_empty_hint(text, self.dialect)}",
                     self.path,
                     self._line_of_record(self._records + row),
                 )
@@ -570,7 +593,8 @@ class CsvDecoder(MessageDecoder):
                 text = col[row].as_py()
                 raise DataError(
                     f"Failed to deserialize CSV row: cannot read field '{f.name}' of type {f.type} "
-                    f"from {_java_quote(text)}: {_java_reason(f.type, text)} ({locate(int(present[row]))})."
+                    f"from {_java_quote(text)}: {_java_reason(f.type, text)}{_empty_hint(text, self.dialect)} "
+                    f"({locate(int(present[row]))})."
                 )
             arrays.append(values)
         batch = pa.RecordBatch.from_arrays(arrays, schema=self.schema)
@@ -586,6 +610,17 @@ def _option_literal(char: str) -> str:
 
 def _java_quote(text: str | None) -> str:
     return '""' if text is None else '"' + text + '"'
+
+
+def _empty_hint(text: str | None, dialect: CsvDialect) -> str:
+    """For an empty field: how to read it as NULL (Flink writes NULL as '' when no null
+    literal is set, and reads '' as text, so such a field cannot be read back as a number)."""
+    if text or dialect.null_literal is not None:
+        return ""
+    return (
+        ". An empty field is not NULL unless 'csv.null-literal' = '' is set (NULL is written as an empty "
+        "field without a null literal)"
+    )
 
 
 def _java_reason(dtype: DataType, text: str | None) -> str:
@@ -611,17 +646,97 @@ def _check_supported(field: Field) -> None:
 
 
 # ---------------------------------------------------------------------- writer
+# Types Jackson writes as JSON strings, hence subject to its quoting check; numbers and
+# booleans are written raw.
+_TEXT_TYPES = frozenset(
+    ("CHAR", "VARCHAR", "STRING", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "BINARY", "VARBINARY", "ARRAY")
+)
+# Jackson's CsvEncoder quotes any string longer than this without looking at it (MAX_QUOTE_CHECK).
+_MAX_QUOTE_CHECK = 24
+
+
+def decimal_plain_text(array: pa.Array) -> pa.Array:
+    """DECIMAL values as Java's `BigDecimal.toPlainString()` at the column's scale
+    ('0.0000000001', '0.0000000000'); Arrow's own cast writes tiny values and scaled zeros
+    as '1E-10' / '0E-10'. Only such rows are rewritten (through Python's Decimal, whose
+    fixed-point format is the plain form)."""
+    text = pc.cast(array, pa.string())
+    sci = pc.fill_null(pc.match_substring(text, "E"), False)
+    if not pc.any(sci).as_py():
+        return text
+    rows = np.flatnonzero(np.asarray(sci.to_numpy(zero_copy_only=False), bool))
+    fixed = text.to_pylist()
+    for i in rows:  # only values below 1E-6 or zeros of a scale above 6
+        fixed[i] = format(array[int(i)].as_py(), "f")
+    return pa.array(fixed, pa.string())
+
+
+def decimal_scientific_text(array: pa.Array) -> pa.Array:
+    """DECIMAL values as Java's `BigDecimal.stripTrailingZeros().toString()`: trailing
+    zeros dropped, and scientific notation where Java uses it (an integer with trailing
+    zeros: 100000 → '1E+5', 120 → '1.2E+2'; an adjusted exponent below -6: '1.2E-7')."""
+    text = decimal_plain_text(array)
+    text = pc.replace_substring_regex(text, r"^(-?\d+)\.(\d*?)0*$", r"\1.\2")
+    text = pc.replace_substring_regex(text, r"\.$", "")
+    big = pc.extract_regex(text, r"^(?P<sign>-?)(?P<first>[1-9])(?P<mid>\d*?)(?P<zeros>0+)$")
+    small = pc.extract_regex(text, r"^(?P<sign>-?)0\.(?P<zeros>0{6,})(?P<first>[1-9])(?P<mid>\d*)$")
+    for parts, sign in ((big, "E+"), (small, "E-")):
+        first, mid, zeros = (pc.struct_field(parts, n) for n in ("first", "mid", "zeros"))
+        if sign == "E+":
+            exponent = pc.add(pc.utf8_length(mid), pc.utf8_length(zeros))
+        else:
+            exponent = pc.add(pc.utf8_length(zeros), 1)
+        point = pc.if_else(pc.equal(pc.utf8_length(mid), 0), "", ".")
+        sci = pc.binary_join_element_wise(
+            pc.struct_field(parts, "sign"), first, point, mid, sign, pc.cast(exponent, pa.string()), ""
+        )
+        text = pc.if_else(pc.is_valid(parts), sci, text)
+    return text
+
+
 class CsvRowEncoder:
-    """Rows as Flink's CSV serializer writes them: booleans 'true'/'false', timestamps
-    'yyyy-MM-dd HH:mm:ss[.fraction]', NULL as the null literal (default: empty), fields
-    quoted only when they contain the delimiter, a quote or a newline; one text per row,
-    built column-wise with Arrow string kernels."""
+    """Rows as Flink's CSV serializer (Jackson's CsvGenerator) writes them: booleans
+    'true'/'false', timestamps 'yyyy-MM-dd HH:mm:ss[.fraction]', DECIMAL plain at its scale
+    (see 'csv.write-bigdecimal-in-scientific-notation'), NULL as the null literal (default:
+    empty); one text per row, built column-wise with Arrow string kernels.
+
+    Quoting is Jackson's default "loose" check, applied to values written as strings only:
+    a value longer than 24 characters, or holding a character at or below the highest of
+    the delimiter, the quote character and '\\n' (so a space, with ',' and '"'), or the
+    escape character (a backslash when none is set), is quoted; inside quotes the quote
+    character is doubled, and so is a configured escape character."""
 
     def __init__(self, fields: tuple[Field, ...], options: dict[str, str]) -> None:
         self.fields = fields
         self.dialect = CsvDialect(options)
         for f in fields:
             _check_supported(f)
+        d = self.dialect
+        if d.quote is not None:
+            highest = max(ord(d.delimiter), ord(d.quote), ord("\n"))
+            escape = d.escape if d.escape is not None else "\\"
+            self._unsafe: str | None = f"[\\x{{00}}-\\x{{{highest:x}}}" + _re_escape(escape) + "]"
+        else:
+            self._unsafe = None
+
+    def _text(self, array: pa.Array, dtype: DataType) -> pa.Array:
+        if dtype.name == "DECIMAL":
+            if isinstance(array, pa.ChunkedArray):
+                array = array.combine_chunks()
+            scientific = self.dialect.scientific_decimals
+            return decimal_scientific_text(array) if scientific else decimal_plain_text(array)
+        return format_text_column(array, dtype, "csv")
+
+    def _quote(self, text: pa.Array) -> pa.Array:
+        d = self.dialect
+        if d.quote is None or self._unsafe is None:
+            return text
+        needs = pc.or_(pc.greater(pc.utf8_length(text), _MAX_QUOTE_CHECK), pc.match_substring_regex(text, self._unsafe))
+        inner = pc.replace_substring(text, d.quote, d.quote * 2)
+        if d.escape is not None and d.escape != d.quote:
+            inner = pc.replace_substring(inner, d.escape, d.escape * 2)
+        quoted = pc.binary_join_element_wise(d.quote, inner, d.quote, "")
+        return pc.if_else(pc.fill_null(needs, False), quoted, text)
 
     def lines(self, batch: pa.RecordBatch) -> pa.Array:
         d = self.dialect
@@ -629,18 +744,14 @@ class CsvRowEncoder:
         cols = []
         for i, field in enumerate(self.fields):
             if field.type.name == "ARRAY":
-                elem = format_text_column(pc.list_flatten(batch.column(i)), field.type.children[0], "csv")
+                elem = self._text(pc.list_flatten(batch.column(i)), field.type.children[0])
                 elem = pc.fill_null(elem, null_text)
                 lists = pa.ListArray.from_arrays(batch.column(i).offsets, elem)
                 text = pc.binary_join(lists, d.array_delimiter)
             else:
-                text = format_text_column(batch.column(i), field.type, "csv")
-            if d.quote is not None:
-                needs = pc.match_substring_regex(text, "[" + _re_escape(d.delimiter + d.quote) + "\r\n]")
-                quoted = pc.binary_join_element_wise(
-                    d.quote, pc.replace_substring(text, d.quote, d.quote * 2), d.quote, ""
-                )
-                text = pc.if_else(pc.fill_null(needs, False), quoted, text)
+                text = self._text(batch.column(i), field.type)
+            if field.type.name in _TEXT_TYPES:
+                text = self._quote(text)
             cols.append(pc.fill_null(text, null_text))
         return pc.binary_join_element_wise(*cols, d.delimiter) if len(cols) > 1 else cols[0]
 

@@ -2,10 +2,18 @@
 
 Reading casts each column to the table's Arrow layout (`DataType.to_arrow()`); offsets are
 `{"rows": n}` and `seek` skips whole row groups before slicing into the right one.
+
+Timestamps as Flink writes them: TIMESTAMP and TIMESTAMP_LTZ as INT96 (Hive's layout)
+unless 'parquet.write.int64.timestamp' is set, then as INT64 in
+'parquet.timestamp.time.unit'. With 'parquet.utc-timezone' = 'false' (Flink's default)
+the wall-clock value is taken in the local time zone (Flink: the JVM's default zone; here
+the `TZ` environment variable or /etc/timezone, UTC when neither is set) when it is turned
+into the stored instant, and back when read; 'true' stores the wall clock as UTC.
 """
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 import weakref
@@ -28,9 +36,70 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         default="SNAPPY",
         values=("UNCOMPRESSED", "SNAPPY", "GZIP", "ZSTD", "LZ4", "BROTLI"),
         type="enum",
-        description="Compression codec of written Parquet files.",
+        description="Compression codec of written Parquet files (ParquetOutputFormat's key, as Flink forwards it).",
+    ),
+    ConfigOption(
+        "parquet.utc-timezone",
+        type="boolean",
+        default="false",
+        description="Convert between stored instants and TIMESTAMP values in UTC ('true', as Hive 3.x) or in the "
+        "local time zone ('false', as Hive 0.x-2.x; Flink takes the JVM's zone, streamsql the `TZ` environment "
+        "variable or /etc/timezone, else UTC).",
+    ),
+    ConfigOption(
+        "parquet.timestamp.time.unit",
+        type="enum",
+        default="micros",
+        values=("nanos", "micros", "millis"),
+        description="Unit of INT64 timestamps written with 'parquet.write.int64.timestamp' (finer digits are "
+        "truncated).",
+    ),
+    ConfigOption(
+        "parquet.write.int64.timestamp",
+        type="boolean",
+        default="false",
+        description="Write TIMESTAMP and TIMESTAMP_LTZ as INT64 timestamps in 'parquet.timestamp.time.unit' (what "
+        "Spark reads) instead of INT96 (Hive's layout, Flink's default).",
     ),
 )
+
+_UNITS = {"nanos": "ns", "micros": "us", "millis": "ms"}
+
+
+def local_zone() -> str:
+    """The zone 'parquet.utc-timezone' = 'false' converts in: `TZ`, else /etc/timezone, else UTC
+    (a JVM takes its default zone from the same places)."""
+    zone = os.environ.get("TZ", "").lstrip(":")
+    if not zone:
+        try:
+            with open("/etc/timezone", encoding="utf-8") as f:
+                zone = f.read().strip()
+        except OSError:
+            zone = ""
+    return zone or "UTC"
+
+
+def _is_timestamp(t: pa.DataType) -> bool:
+    return pa.types.is_timestamp(t)
+
+
+def to_stored_instant(col: pa.Array, zone: str) -> pa.Array:
+    """A timestamp column's wall clock (UTC's for an LTZ column) taken in `zone`: the
+    instant a writer in that zone stores. Same type as `col`."""
+    if zone == "UTC":
+        return col
+    naive = col.cast(pa.timestamp(col.type.unit))
+    instant = pc.assume_timezone(naive, zone, ambiguous="earliest", nonexistent="earliest")
+    return instant.cast(pa.int64()).cast(col.type)
+
+
+def from_stored_instant(col: pa.Array, zone: str) -> pa.Array:
+    """The inverse of `to_stored_instant`: the wall clock, in `zone`, of stored instants."""
+    if zone == "UTC":
+        return col
+    unit = col.type.unit
+    as_zone = col.cast(pa.int64()).cast(pa.timestamp(unit, tz=zone))
+    return pc.local_timestamp(as_zone).cast(pa.int64()).cast(col.type)
 
 
 # Rows per batch the reader decodes (the source slices them to `max_rows`).
@@ -128,6 +197,8 @@ class ParquetFileReader(FileReader):
             raise DataError(f"Cannot read Parquet file: {e}", path) from None
         names = set(self._file.schema_arrow.names)
         self._columns = [f.name for f in self.fields if f.name in names]
+        utc = options.get("parquet.utc-timezone", "false").strip().lower() == "true"
+        self._zone = "UTC" if utc else local_zone()
         self._rows = 0
         self._pending: pa.RecordBatch | None = None
         self._iter: Any = None
@@ -159,6 +230,8 @@ class ParquetFileReader(FileReader):
                 arrays.append(pa.nulls(raw.num_rows, target))
                 continue
             col = raw.column(idx)
+            if _is_timestamp(col.type):
+                col = from_stored_instant(col, self._zone)
             try:
                 arrays.append(col if col.type == target else pc.cast(col, target))
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
@@ -216,7 +289,28 @@ class ParquetFileWriter(FileWriter):
         if codec not in OPTIONS[0].values:
             raise ConnectorError(f"Unsupported 'parquet.compression' codec '{codec}'.")
         self._path = path
-        self._writer = pq.ParquetWriter(path, self.schema, compression="NONE" if codec == "UNCOMPRESSED" else codec)
+        utc = options.get("parquet.utc-timezone", "false").strip().lower() == "true"
+        self._zone = "UTC" if utc else local_zone()
+        int64 = options.get("parquet.write.int64.timestamp", "false").strip().lower() == "true"
+        unit = options.get("parquet.timestamp.time.unit", "micros").strip().lower()
+        if unit not in _UNITS:
+            raise ConnectorError(
+                f"Invalid value for option 'parquet.timestamp.time.unit': '{unit}' (one of nanos, micros, millis)."
+            )
+        stamps: dict[str, Any] = (
+            {"coerce_timestamps": _UNITS[unit], "allow_truncated_timestamps": True}
+            if int64
+            else {"use_deprecated_int96_timestamps": True}
+        )
+        self._nanos = int64 and unit == "nanos"
+        if self._nanos:  # nanosecond INT64 timestamps need the 2.6 format and a nanosecond schema
+            stamps = {"version": "2.6"}
+            self.schema = pa.schema(
+                [f.with_type(pa.timestamp("ns", tz=f.type.tz)) if _is_timestamp(f.type) else f for f in self.schema]
+            )
+        self._writer = pq.ParquetWriter(
+            path, self.schema, compression="NONE" if codec == "UNCOMPRESSED" else codec, **stamps
+        )
         self.bytes_written = 0
 
     def write(self, batch: pa.RecordBatch) -> None:
@@ -226,6 +320,9 @@ class ParquetFileWriter(FileWriter):
             to_external(c, f.type, f"Parquet file {self._path}, column '{f.name}'") if has_map(f.type) else c
             for c, f in zip(batch.columns[: len(self.schema)], self.fields, strict=True)
         ]
+        cols = [to_stored_instant(c, self._zone) if _is_timestamp(c.type) else c for c in cols]
+        if self._nanos:
+            cols = [c.cast(pa.timestamp("ns", tz=c.type.tz)) if _is_timestamp(c.type) else c for c in cols]
         data = pa.RecordBatch.from_arrays(cols, schema=self.schema)
         self._writer.write_batch(data)
         self.bytes_written += data.nbytes

@@ -152,7 +152,8 @@ def test_csv_sink_text(tmp_path):
     out = tmp_path / "out"
     _write({"path": str(out), "format": "csv"}, ROUND_SCHEMA, [_round_batch()])
     text = (out / os.listdir(out)[0]).read_text()
-    assert text.splitlines()[0] == '1,"a, ""quoted""",1.50,true,2024-01-01 10:00:01.5,2024-02-29,1.0E10'
+    # Jackson's CsvGenerator quotes a string holding a character at or below ',' (the space)
+    assert text.splitlines()[0] == '1,"a, ""quoted""",1.50,true,"2024-01-01 10:00:01.5",2024-02-29,1.0E10'
     assert text.endswith(",,,,,,\n")
 
 

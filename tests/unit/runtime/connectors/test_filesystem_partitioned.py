@@ -132,8 +132,11 @@ def test_success_file_policy(tmp_path: Path) -> None:
     ("key", "value", "message"),
     [
         ("sink.partition-commit.policy.kind", "metastore", "needs a metastore"),
-        ("sink.partition-commit.policy.kind", "custom", "not supported"),
-        ("sink.partition-commit.trigger", "partition-time", "not supported yet"),
+        ("sink.partition-commit.policy.kind", "custom", "Java class 'sink.partition-commit.policy.class'"),
+        ("sink.partition-commit.policy.kind", "hive", "not supported"),
+        ("sink.partition-commit.trigger", "partition-time", "does not follow watermarks"),
+        ("partition.time-extractor.kind", "custom", "Java class"),
+        ("auto-compaction", "true", "'auto-compaction' = 'true' is not supported"),
     ],
 )
 def test_unsupported_partition_commit_options_are_refused(tmp_path: Path, key: str, value: str, message: str) -> None:
@@ -141,7 +144,7 @@ def test_unsupported_partition_commit_options_are_refused(tmp_path: Path, key: s
         FilesystemSink({**OPTS, "path": str(tmp_path), key: value}, SCHEMA, SourceContext("STREAMING"))
 
 
-@pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet", "orc"])
 def test_sql_round_trip_through_a_partitioned_table(tmp_path: Path, fmt: str) -> None:
     out = tmp_path / "out"
     env = TableEnvironment.create({"execution.runtime-mode": "batch"})

@@ -22,7 +22,8 @@ def test_unsupported_options_are_listed_with_the_supported_ones() -> None:
     e = _fails({"connector": "filesystem", "path": "/x", "format": "csv", "csv.ignore-parse-errorz": "true"})
     assert e.message.startswith(
         "Unsupported options found for 'filesystem'.\n\nUnsupported options:\n\ncsv.ignore-parse-errorz\n\n"
-        "Supported options:\n\nconnector\ncsv.allow-comments\n"
+        "Supported options:\n\nauto-compaction\ncompaction.file-size\ncompaction.parallelism\nconnector\n"
+        "csv.allow-comments\n"
     )
     assert "csv.ignore-parse-errors\n" in e.message
     assert "json." not in e.message  # only the chosen format's options apply
