@@ -188,6 +188,16 @@ SINK_PARALLELISM: ConfigOption[int] = ConfigOption(
 )
 
 
+# Flink's `scan.parallelism` (FLIP-367), declared here once for the sources that list it
+# (datagen, kafka).
+SCAN_PARALLELISM: ConfigOption[int] = ConfigOption(
+    "scan.parallelism",
+    type="int",
+    description="Flink: the source's own parallelism. Accepted for compatibility; the source runs at the "
+    "job's parallelism (its splits spread over the subtasks), which gives the same rows.",
+)
+
+
 # Internal config key of a sink's context with 'sink.parallelism': how many writer subtasks
 # the sink has (the print sink numbers its lines by writer then, as Flink's does).
 SINK_SUBTASKS = "$internal.sink-subtasks"

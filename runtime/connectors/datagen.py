@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.connectors.base import (
+    SCAN_PARALLELISM,
     ConfigOption,
     ConnectorFactory,
     Source,
@@ -390,7 +391,7 @@ FACTORY = register_connector(
     ConnectorFactory(
         name="datagen",
         description="Generates random or sequential rows (for testing and benchmarks).",
-        options=OPTIONS,
+        options=(*OPTIONS, SCAN_PARALLELISM),
         create_source=DatagenSource,
         is_bounded=is_bounded,
     )

@@ -27,7 +27,13 @@ from runtime.connectors.base import (
     TableDescription,
     register_connector,
 )
-from runtime.connectors.jdbc_connection import CONNECTION_OPTIONS, endpoint, retry_timeout_s, table_name
+from runtime.connectors.jdbc_connection import (
+    CONNECTION_OPTIONS,
+    check_retry_options,
+    endpoint,
+    retry_timeout_s,
+    table_name,
+)
 from runtime.connectors.jdbc_sink import JdbcSink
 from runtime.connectors.lookup import LOOKUP_OPTIONS, LookupSource
 from runtime.connectors.postgres import (
@@ -141,6 +147,7 @@ def check_table(desc: TableDescription) -> None:
     partitioned scan names a column of it; an upsert sink's key is unique there."""
     options, schema, pk = dict(desc.options), desc.schema, desc.primary_key
     role = "sink" if desc.sink else "scan"
+    check_retry_options(options)
     table = table_name(options)
     parts = _partitions(options)
     ep = endpoint(options)

@@ -58,6 +58,27 @@ LOOKUP_OPTIONS: tuple[ConfigOption[Any], ...] = (
         description="PARTIAL cache: also remember keys that have no row in the table.",
     ),
     ConfigOption("lookup.max-retries", type="int", default="3", description="Retries of a failed lookup query."),
+    # Flink's legacy names (deprecated there, still read): both set and positive enable the cache
+    ConfigOption(
+        "lookup.cache.max-rows",
+        type="int",
+        description="Deprecated (use 'lookup.cache' = 'PARTIAL' and 'lookup.partial-cache.max-rows'): with "
+        "'lookup.cache.ttl', a positive value enables a cache of this many keys.",
+    ),
+    ConfigOption(
+        "lookup.cache.ttl",
+        type="duration",
+        default="10 s",
+        description="Deprecated (use 'lookup.partial-cache.expire-after-write'): how long a legacy cache entry "
+        "lives after it was loaded.",
+    ),
+    ConfigOption(
+        "lookup.cache.caching-missing-key",
+        type="boolean",
+        default="true",
+        description="Deprecated (use 'lookup.partial-cache.cache-missing-key'): whether the legacy cache also "
+        "remembers keys without rows.",
+    ),
 )
 
 
@@ -138,6 +159,14 @@ class LookupCache:
             options.get("lookup.partial-cache.expire-after-access"), "lookup.partial-cache.expire-after-access"
         )
         self.cache_missing = options.get("lookup.partial-cache.cache-missing-key", "true").lower() != "false"
+        if not self.enabled:
+            # Flink's legacy options: a cache when 'lookup.cache.max-rows' and 'lookup.cache.ttl' are positive
+            legacy_rows = int(options.get("lookup.cache.max-rows") or -1)
+            ttl = _duration_ms(options.get("lookup.cache.ttl") or "10 s", "lookup.cache.ttl") or 0
+            if legacy_rows > 0 and ttl > 0:
+                self.enabled = True
+                self.max_rows, self.expire_write, self.expire_access = legacy_rows, ttl, None
+                self.cache_missing = options.get("lookup.cache.caching-missing-key", "true").lower() != "false"
         self.clock = clock
         self.entries: OrderedDict[tuple[Any, ...], tuple[pa.Table, float, float]] = OrderedDict()
         self.hits = 0

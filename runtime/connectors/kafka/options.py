@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from runtime.connectors.base import ConfigOption, MetadataColumn
+from runtime.connectors.base import SCAN_PARALLELISM, ConfigOption, MetadataColumn
 
 PROPERTIES_PREFIX = "properties."
 
@@ -146,12 +146,6 @@ SCAN_PARTITION_DISCOVERY: ConfigOption[int] = ConfigOption(
     default="5 min",
     description="How often an unbounded source looks for new partitions (and, with 'topic-pattern', new "
     "topics); '0' disables discovery.",
-)
-SCAN_PARALLELISM: ConfigOption[int] = ConfigOption(
-    "scan.parallelism",
-    type="int",
-    description="Accepted for Flink compatibility; the source runs at the job's parallelism (one split per "
-    "partition, partitions spread over the subtasks).",
 )
 
 SOURCE_OPTIONS: tuple[ConfigOption[Any], ...] = (
