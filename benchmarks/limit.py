@@ -33,7 +33,14 @@ Jobs (the same file, the same query in each engine):
   CURRENT ROW) for every row (the BATCH OVER aggregation, whose sort spills; BATCH only, not
   in the default --jobs: `--jobs over --engines batch,batch-spill,duckdb`);
 - `topn`: the 3 largest `v` per `k` (ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id)
-  <= 3: the BATCH Rank operator, whose sort spills; BATCH only, not in the default --jobs).
+  <= 3: the BATCH Rank operator, whose sort spills; BATCH only, not in the default --jobs);
+- `window_topn` / `window_dedup`: the 3 largest `v`, and the first row, per 10-second TUMBLE
+  window and `k` (window Top-N and window deduplication: BATCH Rank over the window
+  columns); `session`: COUNT(*) and SUM(v) per SESSION window of `k` with a 2-second gap
+  (sessions of ~7 rows; the SESSION window aggregation, which holds its rows); `window_join`:
+  the TUMBLE 10-second windows of the input joined with themselves on `id` (the window
+  join, which holds both inputs). BATCH only, not in the default --jobs:
+  `--jobs window_topn,window_dedup,session,window_join --engines batch,batch-spill,duckdb`.
 
 Engines: `streaming` and `batch` (streamsql's two modes, default settings), `batch-spill`
 (BATCH with `taskmanager.memory.managed.size` = --spill-memory and `io.tmp.dirs` under
@@ -134,6 +141,62 @@ JOBS["topn"] = {
     "duckdb": (
         "SELECT id, k, v FROM (SELECT id, k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC, id) AS rn "
         "FROM src) WHERE rn <= 3"
+    ),
+    "updating_key": "",
+}
+TUMBLE_10S = "TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
+JOBS["window_topn"] = {
+    "input": "uniform",
+    "flink": (
+        "SELECT window_start, id, k, v FROM (SELECT window_start, id, k, v, ROW_NUMBER() OVER ("
+        f"PARTITION BY window_start, window_end, k ORDER BY v DESC, id) AS rn FROM {TUMBLE_10S}) WHERE rn <= 3"
+    ),
+    "duckdb": (
+        "SELECT window_start, id, k, v FROM (SELECT time_bucket(INTERVAL 10 SECOND, ts) AS window_start, id, k, v, "
+        "ROW_NUMBER() OVER (PARTITION BY time_bucket(INTERVAL 10 SECOND, ts), k ORDER BY v DESC, id) AS rn "
+        "FROM src) WHERE rn <= 3"
+    ),
+    "updating_key": "",
+}
+JOBS["window_dedup"] = {
+    "input": "uniform",
+    "flink": (
+        "SELECT window_start, id, k, v FROM (SELECT window_start, id, k, v, ROW_NUMBER() OVER ("
+        f"PARTITION BY window_start, window_end, k ORDER BY ts) AS rn FROM {TUMBLE_10S}) WHERE rn = 1"
+    ),
+    "duckdb": (
+        "SELECT window_start, id, k, v FROM (SELECT time_bucket(INTERVAL 10 SECOND, ts) AS window_start, id, k, v, "
+        "ROW_NUMBER() OVER (PARTITION BY time_bucket(INTERVAL 10 SECOND, ts), k ORDER BY ts, id) AS rn "
+        "FROM src) WHERE rn = 1"
+    ),
+    "updating_key": "",
+}
+JOBS["session"] = {
+    "input": "uniform",
+    "flink": (
+        "SELECT k, window_start, window_end, COUNT(*) AS cnt, SUM(v) AS total FROM TABLE(SESSION(TABLE src "
+        "PARTITION BY k, DESCRIPTOR(ts), INTERVAL '2' SECOND)) GROUP BY k, window_start, window_end"
+    ),
+    # a session starts where a key's row comes more than the gap after its previous one
+    "duckdb": (
+        "WITH a AS (SELECT k, v, ts, CASE WHEN ts - LAG(ts) OVER (PARTITION BY k ORDER BY ts) <= INTERVAL 2 SECOND "
+        "THEN 0 ELSE 1 END AS s FROM src), b AS (SELECT k, v, ts, SUM(s) OVER (PARTITION BY k ORDER BY ts "
+        "ROWS UNBOUNDED PRECEDING) AS sid FROM a) SELECT k, MIN(ts) AS window_start, "
+        "MAX(ts) + INTERVAL 2 SECOND AS window_end, COUNT(*) AS cnt, CAST(SUM(v) AS INTEGER) AS total "
+        "FROM b GROUP BY k, sid"
+    ),
+    "updating_key": "",
+}
+JOBS["window_join"] = {
+    "input": "uniform",
+    "flink": (
+        f"SELECT a.id, a.v, b.k, a.window_start FROM {TUMBLE_10S} AS a JOIN {TUMBLE_10S} AS b "
+        "ON a.window_start = b.window_start AND a.window_end = b.window_end AND a.id = b.id"
+    ),
+    "duckdb": (
+        "SELECT a.id, a.v, b.k, a.window_start FROM (SELECT *, time_bucket(INTERVAL 10 SECOND, ts) AS window_start "
+        "FROM src) AS a JOIN (SELECT *, time_bucket(INTERVAL 10 SECOND, ts) AS window_start FROM src) AS b "
+        "ON a.window_start = b.window_start AND a.id = b.id"
     ),
     "updating_key": "",
 }

@@ -14,13 +14,16 @@ may follow it (Flink: "experimental" for SESSION).
 The sessions and buffered rows are session.py's (`SessionWindows`, shared with the
 SESSION window aggregate): here a fired session yields its rows instead of aggregates.
 BATCH (beyond Flink, whose session TVF is streaming only): every row is buffered and the
-sessions are emitted at the end of the input.
+sessions are emitted at the end of the input; past `taskmanager.memory.managed.size` the rows
+are sorted on disk by (partition keys, rowtime) and a few complete sessions are emitted at a
+time (session_sort.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -31,6 +34,7 @@ from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.session import SessionWindows
+from runtime.operators.session_sort import SortedSessionInput
 from runtime.operators.spec import (
     KEYED,
     OperatorParams,
@@ -43,6 +47,7 @@ from runtime.operators.spec import (
 from runtime.operators.window_assign import wall_to_instant, window_input, window_prop_arrays
 from runtime.plan_params import WindowParams
 from runtime.plan_text import format_window
+from runtime.spill import MANAGED_MEMORY_SIZE
 from runtime.state import KeyedStateBackend, create_backend
 
 _PROPS = ["window_start", "window_end", "window_time"]
@@ -88,6 +93,12 @@ class SessionWindowTableFunctionOperator(Operator):
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
         self.ltz = False
         self.sessions = SessionRows(self, int(p.window.gap_ms or 0))
+        # BATCH: the rows, sorted by (keys, rowtime) on disk past the bound (session_sort.py);
+        # with checkpointing the sessions hold them (the snapshot)
+        self.session_input: SortedSessionInput | None = None
+        if ctx.is_batch and not ctx.checkpointing:
+            bound = MANAGED_MEMORY_SIZE.get(ctx.config)
+            self.session_input = SortedSessionInput(ctx.config, self.grouping, self.sessions.gap, bound)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
         taken = window_input(
@@ -96,6 +107,9 @@ class SessionWindowTableFunctionOperator(Operator):
         if taken is None:
             return
         data, ts, wms, self.ltz = taken
+        if self.session_input is not None:
+            self.session_input.add(data, ts)
+            return
         self.sessions.process(data, ts, wms, out)
 
     def timer_of(self, end: np.ndarray) -> np.ndarray:
@@ -112,10 +126,32 @@ class SessionWindowTableFunctionOperator(Operator):
         out.emit_watermark(watermark)
 
     def end_input(self, input_index: int, out: Output) -> None:
+        if self.session_input is not None:
+            self.session_input.finish(self.sessions, out)
+            return
         self.sessions.fire(MAX_WATERMARK, out)
+
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        """The generic snapshot; BATCH sorted rows go to the sessions first (a hand-taken
+        savepoint; refused with a hint once they spilled), which hold the rows from then on."""
+        self._unsort()
+        return super().snapshot_state(checkpoint_id)
+
+    def _unsort(self) -> None:
+        if self.session_input is not None:
+            self.session_input.move_to(self.sessions)
+            self.session_input.close()
+            self.session_input = None
 
     def after_restore(self) -> None:
         self.sessions.op = self
+        self._unsort()  # restored sessions hold rows: the rest joins them in memory
+
+    def close(self) -> None:
+        """Remove the BATCH spill directory (also when the job failed)."""
+        if self.session_input is not None:
+            self.session_input.close()
+        super().close()
 
 
 class SessionWindowTableFunctionSpec(OperatorSpec[SessionWindowTableFunctionParams]):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pyarrow as pa
@@ -16,6 +16,7 @@ from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.session import SessionWindows
+from runtime.operators.session_sort import SortedSessionInput
 from runtime.operators.spec import (
     KEYED,
     OperatorParams,
@@ -102,8 +103,13 @@ class WindowAggregateOperator(Operator):
         self.ltz = False
         self.timers = np.zeros(0, dtype=np.int64)
         self.sessions: SessionWindows | None = None
+        # BATCH SESSION: the rows, sorted by (keys, rowtime) on disk past the bound (session_sort.py)
+        self.session_input: SortedSessionInput | None = None
         if self.kind == "SESSION":
             self.sessions = SessionWindows(self, int(self.spec.gap_ms or 0))
+            if ctx.is_batch and not ctx.checkpointing:  # with checkpointing the sessions hold the rows (snapshot)
+                bound = MANAGED_MEMORY_SIZE.get(ctx.config)
+                self.session_input = SortedSessionInput(ctx.config, self.grouping, self.sessions.gap, bound)
         self.sliced: SlicedFold | None = None  # decided on the first batch (needs input types)
         self.slicing_checked = False
         # BATCH with sliced calls: the merged partial rows, emitted at end_input (no hash
@@ -121,6 +127,9 @@ class WindowAggregateOperator(Operator):
         if taken is None:
             return
         data, ts, wms, self.ltz = taken
+        if self.session_input is not None:
+            self.session_input.add(data, ts)
+            return
         if self.sessions is not None:
             self.sessions.process(data, ts, wms, out)
             return
@@ -202,6 +211,9 @@ class WindowAggregateOperator(Operator):
         out.emit_watermark(watermark)
 
     def end_input(self, input_index: int, out: Output) -> None:
+        if self.session_input is not None and self.sessions is not None:
+            self.session_input.finish(self.sessions, out)
+            return
         if self.bounded is not None:
             # as many groups as input rows at worst: made a chunk at a time, as the
             # executor takes them (Output.emit_later), never all at once
@@ -298,11 +310,31 @@ class WindowAggregateOperator(Operator):
         out.emit(make_batch(self.node, cols, np.zeros(len(start), dtype=np.int8)))
 
     # ------------------------------------------------------------------ checkpoints
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        """The generic snapshot; a BATCH SESSION aggregation's sorted rows go to its
+        sessions first (a hand-taken savepoint; refused with a hint once they spilled), which
+        hold the rows from then on."""
+        self._unsort_sessions()
+        return super().snapshot_state(checkpoint_id)
+
+    def _unsort_sessions(self) -> None:
+        if self.session_input is not None and self.sessions is not None:
+            self.session_input.move_to(self.sessions)
+            self.session_input.close()
+            self.session_input = None
+
     def after_restore(self) -> None:
         if self.slot_cache is not None:  # the restored state's slots are not the cached ones
             self.slot_cache.clear()
         if self.sessions is not None:
             self.sessions.op = self
+            self._unsort_sessions()  # restored sessions hold rows: the rest joins them in memory
+
+    def close(self) -> None:
+        """Remove a BATCH SESSION aggregation's spill directory (also when the job failed)."""
+        if self.session_input is not None:
+            self.session_input.close()
+        super().close()
 
 
 def explain_window_aggregate(

@@ -7,12 +7,20 @@ timer (`window_end - 1`, as an instant) is <= the operator watermark, then the w
 joined once and forgotten. A row whose window already fired (timer <= the watermark when it
 arrives) is late: dropped and counted in `metrics.late_rows_dropped`. Outer rows without a
 partner are emitted NULL-padded when their window fires. Output is insert-only.
-Batch: everything is buffered and joined at the end of both inputs.
+Batch: everything is buffered and joined at the end of both inputs. Past
+`taskmanager.memory.managed.size` each input goes through the external merge sort of the
+BATCH operators (`ExternalSort`) by (window_start, window_end, arrival); at the end the two
+sorted inputs are read side by side and the windows complete on both sides (before the
+last window either side has read) are joined and emitted, then forgotten, so the operator
+holds about the bound plus the windows being read (a window larger than the bound is held
+whole). Results are the in-memory join's; only the order of the output rows differs
+(window by window). With periodic checkpoints the inputs are held (the snapshot) and do not
+spill.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,10 +46,13 @@ from runtime.operators._join_util import (
     residual_mask,
 )
 from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.external_sort import SORT_SEQ, ExternalSort
+from runtime.operators.rank_common import SortKey, sort_order
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.operators.window_assign import wall_to_instant
 from runtime.plan_params import WindowParams
 from runtime.plan_text import format_expr, format_window
+from runtime.spill import MANAGED_MEMORY_SIZE
 
 
 @dataclass(frozen=True)
@@ -76,7 +87,7 @@ class _Buffer:
     def size(self) -> int:
         return 0 if self.rows is None else self.rows.num_rows
 
-    def add(self, rows: pa.RecordBatch, start: np.ndarray, end: np.ndarray, timer: np.ndarray) -> None:
+    def add(self, rows: pa.RecordBatch | pa.Table, start: np.ndarray, end: np.ndarray, timer: np.ndarray) -> None:
         self.rows = concat(self.rows, rows)
         self.start = np.concatenate([self.start, start])
         self.end = np.concatenate([self.end, end])
@@ -110,6 +121,11 @@ class WindowJoinOperator(Operator):
         self.buffers = (_Buffer(), _Buffer())
         self.wm = MIN_WATERMARK
         self.ended: set[int] = set()
+        # BATCH: each input sorted by (window_start, window_end, arrival), on disk past the
+        # bound (its columns, then the window's start and end as ms; made with the input's
+        # first rows); with checkpointing the buffers hold the rows (the snapshot)
+        self.sorting = ctx.is_batch and not ctx.checkpointing
+        self.sorters: list[ExternalSort | None] = [None, None]
 
     def _timer(self, end: np.ndarray) -> np.ndarray:
         return wall_to_instant(end - 1, self.ctx.time_zone) if self.ltz else end - 1
@@ -130,8 +146,18 @@ class WindowJoinOperator(Operator):
             keep &= ~late
         if not keep.all():
             rows, start, end, timer = rows.filter(pa.array(keep)), start[keep], end[keep], timer[keep]
-        if rows.num_rows:
-            self.buffers[input_index].add(rows, start, end, timer)
+        if not rows.num_rows:
+            return
+        if self.sorting:
+            sorter = self.sorters[input_index]
+            if sorter is None:
+                w = rows.num_columns
+                bound = MANAGED_MEMORY_SIZE.get(self.ctx.config)
+                sorter = self.sorters[input_index] = ExternalSort(self.ctx.config, [SortKey(w), SortKey(w + 1)], bound)
+            table = pa.Table.from_batches([rows])
+            sorter.add(table.append_column("$start", pa.array(start)).append_column("$end", pa.array(end)))
+            return
+        self.buffers[input_index].add(rows, start, end, timer)
 
     def on_watermark(self, watermark: int, out: Output) -> None:
         self.wm = watermark
@@ -141,14 +167,121 @@ class WindowJoinOperator(Operator):
 
     def end_input(self, input_index: int, out: Output) -> None:
         self.ended.add(input_index)
-        if len(self.ended) == 2:
-            self._fire(MAX_WATERMARK, out)
+        if len(self.ended) < 2:
+            return
+        if any(s is not None and s.spilled for s in self.sorters):
+            out.emit_later(self._spilled_join())
+            return
+        self._unsort()
+        self._fire(MAX_WATERMARK, out)
+
+    def _unsort(self) -> None:
+        """BATCH, nothing spilled: the sorted inputs' rows to the buffers, in arrival order
+        (from then on rows go to the buffers)."""
+        self.sorting = False
+        for side, sorter in enumerate(self.sorters):
+            if sorter is None:
+                continue
+            sorter.snapshot()  # spilled: refused with a hint
+            table = sorter.take_buffer()
+            if table is not None:
+                n = table.num_columns - 2
+                start, end = table.column(n).to_numpy(), table.column(n + 1).to_numpy()
+                self.buffers[side].add(table.select(range(n)), start, end, self._timer(end))
+            sorter.close()
+            self.sorters[side] = None
+
+    # ------------------------------------------------------------------ BATCH past the bound
+    def _sorted(self, side: int) -> Iterator[pa.Table]:
+        """One input's rows (and window columns) sorted by (window_start, window_end,
+        arrival): the merge of a spilled sort, or the buffer sorted in memory."""
+        sorter = self.sorters[side]
+        if sorter is None:
+            return
+        if sorter.spilled:
+            for piece in sorter.merged():
+                yield piece.drop_columns([SORT_SEQ])
+            return
+        table = sorter.take_buffer()
+        if table is not None:
+            cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]
+            yield table.take(pa.array(sort_order(cols, sorter.order, None, np.arange(table.num_rows))))
+
+    def _spilled_join(self) -> Iterator[pa.RecordBatch]:
+        """Both sorted inputs read side by side: each step reads a piece of the side behind
+        (the one whose last read window is earlier), then joins the windows before the
+        earlier of the two sides' last read windows (complete on both) and forgets them."""
+        pieces = (self._sorted(0), self._sorted(1))
+        held: list[pa.Table | None] = [None, None]  # sorted rows not joined yet (and their window columns)
+        done = [False, False]
+        buffer = Output()
+
+        def last(side: int) -> tuple[int, int]:
+            t = held[side]
+            assert t is not None
+            n = t.num_columns
+            return t.column(n - 2)[-1].as_py(), t.column(n - 1)[-1].as_py()
+
+        while not all(done):
+            open_sides = [i for i in (0, 1) if not done[i]]
+            side = min(open_sides, key=lambda i: (held[i] is not None, last(i) if held[i] is not None else (0, 0)))
+            piece = next(pieces[side], None)
+            if piece is None:
+                done[side] = True
+            else:
+                held[side] = piece if held[side] is None else pa.concat_tables([held[side], piece])
+            if any(not done[i] and held[i] is None for i in (0, 1)):
+                continue  # a side has not read its first window yet
+            frontier = None if all(done) else min(last(i) for i in (0, 1) if not done[i])
+            taken = [self._take_before(held, i, frontier) for i in (0, 1)]
+            if any(t is not None for t in taken):
+                self._join_windows(taken[0], taken[1], buffer)
+                yield from buffer.drain()[0]
+        for sorter in self.sorters:
+            if sorter is not None:
+                sorter.close()
+
+    @staticmethod
+    def _take_before(
+        held: list[pa.Table | None], side: int, frontier: tuple[int, int] | None
+    ) -> tuple[pa.Table, np.ndarray, np.ndarray] | None:
+        """Remove from `held[side]` the rows whose window is before `frontier` (None: all):
+        (data columns, window starts, window ends), or None without such rows."""
+        t = held[side]
+        if t is None or t.num_rows == 0:
+            return None
+        n = t.num_columns - 2
+        start = t.column(n).to_numpy()
+        end = t.column(n + 1).to_numpy()
+        if frontier is None:
+            cut = t.num_rows
+        else:
+            fs, fe = frontier
+            cut = int(((start < fs) | ((start == fs) & (end < fe))).sum())  # a prefix: the rows are sorted
+        if cut == 0:
+            return None
+        held[side] = t.slice(cut) if cut < t.num_rows else None
+        return t.slice(0, cut).select(range(n)).combine_chunks(), start[:cut], end[:cut]
 
     # ------------------------------------------------------------------ firing
     def _fire(self, watermark: int, out: Output) -> None:
         lb, rb = self.buffers
         lrows, ls, le = lb.split(lb.timer <= watermark)
         rrows, rs, re = rb.split(rb.timer <= watermark)
+        left = None if lrows is None else (lrows, ls, le)
+        right = None if rrows is None else (rrows, rs, re)
+        self._join_windows(left, right, out)
+
+    def _join_windows(
+        self,
+        left: tuple[pa.Table, np.ndarray, np.ndarray] | None,
+        right: tuple[pa.Table, np.ndarray, np.ndarray] | None,
+        out: Output,
+    ) -> None:
+        """Join these rows of whole windows of each side ((rows, window starts, window ends)
+        or None) and emit the result."""
+        lrows, ls, le = left if left is not None else (None, EMPTY, EMPTY)
+        rrows, rs, re = right if right is not None else (None, EMPTY, EMPTY)
         nl = 0 if lrows is None else lrows.num_rows
         nr = 0 if rrows is None else rrows.num_rows
         if nl == 0 and nr == 0:
@@ -208,12 +341,23 @@ class WindowJoinOperator(Operator):
 
     # ------------------------------------------------------------------ checkpoints
     def snapshot_state(self, checkpoint_id: int) -> Any:
+        # BATCH sorted inputs (a hand-taken savepoint): to the buffers, which hold the rows
+        # from then on; refused with a hint once spilled
+        self._unsort()
         return state_format.pack({"buffers": self.buffers, "wm": self.wm, "ended": self.ended})
 
     def restore_state(self, handles: Any) -> None:
         d = state_format.unpack(handles)
         self.buffers, self.wm = d["buffers"], d["wm"]
         self.ended = set(d.get("ended") or ())
+        self._unsort()  # the restored buffers hold rows: the rest joins them in memory
+
+    def close(self) -> None:
+        """Remove the BATCH sorts' spill directories (also when the job failed)."""
+        for sorter in self.sorters:
+            if sorter is not None:
+                sorter.close()
+        super().close()
 
     def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
         """Each side's buffered rows whose join key (the exchange key of that input, not
