@@ -1,0 +1,129 @@
+"""The 'csv' format's writer as Flink's (Jackson's CsvGenerator) and the options that shape it:
+quoting, DECIMAL notation ('csv.write-bigdecimal-in-scientific-notation'), NULL and the null
+literal, and what an empty field reads back as."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+
+from runtime.connectors.formats.csv_format import CsvRowEncoder, decimal_plain_text, decimal_scientific_text
+from runtime.errors import DataError
+from runtime.types import ARRAY, BOOLEAN, DATE, DECIMAL, DOUBLE, INT, STRING, TIMESTAMP, Field, arrow_schema
+
+from .conftest import read_all
+from .test_filesystem import _write
+
+
+def _lines(fields: tuple[Field, ...], rows: list[dict], **options: str) -> list[str]:
+    batch = pa.RecordBatch.from_pylist(rows, schema=arrow_schema(fields))
+    return CsvRowEncoder(fields, options).lines(batch).to_pylist()
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        ("plain", "plain"),
+        ("", ""),  # an empty string is not quoted (Jackson's default)
+        ("a b", '"a b"'),  # a space is below ','
+        ("a,b", '"a,b"'),
+        ('say "hi"', '"say ""hi"""'),
+        ("tab\there", '"tab\there"'),
+        ("line\nbreak", '"line\nbreak"'),
+        ("back\\slash", '"back\\slash"'),  # the default escape-check character
+        ("x" * 24, "x" * 24),
+        ("x" * 25, '"' + "x" * 25 + '"'),  # longer than 24: quoted unchecked
+        ("a-b.c:d", "a-b.c:d"),  # characters above ',' need no quotes
+    ],
+)
+def test_strings_are_quoted_by_jacksons_loose_check(value: str, written: str) -> None:
+    assert _lines((Field("s", STRING()),), [{"s": value}]) == [written]
+
+
+def test_numbers_and_booleans_are_never_quoted_text_is() -> None:
+    fields = (Field("i", INT()), Field("d", DOUBLE()), Field("b", BOOLEAN()), Field("ts", TIMESTAMP(3)))
+    rows = [{"i": -1, "d": -1.5e-7, "b": True, "ts": dt.datetime(2024, 1, 1, 10, 0, 1, 500000)}]
+    assert _lines(fields, rows) == ['-1,-1.5E-7,true,"2024-01-01 10:00:01.5"']
+
+
+def test_delimiter_and_quote_options_move_the_quoting_threshold() -> None:
+    fields = (Field("a", STRING()), Field("b", STRING()))
+    # ';' (0x3B) is the highest: '1' and ':' are below it, 'a' is not
+    assert _lines(fields, [{"a": "a1", "b": "a"}], **{"csv.field-delimiter": ";"}) == ['"a1";a']
+    assert _lines(fields, [{"a": "it's", "b": "x y"}], **{"csv.quote-character": "'"}) == ["'it''s','x y'"]
+    assert _lines(fields, [{"a": "a,b", "b": "c d"}], **{"csv.disable-quote-character": "true"}) == ["a,b,c d"]
+
+
+def test_a_configured_escape_character_triggers_quotes_and_doubles_inside_them() -> None:
+    fields = (Field("s", STRING()),)
+    assert _lines(fields, [{"s": "a|b"}], **{"csv.escape-character": "|"}) == ['"a||b"']
+    assert _lines(fields, [{"s": "a\\b"}], **{"csv.escape-character": "|"}) == ["a\\b"]
+
+
+def test_decimal_is_plain_at_its_scale_unless_scientific_is_set() -> None:
+    values = [Decimal(v) for v in ("100000.00", "1.50", "0.00", "-120.00", "0.000000120")]
+    column = pa.array(values, pa.decimal128(20, 9))
+    assert decimal_plain_text(column).to_pylist() == [
+        "100000.000000000",
+        "1.500000000",
+        "0.000000000",
+        "-120.000000000",
+        "0.000000120",
+    ]
+    # Java's BigDecimal.stripTrailingZeros().toString()
+    assert decimal_scientific_text(column).to_pylist() == ["1E+5", "1.5", "0", "-1.2E+2", "1.2E-7"]
+    fields = (Field("d", DECIMAL(10, 2)),)
+    rows = [{"d": Decimal("100000.00")}, {"d": Decimal("1.50")}]
+    assert _lines(fields, rows) == ["100000.00", "1.50"]
+    assert _lines(fields, rows, **{"csv.write-bigdecimal-in-scientific-notation": "false"}) == ["100000.00", "1.50"]
+    assert _lines(fields, rows, **{"csv.write-bigdecimal-in-scientific-notation": "true"}) == ["1E+5", "1.5"]
+
+
+def test_array_elements_use_the_array_delimiter_and_null_literal() -> None:
+    fields = (Field("xs", ARRAY(INT())), Field("s", STRING()))
+    rows = [{"xs": [1, None, 3], "s": None}]
+    assert _lines(fields, rows) == ["1;;3,"]
+    assert _lines(fields, rows, **{"csv.null-literal": "N/A", "csv.array-element-delimiter": "|"}) == ["1|N/A|3,N/A"]
+
+
+def test_null_int_round_trips_with_an_empty_null_literal(tmp_path) -> None:
+    fields = (Field("a", INT()), Field("s", STRING()), Field("d", DATE()))
+    rows = [{"a": None, "s": "x", "d": None}, {"a": 1, "s": None, "d": dt.date(2024, 2, 29)}]
+    batch = pa.RecordBatch.from_pylist(rows, schema=arrow_schema(fields))
+    out = tmp_path / "with"
+    options = {"path": str(out), "format": "csv", "csv.null-literal": ""}
+    _write(options, fields, [batch])
+    assert read_all({"connector": "filesystem", **options}, fields).to_pylist() == rows
+
+
+def test_null_int_without_null_literal_is_written_empty_and_cannot_be_read_back(tmp_path) -> None:
+    """As in Flink: NULL is written as '' and Jackson hands '' to Integer.parseInt."""
+    fields = (Field("a", INT()), Field("s", STRING()))
+    batch = pa.RecordBatch.from_pylist([{"a": None, "s": "x"}], schema=arrow_schema(fields))
+    out = tmp_path / "without"
+    _write({"path": str(out), "format": "csv"}, fields, [batch])
+    assert [p.read_text() for p in out.iterdir()] == [",x\n"]
+    with pytest.raises(DataError) as err:
+        read_all({"connector": "filesystem", "path": str(out), "format": "csv"}, fields)
+    message = str(err.value)
+    assert 'For input string: ""' in message and "'csv.null-literal' = ''" in message and err.value.line == 1
+    # a STRING's empty field stays '' (not NULL) without the literal
+    batch = pa.RecordBatch.from_pylist([{"a": 1, "s": None}], schema=arrow_schema(fields))
+    _write({"path": str(tmp_path / "s"), "format": "csv"}, fields, [batch])
+    got = read_all({"connector": "filesystem", "path": str(tmp_path / "s"), "format": "csv"}, fields).to_pylist()
+    assert got == [{"a": 1, "s": ""}]
+
+
+def test_written_quoting_reads_back_unchanged(tmp_path) -> None:
+    fields = (Field("s", STRING()), Field("ts", TIMESTAMP(3)), Field("d", DECIMAL(10, 2)))
+    rows = [
+        {"s": 'a "b", c\\d' + "x" * 30, "ts": dt.datetime(2024, 1, 1, 0, 0, 0, 1000), "d": Decimal("1.50")},
+        {"s": "multi\nline", "ts": None, "d": Decimal("-0.05")},
+    ]
+    batch = pa.RecordBatch.from_pylist(rows, schema=arrow_schema(fields))
+    options = {"path": str(tmp_path / "o"), "format": "csv", "csv.null-literal": "NULL"}
+    _write(options, fields, [batch])
+    assert read_all({"connector": "filesystem", **options}, fields).to_pylist() == rows
