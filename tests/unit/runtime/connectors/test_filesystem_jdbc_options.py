@@ -38,9 +38,9 @@ def test_path_regex_pattern_keeps_the_files_whose_absolute_path_matches(tmp_path
 
 
 def _sink(path: Path, **options: str):
-    sink = get_connector("filesystem").create_sink(
-        {"path": str(path), "format": "csv", **options}, FIELDS, SourceContext("STREAMING")
-    )
+    create = get_connector("filesystem").create_sink
+    assert create is not None
+    sink = create({"path": str(path), "format": "csv", **options}, FIELDS, SourceContext("STREAMING"))
     sink.open()
     return sink
 
@@ -111,7 +111,7 @@ def test_legacy_lookup_cache_options_enable_the_cache_as_in_flink() -> None:
     assert not LookupCache({"lookup.cache.ttl": "10 s"}).enabled  # max-rows unset (-1): no cache
     assert not LookupCache({"lookup.cache.max-rows": "5", "lookup.cache.ttl": "0 s"}).enabled
     missing = LookupCache({"lookup.cache.max-rows": "5", "lookup.cache.caching-missing-key": "false"})
-    missing.put(("x",), rows.slice(0, 0))
+    missing.put(("x",), pa.table({"k": pa.array([], pa.string())}))
     assert missing.entries == {}
 
 

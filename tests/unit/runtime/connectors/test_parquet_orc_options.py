@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.orc as orc
@@ -36,7 +37,7 @@ from .conftest import read_all
 from .test_filesystem import _write
 
 STAMPS = (Field("id", INT()), Field("ts", TIMESTAMP(6)), Field("lt", TIMESTAMP_LTZ(3)))
-STAMP_ROWS = [
+STAMP_ROWS: list[dict[str, Any]] = [
     {
         "id": 1,
         "ts": dt.datetime(2024, 7, 1, 12, 0, 0, 123456),
