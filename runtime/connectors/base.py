@@ -144,6 +144,10 @@ class Sink:
         Sink operator's `on_timer`): a sink that buffers for a time bound (upsert-kafka's
         'sink.buffer-flush.interval') sends what is due, so a quiet stream is not held back."""
 
+    def on_watermark(self, watermark: int) -> None:
+        """The sink's input watermark advanced to `watermark` (epoch ms): a sink that acts on
+        event time (the filesystem sink's 'partition-time' commit trigger) may act now."""
+
     def close(self) -> None:
         pass
 

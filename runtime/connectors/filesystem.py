@@ -140,9 +140,8 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
         "partition.time-extractor.kind",
         default="default",
-        description="How the 'partition-time' commit trigger extracts a partition's time: 'default' (with "
-        "'partition.time-extractor.timestamp-pattern') or 'custom' (a Java class, refused). Only read by the "
-        "'partition-time' trigger, which is not supported.",
+        description="How the 'partition-time' commit trigger extracts a partition's time: 'default' (from "
+        "'partition.time-extractor.timestamp-pattern') or 'custom' (a Java class, refused).",
     ),
     ConfigOption(
         "partition.time-extractor.class",
@@ -151,13 +150,14 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
     ),
     ConfigOption(
         "partition.time-extractor.timestamp-formatter",
-        description="Java DateTimeFormatter pattern of the extracted partition time (the 'partition-time' "
-        "trigger only).",
+        description="Java DateTimeFormatter pattern that parses the extracted partition time, e.g. 'yyyyMMdd' "
+        "(a date-only text is midnight). Unset: 'yyyy-[M]M-[d]d[ [H]H:[m]m:[s]s]'.",
     ),
     ConfigOption(
         "partition.time-extractor.timestamp-pattern",
-        description="How partition values form a timestamp, e.g. '$dt $hour:00:00' (the 'partition-time' "
-        "trigger only).",
+        description="How partition values form the partition's time for the 'partition-time' trigger: each "
+        "'$key' is replaced by the partition's value, e.g. '$dt $hour:00:00' or '$year-$month-$day'. Unset: "
+        "the first partition value.",
     ),
     ConfigOption(
         "sink.partition-commit.policy.kind",
@@ -177,12 +177,17 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         type="enum",
         default="process-time",
         values=("process-time", "partition-time"),
-        description="When a partition is committed: 'process-time' (its files are published and the delay has passed since the sink first wrote to it; all partitions at end of input). 'partition-time' (when the watermark passes the time extracted from the partition values plus the delay) is refused: the sink does not follow watermarks.",
+        description="When a partition is committed (every written partition at the end of input): 'process-time' "
+        "once its files are published and the delay has passed since the sink first wrote to it; "
+        "'partition-time' once its files are published and the watermark (of the last completed checkpoint "
+        "when checkpointing) has passed the time extracted from the partition values plus the delay.",
     ),
     ConfigOption(
         "sink.partition-commit.watermark-time-zone",
         default="UTC",
-        description="Time zone in which the 'partition-time' trigger reads the watermark (refused with that trigger).",
+        description="Time zone in which the 'partition-time' trigger reads the watermark as a wall clock to "
+        "compare with partition times: 'UTC' for a watermark on a TIMESTAMP column, the session time zone "
+        "(e.g. 'Asia/Shanghai', or 'GMT-08:00') for one on a TIMESTAMP_LTZ column.",
     ),
     ConfigOption(
         "sink.partition-commit.delay",
@@ -412,8 +417,9 @@ FACTORY = register_connector(
             "or blank value goes to `partition.default-name`. The source reads the partition columns back "
             "from the directory names (cast to the declared types; the default name reads as NULL). With "
             "checkpoints the sink is exactly-once per partition: part files stay hidden until the checkpoint "
-            "(or savepoint) completes. Partition commit: the `success-file` policy with the `process-time` "
-            "trigger; `metastore`, `custom` and `partition-time` are refused."
+            "(or savepoint) completes. Partition commit: the `success-file` policy with the `process-time` or "
+            "`partition-time` trigger; the `metastore` and `custom` policies and custom time extractors are "
+            "refused."
         ),
         # lookup.*: an opt-in lookup source for temporal joins (runtime/connectors/lookup.py).
         options=(*OPTIONS, SINK_PARALLELISM, *LOOKUP_OPTIONS, *all_format_options(FORMATS)),

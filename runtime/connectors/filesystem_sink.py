@@ -18,8 +18,10 @@ update/delete rows is rejected.
 Partition commit (Flink's `sink.partition-commit.*`): with the policy `success-file`, a
 partition gets an empty `_SUCCESS` file (`sink.partition-commit.success-file.name`) once
 files of it were published and `sink.partition-commit.delay` has passed since the sink
-first wrote to it (the `process-time` trigger, checked at each publication), and at the
-end of input for every partition written.
+first wrote to it (the `process-time` trigger, checked at each publication), or once the
+watermark passed the partition's time plus the delay (the `partition-time` trigger:
+runtime/connectors/filesystem_commit.py), and at the end of input for every partition
+written.
 """
 
 from __future__ import annotations
@@ -35,10 +37,12 @@ import pyarrow as pa
 
 from runtime.batch import ROW_KIND, data_columns, row_kinds
 from runtime.connectors.base import Sink, SourceContext, parse_duration_ms, parse_size
+from runtime.connectors.filesystem_commit import PartitionTimeTrigger
 from runtime.connectors.filesystem_partitions import (
     DEFAULT_PARTITION_NAME,
     partition_dirs,
     partition_keys,
+    partition_values,
     split_by_partition,
     split_schema,
 )
@@ -113,8 +117,8 @@ class FilesystemSink(Sink):
         ):
             raise ConnectorError(
                 "A custom partition time extractor ('partition.time-extractor.kind' / "
-                "'partition.time-extractor.class') is a Java class, which streamsql cannot run; the extractor "
-                "is only used by the 'partition-time' commit trigger, which is not supported either."
+                "'partition.time-extractor.class') is a Java class, which streamsql cannot run. Use the "
+                "default extractor with 'partition.time-extractor.timestamp-pattern' (e.g. '$dt $hour:00:00')."
             )
         for k in kinds:
             if k == "metastore":
@@ -134,17 +138,22 @@ class FilesystemSink(Sink):
                     f"Partition commit policy '{k}' is not supported: streamsql supports 'success-file'."
                 )
         trigger = (options.get("sink.partition-commit.trigger") or "process-time").strip().lower()
-        if trigger != "process-time":
+        if trigger not in ("process-time", "partition-time"):
             raise ConnectorError(
-                f"'sink.partition-commit.trigger' = '{trigger}' is not supported: the filesystem sink does not "
-                "follow watermarks, so it cannot commit a partition when the watermark passes its time. Use "
-                "'process-time' with 'sink.partition-commit.delay'."
+                f"Invalid value for option 'sink.partition-commit.trigger': '{trigger}' "
+                "(one of process-time, partition-time)."
             )
         if kinds and not self.partition_keys:
             raise ConnectorError("'sink.partition-commit.policy.kind' needs a PARTITIONED BY table.")
         self.success_file = "success-file" in kinds
         self.success_name = options.get("sink.partition-commit.success-file.name") or "_SUCCESS"
-        self.commit_delay_s = parse_duration_ms(options.get("sink.partition-commit.delay") or "0", "delay") / 1000
+        self.commit_delay_ms = parse_duration_ms(options.get("sink.partition-commit.delay") or "0", "delay")
+        self.commit_delay_s = self.commit_delay_ms / 1000
+        # 'partition-time': commit when the watermark passes the partition's time plus the delay
+        time_trigger = PartitionTimeTrigger(options, self.partition_keys)  # checks the time zone, as Flink does
+        self.time_trigger = time_trigger if trigger == "partition-time" else None
+        self._watermark: int | None = None  # the input's watermark (ms)
+        self._commit_watermark: int | None = None  # the watermark at the last checkpoint barrier
 
     def open(self) -> None:
         if os.path.isfile(self.root):
@@ -229,17 +238,38 @@ class FilesystemSink(Sink):
             self._published.add(os.path.relpath(os.path.dirname(final), self.root))
 
     def _commit_partitions(self, force: bool) -> None:
-        """The success-file policy with the process-time trigger: partitions whose files
-        were published and whose delay has passed (all of them at end of input)."""
+        """The success-file policy: partitions whose files were published and whose trigger
+        fired (all of them at end of input). 'process-time': the delay has passed since the
+        sink first wrote to the partition; 'partition-time': the watermark (the one of the
+        last checkpoint barrier when checkpointing) has passed the partition's time plus
+        the delay."""
         if not self.success_file or not self._published:
             return
         now = time.time()
+        watermark = self._commit_watermark if self.deferred_commit else self._watermark
         for partition in sorted(self._published):
-            if force or now >= self._created.get(partition, now) + self.commit_delay_s:
+            if force:
+                due = True
+            elif self.time_trigger is None:
+                due = now >= self._created.get(partition, now) + self.commit_delay_s
+            elif watermark is None:
+                due = False
+            else:
+                values = partition_values(self.root, os.path.join(self.root, partition, "_"))
+                at = self.time_trigger.partition_time_ms([values.get(k, "") for k in self.partition_keys])
+                due = self.time_trigger.watermark_wall_ms(watermark) >= at + self.commit_delay_ms
+            if due:
                 with open(os.path.join(self.root, partition, self.success_name), "wb"):
                     pass
                 self._published.discard(partition)
                 self.committed_partitions.append(partition)
+
+    def on_watermark(self, watermark: int) -> None:
+        """'partition-time': without checkpointing, published partitions may commit now
+        (with checkpointing they commit when a checkpoint completes)."""
+        self._watermark = watermark
+        if self.time_trigger is not None and not self.deferred_commit:
+            self._commit_partitions(force=False)
 
     def flush(self) -> None:
         """Finish the current part files so they become visible (end of input)."""
@@ -255,6 +285,7 @@ class FilesystemSink(Sink):
         """The barrier: close the open files; the files closed since the last checkpoint
         (pending, hidden) are this checkpoint's committable."""
         deferred, self.deferred_commit = self.deferred_commit, True
+        self._commit_watermark = self._watermark
         self._finish_all()
         self.deferred_commit = deferred
         pending, self._pending_files = self._pending_files, []

@@ -166,6 +166,12 @@ class SinkOperator(Operator):
         for _, sink in self.writers:
             sink.on_timer()
 
+    def on_watermark(self, watermark: int, out: Output) -> None:
+        """The writers see the watermark (event-time partition commit), then it goes on."""
+        for _, sink in self.writers:
+            sink.on_watermark(watermark)
+        out.emit_watermark(watermark)
+
     def end_input(self, input_index: int, out: Output) -> None:
         if self.two_phase and self.ctx.checkpointing:
             return  # the final checkpoint commits
