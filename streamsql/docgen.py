@@ -18,6 +18,7 @@ from pathlib import Path
 from planner.statements import Query
 from runtime.aggregates.types import AGGREGATE_NAMES
 from runtime.connectors.base import connector_names, get_connector
+from runtime.connectors.formats import format_names, get_format
 from runtime.executor.spark.capabilities import ARRIVAL_ORDER_AGGS, DOC_NOTES, SUPPORTED_AGGS_BATCH, capability_rows
 from runtime.executor.spark.expressions import supported_functions
 from runtime.functions.registry import functions
@@ -73,6 +74,46 @@ def connector_page(name: str) -> str:
     ]
     if f.guide:
         lines += ["", f.guide.strip()]
+    return "\n".join(lines) + "\n"
+
+
+def formats_page() -> str:
+    """Every format: what reads it, its options and its metadata (from the declarations)."""
+    users: dict[str, list[str]] = {}
+    for c in connector_names():
+        for fmt in get_connector(c).formats:
+            users.setdefault(fmt, []).append(c)
+    lines = [
+        GENERATED,
+        "# Formats",
+        "",
+        "A table's `'format'` (Kafka: `'value.format'` / `'key.format'`) names one of these. Its options are",
+        "given with the format's name as prefix (`'json.ignore-parse-errors'`); a Kafka key or value format's",
+        "options carry the `'key.'` / `'value.'` prefix too (`'value.json.ignore-parse-errors'`). A format's",
+        "metadata is read by the Kafka connectors as `METADATA FROM 'value.<key>'` (read-only: declare the",
+        "column `VIRTUAL` in a table that is written to).",
+    ]
+    for name in format_names():
+        f = get_format(name)
+        lines += ["", f"## `{name}`", "", f.description.strip(), ""]
+        if f.refused:
+            lines += [f"Refused: naming it fails when a query uses the table, because {f.refused}"]
+            continue
+        kinds = ["a changelog (+I / -U / +U / -D rows)" if f.changelog else "insert-only rows"]
+        used = ", ".join(f"`{c}`" for c in users.get(name, [])) or "no connector"
+        lines += [f"Read and written by: {used}; gives {kinds[0]}.", ""]
+        if f.options:
+            lines += ["| option | default | type | description |", "|---|---|---|---|"]
+            for o in f.options:
+                desc = o.description.replace("|", "\\|").replace("\n", " ")
+                if o.values:
+                    desc += " One of: " + ", ".join(f"`{v}`" for v in o.values) + "."
+                default = f"`{o.default}`" if o.default is not None else ""
+                lines.append(f"| `{o.key}` | {default} | {o.type} | {desc} |")
+        if f.metadata:
+            lines += ["", "| metadata key | type | description |", "|---|---|---|"]
+            for m in f.metadata:
+                lines.append(f"| `{m.key}` | `{m.type}` | {m.description} |")
     return "\n".join(lines) + "\n"
 
 
@@ -623,6 +664,7 @@ def function_index() -> str:
 
 def pages() -> dict[str, str]:
     out = {f"connectors/{n}.md": connector_page(n) for n in connector_names()}
+    out["connectors/formats.md"] = formats_page()
     out["configuration.md"] = configuration_page()
     out["functions.md"] = functions_page()
     out["spark.md"] = spark_page()

@@ -258,6 +258,9 @@ class ConnectorFactory:
     format_keys: tuple[tuple[str, str], ...] = (("format", ""),)
     # Metadata keys `METADATA FROM 'key'` columns may read (and write, where writable).
     metadata: tuple[MetadataColumn, ...] = ()
+    # Read-only metadata of the table's format given these options, with the key the
+    # connector offers it under (Kafka: the value format's, prefixed 'value.').
+    format_metadata: Callable[[Mapping[str, str]], tuple[MetadataColumn, ...]] | None = None
     # The scan's changelog mode given these options: 'I' (insert-only), 'I,UB,UA,D'
     # (a CDC format) or 'I,UA,D' (upsert: the planner normalizes it by the primary key).
     changelog_mode: Callable[[dict[str, str]], str] = lambda options: "I"

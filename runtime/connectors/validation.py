@@ -145,6 +145,9 @@ def validate_table_options(options: Mapping[str, str], table: TableDescription |
     factory = resolve_factory(options)
     for key, _ in factory.format_keys if factory.formats else ():
         fmt = options.get(key)
+        refused = _refused_format(fmt) if fmt is not None else None
+        if refused:
+            raise ConnectorOptionError(f"Format '{fmt}' ('{key}') is not supported: {refused}", key, on_value=True)
         if fmt is not None and fmt not in factory.formats:
             known = [f for f in format_names() if f in factory.formats]
             raise ConnectorOptionError(
@@ -209,11 +212,21 @@ def validate_table_options(options: Mapping[str, str], table: TableDescription |
     return factory
 
 
+def _refused_format(name: str) -> str | None:
+    """Why format `name` (one Flink has) cannot work here, or None."""
+    if name not in format_names():
+        return None
+    return get_format(name).refused
+
+
 def _check_metadata(factory: ConnectorFactory, table: TableDescription) -> None:
     """Each metadata column names a key the connector offers (for writing: a writable one;
     a read-only column of a written table must be VIRTUAL), as Flink's DynamicSourceUtils /
-    DynamicSinkUtils check them."""
+    DynamicSinkUtils check them. The format's metadata (Kafka: 'value.source.table' of
+    'debezium-json') is read-only."""
     offered = [m.key for m in factory.metadata if m.writable or not table.sink]
+    if factory.format_metadata is not None and not table.sink:
+        offered += [m.key for m in factory.format_metadata(table.options)]
     for column, key in table.metadata.items():
         if key in offered:
             continue

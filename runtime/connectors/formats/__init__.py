@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from runtime.connectors.base import ConfigOption, SourceContext
+from runtime.connectors.base import ConfigOption, MetadataColumn, SourceContext
 from runtime.errors import ConnectorError
 from runtime.plugins import import_submodules
 from runtime.types import Field
@@ -73,6 +73,13 @@ class MessageDecoder:
     def decode(self, payloads: pa.Array, locate: Callable[[int], str]) -> tuple[pa.RecordBatch, np.ndarray]:
         raise NotImplementedError
 
+    def event_metadata(self, payloads: pa.Array, keys: list[str]) -> list[pa.Array]:
+        """The format's metadata `keys` (declared in `FileFormat.metadata`) of each payload:
+        one array per key, one value per payload (NULL where a payload lacks it). The
+        connector spreads them to the rows with `decode`'s payload indices, so a change
+        event's two rows carry the same metadata."""
+        raise ConnectorError(f"This format offers no metadata: {', '.join(keys)}.")
+
 
 class MessageEncoder:
     """Encodes rows into record payloads (message connectors' sinks).
@@ -109,6 +116,13 @@ class FileFormat:
     open_decoder: DecoderFactory | None = None
     # Encodes rows into record payloads (message connectors' sinks); None: cannot be written there.
     open_encoder: EncoderFactory | None = None
+    # Read-only metadata of a payload (Debezium's 'source.table', ...): a message connector
+    # offers them as '<prefix><key>' (Kafka: 'value.source.table'); the decoder's
+    # `event_metadata` reads them.
+    metadata: tuple[MetadataColumn, ...] = ()
+    # Why a format Flink has cannot work here (e.g. it needs a schema registry): naming it
+    # fails planning with this reason instead of "unknown format".
+    refused: str | None = None
 
 
 def format_options_view(options: dict[str, str], prefix: str) -> dict[str, str]:

@@ -183,3 +183,23 @@ register_format(
         open_encoder=AvroEncoder,
     )
 )
+
+# Flink's Confluent Avro formats read each record's writer schema from a Confluent Schema
+# Registry by the id in the record's first bytes, and register the schema they write. No
+# schema registry runs from a Python package (the tests start every server they use), so
+# this format could not be tested here against a real one: it is refused with the reason.
+_REGISTRY_REASON = (
+    "it reads and registers Avro schemas in a Confluent Schema Registry ('{name}.url'), which streamsql does "
+    "not talk to. Use 'avro' (the schema derived from the table's columns, no registry){alt}."
+)
+for _name, _alt in (("avro-confluent", ""), ("debezium-avro-confluent", " or 'debezium-json'")):
+    register_format(
+        FileFormat(
+            name=_name,
+            extension="avro",
+            description=f"Flink's '{_name}' format: refused (needs a Confluent Schema Registry).",
+            options=(),
+            open_reader=messages_only(_name),
+            refused=_REGISTRY_REASON.format(name=_name, alt=_alt),
+        )
+    )

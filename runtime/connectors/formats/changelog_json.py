@@ -1,5 +1,6 @@
-"""The 'canal-json' and 'maxwell-json' change-event formats (Canal's and Maxwell's JSON
-messages → +I/-U/+U/-D rows). Message connectors only (Kafka)."""
+"""The 'canal-json', 'maxwell-json' and 'ogg-json' change-event formats (Canal's, Maxwell's
+and Oracle GoldenGate's JSON messages → +I/-U/+U/-D rows), with their metadata ('value.table'
+...). Message connectors only (Kafka)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,23 @@ import pyarrow.compute as pc
 from runtime.batch import DELETE, INSERT, ROW_KIND, UPDATE_AFTER, UPDATE_BEFORE
 from runtime.connectors.base import ConfigOption, SourceContext
 from runtime.connectors.formats import FileFormat, MessageDecoder, messages_only, register_format
-from runtime.connectors.formats.json_format import JsonRows, _utf8_lines, change_event_encoder
+from runtime.connectors.formats.json_format import (
+    OGG,
+    STRING_LIST_META,
+    TIMESTAMP_META,
+    EventMetadata,
+    JsonDecoder,
+    JsonRows,
+    _utf8_lines,
+    change_event_encoder,
+    json_millis,
+    json_string_list,
+    json_string_map,
+    json_text,
+    read_event_metadata,
+)
 from runtime.errors import DataError
-from runtime.types import Field
+from runtime.types import INT, MAP, STRING, Field
 
 
 def _options(prefix: str) -> tuple[ConfigOption[Any], ...]:
@@ -65,6 +80,79 @@ CANAL_OPTIONS: tuple[ConfigOption[Any], ...] = _options("canal-json") + (
     ),
 )
 MAXWELL_OPTIONS: tuple[ConfigOption[Any], ...] = _options("maxwell-json")
+OGG_OPTIONS: tuple[ConfigOption[Any], ...] = _options("ogg-json") + (
+    ConfigOption(
+        "ogg-json.encode.ignore-null-fields",
+        type="boolean",
+        default="false",
+        description="Leave NULL fields out of written events (the null 'before' / 'after' image too).",
+    ),
+)
+
+CANAL_METADATA: tuple[EventMetadata, ...] = (
+    EventMetadata("database", STRING(), json_text("$.database"), "The originating database ('database')."),
+    EventMetadata("table", STRING(), json_text("$.table"), "The originating table ('table')."),
+    EventMetadata(
+        "sql-type",
+        MAP(STRING(), INT()),
+        "TRY_CAST(json_extract(j, '$.sqlType') AS MAP(VARCHAR, INTEGER))",
+        "The SQL types of the row's fields ('sqlType').",
+    ),
+    EventMetadata(
+        "pk-names", STRING_LIST_META, json_string_list("$.pkNames"), "The primary key's columns ('pkNames')."
+    ),
+    EventMetadata(
+        "ingestion-timestamp",
+        TIMESTAMP_META,
+        json_millis("$.ts"),
+        "When the connector processed the event ('ts', epoch milliseconds).",
+    ),
+    EventMetadata(
+        "event-timestamp",
+        TIMESTAMP_META,
+        json_millis("$.es"),
+        "When the database made the change ('es', epoch milliseconds).",
+    ),
+)
+MAXWELL_METADATA: tuple[EventMetadata, ...] = (
+    EventMetadata("database", STRING(), json_text("$.database"), "The originating database ('database')."),
+    EventMetadata("table", STRING(), json_text("$.table"), "The originating table ('table')."),
+    EventMetadata(
+        "primary-key-columns",
+        STRING_LIST_META,
+        json_string_list("$.primary_key_columns"),
+        "The primary key's columns ('primary_key_columns').",
+    ),
+    EventMetadata(
+        "ingestion-timestamp",
+        TIMESTAMP_META,
+        json_millis("$.ts", scale=1000),
+        "When the connector processed the event ('ts', epoch seconds).",
+    ),
+)
+# Flink's OggJsonDecodingFormat's keys. Flink reads 'current_ts' as epoch milliseconds and
+# 'op_ts' / 'table' out of a map; here each is read as GoldenGate writes it: a timestamp
+# text ('2020-05-13 15:40:06.000000', UTC) or epoch milliseconds, and the table's name.
+OGG_METADATA: tuple[EventMetadata, ...] = (
+    EventMetadata(
+        "table", STRING(), json_text("$.table"), "The fully qualified table name ('table': CATALOG.SCHEMA.TABLE)."
+    ),
+    EventMetadata(
+        "current_ts",
+        TIMESTAMP_META,
+        json_millis("$.current_ts"),
+        "When GoldenGate's formatter processed the operation ('current_ts').",
+    ),
+    EventMetadata(
+        "op_ts", TIMESTAMP_META, json_millis("$.op_ts"), "When the operation happened in the source ('op_ts')."
+    ),
+    EventMetadata(
+        "source.properties",
+        MAP(STRING(), STRING()),
+        json_string_map("$.source"),
+        "The event's 'source' object, its values as text.",
+    ),
+)
 
 
 class ChangeEventDecoder(JsonRows, MessageDecoder):
@@ -82,6 +170,10 @@ class ChangeEventDecoder(JsonRows, MessageDecoder):
 
     def fail(self, message: str, number: int) -> None:
         raise DataError(f"{message} ({self._locate(number)})")
+
+    def event_metadata(self, payloads: pa.Array, keys: list[str]) -> list[pa.Array]:
+        specs = CANAL_METADATA if self.kind == "canal-json" else MAXWELL_METADATA
+        return read_event_metadata(self.conv, specs, payloads, keys)
 
     def _images(self, lines: pa.Array) -> pa.Table:
         """One row per image: (event index, kind, image JSON text); -1 kind = bad event."""
@@ -176,6 +268,19 @@ class ChangeEventDecoder(JsonRows, MessageDecoder):
         return rows.append_column(pa.field(ROW_KIND, pa.int8(), False), pa.array(kinds, pa.int8())), src
 
 
+class OggDecoder(JsonDecoder):
+    """Oracle GoldenGate's JSON events ({"before","after","op_type": I/U/D}) → rows, as
+    Flink's ogg-json reads them: an update or delete without "before" fails, as does an
+    operation other than I/U/D (a truncate 'T' too), unless 'ogg-json.ignore-parse-errors'."""
+
+    def __init__(self, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
+        JsonRows.__init__(self, list(fields), options, debezium=True, prefix="ogg-json", envelope=OGG)
+        self._locate = str
+
+    def event_metadata(self, payloads: pa.Array, keys: list[str]) -> list[pa.Array]:
+        return read_event_metadata(self.conv, OGG_METADATA, payloads, keys)
+
+
 def _canal(fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> MessageDecoder:
     return ChangeEventDecoder(fields, options, ctx, "canal-json")
 
@@ -194,6 +299,7 @@ register_format(
         open_decoder=_canal,
         open_encoder=change_event_encoder("canal-json"),
         changelog=True,
+        metadata=tuple(m.column() for m in CANAL_METADATA),
     )
 )
 register_format(
@@ -206,5 +312,19 @@ register_format(
         open_decoder=_maxwell,
         open_encoder=change_event_encoder("maxwell-json"),
         changelog=True,
+        metadata=tuple(m.column() for m in MAXWELL_METADATA),
+    )
+)
+register_format(
+    FileFormat(
+        name="ogg-json",
+        extension="json",
+        description="Oracle GoldenGate's JSON change events ({before, after, op_type}: I / U / D).",
+        options=OGG_OPTIONS,
+        open_reader=messages_only("ogg-json"),
+        open_decoder=OggDecoder,
+        open_encoder=change_event_encoder("ogg-json"),
+        changelog=True,
+        metadata=tuple(m.column() for m in OGG_METADATA),
     )
 )

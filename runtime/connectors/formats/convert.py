@@ -36,6 +36,8 @@ _INT_RANGES = {
 CSV = "csv"  # Date.valueOf / Timestamp.valueOf / LocalTime.parse
 SQL = "sql"  # JSON 'SQL' timestamp standard: yyyy-MM-dd HH:mm:ss[.fffffffff]
 ISO = "iso"  # JSON 'ISO-8601': yyyy-MM-ddTHH:mm[:ss[.fffffffff]]
+# JSON 'ISO-8601-WITH-OFFSET': yyyy-MM-ddTHH:mm[:ss[.fffffffff]]±HH:mm (or Z), normalized to UTC
+ISO_OFFSET = "iso-offset"
 
 Result = tuple[pa.Array, np.ndarray]
 
@@ -255,6 +257,7 @@ _DATE_PATTERNS = {
     SQL: r"^(?P<y>[0-9]{4})-(?P<m>[0-9]{2})-(?P<d>[0-9]{2})$",
     ISO: r"^(?P<y>[0-9]{4})-(?P<m>[0-9]{2})-(?P<d>[0-9]{2})$",
 }
+_DATE_PATTERNS[ISO_OFFSET] = _DATE_PATTERNS[ISO]
 _TIME = r"(?P<H>[0-9]{2}):(?P<M>[0-9]{2})"
 _TS_PATTERNS = {
     CSV: r"^(?P<y>[0-9]{4})-(?P<m>[0-9]{1,2})-(?P<d>[0-9]{1,2}) (?P<H>[0-9]{1,2}):(?P<M>[0-9]{1,2}):(?P<S>[0-9]{1,2})(?:\.(?P<f>[0-9]{0,9}))?$",
@@ -268,6 +271,10 @@ _TIME_PATTERNS = {
     SQL: r"^" + _TIME + r":(?P<S>[0-9]{2})(?:\.(?P<f>[0-9]{1,9}))?$",
     ISO: r"^" + _TIME + r"(?::(?P<S>[0-9]{2})(?:\.(?P<f>[0-9]{1,9}))?)?$",
 }
+_TIME_PATTERNS[ISO_OFFSET] = _TIME_PATTERNS[ISO]
+# The offset of an 'ISO-8601-WITH-OFFSET' timestamp (Java's ISO_OFFSET_DATE_TIME: 'Z' or ±HH:mm[:ss]).
+_OFFSET = r"(?P<o>Z|(?P<os>[+-])(?P<oh>[0-9]{2}):(?P<om>[0-9]{2})(?::(?P<osec>[0-9]{2}))?)$"
+_TS_PATTERNS[ISO_OFFSET] = _TS_PATTERNS[ISO] + _OFFSET
 
 
 def parse_date(strings: pa.Array, style: str) -> Result:
@@ -314,7 +321,7 @@ def parse_timestamp(strings: pa.Array, dtype: DataType, style: str) -> Result:
     the 'SQL' or 'ISO-8601' standard. For TIMESTAMP_LTZ, JSON text ends with 'Z' (UTC);
     CSV text is read as a UTC wall clock."""
     ltz = dtype.name == "TIMESTAMP_LTZ"
-    if not ltz and len(strings) and strings.null_count < len(strings):
+    if not ltz and style != ISO_OFFSET and len(strings) and strings.null_count < len(strings):
         # Fast path: Arrow's ISO parser, once the separator and the seconds are known present.
         sep = " " if style in (CSV, SQL) else "T"
         lengths = pc.utf8_length(strings)
@@ -333,7 +340,7 @@ def parse_timestamp(strings: pa.Array, dtype: DataType, style: str) -> Result:
                 return pc.cast(raw, dtype.to_arrow()), _no_errors(strings)
     text = java_trim(strings) if style == CSV else strings
     pattern = _TS_PATTERNS[style]
-    if style != CSV:
+    if style not in (CSV, ISO_OFFSET):
         pattern += "Z$" if ltz else "$"
     parts = pc.extract_regex(text, pattern)
     ok = _mask(parts.is_valid())
@@ -347,6 +354,11 @@ def parse_timestamp(strings: pa.Array, dtype: DataType, style: str) -> Result:
     days = np.where(ok, days_from_civil(y, m, d), 0)
     # microseconds: int64 nanoseconds overflow outside 1677..2262, Flink's range is 0000..9999
     micros = days * 86_400_000_000 + np.where(ok, tod, 0) // 1000
+    if style == ISO_OFFSET:  # normalized to UTC: the wall clock minus its offset
+        sign = np.where(pc.fill_null(pc.struct_field(parts, "os"), "+").to_numpy(zero_copy_only=False) == "-", -1, 1)
+        oh, om, osec = _ints(parts, "oh", n), _ints(parts, "om", n), _ints(parts, "osec", n)
+        ok &= (oh <= 18) & (om <= 59) & (osec <= 59)
+        micros = micros - np.where(ok, sign * (oh * 3600 + om * 60 + osec), 0) * 1_000_000
     unit = timestamp_unit(dtype.precision)
     if unit == "ns":  # Arrow's ns timestamps end at 1677/2262: treat the rest as unparsable
         ok &= (micros > -(2**63) // 1000 + 1) & (micros < (2**63 - 1) // 1000 - 1)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,7 +28,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import DELETE, INSERT, ROW_KIND, UPDATE_AFTER, UPDATE_BEFORE
-from runtime.connectors.base import ConfigOption, SourceContext
+from runtime.connectors.base import ConfigOption, MetadataColumn, SourceContext
 from runtime.connectors.formats import (
     EncoderFactory,
     FileFormat,
@@ -38,12 +39,12 @@ from runtime.connectors.formats import (
     opt_bool,
     register_format,
 )
-from runtime.connectors.formats.convert import ISO, SQL, convert_strings, parse_float
+from runtime.connectors.formats.convert import ISO, ISO_OFFSET, SQL, convert_strings, parse_float
 from runtime.connectors.formats.json_fast import FastJsonReader
 from runtime.connectors.formats.text import format_text_column, format_timestamp
 from runtime.errors import ConnectorError, DataError
-from runtime.map_values import map_array, pairs
-from runtime.types import DataType, Field
+from runtime.map_values import from_arrow_map, map_array, pairs
+from runtime.types import ARRAY, MAP, STRING, TIMESTAMP_LTZ, DataType, Field
 
 OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
@@ -62,8 +63,10 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         "json.timestamp-format.standard",
         type="enum",
         default="SQL",
-        values=("SQL", "ISO-8601"),
-        description="Timestamp text: 'SQL' reads/writes 'yyyy-MM-dd HH:mm:ss.SSS', 'ISO-8601' reads/writes 'yyyy-MM-ddTHH:mm:ss.SSS'.",
+        values=("SQL", "ISO-8601", "ISO-8601-WITH-OFFSET"),
+        description="Timestamp text: 'SQL' reads/writes 'yyyy-MM-dd HH:mm:ss.SSS', 'ISO-8601' reads/writes "
+        "'yyyy-MM-ddTHH:mm:ss.SSS' (TIMESTAMP_LTZ with a trailing 'Z' in both), 'ISO-8601-WITH-OFFSET' reads "
+        "'yyyy-MM-ddTHH:mm:ss.SSS+02:00' (or 'Z') normalized to UTC and writes 'yyyy-MM-ddTHH:mm:ss.SSSZ'.",
     ),
     ConfigOption(
         "json.map-null-key.mode",
@@ -81,13 +84,22 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         "json.encode.decimal-as-plain-number",
         type="boolean",
         default="false",
-        description="Write DECIMAL values in plain notation (they are always written plain here).",
+        description="Write DECIMAL values in plain notation: by default a value under 1e-6 is written in "
+        "Java's scientific notation (0.000000027 as 2.7E-8), as Flink writes it.",
     ),
     ConfigOption(
         "json.encode.ignore-null-fields",
         type="boolean",
         default="false",
         description="Leave NULL fields out of written objects.",
+    ),
+    ConfigOption(
+        "json.decode.json-parser.enabled",
+        type="boolean",
+        default="true",
+        description="Flink's choice between Jackson's streaming parser and its tree parser (same rows either "
+        "way); accepted for compatibility: streamsql reads JSON one way (Arrow's parser, DuckDB's JSON "
+        "functions where Flink's conversion rules need them).",
     ),
 )
 DEBEZIUM_OPTIONS: tuple[ConfigOption[Any], ...] = (
@@ -353,26 +365,53 @@ class _LineFile:
         self._f.close()
 
 
+@dataclass(frozen=True)
+class Envelope:
+    """A before/after change event: which field holds the operation and which values
+    mean insert, update and delete (Debezium's {"before","after","op"}, Ogg's
+    {"before","after","op_type"})."""
+
+    name: str  # as error messages name the format
+    op: str
+    inserts: tuple[str, ...]
+    updates: tuple[str, ...]
+    deletes: tuple[str, ...]
+
+
+DEBEZIUM = Envelope("Debezium JSON", "op", ("c", "r"), ("u",), ("d",))
+OGG = Envelope("Ogg JSON", "op_type", ("I",), ("U",), ("D",))
+
+
 class JsonRows:
-    """Lines of JSON (objects, or Debezium change events) → rows of `fields`: the fast
+    """Lines of JSON (objects, or before/after change events) → rows of `fields`: the fast
     Arrow path when it applies, else the exact path. `fail(message, number)` reports the
     first bad line (`number`: its line number in a file, its record index in a poll)."""
 
     def __init__(
-        self, fields: list[Field], options: dict[str, str], debezium: bool = False, prefix: str | None = None
+        self,
+        fields: list[Field],
+        options: dict[str, str],
+        debezium: bool = False,
+        prefix: str | None = None,
+        envelope: Envelope | None = None,
     ) -> None:
         prefix = prefix or ("debezium-json" if debezium else "json")
         self.debezium = debezium
+        self.envelope = (envelope or DEBEZIUM) if debezium else None
         self.fields = fields
         self.ignore_errors = opt_bool(options, f"{prefix}.ignore-parse-errors")
         self.fail_on_missing = opt_bool(options, "json.fail-on-missing-field") and not debezium
-        self.schema_include = debezium and opt_bool(options, "debezium-json.schema-include")
+        self.schema_include = prefix == "debezium-json" and opt_bool(options, "debezium-json.schema-include")
         standard = options.get(f"{prefix}.timestamp-format.standard", "SQL").upper()
-        if standard not in ("SQL", "ISO-8601"):
+        allowed = ("SQL", "ISO-8601", "ISO-8601-WITH-OFFSET") if prefix == "json" else ("SQL", "ISO-8601")
+        if standard not in allowed:
             raise ConnectorError(
-                f"Unsupported value '{standard}' for '{prefix}.timestamp-format.standard'. Supported values are [SQL, ISO-8601]."
+                f"Unsupported value '{standard}' for '{prefix}.timestamp-format.standard'. "
+                f"Supported values are [{', '.join(allowed)}]."
             )
-        self.conv = _Converter(SQL if standard == "SQL" else ISO, self.ignore_errors)
+        self.conv = _Converter(
+            {"SQL": SQL, "ISO-8601": ISO, "ISO-8601-WITH-OFFSET": ISO_OFFSET}[standard], self.ignore_errors
+        )
         # One Arrow C++ pass for batches whose values need no Java-specific conversion.
         self.fast = FastJsonReader(self.fields, self.conv.style, self.fail_on_missing)
         self.fast_batches = 0  # batches the fast path produced (tests and benchmarks)
@@ -386,6 +425,25 @@ class JsonRows:
 
     def rows(self, lines: pa.Array, numbers: np.ndarray) -> pa.RecordBatch:
         return self._debezium(lines, numbers) if self.debezium else self._plain(lines, numbers)
+
+    def explode_arrays(self, lines: pa.Array, numbers: np.ndarray) -> tuple[pa.Array, np.ndarray]:
+        """Lines holding a top-level JSON array as one line per element (each element one
+        row, as Flink's JSON format reads '[{...}, {...}]'; '[]' gives none), the element
+        lines keeping their line's number. Only the plain 'json' format does this."""
+        if self.debezium or len(lines) == 0:
+            return lines, numbers
+        arrays = pc.fill_null(pc.starts_with(pc.utf8_ltrim_whitespace(lines), "["), False)
+        if not pc.any(arrays).as_py():
+            return lines, numbers
+        res = self.conv.query(
+            pa.table({"j": lines, "a": arrays, "i": pa.array(np.arange(len(lines), dtype=np.int64))}),
+            "SELECT i, CASE WHEN a AND json_type(TRY_CAST(j AS JSON)) = 'ARRAY' "
+            "THEN json_extract(TRY_CAST(j AS JSON), '$[*]')::VARCHAR[] ELSE [j] END AS e FROM src",
+        )
+        elems = res.column("e").combine_chunks()
+        index = res.column("i").to_numpy()
+        lengths = pc.fill_null(pc.list_value_length(elems), 0).to_numpy(zero_copy_only=False)
+        return pc.list_flatten(elems), numbers[np.repeat(index, lengths)]
 
     def _plain(self, lines: pa.Array, numbers: np.ndarray) -> pa.RecordBatch | None:
         fast = self.fast.read(lines) if self.fast.usable else None
@@ -420,7 +478,7 @@ class JsonRows:
             return
         row, reason = min(candidates, key=lambda c: c[0])
         detail = self._field_reason(lines.slice(row, 1)) if reason and reason.startswith("a field") else reason
-        kind = "Debezium JSON" if self.debezium else "JSON"
+        kind = self.envelope.name if self.envelope else "JSON"
         msg = f"Failed to deserialize {kind} '{lines[row].as_py()}'."
         self.fail(msg + (f" {detail}" if detail else ""), int(numbers[row]))
 
@@ -435,20 +493,19 @@ class JsonRows:
         return ""
 
     def _debezium(self, lines: pa.Array, numbers: np.ndarray) -> pa.RecordBatch | None:
-        envelope = "$.payload" if self.schema_include else "$"
+        env = self.envelope
+        assert env is not None
+        root = "$.payload" if self.schema_include else "$"
         res = self.conv.query(
             pa.table({"j": lines}),
-            "SELECT json_type(j) AS t, json_extract_string(j, '" + envelope + ".op') AS op, "
-            "json_extract(j, '"
-            + envelope
-            + ".before')::VARCHAR AS b, json_extract(j, '"
-            + envelope
-            + ".after')::VARCHAR AS a "
+            f"SELECT json_type(j) AS t, json_extract_string(j, '{root}.{env.op}') AS op, "
+            f"json_extract(j, '{root}.before')::VARCHAR AS b, json_extract(j, '{root}.after')::VARCHAR AS a "
             "FROM (SELECT TRY_CAST(j AS JSON) AS j FROM src)",
         )
         op = pc.fill_null(res.column("op").combine_chunks(), "")
         invalid = _wrong_type(res.column("t").combine_chunks(), "OBJECT", null_is_bad=True)
-        known = np.asarray(pc.is_in(op, pa.array(["c", "r", "u", "d"])).to_numpy(zero_copy_only=False), bool)
+        ops = pa.array([*env.inserts, *env.updates, *env.deletes])
+        known = np.asarray(pc.is_in(op, ops).to_numpy(zero_copy_only=False), bool)
         invalid |= ~known
         before_txt, after_txt = res.column("b").combine_chunks(), res.column("a").combine_chunks()
         b_arrays, b_inv, b_bad, _ = self.conv.rows(before_txt, self.fields)
@@ -456,16 +513,20 @@ class JsonRows:
         op_np = np.asarray(op.to_numpy(zero_copy_only=False), dtype=object)
         b_null = np.asarray(before_txt.is_null().to_numpy(zero_copy_only=False), bool) | b_inv
         a_null = np.asarray(after_txt.is_null().to_numpy(zero_copy_only=False), bool) | a_inv
-        use_before = np.isin(op_np, ["u", "d"]) & ~b_null
-        use_after = np.isin(op_np, ["c", "r", "u"]) & ~a_null
-        invalid |= (np.isin(op_np, ["c", "r", "u"]) & a_null) | ((op_np == "d") & b_null)
+        is_ins, is_upd = np.isin(op_np, env.inserts), np.isin(op_np, env.updates)
+        is_del = np.isin(op_np, env.deletes)
+        use_before = (is_upd | is_del) & ~b_null
+        use_after = (is_ins | is_upd) & ~a_null
+        # an update or delete without its before image fails, as in Flink (a Postgres
+        # table whose REPLICA IDENTITY is not FULL)
+        invalid |= ((is_ins | is_upd) & a_null) | ((is_upd | is_del) & b_null)
         bad = (b_bad & use_before) | (a_bad & use_after)
         self._check(lines, numbers, invalid, bad, [])
         use_before &= ~invalid
         use_after &= ~invalid
         n = len(lines)
-        kinds_b = np.where(op_np == "d", DELETE, UPDATE_BEFORE).astype(np.int8)
-        kinds_a = np.where(op_np == "u", UPDATE_AFTER, INSERT).astype(np.int8)
+        kinds_b = np.where(is_del, DELETE, UPDATE_BEFORE).astype(np.int8)
+        kinds_a = np.where(is_upd, UPDATE_AFTER, INSERT).astype(np.int8)
         # Interleave: row 2i is line i's "before" image, row 2i+1 its "after" image.
         order = np.empty(2 * n, dtype=np.int64)
         order[0::2] = np.arange(n)
@@ -510,6 +571,7 @@ class JsonFileReader(JsonRows, FileReader):
             )
             if not present.all():
                 lines, numbers = lines.filter(pa.array(present)), numbers[present]
+            lines, numbers = self.explode_arrays(lines, numbers)
             if len(lines) == 0:
                 continue
             batch = self.rows(lines, numbers)
@@ -539,6 +601,11 @@ class JsonDecoder(JsonRows, MessageDecoder):
     def fail(self, message: str, number: int) -> None:
         raise DataError(f"{message} ({self._locate(number)})")
 
+    def event_metadata(self, payloads: pa.Array, keys: list[str]) -> list[pa.Array]:
+        if not self.debezium:
+            return super().event_metadata(payloads, keys)
+        return read_event_metadata(self.conv, _debezium_specs(self.schema_include), payloads, keys)
+
     def decode(self, payloads: pa.Array, locate: Callable[[int], str]) -> tuple[pa.RecordBatch, np.ndarray]:
         self._locate = locate
         numbers = np.arange(len(payloads), dtype=np.int64)
@@ -551,6 +618,7 @@ class JsonDecoder(JsonRows, MessageDecoder):
         )
         if not present.all():
             lines, numbers = lines.filter(pa.array(present)), numbers[present]
+        lines, numbers = self.explode_arrays(lines, numbers)
         if len(lines) == 0:
             return pa.RecordBatch.from_pylist([], schema=self.schema), numbers
         batch = self.rows(lines, numbers)
@@ -577,7 +645,145 @@ def _utf8_lines(payloads: pa.Array, fail: Callable[[str, int], None]) -> pa.Arra
     return pc.utf8_rtrim(lines, characters="\r\n")
 
 
+# ---------------------------------------------------------------------- event metadata
+@dataclass(frozen=True)
+class EventMetadata:
+    """A metadata key of a change-event format: its type and the DuckDB expression that
+    reads it from the event (`j`, the payload as JSON)."""
+
+    key: str
+    type: DataType
+    sql: str
+    description: str
+
+    def column(self) -> MetadataColumn:
+        return MetadataColumn(self.key, str(self.type), writable=False, description=self.description)
+
+
+def json_text(path: str) -> str:
+    """A JSON field as STRING: a string's text, any other value's JSON text (Jackson's
+    asText / toString), NULL when absent or null."""
+    return (
+        f"CASE json_type(j, '{path}') WHEN 'VARCHAR' THEN json_extract_string(j, '{path}') "
+        f"WHEN 'NULL' THEN NULL ELSE json_extract(j, '{path}')::VARCHAR END"
+    )
+
+
+def json_millis(path: str, scale: int = 1) -> str:
+    """A JSON field as epoch milliseconds: a number (times `scale`: Maxwell's seconds), or
+    a timestamp text ('2020-05-13 15:40:06.000000', with 'T' or without, read as UTC)."""
+    return (
+        f"CASE json_type(j, '{path}') WHEN 'VARCHAR' THEN "
+        f"epoch_ms(TRY_CAST(replace(json_extract_string(j, '{path}'), 'T', ' ') AS TIMESTAMP)) "
+        f"ELSE TRY_CAST(json_extract_string(j, '{path}') AS DOUBLE) * {scale} END"
+    )
+
+
+def json_string_map(path: str) -> str:
+    """A JSON object as MAP<STRING, STRING> (values as text)."""
+    return f"TRY_CAST(json_extract(j, '{path}') AS MAP(VARCHAR, VARCHAR))"
+
+
+def json_string_list(path: str) -> str:
+    return f"TRY_CAST(json_extract(j, '{path}') AS VARCHAR[])"
+
+
+TIMESTAMP_META = TIMESTAMP_LTZ(3)
+STRING_MAP_META = MAP(STRING(), STRING())
+STRING_LIST_META = ARRAY(STRING())
+
+
+def read_event_metadata(
+    conv: _Converter, specs: tuple[EventMetadata, ...], payloads: pa.Array, keys: list[str]
+) -> list[pa.Array]:
+    """Metadata `keys` of each payload (NULL for a NULL or unparsable payload), read in one
+    DuckDB pass over the whole poll."""
+    by_key = {m.key: m for m in specs}
+    texts = _utf8_lines(payloads, lambda message, number: None)
+    cols = ", ".join(f"{by_key[k].sql} AS m{i}" for i, k in enumerate(keys))
+    res = conv.query(pa.table({"p": texts}), f"SELECT {cols} FROM (SELECT TRY_CAST(p AS JSON) AS j FROM src)")
+    out = []
+    for i, k in enumerate(keys):
+        col = res.column(f"m{i}").combine_chunks()
+        dtype = by_key[k].type
+        target = dtype.to_arrow()
+        if dtype.name == "MAP":
+            col = from_arrow_map(col, target)
+        elif dtype.name == "TIMESTAMP_LTZ":
+            col = pc.cast(pc.round(col.cast(pa.float64())), pa.int64()).cast(pa.timestamp("ms", tz="UTC"))
+        out.append(col.cast(target) if col.type != target else col)
+    return out
+
+
+DEBEZIUM_METADATA: tuple[EventMetadata, ...] = (
+    EventMetadata(
+        "schema",
+        STRING(),
+        json_text("$.schema"),
+        "JSON text of the payload's schema; NULL when the event does not include it.",
+    ),
+    EventMetadata(
+        "ingestion-timestamp",
+        TIMESTAMP_META,
+        "{payload}" + json_millis("{env}.ts_ms"),
+        "When the connector processed the event (the event's 'ts_ms').",
+    ),
+    EventMetadata(
+        "source.timestamp",
+        TIMESTAMP_META,
+        json_millis("{env}.source.ts_ms"),
+        "When the source system made the change ('source.ts_ms').",
+    ),
+    EventMetadata("source.database", STRING(), json_text("{env}.source.db"), "The originating database ('source.db')."),
+    EventMetadata(
+        "source.schema", STRING(), json_text("{env}.source.schema"), "The originating schema ('source.schema')."
+    ),
+    EventMetadata(
+        "source.table",
+        STRING(),
+        f"coalesce({json_text('{env}.source.table')}, {json_text('{env}.source.collection')})",
+        "The originating table ('source.table', or 'source.collection').",
+    ),
+    EventMetadata(
+        "source.properties",
+        STRING_MAP_META,
+        json_string_map("{env}.source"),
+        "The event's whole 'source' object, its values as text.",
+    ),
+)
+
+
+def _debezium_specs(schema_include: bool) -> tuple[EventMetadata, ...]:
+    env = "$.payload" if schema_include else "$"
+    return tuple(
+        EventMetadata(m.key, m.type, m.sql.replace("{payload}", "").replace("{env}", env), m.description)
+        for m in DEBEZIUM_METADATA
+    )
+
+
 # ---------------------------------------------------------------------- writer
+def java_decimal_text(plain: pa.Array, scale: int) -> pa.Array:
+    """DECIMAL texts (plain notation, `scale` digits after the point) as Java's
+    BigDecimal.toString writes them, which Flink's JSON serializer uses unless
+    'encode.decimal-as-plain-number': scientific notation when the adjusted exponent is
+    below -6, i.e. for values under 1e-6 (0.000000027 → '2.7E-8', 0 at scale 9 → '0E-9')."""
+    parts = pc.extract_regex(plain, r"^(?P<sign>-?)0\.(?P<zeros>0*)(?P<digits>[0-9]*)$")
+    zeros = pc.utf8_length(pc.struct_field(parts, "zeros"))
+    digits = pc.struct_field(parts, "digits")
+    all_zero = pc.equal(pc.utf8_length(digits), 0)
+    # the adjusted exponent: -(leading zeros after the point + 1); for zero: -scale
+    exponent = pc.if_else(all_zero, pa.scalar(scale, pa.int32()), pc.add(zeros, 1).cast(pa.int32()))
+    rest = pc.utf8_slice_codeunits(digits, 1)
+    mantissa = pc.if_else(
+        pc.greater(pc.utf8_length(rest), 0),
+        pc.binary_join_element_wise(pc.utf8_slice_codeunits(digits, 0, 1), rest, "."),
+        pc.if_else(all_zero, "0", digits),
+    )
+    sci = pc.binary_join_element_wise(pc.struct_field(parts, "sign"), mantissa, "E-", exponent.cast(pa.string()), "")
+    use = pc.fill_null(pc.and_(parts.is_valid(), pc.greater(exponent, 6)), False)
+    return pc.if_else(use, sci, plain)
+
+
 class JsonRowEncoder:
     """Rows as JSON object texts, one per row, fields in schema order, as Flink's JSON
     serializer writes them (timestamps as text in the chosen standard, DECIMAL as a plain
@@ -587,8 +793,12 @@ class JsonRowEncoder:
 
     def __init__(self, fields: tuple[Field, ...], options: dict[str, str], prefix: str = "json") -> None:
         self.fields = fields
-        self.iso = options.get(f"{prefix}.timestamp-format.standard", "SQL").upper() == "ISO-8601"
+        standard = options.get(f"{prefix}.timestamp-format.standard", "SQL").upper()
+        self.iso = standard in ("ISO-8601", "ISO-8601-WITH-OFFSET")
+        # 'ISO-8601-WITH-OFFSET' writes every timestamp as UTC with a 'Z' (TIMESTAMP's wall clock taken as UTC)
+        self.iso_offset = standard == "ISO-8601-WITH-OFFSET"
         self.ignore_nulls = opt_bool(options, f"{prefix}.encode.ignore-null-fields")
+        self.decimal_plain = opt_bool(options, f"{prefix}.encode.decimal-as-plain-number")
         self.null_key_mode = options.get(f"{prefix}.map-null-key.mode", "FAIL").upper()
         self.null_key_literal = options.get(f"{prefix}.map-null-key.literal", "null")
 
@@ -597,6 +807,8 @@ class JsonRowEncoder:
         name = dtype.name
         if name in ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "INTERVAL_YEAR_MONTH", "INTERVAL_DAY_TIME"):
             text = pc.cast(pc.cast(array, pa.int64()) if name == "INTERVAL_DAY_TIME" else array, pa.string())
+            if name == "DECIMAL" and not self.decimal_plain and (dtype.scale or 0) > 6:
+                text = java_decimal_text(text, dtype.scale or 0)
         elif name == "BOOLEAN":
             text = pc.if_else(array, "true", "false")
         elif name in ("FLOAT", "DOUBLE"):
@@ -616,7 +828,8 @@ class JsonRowEncoder:
         else:
             if name in ("TIMESTAMP", "TIMESTAMP_LTZ") and self.iso:
                 raw = format_timestamp(array, iso=True)
-                raw = pc.binary_join_element_wise(raw, "Z", "") if name == "TIMESTAMP_LTZ" else raw
+                zoned = name == "TIMESTAMP_LTZ" or self.iso_offset
+                raw = pc.binary_join_element_wise(raw, "Z", "") if zoned else raw
             else:
                 raw = format_text_column(array, dtype, "json")
             # JSON string escaping, vectorized with a handful of replacements.
@@ -697,11 +910,18 @@ class ChangeEventEncoder(MessageEncoder):
         idx = batch.schema.get_field_index(ROW_KIND)
         kinds = batch.column(idx).to_numpy(zero_copy_only=False) if idx >= 0 else np.zeros(batch.num_rows, np.int8)
         removed = pa.array((kinds == UPDATE_BEFORE) | (kinds == DELETE))
-        if self.style == "debezium-json":
-            before = pc.if_else(removed, obj, "null")
-            after = pc.if_else(removed, "null", obj)
-            op = pc.if_else(removed, '"d"', '"c"')
-            out = pc.binary_join_element_wise('{"before":', before, ',"after":', after, ',"op":', op, "}", "")
+        if self.style in ("debezium-json", "ogg-json"):
+            ogg = self.style == "ogg-json"
+            op = pc.if_else(removed, '"D"', '"I"') if ogg else pc.if_else(removed, '"d"', '"c"')
+            if self.rows.ignore_nulls:  # the null image is a null field too
+                image = pc.if_else(removed, '"before":', '"after":')
+                out = pc.binary_join_element_wise("{", image, obj, ',"op_type":' if ogg else ',"op":', op, "}", "")
+            else:
+                before = pc.if_else(removed, obj, "null")
+                after = pc.if_else(removed, "null", obj)
+                out = pc.binary_join_element_wise(
+                    '{"before":', before, ',"after":', after, ',"op_type":' if ogg else ',"op":', op, "}", ""
+                )
         elif self.style == "canal-json":
             typ = pc.if_else(removed, '"DELETE"', '"INSERT"')
             out = pc.binary_join_element_wise('{"data":[', obj, '],"type":', typ, "}", "")
@@ -781,5 +1001,6 @@ register_format(
         changelog=True,
         open_encoder=change_event_encoder("debezium-json"),
         open_decoder=_debezium_decoder,
+        metadata=tuple(m.column() for m in DEBEZIUM_METADATA),
     )
 )

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from runtime.connectors.base import ConnectorFactory, Sink, Source, SourceContext, TableDescription, register_connector
+from runtime.connectors.base import (
+    ConnectorFactory,
+    MetadataColumn,
+    Sink,
+    Source,
+    SourceContext,
+    TableDescription,
+    register_connector,
+)
 from runtime.connectors.formats import get_format
 from runtime.connectors.kafka import options as o
 from runtime.connectors.kafka.offsets import parse_specific_offsets
@@ -35,6 +43,18 @@ def is_bounded(options: dict[str, str]) -> bool:
 def changelog_mode(options: dict[str, str]) -> str:
     name, _ = value_format(options)
     return "I,UB,UA,D" if name in o.FORMATS and get_format(name).changelog else "I"
+
+
+def format_metadata(options: Mapping[str, str]) -> tuple[MetadataColumn, ...]:
+    """The value format's metadata, offered read-only as 'value.<key>' (Flink's Kafka
+    source forwards its value format's readable metadata with that prefix)."""
+    name, _ = value_format(options)
+    if name not in o.FORMATS:
+        return ()
+    return tuple(
+        MetadataColumn(o.VALUE_METADATA_PREFIX + m.key, m.type, writable=False, description=m.description)
+        for m in get_format(name).metadata
+    )
 
 
 def _upsert_changelog_mode(options: dict[str, str]) -> str:
@@ -91,6 +111,8 @@ def _check_common(t: TableDescription, upsert: bool) -> None:
             )
     if not t.sink and not upsert:
         _check_modes(opts)
+    p = o.PROPERTIES_PREFIX
+    o.librdkafka_properties({k[len(p) :]: v for k, v in opts.items() if k.startswith(p)})  # Java-only settings fail
 
 
 def _check_modes(opts: Mapping[str, str]) -> None:
@@ -181,6 +203,7 @@ KAFKA = register_connector(
         prefixes=(o.PROPERTIES_PREFIX,),
         format_keys=o.FORMAT_KEYS,
         metadata=o.METADATA,
+        format_metadata=format_metadata,
         changelog_mode=changelog_mode,
         sink_changelog_mode=sink_changelog_mode,
         split_watermarks=True,
@@ -211,6 +234,7 @@ UPSERT_KAFKA = register_connector(
         prefixes=(o.PROPERTIES_PREFIX,),
         format_keys=o.FORMAT_KEYS,
         metadata=o.METADATA,
+        format_metadata=format_metadata,
         changelog_mode=_upsert_changelog_mode,
         split_watermarks=True,
         validate=_validate_upsert,

@@ -9,10 +9,12 @@ client settings and would make librdkafka refuse the configuration.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from runtime.connectors.base import SCAN_PARALLELISM, ConfigOption, MetadataColumn
+from runtime.errors import ConnectorError
 
 PROPERTIES_PREFIX = "properties."
 
@@ -187,11 +189,13 @@ UPSERT_SOURCE_OPTIONS: tuple[ConfigOption[Any], ...] = (
 )
 
 # Formats either connector reads and writes (key and value).
-FORMATS = ("json", "csv", "raw", "avro", "debezium-json", "canal-json", "maxwell-json")
+FORMATS = ("json", "csv", "raw", "avro", "debezium-json", "canal-json", "maxwell-json", "ogg-json")
 # (option naming a format, prefix of that format's options)
 FORMAT_KEYS = (("format", ""), ("value.format", "value."), ("key.format", "key."))
 
 # ---------------------------------------------------------------------- metadata
+# The value format's own metadata ('value.source.table' of 'debezium-json') carries this prefix.
+VALUE_METADATA_PREFIX = "value."
 METADATA: tuple[MetadataColumn, ...] = (
     MetadataColumn("topic", "STRING NOT NULL", writable=False, description="Topic of the record."),
     MetadataColumn("partition", "INT NOT NULL", writable=False, description="Partition of the record."),
@@ -223,3 +227,51 @@ def value_format(options: Mapping[str, str]) -> tuple[str, str]:
     if options.get("value.format"):
         return options["value.format"], "value."
     return options.get("format") or "", ""
+
+
+# ---------------------------------------------------------------------- Java client settings
+# The JAAS login modules whose user name and password librdkafka takes as sasl.username /
+# sasl.password (Flink's SQL client JAR relocates them under 'org.apache.flink.kafka.shaded.').
+_JAAS_LOGIN = re.compile(
+    r"^\s*(?:org\.apache\.flink\.kafka\.shaded\.)?org\.apache\.kafka\.common\.security\."
+    r"(?:plain\.PlainLoginModule|scram\.ScramLoginModule)\s+required\b(?P<args>.*?);?\s*$",
+    re.DOTALL,
+)
+_JAAS_ARG = re.compile(r'(?P<k>[A-Za-z_.]+)\s*=\s*(?:\\?"(?P<q>(?:[^"\\]|\\.)*?)\\?"|(?P<v>[^\s;]+))')
+# Java keystores librdkafka cannot read: what to set instead.
+_JAVA_ONLY = {
+    "ssl.truststore.location": "'properties.ssl.ca.location' (the CA certificates as a PEM file)",
+    "ssl.truststore.password": "'properties.ssl.ca.location' (a PEM file needs no password)",
+    "ssl.truststore.type": "'properties.ssl.ca.location' (a PEM file)",
+    "ssl.keystore.type": "'properties.ssl.keystore.location' with a PKCS#12 file, or 'properties.ssl.certificate.location' "
+    "and 'properties.ssl.key.location' (PEM files)",
+}
+
+
+def librdkafka_properties(props: Mapping[str, str]) -> dict[str, str]:
+    """Client settings (the `properties.*` options without the prefix) in librdkafka's
+    terms. A Flink table configures Java's Kafka client: its 'sasl.jaas.config' for the
+    PLAIN and SCRAM mechanisms becomes librdkafka's 'sasl.username' / 'sasl.password';
+    Java keystore settings librdkafka has no counterpart for fail with what to set instead."""
+    out = dict(props)
+    for key, instead in _JAVA_ONLY.items():
+        if key in out:
+            raise ConnectorError(
+                f"Option 'properties.{key}' configures Java's Kafka client, which streamsql does not use "
+                f"(it uses librdkafka): set {instead} instead."
+            )
+    jaas = out.pop("sasl.jaas.config", None)
+    if jaas is not None:
+        m = _JAAS_LOGIN.match(jaas)
+        if m is None:
+            raise ConnectorError(
+                "Option 'properties.sasl.jaas.config' is supported for the PLAIN and SCRAM login modules "
+                "(PlainLoginModule / ScramLoginModule with username and password) only: streamsql's Kafka client "
+                "(librdkafka) has no JAAS. Set 'properties.sasl.username' / 'properties.sasl.password', or "
+                "librdkafka's 'properties.sasl.kerberos.*' / 'properties.sasl.oauthbearer.*' settings."
+            )
+        args = {a["k"]: a["q"] if a["q"] is not None else a["v"] for a in _JAAS_ARG.finditer(m["args"])}
+        for java, native in (("username", "sasl.username"), ("password", "sasl.password")):
+            if java in args:
+                out.setdefault(native, args[java].replace('\\"', '"'))
+    return out

@@ -378,7 +378,7 @@ def client_config(options: Mapping[str, str]) -> dict[str, str]:
             name = k[len(o.PROPERTIES_PREFIX) :]
             if name not in o.FLINK_PROPERTIES and name not in _CONSUMER_ONLY:
                 out[name] = v
-    return out
+    return o.librdkafka_properties(out)
 
 
 def _client_error(e: Exception, what: str) -> ConnectorError:

@@ -48,7 +48,7 @@ from runtime.types import Field
 # idle source returns to the executor (timers, idleness, checkpoints) quickly.
 POLL_TIMEOUT_S = 0.05
 # Formats that find a field by name: the value decoder is given only the columns a query reads.
-_BY_NAME = ("json", "debezium-json", "canal-json", "maxwell-json")
+_BY_NAME = ("json", "debezium-json", "canal-json", "maxwell-json", "ogg-json")
 _TIMESTAMP_TYPES = ("NoTimestampType", "CreateTime", "LogAppendTime")
 
 
@@ -56,7 +56,8 @@ def client_config(options: dict[str, str]) -> dict[str, Any]:
     """librdkafka settings from the table's `properties.*` (prefix removed), without the
     keys Flink's source reads itself (`FLINK_PROPERTIES`)."""
     p = o.PROPERTIES_PREFIX
-    return {k[len(p) :]: v for k, v in options.items() if k.startswith(p) and k[len(p) :] not in o.FLINK_PROPERTIES}
+    props = {k[len(p) :]: v for k, v in options.items() if k.startswith(p) and k[len(p) :] not in o.FLINK_PROPERTIES}
+    return dict(o.librdkafka_properties(props))
 
 
 def split_id(topic: str, partition: int) -> str:
@@ -658,12 +659,15 @@ class KafkaGroupReader(SplitGroupReader):
                     kinds = kinds[ok]
             kbatch = kb.take(pa.array(rows))
         arrays = []
+        fmeta = self._format_metadata(values, src)
         for kind, ref in self.source.layout.columns:
             if kind == "value":
                 arrays.append(vbatch.column(ref))
             elif kind == "key":
                 assert kbatch is not None
                 arrays.append(kbatch.column(ref))
+            elif ref in fmeta:
+                arrays.append(fmeta[ref])
             else:
                 arrays.append(_metadata(ref, recs, src, names, code, offsets))
         fields = [pa.field(f.name, f.type.to_arrow()) for f in self.source.produced_schema]
@@ -672,6 +676,17 @@ class KafkaGroupReader(SplitGroupReader):
             arrays.append(pa.array(kinds, pa.int8()))
             fields.append(pa.field(ROW_KIND, pa.int8(), False))
         return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields)), src
+
+    def _format_metadata(self, values: pa.Array, src: np.ndarray) -> dict[str, pa.Array]:
+        """The value format's metadata columns ('value.<key>') of the rows, read from the
+        records' payloads (a tombstone's are NULL)."""
+        p = o.VALUE_METADATA_PREFIX
+        keys = [ref for kind, ref in self.source.layout.columns if kind == "meta" and ref.startswith(p)]
+        if not keys:
+            return {}
+        per_record = self.value_decoder.event_metadata(values, [k[len(p) :] for k in keys])
+        take = pa.array(src, pa.int64())
+        return {k: a.take(take) for k, a in zip(keys, per_record, strict=True)}
 
     def commit(self, offsets: dict[str, Any]) -> None:
         if not self.commit_on_checkpoint or not offsets:
