@@ -5,6 +5,7 @@ with fastavro. Message connectors only (Kafka)."""
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,14 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.connectors.base import ConfigOption, SourceContext
-from runtime.connectors.formats import FileFormat, MessageDecoder, MessageEncoder, messages_only, register_format
+from runtime.connectors.formats import (
+    FileFormat,
+    MessageDecoder,
+    MessageEncoder,
+    messages_only,
+    opt_bool,
+    register_format,
+)
 from runtime.errors import ConnectorError, DataError
 from runtime.map_values import has_map, pairs, pairs_form
 from runtime.types import DataType, Field
@@ -23,20 +31,27 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         type="enum",
         default="binary",
         values=("binary", "json"),
-        description="Serialization of the Avro data: Avro's binary encoding (only 'binary' is supported).",
+        description="Avro's encoding of each record: 'binary', or 'json' (Avro's JSON encoding, a nullable "
+        'field\'s value wrapped as {"type": value}).',
+    ),
+    ConfigOption(
+        "avro.codec",
+        description="Flink's compression codec of Avro container files (filesystem connector only); accepted "
+        "and unused for Kafka records, which carry one uncompressed datum each.",
     ),
     ConfigOption(
         "avro.timestamp_mapping.legacy",
         type="boolean",
         default="true",
-        description="Map both TIMESTAMP and TIMESTAMP_LTZ to Avro's timestamp-millis (Flink's legacy mapping).",
+        description="Map both TIMESTAMP and TIMESTAMP_LTZ to Avro's timestamp-millis/-micros (Flink's legacy "
+        "mapping); 'false': TIMESTAMP to local-timestamp-millis/-micros, TIMESTAMP_LTZ to timestamp-millis/-micros.",
     ),
 )
 
 
-def avro_type(dtype: DataType, name: str) -> Any:
+def avro_type(dtype: DataType, name: str, legacy: bool = True) -> Any:
     """The Avro schema of a column, as Flink's AvroSchemaConverter derives it (a nullable
-    type is a union with "null" first)."""
+    type is a union with "null" first; a timestamp of precision 4 to 6 is in microseconds)."""
     n = dtype.name
     if n in ("TINYINT", "SMALLINT", "INT"):
         t: Any = "int"
@@ -57,19 +72,25 @@ def avro_type(dtype: DataType, name: str) -> Any:
     elif n == "TIME":
         t = {"type": "int", "logicalType": "time-millis"}
     elif n in ("TIMESTAMP", "TIMESTAMP_LTZ"):
-        t = {"type": "long", "logicalType": "timestamp-millis"}
+        p = 6 if dtype.precision is None else dtype.precision
+        if p > 6:
+            raise ConnectorError(
+                f"Avro does not support {n} type with precision: {p}, it only supports precision less than 6."
+            )
+        local = n == "TIMESTAMP" and not legacy
+        t = {"type": "long", "logicalType": f"{'local-' if local else ''}timestamp-{'millis' if p <= 3 else 'micros'}"}
     elif n == "DECIMAL":
         t = {"type": "bytes", "logicalType": "decimal", "precision": dtype.precision, "scale": dtype.scale}
     elif n == "ARRAY":
-        t = {"type": "array", "items": avro_type(dtype.children[0], name)}
+        t = {"type": "array", "items": avro_type(dtype.children[0], name, legacy)}
     elif n == "MAP":
-        t = {"type": "map", "values": avro_type(dtype.children[1], name)}
+        t = {"type": "map", "values": avro_type(dtype.children[1], name, legacy)}
     elif n == "ROW":
         t = {
             "type": "record",
             "name": name,
             "fields": [
-                {"name": fn, "type": avro_type(ct, f"{name}_{fn}")}
+                {"name": fn, "type": avro_type(ct, f"{name}_{fn}", legacy)}
                 for fn, ct in zip(dtype.field_names, dtype.children, strict=True)
             ],
         }
@@ -78,14 +99,25 @@ def avro_type(dtype: DataType, name: str) -> Any:
     return ["null", t] if dtype.nullable else t
 
 
-def avro_schema(fields: tuple[Field, ...]) -> dict[str, Any]:
+def avro_schema(fields: tuple[Field, ...], legacy: bool = True) -> dict[str, Any]:
     """The record schema of a table's columns (Flink names it 'record')."""
     return {
         "type": "record",
         "name": "record",
         "namespace": "org.apache.flink.avro.generated",
-        "fields": [{"name": f.name, "type": avro_type(f.type, f"record_{f.name}")} for f in fields],
+        "fields": [{"name": f.name, "type": avro_type(f.type, f"record_{f.name}", legacy)} for f in fields],
     }
+
+
+def _parsed_schema(fields: tuple[Field, ...], options: dict[str, str]) -> tuple[Any, bool]:
+    """The table's parsed Avro schema and whether records use Avro's JSON encoding."""
+    import fastavro
+
+    encoding = (options.get("avro.encoding") or "binary").lower()
+    if encoding not in ("binary", "json"):
+        raise ConnectorError(f"Unsupported value '{encoding}' for 'avro.encoding': 'binary' or 'json'.")
+    legacy = opt_bool(options, "avro.timestamp_mapping.legacy", True)
+    return fastavro.parse_schema(avro_schema(fields, legacy)), encoding == "json"
 
 
 class AvroDecoder(MessageDecoder):
@@ -94,25 +126,26 @@ class AvroDecoder(MessageDecoder):
     turned into Arrow columns at once)."""
 
     def __init__(self, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
-        import fastavro
-
-        if (options.get("avro.encoding") or "binary").lower() != "binary":
-            raise ConnectorError("Only the 'binary' Avro encoding is supported.")
         self.fields = fields
         self.schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in fields])
-        self.parsed = fastavro.parse_schema(avro_schema(fields))
+        self.parsed, self.json = _parsed_schema(fields, options)
         self.skipped_rows = 0
 
-    def decode(self, payloads: pa.Array, locate: Callable[[int], str]) -> tuple[pa.RecordBatch, np.ndarray]:
-        from fastavro import schemaless_reader
+    def _read(self, data: bytes) -> dict[str, Any]:
+        from fastavro import json_reader, schemaless_reader
 
+        if self.json:
+            return next(iter(json_reader(io.StringIO(data.decode("utf-8")), self.parsed)))
+        return schemaless_reader(io.BytesIO(data), self.parsed, None)  # type: ignore[arg-type,return-value]
+
+    def decode(self, payloads: pa.Array, locate: Callable[[int], str]) -> tuple[pa.RecordBatch, np.ndarray]:
         rows: list[dict[str, Any]] = []
         src: list[int] = []
         for i, data in enumerate(payloads.to_pylist()):
             if data is None:
                 continue
             try:
-                rows.append(schemaless_reader(io.BytesIO(data), self.parsed, None))  # type: ignore[arg-type]
+                rows.append(self._read(data))
             except Exception as e:  # noqa: BLE001 - any decoding failure of fastavro
                 raise DataError(f"Failed to deserialize Avro record: {e} ({locate(i)})") from None
             src.append(i)
@@ -129,16 +162,12 @@ class AvroEncoder(MessageEncoder):
     encoded by fastavro's C code)."""
 
     def __init__(self, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
-        import fastavro
-
-        if (options.get("avro.encoding") or "binary").lower() != "binary":
-            raise ConnectorError("Only the 'binary' Avro encoding is supported.")
         self.names = [f.name for f in fields]
         self.fields = fields
-        self.parsed = fastavro.parse_schema(avro_schema(fields))
+        self.parsed, self.json = _parsed_schema(fields, options)
 
     def encode(self, batch: pa.RecordBatch) -> pa.Array:
-        from fastavro import schemaless_writer
+        from fastavro import json_writer, schemaless_writer
 
         rows = pa.RecordBatch.from_arrays(batch.columns[: len(self.names)], names=self.names).to_pylist()
         for f in self.fields:
@@ -147,6 +176,13 @@ class AvroEncoder(MessageEncoder):
                     r[f.name] = _avro_maps(r[f.name], f.type)
         out = []
         for row in rows:
+            if self.json:  # one record of Avro's JSON encoding, without a line separator
+                text = io.StringIO()
+                json_writer(text, self.parsed, [row])
+                # compact, as Avro's Java JsonEncoder (Jackson) writes it
+                compact = json.dumps(json.loads(text.getvalue()), separators=(",", ":"), ensure_ascii=False)
+                out.append(compact.encode("utf-8"))
+                continue
             buf = io.BytesIO()
             schemaless_writer(buf, self.parsed, row)
             out.append(buf.getvalue())
@@ -176,7 +212,8 @@ register_format(
     FileFormat(
         name="avro",
         extension="avro",
-        description="One Avro datum per record (binary encoding, the schema derived from the table's columns).",
+        description="One Avro datum per record (binary or JSON encoding), its schema derived from the table's columns "
+        "as Flink derives it.",
         options=OPTIONS,
         open_reader=messages_only("avro"),
         open_decoder=AvroDecoder,

@@ -64,7 +64,8 @@ def _options(prefix: str) -> tuple[ConfigOption[Any], ...]:
             f"{prefix}.encode.decimal-as-plain-number",
             type="boolean",
             default="false",
-            description="Write DECIMAL values in plain notation.",
+            description="Write DECIMAL values in plain notation (0.000000027); by default a value under 1e-6 is "
+            "written in Java's scientific notation (2.7E-8).",
         ),
     )
 

@@ -84,8 +84,8 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         "json.encode.decimal-as-plain-number",
         type="boolean",
         default="false",
-        description="Write DECIMAL values in plain notation: by default a value under 1e-6 is written in "
-        "Java's scientific notation (0.000000027 as 2.7E-8), as Flink writes it.",
+        description="Write DECIMAL values in plain notation (0.000000027); by default a value under 1e-6 is "
+        "written in Java's scientific notation (2.7E-8), as Flink writes it.",
     ),
     ConfigOption(
         "json.encode.ignore-null-fields",
@@ -462,8 +462,8 @@ class JsonRows:
     def _check(
         self, lines: pa.Array, numbers: np.ndarray, invalid: np.ndarray, bad: np.ndarray, missing: list[int]
     ) -> None:
-        if self.ignore_errors:
-            self.skipped_rows += int(invalid.sum())
+        if self.ignore_errors:  # counted per input line / record (an array's elements share one)
+            self.skipped_rows += len(np.unique(numbers[invalid])) if invalid.any() else 0
             return
         candidates: list[tuple[int, str | None]] = []
         if invalid.any():
@@ -762,26 +762,17 @@ def _debezium_specs(schema_include: bool) -> tuple[EventMetadata, ...]:
 
 
 # ---------------------------------------------------------------------- writer
-def java_decimal_text(plain: pa.Array, scale: int) -> pa.Array:
-    """DECIMAL texts (plain notation, `scale` digits after the point) as Java's
-    BigDecimal.toString writes them, which Flink's JSON serializer uses unless
-    'encode.decimal-as-plain-number': scientific notation when the adjusted exponent is
-    below -6, i.e. for values under 1e-6 (0.000000027 → '2.7E-8', 0 at scale 9 → '0E-9')."""
-    parts = pc.extract_regex(plain, r"^(?P<sign>-?)0\.(?P<zeros>0*)(?P<digits>[0-9]*)$")
-    zeros = pc.utf8_length(pc.struct_field(parts, "zeros"))
-    digits = pc.struct_field(parts, "digits")
-    all_zero = pc.equal(pc.utf8_length(digits), 0)
-    # the adjusted exponent: -(leading zeros after the point + 1); for zero: -scale
-    exponent = pc.if_else(all_zero, pa.scalar(scale, pa.int32()), pc.add(zeros, 1).cast(pa.int32()))
-    rest = pc.utf8_slice_codeunits(digits, 1)
-    mantissa = pc.if_else(
-        pc.greater(pc.utf8_length(rest), 0),
-        pc.binary_join_element_wise(pc.utf8_slice_codeunits(digits, 0, 1), rest, "."),
-        pc.if_else(all_zero, "0", digits),
+def plain_decimal_text(text: pa.Array, scale: int) -> pa.Array:
+    """DECIMAL texts in plain notation. Arrow writes a decimal as Java's BigDecimal.toString
+    does (and so as Flink's JSON serializer does by default): in scientific notation when
+    the value is under 1e-6 ('2.7E-8', '0E-9' at scale 9). 'encode.decimal-as-plain-number'
+    wants '0.000000027': the mantissa's digits padded to the scale after '0.'."""
+    parts = pc.extract_regex(text, r"^(?P<sign>-?)(?P<d1>[0-9])(?:\.(?P<d2>[0-9]+))?E-[0-9]+$")
+    digits = pc.binary_join_element_wise(
+        pc.struct_field(parts, "d1"), pc.fill_null(pc.struct_field(parts, "d2"), ""), ""
     )
-    sci = pc.binary_join_element_wise(pc.struct_field(parts, "sign"), mantissa, "E-", exponent.cast(pa.string()), "")
-    use = pc.fill_null(pc.and_(parts.is_valid(), pc.greater(exponent, 6)), False)
-    return pc.if_else(use, sci, plain)
+    plain = pc.binary_join_element_wise(pc.struct_field(parts, "sign"), "0.", pc.utf8_lpad(digits, scale, "0"), "")
+    return pc.if_else(pc.fill_null(parts.is_valid(), False), plain, text)
 
 
 class JsonRowEncoder:
@@ -807,8 +798,8 @@ class JsonRowEncoder:
         name = dtype.name
         if name in ("TINYINT", "SMALLINT", "INT", "BIGINT", "DECIMAL", "INTERVAL_YEAR_MONTH", "INTERVAL_DAY_TIME"):
             text = pc.cast(pc.cast(array, pa.int64()) if name == "INTERVAL_DAY_TIME" else array, pa.string())
-            if name == "DECIMAL" and not self.decimal_plain and (dtype.scale or 0) > 6:
-                text = java_decimal_text(text, dtype.scale or 0)
+            if name == "DECIMAL" and self.decimal_plain and (dtype.scale or 0) > 6:
+                text = plain_decimal_text(text, dtype.scale or 0)
         elif name == "BOOLEAN":
             text = pc.if_else(array, "true", "false")
         elif name in ("FLOAT", "DOUBLE"):
