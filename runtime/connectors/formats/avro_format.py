@@ -135,7 +135,7 @@ class AvroDecoder(MessageDecoder):
         from fastavro import json_reader, schemaless_reader
 
         if self.json:
-            return next(iter(json_reader(io.StringIO(data.decode("utf-8")), self.parsed)))
+            return next(iter(json_reader(io.StringIO(data.decode("utf-8")), self.parsed)))  # type: ignore[arg-type,no-any-return]
         return schemaless_reader(io.BytesIO(data), self.parsed, None)  # type: ignore[arg-type,return-value]
 
     def decode(self, payloads: pa.Array, locate: Callable[[int], str]) -> tuple[pa.RecordBatch, np.ndarray]:
