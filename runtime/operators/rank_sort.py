@@ -22,12 +22,12 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from runtime.batch import INSERT, MAX_WATERMARK, data_columns, row_kinds, row_watermarks
+from runtime.batch import MAX_WATERMARK, row_watermarks
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import OldStates, key_group_zero_state
-from runtime.errors import JobError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
+from runtime.operators._join_util import insert_only
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.external_sort import ExternalSort
 from runtime.operators.rank import input_names, is_batch_node, offset_fetch
@@ -69,11 +69,6 @@ class TemporalSortParams(OperatorParams):
     time_kind: str = "ROWTIME"
 
 
-def _insert_only(batch: pa.RecordBatch, name: str) -> None:
-    if (row_kinds(batch) != INSERT).any():
-        raise JobError(f"{name} doesn't support consuming update and delete changes")
-
-
 class SortOperator(Operator):
     """Batch ORDER BY (module docstring): an `ExternalSort` bounded by
     `taskmanager.memory.managed.size` in BATCH mode."""
@@ -100,9 +95,8 @@ class SortOperator(Operator):
         self.sorter.restore(value)
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        data = data_columns(batch)
+        data = insert_only(batch, self.node.operator)
         if data.num_rows:
-            _insert_only(batch, self.node.operator)
             self.sorter.add(data)
 
     def end_input(self, input_index: int, out: Output) -> None:
@@ -142,11 +136,10 @@ class LimitOperator(Operator):
         self.seen = 0
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        data = data_columns(batch)
+        data = insert_only(batch, self.node.operator)
         n = data.num_rows
         if n == 0:
             return
-        _insert_only(batch, self.node.operator)
         lo = max(self.offset - self.seen, 0)
         hi = n if self.stop is None else min(max(self.stop - self.seen, 0), n)
         self.seen += n
@@ -179,10 +172,9 @@ class TemporalSortOperator(Operator):
         self.times: list[np.ndarray] = []
 
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
-        data = data_columns(batch)
+        data = insert_only(batch, self.node.operator)
         if data.num_rows == 0:
             return
-        _insert_only(batch, self.node.operator)
         ts, valid = rowtime_ms(data.column(self.time_index), self.ctx.time_zone)
         wms = row_watermarks(batch)
         ok = valid.copy()
