@@ -7,7 +7,7 @@ from __future__ import annotations
 from planner.errors import UnsupportedSqlError
 from planner.explain import physical_line
 from planner.physical import PhysicalNode
-from runtime.config.core import PARALLELISM
+from runtime.config.core import job_parallelism
 from runtime.connectors.base import get_connector
 from runtime.graph import JobGraph, Node
 from runtime.operators.source import TableSourceScanParams
@@ -23,7 +23,7 @@ def lower(
     """The JobGraph running every root (sinks or a query's result)."""
     ids: dict[int, int] = {}
     nodes: list[Node] = []
-    parallelism = PARALLELISM.get(config)
+    parallelism = job_parallelism(config)
 
     def visit(n: PhysicalNode) -> int:
         if id(n) in ids:

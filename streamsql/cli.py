@@ -10,6 +10,7 @@ import argparse
 import gc
 import os
 import sys
+import time
 from typing import Any, TextIO
 
 from streamsql.start_up import end_process, limit_blas_threads
@@ -75,6 +76,9 @@ class Runner:
 
     # The INSERTs of a `BEGIN STATEMENT SET;` given a statement at a time (None: no set open).
     _statement_set: list[Any] | None = None
+    # Running a file (-f, a script on stdin): each statement is echoed after Flink's prompt.
+    _echo = False
+    _ran_file = False
 
     def __init__(self, args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
         from runtime.checkpoint.options import SAVEPOINT_PATH
@@ -141,9 +145,31 @@ class Runner:
         self.info.write(f"Successfully initialized from sql script: {uri}\n")
         return EXIT_OK
 
+    def run_file(self, text: str, source: str) -> int:
+        """A script file (-f, or a script on stdin) as Flink's client runs one
+        (CliClient.executeFile): `[INFO] Executing SQL from file.`, then each statement
+        after a `Flink SQL> ` prompt (its later lines after `> `) followed by what it printed
+        and a blank line; after the last one a last prompt (Flink's reads the end of the
+        file there). A failed statement ends the file, as in Flink. `finish` says
+        `Shutting down the session...` / `done.` as Flink's client does when it exits."""
+        from streamsql import client_output as co
+
+        self.info.write(co.INFO_EXECUTE_FILE)
+        self._ran_file = True
+        self._echo = True
+        try:
+            code = self.run_script(text, source)
+        finally:
+            self._echo = False
+        if code == EXIT_OK:
+            self.info.write("\n" + co.PROMPT + "\n")
+        self.info.flush()
+        return code
+
     def run_script(self, text: str, source: str) -> int:
         from planner.errors import SqlError
         from runtime.errors import JobError, file_access_error, is_file_error
+        from streamsql import client_output as co
         from streamsql.shell.statements import BEGIN_SET, END_SET
 
         pending = self._statement_set
@@ -155,14 +181,15 @@ class Runner:
         except SqlError as e:
             return self._sql_error(e, source)
         for stmt in statements:
+            if self._echo:
+                self.info.write("\n" + co.echo(getattr(stmt, "sql", "") or ""))
+                self.info.flush()
             try:
                 code = self._run_statement(stmt)
             except SqlError as e:
                 return self._sql_error(e, source)
             except JobError as e:
-                from streamsql.client_output import job_error_text
-
-                self.err.write(job_error_text(e))
+                self.err.write(co.job_error_text(e, co.verbose(self.env)))
                 return EXIT_JOB_ERROR
             except KeyboardInterrupt:
                 self.err.write("[INFO] Interrupted: the job was stopped.\n")
@@ -173,9 +200,7 @@ class Runner:
                 if os.environ.get("STREAMSQL_DEBUG"):
                     raise
                 if is_file_error(e):  # a file the OS refused, wherever it was opened: name it
-                    from streamsql.client_output import job_error_text
-
-                    self.err.write(job_error_text(file_access_error(e, "access")))  # type: ignore[arg-type]
+                    self.err.write(co.job_error_text(file_access_error(e, "access")))  # type: ignore[arg-type]
                     return EXIT_JOB_ERROR
                 return self._internal_error(e, stmt, source)
             if code != EXIT_OK:
@@ -187,22 +212,21 @@ class Runner:
         takes them: BEGIN opens the set, each INSERT is added, END submits them as one job."""
         from planner.errors import SqlError
         from planner.statements import InsertInto, StatementSet
+        from streamsql import client_output as co
         from streamsql.shell.statements import BEGIN_SET, END_SET
 
         if BEGIN_SET.match(text):
             if pending is not None:
-                return self._set_error("Only INSERT statement is allowed in Statement Set.")
+                return self._set_error(co.SET_ONLY_INSERTS)
             self._statement_set = []
-            self.info.write("[INFO] Begin a statement set.\n")
+            self.info.write(co.INFO_EXECUTED)
             return EXIT_OK
         if END_SET.match(text):
             if pending is None:
-                return self._set_error(
-                    "No Statement Set to submit, 'END' statement should be used after 'BEGIN STATEMENT SET'."
-                )
+                return self._set_error(co.SET_END_WITHOUT_BEGIN)
             self._statement_set = None
             if not pending:
-                self.info.write("[INFO] No SQL statement to execute in the statement set.\n")
+                self.info.write(co.INFO_EXECUTED)
                 return EXIT_OK
             sql = "\n".join(i.sql + ";" for i in pending)
             try:
@@ -216,9 +240,9 @@ class Runner:
             return self._sql_error(e, source)
         for stmt in statements:
             if not isinstance(stmt, InsertInto):
-                return self._set_error("Only INSERT statement is allowed in Statement Set.")
+                return self._set_error(co.SET_ONLY_INSERTS)
             pending.append(stmt)
-            self.info.write("[INFO] Add SQL update statement to the statement set.\n")
+            self.info.write(co.INFO_EXECUTED)
         return EXIT_OK
 
     def _set_error(self, message: str) -> int:
@@ -245,12 +269,12 @@ class Runner:
 
         if isinstance(stmt, StatementSet) and stmt.sql.lstrip().upper().startswith("BEGIN"):
             # Flink's client takes `BEGIN STATEMENT SET;` ... `END;` a statement at a time.
-            self.info.write("[INFO] Begin a statement set.\n")
-            self.info.write("[INFO] Add SQL update statement to the statement set.\n" * len(stmt.inserts))
+            self.info.write(co.INFO_EXECUTED * (1 + len(stmt.inserts)))
         self._await_writers(stmt)
+        started = time.monotonic()
         result = self.env.execute_statement(stmt)  # type: ignore[arg-type]
         if isinstance(stmt, Query):
-            self._print_result(result)
+            self._print_result(result, started=started if co.print_time_cost(self.env) else None)
             self._print_stats(result)
         elif co.is_job_statement(stmt):
             job = result.job
@@ -295,14 +319,14 @@ class Runner:
         process (Flink's would run on its cluster after the client exits), so wait for
         them here, in submission order. A failed job makes the exit code EXIT_JOB_ERROR."""
         from runtime.errors import JobError
-        from streamsql.client_output import job_error_text
+        from streamsql import client_output as co
 
         while self._submitted:
             result, control, _ = self._submitted.pop(0)
             try:
                 finished = self._wait_job(result, control)
             except JobError as e:
-                self.err.write(job_error_text(e))
+                self.err.write(co.job_error_text(e, co.verbose(self.env)))
                 code = code if code != EXIT_OK else EXIT_JOB_ERROR
                 continue
             if not finished:  # Ctrl-C: every job of the script stops
@@ -311,6 +335,9 @@ class Runner:
                     if other_control is not None and other.job is not None:
                         other_control.unregister(other.job.job_id)
                 self._submitted.clear()
+        if self._ran_file:
+            self.info.write(co.SESSION_CLOSED)
+            self.info.flush()
         return code
 
     def _tables_written(self, stmt: Any) -> frozenset[tuple[str, ...]]:
@@ -397,7 +424,9 @@ class Runner:
             self.err.write("[INFO] Operator statistics:\n" + format_stats(rows) + "\n")
             self.err.flush()
 
-    def _print_result(self, result: object, force_batch: bool = False) -> None:
+    def _print_result(self, result: object, force_batch: bool = False, started: float | None = None) -> None:
+        """A query's rows (tableau or jsonl); `started`: when it started, for the time after
+        the row count (`sql-client.display.print-time-cost`)."""
         from streamsql.printing import TableauPrinter, jsonl_lines
         from streamsql.result import TableResult
 
@@ -412,7 +441,7 @@ class Runner:
                 self.out.flush()
             else:
                 streaming = result.streaming and not force_batch
-                TableauPrinter(result.fields, self.out, streaming, max_width).print_all(
+                TableauPrinter(result.fields, self.out, streaming, max_width, started).print_all(
                     result.batches(), result.time_zone
                 )
         except KeyboardInterrupt:
@@ -549,7 +578,8 @@ def _main(args: argparse.Namespace) -> int:
             return run_shell(runner)
         scripts.append((sys.stdin.read(), "<stdin>"))
     for text, source in scripts:
-        code = runner.run_script(text, source)
+        # a file or stdin runs as Flink's client runs a file (statements echoed); -e as given
+        code = runner.run_script(text, source) if source.startswith("-e #") else runner.run_file(text, source)
         if code != EXIT_OK:
             return runner.finish(code)
     return runner.finish()

@@ -21,7 +21,23 @@ INFO_EXECUTED = "[INFO] Execute statement succeeded.\n"
 INFO_SUBMITTING = "[INFO] Submitting SQL update statement to the cluster...\n"
 INFO_SUBMITTED = "[INFO] SQL update statement has been successfully submitted to the cluster:\n"
 INFO_COMPLETE = "[INFO] Complete execution of the SQL update statement.\n"
+INFO_EXECUTE_FILE = "[INFO] Executing SQL from file.\n"
+# What Flink's client prints when it closes its session (at exit, after a script too).
+SESSION_CLOSED = "Shutting down the session...\ndone.\n"
+PROMPT = "Flink SQL> "
+CONTINUATION_PROMPT = "> "  # jline's prompt for a statement's second and later lines
 ERROR_HEAD = "[ERROR] Could not execute SQL statement. Reason:\n"
+# `BEGIN STATEMENT SET; ... END;` given a statement at a time: Flink 2.x's client answers
+# BEGIN, each INSERT and an empty END with INFO_EXECUTED (its SQL gateway runs them) and
+# refuses the rest with its gateway's SqlExecutionException.
+_GATEWAY_ERROR = "org.apache.flink.table.gateway.service.utils.SqlExecutionException: "
+SET_ONLY_INSERTS = (
+    _GATEWAY_ERROR + "Only 'INSERT/CREATE TABLE AS' statement is allowed in Statement Set or use 'END' "
+    "statement to submit Statement Set."
+)
+SET_END_WITHOUT_BEGIN = (
+    _GATEWAY_ERROR + "No Statement Set to submit. 'END' statement should be used after 'BEGIN STATEMENT SET'."
+)
 
 # Flink's exception class for each streamsql error class, when the raiser named none.
 _DEFAULT_CLASS = {
@@ -74,6 +90,27 @@ CLIENT_MAX_COLUMN_WIDTH = (
 )
 
 
+PRINT_TIME_COST = (
+    key("sql-client.display.print-time-cost")
+    .boolean_type()
+    .default_value(True)
+    .with_description(
+        "A query result's last line says how long the query took, as Flink's client prints it: "
+        "`3 rows in set (0.05 seconds)`, `Received a total of 5 rows (1.20 seconds)`."
+    )
+)
+
+VERBOSE = (
+    key("sql-client.verbose")
+    .boolean_type()
+    .default_value(False)
+    .with_description(
+        "Errors show the full Python traceback after the message (what STREAMSQL_DEBUG=1 shows for a failed "
+        "job), as Flink's client then prints the exception stack; otherwise only the reason."
+    )
+)
+
+
 def dml_sync(env: Any) -> bool:
     return bool(DML_SYNC.get(env.get_config()))
 
@@ -82,11 +119,26 @@ def max_column_width(env: Any) -> int:
     return int(CLIENT_MAX_COLUMN_WIDTH.get(env.get_config()))
 
 
+def print_time_cost(env: Any) -> bool:
+    return bool(PRINT_TIME_COST.get(env.get_config()))
+
+
+def verbose(env: Any) -> bool:
+    return bool(VERBOSE.get(env.get_config()))
+
+
 def print_static(result: Any, out: TextIO) -> None:
     """A SHOW / DESCRIBE / EXPLAIN / SET result: sized to its content, never cut."""
     from streamsql.printing import TableauPrinter
 
     TableauPrinter(result.fields, out, streaming=False, max_width=None).print_all(result.batches(), result.time_zone)
+
+
+def echo(sql: str) -> str:
+    """A script's statement as Flink's client shows it running a file (-f): after its prompt,
+    the later lines after `> `, ended by the `;` that closed it."""
+    lines = sql.strip().splitlines() or [""]
+    return PROMPT + "\n".join([lines[0], *(CONTINUATION_PROMPT + line for line in lines[1:])]) + ";\n"
 
 
 def submitted(job_id: str) -> str:
@@ -123,12 +175,12 @@ def sql_error_text(e: Any, statement_line: int | None = None, source: str | None
     return head + "".join(d + "\n" for d in detail)
 
 
-def job_error_text(e: BaseException) -> str:
+def job_error_text(e: BaseException, verbose: bool = False) -> str:
     """A job that failed while running (runtime.errors.JobError and kin). With
-    STREAMSQL_DEBUG set, the full traceback follows (a failing Python function's
-    error shows only the user's frames otherwise)."""
+    `sql-client.verbose` (`verbose`) or STREAMSQL_DEBUG set, the full traceback follows (a
+    failing Python function's error shows only the user's frames otherwise)."""
     text = f"{ERROR_HEAD}{type(e).__name__}: {e}\n"
-    if os.environ.get("STREAMSQL_DEBUG") and e.__traceback__ is not None:
+    if (verbose or os.environ.get("STREAMSQL_DEBUG")) and e.__traceback__ is not None:
         import traceback
 
         text += "".join(traceback.format_exception(e))

@@ -25,7 +25,7 @@ import json
 from collections.abc import Iterator
 from functools import cache
 
-from runtime.config.core import LOCAL_TIME_ZONE
+from runtime.config.core import LOCAL_TIME_ZONE, session_time_zone
 from runtime.config.options import ConfigOption
 from streamsql._options_index import DEFAULTS, MODULE_OF
 from streamsql.table_config_api import TableConfigApi
@@ -33,6 +33,7 @@ from streamsql.table_config_api import TableConfigApi
 # Modules declaring configuration options (module-level ConfigOption attributes).
 OPTION_MODULES: tuple[str, ...] = (
     "runtime.config.core",
+    "runtime.config.flink_compat",
     "runtime.functions.async_options",
     "runtime.checkpoint.options",
     "runtime.state.options",
@@ -186,7 +187,8 @@ class TableConfig(TableConfigApi):
 
     # PyFlink's TableConfig helpers
     def get_local_timezone(self) -> str:
-        return LOCAL_TIME_ZONE.get(self)
+        """The session zone ('default', Flink's default value, is the machine's zone)."""
+        return session_time_zone(self)
 
     def set_local_timezone(self, timezone_id: str) -> None:
         self.set(LOCAL_TIME_ZONE.key, timezone_id)

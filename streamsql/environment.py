@@ -31,7 +31,7 @@ from planner.statements import (
 )
 from planner.table_as import merge_table_as
 from runtime.checkpoint.options import JOB_ID
-from runtime.config.core import PARALLELISM, QUERY_START_KEY, RUNTIME_MODE, TARGET
+from runtime.config.core import QUERY_START_KEY, RUNTIME_MODE, TARGET, job_parallelism
 from runtime.config.options import key
 from runtime.errors import ConfigError
 from runtime.pandas_interop import keep_pyarrow_from_pandas
@@ -566,8 +566,9 @@ def _iso(epoch_s: float) -> str:
 
 
 def _parallelism(graph: Any) -> int:
-    """`parallelism.default` of a job graph."""
-    return PARALLELISM.get(getattr(graph, "config", None))
+    """The parallelism of a job graph (`table.exec.resource.default-parallelism`, else
+    `parallelism.default`)."""
+    return job_parallelism(getattr(graph, "config", None))
 
 
 def _set_error(stmt: SetOption, error: ConfigError) -> SqlValidationError:

@@ -38,3 +38,13 @@ WORKFLOW_SCHEDULER = (
         "in this session's process. Unset: creating a FULL materialized table fails, as in Flink."
     )
 )
+PARTITION_DATE_FORMATTER = (
+    key("partition.fields.#.date-formatter")
+    .string_type()
+    .no_default_value()
+    .with_description(
+        "A materialized table's WITH option (`#` is a partition column of string type): the date pattern "
+        "(Java's, e.g. `yyyy-MM-dd`) of that column, so a FULL refresh scheduled at time t refreshes "
+        "only the partition of t minus the freshness."
+    )
+)

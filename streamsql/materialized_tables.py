@@ -25,7 +25,6 @@ freshness defaults to `materialized-table.default-freshness.continuous` / `.full
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -52,6 +51,7 @@ from streamsql.materialized_options import (
     DEFAULT_FRESHNESS_CONTINUOUS,
     DEFAULT_FRESHNESS_FULL,
     FRESHNESS_THRESHOLD,
+    PARTITION_DATE_FORMATTER,
     WORKFLOW_SCHEDULER,
 )
 from streamsql.result import TableResult
@@ -118,12 +118,11 @@ class _Schedule:
                 self.last_error = e
 
 
-_DATE_FORMATTER = re.compile(r"partition\.fields\.(.+)\.date-formatter")
-
-
 def date_formatters(options: dict[str, str]) -> dict[str, str]:
-    """`partition.fields.<column>.date-formatter` options: column -> Java date pattern."""
-    return {m.group(1): v for k, v in options.items() if (m := _DATE_FORMATTER.fullmatch(k))}
+    """`partition.fields.<column>.date-formatter` options (PARTITION_DATE_FORMATTER): column
+    -> Java date pattern."""
+    prefix, suffix = PARTITION_DATE_FORMATTER.key.split("#")
+    return {k[len(prefix) : -len(suffix)]: v for k, v in options.items() if PARTITION_DATE_FORMATTER.matches(k)}
 
 
 def scheduled_partition(env: TableEnvironment, table: CatalogTable, schedule_s: float) -> tuple[tuple[str, str], ...]:

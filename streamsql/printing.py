@@ -7,6 +7,7 @@ result printed here reads the same as Flink's.
 from __future__ import annotations
 
 import json
+import time
 import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import TextIO
@@ -76,8 +77,18 @@ class TableauPrinter:
     A cell wider than its column is cut with "..."; numbers never are: their column is
     as wide as their type (streaming) or their widest value (batch)."""
 
-    def __init__(self, fields: tuple[Field, ...], out: TextIO, streaming: bool, max_width: int | None = 30) -> None:
+    def __init__(
+        self,
+        fields: tuple[Field, ...],
+        out: TextIO,
+        streaming: bool,
+        max_width: int | None = 30,
+        started: float | None = None,
+    ) -> None:
         self.fields = fields
+        # time.monotonic() when the query started: the footer then says how long it took
+        # (`sql-client.display.print-time-cost`); None: no time.
+        self.started = started
         self.out = out
         self.streaming = streaming
         self.max_width = max_width
@@ -120,11 +131,17 @@ class TableauPrinter:
             self.out.flush()
         if header_written:
             self.out.write(self._border() + "\n")
-            self.out.write(f"Received a total of {self.count} row{'s' if self.count != 1 else ''}\n")
+            self.out.write(f"Received a total of {self.count} row{'s' if self.count != 1 else ''}{self._cost()}\n")
         else:
-            self.out.write("Empty set\n")
+            self.out.write(f"Empty set{self._cost()}\n")
         self.out.flush()
         return self.count
+
+    def _cost(self) -> str:
+        """` (0.05 seconds)` after the footer when timing (Flink's `%.2f seconds`)."""
+        if self.started is None:
+            return ""
+        return f" ({time.monotonic() - self.started:.2f} seconds)"
 
     def _print_batch(self, batches: Iterable[pa.RecordBatch], time_zone: str) -> int:
         rows: list[list[str]] = []
@@ -133,7 +150,7 @@ class TableauPrinter:
                 rows.append([NULL_TEXT if v is None else v for v in row])
         self.count = len(rows)
         if not rows:
-            self.out.write("Empty set\n")
+            self.out.write(f"Empty set{self._cost()}\n")
             self.out.flush()
             return 0
         heads = self._headers()
@@ -147,7 +164,7 @@ class TableauPrinter:
         for r in rows:
             self.out.write(self._line(r) + "\n")
         self.out.write(self._border() + "\n")
-        self.out.write(f"{self.count} row{'s' if self.count != 1 else ''} in set\n")
+        self.out.write(f"{self.count} row{'s' if self.count != 1 else ''} in set{self._cost()}\n")
         self.out.flush()
         return self.count
 

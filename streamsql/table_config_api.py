@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 
 SQL_DIALECT = (
     key("table.sql-dialect")
-    .enum_type("default", "hive")
+    .string_type()
     .default_value("default")
-    .with_check(lambda v: v == "default", "default (the Hive dialect needs Hive's parser, a JVM)")
+    .with_check(lambda v: v.strip().lower() == "default", "default (the Hive dialect needs Hive's parser, a JVM)")
     .with_description("The SQL dialect statements are parsed in: Flink's `default` (Hive's needs a JVM).")
 )
 MAX_GENERATED_CODE_LENGTH = (
@@ -118,7 +118,7 @@ class TableConfigApi:
         self.set(PYTHON_EXECUTABLE.key, python_exec)
 
     def get_sql_dialect(self) -> SqlDialect:
-        return SqlDialect[SQL_DIALECT.get(self).upper()]  # type: ignore[arg-type]
+        return SqlDialect[SQL_DIALECT.get(self).strip().upper()]  # type: ignore[arg-type]
 
     def set_sql_dialect(self, sql_dialect: SqlDialect) -> None:
         self.set(SQL_DIALECT.key, sql_dialect.name.lower())

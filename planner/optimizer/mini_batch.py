@@ -36,7 +36,7 @@ ALLOW_LATENCY = (
 )
 SIZE = (
     key("table.exec.mini-batch.size")
-    .int_type()
+    .long_type()
     .default_value(-1)
     .with_description("Most rows buffered in one mini-batch (must be > 0 when mini-batch is enabled).")
 )

@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from planner.errors import SqlValidationError
 from planner.physical import PhysicalNode
-from runtime.config.core import PARALLELISM, SINK_KEYED_SHUFFLE
+from runtime.config.core import SINK_KEYED_SHUFFLE, job_parallelism
 from runtime.expr.ir import Call, Expr, InputRef
 from runtime.graph import STREAMING
 from runtime.operators.calc import CalcParams
@@ -45,7 +45,7 @@ def keyed_sink_shuffle(plan: PhysicalNode, config: dict[str, str], mode: str) ->
     """`plan` with the keyed shuffles in front of its PRIMARY KEY sinks, and the Exchange in
     front of a sink whose 'sink.parallelism' differs from its input's (module docstring)."""
     setting = SINK_KEYED_SHUFFLE.get(config)
-    input_parallelism = PARALLELISM.get(config)
+    input_parallelism = job_parallelism(config)
     memo: dict[int, PhysicalNode] = {}
 
     def visit(n: PhysicalNode) -> PhysicalNode:

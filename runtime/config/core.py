@@ -37,6 +37,25 @@ PARALLELISM = (
     .with_description("Parallelism of the job's operators.")
 )
 
+DEFAULT_PARALLELISM = (
+    key("table.exec.resource.default-parallelism")
+    .int_type()
+    .default_value(-1)
+    .with_check(lambda v: v == -1 or v >= 1, "-1 or an integer >= 1")
+    .with_description(
+        "Parallelism of a Table/SQL job's operators; overrides parallelism.default when set (-1: use "
+        "parallelism.default), as in Flink."
+    )
+)
+
+
+def job_parallelism(conf: ConfigSource | None) -> int:
+    """The parallelism a SQL job runs at: `table.exec.resource.default-parallelism` when set
+    (not -1), else `parallelism.default` (Flink's ExecNodeConfig reads them in this order)."""
+    table_level = int(DEFAULT_PARALLELISM.get(conf))
+    return table_level if table_level > 0 else int(PARALLELISM.get(conf))
+
+
 MAX_PARALLELISM = (
     key("pipeline.max-parallelism")
     .int_type()
@@ -74,8 +93,33 @@ LOCAL_TIME_ZONE = (
     key("table.local-time-zone")
     .string_type()
     .default_value("UTC")
-    .with_description("Session time zone for TIMESTAMP_LTZ values and time functions.")
+    .with_description(
+        "Session time zone for TIMESTAMP_LTZ values and time functions: a zone name "
+        "('America/Los_Angeles') or an offset ('GMT-08:00'). UTC unless set, so a script gives the same "
+        "result on every machine; Flink's default, 'default', is the machine's zone (the JVM's), and "
+        "'default' set here means the machine's zone too."
+    )
 )
+
+
+def session_time_zone(conf: ConfigSource | None) -> str:
+    """`table.local-time-zone` as a zone name: 'default' (Flink's default value) is the
+    machine's zone."""
+    zone = str(LOCAL_TIME_ZONE.get(conf))
+    return system_time_zone() if zone.strip().lower() == "default" else zone
+
+
+def system_time_zone() -> str:
+    """The machine's IANA zone name: $TZ, else what /etc/localtime links to, else UTC."""
+    import os
+
+    tz = os.environ.get("TZ", "").lstrip(":")
+    if tz:
+        return tz
+    target = os.path.realpath("/etc/localtime")
+    marker = "zoneinfo" + os.sep
+    return target.split(marker, 1)[1] if marker in target else "UTC"
+
 
 SOURCE_IDLE_TIMEOUT = (
     key("table.exec.source.idle-timeout")

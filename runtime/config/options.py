@@ -57,12 +57,14 @@ TYPES: dict[str, OptionType] = {
     for t in (
         OptionType("string", "String", parsers.parse_string, str),
         OptionType("int", "Integer", parsers.parse_int, str),
+        OptionType("long", "Long", parsers.parse_int, str),  # Flink's Long: Python ints have no width
         OptionType("float", "Double", parsers.parse_float, repr),
         OptionType("boolean", "Boolean", parsers.parse_bool, parsers.format_bool),
         OptionType("duration", "Duration", parsers.parse_duration_ms, parsers.format_duration_ms),
         OptionType("memory", "MemorySize", parsers.parse_memory_size, parsers.format_memory_size),
         OptionType("enum", "Enum", parsers.parse_string, str),  # values checked by the option
         OptionType("list", "List<String>", parsers.parse_list, parsers.format_list),
+        OptionType("enum_list", "List<Enum>", parsers.parse_list, parsers.format_list),  # items checked
     )
 }
 
@@ -85,7 +87,7 @@ class ConfigOption(Generic[T]):
     def __post_init__(self) -> None:
         if self.type not in TYPES:
             raise TypeError(f"option '{self.key}': unknown type '{self.type}' (one of {', '.join(TYPES)})")
-        if self.type == "enum" and not self.values:
+        if self.type in ("enum", "enum_list") and not self.values:
             raise TypeError(f"option '{self.key}': an enum needs its values")
 
     # -- declaration helpers (each returns a new option) --------------------------------
@@ -136,6 +138,8 @@ class ConfigOption(Generic[T]):
             value = TYPES[self.type].parse(text)
             if self.type == "enum":
                 value = parsers.parse_enum(value, self.values)
+            elif self.type == "enum_list":
+                value = tuple(parsers.parse_enum(v, self.values) for v in value)
         except ValueError as e:
             raise ConfigError(name, text, str(e)) from None
         if self.check is not None and not self.check(value):
@@ -205,6 +209,10 @@ class OptionBuilder:
     def int_type(self) -> TypedBuilder[int]:
         return TypedBuilder(self._key, "int")
 
+    def long_type(self) -> TypedBuilder[int]:
+        """Flink's `longType()`: the same Python int, documented as Long."""
+        return TypedBuilder(self._key, "long")
+
     def float_type(self) -> TypedBuilder[float]:
         return TypedBuilder(self._key, "float")
 
@@ -225,6 +233,10 @@ class OptionBuilder:
 
     def list_type(self) -> TypedBuilder[tuple[str, ...]]:
         return TypedBuilder(self._key, "list")
+
+    def enum_list_type(self, *values: str) -> TypedBuilder[tuple[str, ...]]:
+        """A ';'-separated list of `values` (Flink's `enumType(..).asList()`)."""
+        return TypedBuilder(self._key, "enum_list", tuple(values))
 
 
 def key(name: str) -> OptionBuilder:

@@ -35,7 +35,7 @@ import pyarrow as pa
 from runtime import udf_registry
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
 from runtime.checkpoint.faults import fault_point
-from runtime.config.core import LOCAL_TIME_ZONE
+from runtime.config.core import session_time_zone
 from runtime.graph import BATCH, JobGraph, Node
 from runtime.operators.base import (
     CheckpointingNotSupportedError,
@@ -111,7 +111,7 @@ class TaskRunner:
         self._runs_here = None if runs_here is None else set(runs_here)
         self._subtask_in_config = subtask_in_config
         cfg = graph.config or {}
-        self.time_zone = LOCAL_TIME_ZONE.get(cfg)
+        self.time_zone = session_time_zone(cfg)
         self.result_node = graph.result_node
         self.order: list[Node] = []
         self.operators: dict[int, Operator] = {}

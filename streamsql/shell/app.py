@@ -19,10 +19,11 @@ from prompt_toolkit.formatted_text import HTML
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.styles import Style
 
-from runtime.config.core import PARALLELISM, RUNTIME_MODE, TARGET
+from runtime.config.core import RUNTIME_MODE, TARGET, job_parallelism
 from streamsql.shell.completion import CatalogSource, make_completer
 from streamsql.shell.highlight import STYLE, SqlLexer
 from streamsql.shell.history import history_path, open_history
+from streamsql.shell.options import MAX_TABLE_RESULT_ROWS, SHOW_LINE_NUMBERS
 from streamsql.shell.session import ShellSession
 from streamsql.shell.statements import is_submittable
 from streamsql.shell.table_view import run_result_view
@@ -84,7 +85,7 @@ class Shell:
         self.prompt = PromptSession[str](
             message=PROMPT,
             multiline=True,
-            prompt_continuation=lambda width, line_no, wrap: " " * (width - 3) + "-> ",
+            prompt_continuation=self.continuation,
             lexer=SqlLexer(),
             completer=make_completer(CatalogSource(env)),
             complete_while_typing=False,
@@ -97,17 +98,28 @@ class Shell:
             output=output,
         )
 
+    def continuation(self, width: int, line_no: int, wrap_count: int) -> str:
+        """The prompt of a statement's second and later lines: `-> `, with the line's number
+        before it when `sql-client.display.show-line-numbers` is on (read at each line, so a
+        SET takes effect at once)."""
+        if SHOW_LINE_NUMBERS.get(self.env.get_config()) and not wrap_count:
+            return f"{line_no + 1}".rjust(width - 3) + "-> "
+        return " " * (width - 3) + "-> "
+
     def _view(self, result: Any, mode: str, max_width: int) -> Any:
         def opened(view: Any) -> None:
             self.last_view = view  # for tests and debugging: the view on screen
 
-        return run_result_view(result, mode, max_width, input=self.input, output=self.output, on_open=opened)
+        max_rows = MAX_TABLE_RESULT_ROWS.get(self.env.get_config())
+        return run_result_view(
+            result, mode, max_width, input=self.input, output=self.output, on_open=opened, max_rows=max_rows
+        )
 
     def toolbar(self) -> HTML:
         cfg = self.env.get_config()
         mode = RUNTIME_MODE.get(cfg).upper()
         runner = TARGET.get(cfg)
-        par = PARALLELISM.get(cfg)
+        par = job_parallelism(cfg)
         jobs = self.session.running_jobs()
         rmode = self.session.result_mode()
         return HTML(

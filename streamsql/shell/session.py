@@ -9,6 +9,7 @@ background jobs) survives any error and any Ctrl-C; `INSERT INTO` runs in the ba
 from __future__ import annotations
 
 import os
+import time
 import traceback
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -73,18 +74,18 @@ class ShellSession:
 
         if BEGIN_SET.match(text):
             if self._statement_set is not None:
-                self._error("Only INSERT statement is allowed in Statement Set.")
+                self._write(co.ERROR_HEAD + co.SET_ONLY_INSERTS + "\n")
                 return True
             self._statement_set = []
-            self._write("[INFO] Begin a statement set.\n")
+            self._write(co.INFO_EXECUTED)
             return True
         if END_SET.match(text):
             if self._statement_set is None:
-                self._error("No Statement Set to submit, 'END' statement should be used after 'BEGIN STATEMENT SET'.")
+                self._write(co.ERROR_HEAD + co.SET_END_WITHOUT_BEGIN + "\n")
                 return True
             inserts, self._statement_set = self._statement_set, None
             if not inserts:
-                self._write("[INFO] No SQL statement to execute in the statement set.\n")
+                self._write(co.INFO_EXECUTED)
                 return True
             sql = "\n".join(i.sql + ";" for i in inserts)
             try:
@@ -101,11 +102,11 @@ class ShellSession:
             self._sql_error(e, sql)
             return True
         if not isinstance(stmt, InsertInto):
-            self._error("Only INSERT statement is allowed in Statement Set.")
+            self._write(co.ERROR_HEAD + co.SET_ONLY_INSERTS + "\n")
             return True
         assert self._statement_set is not None
         self._statement_set.append(stmt)
-        self._write("[INFO] Add SQL update statement to the statement set.\n")
+        self._write(co.INFO_EXECUTED)
         return True
 
     def execute_command(self, sql: str) -> bool:
@@ -130,8 +131,8 @@ class ShellSession:
             self._sql_error(e, sql)
         except Exception as e:  # noqa: BLE001 - the shell must survive anything
             self._error(f"{type(e).__name__}: {e}")
-            if os.environ.get("STREAMSQL_DEBUG"):
-                traceback.print_exc()
+            if os.environ.get("STREAMSQL_DEBUG") or co.verbose(self.env):  # sql-client.verbose
+                self._write(traceback.format_exc())
         return True
 
     # ------------------------------------------------------------------ shell commands
@@ -146,9 +147,10 @@ class ShellSession:
     def _statement(self, stmt: Any) -> None:
         from planner.statements import Query
 
+        started = time.monotonic()
         result = self.env.execute_statement(stmt)
         if isinstance(stmt, Query):
-            self._query(result)
+            self._query(result, started)
         elif co.is_job_statement(stmt):
             job = result.job
             if co.dml_sync(self.env):
@@ -168,7 +170,7 @@ class ShellSession:
     def max_width(self) -> int:
         return max_column_width(self.env)
 
-    def _query(self, result: Any) -> None:
+    def _query(self, result: Any, started: float | None = None) -> None:
         mode = self.result_mode()
         if mode != "tableau" and self.view is not None:
             view = self.view(result, mode, self.max_width())
@@ -180,15 +182,19 @@ class ShellSession:
                 f"[INFO] Result view closed: {len(view.model)} rows, {view.model.changes} changes (query {how}).\n"
             )
             return
-        self._print_table(result, streaming=result.streaming)
+        timed = started if co.print_time_cost(self.env) else None
+        self._print_table(result, streaming=result.streaming, started=timed)
 
-    def _print_table(self, result: Any, streaming: bool, max_width: int | None | bool = False) -> None:
-        """`max_width`: False for the session's width, None for never cutting."""
+    def _print_table(
+        self, result: Any, streaming: bool, max_width: int | None | bool = False, started: float | None = None
+    ) -> None:
+        """`max_width`: False for the session's width, None for never cutting. `started`: when
+        the query started, to print its time after the row count."""
         from streamsql.printing import TableauPrinter
         from streamsql.shell.pump import BatchPump
 
         width = self.max_width() if max_width is False else max_width
-        printer = TableauPrinter(result.fields, self.out, streaming, width)  # type: ignore[arg-type]
+        printer = TableauPrinter(result.fields, self.out, streaming, width, started)  # type: ignore[arg-type]
         pump = BatchPump(result)
         try:
             printer.print_all(pump, result.time_zone)

@@ -21,14 +21,21 @@ from runtime.batch import MAX_WATERMARK, ROW_KIND_NAMES, row_kinds
 from runtime.types import Field
 from streamsql.printing import NULL_TEXT, _fit, display_width, render_rows
 
+# Changes Flink's changelog result view keeps on screen (the latest ones).
+CHANGELOG_VIEW_ROWS = 1000
+
 
 class ResultModel:
     """The rows on screen. Rendering to text happens once per batch (`render_rows`,
     vectorized per column); folding a retraction is a dict lookup per changed row, which is
     unavoidable for a row-by-row display and is bounded by what a user can read."""
 
-    def __init__(self, fields: tuple[Field, ...], time_zone: str, changelog: bool, max_width: int = 30) -> None:
+    def __init__(
+        self, fields: tuple[Field, ...], time_zone: str, changelog: bool, max_width: int = 30, max_rows: int = 0
+    ) -> None:
         self.fields = fields
+        # Rows kept (0: all); past it the oldest go first (sql-client.execution.max-table-result.rows).
+        self.max_rows = max_rows
         self.time_zone = time_zone
         self.changelog = changelog
         self.max_width = max_width
@@ -77,6 +84,20 @@ class ResultModel:
                         del self._rows[rid]
         if vacated is not None:
             del self._rows[vacated]
+        self._evict()
+
+    def _evict(self) -> None:
+        """Drop the oldest rows beyond `max_rows` (Flink's table view keeps the latest ones)."""
+        excess = len(self._rows) - self.max_rows if self.max_rows > 0 else 0
+        if excess <= 0:
+            return
+        for rid in list(itertools.islice(self._rows, excess)):
+            row = self._rows.pop(rid)
+            ids = self._index.get(row)
+            if ids is not None and rid in ids:
+                ids.remove(rid)
+                if not ids:
+                    del self._index[row]
 
     def _grow(self, row: tuple[str, ...]) -> None:
         # Columns only ever widen, so the view does not jitter as rows come and go.
@@ -123,9 +144,17 @@ def format_watermark(wm: int | None, time_zone: str) -> str:
 class ResultView:
     """State of one full-screen view: the model, the scroll position and the pump."""
 
-    def __init__(self, result: Any, mode: str, max_width: int = 30) -> None:
+    def __init__(self, result: Any, mode: str, max_width: int = 30, max_rows: int = 0) -> None:
         self.result = result
-        self.model = ResultModel(result.fields, result.time_zone, changelog=(mode == "changelog"), max_width=max_width)
+        changelog = mode == "changelog"
+        # Flink's changelog view shows the latest 1000 changes; its table view keeps max_rows.
+        self.model = ResultModel(
+            result.fields,
+            result.time_zone,
+            changelog=changelog,
+            max_width=max_width,
+            max_rows=CHANGELOG_VIEW_ROWS if changelog else max_rows,
+        )
         self.top = 0
         self.follow = mode == "changelog"  # changelog mode sticks to the newest change
         self.page = 20
@@ -181,6 +210,7 @@ def run_result_view(
     input: Any = None,
     output: Any = None,
     on_open: Callable[[ResultView], None] | None = None,
+    max_rows: int = 0,
 ) -> ResultView:
     """Show `result` full-screen until the user leaves; the query is canceled on leaving.
     `on_open(view)` sees the view before it runs. Returns the view (its model holds what
@@ -192,7 +222,7 @@ def run_result_view(
 
     from streamsql.shell.pump import BatchPump
 
-    view = ResultView(result, mode, max_width)
+    view = ResultView(result, mode, max_width, max_rows)
     kb = KeyBindings()
     app: Application[None]
 

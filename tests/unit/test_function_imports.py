@@ -122,7 +122,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("streamsql/cli.py", "runtime.errors"): (3, _START_UP),
     ("streamsql/cli.py", "runtime.executor.spark.options"): (1, _START_UP),
     ("streamsql/cli.py", "runtime.pandas_interop"): (1, _DEFERRED),
-    ("streamsql/cli.py", "streamsql.client_output"): (6, _START_UP),
+    ("streamsql/cli.py", "streamsql.client_output"): (7, _START_UP),
     ("streamsql/cli.py", "streamsql.control"): (1, _START_UP),
     ("streamsql/cli.py", "streamsql.environment"): (1, _START_UP),
     ("streamsql/cli.py", "streamsql.printing"): (1, _START_UP),

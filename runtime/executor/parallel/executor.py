@@ -35,7 +35,7 @@ import pyarrow as pa
 from runtime.batch import MIN_WATERMARK
 from runtime.checkpoint.restart import run_with_restarts
 from runtime.checkpoint.restore import LoadedSnapshot
-from runtime.config.core import PARALLELISM
+from runtime.config.core import job_parallelism as configured_parallelism
 from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.checkpoints import ParentCheckpoints
 from runtime.executor.parallel.options import NETWORK_CREDITS
@@ -70,8 +70,9 @@ def refuse_fork_after_rocksdb(graph: JobGraph) -> None:
 
 
 def job_parallelism(graph: JobGraph) -> int:
-    """`parallelism.default` of the job (a bad value fails naming the key)."""
-    return PARALLELISM.get(graph.config)
+    """The job's parallelism (`table.exec.resource.default-parallelism`, else
+    `parallelism.default`; a bad value fails naming the key)."""
+    return configured_parallelism(graph.config)
 
 
 class ParallelExecutor:

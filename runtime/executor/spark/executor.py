@@ -37,7 +37,7 @@ import pyarrow as pa
 
 from runtime.batch import ROW_KIND
 from runtime.checkpoint.options import CHECKPOINTING_DIR, IGNORE_UNCLAIMED_STATE, JOB_ID
-from runtime.config.core import LOCAL_TIME_ZONE
+from runtime.config.core import session_time_zone
 from runtime.connectors.base import get_connector, parse_duration_ms
 from runtime.errors import JobError
 from runtime.executor.spark import restart
@@ -194,7 +194,7 @@ class SparkExecutor:
         ctx = OperatorContext(
             mode=self.graph.mode,
             config=cfg,
-            time_zone=LOCAL_TIME_ZONE.get(cfg),
+            time_zone=session_time_zone(cfg),
             parallelism=1,
             metrics=Metrics(),
             state=create_backend(cfg),

@@ -290,7 +290,7 @@ class Unpacker:
 
 # ---------------------------------------------------------------------- operators
 def _operator(node: Node, config: dict[str, str], input_modes: Sequence[str]) -> Any:
-    from runtime.config.core import LOCAL_TIME_ZONE
+    from runtime.config.core import session_time_zone
     from runtime.operators.base import Metrics, OperatorContext, create_operator
     from runtime.state import create_backend
     from runtime.state.options import STATE_BACKEND
@@ -299,7 +299,7 @@ def _operator(node: Node, config: dict[str, str], input_modes: Sequence[str]) ->
     ctx = OperatorContext(
         mode="streaming",
         config=cfg,
-        time_zone=LOCAL_TIME_ZONE.get(cfg),
+        time_zone=session_time_zone(cfg),
         metrics=Metrics(),
         state=create_backend(cfg),
         checkpointing=True,

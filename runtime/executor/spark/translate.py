@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from runtime.checkpoint.uid import operator_uids
-from runtime.config.core import LOCAL_TIME_ZONE
+from runtime.config.core import session_time_zone
 from runtime.connectors.base import get_connector
 from runtime.executor.spark.dispatch import translates, translation_for
 from runtime.executor.spark.expressions import VARIANCE_FUNCS, Ctx, literal, to_column
@@ -84,7 +84,7 @@ class Translator(RelationalMixin, WindowedMixin):
         # Stable operator ids (runtime/checkpoint/uid.py) name what lives in the checkpoint.
         self.node_uids = operator_uids(graph)
         cfg = graph.config or {}
-        self.ctx = Ctx(LOCAL_TIME_ZONE.get(cfg))
+        self.ctx = Ctx(session_time_zone(cfg))
         self._dfs: dict[int, Any] = {}
         self.update_mode = streaming and any(n.is_kind(GROUP_AGGREGATE) for n in graph.nodes)
 

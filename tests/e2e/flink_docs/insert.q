@@ -62,11 +62,11 @@ END;
 !info
 
 BEGIN STATEMENT SET;
-[INFO] Begin a statement set.
+[INFO] Execute statement succeeded.
 !info
 
 INSERT INTO GlassOrders SELECT product, amount FROM Orders WHERE product LIKE '%Glass%';
-[INFO] Add SQL update statement to the statement set.
+[INFO] Execute statement succeeded.
 !info
 
 END;

@@ -73,6 +73,9 @@ def test_sink_parallelism_other_than_the_input_rebalances_an_insert_only_input()
     assert plan.splitlines()[1].strip() == "+- Exchange(distribution=[rebalance], parallelism=[3])"
     same = _plan("INSERT INTO p SELECT grp, v FROM src", PRINT_DDL.format(p=2), **{"parallelism.default": "2"})
     assert "Exchange" not in same  # the input's parallelism: forward, as Flink
+    # table.exec.resource.default-parallelism overrides parallelism.default (Flink's order)
+    table_level = {"parallelism.default": "1", "table.exec.resource.default-parallelism": "2"}
+    assert "Exchange" not in _plan("INSERT INTO p SELECT grp, v FROM src", PRINT_DDL.format(p=2), **table_level)
 
 
 def test_sink_parallelism_hashes_on_the_primary_key() -> None:

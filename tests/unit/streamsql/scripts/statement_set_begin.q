@@ -18,24 +18,24 @@ create table b (x int) with ('connector' = 'filesystem', 'path' = '$TMP/b', 'for
 
 END;
 [ERROR] Could not execute SQL statement. Reason:
-No Statement Set to submit, 'END' statement should be used after 'BEGIN STATEMENT SET'.
+org.apache.flink.table.gateway.service.utils.SqlExecutionException: No Statement Set to submit. 'END' statement should be used after 'BEGIN STATEMENT SET'.
 !error
 
 BEGIN STATEMENT SET;
-[INFO] Begin a statement set.
+[INFO] Execute statement succeeded.
 !info
 
 insert into a values (1), (2);
-[INFO] Add SQL update statement to the statement set.
+[INFO] Execute statement succeeded.
 !info
 
 insert into b values (3);
-[INFO] Add SQL update statement to the statement set.
+[INFO] Execute statement succeeded.
 !info
 
 select 1;
 [ERROR] Could not execute SQL statement. Reason:
-Only INSERT statement is allowed in Statement Set.
+org.apache.flink.table.gateway.service.utils.SqlExecutionException: Only 'INSERT/CREATE TABLE AS' statement is allowed in Statement Set or use 'END' statement to submit Statement Set.
 !error
 
 END;
@@ -52,9 +52,9 @@ select (select count(*) from a) as in_a, (select count(*) from b) as in_b;
 !ok
 
 BEGIN STATEMENT SET;
-[INFO] Begin a statement set.
+[INFO] Execute statement succeeded.
 !info
 
 END;
-[INFO] No SQL statement to execute in the statement set.
+[INFO] Execute statement succeeded.
 !info

@@ -60,9 +60,9 @@ def test_columns_qualified_alias_and_unqualified(source: CatalogSource) -> None:
 
 
 def test_set_keys_values_and_job_ids(source: CatalogSource) -> None:
-    got = candidates("SET 'sql-client.execution.", source)
+    got = candidates("SET 'sql-client.execution.r", source)
     assert [c.text for c in got] == ["sql-client.execution.result-mode' = '"]
-    assert got[0].start == -len("sql-client.execution.")
+    assert got[0].start == -len("sql-client.execution.r")
     assert texts("SET 'execution.runtime-mode' = '", source) == ["streaming'", "batch'"]
     assert texts("SET 'sql-client.execution.result-mode' = 'ta", source) == ["tableau'", "table'"]
     assert texts("RESET 'parallelism.", source) == ["parallelism.default'"]
