@@ -21,6 +21,7 @@ from runtime.connectors.base import connector_names, get_connector
 from runtime.connectors.formats import format_names, get_format
 from runtime.executor.spark.capabilities import ARRIVAL_ORDER_AGGS, DOC_NOTES, SUPPORTED_AGGS_BATCH, capability_rows
 from runtime.executor.spark.expressions import supported_functions
+from runtime.functions.cast import cast_matrix
 from runtime.functions.registry import functions
 from streamsql.config import build_index as options_index
 from streamsql.config import index_source as options_index_source
@@ -492,6 +493,58 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+# What CAST and TRY_CAST do with the values of each accepted pair (the pairs themselves are
+# generated from runtime.functions.cast). Checked pair by pair against Flink 2.3 in
+# tests/unit/runtime/functions/test_cast_table.py.
+_CAST_RULES = [
+    "- **CAST fails the job** on a value it cannot convert (`CAST('abc' AS INT)`), as Flink 2.x does "
+    "(`table.exec.legacy-cast-behaviour` is gone); **TRY_CAST gives NULL** instead. TRY_CAST of an "
+    "ARRAY, MAP or ROW with one part that fails is NULL as a whole.",
+    "- **Text to integers**: spaces (only spaces) around the number are ignored; a fraction is "
+    "dropped (`'1.9'` is 1, `'.5'` is 0); exponents, other characters and values outside the "
+    "type's range fail (`CAST('-130' AS TINYINT)`).",
+    "- **Text to FLOAT/DOUBLE**: Java's `Double.parseDouble`: surrounding whitespace ignored, "
+    "`1e3`, `1.5d`, `NaN`, `Infinity`, `-Infinity` accepted.",
+    "- **Text to DECIMAL**: spaces, tabs and newlines around it ignored, exponents accepted, "
+    "rounded HALF_UP to the scale; a value that does not fit the precision fails "
+    "(`CAST('12345.6789' AS DECIMAL(8, 4))`).",
+    "- **Text to BOOLEAN**: `true`/`t`/`yes`/`y`/`1` and `false`/`f`/`no`/`n`/`0`, any case, "
+    "nothing else (not even with spaces around it).",
+    "- **Text to DATE/TIME/TIMESTAMP**: `yyyy-MM-dd[ HH:mm[:ss[.fffffffff]]]` (or `T` for the "
+    "space); a DATE may leave out the month and day (`'123'` is 0123-01-01) and ignores a time "
+    "after it; a TIMESTAMP_LTZ is read in the session time zone (`table.local-time-zone`). "
+    "Invalid dates (`'2024-02-30'`) fail.",
+    "- **Text to BINARY/VARBINARY**: the UTF-8 bytes, cut to n bytes; a BINARY(n) is padded "
+    "with zero bytes. **Bytes to text**: decoded as UTF-8, a malformed byte becoming U+FFFD.",
+    "- **Numbers between themselves**: integers wrap as Java's casts do (`CAST(300 AS TINYINT)` "
+    "is 44); FLOAT/DOUBLE to an integer truncate toward zero and saturate at the INT/BIGINT range "
+    "(NaN is 0; a TINYINT/SMALLINT then wraps from the INT); DECIMAL to an integer truncates and "
+    "wraps; to DECIMAL rounds HALF_UP, and a value that does not fit is NULL (a FLOAT is widened "
+    "to DOUBLE first: `CAST(CAST(0.1 AS FLOAT) AS DECIMAL(10, 9))` is 0.100000001). "
+    "BOOLEAN to a number is 1/0; a number to BOOLEAN is `<> 0`.",
+    "- **To CHAR(n)/VARCHAR(n)**: the text as the SQL client prints the value (DOUBLE as Java "
+    "prints it: `1.0E7`; TIMESTAMP with its precision's digits; TIMESTAMP_LTZ in the session "
+    "time zone; ARRAY `[1, NULL]`, MAP `{a=1}`, ROW `(1, abc)`, bytes inside them decoded as "
+    "UTF-8), cut to n characters; CHAR(n) is padded with spaces.",
+    "- **Between date and time types**: TIMESTAMP to DATE and TIME take its parts; TIME to a "
+    "TIMESTAMP is that time on 1970-01-01; TIMESTAMP and TIMESTAMP_LTZ convert through the "
+    "session time zone.",
+    "- **ARRAY, MAP, MULTISET, ROW** cast to the same kind with the same number of parts, part "
+    "by part (a ROW by position; field names may differ).",
+    "- **Refused at planning time**, with Flink's message, the position of the CAST and a hint "
+    "naming what the target accepts: every pair not in the table below. TIMESTAMP to a number "
+    "and a number to a TIMESTAMP get Flink's advice (`UNIX_TIMESTAMP(CAST(ts AS STRING))`, "
+    "`TO_TIMESTAMP_LTZ(n, precision)`).",
+]
+
+
+def _cast_section() -> list[str]:
+    """docs/functions.md's CAST section: the value rules and the accepted pairs."""
+    lines = ["## CAST and TRY_CAST", "", *_CAST_RULES, "", "| Target | Accepted source types |", "|---|---|"]
+    lines += [f"| {target} | {', '.join(sources)} |" for target, sources in cast_matrix()]
+    return lines
+
+
 def functions_page() -> str:
     """docs/functions.md from the function registry: signature, result type and one example
     (run to get its result), and whether the Spark runner maps it."""
@@ -524,6 +577,7 @@ def functions_page() -> str:
             f"| {names} | {_cell(f.signature)} | {'`' + _cell(ex) + '`' if ex else ''} | {_cell(typ)} "
             f"| {_cell(value)} | {'yes' if f.name in spark else 'no'} |"
         )
+    lines += ["", *_cast_section()]
     lines += [
         "",
         "## Aggregate functions",

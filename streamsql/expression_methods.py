@@ -283,10 +283,12 @@ class FunctionMethods:
 
     # ------------------------------------------------------------------ composite types
     def get(self, name_or_index: Any) -> Expression:
+        """A field of a ROW by name, or by position counted from 0 (PyFlink's `get`, Flink's
+        built-in GET); `at` is the 1-based ARRAY / key-based MAP access."""
         a = self
         if isinstance(name_or_index, str):
             return _x.Expression(lambda c: f"{a._render(c)}.{_x.quote(name_or_index)}")
-        return self.at(name_or_index)
+        return _x._fn("GET", self, name_or_index)
 
     def at(self, index: Any) -> Expression:
         a, i = self, _x._e(index)

@@ -26,7 +26,7 @@ from planner.functions_catalog import lookup_function, lookup_function_path
 from runtime.aggregates.types import AGGREGATE_FUNCTIONS
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.functions._common import calcite_name
-from runtime.functions.cast import cast_supported
+from runtime.functions.cast import cast_hint, cast_refusal
 from runtime.functions.json_functions import mark_nested_json
 from runtime.functions.registry import FunctionTypeError, lookup
 from runtime.types import (
@@ -465,6 +465,32 @@ class ExprBinder:
         ft = t.children[t.field_names.index(name)]
         return Call("dot", (base, Literal(name, STRING(nullable=False))), ft.with_nullable(ft.nullable or t.nullable))
 
+    def _get(self, node: exp.Expression, args_nodes: list[exp.Expression]) -> Expr:
+        """GET(row, field): Flink's built-in GET (PyFlink's `Expression.get`), a ROW field by
+        name or by 0-based position; the position must be a literal, as the result type
+        depends on it."""
+        base, key = self.bind(args_nodes[0]), self.bind(args_nodes[1])
+        t = base.type
+        if t.name not in ("ROW", "STRUCTURED") or not isinstance(key, Literal) or key.value is None:
+            sig = calcite_signature([base.type, key.type])
+            raise self.err(
+                f"No match found for function signature GET({sig}): GET takes a ROW and a field name or "
+                "0-based position literal",
+                node,
+            )
+        if key.type.is_integer:
+            if not 0 <= key.value < len(t.field_names):
+                raise self.err(f"Field index {key.value} is out of range for {t} (positions start at 0)", node)
+            name = t.field_names[key.value]
+        elif key.type.is_string:
+            name = str(key.value)
+            if name not in t.field_names:
+                raise self.err(f"Column '{name}' not found in {t}", node)
+        else:
+            raise self.err(f"GET takes a field name or 0-based position, not {calcite_name(key.type)}", node)
+        ft = t.children[t.field_names.index(name)]
+        return Call("dot", (base, Literal(name, STRING(nullable=False))), ft.with_nullable(ft.nullable or t.nullable))
+
     def _qualified_function(self, node: exp.Dot) -> Expr:
         """`db.f(x)` / `cat.db.f(x)`: a catalog function of that database (as in Flink, a
         qualified name never means a built-in function)."""
@@ -632,13 +658,15 @@ class ExprBinder:
             target = self._typed_literal_type(node, target)
         inner = self.bind(node.this)
         name = "try_cast" if isinstance(node, exp.TryCast) or node.args.get("safe") else "cast"
+        # only a bare NULL skips validation (Calcite's isNullLiteral): CAST(CAST(NULL AS INT)
+        # AS DATE) is refused like any INT
+        refusal = cast_refusal(plain(inner.type), target)
+        if refusal is not None:
+            err = error(SqlValidationError, refusal, node, self.sql)
+            err.hint = cast_hint(target)
+            raise err
         if isinstance(inner, Literal) and inner.value is None:
             return Literal(None, target.with_nullable(True))
-        if not cast_supported(plain(inner.type), target):
-            raise self.err(
-                f"Cast function cannot convert value of type {calcite_name(inner.type)} to type {calcite_name(target)}",
-                node,
-            )
         try:
             folded = folding.fold_cast(name, inner, target)
         except folding.PlanningFoldError as e:
@@ -768,6 +796,8 @@ class ExprBinder:
                     pass
             return Call("proctime", (), t.as_time_attr("PROCTIME"))
         args_nodes = function_args(node)
+        if name == "get" and len(args_nodes) == 2:
+            return self._get(node, args_nodes)
         if name == "current_watermark":
             return self._current_watermark(node, args_nodes)
         if name == "json_array":

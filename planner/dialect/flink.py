@@ -130,6 +130,14 @@ class FlinkParser(BaseParser):
                 items.append(parse_result)
         return items
 
+    # ------------------------------------------------------------------ LIKE ... ESCAPE e
+    def _parse_escape(self, this: exp.Expr | None) -> exp.Expr | None:
+        """Calcite takes any operand after ESCAPE (a column or expression too), sqlglot only
+        a string literal."""
+        if not self._match(TokenType.ESCAPE):
+            return this
+        return self.expression(exp.Escape(this=this, expression=self._parse_bitwise()))
+
     # ------------------------------------------------------------------ positions
     def _parse_function_call(
         self,

@@ -10,6 +10,7 @@ time zone. ARRAY/MAP/ROW cast element-, entry- and field-wise.
 
 from __future__ import annotations
 
+import dataclasses
 import decimal
 
 import numpy as np
@@ -19,6 +20,7 @@ import pyarrow.compute as pc
 from runtime.errors import EvaluationError
 from runtime.functions._common import (
     HALF_UP,
+    calcite_name,
     decimal_type,
     java_div,
     java_int_from_double,
@@ -31,13 +33,43 @@ from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError,
 from runtime.functions.zones import wall_to_instant
 from runtime.map_values import map_array, map_keys, map_values
 from runtime.render import local_time, render_array
-from runtime.types import MAX_VARCHAR, DataType
+from runtime.types import (
+    BIGINT,
+    BOOLEAN,
+    BYTES,
+    CHAR,
+    DATE,
+    DECIMAL,
+    DOUBLE,
+    FLOAT,
+    INT,
+    INTERVAL_DAY_TIME,
+    INTERVAL_YEAR_MONTH,
+    MAX_VARCHAR,
+    SMALLINT,
+    STRING,
+    TIME,
+    TIMESTAMP,
+    TIMESTAMP_LTZ,
+    TINYINT,
+    DataType,
+)
 
+
+def BINARY(n: int = 1) -> DataType:  # noqa: N802 - Flink's spelling
+    return DataType("BINARY", True, precision=n)
+
+
+_CONSTRUCTED = ("ARRAY", "MULTISET", "MAP", "ROW")
 _INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
 _INT_RANGE = {b: (-(2 ** (b - 1)), 2 ** (b - 1) - 1) for b in (8, 16, 32, 64)}
 
 _NUMBER_RE = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
-_INTEGER_RE = r"^[+-]?\d+(\.\d*)?$"
+# Flink's BinaryStringDataUtil.toLong: digits, then an optional '.' and digits that are
+# dropped; the integer digits may be missing ('.5' and '.' are 0), the whole may not be
+# empty or a bare sign
+_INTEGER_RE = r"^[+-]?\d*(\.\d*)?$"
+_JAVA_TRIM = r"^[\x00-\x20]+|[\x00-\x20]+$"
 _TS_RE = (
     r"^(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})"
     r"(?:[ T](?P<h>\d{1,2}):(?P<mi>\d{1,2})(?::(?P<s>\d{1,2})(?:\.(?P<f>\d{0,9}))?)?)?$"
@@ -48,29 +80,107 @@ _FALSE_WORDS = ["f", "false", "n", "no", "0"]
 
 
 # ---------------------------------------------------------------------- support matrix
-def cast_supported(src: DataType, dst: DataType) -> bool:
-    """Whether Flink accepts CAST(src AS dst) (for the binder's validation)."""
+_DATETIME = ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ")
+_INTERVALS = ("INTERVAL_DAY_TIME", "INTERVAL_YEAR_MONTH")
+# Flink 2.3 refuses these at planning time with a message of its own (its
+# TimestampToNumericCastRule / NumericToTimestampCastRule), not Calcite's generic one
+_TIMESTAMP_TO_NUMERIC = (
+    "The cast from TIMESTAMP type to NUMERIC type is not allowed. "
+    "It's recommended to use UNIX_TIMESTAMP(CAST(timestamp_col AS STRING)) instead."
+)
+_LTZ_TO_NUMERIC = (
+    "The cast from TIMESTAMP_LTZ type to NUMERIC type is not allowed. "
+    "It's recommended to use UNIX_TIMESTAMP(CAST(timestamp_col AS STRING)) instead."
+)
+_NUMERIC_TO_TIMESTAMP = (
+    "The cast from NUMERIC type to TIMESTAMP type is not allowed. It's recommended to use "
+    "TO_TIMESTAMP(FROM_UNIXTIME(numeric_col)) instead, note the numeric is in seconds."
+)
+_NUMERIC_TO_LTZ = (
+    "The cast from NUMERIC type to TIMESTAMP_LTZ type is not allowed. It's recommended to use "
+    "TO_TIMESTAMP_LTZ(numeric_col, precision) instead."
+)
+
+
+def cast_refusal(src: DataType, dst: DataType) -> str | None:
+    """Why Flink 2.3 refuses CAST(src AS dst) at planning time, or None when it accepts it.
+
+    The pairs are Flink's SQL validation (Calcite's cast rules for primitive types, its
+    LogicalTypeCasts for constructed ones) narrowed to the pairs a runtime cast rule exists
+    for, as pinned by Flink's CastFunctionITCase; docs/functions.md ("CAST") has the table."""
     s, d = src.name, dst.name
-    if s == "NULL" or s == d or d in ("CHAR", "VARCHAR"):
-        return True
-    if s in ("CHAR", "VARCHAR"):
-        return d not in ("ARRAY", "MAP", "ROW", "MULTISET")
-    numeric = src.is_numeric or s == "BOOLEAN"
+    if s == "NULL" or (s == d and s not in _CONSTRUCTED):
+        return None
+    if d in ("CHAR", "VARCHAR"):
+        return None  # every type has a text form (ARRAY/MAP/ROW as the SQL client prints them)
+    if s in _CONSTRUCTED or d in _CONSTRUCTED:
+        if s != d or len(src.children) != len(dst.children):
+            return _cannot(src, dst)
+        for a, b in zip(src.children, dst.children, strict=True):
+            if cast_refusal(a, b) is not None:
+                return _cannot(src, dst)
+        return None
+    if src.is_string:
+        return None if d not in _INTERVALS else _cannot(src, dst)
+    numeric_or_bool = src.is_numeric or s == "BOOLEAN"
     if dst.is_numeric or d == "BOOLEAN":
-        return numeric or (s in ("TIMESTAMP", "TIMESTAMP_LTZ") and d in ("BIGINT", "INT"))
-    if d in ("DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ"):
-        return s in ("DATE", "TIMESTAMP", "TIMESTAMP_LTZ", "TIME") or (d == "TIMESTAMP_LTZ" and src.is_integer)
+        if numeric_or_bool:
+            return None
+        if s == "TIMESTAMP" and dst.is_numeric:
+            return _TIMESTAMP_TO_NUMERIC
+        if s == "TIMESTAMP_LTZ" and dst.is_numeric:
+            return _LTZ_TO_NUMERIC
+        return _cannot(src, dst)
+    if d in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        if s in _DATETIME:
+            return None
+        if src.is_numeric:
+            return _NUMERIC_TO_TIMESTAMP if d == "TIMESTAMP" else _NUMERIC_TO_LTZ
+        return _cannot(src, dst)
+    if d == "DATE":
+        return None if s in ("TIMESTAMP", "TIMESTAMP_LTZ") else _cannot(src, dst)
+    if d == "TIME":
+        return None if s in ("TIMESTAMP", "TIMESTAMP_LTZ") else _cannot(src, dst)
     if d in ("BINARY", "VARBINARY"):
-        return s in ("BINARY", "VARBINARY")
-    if d in ("ARRAY", "MULTISET") and s in ("ARRAY", "MULTISET"):
-        return cast_supported(src.children[0], dst.children[0])
-    if d == "MAP" and s == "MAP":
-        return all(cast_supported(a, b) for a, b in zip(src.children, dst.children, strict=True))
-    if d == "ROW" and s == "ROW":
-        return len(src.children) == len(dst.children) and all(
-            cast_supported(a, b) for a, b in zip(src.children, dst.children, strict=True)
-        )
-    return s in ("INTERVAL_DAY_TIME", "INTERVAL_YEAR_MONTH") and d == s
+        return None if s in ("BINARY", "VARBINARY") else _cannot(src, dst)
+    return _cannot(src, dst)
+
+
+def _cannot(src: DataType, dst: DataType) -> str:
+    """Calcite's message for a refused cast, with the types as Flink's SQL names them."""
+    return f"Cast function cannot convert value of type {calcite_name(src)} to type {calcite_name(dst)}"
+
+
+def cast_matrix() -> list[tuple[str, list[str]]]:
+    """Per primitive target type, the source types CAST accepts (docs/functions.md)."""
+    types = [BOOLEAN(), TINYINT(), SMALLINT(), INT(), BIGINT(), DECIMAL(), FLOAT(), DOUBLE(), CHAR(), STRING()]
+    types += [BINARY(), BYTES(), DATE(), TIME(), TIMESTAMP(3), TIMESTAMP_LTZ(3)]
+    types += [INTERVAL_YEAR_MONTH(), INTERVAL_DAY_TIME()]
+    names = [_doc_name(t) for t in types]
+    return [(_doc_name(d), [n for s, n in zip(types, names, strict=True) if cast_refusal(s, d) is None]) for d in types]
+
+
+def _doc_name(t: DataType) -> str:
+    return {"INTERVAL_YEAR_MONTH": "INTERVAL YEAR TO MONTH", "INTERVAL_DAY_TIME": "INTERVAL DAY TO SECOND"}.get(
+        t.name, t.name
+    )
+
+
+def cast_hint(dst: DataType) -> str:
+    """What a refused CAST's target accepts, for the error's hint (from cast_refusal)."""
+    d = dst.name
+    if d in _CONSTRUCTED:
+        return f"a value casts to {d} only from another {d} whose parts cast (or use STRING as the target)"
+    candidates = [BOOLEAN(), TINYINT(), STRING(), BYTES(), DATE(), TIME(), TIMESTAMP(3), TIMESTAMP_LTZ(3)]
+    candidates += [INTERVAL_YEAR_MONTH(), INTERVAL_DAY_TIME()]
+    names = {"TINYINT": "numeric types", "VARCHAR": "character strings", "VARBINARY": "binary strings"}
+    accepted = [names.get(c.name, calcite_name(c).split("(")[0]) for c in candidates if cast_refusal(c, dst) is None]
+    return f"CAST to {calcite_name(dst)} accepts: " + ", ".join(accepted)
+
+
+def cast_supported(src: DataType, dst: DataType) -> bool:
+    """Whether Flink accepts CAST(src AS dst) (the binder's validation); see cast_refusal."""
+    return cast_refusal(src, dst) is None
 
 
 # Flink's LogicalTypeCasts implicit rules: target root → source roots it takes without an
@@ -95,7 +205,6 @@ _IMPLICIT_FROM: dict[str, frozenset[str]] = {
     "INTERVAL_YEAR_MONTH": frozenset({"INTERVAL_YEAR_MONTH"}),
     "INTERVAL_DAY_TIME": frozenset({"INTERVAL_DAY_TIME"}),
 }
-_CONSTRUCTED = ("ARRAY", "MULTISET", "MAP", "ROW")
 
 
 def implicit_cast_supported(src: DataType, dst: DataType) -> bool:
@@ -189,11 +298,25 @@ def _fail(strict: bool, bad: np.ndarray, arr: pa.Array, dst: DataType, kind: str
         value = arr[i].as_py()
         if kind == "number":
             raise EvaluationError(f"java.lang.NumberFormatException: For input string: '{value}'")
+        if kind == "decimal":
+            raise EvaluationError(
+                f"java.lang.NumberFormatException: For input string: '{value}': it does not fit in {dst} "
+                "(use TRY_CAST to get NULL instead, or a wider DECIMAL)"
+            )
         raise EvaluationError(f"Cannot cast '{value}' to {dst}")
 
 
 def _strings(arr: pa.Array) -> pa.Array:
-    return pc.utf8_trim_whitespace(arr.cast(pa.string()))
+    """Text with Java's String.trim() applied (every char up to U+0020 at either end),
+    as Double.parseDouble and Flink's date/time parsers trim."""
+    return pc.replace_substring_regex(arr.cast(pa.string()), _JAVA_TRIM, "")
+
+
+def _trim_chars(arr: pa.Array, chars: str) -> pa.Array:
+    """Text with the given characters stripped at both ends: Flink's string-to-integer
+    cast trims spaces only (BinaryStringData.trim), its string-to-DECIMAL parser spaces,
+    tabs and newlines, so CAST('\t12' AS INT) fails while CAST('\t12' AS DECIMAL) is 12."""
+    return pc.utf8_trim(arr.cast(pa.string()), characters=chars)
 
 
 # ---------------------------------------------------------------------- to integers
@@ -217,9 +340,13 @@ def _to_integer(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, s
         ms = pc.cast(arr.cast(pa.timestamp("ms", tz=arr.type.tz), safe=False), pa.int64())
         return pc.cast(pc.divide(ms, 1000), target, safe=False)
     if src.is_string:
-        text = _strings(arr)
-        ok = pc.fill_null(pc.match_substring_regex(text, _INTEGER_RE), True).to_numpy(zero_copy_only=False)
+        text = _trim_chars(arr, " ")
+        shape = pc.and_(
+            pc.match_substring_regex(text, _INTEGER_RE), pc.invert(pc.match_substring_regex(text, r"^[+-]?$"))
+        )
+        ok = pc.fill_null(shape, True).to_numpy(zero_copy_only=False)
         int_part = pc.replace_substring_regex(text, r"\..*$", "")
+        int_part = pc.if_else(pc.match_substring_regex(int_part, r"^[+-]?$"), "0", int_part)  # '.5' → 0
         int_part = pc.if_else(pa.array(ok), int_part, pa.scalar(None, pa.string()))
         parsed, overflow = _parse_int64(int_part, bits)
         bad = (~ok | overflow) & ~nulls
@@ -266,11 +393,14 @@ def _to_floating(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, 
         # via the exact decimal text: correctly rounded, unlike a binary conversion
         return pc.cast(pc.cast(arr, pa.string()), target)
     if src.is_string:
+        # Java's Double.parseDouble / Float.parseFloat: String.trim(), then a decimal
+        # number with an optional d/f suffix, or [+-]NaN / [+-]Infinity spelled so
         text = _strings(arr)
+        ok_special = pc.match_substring_regex(text, r"^[+-]?(Infinity|NaN)$")
         norm = pc.replace_substring_regex(text, r"^([+-]?)Infinity$", r"\1inf")
+        norm = pc.replace_substring_regex(norm, r"^[+-]NaN$", "NaN")
         norm = pc.replace_substring_regex(norm, r"([0-9.])[dDfF]$", r"\1")  # Java's 1.5d / 2f suffixes
         ok_num = pc.match_substring_regex(norm, _NUMBER_RE)
-        ok_special = pc.match_substring_regex(norm, r"^([+-]?inf|NaN)$")
         ok = pc.fill_null(pc.or_(ok_num, ok_special), True).to_numpy(zero_copy_only=False)
         nulls = null_mask(arr)
         bad = ~ok & ~nulls
@@ -289,19 +419,24 @@ def _to_decimal(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, s
     if name == "BOOLEAN":
         return round_decimal(pc.cast(arr, pa.int8()), p, s)
     if name in ("DOUBLE", "FLOAT"):
-        # Flink: BigDecimal.valueOf(double), i.e. the shortest decimal text of the double
-        vals = to_numpy(arr, 0.0)
-        finite = np.isfinite(vals)
-        text = pc.cast(arr, pa.string())
-        text = pc.if_else(pa.array(finite), text, pa.scalar(None, pa.string()))
+        # Flink: BigDecimal.valueOf((double) v), the shortest decimal text of the double; a
+        # FLOAT is widened first, so CAST(CAST(0.1 AS FLOAT) AS DECIMAL(10, 9)) is 0.100000001
+        wide = pc.cast(arr, pa.float64())
+        finite = np.isfinite(to_numpy(wide, 0.0))
+        text = pc.if_else(pa.array(finite), pc.cast(wide, pa.string()), pa.scalar(None, pa.string()))
         return _decimal_from_text(text, p, s)
     if src.is_string:
-        text = _strings(arr)
+        # BinaryStringDataUtil.toDecimal trims spaces, tabs and newlines; a value that does
+        # not fit fails the CAST like a malformed one (Flink's CastFunctionITCase:
+        # CAST('12345.6789' AS DECIMAL(8, 4)) is a NumberFormatException), TRY_CAST is NULL
+        text = _trim_chars(arr, " \t\n")
         ok = pc.fill_null(pc.match_substring_regex(text, _NUMBER_RE), True).to_numpy(zero_copy_only=False)
-        bad = ~ok & ~null_mask(arr)
-        _fail(strict, bad, arr, dst)
+        nulls = null_mask(arr)
+        _fail(strict, ~ok & ~nulls, arr, dst)
         text = pc.if_else(pa.array(ok), text, pa.scalar(None, pa.string()))
-        return _decimal_from_text(text, p, s)
+        out = _decimal_from_text(text, p, s)
+        _fail(strict, ok & ~nulls & null_mask(out), arr, dst, kind="decimal")
+        return out
     raise EvaluationError(f"Unsupported cast from {src} to {dst}")
 
 
@@ -315,7 +450,7 @@ def _decimal_from_text(text: pa.Array, p: int, s: int) -> pa.Array:
         q = decimal.Decimal(1).scaleb(-s)
         limit = decimal.Decimal(10) ** (p - s)
         for t in text.to_pylist():
-            if t is None:
+            if t is None or decimal.Decimal(t).adjusted() >= p - s:  # too large: overflow
                 out.append(None)
                 continue
             d = decimal.Decimal(t).quantize(q, rounding=decimal.ROUND_HALF_UP, context=decimal.Context(prec=200))
@@ -343,7 +478,13 @@ def _to_boolean(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, s
 # ---------------------------------------------------------------------- to STRING / BYTES
 def _to_string(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
     if src.name in ("BINARY", "VARBINARY"):
-        text = _utf8_replacing(arr) if strict else _try_utf8(arr)
+        # malformed UTF-8 is replaced, not an error, so TRY_CAST gives the same text
+        text = _utf8_replacing(arr)
+    elif src.name in _CONSTRUCTED and _has_binary(src):
+        # Flink casts each element to STRING with the same rules, so bytes inside an ARRAY,
+        # MAP or ROW are decoded as UTF-8 ("[ab]"), not printed as the client prints them
+        textual = _binary_as_text(src)
+        text = render_array(cast_value(arr, src, textual, ctx, strict), textual, ctx.time_zone)
     else:
         text = render_array(arr, src, ctx.time_zone)
     n = dst.precision or MAX_VARCHAR
@@ -352,6 +493,17 @@ def _to_string(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, st
         if dst.name == "CHAR":
             text = pc.utf8_rpad(text, width=n, padding=" ")
     return text
+
+
+def _has_binary(t: DataType) -> bool:
+    return t.name in ("BINARY", "VARBINARY") or any(_has_binary(c) for c in t.children)
+
+
+def _binary_as_text(t: DataType) -> DataType:
+    """`t` with every BINARY/VARBINARY inside it replaced by STRING."""
+    if t.name in ("BINARY", "VARBINARY"):
+        return STRING(t.nullable)
+    return dataclasses.replace(t, children=tuple(_binary_as_text(c) for c in t.children))
 
 
 def _utf8_replacing(arr: pa.Array) -> pa.Array:
@@ -363,16 +515,6 @@ def _utf8_replacing(arr: pa.Array) -> pa.Array:
         return pa.array(
             [None if b is None else b.decode("utf-8", errors="replace") for b in arr.to_pylist()], pa.string()
         )
-
-
-def _try_utf8(arr: pa.Array) -> pa.Array:
-    out = []
-    for b in arr.to_pylist():
-        try:
-            out.append(None if b is None else b.decode("utf-8"))
-        except UnicodeDecodeError:
-            out.append(None)
-    return pa.array(out, pa.string())
 
 
 def _to_binary(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
@@ -487,6 +629,10 @@ def _to_timestamp(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext,
         local = pc.cast(arr, pa.timestamp("ms")).cast(naive)
     elif name == "TIMESTAMP":
         local = arr.cast(naive, safe=False)
+    elif name == "TIME":
+        # Flink's TimeToTimestampCastRule: the time of day on 1970-01-01
+        ms = pc.cast(pc.cast(arr, pa.time32("ms")), pa.int32())
+        local = pc.cast(pc.cast(ms, pa.int64()), pa.timestamp("ms")).cast(naive)
     elif name == "TIMESTAMP_LTZ":
         if dst.name == "TIMESTAMP_LTZ":
             return arr.cast(target, safe=False)
@@ -632,7 +778,16 @@ _TARGETS = {
     "INTERVAL_YEAR_MONTH": _identity,
 }
 
-__all__ = ["cast_value", "cast_supported", "ltz_to_timestamp", "timestamp_to_ltz", "HALF_UP", "decimal_type"]
+__all__ = [
+    "cast_value",
+    "cast_supported",
+    "cast_refusal",
+    "cast_hint",
+    "ltz_to_timestamp",
+    "timestamp_to_ltz",
+    "HALF_UP",
+    "decimal_type",
+]
 
 
 # docs/functions.md: signature and one example per function of this module

@@ -107,12 +107,11 @@ def _match(translate):
         escape: str | None = translate.default_escape
         if len(args) == 3:
             if not isinstance(args[2], pa.Scalar):
-                raise EvaluationError("ESCAPE must be a constant")
+                return _match_escape_column(translate, x, args[1], args[2], n)
             escape = args[2].as_py()
             if escape is None:
                 return pa.nulls(n, pa.bool_())
-            if len(escape) != 1:
-                raise EvaluationError(f"Invalid escape character '{escape}'")
+            _check_escape(escape)
         pattern = args[1]
         if isinstance(pattern, pa.Scalar):
             if not pattern.is_valid:
@@ -134,6 +133,32 @@ def _match(translate):
         return pa.array(result, pa.bool_(), mask=nulls)
 
     return kernel
+
+
+def _check_escape(escape: str) -> None:
+    if len(escape) != 1:
+        raise EvaluationError(f"Invalid escape character '{escape}'")
+
+
+def _match_escape_column(translate, x: ArgValue, pattern: ArgValue, escape: pa.Array, n: int) -> pa.Array:
+    """LIKE / SIMILAR TO with an ESCAPE that is a column: one regex per distinct (pattern,
+    escape) pair, as Flink evaluates such a call row by row (SqlLikeUtils)."""
+    xs, pats, escs = to_array(x, n), to_array(pattern, n).cast(pa.string()), escape.cast(pa.string())
+    nulls = null_mask(xs) | null_mask(pats) | null_mask(escs)
+    bad = pc.fill_null(pc.not_equal(pc.utf8_length(escs), 1), False).to_numpy(zero_copy_only=False) & ~nulls
+    if bad.any():
+        _check_escape(escs[int(np.flatnonzero(bad)[0])].as_py())
+    # the escape is one character, so "<escape><pattern>" identifies the pair
+    keys = pc.binary_join_element_wise(escs, pats, "")
+    encoded = pc.dictionary_encode(keys)
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False)
+    result = np.zeros(n, dtype=bool)
+    for code, key in enumerate(encoded.dictionary.to_pylist()):
+        rows = np.flatnonzero(codes == code)
+        if len(rows):
+            m = pc.match_substring_regex(xs.take(pa.array(rows)), translate(key[1:], key[0]))
+            result[rows] = pc.fill_null(m, False).to_numpy(zero_copy_only=False)
+    return pa.array(result, pa.bool_(), mask=nulls)
 
 
 # Flink 2.3 (FLINK-39424): LIKE has no default escape character

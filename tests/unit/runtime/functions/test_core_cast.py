@@ -98,9 +98,13 @@ def test_double_to_int_saturates_and_decimal_overflow_is_null() -> None:
 
 
 def test_string_to_decimal_rounds_half_up() -> None:
+    """HALF_UP; a string whose value does not fit fails the CAST (Flink's CastFunctionITCase:
+    CAST('12345.6789' AS DECIMAL(8, 4)) is a NumberFormatException) and is NULL for TRY_CAST."""
     cols = [(["0.005", "-0.005", "1.2345", "999.999"], STRING())]
     (s,) = refs(cols)
-    assert run(call("cast", s, type=DECIMAL(5, 2)), cols) == ["0.01", "-0.01", "1.23", None]
+    assert run(call("try_cast", s, type=DECIMAL(5, 2)), cols) == ["0.01", "-0.01", "1.23", None]
+    with pytest.raises(EvaluationError, match="'999.999': it does not fit in DECIMAL"):
+        run(call("cast", s, type=DECIMAL(5, 2)), cols)
 
 
 def test_boolean_words_and_numbers() -> None:
