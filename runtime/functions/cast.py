@@ -622,21 +622,20 @@ def _to_timestamp(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext,
     target = dst.to_arrow()
     naive = pa.timestamp(target.unit)
     name = src.name
+    precision = 6 if dst.precision is None else dst.precision
     if src.is_string:
         us, nanos, mask = _parse_timestamp(arr, dst, strict)
-        local = pa.array(_units_from_micros(us, nanos, target.unit, mask), pa.int64(), mask=mask).cast(naive)
+        raw = _units_from_micros(us, nanos, target.unit, mask)
+        # the fraction beyond the precision is cut off (DateTimeUtils.parseTimestampData)
+        local = pa.array(_truncate(raw, target.unit, precision, toward_zero=False), pa.int64(), mask=mask).cast(naive)
     elif name == "DATE":
         local = pc.cast(arr, pa.timestamp("ms")).cast(naive)
-    elif name == "TIMESTAMP":
-        local = arr.cast(naive, safe=False)
     elif name == "TIME":
         # Flink's TimeToTimestampCastRule: the time of day on 1970-01-01
         ms = pc.cast(pc.cast(arr, pa.time32("ms")), pa.int32())
         local = pc.cast(pc.cast(ms, pa.int64()), pa.timestamp("ms")).cast(naive)
-    elif name == "TIMESTAMP_LTZ":
-        if dst.name == "TIMESTAMP_LTZ":
-            return arr.cast(target, safe=False)
-        return ltz_to_timestamp(arr, ctx.time_zone, naive)
+    elif name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+        return _timestamp_to_timestamp(arr, src, dst, ctx)
     elif src.is_integer and dst.name == "TIMESTAMP_LTZ":
         ms = pc.multiply(pc.cast(arr, pa.int64()), 1000)
         return pc.cast(ms, pa.timestamp("ms", tz="UTC")).cast(target)
@@ -645,6 +644,51 @@ def _to_timestamp(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext,
     if dst.name == "TIMESTAMP_LTZ":
         return timestamp_to_ltz(local, ctx.time_zone, target)
     return local
+
+
+def _timestamp_to_timestamp(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext) -> pa.Array:
+    """Flink's TimestampToTimestampCastRule: convert through the session zone when one side
+    is a TIMESTAMP_LTZ, then, if the target precision is lower, cut the value with
+    DateTimeUtils.truncate (epoch milliseconds toward zero for a precision up to 3, the
+    digits below the millisecond floored above it). A rowtime/proctime TIMESTAMP keeps
+    millisecond precision whatever the target says (the rule's time-attribute exception)."""
+    target = dst.to_arrow()
+    src_p = 6 if src.precision is None else src.precision
+    dst_p = 6 if dst.precision is None else dst.precision
+    if src.name == "TIMESTAMP" and dst.name == "TIMESTAMP" and src.time_attr in ("ROWTIME", "PROCTIME"):
+        dst_p = 3
+    if src.name == "TIMESTAMP_LTZ" and dst.name == "TIMESTAMP":
+        arr = local_time(arr, ctx.time_zone)
+    elif src.name == "TIMESTAMP" and dst.name == "TIMESTAMP_LTZ":
+        arr = timestamp_to_ltz(arr, ctx.time_zone, pa.timestamp(arr.type.unit, tz="UTC"))
+    unit = arr.type.unit
+    tz = target.tz
+    if src_p <= dst_p:
+        return arr.cast(pa.timestamp(unit, tz=tz)).cast(target)
+    raw = to_numpy(pc.cast(arr, pa.int64()), 0).astype(np.int64)
+    cut = _truncate(raw, unit, dst_p, toward_zero=True)
+    wide = pa.array(cut, pa.int64(), mask=null_mask(arr)).cast(pa.timestamp(unit, tz=tz))
+    return wide.cast(target, safe=False)
+
+
+_PER_MS = {"s": 0, "ms": 1, "us": 1000, "ns": 1_000_000}
+
+
+def _truncate(values: np.ndarray, unit: str, precision: int, toward_zero: bool) -> np.ndarray:
+    """Timestamps (int64 in `unit`) cut to `precision` fractional digits: below the
+    millisecond always floored; at or above it floored, or cut toward zero on the epoch
+    milliseconds as Flink's DateTimeUtils.truncate does (pre-1970 values move up)."""
+    per_ms = _PER_MS[unit]
+    unit_digits = {1: 3, 1000: 6, 1_000_000: 9}[per_ms]
+    if precision >= unit_digits:
+        return values
+    if precision > 3:
+        step = 10 ** (unit_digits - precision)
+        return np.floor_divide(values, step) * step
+    ms = np.floor_divide(values, per_ms)
+    step = 10 ** (3 - precision)
+    ms = (java_div(ms, step) if toward_zero else np.floor_divide(ms, step)) * step
+    return ms * per_ms
 
 
 # Flink's DateTimeUtils.parseDate: text after a space (not at the start) is ignored, and
@@ -698,19 +742,28 @@ def _to_date(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, stri
 
 
 def _to_time(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
+    """The time of day in milliseconds, cut to the target's precision (a TIME(0) holds whole
+    seconds: CAST('12:34:56.789' AS TIME) = TIME '12:34:56')."""
     name = src.name
+    step = 10 ** (3 - min(3, 0 if dst.precision is None else dst.precision))
     if src.is_string:
         text = pc.binary_join_element_wise(pa.scalar("1970-01-01 "), _strings(arr), "")
         us, _, mask = _parse_timestamp(text, dst, strict)
-        return pa.array((us // 1000).astype(np.int32), pa.time32("ms"), mask=mask | null_mask(arr))
+        ms = (us // 1000 // step) * step
+        return pa.array(ms.astype(np.int32), pa.time32("ms"), mask=mask | null_mask(arr))
     if name == "TIMESTAMP_LTZ":
         arr = local_time(arr, ctx.time_zone)
         name = "TIMESTAMP"
     if name == "TIMESTAMP":
-        ms = to_numpy(pc.cast(arr.cast(pa.timestamp("ms"), safe=False), pa.int64()), 0)
-        return pa.array(np.mod(ms, 86_400_000).astype(np.int32), pa.time32("ms"), mask=null_mask(arr))
+        raw = to_numpy(pc.cast(arr, pa.int64()), 0).astype(np.int64)
+        ms = np.floor_divide(raw, _PER_MS[arr.type.unit])
+        ms = np.mod(ms, 86_400_000) // step * step
+        return pa.array(ms.astype(np.int32), pa.time32("ms"), mask=null_mask(arr))
     if name == "TIME":
-        return arr
+        if step == 1:
+            return arr
+        ms = to_numpy(pc.cast(pc.cast(arr, pa.time32("ms")), pa.int32()), 0).astype(np.int64) // step * step
+        return pa.array(ms.astype(np.int32), pa.time32("ms"), mask=null_mask(arr))
     raise EvaluationError(f"Unsupported cast from {src} to {dst}")
 
 

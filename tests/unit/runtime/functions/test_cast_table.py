@@ -325,6 +325,11 @@ VALUES: list[tuple[Any, ...]] = [
     ("cast", TIME(0), dt.time(12, 34, 56), TIMESTAMP_LTZ(3), "1970-01-01 12:34:56.000", SH),  # IT
     ("cast", DATE(), dt.date(2021, 9, 24), TIMESTAMP_LTZ(3), "2021-09-24 00:00:00.000", SH),  # IT
     ("cast", TIMESTAMP(6), dt.datetime(2021, 9, 24, 12, 34, 56, 123456), TIMESTAMP(4), "2021-09-24 12:34:56.1234"),
+    # a lower precision cuts the value itself (RULE DateTimeUtils.truncate), not only its text
+    ("cast", TIMESTAMP(3), dt.datetime(2021, 9, 24, 12, 34, 56, 789000), TIMESTAMP(0), "2021-09-24 12:34:56"),
+    ("cast", TIMESTAMP(3), dt.datetime(1969, 12, 31, 23, 59, 59, 500000), TIMESTAMP(0), "1970-01-01 00:00:00"),
+    ("cast", STRING(), "1969-12-31 23:59:59.5", TIMESTAMP(0), "1969-12-31 23:59:59"),  # parsing floors
+    ("cast", TIMESTAMP(3), dt.datetime(2021, 9, 24, 12, 34, 56, 789000), TIME(0), "12:34:56"),
     ("cast", TIMESTAMP(6), dt.datetime(2021, 9, 24, 12, 34, 56, 123456), DATE(), "2021-09-24"),  # IT
     ("cast", TIMESTAMP(6), dt.datetime(2021, 9, 24, 12, 34, 56, 123456), TIME(0), "12:34:56"),  # IT
     ("cast", TIMESTAMP(3), dt.datetime(1969, 12, 31, 23, 59, 59, 999000), DATE(), "1970-01-01"),  # CORPUS quirk
@@ -388,6 +393,22 @@ def test_cast_values(case: tuple[Any, ...]) -> None:
             run(expr, cols, time_zone=zone)
     else:
         assert run(expr, cols, time_zone=zone) == [expected]
+
+
+def test_lower_precision_cuts_the_value() -> None:
+    """Compared after the CAST, a TIMESTAMP(0) / TIME(0) has no fraction left; a rowtime
+    attribute keeps its milliseconds (TimestampToTimestampCastRule's time-attribute rule)."""
+    ts = dt.datetime(2021, 9, 24, 12, 34, 56, 789000)
+    cols = [([ts], TIMESTAMP(3)), (["12:34:56.789"], STRING())]
+    t, s = refs(cols)
+    as_ms = call("cast", call("cast", t, type=TIMESTAMP(0)), type=TIMESTAMP(3))
+    assert run(as_ms, cols) == ["2021-09-24 12:34:56.000"]
+    time_ms = call("cast", call("cast", call("cast", s, type=TIME(0)), type=TIMESTAMP(3)), type=STRING())
+    assert run(time_ms, cols) == ["1970-01-01 12:34:56.000"]
+    rowtime = [([ts], TIMESTAMP(3).as_time_attr("ROWTIME"))]
+    (r,) = refs(rowtime)
+    kept = call("cast", call("cast", r, type=TIMESTAMP(0)), type=TIMESTAMP(3))
+    assert run(kept, rowtime) == ["2021-09-24 12:34:56.789"]
 
 
 def test_every_accepted_primitive_pair_has_a_value_case() -> None:
