@@ -55,11 +55,6 @@ from runtime.types import (
     DataType,
 )
 
-
-def BINARY(n: int = 1) -> DataType:  # noqa: N802 - Flink's spelling
-    return DataType("BINARY", True, precision=n)
-
-
 _CONSTRUCTED = ("ARRAY", "MULTISET", "MAP", "ROW")
 _INT_BITS = {"TINYINT": 8, "SMALLINT": 16, "INT": 32, "BIGINT": 64}
 _INT_RANGE = {b: (-(2 ** (b - 1)), 2 ** (b - 1) - 1) for b in (8, 16, 32, 64)}
@@ -88,10 +83,7 @@ _TIMESTAMP_TO_NUMERIC = (
     "The cast from TIMESTAMP type to NUMERIC type is not allowed. "
     "It's recommended to use UNIX_TIMESTAMP(CAST(timestamp_col AS STRING)) instead."
 )
-_LTZ_TO_NUMERIC = (
-    "The cast from TIMESTAMP_LTZ type to NUMERIC type is not allowed. "
-    "It's recommended to use UNIX_TIMESTAMP(CAST(timestamp_col AS STRING)) instead."
-)
+_LTZ_TO_NUMERIC = "The cast from TIMESTAMP_LTZ type to NUMERIC type is not allowed."
 _NUMERIC_TO_TIMESTAMP = (
     "The cast from NUMERIC type to TIMESTAMP type is not allowed. It's recommended to use "
     "TO_TIMESTAMP(FROM_UNIXTIME(numeric_col)) instead, note the numeric is in seconds."
@@ -154,7 +146,7 @@ def _cannot(src: DataType, dst: DataType) -> str:
 def cast_matrix() -> list[tuple[str, list[str]]]:
     """Per primitive target type, the source types CAST accepts (docs/functions.md)."""
     types = [BOOLEAN(), TINYINT(), SMALLINT(), INT(), BIGINT(), DECIMAL(), FLOAT(), DOUBLE(), CHAR(), STRING()]
-    types += [BINARY(), BYTES(), DATE(), TIME(), TIMESTAMP(3), TIMESTAMP_LTZ(3)]
+    types += [DataType("BINARY", True, precision=1), BYTES(), DATE(), TIME(), TIMESTAMP(3), TIMESTAMP_LTZ(3)]
     types += [INTERVAL_YEAR_MONTH(), INTERVAL_DAY_TIME()]
     names = [_doc_name(t) for t in types]
     return [(_doc_name(d), [n for s, n in zip(types, names, strict=True) if cast_refusal(s, d) is None]) for d in types]
