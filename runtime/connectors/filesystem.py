@@ -120,17 +120,21 @@ OPTIONS: tuple[ConfigOption[Any], ...] = (
         "auto-compaction",
         type="boolean",
         default="false",
-        description="Flink: merge the part files of each checkpoint into larger files. Not supported: 'true' is "
-        "refused (use a larger 'sink.rolling-policy.file-size' and checkpoint interval for fewer files).",
+        description="Merge the part files of each checkpoint (of the whole input without checkpointing) into "
+        "files of about 'compaction.file-size', per partition, before they become visible: a bin of several "
+        "files becomes `compacted-<first part file's name>`, a single file is renamed so. Only the files of "
+        "one checkpoint are merged together; text formats are concatenated, parquet and orc rewritten.",
     ),
     ConfigOption(
         "compaction.file-size",
-        description="Target size of compacted files (with 'auto-compaction', which is refused).",
+        description="Target size of compacted files: files are packed, in name order, until a bin reaches it. "
+        "Unset: 'sink.rolling-policy.file-size'.",
     ),
     ConfigOption(
         "compaction.parallelism",
         type="int",
-        description="Parallelism of the compaction (with 'auto-compaction', which is refused).",
+        description="Flink: the parallelism of the compaction operator in BATCH mode. Accepted; each sink "
+        "subtask compacts the files it wrote, so the result is the same.",
     ),
     ConfigOption(
         "partition.default-name",

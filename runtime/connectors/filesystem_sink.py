@@ -83,12 +83,12 @@ class FilesystemSink(Sink):
             options.get("sink.rolling-policy.check-interval", "1 min"), "sink.rolling-policy.check-interval"
         )
         self._last_check = time.monotonic()
-        if (options.get("auto-compaction") or "false").strip().lower() == "true":
-            raise ConnectorError(
-                "'auto-compaction' = 'true' is not supported: streamsql's filesystem sink does not merge part "
-                "files. Remove the option (or set 'false'); a larger 'sink.rolling-policy.file-size' and "
-                "checkpoint interval give fewer, larger files."
-            )
+        # 'auto-compaction': the files of a checkpoint (of the whole input without checkpoints)
+        # are merged per directory into files of about 'compaction.file-size' before they appear
+        self.compaction = (options.get("auto-compaction") or "false").strip().lower() == "true"
+        target = options.get("compaction.file-size") or options.get("sink.rolling-policy.file-size", "128MB")
+        self.compaction_bytes = parse_size(target, "compaction.file-size")
+        self._to_compact: list[tuple[str, str]] = []
         self.partition_keys = partition_keys(options)
         self.default_partition = options.get("partition.default-name") or DEFAULT_PARTITION_NAME
         if self.partition_keys:
@@ -224,6 +224,9 @@ class FilesystemSink(Sink):
         if self.deferred_commit:
             self._pending_files.append((f.in_progress, f.final))
             return
+        if self.compaction:  # compacted at the end of input
+            self._to_compact.append((f.in_progress, f.final))
+            return
         self._publish(f.in_progress, f.final)
         self._commit_partitions(force=False)
 
@@ -274,11 +277,72 @@ class FilesystemSink(Sink):
     def flush(self) -> None:
         """Finish the current part files so they become visible (end of input)."""
         self._finish_all()
+        self._compact_pending()
         self._commit_partitions(force=True)
 
     def close(self) -> None:
         self._finish_all()
+        self._compact_pending()
         self._commit_partitions(force=True)
+
+    def _compact_pending(self) -> None:
+        if self._to_compact:
+            files, self._to_compact = self._to_compact, []
+            self._compact(files)
+
+    # ------------------------------------------------------------------ compaction
+    def _compact(self, files: list[tuple[str, str]]) -> None:
+        """'auto-compaction': publish `files` (hidden, final) merged per directory, in final-name
+        order, into bins of at least 'compaction.file-size' (the last bin smaller), each as
+        `compacted-<first file's name>`; a bin of one file is renamed. Idempotent (a restore
+        commits again): a bin whose output exists only has its leftover inputs deleted, and
+        its inputs are deleted only after the output is in place."""
+        by_dir: dict[str, list[tuple[str, str]]] = {}
+        for hidden, final in files:
+            if os.path.exists(hidden):  # gone: compacted by an earlier attempt
+                by_dir.setdefault(os.path.dirname(final), []).append((hidden, final))
+        for directory, group in sorted(by_dir.items()):
+            group.sort(key=lambda hf: hf[1])
+            bins: list[list[tuple[str, str]]] = [[]]
+            size = 0
+            for hidden, final in group:
+                if size >= self.compaction_bytes and bins[-1]:
+                    bins.append([])
+                    size = 0
+                bins[-1].append((hidden, final))
+                size += os.path.getsize(hidden)
+            for b in bins:
+                target = os.path.join(directory, "compacted-" + os.path.basename(b[0][1]))
+                if not os.path.exists(target):
+                    if len(b) == 1:
+                        os.replace(b[0][0], target)
+                    else:
+                        self._merge([h for h, _ in b], directory, target)
+                for hidden, _ in b:
+                    if os.path.exists(hidden):
+                        os.remove(hidden)
+                self.finished_files.append(target)
+                if self.part_idx:
+                    self._published.add(os.path.relpath(directory, self.root))
+
+    def _merge(self, inputs: list[str], directory: str, target: str) -> None:
+        """Write `inputs` into one hidden file, then move it to `target`. Text formats (one row
+        per line) are concatenated; columnar ones are read back and rewritten by the format."""
+        temp = os.path.join(directory, f"{self._hidden_prefix()}compacting-{uuid.uuid4()}")
+        if self.format.extension in ("csv", "json"):
+            with open(temp, "wb") as out:
+                for path in inputs:
+                    with open(path, "rb") as f:
+                        out.write(f.read())
+        else:
+            writer = self.format.open_writer(temp, self.file_schema, self.options, self.ctx)  # type: ignore[misc]
+            for path in inputs:
+                reader = self.format.open_reader(path, self.file_schema, None, self.options, self.ctx)
+                while (batch := reader.read(65536)) is not None:
+                    writer.write(batch)
+                reader.close()
+            writer.close()
+        os.replace(temp, target)
 
     # ------------------------------------------------------------------ two-phase commit
     def prepare_commit(self, checkpoint_id: int) -> list[tuple[str, str]]:
@@ -292,8 +356,12 @@ class FilesystemSink(Sink):
         return pending
 
     def commit(self, committables: list[list[tuple[str, str]]]) -> None:
-        """Publish pending files (rename to the final name). Idempotent: a file already
-        renamed is skipped."""
+        """Publish pending files (rename to the final name; with 'auto-compaction', merged
+        first). Idempotent: a file already renamed is skipped."""
+        if self.compaction:
+            self._compact([f for files in committables for f in files])
+            self._commit_partitions(force=False)
+            return
         for files in committables:
             for hidden, final in files:
                 if os.path.exists(hidden):

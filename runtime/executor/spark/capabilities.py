@@ -306,6 +306,8 @@ def _check_params(graph: JobGraph, node: Node, streaming: bool) -> None:
             raise _refuse(node, f"sink connector '{p.connector}'")
         if p.connector == "filesystem" and p.options.get("format") not in FORMATS:
             raise _refuse(node, "sink format (csv, json and parquet are supported)")
+        if p.connector == "filesystem" and (p.options.get("auto-compaction") or "").strip().lower() == "true":
+            raise _refuse(node, "'auto-compaction' (Spark writes its own part files)")
     if isinstance(p, (SinkParams, TableSourceScanParams)) and p.options.get("$internal.partition-keys"):
         raise _refuse(node, "PARTITIONED BY tables are not mapped to Spark's partitioned layout yet")
 

@@ -279,13 +279,22 @@ INSERT INTO blackhole_table2 SELECT * FROM source_table;
 [INFO] Complete execution of the SQL update statement.
 !info
 
-# filesystem.md: an option a real job may set that streamsql cannot honour is refused by name
-# (streamsql's error, not Flink's output: Flink compacts the part files)
-CREATE TABLE compacted (a INT) WITH ('connector' = 'filesystem', 'path' = '$TMP/compacted', 'format' = 'csv', 'auto-compaction' = 'true');
+# filesystem.md: "File Compaction" (the part files of the input are merged before they appear)
+CREATE TABLE compacted (a INT) WITH ('connector' = 'filesystem', 'path' = '$TMP/compacted', 'format' = 'csv', 'auto-compaction' = 'true', 'sink.rolling-policy.file-size' = '1b', 'compaction.file-size' = '1MB');
 [INFO] Execute statement succeeded.
 !info
 
-INSERT INTO compacted VALUES (1);
-[ERROR] Could not execute SQL statement. Reason:
-ConnectorError: 'auto-compaction' = 'true' is not supported: streamsql's filesystem sink does not merge part files. Remove the option (or set 'false'); a larger 'sink.rolling-policy.file-size' and checkpoint interval give fewer, larger files.
-!error
+INSERT INTO compacted VALUES (1), (2), (3);
+[INFO] Complete execution of the SQL update statement.
+!info
+
+SELECT * FROM compacted;
++---+
+| a |
++---+
+| 1 |
+| 2 |
+| 3 |
++---+
+3 rows in set
+!ok

@@ -128,3 +128,51 @@ def test_jdbc_option_checks_fail_before_connecting(option: str, value: str, mess
     options = {"url": "jdbc:postgresql://127.0.0.1:1/none", "table-name": "t", option: value}
     with pytest.raises(ConnectorError, match=message):
         check_table(TableDescription("t", options, FIELDS))
+
+
+def _rows(start: int, n: int) -> pa.RecordBatch:
+    return pa.RecordBatch.from_pylist(
+        [{"id": i, "s": f"v {i}"} for i in range(start, start + n)], schema=arrow_schema(FIELDS)
+    )
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet", "orc"])
+def test_auto_compaction_merges_a_checkpoints_files(tmp_path: Path, fmt: str) -> None:
+    create = get_connector("filesystem").create_sink
+    assert create is not None
+    options = {
+        "path": str(tmp_path),
+        "format": fmt,
+        "auto-compaction": "true",
+        "sink.rolling-policy.file-size": "1b",  # a part file per write
+        "compaction.file-size": "1MB",  # unset, it would be the rolling size: no merging
+    }
+    sink = create(options, FIELDS, SourceContext("STREAMING"))
+    sink.deferred_commit = True  # checkpointing
+    sink.open()
+    for start in (0, 3, 6):
+        sink.write(_rows(start, 3))
+    c1 = sink.prepare_commit(1)
+    assert len(c1) == 3 and _published(tmp_path) == []
+    sink.commit([c1])
+    assert _published(tmp_path) == [f"compacted-{Path(c1[0][1]).name}"]  # one file, named after the first
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # the inputs are gone
+    sink.commit([c1])  # a restore commits again: nothing changes
+    sink.write(_rows(9, 1))
+    sink.commit([sink.prepare_commit(2)])  # each checkpoint's files are merged on their own
+    assert len(_published(tmp_path)) == 2
+    read = read_all({"connector": "filesystem", "path": str(tmp_path), "format": fmt}, FIELDS)
+    assert sorted(read.column("id").to_pylist()) == list(range(10))
+
+
+def test_compaction_file_size_bounds_the_bins_and_batch_compacts_at_the_end(tmp_path: Path) -> None:
+    sink = _sink(
+        tmp_path, **{"auto-compaction": "true", "sink.rolling-policy.file-size": "1b", "compaction.file-size": "20b"}
+    )
+    for start in range(0, 12, 2):  # six files of two rows ('0,v 0\n1,v 1\n': 12 bytes)
+        sink.write(_rows(start, 2))
+    assert _published(tmp_path) == []  # without checkpoints: at the end of input
+    sink.close()
+    names = _published(tmp_path)
+    assert len(names) == 3 and all(n.startswith("compacted-part-") for n in names)
+    assert read_all({"connector": "filesystem", "path": str(tmp_path), "format": "csv"}, FIELDS).num_rows == 12

@@ -137,7 +137,6 @@ def test_success_file_policy(tmp_path: Path) -> None:
         ("sink.partition-commit.trigger", "later", "one of process-time, partition-time"),
         ("sink.partition-commit.watermark-time-zone", "Mars/Base", "full time zone name"),
         ("partition.time-extractor.kind", "custom", "Java class"),
-        ("auto-compaction", "true", "'auto-compaction' = 'true' is not supported"),
     ],
 )
 def test_unsupported_partition_commit_options_are_refused(tmp_path: Path, key: str, value: str, message: str) -> None:
