@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from planner.binder import bind_insert, bind_query
 from planner.catalog import Catalog
-from planner.changelog import infer_changelog_modes
+from planner.changelog import infer_changelog_modes, require_update_before
 from planner.errors import SqlError
 from planner.explain import explain_text
 from planner.logical import LogicalNode
@@ -61,12 +61,16 @@ class Planner:
                 e.with_source(stmt.sql)
             raise
 
-    def optimize(self, plan: LogicalNode, sql: str | None = None) -> PhysicalNode:
-        """Logical phases, then physical, then changelog-mode inference."""
+    def optimize(self, plan: LogicalNode, sql: str | None = None, collected: bool = True) -> PhysicalNode:
+        """Logical phases, then physical, then changelog-mode inference. `collected`: a
+        query's result is collected (it keeps its -U rows, as Flink's collect sink takes
+        every row kind); False for a query only EXPLAINed (Flink then plans it without a
+        sink and leaves -U out wherever it can). An INSERT's sink decides for itself."""
         try:
             logical = optimize_logical(plan, self.config, self.mode)
             physical = to_physical(logical, self.mode, self.config)
-            return keyed_sink_shuffle(infer_changelog_modes(physical, self.mode), self.config, self.mode)
+            modes = require_update_before(infer_changelog_modes(physical, self.mode), self.mode, collected)
+            return keyed_sink_shuffle(modes, self.config, self.mode)
         except SqlError as e:
             if e.sql is None and sql:
                 e.with_source(sql)
@@ -99,7 +103,7 @@ class Planner:
         else:
             stmts = [inner]
         logical = [self.bind(s) for s in stmts]
-        physical = [self.optimize(p, s.sql) for p, s in zip(logical, stmts, strict=True)]
+        physical = [self.optimize(p, s.sql, collected=False) for p, s in zip(logical, stmts, strict=True)]
         details = {d.upper() for d in stmt.details}
         advised: set[int] = set()
         advice = None

@@ -227,6 +227,11 @@ class TableDescription:
     sink: bool = False
 
 
+# `ConnectorFactory.sink_changelog_mode` of a sink that writes updates by key (upsert-kafka,
+# jdbc, blackhole): +I/+U upsert the key's row, -D deletes it, no -U needed.
+UPSERT_SINK = "I,UA,D"
+
+
 @dataclass(frozen=True)
 class ConnectorFactory:
     """How `'connector' = name` builds sources and sinks.
@@ -264,8 +269,12 @@ class ConnectorFactory:
     # The scan's changelog mode given these options: 'I' (insert-only), 'I,UB,UA,D'
     # (a CDC format) or 'I,UA,D' (upsert: the planner normalizes it by the primary key).
     changelog_mode: Callable[[dict[str, str]], str] = lambda options: "I"
-    # The changes the sink can write given these options: 'I' refuses an updating input at
-    # planning time (as Flink's append-only sinks do); None: any changelog.
+    # The changes the sink can write given these options (Flink's DynamicTableSink
+    # getChangelogMode): 'I' refuses an updating input at planning time (as Flink's
+    # append-only sinks do); UPSERT_SINK ('I,UA,D') applies updates by key and does without
+    # -U rows (the planner then leaves them out where the input's upsert key is the sink's
+    # PRIMARY KEY, planner/changelog.py); None: any changelog, -U rows included (a retract
+    # sink, as print).
     sink_changelog_mode: Callable[[dict[str, str]], str] | None = None
     # The source reads its splits together and the table's watermark is generated per
     # split (Kafka: per partition); the planner then asks the scan to tag rows with their

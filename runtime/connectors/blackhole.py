@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from runtime.connectors.base import ConfigOption, ConnectorFactory, Sink, SourceContext, register_connector
+from runtime.connectors.base import UPSERT_SINK, ConfigOption, ConnectorFactory, Sink, SourceContext, register_connector
 from runtime.types import Field
 
 OPTIONS: tuple[ConfigOption, ...] = ()
@@ -27,5 +27,6 @@ FACTORY = register_connector(
         description="Discards every row; useful to measure a query without the cost of writing results.",
         options=OPTIONS,
         create_sink=BlackholeSink,
+        sink_changelog_mode=lambda options: UPSERT_SINK,  # as Flink's: every kind but -U
     )
 )

@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from runtime.connectors.base import (
+    UPSERT_SINK,
     ConfigOption,
     ConnectorFactory,
     Source,
@@ -156,6 +157,7 @@ FACTORY = register_connector(
         options=OPTIONS,
         create_source=_create_source,
         create_sink=_create_sink,
+        sink_changelog_mode=lambda options: UPSERT_SINK,
         create_lookup=lambda options, schema, config: DuckDBLookup(options, schema),
     )
 )

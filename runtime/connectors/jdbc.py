@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from runtime.connectors.base import (
     SINK_PARALLELISM,
+    UPSERT_SINK,
     ConfigOption,
     ConnectorFactory,
     Source,
@@ -432,6 +433,7 @@ FACTORY = register_connector(
         options=OPTIONS,
         create_source=_create_source,
         create_sink=_create_sink,
+        sink_changelog_mode=lambda options: UPSERT_SINK,
         create_lookup=lambda options, schema, config: JdbcLookup(options, schema),
         validate=check_table,
         guide=GUIDE,

@@ -35,6 +35,16 @@ def eval_context(ctx: OperatorContext, num_rows: int, watermarks: np.ndarray | N
     )
 
 
+def emits_update_before(node: Node) -> bool:
+    """Whether the operator emits -U before its +U: the node's changelog mode has UB, or it
+    has no updates at all (BATCH, an insert-only node; nothing to leave out). The planner
+    leaves UB out of the mode where every consumer does without -U (planner/changelog.py
+    `require_update_before`); the operators that can (`OperatorSpec.drops_update_before`)
+    then emit their +U alone, as Flink's operators with generateUpdateBefore false."""
+    kinds = (node.changelog_mode or "I").split(",")
+    return "UB" in kinds or "UA" not in kinds
+
+
 def conform(array: pa.Array | pa.ChunkedArray, target: pa.DataType) -> pa.Array:
     """`array` as `target` when the layouts differ (e.g. a CHAR literal column typed
     by the node as VARCHAR); left as is when the cast is not possible."""

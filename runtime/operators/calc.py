@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,11 +11,11 @@ import pyarrow.compute as pc
 
 from runtime.batch import ROW_KIND, ROW_SPLIT, ROW_WATERMARK, data_columns, row_watermarks
 from runtime.expr.evaluator import evaluate, evaluate_many
-from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.expr.ir import Call, Expr, InputRef, Literal, input_refs
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
 from runtime.operators.base import Operator, OperatorContext, Output
-from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, UpsertKeys, register_spec
 from runtime.plan_text import format_expr
 
 
@@ -128,6 +129,33 @@ class CalcSpec(OperatorSpec[CalcParams]):
     parallel = True
     rescalable = True
     spark = SparkCapability(True, True, "Projections and filters; scalar functions from the runner's function table.")
+
+    def input_update_before(
+        self, node: PlanView, input_index: int, emit_update_before: bool, input_keys: UpsertKeys
+    ) -> tuple[bool, ...]:
+        """A filter over an upsert changelog (no -U) is right only on upsert-key columns: a +U
+        that fails a filter on another column would leave the key's old row in place (Flink:
+        FLINK-9528, refined by the upsert-key check)."""
+        cond = self.params(node).condition
+        if emit_update_before or cond is None:
+            return (emit_update_before,)
+        refs = input_refs(cond)
+        return (False,) if any(refs <= k for k in input_keys or ()) else ()
+
+    def upsert_keys(self, node: PlanView, inputs: Sequence[UpsertKeys]) -> UpsertKeys:
+        """The input's keys whose columns all pass through unchanged (also through a sink's NOT
+        NULL enforcer), at their output positions."""
+        out: set[frozenset[int]] = set()
+        at: dict[int, int] = {}
+        for i, e in enumerate(self.params(node).projections):
+            if isinstance(e, Call) and e.name == "enforce_not_null" and e.args:
+                e = e.args[0]
+            if isinstance(e, InputRef):
+                at.setdefault(e.index, i)
+        for key in inputs[0] or ():
+            if all(k in at for k in key):
+                out.add(frozenset(at[k] for k in key))
+        return frozenset(out) if out else None
 
     def explain(self, node: PlanView) -> list[str]:
         p = self.params(node)

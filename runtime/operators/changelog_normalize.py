@@ -46,7 +46,7 @@ from runtime.checkpoint.rescale import (
     take_slot_array,
 )
 from runtime.graph import Node
-from runtime.operators._common import make_batch
+from runtime.operators._common import emits_update_before, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.rank_common import grow, put_kept_rows, take_rows
 from runtime.operators.spec import (
@@ -56,6 +56,7 @@ from runtime.operators.spec import (
     PlanRefusedError,
     PlanView,
     SparkCapability,
+    UpsertKeys,
     register_spec,
 )
 from runtime.state import KeyedStateBackend, create_backend
@@ -173,6 +174,8 @@ class ChangelogNormalizeOperator(Operator):
                 [c.take(idx_old) for c in table.columns], [_plain(c).take(idx_new) for c in data.columns]
             )
         before = prev_exists_a & ~(acc & equal)  # -U (update) or -D (delete) of the predecessor
+        if not emits_update_before(self.node):
+            before &= ~acc  # no consumer wants -U: only the -D
         after = acc & ~equal  # +I (new key) or +U
         rows = np.flatnonzero(before)
         news = np.flatnonzero(after)
@@ -265,10 +268,23 @@ class ChangelogNormalizeSpec(OperatorSpec[ChangelogNormalizeParams]):
     def input_keys(self, params: ChangelogNormalizeParams, input_index: int) -> tuple[int, ...]:
         return params.keys
 
+    drops_update_before = True
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         if not self.params(node).keys:
             raise PlanRefusedError(f"{self.name} needs the PRIMARY KEY of its upsert source")
         return "I,UB,UA,D"
+
+    def input_update_before(
+        self, node: PlanView, input_index: int, emit_update_before: bool, input_keys: UpsertKeys
+    ) -> tuple[bool, ...]:
+        """Its input as the source writes it: an upsert source has no -U; a CDC source (with
+        `table.exec.source.cdc-events-duplicate`) has them and cannot leave them out."""
+        return ("UB" in node.inputs[input_index].changelog_mode.split(","),)
+
+    def upsert_keys(self, node: PlanView, inputs: Sequence[UpsertKeys]) -> UpsertKeys:
+        """The PRIMARY KEY it normalizes on."""
+        return frozenset({frozenset(self.params(node).keys)})
 
     def explain(self, node: PlanView) -> list[str]:
         p = self.params(node)

@@ -208,6 +208,7 @@ class CorrelateSpec(OperatorSpec[CorrelateParams]):
     row's kind (streaming: forwards the changelog)."""
 
     name = "Correlate"
+    forwards_update_before = True  # row-wise: each row keeps its kind
     params_type = CorrelateParams
     operator_class = CorrelateOperator
     parallel = True

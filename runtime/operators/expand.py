@@ -94,6 +94,7 @@ class ExpandSpec(OperatorSpec[ExpandParams]):
     """Row-wise and stateless; forwards row kinds (a retraction expands into retractions)."""
 
     name = "Expand"
+    forwards_update_before = True  # row-wise: each row keeps its kind
     params_type = ExpandParams
     operator_class = ExpandOperator
     parallel = True

@@ -14,7 +14,7 @@ from runtime.aggregates.aggset import AggregateSet, empty_results
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
 from runtime.distinct import first_appearance, sorted_distinct_inverse
 from runtime.graph import Node
-from runtime.operators._common import make_batch
+from runtime.operators._common import emits_update_before, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.spec import (
     KEYED,
@@ -22,6 +22,7 @@ from runtime.operators.spec import (
     OperatorSpec,
     PlanView,
     SparkCapability,
+    UpsertKeys,
     register_spec,
 )
 from runtime.plan_params import AggCallParams
@@ -109,7 +110,7 @@ class GroupAggregateOperator(Operator):
         self.calls: list[AggCallParams] = list(params.aggs)
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
         self.aggset: AggregateSet | None = None
-        self.emit_update_before = "UB" in (node.changelog_mode or "") or node.changelog_mode in ("", "I")
+        self.emit_update_before = emits_update_before(node)
         self._ttl_ms = 0 if ctx.is_batch else operator_ttl(ctx.config, params)
         self.ttl = StateTtl(self._ttl_ms)  # last-write time per slot
         # BATCH: the bound of the groups held in memory (0: never spill; a global aggregate
@@ -393,10 +394,16 @@ class GroupAggregateSpec(OperatorSpec[GroupAggregateParams]):
     def input_keys(self, params: GroupAggregateParams, input_index: int) -> tuple[int, ...]:
         return params.grouping
 
+    drops_update_before = True
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         if inputs[0].changelog_mode == "I":
             return "I" if not self.params(node).aggs else "I,UB,UA"
         return "I,UB,UA,D"
+
+    def upsert_keys(self, node: PlanView, inputs: Sequence[UpsertKeys]) -> UpsertKeys:
+        """The group keys (the first output columns)."""
+        return frozenset({frozenset(range(len(self.params(node).grouping)))})
 
     def batch_changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str | None:
         return "I"

@@ -49,7 +49,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.batch import DELETE, INSERT, UPDATE_AFTER, data_columns, row_kinds
+from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import (
     OldStates,
@@ -67,12 +67,20 @@ from runtime.errors import JobError
 from runtime.expr.evaluator import evaluate
 from runtime.expr.ir import Expr
 from runtime.graph import Node
-from runtime.operators._common import conform, eval_context, make_batch
+from runtime.operators._common import conform, emits_update_before, eval_context, make_batch
 from runtime.operators._join_util import join_type_name
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.join_spill import GraceHashJoin, batches, build_bytes
 from runtime.operators.join_state import JoinSide, candidate_pairs, transitions
-from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.operators.spec import (
+    KEYED,
+    OperatorParams,
+    OperatorSpec,
+    PlanView,
+    SparkCapability,
+    UpsertKeys,
+    register_spec,
+)
 from runtime.plan_text import format_expr
 from runtime.spill import MANAGED_MEMORY_SIZE, SpillFiles, tmp_dir
 from runtime.state import create_backend
@@ -374,7 +382,10 @@ class JoinOperator(Operator):
     ) -> None:
         want_match = self.join_type == "SEMI"
         if side == 0:
-            rows = np.flatnonzero((matches > 0) == want_match)
+            passing = (matches > 0) == want_match
+            if not emits_update_before(self.node):  # the left row's kind passes: no -U wanted
+                passing &= kinds != UPDATE_BEFORE
+            rows = np.flatnonzero(passing)
             self._emit(out, 0, data, rows, rows, kinds[rows])
             return
         left = self.sides[0]
@@ -747,6 +758,40 @@ class JoinSpec(OperatorSpec[JoinParams]):
 
     def input_keys(self, params: JoinParams, input_index: int) -> tuple[int, ...]:
         return params.left_keys if input_index == 0 else params.right_keys
+
+    # It emits +I / -D for joined rows and forwards a semi join's left row kinds: -U only
+    # from a semi join's left input, which it then leaves out.
+    drops_update_before = True
+
+    def input_update_before(
+        self, node: PlanView, input_index: int, emit_update_before: bool, input_keys: UpsertKeys
+    ) -> tuple[bool, ...]:
+        """Flink does without -U from an input only when an upsert key of that input holds
+        the join keys (its state keeps a row per key, replaced by each +U); otherwise a
+        consumer that wants no -U gets them anyway (Flink falls back). streamsql's join
+        state is a multiset per join key that needs every -U, so where Flink would take the
+        input without -U, the input keeps them and the join still emits none."""
+        p = self.params(node)
+        keys = set(p.left_keys if input_index == 0 else p.right_keys)
+        if emit_update_before or any(keys <= k for k in input_keys or ()):
+            return (True,)
+        return ()
+
+    def upsert_keys(self, node: PlanView, inputs: Sequence[UpsertKeys]) -> UpsertKeys:
+        """Flink's join upsert keys, simplified: a side's keys stay unique when the other side
+        has at most one row per join key and the join does not pad this side with NULLs."""
+        p = self.params(node)
+        if p.semi:
+            return inputs[0]
+        left, right = inputs
+        unique_l = any(set(k) <= set(p.left_keys) for k in left or ())
+        unique_r = any(set(k) <= set(p.right_keys) for k in right or ())
+        out: set[frozenset[int]] = set()
+        if unique_r and p.join_type in ("INNER", "LEFT"):
+            out |= set(left or ())
+        if unique_l and p.join_type in ("INNER", "RIGHT"):
+            out |= {frozenset(p.left_width + i for i in k) for k in right or ()}
+        return frozenset(out) if out else None
 
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         """Inner/semi joins of insert-only inputs are insert-only; anything else (outer or

@@ -194,6 +194,7 @@ class LookupJoinSpec(OperatorSpec[LookupJoinParams]):
     probe rows that reach it; the probe's changelog passes through."""
 
     name = "LookupJoin"
+    forwards_update_before = True  # row-wise: each row keeps its kind
     params_type = LookupJoinParams
     operator_class = LookupJoinOperator
     parallel = True

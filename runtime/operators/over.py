@@ -551,6 +551,8 @@ class OverAggregateSpec(OperatorSpec[OverAggregateParams]):
     def input_keys(self, params: OverAggregateParams, input_index: int) -> tuple[int, ...]:
         return params.partition
 
+    drops_update_before = True  # over an update stream: the recomputed rows' +U alone
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         if inputs[0].changelog_mode == "I" and not self.params(node).updating:
             return "I"

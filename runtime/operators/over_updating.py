@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE
 from runtime.distinct import sorted_distinct
-from runtime.operators._common import make_batch
+from runtime.operators._common import emits_update_before, make_batch
 from runtime.operators.over_frames import SEQ
 
 if TYPE_CHECKING:
@@ -115,7 +115,8 @@ class UpdatingOver:
             pieces.append((live.filter(dead), [v.filter(dead) for v in self.values], DELETE))
         upd = pa.array(sub_idx[changed])
         if len(upd):
-            pieces.append((new_live.take(upd), [v.take(upd) for v in old_vals], UPDATE_BEFORE))
+            if emits_update_before(op.node):
+                pieces.append((new_live.take(upd), [v.take(upd) for v in old_vals], UPDATE_BEFORE))
             pieces.append((new_live.take(upd), [v.take(upd) for v in new_vals], UPDATE_AFTER))
         ins = pa.array(np.arange(n_kept, new_live.num_rows, dtype=np.int64))
         if len(ins):

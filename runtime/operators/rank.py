@@ -37,11 +37,20 @@ from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import OldStates, load_state, max_parallelism_of, merge_ttl, merged_keyed, plan_slots
 from runtime.distinct import sorted_distinct, sorted_distinct_first
 from runtime.graph import Node
-from runtime.operators._common import make_batch
+from runtime.operators._common import emits_update_before, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.external_sort import ExternalSort
 from runtime.operators.rank_common import SortKey, _plain, _same_adjacent, format_order, rank_numbers, take_rows
-from runtime.operators.spec import KEYED, SINGLE, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.operators.spec import (
+    KEYED,
+    SINGLE,
+    OperatorParams,
+    OperatorSpec,
+    PlanView,
+    SparkCapability,
+    UpsertKeys,
+    register_spec,
+)
 from runtime.spill import MANAGED_MEMORY_SIZE
 from runtime.state import KeyedStateBackend, create_backend
 from runtime.state.backend import encode_rows
@@ -272,6 +281,9 @@ class RankOperator(Operator):
         order = np.argsort(np.concatenate([sort_g, sort_c]), kind="stable")
         ranks = np.concatenate([g_rank, c_rank])[order]
         kinds = np.concatenate([g_kind, c_kind])[order]
+        if not emits_update_before(self.node):  # no consumer wants -U: the +U alone
+            keep = kinds != UPDATE_BEFORE
+            order, ranks, kinds = order[keep], ranks[keep], kinds[keep]
         self._emit(both, order, ranks, kinds, out)
 
     # ------------------------------------------------------------------ batch
@@ -453,11 +465,24 @@ class RankSpec(OperatorSpec[RankParams]):
         "does not define). Streaming Top-N retracts earlier results: no Structured Streaming counterpart.",
     )
 
+    drops_update_before = True
+
     def input_keys(self, params: RankParams, input_index: int) -> tuple[int, ...]:
         return params.partition_keys
 
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         return "I,UB,UA,D"
+
+    def upsert_keys(self, node: PlanView, inputs: Sequence[UpsertKeys]) -> UpsertKeys:
+        """Top-1: the partition keys; with the rank number in the output: the partition keys
+        and that column (each rank position is one row); otherwise none known."""
+        p = self.params(node)
+        keys: set[frozenset[int]] = set()
+        if p.rank_end == 1:
+            keys.add(frozenset(p.partition_keys))
+        if p.output_rank:
+            keys.add(frozenset(p.partition_keys) | {len(node.fields) - 1})
+        return frozenset(keys) if keys else None
 
     def explain(self, node: PlanView) -> list[str]:
         p = self.params(node)
@@ -490,6 +515,8 @@ class SortLimitSpec(OperatorSpec[SortLimitParams]):
         "Batch: ROW_NUMBER over one partition (ties across the cut fail the job), then `orderBy`. "
         "Streaming Top-N over one partition needs retractions.",
     )
+
+    drops_update_before = True
 
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         return "I,UB,UA,D"

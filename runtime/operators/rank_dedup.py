@@ -43,11 +43,19 @@ from runtime.checkpoint.rescale import (
 )
 from runtime.errors import JobError
 from runtime.graph import Node
-from runtime.operators._common import make_batch
+from runtime.operators._common import emits_update_before, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.rank import RankParams, input_names
 from runtime.operators.rank_common import grow, put_kept_rows, take_rows
-from runtime.operators.spec import KEYED, OperatorSpec, PlanRefusedError, PlanView, SparkCapability, register_spec
+from runtime.operators.spec import (
+    KEYED,
+    OperatorSpec,
+    PlanRefusedError,
+    PlanView,
+    SparkCapability,
+    UpsertKeys,
+    register_spec,
+)
 from runtime.operators.window_assign import rowtime_ms
 from runtime.state import KeyedStateBackend, create_backend
 from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
@@ -194,6 +202,9 @@ class DeduplicateOperator(Operator):
         if old_cols is None:
             out.emit(make_batch(self.node, new_cols, np.zeros(n, dtype=np.int8)))
             return
+        if not emits_update_before(self.node):  # no consumer wants -U: +U / +I alone
+            out.emit(make_batch(self.node, new_cols, np.where(had, UPDATE_AFTER, INSERT).astype(np.int8)))
+            return
         # interleave: for row i with an old row, -U old then +U new
         k = int(had.sum())
         order_key = np.concatenate([np.flatnonzero(had) * 2, np.arange(n) * 2 + 1])
@@ -290,10 +301,16 @@ class DeduplicateSpec(OperatorSpec[DeduplicateParams]):
     def input_keys(self, params: DeduplicateParams, input_index: int) -> tuple[int, ...]:
         return params.partition_keys
 
+    drops_update_before = True
+
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         if any(i.changelog_mode != "I" for i in inputs):
             raise PlanRefusedError(f"{self.name} doesn't support consuming update and delete changes")
         return "I,UB,UA" if self.params(node).keep_last else "I"
+
+    def upsert_keys(self, node: PlanView, inputs: Sequence[UpsertKeys]) -> UpsertKeys:
+        """One row per partition key."""
+        return frozenset({frozenset(self.params(node).partition_keys)})
 
     def explain(self, node: PlanView) -> list[str]:
         p = self.params(node)

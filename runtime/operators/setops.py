@@ -49,6 +49,7 @@ class ReplicateRowsSpec(OperatorSpec[ReplicateRowsParams]):
     """Stateless and row-wise; keeps each row's kind (streaming: forwards the changelog)."""
 
     name = "ReplicateRows"
+    forwards_update_before = True  # row-wise: each row keeps its kind
     params_type = ReplicateRowsParams
     operator_class = ReplicateRowsOperator
     parallel = True

@@ -51,6 +51,9 @@ SINGLE = "single"  # all rows on one subtask (a global sort, a LIMIT, ...)
 
 _P = TypeVar("_P", bound="OperatorParams")
 
+# Upsert keys of a plan node's output: sets of column indexes (None: none known).
+UpsertKeys = frozenset[frozenset[int]] | None
+
 
 @dataclass(frozen=True)
 class OperatorParams:
@@ -142,6 +145,42 @@ class OperatorSpec(Generic[_P]):
             return "I"
         if self.forwards_changelog:
             return inputs[0].changelog_mode
+        return None
+
+    # ------------------------------------------------------------------ UPDATE_BEFORE
+    # (planner/changelog.py `require_update_before`, Flink's SatisfyUpdateKindTraitVisitor:
+    # after the modes above, top-down, which updating edges must carry -U rows.)
+    #
+    # The runtime operator leaves -U out when its node's changelog mode has UA but no UB
+    # (every consumer does without them: an upsert sink keyed like the updates, an EXPLAIN
+    # of a query). False: it always emits -U with its updates, so the planner keeps UB in
+    # the node's mode and, where a consumer wants none, falls back to -U everywhere below
+    # that consumer's sink, as Flink falls back when a node cannot satisfy ONLY_UPDATE_AFTER.
+    drops_update_before: ClassVar[bool] = False
+    # Passes the row kinds of its input(s) through as they come (row-wise operators, Union):
+    # an input carries -U exactly when the node's consumers want them.
+    forwards_update_before: ClassVar[bool] = False
+
+    def input_update_before(
+        self, node: PlanView, input_index: int, emit_update_before: bool, input_keys: UpsertKeys
+    ) -> tuple[bool, ...]:
+        """Whether input `input_index` (if it carries updates) must carry -U, given whether this
+        node emits them: the options in order of preference (Flink tries ONLY_UPDATE_AFTER
+        first where an operator takes either); empty: the node cannot do without -U here
+        (its consumer then falls back to wanting them). `input_keys`: the input's upsert
+        keys. Default: a forwarding kind wants what its consumers want; any other consumes
+        updates as retractions and wants -U (aggregates, Top-N, joins, OVER)."""
+        if self.forwards_changelog or self.forwards_update_before:
+            return (emit_update_before,)
+        return (True,)
+
+    def upsert_keys(self, node: PlanView, inputs: Sequence[UpsertKeys]) -> UpsertKeys:
+        """Sets of output columns each of which identifies the row an update replaces
+        (Flink's upsert keys), given the inputs' (None: unknown). An upsert sink does
+        without -U only when its PRIMARY KEY is one of them. Default: a forwarding kind over
+        the same columns keeps its input's; any other has none known."""
+        if self.forwards_changelog and len(node.inputs) == 1 and node.fields == node.inputs[0].fields:
+            return inputs[0]
         return None
 
     # ------------------------------------------------------------------ EXPLAIN

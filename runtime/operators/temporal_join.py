@@ -48,7 +48,15 @@ from runtime.operators._join_util import (
     residual_mask,
 )
 from runtime.operators.base import Operator, OperatorContext, Output
-from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.operators.spec import (
+    KEYED,
+    OperatorParams,
+    OperatorSpec,
+    PlanView,
+    SparkCapability,
+    UpsertKeys,
+    register_spec,
+)
 from runtime.plan_text import format_expr
 from runtime.state import create_backend
 
@@ -330,6 +338,13 @@ class TemporalJoinSpec(OperatorSpec[TemporalJoinParams]):
 
     def input_keys(self, params: TemporalJoinParams, input_index: int) -> tuple[int, ...]:
         return params.left_keys if input_index == 0 else params.right_keys
+
+    def input_update_before(
+        self, node: PlanView, input_index: int, emit_update_before: bool, input_keys: UpsertKeys
+    ) -> tuple[bool, ...]:
+        """The probe side's row kinds pass through (it carries -U iff the consumers want
+        them); the versioned side is applied by key, -U or not (preferably not)."""
+        return (emit_update_before,) if input_index == 0 else (False, True)
 
     def explain(self, node: PlanView) -> list[str]:
         p = self.params(node)

@@ -112,6 +112,7 @@ class UnionSpec(OperatorSpec[UnionParams]):
     """Emits every row kind any input emits."""
 
     name = "Union"
+    forwards_update_before = True
     params_type = UnionParams
     operator_class = UnionOperator
     parallel = True

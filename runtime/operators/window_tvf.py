@@ -71,6 +71,7 @@ class WindowTableFunctionSpec(OperatorSpec[WindowTableFunctionParams]):
     """Stateless and row-wise (never drops late rows): runs wherever its input is."""
 
     name = "WindowTableFunction"
+    forwards_update_before = True  # row-wise: each row keeps its kind
     params_type = WindowTableFunctionParams
     operator_class = WindowTableFunctionOperator
     parallel = True

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from runtime.connectors.base import (
+    UPSERT_SINK,
     ConnectorFactory,
     MetadataColumn,
     Sink,
@@ -220,8 +221,8 @@ UPSERT_KAFKA = register_connector(
             "Source: the PRIMARY KEY columns come from the record key ('key.format'), the others from the value "
             "('value.format'); a record with a value is an upsert of its key, a tombstone (null value) a delete. "
             "In STREAMING mode the planner reads the topic through a ChangelogNormalize keyed by the PRIMARY KEY "
-            "(as Flink plans it): it keeps the last row per key in state and emits +I for a new key, -U/+U for an "
-            "update (nothing when the row did not change), -D with the whole last row for a tombstone of a known "
+            "(as Flink plans it): it keeps the last row per key in state and emits +I for a new key, +U for an "
+            "update, preceded by -U when a consumer needs them (nothing when the row did not change), -D with the whole last row for a tombstone of a known "
             "key and nothing for a tombstone of an unknown one. It reads every partition from the earliest "
             "offset. BATCH mode refuses the table, as Flink refuses a source that is not insert-only.\n\n"
             + UPSERT_SINK_DESCRIPTION
@@ -236,6 +237,7 @@ UPSERT_KAFKA = register_connector(
         metadata=o.METADATA,
         format_metadata=format_metadata,
         changelog_mode=_upsert_changelog_mode,
+        sink_changelog_mode=lambda options: UPSERT_SINK,
         split_watermarks=True,
         validate=_validate_upsert,
     )

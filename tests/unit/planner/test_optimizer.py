@@ -224,7 +224,7 @@ def test_explain_changelog_mode() -> None:
     assert text.startswith(
         "== Abstract Syntax Tree ==\nLogicalProject(k=[$0], m=[$1])\n+- LogicalAggregate(group=[{0}], m=[MAX($1)])"
     )
-    assert "GroupAggregate(groupBy=[k], select=[k, MAX(v) AS m], changelogMode=[I,UB,UA])" in text
+    assert "GroupAggregate(groupBy=[k], select=[k, MAX(v) AS m], changelogMode=[I,UA])" in text
     assert "Exchange(distribution=[hash[k]], changelogMode=[I])" in text
     plain = p.explain(Explain(statement=q, sql=q.sql))
     assert "changelogMode" not in plain
