@@ -7,13 +7,23 @@ effect when it arrived is late and dropped (`metrics.late_rows_dropped`), as Fli
 operator drops it. With a proctime ORDER BY rows are processed on arrival. BATCH: all rows
 are processed at `end_input`. Output is insert-only: partition columns, then measures.
 
+BATCH past `taskmanager.memory.managed.size`: the rows go through the external merge sort
+of the BATCH operators (`ExternalSort`) by (partition keys, ORDER BY keys, arrival); the
+merged rows are cut where a partition starts and a few complete partitions (a quarter of
+the bound, or 65,536 rows) are stored and processed at a time, then forgotten, so the
+operator holds about the bound plus the largest partition (a partition larger than the
+bound, or a MATCH_RECOGNIZE without PARTITION BY, is held whole). Each partition's rows are
+processed in the same order by the same automaton: the matches are the in-memory ones, only
+their order differs (partition key order). With periodic checkpoints the rows are held (the
+snapshot) and do not spill.
+
 The automaton and navigation are in `runtime.operators.match_nfa`; the loop over
 partitions of one flush and over each partition's rows is in Python (see there).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -38,7 +48,9 @@ from runtime.expr.ir import Expr
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
+from runtime.operators.external_sort import ExternalSort
 from runtime.operators.match_nfa import MatchSlot, Navigator, PartitionState, PatternElement, PatternMatcher, Thread
+from runtime.operators.rank_common import SortKey, _plain, _same_adjacent
 from runtime.operators.spec import (
     KEYED,
     OperatorParams,
@@ -49,9 +61,12 @@ from runtime.operators.spec import (
     register_spec,
 )
 from runtime.plan_text import format_expr
+from runtime.spill import MANAGED_MEMORY_SIZE
 from runtime.state import KeyedStateBackend, create_backend
 
 _COMPACT_ROWS = 4096
+# BATCH past the bound: rows of complete partitions processed at once (or a quarter of the bound).
+_SPILLED_CHUNK_ROWS = 1 << 16
 
 
 def _as_int64(arr: pa.Array) -> np.ndarray:
@@ -129,6 +144,13 @@ class MatchOperator(Operator):
         self.watermark = MIN_WATERMARK
         self.matcher: PatternMatcher | None = None
         self.n_cols = 0
+        # BATCH: the rows sorted by (partition, ORDER BY, arrival), on disk past the bound
+        # (with checkpointing the store holds them: the snapshot)
+        self.sorter: ExternalSort | None = None
+        if ctx.is_batch and not ctx.checkpointing:
+            order = [SortKey(i) for i in self.partition_keys]
+            order += [SortKey(k.index, k.desc, nulls_first=False) for k in self.order_keys]
+            self.sorter = ExternalSort(ctx.config, order, MANAGED_MEMORY_SIZE.get(ctx.config))
 
     # ------------------------------------------------------------------ input
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
@@ -146,23 +168,101 @@ class MatchOperator(Operator):
         if not keep.all():
             data = data.filter(pa.array(keep))
             ts = ts[keep]
-        n = data.num_rows
-        if n == 0:
+        if data.num_rows == 0:
             return
+        if self.sorter is not None:
+            self.n_cols = data.num_columns
+            self.sorter.add(data)
+            return
+        self._take(data, ts, out)
+
+    def _take(self, data: pa.RecordBatch, ts: np.ndarray, out: Output) -> None:
+        """Store rows (rowtimes `ts`): processed at once with a proctime, else pending."""
+        ids, part = self._stored(data)
+        if self.proctime:
+            self._process(ids, ts, part, out)
+            return
+        self.pending_ids = np.concatenate([self.pending_ids, ids])
+        self.pending_ts = np.concatenate([self.pending_ts, ts])
+        self.pending_part = np.concatenate([self.pending_part, part])
+
+    def _stored(self, data: pa.RecordBatch) -> tuple[np.ndarray, np.ndarray]:
+        """Append rows to the store: (their store ids, their partitions' slots)."""
+        n = data.num_rows
         self._ensure_matcher(data.num_columns)
         if self.partition_keys:
-            part = self.state.lookup([data.column(i) for i in self.partition_keys], n)
+            part = np.asarray(self.state.lookup([data.column(i) for i in self.partition_keys], n), dtype=np.int64)
         else:
             part = np.zeros(n, dtype=np.int64)
         ids = np.arange(self.base + self.size, self.base + self.size + n, dtype=np.int64)
         self.batches.append(data)
         self.size += n
-        if self.proctime:
-            self._process(ids, ts, np.asarray(part, dtype=np.int64), out)
+        return ids, part
+
+    def _unsort(self, out: Output) -> None:
+        """BATCH, nothing spilled: the sorted rows to the store in arrival order (before a
+        snapshot, after a restore, at the end of input); from then on rows go there."""
+        sorter, self.sorter = self.sorter, None
+        if sorter is None:
             return
-        self.pending_ids = np.concatenate([self.pending_ids, ids])
-        self.pending_ts = np.concatenate([self.pending_ts, ts])
-        self.pending_part = np.concatenate([self.pending_part, np.asarray(part, dtype=np.int64)])
+        sorter.snapshot()  # spilled: refused with a hint
+        table = sorter.take_buffer()
+        sorter.close()
+        for batch in [] if table is None else table.to_batches():
+            self._take(batch, _as_int64(batch.column(self.time_index)), out)
+
+    def _spilled(self) -> Iterator[pa.RecordBatch]:
+        """BATCH past the bound: the merged rows cut at partition starts; complete partitions
+        stored and processed a few at a time, then forgotten (module docstring)."""
+        sorter = self.sorter
+        assert sorter is not None
+        width = sorter.width
+        limit = max(sorter.bound // 4, 1)
+        ready: list[pa.Table] = []  # complete partitions not processed yet
+        ready_rows = ready_bytes = 0
+        tail: pa.Table | None = None  # the partition the merge is in
+        buffer = Output()
+        for piece in sorter.merged():
+            probe = piece.select(range(width)) if tail is None else pa.concat_tables([tail, piece.select(range(width))])
+            same = np.ones(probe.num_rows, dtype=bool)
+            for i in self.partition_keys:
+                same &= _same_adjacent(_plain(probe.column(i)))
+            same[0] = False
+            starts = np.flatnonzero(~same)
+            cut = int(starts[-1])
+            tail = probe.slice(cut)
+            if cut:
+                ready.append(probe.slice(0, cut))
+                ready_rows += cut
+                ready_bytes += ready[-1].nbytes
+            if ready_rows >= _SPILLED_CHUNK_ROWS or ready_bytes >= limit:
+                yield from self._process_partitions(ready, buffer)
+                ready, ready_rows, ready_bytes = [], 0, 0
+        if tail is not None:
+            ready.append(tail)
+        if ready:
+            yield from self._process_partitions(ready, buffer)
+        sorter.close()
+
+    def _process_partitions(self, tables: list[pa.Table], buffer: Output) -> Iterator[pa.RecordBatch]:
+        """Store and process these rows of complete partitions (sorted: their store ids
+        follow the (ORDER BY, arrival) order), then forget the partitions and their rows."""
+        table = pa.concat_tables(tables).combine_chunks()
+        ids: list[np.ndarray] = []
+        part: list[np.ndarray] = []
+        for batch in table.to_batches():
+            i, p = self._stored(batch)
+            ids.append(i)
+            part.append(p)
+        slots = np.concatenate(part)
+        self._process(np.concatenate(ids), _as_int64(table.column(self.time_index)), slots, buffer)
+        done = np.unique(slots)
+        for slot in done.tolist():  # a loop over the partitions (their automaton states are objects)
+            self.parts.pop(slot, None)
+        if self.partition_keys:
+            self.state.remove(done)
+        self._compact()
+        yield from buffer.drain()[0]
 
     def _ensure_matcher(self, n_cols: int) -> None:
         if self.matcher is None:
@@ -177,8 +277,18 @@ class MatchOperator(Operator):
         out.emit_watermark(watermark)
 
     def end_input(self, input_index: int, out: Output) -> None:
+        if self.sorter is not None and self.sorter.spilled:
+            out.emit_later(self._spilled())
+            return
+        self._unsort(out)
         if self.ctx.is_batch or len(self.pending_ids):
             self._flush(np.ones(len(self.pending_ids), dtype=bool), out)
+
+    def close(self) -> None:
+        """Remove the BATCH sort's spill directory (also when the job failed)."""
+        if self.sorter is not None:
+            self.sorter.close()
+        super().close()
 
     # ------------------------------------------------------------------ processing
     def _store(self) -> pa.Table:
@@ -287,6 +397,7 @@ class MatchOperator(Operator):
 
     # ------------------------------------------------------------------ checkpoints
     def snapshot_state(self, checkpoint_id: int) -> Any:
+        self._unsort(Output())  # BATCH sorted rows (a hand-taken savepoint) to the store
         return state_format.pack(
             {
                 "keys": self.state.snapshot(),
@@ -312,6 +423,7 @@ class MatchOperator(Operator):
         self.watermark = d["watermark"]
         if d["n_cols"]:
             self._ensure_matcher(d["n_cols"])
+        self._unsort(Output())  # the restored store holds rows: the rest joins it in memory
 
     def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
         """The partitions whose key (PARTITION BY, the exchange key) is in range: their

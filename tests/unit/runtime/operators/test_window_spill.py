@@ -7,6 +7,9 @@
 - The window join held both inputs: past the bound each goes through the sort by
   (window_start, window_end, arrival) and the windows complete on both sides are joined
   as the two sorted inputs are read side by side (runtime/operators/window_join.py).
+- MATCH_RECOGNIZE held its rows until the end: past the bound they are sorted by
+  (partition, ORDER BY, arrival) and a few complete partitions are matched at a time
+  (runtime/operators/match.py).
 - Window Top-N and window deduplication are planned as BATCH Rank (sorted by window_start,
   window_end, keys, order keys, arrival through the same sort, ranked as the merged rows
   come).
@@ -144,6 +147,21 @@ JOIN_QUERIES.update(
     }
 )
 QUERIES.update(JOIN_QUERIES)
+MATCH = (
+    "MEASURES FIRST(A.id) AS fa, LAST(A.id) AS la, COUNT(A.id) AS ca, B.id AS b, B.v AS bv "
+    "ONE ROW PER MATCH AFTER MATCH SKIP {after} PATTERN (A+ B) "
+    "DEFINE A AS A.v < 60 OR A.v IS NULL, B AS B.v >= 60 AND B.v > PREV(v)"
+)
+MATCH_QUERIES = {
+    # MATCH_RECOGNIZE: sorted by (partition, ORDER BY, arrival), a few partitions at a time
+    "match": f"SELECT * FROM src MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts {MATCH.format(after='PAST LAST ROW')})",
+    "match_order_keys": "SELECT * FROM src MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts, v DESC, s "
+    f"{MATCH.format(after='TO NEXT ROW')})",
+    "match_nan_key": f"SELECT * FROM src MATCH_RECOGNIZE (PARTITION BY f ORDER BY ts {MATCH.format(after='TO LAST B')})",
+    # one partition: held whole once merged
+    "match_no_partition": f"SELECT * FROM src MATCH_RECOGNIZE (ORDER BY ts {MATCH.format(after='PAST LAST ROW')})",
+}
+QUERIES.update(MATCH_QUERIES)
 # rows each query's spilling operator takes (every one goes through a sorted run)
 INPUT_ROWS = {name: ROWS for name in QUERIES} | {name: ROWS // 2 + ROWS // 3 for name in JOIN_QUERIES}
 INPUT_ROWS["window_join_hop"] = 4 * (ROWS // 2 + ROWS // 5)  # HOP: every row in 4 windows
@@ -210,8 +228,10 @@ def test_empty_input(source: Path, tmp_path: Path, spill_writes: Any) -> None:
         "PARTITION BY k, DESCRIPTOR(ts), INTERVAL '5' SECOND))",
         "SELECT L.i, R.id FROM (SELECT fail_last(id) AS i, * FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), "
         f"INTERVAL '30' SECOND))) L JOIN {RW} R ON {ON}",
+        "SELECT * FROM (SELECT fail_last(id) AS i, k, v, ts FROM src) MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts "
+        "MEASURES A.i AS ai PATTERN (A) DEFINE A AS A.v > 10)",
     ],
-    ids=["session_agg", "session_tvf", "window_join"],
+    ids=["session_agg", "session_tvf", "window_join", "match"],
 )
 def test_spill_directory_removed_when_the_job_fails(
     query: str, source: Path, tmp_path: Path, spill_writes: Any
@@ -255,7 +275,7 @@ def _graph(env: TableEnvironment, query: str, **conf: str) -> Any:
     return dataclasses.replace(g, config={**(g.config or {}), **conf})
 
 
-@pytest.mark.parametrize("name", ["session_agg", "session_tvf", "window_join_full"])
+@pytest.mark.parametrize("name", ["session_agg", "session_tvf", "window_join_full", "match"])
 def test_checkpointed_batch_job_holds_its_input_in_the_snapshot(
     name: str, source: Path, tmp_path: Path, spill_writes: Any
 ) -> None:
@@ -277,7 +297,7 @@ def test_checkpointed_batch_job_holds_its_input_in_the_snapshot(
     assert _rows(got.select(list(range(data_width(got.to_batches()[0]))))) == expected
 
 
-@pytest.mark.parametrize("name", ["session_agg", "session_tvf", "window_join_inner"])
+@pytest.mark.parametrize("name", ["session_agg", "session_tvf", "window_join_inner", "match"])
 def test_savepoint_after_a_spill_fails_with_a_hint(name: str, source: Path, tmp_path: Path, spill_writes: Any) -> None:
     """A savepoint taken by hand in BATCH mode after the sorted runs were written cannot
     include them: refused with a hint (never a snapshot silently missing rows)."""
