@@ -497,9 +497,10 @@ def _cell(text: str) -> str:
 # generated from runtime.functions.cast). Checked pair by pair against Flink 2.3 in
 # tests/unit/runtime/functions/test_cast_table.py.
 _CAST_RULES = [
-    "- **CAST fails the job** on a value it cannot convert (`CAST('abc' AS INT)`), as Flink 2.x does "
-    "(`table.exec.legacy-cast-behaviour` is gone); **TRY_CAST gives NULL** instead. TRY_CAST of an "
-    "ARRAY, MAP or ROW with one part that fails is NULL as a whole.",
+    "- **CAST fails the job** on a value it cannot convert (`CAST('abc' AS INT)`), as Flink does with "
+    "its default `table.exec.legacy-cast-behaviour` = `DISABLED` (`ENABLED`, the pre-1.15 casts, is "
+    "refused); **TRY_CAST gives NULL** instead. TRY_CAST of an ARRAY, MAP or ROW with one part that "
+    "fails is NULL as a whole.",
     "- **Text to integers**: spaces (only spaces) around the number are ignored; a fraction is "
     "dropped (`'1.9'` is 1, `'.5'` is 0); exponents, other characters and values outside the "
     "type's range fail (`CAST('-130' AS TINYINT)`).",

@@ -295,7 +295,12 @@ def _fail(strict: bool, bad: np.ndarray, arr: pa.Array, dst: DataType, kind: str
                 f"java.lang.NumberFormatException: For input string: '{value}': it does not fit in {dst} "
                 "(use TRY_CAST to get NULL instead, or a wider DECIMAL)"
             )
-        raise EvaluationError(f"Cannot cast '{value}' to {dst}")
+        # the exception texts of Flink's parsers, so a failing job reads as in Flink
+        if dst.name == "BOOLEAN":
+            raise EvaluationError(f"Cannot parse '{value}' as BOOLEAN.")
+        if dst.name in ("TIMESTAMP", "TIMESTAMP_LTZ"):
+            raise EvaluationError(f"java.time.format.DateTimeParseException: Text '{value}' could not be parsed")
+        raise EvaluationError(f"java.time.DateTimeException: For input string: '{value}'.")
 
 
 def _strings(arr: pa.Array) -> pa.Array:

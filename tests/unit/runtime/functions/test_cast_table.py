@@ -395,6 +395,24 @@ def test_cast_values(case: tuple[Any, ...]) -> None:
         assert run(expr, cols, time_zone=zone) == [expected]
 
 
+@pytest.mark.parametrize(
+    ("value", "dst", "message"),
+    [
+        ("abc", INT(), "java.lang.NumberFormatException: For input string: 'abc'"),  # CORPUS
+        (" true ", BOOLEAN(), "Cannot parse ' true ' as BOOLEAN."),  # CORPUS
+        ("2024-02-30", DATE(), "java.time.DateTimeException: For input string: '2024-02-30'."),  # CORPUS
+        ("not a date", TIMESTAMP(3), "Text 'not a date' could not be parsed"),  # CORPUS
+    ],
+)
+def test_failures_read_as_flinks(value: str, dst: DataType, message: str) -> None:
+    """A failing CAST names the value with the text of the exception Flink's parser throws."""
+    cols = [([value], STRING())]
+    (ref,) = refs(cols)
+    with pytest.raises(EvaluationError) as info:
+        run(call("cast", ref, type=dst), cols)
+    assert message in str(info.value)
+
+
 def test_lower_precision_cuts_the_value() -> None:
     """Compared after the CAST, a TIMESTAMP(0) / TIME(0) has no fraction left; a rowtime
     attribute keeps its milliseconds (TimestampToTimestampCastRule's time-attribute rule)."""
