@@ -19,7 +19,7 @@ from runtime.connectors.base import (
     connector_names,
     get_connector,
 )
-from runtime.connectors.formats import all_format_options, format_names, get_format
+from runtime.connectors.formats import all_format_options, format_names, format_options_view, get_format
 from runtime.errors import ConfigError, ConnectorError
 
 CONNECTOR: ConfigOption[str] = ConfigOption("connector", required=True, description="The connector's identifier.")
@@ -191,6 +191,14 @@ def validate_table_options(options: Mapping[str, str], table: TableDescription |
             raise ConnectorOptionError(
                 f"Invalid value for option '{k}': {e.accepted}.", k, did_you_mean(v, list(option.values)), on_value=True
             ) from None
+    for key, prefix in factory.format_keys if factory.formats else ():
+        fmt = options.get(key)
+        check = get_format(fmt).validate if fmt in factory.formats else None
+        if check is not None:
+            try:
+                check(format_options_view(dict(options), prefix))
+            except ConnectorError as e:
+                raise ConnectorOptionError(str(e), key) from None
     for k in (o.key for o in UNSUPPORTED_TABLE_OPTIONS):
         if k in options:
             raise ConnectorOptionError(

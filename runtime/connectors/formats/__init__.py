@@ -120,6 +120,9 @@ class FileFormat:
     # offers them as '<prefix><key>' (Kafka: 'value.source.table'); the decoder's
     # `event_metadata` reads them.
     metadata: tuple[MetadataColumn, ...] = ()
+    # Checks of option combinations at planning time (given the format's options with the
+    # connector's prefix removed); raises ConnectorError with Flink's message.
+    validate: Callable[[dict[str, str]], None] | None = None
     # Why a format Flink has cannot work here (e.g. it needs a schema registry): naming it
     # fails planning with this reason instead of "unknown format".
     refused: str | None = None

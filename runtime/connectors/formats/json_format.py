@@ -122,6 +122,25 @@ DEBEZIUM_OPTIONS: tuple[ConfigOption[Any], ...] = (
         values=("SQL", "ISO-8601"),
         description="Timestamp text standard of the row fields (see 'json.timestamp-format.standard').",
     ),
+    ConfigOption(
+        "debezium-json.map-null-key.mode",
+        type="enum",
+        default="FAIL",
+        values=("FAIL", "DROP", "LITERAL"),
+        description="Writing a MAP with a NULL key: FAIL, DROP the entry, or write the literal.",
+    ),
+    ConfigOption(
+        "debezium-json.map-null-key.literal",
+        default="null",
+        description="Key text for NULL map keys when the mode is LITERAL.",
+    ),
+    ConfigOption(
+        "debezium-json.encode.decimal-as-plain-number",
+        type="boolean",
+        default="false",
+        description="Write DECIMAL values in plain notation (0.000000027); by default a value under 1e-6 is "
+        "written in Java's scientific notation (2.7E-8).",
+    ),
 )
 
 _CHUNK = 8 << 20
@@ -893,6 +912,10 @@ class ChangeEventEncoder(MessageEncoder):
     "type":"INSERT"/"DELETE"}; Maxwell {"data":row,"type":"insert"/"delete"})."""
 
     def __init__(self, style: str, fields: tuple[Field, ...], options: dict[str, str]) -> None:
+        if style == "debezium-json" and opt_bool(options, "debezium-json.schema-include"):
+            raise ConnectorError(
+                "Debezium JSON serialization doesn't support 'debezium-json.schema-include' option been set to true."
+            )
         self.style = style
         self.rows = JsonRowEncoder(fields, options, prefix=style)
 
@@ -956,6 +979,12 @@ def _jsonable(value: Any, dtype: DataType, w: JsonRowEncoder) -> Any:
     return json.loads(text)
 
 
+def _validate_json(options: dict[str, str]) -> None:
+    """Flink's JsonFormatOptionsUtil checks of the options that go together."""
+    if opt_bool(options, "json.fail-on-missing-field") and opt_bool(options, "json.ignore-parse-errors"):
+        raise ConnectorError("fail-on-missing-field and ignore-parse-errors shouldn't both be true.")
+
+
 def _open_debezium(
     path: str, fields: tuple[Field, ...], projection: list[int] | None, options: dict[str, str], ctx: SourceContext
 ) -> FileReader:
@@ -980,6 +1009,7 @@ register_format(
         open_writer=JsonFileWriter,
         open_encoder=JsonEncoder,
         open_decoder=_json_decoder,
+        validate=_validate_json,
     )
 )
 register_format(

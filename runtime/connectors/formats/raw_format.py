@@ -4,6 +4,7 @@ raw format. Message connectors only (Kafka)."""
 
 from __future__ import annotations
 
+import codecs
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +18,12 @@ from runtime.errors import ConnectorError, DataError
 from runtime.types import Field
 
 OPTIONS: tuple[ConfigOption[Any], ...] = (
-    ConfigOption("raw.charset", default="UTF-8", description="Charset of a STRING column's bytes."),
+    ConfigOption(
+        "raw.charset",
+        default="UTF-8",
+        description="Charset of a STRING column's bytes (any charset Python's codecs know by its Java name: "
+        "'ISO-8859-1', 'UTF-16BE', ...; UTF-8 is converted by Arrow at once, others value by value).",
+    ),
     ConfigOption(
         "raw.endianness",
         type="enum",
@@ -47,9 +53,13 @@ class RawDecoder(MessageDecoder):
                 f"multiple physical columns: [{', '.join(f.name for f in fields)}]"
             )
         self.field = fields[0]
-        charset = (options.get("raw.charset") or "UTF-8").upper().replace("_", "-")
-        if charset not in ("UTF-8", "UTF8"):
-            raise ConnectorError(f"Unsupported charset '{options.get('raw.charset')}' of the 'raw' format: UTF-8 only.")
+        charset = options.get("raw.charset") or "UTF-8"
+        try:
+            self.codec = codecs.lookup(charset).name  # Java's names ('ISO-8859-1', 'UTF-16BE') are Python's too
+        except LookupError:
+            raise ConnectorError(f"Unsupported 'raw.charset' charset: {charset}.") from None
+        # UTF-8 is read and written by Arrow at once; another charset value by value (Python's codecs)
+        self.utf8 = self.codec == "utf-8"
         self.little = (options.get("raw.endianness") or "big-endian").lower() == "little-endian"
         name = self.field.type.name
         if not (self.field.type.is_string or name in ("BINARY", "VARBINARY", "BYTES") or name in _NUMERIC):
@@ -61,7 +71,14 @@ class RawDecoder(MessageDecoder):
     def decode(self, payloads: pa.Array, locate: Callable[[int], str]) -> tuple[pa.RecordBatch, np.ndarray]:
         t = self.field.type
         target = t.to_arrow()
-        if t.is_string:
+        if t.is_string and not self.utf8:
+            values = payloads.to_pylist()
+            try:
+                col = pa.array([None if v is None else v.decode(self.codec) for v in values], pa.string())
+            except UnicodeDecodeError:
+                bad = next(i for i, v in enumerate(values) if v is not None and not _decodes(v, self.codec))
+                raise DataError(f"Failed to deserialize raw payload of {locate(bad)}: not {self.codec} text.") from None
+        elif t.is_string:
             try:
                 col = payloads.cast(pa.string())
             except pa.ArrowInvalid:
@@ -98,6 +115,14 @@ class RawDecoder(MessageDecoder):
         return pa.array(values, mask=~valid)
 
 
+def _decodes(b: bytes, codec: str) -> bool:
+    try:
+        b.decode(codec)
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
 def _utf8(b: bytes) -> bool:
     try:
         b.decode("utf-8")
@@ -116,6 +141,9 @@ class RawEncoder(MessageEncoder):
     def encode(self, batch: pa.RecordBatch) -> pa.Array:
         col = batch.column(0)
         dtype = self.check.field.type
+        if dtype.is_string and not self.check.utf8:
+            codec = self.check.codec
+            return pa.array([None if v is None else v.encode(codec) for v in col.to_pylist()], pa.binary())
         if dtype.is_string or dtype.name in ("BINARY", "VARBINARY", "BYTES"):
             return col.cast(pa.binary())
         code = _NUMERIC[dtype.name]

@@ -319,11 +319,21 @@ def test_raw_numbers_round_trip_in_either_byte_order(endianness: str) -> None:
     assert [r["v"] for r in got] == [1, -2, None]
 
 
-def test_raw_refuses_several_columns_and_other_charsets() -> None:
+def test_raw_charset() -> None:
+    text = (Field("a", STRING()),)
+    for charset, data in (
+        ("UTF-8", "grüße".encode()),
+        ("ISO-8859-1", b"gr\xfc\xdfe"),
+        ("UTF-16BE", "grüße".encode("utf-16-be")),
+    ):
+        assert encode_raw("raw", text, [("grüße",), (None,)], **{"raw.charset": charset}) == [data, None]
+        assert decode("raw", text, [data, None], **{"raw.charset": charset})[0] == [{"a": "grüße"}, {"a": None}]
+    with pytest.raises(ConnectorError, match="Unsupported 'raw.charset' charset: EBCDIC-XYZ"):
+        decode("raw", text, [], **{"raw.charset": "EBCDIC-XYZ"})
+    with pytest.raises(DataError, match="record 0: not UTF-8"):
+        decode("raw", text, [b"\xff"])
     with pytest.raises(ConnectorError, match="single physical column"):
         decode("raw", (Field("a", STRING()), Field("b", BYTES())), [])
-    with pytest.raises(ConnectorError, match="UTF-8 only"):
-        decode("raw", (Field("a", STRING()),), [], **{"raw.charset": "ISO-8859-1"})
 
 
 # ---------------------------------------------------------------------- planning-time checks
@@ -426,3 +436,18 @@ def test_avro_round_trip(options: dict[str, str]) -> None:
         (1, row[1], Decimal("1.50"), [{"key": "a", "value": 1}]),
         (None, None, None, None),
     ]
+
+
+def test_debezium_json_cannot_write_the_schema_envelope() -> None:
+    with pytest.raises(ConnectorError, match="doesn't support 'debezium-json.schema-include'"):
+        encode("debezium-json", PRODUCT, [(1, 1.0)], [INSERT], **{"debezium-json.schema-include": "true"})
+    out = encode("debezium-json", PRODUCT, [(1, 1.0)], [INSERT], **{"debezium-json.map-null-key.mode": "DROP"})
+    assert out == ['{"before":null,"after":{"id":1,"weight":1.0},"op":"c"}']
+
+
+def test_json_fail_on_missing_field_and_ignore_parse_errors_exclude_each_other() -> None:
+    with pytest.raises(Exception, match="fail-on-missing-field and ignore-parse-errors shouldn't both be true"):
+        _plan(
+            f"CREATE TABLE t (id INT) WITH ({KAFKA}, 'value.format' = 'json', "
+            "'value.json.fail-on-missing-field' = 'true', 'value.json.ignore-parse-errors' = 'true')"
+        )
