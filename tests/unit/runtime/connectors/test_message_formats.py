@@ -451,3 +451,33 @@ def test_json_fail_on_missing_field_and_ignore_parse_errors_exclude_each_other()
             f"CREATE TABLE t (id INT) WITH ({KAFKA}, 'value.format' = 'json', "
             "'value.json.fail-on-missing-field' = 'true', 'value.json.ignore-parse-errors' = 'true')"
         )
+
+
+def test_json_nested_values_are_written_column_wise_with_the_options() -> None:
+    from runtime.types import ARRAY, ROW
+
+    fields = (
+        Field("a", ARRAY(DECIMAL(10, 2))),
+        Field("m", MAP(STRING(), ARRAY(INT()))),
+        Field("r", ROW([("x", INT()), ("y", STRING())])),
+    )
+    rows = [
+        ([Decimal("1.50"), None], [("k", [1, 2]), (None, None)], {"x": 1, "y": 'a"b'}),
+        (None, [], None),
+        ([], None, {"x": None, "y": None}),
+    ]
+    assert encode("json", fields, rows, **{"json.map-null-key.mode": "LITERAL"}) == [
+        '{"a":[1.50,null],"m":{"k":[1,2],"null":null},"r":{"x":1,"y":"a\\"b"}}',
+        '{"a":null,"m":{},"r":null}',
+        '{"a":[],"m":null,"r":{"x":null,"y":null}}',
+    ]
+    lean = encode("json", fields, rows, **{"json.map-null-key.mode": "DROP", "json.encode.ignore-null-fields": "true"})
+    assert lean == ['{"a":[1.50,null],"m":{"k":[1,2]},"r":{"x":1,"y":"a\\"b"}}', '{"m":{}}', '{"a":[],"r":{}}']
+
+
+def test_json_ignore_null_fields_keeps_a_row_whose_fields_are_all_null() -> None:
+    """Arrow 26's null-skipping join drops rows where every item is NULL: each row must
+    still give one object."""
+    two = (Field("a", INT()), Field("b", INT()))
+    out = encode("json", two, [(1, None), (None, None), (None, 3)], **{"json.encode.ignore-null-fields": "true"})
+    assert out == ['{"a":1}', "{}", '{"b":3}']
