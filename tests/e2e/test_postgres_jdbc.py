@@ -305,3 +305,30 @@ def test_lookup_join_on_two_keys_with_null_keys(postgres_server: PostgresServer,
     )
     rows = _rows(env, "SELECT s.id, d.name FROM s LEFT JOIN d FOR SYSTEM_TIME AS OF s.pt ON s.a = d.a AND s.b = d.b")
     assert rows == sorted([(1, "one"), (2, "one-b"), (3, None), (4, None), (5, None)], key=str)
+
+
+def test_type_mapping_aliases_of_the_jdbc_page_round_trip(postgres_server: PostgresServer) -> None:
+    """The PostgreSQL column of the jdbc page's type table, alias by alias: written by a
+    Flink INSERT and read back."""
+    pg = postgres_server
+    t = pg.new_name("aliases")
+    pg.execute(
+        f"CREATE TABLE {t} (a int2, b smallserial, c serial, d bigserial, e float4, f float8, "
+        "g numeric(5, 1), h character(3), i character varying(5), j time(3) without time zone, "
+        "k timestamp(3) without time zone, l bytea, m integer[])"
+    )
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    env.execute_sql(
+        "CREATE TABLE t (a SMALLINT, b SMALLINT, c INT, d BIGINT, e FLOAT, f DOUBLE, g DECIMAL(5, 1), h STRING, "
+        f"i STRING, j TIME(3), k TIMESTAMP(3), l BYTES, m ARRAY<INT>) WITH ({_with(pg, t)})"
+    )
+    env.execute_sql(
+        "INSERT INTO t VALUES (CAST(1 AS SMALLINT), CAST(2 AS SMALLINT), 3, CAST(4 AS BIGINT), CAST(0.5 AS FLOAT), "
+        "0.25, 12.5, 'ab', 'abcde', TIME '10:11:12', TIMESTAMP '2024-02-29 23:59:59.999', X'0A0B', ARRAY[1, NULL])"
+    ).wait()
+    assert _rows(env, "SELECT * FROM t") == [
+        (
+            1, 2, 3, 4, 0.5, 0.25, Decimal("12.5"), "ab ", "abcde", dt.time(10, 11, 12),
+            dt.datetime(2024, 2, 29, 23, 59, 59, 999000), b"\x0a\x0b", [1, None],
+        )  # fmt: skip
+    ]
