@@ -328,7 +328,18 @@ def test_type_mapping_aliases_of_the_jdbc_page_round_trip(postgres_server: Postg
     ).wait()
     assert _rows(env, "SELECT * FROM t") == [
         (
-            1, 2, 3, 4, 0.5, 0.25, Decimal("12.5"), "ab ", "abcde", dt.time(10, 11, 12),
-            dt.datetime(2024, 2, 29, 23, 59, 59, 999000), b"\x0a\x0b", [1, None],
-        )  # fmt: skip
+            1,
+            2,
+            3,
+            4,
+            0.5,
+            0.25,
+            Decimal("12.5"),
+            "ab ",
+            "abcde",
+            dt.time(10, 11, 12),
+            dt.datetime(2024, 2, 29, 23, 59, 59, 999000),
+            b"\x0a\x0b",
+            [1, None],
+        )
     ]

@@ -489,6 +489,8 @@ def _utf8_reason(e: UnicodeDecodeError) -> str:
 
 def convert_csv_column(col: pa.Array, dtype: DataType, dialect: CsvDialect) -> tuple[pa.Array, np.ndarray]:
     """A column of field texts → values of `dtype` and the mask of fields that did not parse."""
+    if dtype.name == "ROW":
+        return _convert_row(col, dtype, dialect)
     if dtype.name not in ("ARRAY", "MULTISET"):
         return convert_strings(col, dtype, CSV)
     # ARRAY: elements split by the array delimiter, each converted like a field.
@@ -504,6 +506,32 @@ def convert_csv_column(col: pa.Array, dtype: DataType, dialect: CsvDialect) -> t
         bad[parent[bad_elems]] = True
     offsets = parts.offsets
     out = pa.ListArray.from_arrays(offsets, values, type=dtype.to_arrow(), mask=parts.is_null())
+    return out, bad
+
+
+def _convert_row(col: pa.Array, dtype: DataType, dialect: CsvDialect) -> tuple[pa.Array, np.ndarray]:
+    """A ROW field: its fields' texts separated by 'csv.array-element-delimiter', converted by
+    position as top-level fields are. A field with another number of parts than the ROW has
+    fields does not parse (Flink's "Row length mismatch")."""
+    parts = pc.split_pattern(col, dialect.array_delimiter)
+    arity = len(dtype.children)
+    lengths = np.asarray(pc.fill_null(pc.list_value_length(parts), 0).to_numpy(zero_copy_only=False), np.int64)
+    present = np.asarray(col.is_valid().to_numpy(zero_copy_only=False), bool)
+    bad = present & (lengths != arity)
+    flat = pc.list_flatten(parts)
+    starts = np.asarray(parts.offsets.to_numpy(zero_copy_only=False), np.int64)[:-1]
+    children = []
+    for i, child in enumerate(dtype.children):
+        has = lengths > i
+        texts = flat.take(pa.array(np.where(has, starts + i, 0))) if len(flat) else pa.nulls(len(col), pa.string())
+        texts = pc.if_else(pa.array(has), texts, pa.nulls(len(col), pa.string()))
+        if dialect.null_literal is not None:
+            texts = pc.if_else(pc.equal(texts, dialect.null_literal), pa.nulls(len(texts), pa.string()), texts)
+        values, wrong = convert_strings(texts, child, CSV)
+        bad |= present & wrong
+        children.append(values)
+    arrow = dtype.to_arrow()
+    out = pa.StructArray.from_arrays(children, fields=list(arrow), mask=pa.array(~present | bad))
     return out, bad
 
 
@@ -637,10 +665,15 @@ def _java_reason(dtype: DataType, text: str | None) -> str:
     return f"IllegalArgumentException: invalid {dtype.name} value"
 
 
+_NESTED = ("ARRAY", "MAP", "ROW", "MULTISET")
+
+
 def _check_supported(field: Field) -> None:
+    """MAP and MULTISET are not CSV types; ARRAY and ROW hold scalars only (their parts are
+    separated by the one 'csv.array-element-delimiter'), as Flink's CSV schema converter."""
     name = field.type.name
-    if name in ("MAP", "ROW", "MULTISET") or (
-        name == "ARRAY" and field.type.children[0].name in ("ARRAY", "MAP", "ROW")
+    if name in ("MAP", "MULTISET") or (
+        name in ("ARRAY", "ROW") and any(c.name in _NESTED for c in field.type.children)
     ):
         raise ConnectorError(f"The 'csv' format does not support the type {field.type} (column '{field.name}').")
 
@@ -649,7 +682,19 @@ def _check_supported(field: Field) -> None:
 # Types Jackson writes as JSON strings, hence subject to its quoting check; numbers and
 # booleans are written raw.
 _TEXT_TYPES = frozenset(
-    ("CHAR", "VARCHAR", "STRING", "DATE", "TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "BINARY", "VARBINARY", "ARRAY")
+    (
+        "CHAR",
+        "VARCHAR",
+        "STRING",
+        "DATE",
+        "TIME",
+        "TIMESTAMP",
+        "TIMESTAMP_LTZ",
+        "BINARY",
+        "VARBINARY",
+        "ARRAY",
+        "ROW",
+    )
 )
 # Jackson's CsvEncoder quotes any string longer than this without looking at it (MAX_QUOTE_CHECK).
 _MAX_QUOTE_CHECK = 24
@@ -748,6 +793,14 @@ class CsvRowEncoder:
                 elem = pc.fill_null(elem, null_text)
                 lists = pa.ListArray.from_arrays(batch.column(i).offsets, elem)
                 text = pc.binary_join(lists, d.array_delimiter)
+            elif field.type.name == "ROW":
+                column = batch.column(i)
+                parts = [
+                    pc.fill_null(self._text(pc.struct_field(column, [k]), child), null_text)
+                    for k, child in enumerate(field.type.children)
+                ]
+                joined = pc.binary_join_element_wise(*parts, d.array_delimiter)
+                text = pc.if_else(column.is_null(), pa.nulls(len(column), pa.string()), joined)
             else:
                 text = self._text(batch.column(i), field.type)
             if field.type.name in _TEXT_TYPES:

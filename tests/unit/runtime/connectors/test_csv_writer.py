@@ -12,7 +12,7 @@ import pytest
 
 from runtime.connectors.formats.csv_format import CsvRowEncoder, decimal_plain_text, decimal_scientific_text
 from runtime.errors import DataError
-from runtime.types import ARRAY, BOOLEAN, DATE, DECIMAL, DOUBLE, INT, STRING, TIMESTAMP, Field, arrow_schema
+from runtime.types import ARRAY, BOOLEAN, DATE, DECIMAL, DOUBLE, INT, ROW, STRING, TIMESTAMP, Field, arrow_schema
 
 from .conftest import read_all
 from .test_filesystem import _write
@@ -127,3 +127,19 @@ def test_written_quoting_reads_back_unchanged(tmp_path) -> None:
     options = {"path": str(tmp_path / "o"), "format": "csv", "csv.null-literal": "NULL"}
     _write(options, fields, [batch])
     assert read_all({"connector": "filesystem", **options}, fields).to_pylist() == rows
+
+
+def test_row_fields_are_joined_by_the_array_delimiter_and_read_back(tmp_path) -> None:
+    fields = (Field("id", INT()), Field("r", ROW([("a", INT()), ("b", STRING())])))
+    rows = [{"id": 1, "r": {"a": 2, "b": "x y"}}, {"id": 2, "r": None}, {"id": 3, "r": {"a": None, "b": "z"}}]
+    assert _lines(fields, rows) == ['1,"2;x y"', "2,", "3,;z"]
+    batch = pa.RecordBatch.from_pylist(rows, schema=arrow_schema(fields))
+    options = {"path": str(tmp_path / "r"), "format": "csv", "csv.null-literal": ""}
+    _write(options, fields, [batch])
+    assert read_all({"connector": "filesystem", **options}, fields).to_pylist() == rows
+    (tmp_path / "bad.csv").write_text("1,2;x;extra\n")
+    with pytest.raises(DataError, match="cannot read field 'r'"):
+        read_all({"connector": "filesystem", "path": str(tmp_path / "bad.csv"), "format": "csv"}, fields)
+    lenient = {"connector": "filesystem", "path": str(tmp_path / "bad.csv"), "format": "csv"}
+    lenient["csv.ignore-parse-errors"] = "true"
+    assert read_all(lenient, fields).to_pylist() == [{"id": 1, "r": None}]
