@@ -406,6 +406,7 @@ def _window_aggregate(planner: PhysicalPlanner, node: LogicalWindowAggregate) ->
         tuple(node.grouping),
         tuple(a.as_params() for a in node.aggs),
         tuple(node.window_props),
+        proctime=node.input.fields[node.time_index].type.time_attr == "PROCTIME",
     )
     return PhysicalNode.distributed(params, (child,), node.fields, info={"aggs": node.aggs, "legacy": node.legacy})
 

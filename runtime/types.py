@@ -55,6 +55,9 @@ class DataType:
     field_names: tuple[str, ...] = ()
     time_attr: str | None = field(default=None, compare=False)
     class_name: str | None = None
+    # A ROW's field descriptions (`ROW<n INT 'd'>`), None where a field has none: shown in
+    # the type's text, as Flink's RowField prints them; not part of the type's identity.
+    field_descriptions: tuple[str | None, ...] = field(default=(), compare=False)
 
     # ------------------------------------------------------------------ predicates
     @property
@@ -119,7 +122,11 @@ class DataType:
         if n == "MAP":
             return f"MAP<{self.children[0]}, {self.children[1]}>"
         if n == "ROW":
-            inner = ", ".join(f"`{fn}` {ft}" for fn, ft in zip(self.field_names, self.children, strict=True))
+            descs = self.field_descriptions or (None,) * len(self.children)
+            inner = ", ".join(
+                f"`{fn}` {ft}" + ("" if d is None else " '" + d.replace("'", "''") + "'")
+                for fn, ft, d in zip(self.field_names, self.children, descs, strict=True)
+            )
             return f"ROW<{inner}>"
         if n == "STRUCTURED":
             parts = [f"'{self.class_name}'"]
@@ -171,6 +178,8 @@ class DataType:
             d["time_attr"] = self.time_attr
         if self.class_name is not None:
             d["class_name"] = self.class_name
+        if any(x is not None for x in self.field_descriptions):
+            d["field_descriptions"] = list(self.field_descriptions)
         return d
 
     @staticmethod
@@ -184,6 +193,7 @@ class DataType:
             field_names=tuple(d.get("field_names", ())),
             time_attr=d.get("time_attr"),
             class_name=d.get("class_name"),
+            field_descriptions=tuple(d.get("field_descriptions", ())),
         )
 
 
@@ -308,8 +318,18 @@ def MAP(key: DataType, value: DataType, nullable: bool = True) -> DataType:  # n
     return DataType("MAP", nullable, children=(key, value))
 
 
-def ROW(fields: list[tuple[str, DataType]], nullable: bool = True) -> DataType:  # noqa: N802
-    return DataType("ROW", nullable, children=tuple(t for _, t in fields), field_names=tuple(n for n, _ in fields))
+def ROW(  # noqa: N802
+    fields: list[tuple[str, DataType]], nullable: bool = True, descriptions: tuple[str | None, ...] = ()
+) -> DataType:
+    """A ROW of named fields; `descriptions` (one per field, None for none) as declared
+    by `ROW<n t 'description'>`."""
+    return DataType(
+        "ROW",
+        nullable,
+        children=tuple(t for _, t in fields),
+        field_names=tuple(n for n, _ in fields),
+        field_descriptions=descriptions if any(d is not None for d in descriptions) else (),
+    )
 
 
 def STRUCTURED(class_name: str, fields: list[tuple[str, DataType]], nullable: bool = True) -> DataType:  # noqa: N802

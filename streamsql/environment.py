@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import threading
-import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +35,7 @@ from runtime.config.options import key
 from runtime.errors import ConfigError
 from runtime.pandas_interop import keep_pyarrow_from_pandas
 from runtime.sink_constraints import enforce_not_null, not_null_action
+from runtime.state.ttl import now_ms as processing_time_ms
 from runtime.types import STRING, Field
 from streamsql.config import TableConfig
 from streamsql.rest.options import PORT as REST_PORT
@@ -190,9 +190,10 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
     def _executor(self, graph: Any, stop: threading.Event, stmt: Statement | None = None) -> Any:
         """The executor for the configured runner. The Spark runner checks the whole graph
         first, so an operator it cannot run is refused before the job starts. A BATCH job
-        records its start: CURRENT_TIMESTAMP & co are evaluated once as the query starts."""
+        records its start: CURRENT_TIMESTAMP & co are evaluated once as the query starts
+        (read from the processing-time clock, so a test's `set_clock` fixes them too)."""
         if not self.is_streaming:
-            graph.config.setdefault(QUERY_START_KEY, str(int(time.time() * 1000)))
+            graph.config.setdefault(QUERY_START_KEY, str(processing_time_ms()))
         if self.runner == "spark":
             from runtime.executor.spark import SparkExecutor, SparkUnsupportedError
 

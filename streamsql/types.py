@@ -144,7 +144,8 @@ class DataTypes:
     @staticmethod
     def ROW(row_fields: list[Any] | None = None, nullable: bool = True) -> DataType:  # noqa: N802
         fields = [(f[0], f[1]) for f in (row_fields or [])]
-        return t_.ROW(fields, nullable)
+        descriptions = tuple(f[2] if len(f) > 2 else None for f in (row_fields or []))
+        return t_.ROW(fields, nullable, descriptions)
 
     @staticmethod
     def FIELD(name: str, data_type: DataType, description: str | None = None) -> RowField:  # noqa: N802

@@ -198,13 +198,15 @@ class AggregateScope:
             return ExprBinder(Scope([], self.sql), self.sql, clause="SELECT").bind(
                 exp.Anonymous(this="PROCTIME", expressions=[])
             )
+        # Types as Flink's legacy auxiliary functions infer them: the time column's type
+        # (with its nullability) for the rowtime, and for start/end too when it is a
+        # TIMESTAMP; over a TIMESTAMP_LTZ, start/end are wall-clock TIMESTAMP(3) NOT NULL (in
+        # the session time zone). So `TUMBLE_START(ts, ...)` of a nullable `ts` is nullable.
         if prop == "rowtime":
-            t = plain(time_t).with_nullable(False).as_time_attr("ROWTIME")
+            t = plain(time_t).as_time_attr("ROWTIME")
             pidx = 2
         else:
-            # Like the window TVF: start/end are wall-clock TIMESTAMP(3) (in the session time
-            # zone for a TIMESTAMP_LTZ time column), only the rowtime keeps the LTZ type.
-            t = DataType("TIMESTAMP", False, precision=3)
+            t = plain(time_t) if time_t.name == "TIMESTAMP" else DataType("TIMESTAMP", False, precision=3)
             pidx = 0 if prop == "start" else 1
         return InputRef(-1 - pidx, t)
 

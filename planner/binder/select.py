@@ -1,7 +1,8 @@
 """One SELECT block: FROM → WHERE → GROUP BY / aggregates → HAVING → SELECT → DISTINCT.
 
-Output names follow Flink: an alias, else a column's own name, else `EXPR$<i>` (i = the
-item's position), made unique as Calcite does (`k`, `k0`).
+Output names follow Flink: an alias, else a column's own name (or a niladic function's
+written without parentheses, `LOCALTIME`), else `EXPR$<i>` (i = the item's position), made
+unique as Calcite does (`k`, `k0`).
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ def _items(sel: exp.Select, scope: Scope, ctx: BindContext) -> list[tuple[exp.Ex
             out.append((item.this, item.alias))
         elif isinstance(item, exp.Column):
             out.append((item, item.name))
+        elif isinstance(item, exp.Expression) and item.meta.get("bare_name"):  # `SELECT LOCALTIME`
+            out.append((item, item.meta["bare_name"]))
         else:
             out.append((item, None))
     return out

@@ -104,6 +104,8 @@ class FlinkParser(BaseParser):
 
     # Token where the most recent error was raised: parse.py turns it into line/column.
     error_token: Token | None = None
+    # Inside sqlglot's type parser (which reads Postgres' `INT ARRAY[3]` bounds).
+    _in_type = False
 
     def raise_error(self, message: str, token: Token | None = None) -> None:
         # None: the error is at the end of the input.
@@ -116,6 +118,8 @@ class FlinkParser(BaseParser):
     def _parse_csv(self, parse_method: t.Callable[[], t.Any], sep: TokenType = TokenType.COMMA) -> list:
         """sqlglot skips an empty item after a separator (`SELECT a, FROM t`); Flink rejects
         it, so do we, pointing at the token where the item should be."""
+        if self._in_type and self._prev and self._prev.token_type == TokenType.ARRAY:
+            return []  # `INT ARRAY`: no Postgres `ARRAY[3]` bounds (sqlglot would read on)
         parse_result = parse_method()
         if parse_result is None and sep == TokenType.COMMA and self._curr and self._curr.token_type == sep:
             self.raise_error("Missing expression before ','")
@@ -152,6 +156,11 @@ class FlinkParser(BaseParser):
             node = _unwrap_call(result)
             if isinstance(node, exp.Func) or isinstance(node, exp.Anonymous):
                 node.update_positions(token)
+            if node is result and self._prev is token and isinstance(node, exp.Func):
+                # A niladic function written without parentheses (`LOCALTIME`,
+                # `CURRENT_TIMESTAMP`) is an identifier to Calcite until validation, so an
+                # unaliased select item is named after it as written.
+                node.meta["bare_name"] = token.text
         return result
 
     # ------------------------------------------------------------------ CASE x WHEN a, b
@@ -438,7 +447,11 @@ class FlinkParser(BaseParser):
                 self._advance()
                 params = self._parse_flink_type_params()
                 return exp.DataType(this=exp.DataType.Type.TIMESTAMPLTZ, expressions=params)
-        return super()._parse_types(check_func, schema, allow_identifiers, with_collation)
+        outer, self._in_type = self._in_type, True
+        try:
+            return super()._parse_types(check_func, schema, allow_identifiers, with_collation)
+        finally:
+            self._in_type = outer
 
     def _parse_flink_type_params(self) -> list[exp.Expression]:
         if not self._match(TokenType.L_PAREN):
@@ -455,6 +468,12 @@ class FlinkParser(BaseParser):
         if not isinstance(dt, exp.DataType):
             self.raise_error("Expected a data type", token)
         dt = t.cast(exp.DataType, dt)
+        while self._curr and self._curr.text.upper() in ("ARRAY", "MULTISET"):  # `t ARRAY`, `t MULTISET`
+            if self._curr.text.upper() == "ARRAY":
+                dt = exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[dt], nested=True)
+            else:
+                dt = exp.DataType(this=exp.DataType.Type.USERDEFINED, kind="MULTISET", expressions=[dt], nested=True)
+            self._advance()
         if self._match_text_seq("NOT", "NULL"):
             dt.set("nullable", False)
         elif self._match(TokenType.NULL):
@@ -478,9 +497,10 @@ class FlinkParser(BaseParser):
                     fname = exp.Identifier(this=fname_tok.text, quoted=fname_tok.token_type == TokenType.IDENTIFIER)
                     fname.update_positions(fname_tok)
                     ftype = self.parse_flink_type()
-                    if self._match(TokenType.STRING):  # field description
-                        pass
-                    fields.append(exp.ColumnDef(this=fname, kind=ftype))
+                    field_def = exp.ColumnDef(this=fname, kind=ftype)
+                    if self._match(TokenType.STRING):  # field description: `ROW<n INT 'd'>`
+                        field_def.meta["description"] = self._prev.text
+                    fields.append(field_def)
                     if not self._match(TokenType.COMMA):
                         break
                 if not self._match(close):

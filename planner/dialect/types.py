@@ -5,6 +5,12 @@ apply: DECIMAL = DECIMAL(10, 0), TIMESTAMP = TIMESTAMP(6), TIME = TIME(0), CHAR 
 without length = length 1, VARCHAR / VARBINARY without length = the maximum length (Flink's
 type system's default precision, so `CAST(x AS VARCHAR)` is STRING and cuts nothing),
 STRING = VARCHAR(MAX), BYTES = VARBINARY(MAX).
+
+Precisions above a type's maximum are lowered to it, as Calcite's type factory does with
+Flink's type system (`FlinkTypeSystem.getMaxPrecision`): TIMESTAMP(10) is TIMESTAMP(9),
+DECIMAL(40) is DECIMAL(38, 0), TIME(6) is TIME(3) (Calcite's datetime maximum, which Flink
+keeps for TIME). What Flink's logical types then refuse is refused with their messages
+(`DECIMAL(0)`, a scale above the precision).
 """
 
 from __future__ import annotations
@@ -59,11 +65,19 @@ def _convert(dt: exp.DataType) -> DataType:  # noqa: C901 - one branch per type 
     kind = dt.this
     if kind in _SIMPLE:
         return DataType(_SIMPLE[kind])
+    if kind == T.USERDEFINED and str(dt.args.get("kind") or "").upper() == "RAW":
+        raise UnknownTypeError(
+            "Unsupported type 'RAW': a RAW type is a Java class with its Java serializer snapshot, "
+            "which streamsql cannot read; declare the value's SQL type (or BYTES)"
+        )
+    if kind == T.INTERVAL or isinstance(kind, exp.Interval):
+        raise UnknownTypeError(
+            f"Unsupported type '{dt.sql()}': an INTERVAL type cannot be declared (Flink's DDL refuses it "
+            "as a column type); INTERVAL values come from interval literals and expressions"
+        )
     params = _params(dt) if not dt.args.get("nested") else []
     if kind in (T.DECIMAL, T.BIGDECIMAL):
-        p = params[0] if params else 10
-        s = params[1] if len(params) > 1 else 0
-        return rt.DECIMAL(p, s)
+        return _decimal(params)
     if kind == T.TEXT:
         return rt.STRING()
     if kind in (T.VARCHAR, T.NVARCHAR):
@@ -75,23 +89,25 @@ def _convert(dt: exp.DataType) -> DataType:  # noqa: C901 - one branch per type 
     if kind == T.BINARY:
         return DataType("BINARY", precision=params[0] if params else 1)
     if kind == T.TIME:
-        return rt.TIME(params[0] if params else 0)
+        return rt.TIME(_capped("TIME", params[0]) if params else 0)
     if kind in (T.TIMESTAMP, T.DATETIME, T.TIMESTAMPNTZ):
-        return rt.TIMESTAMP(params[0] if params else 6)
+        return rt.TIMESTAMP(_capped("TIMESTAMP", params[0]) if params else 6)
     if kind == T.TIMESTAMPLTZ:
-        return rt.TIMESTAMP_LTZ(params[0] if params else 6)
+        return rt.TIMESTAMP_LTZ(_capped("TIMESTAMP_LTZ", params[0]) if params else 6)
     if kind == T.ARRAY:
         return rt.ARRAY(_element(dt, 0))
     if kind == T.MAP:
         return rt.MAP(_element(dt, 0), _element(dt, 1))
     if kind == T.STRUCT:
         fields: list[tuple[str, DataType]] = []
+        descriptions: list[str | None] = []
         for f in dt.expressions:
             if isinstance(f, exp.ColumnDef):
                 fields.append((f.name, to_data_type(f.args["kind"])))
+                descriptions.append(f.meta.get("description"))
             else:
                 raise UnknownTypeError(f"Invalid ROW field '{f.sql()}'")
-        return rt.ROW(fields)
+        return rt.ROW(fields, descriptions=tuple(descriptions))
     if kind == T.USERDEFINED:
         name = str(dt.args.get("kind") or "").upper()
         if name == "MULTISET":
@@ -103,7 +119,29 @@ def _convert(dt: exp.DataType) -> DataType:  # noqa: C901 - one branch per type 
         raise UnknownTypeError(f"Unknown type '{dt.args.get('kind')}'")
     if kind == T.NULL:
         return rt.NULL()
+    if kind in (T.TIMESTAMPTZ, T.TIMETZ):
+        # Flink's parser knows the type, its planner has no TIMESTAMP WITH TIME ZONE
+        raise UnknownTypeError("Unsupported type 'TIMESTAMP WITH TIME ZONE': use TIMESTAMP_LTZ")
     raise UnknownTypeError(f"Unsupported type '{dt.sql()}'")
+
+
+# The largest precision per type (larger ones are lowered to it, as Calcite does).
+_MAX_PRECISION = {"TIMESTAMP": 9, "TIMESTAMP_LTZ": 9, "TIME": 3, "DECIMAL": 38}
+
+
+def _capped(kind: str, precision: int) -> int:
+    return min(precision, _MAX_PRECISION[kind])
+
+
+def _decimal(params: list[int]) -> DataType:
+    """DECIMAL(p, s) with Flink's defaults (10, 0) and DecimalType's checks."""
+    p = _capped("DECIMAL", params[0]) if params else 10
+    s = params[1] if len(params) > 1 else 0
+    if p < 1:
+        raise UnknownTypeError("Decimal precision must be between 1 and 38 (both inclusive).")
+    if not 0 <= s <= p:
+        raise UnknownTypeError(f"Decimal scale must be between 0 and the precision {p} (both inclusive).")
+    return rt.DECIMAL(p, s)
 
 
 def _element(dt: exp.DataType, i: int) -> DataType:

@@ -38,6 +38,7 @@ from runtime.plan_params import AggCallParams, WindowParams
 from runtime.plan_text import format_agg, format_window
 from runtime.spill import MANAGED_MEMORY_SIZE, tmp_dir
 from runtime.state import KeyedStateBackend, create_backend
+from runtime.state.ttl import now_ms as processing_time_ms
 
 # Window properties an aggregate may output (in `window_props`) and their EXPLAIN function.
 WINDOW_PROPERTIES = {"window_start": "start", "window_end": "end", "window_time": "rowtime"}
@@ -54,6 +55,9 @@ class WindowAggregateParams(OperatorParams):
     grouping: tuple[int, ...]
     aggs: tuple[AggCallParams, ...]
     window_props: tuple[str, ...] = ()
+    # The time column is a processing-time attribute: in STREAMING a window fires when the
+    # processing-time clock passes its end (Flink's processing-time timers), not by watermark.
+    proctime: bool = False
 
 
 # Rows per output batch when windows fire (a final BATCH firing emits every group).
@@ -96,6 +100,7 @@ class WindowAggregateOperator(Operator):
         self.grouping: list[int] = list(p.grouping)
         self.calls: list[AggCallParams] = list(p.aggs)
         self.props: list[str] = list(p.window_props)
+        self.proctime = p.proctime and not ctx.is_batch
         self.prop_types = [f.type.to_arrow() for f in node.schema[len(node.schema) - len(self.props) :]]
         self.key_types = [f.type.to_arrow() for f in node.schema[: len(self.grouping)]]
         self.state: KeyedStateBackend = ctx.state if ctx.state is not None else create_backend(ctx.config)
@@ -123,6 +128,8 @@ class WindowAggregateOperator(Operator):
 
     # ------------------------------------------------------------------ input
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
+        if self.proctime:  # windows the clock passed fire before later rows arrive
+            self.fire(processing_time_ms(), out)
         taken = window_input(batch, self.time_index, self.ctx.time_zone, self.ctx.is_batch, WINDOW_AGGREGATE.name)
         if taken is None:
             return
@@ -209,6 +216,12 @@ class WindowAggregateOperator(Operator):
     def on_watermark(self, watermark: int, out: Output) -> None:
         self.fire(watermark, out)
         out.emit_watermark(watermark)
+
+    def on_timer(self, out: Output) -> None:
+        """Processing-time windows fire once the processing-time clock (the one PROCTIME()
+        reads, `runtime.state.ttl.now_ms`) passes their end, also while no rows arrive."""
+        if self.proctime:
+            self.fire(processing_time_ms(), out)
 
     def end_input(self, input_index: int, out: Output) -> None:
         if self.session_input is not None and self.sessions is not None:
