@@ -193,7 +193,14 @@ KAFKA = register_connector(
             "Key and value: 'value.format' (or 'format') decodes the value; 'key.format' with 'key.fields' the "
             "key columns; 'value.fields-include' = 'EXCEPT_KEY' leaves them out of the value. Formats: "
             + ", ".join(f"`{f}`" for f in o.FORMATS)
-            + " (their options carry the 'key.' / 'value.' prefix when given by 'key.format' / 'value.format').\n\n"
+            + " (their options carry the 'key.' / 'value.' prefix when given by 'key.format' / 'value.format'); "
+            "the value format's metadata is read as 'value.<key>' (docs/connectors/formats.md).\n\n"
+            "Client settings: 'properties.*' go to librdkafka. The Java client settings a Flink table carries are "
+            "translated: 'sasl.jaas.config' of the PLAIN and SCRAM login modules becomes 'sasl.username' / "
+            "'sasl.password', keys librdkafka names otherwise are renamed ('fetch.max.wait.ms', "
+            "'receive.buffer.bytes', 'send.buffer.bytes', 'max.request.size', 'buffer.memory'), the (de)serializer "
+            "classes and client metrics settings are dropped, and Java keystores ('ssl.truststore.*') or Java "
+            "classes ('interceptor.classes') fail when the query is planned, naming what to set instead.\n\n"
             + SINK_DESCRIPTION
         ),
         options=o.SOURCE_OPTIONS + SINK_OPTIONS,

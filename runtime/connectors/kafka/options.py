@@ -248,12 +248,63 @@ _JAVA_ONLY = {
 }
 
 
+# Java client settings librdkafka names otherwise: (librdkafka's name, value conversion).
+_RENAMED: dict[str, tuple[str, Any]] = {
+    "fetch.max.wait.ms": ("fetch.wait.max.ms", str),
+    "receive.buffer.bytes": ("socket.receive.buffer.bytes", str),
+    "send.buffer.bytes": ("socket.send.buffer.bytes", str),
+    "max.request.size": ("message.max.bytes", str),
+    "buffer.memory": ("queue.buffering.max.kbytes", lambda v: str(max(1, int(v) // 1024))),
+}
+# Java client settings with no librdkafka counterpart that change nothing a query sees:
+# dropped (Flink sets the (de)serializers itself; the rest are client tuning and metrics).
+_IGNORED = frozenset(
+    {
+        "key.deserializer",
+        "value.deserializer",
+        "key.serializer",
+        "value.serializer",
+        "default.api.timeout.ms",
+        "exclude.internal.topics",
+        "max.block.ms",
+        "metric.reporters",
+        "ssl.protocol",
+        "ssl.enabled.protocols",
+    }
+)
+# Java classes plugged into the client: nothing here can load them.
+_CLASSES = (
+    "interceptor.classes",
+    "partitioner.class",
+    "sasl.login.callback.handler.class",
+    "sasl.client.callback.handler.class",
+    "sasl.login.class",
+)
+
+
 def librdkafka_properties(props: Mapping[str, str]) -> dict[str, str]:
     """Client settings (the `properties.*` options without the prefix) in librdkafka's
     terms. A Flink table configures Java's Kafka client: its 'sasl.jaas.config' for the
-    PLAIN and SCRAM mechanisms becomes librdkafka's 'sasl.username' / 'sasl.password';
-    Java keystore settings librdkafka has no counterpart for fail with what to set instead."""
+    PLAIN and SCRAM mechanisms becomes librdkafka's 'sasl.username' / 'sasl.password'; a
+    setting librdkafka names otherwise is renamed ('fetch.max.wait.ms'); one it has no
+    counterpart for is dropped when it changes no result (the (de)serializer classes Flink
+    overrides too, client metrics), or fails naming it and what to set instead."""
     out = dict(props)
+    for key in _CLASSES:
+        if key in out:
+            raise ConnectorError(
+                f"Option 'properties.{key}' names Java classes for Java's Kafka client, which streamsql does not "
+                "use (it uses librdkafka)" + (": use 'sink.partitioner'." if key == "partitioner.class" else ".")
+            )
+    for key in _IGNORED & out.keys():
+        del out[key]
+    for key, (native, convert) in _RENAMED.items():
+        if key in out:
+            value = out.pop(key)
+            try:
+                out.setdefault(native, convert(value))
+            except ValueError:
+                raise ConnectorError(f"Invalid value '{value}' for option 'properties.{key}'.") from None
     for key, instead in _JAVA_ONLY.items():
         if key in out:
             raise ConnectorError(

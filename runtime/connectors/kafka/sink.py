@@ -179,6 +179,13 @@ _CONSUMER_ONLY = frozenset(
         "partition.assignment.strategy",
         "client.rack",
         "max.poll.records",
+        "fetch.max.wait.ms",
+        "fetch.min.bytes",
+        "fetch.max.bytes",
+        "max.partition.fetch.bytes",
+        "heartbeat.interval.ms",
+        "group.instance.id",
+        "check.crcs",
     }
 )
 _TIMEOUT_S = 60.0

@@ -481,3 +481,26 @@ def test_json_ignore_null_fields_keeps_a_row_whose_fields_are_all_null() -> None
     two = (Field("a", INT()), Field("b", INT()))
     out = encode("json", two, [(1, None), (None, None), (None, 3)], **{"json.encode.ignore-null-fields": "true"})
     assert out == ['{"a":1}', "{}", '{"b":3}']
+
+
+def test_java_client_settings_librdkafka_names_otherwise() -> None:
+    from runtime.connectors.kafka.options import librdkafka_properties
+
+    java = {
+        "fetch.max.wait.ms": "500",
+        "receive.buffer.bytes": "65536",
+        "buffer.memory": "33554432",
+        "max.request.size": "1048576",
+        "key.deserializer": "org.apache.kafka.common.serialization.ByteArrayDeserializer",
+        "max.block.ms": "60000",
+        "acks": "all",
+    }
+    assert librdkafka_properties(java) == {
+        "fetch.wait.max.ms": "500",
+        "socket.receive.buffer.bytes": "65536",
+        "queue.buffering.max.kbytes": "32768",
+        "message.max.bytes": "1048576",
+        "acks": "all",
+    }
+    with pytest.raises(ConnectorError, match=r"properties\.interceptor\.classes"):
+        librdkafka_properties({"interceptor.classes": "com.example.Tracing"})
