@@ -13,8 +13,8 @@ reads '' back as text: Jackson hands an empty field to the INT converter, whose
 read back, in Flink as here; `'csv.null-literal' = ''` makes every empty field NULL (the
 read error says so).
 
-Writing follows Jackson's CsvGenerator: strings (and DATE/TIME/TIMESTAMP/BINARY text) are
-quoted by its "loose" check, numbers and booleans never; DECIMAL is written plain at the
+Writing follows Jackson's CsvGenerator: strings (and DATE/TIME/TIMESTAMP/BINARY/DECIMAL
+text) are quoted by its "loose" check, other numbers and booleans never; DECIMAL is written plain at the
 column's scale unless 'csv.write-bigdecimal-in-scientific-notation' is set to 'true'
 (Flink's factory reads that option with `getOptional`, so its declared default 'true'
 never takes effect: only an explicit 'true' writes `stripTrailingZeros().toString()`).
@@ -679,10 +679,12 @@ def _check_supported(field: Field) -> None:
 
 
 # ---------------------------------------------------------------------- writer
-# Types Jackson writes as JSON strings, hence subject to its quoting check; numbers and
-# booleans are written raw.
+# Types whose text Jackson's CsvGenerator writes through its quoting check: strings, the
+# text of dates, times and bytes, joined ARRAY/ROW fields, and BigDecimal (so a DECIMAL
+# longer than 24 characters is quoted); integers, floats and booleans are written raw.
 _TEXT_TYPES = frozenset(
     (
+        "DECIMAL",
         "CHAR",
         "VARCHAR",
         "STRING",
@@ -745,7 +747,8 @@ class CsvRowEncoder:
     (see 'csv.write-bigdecimal-in-scientific-notation'), NULL as the null literal (default:
     empty); one text per row, built column-wise with Arrow string kernels.
 
-    Quoting is Jackson's default "loose" check, applied to values written as strings only:
+    Quoting is Jackson's default "loose" check, applied to values written as strings (and
+    DECIMAL's text; never to integers, floats, booleans or the null literal):
     a value longer than 24 characters, or holding a character at or below the highest of
     the delimiter, the quote character and '\\n' (so a space, with ',' and '"'), or the
     escape character (a backslash when none is set), is quoted; inside quotes the quote

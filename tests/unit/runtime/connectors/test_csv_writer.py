@@ -12,7 +12,24 @@ import pytest
 
 from runtime.connectors.formats.csv_format import CsvRowEncoder, decimal_plain_text, decimal_scientific_text
 from runtime.errors import DataError
-from runtime.types import ARRAY, BOOLEAN, DATE, DECIMAL, DOUBLE, INT, ROW, STRING, TIMESTAMP, Field, arrow_schema
+from runtime.types import (
+    ARRAY,
+    BIGINT,
+    BOOLEAN,
+    BYTES,
+    DATE,
+    DECIMAL,
+    DOUBLE,
+    FLOAT,
+    INT,
+    ROW,
+    STRING,
+    TIME,
+    TIMESTAMP,
+    TINYINT,
+    Field,
+    arrow_schema,
+)
 
 from .conftest import read_all
 from .test_filesystem import _write
@@ -79,7 +96,8 @@ def test_decimal_is_plain_at_its_scale_unless_scientific_is_set() -> None:
     rows = [{"d": Decimal("100000.00")}, {"d": Decimal("1.50")}]
     assert _lines(fields, rows) == ["100000.00", "1.50"]
     assert _lines(fields, rows, **{"csv.write-bigdecimal-in-scientific-notation": "false"}) == ["100000.00", "1.50"]
-    assert _lines(fields, rows, **{"csv.write-bigdecimal-in-scientific-notation": "true"}) == ["1E+5", "1.5"]
+    # '+' is below ',': Jackson's check quotes the text it writes for a BigDecimal
+    assert _lines(fields, rows, **{"csv.write-bigdecimal-in-scientific-notation": "true"}) == ['"1E+5"', "1.5"]
 
 
 def test_array_elements_use_the_array_delimiter_and_null_literal() -> None:
@@ -131,7 +149,11 @@ def test_written_quoting_reads_back_unchanged(tmp_path) -> None:
 
 def test_row_fields_are_joined_by_the_array_delimiter_and_read_back(tmp_path) -> None:
     fields = (Field("id", INT()), Field("r", ROW([("a", INT()), ("b", STRING())])))
-    rows = [{"id": 1, "r": {"a": 2, "b": "x y"}}, {"id": 2, "r": None}, {"id": 3, "r": {"a": None, "b": "z"}}]
+    rows: list[dict] = [
+        {"id": 1, "r": {"a": 2, "b": "x y"}},
+        {"id": 2, "r": None},
+        {"id": 3, "r": {"a": None, "b": "z"}},
+    ]
     assert _lines(fields, rows) == ['1,"2;x y"', "2,", "3,;z"]
     batch = pa.RecordBatch.from_pylist(rows, schema=arrow_schema(fields))
     options = {"path": str(tmp_path / "r"), "format": "csv", "csv.null-literal": ""}
@@ -143,3 +165,68 @@ def test_row_fields_are_joined_by_the_array_delimiter_and_read_back(tmp_path) ->
     lenient = {"connector": "filesystem", "path": str(tmp_path / "bad.csv"), "format": "csv"}
     lenient["csv.ignore-parse-errors"] = "true"
     assert read_all(lenient, fields).to_pylist() == [{"id": 1, "r": None}]
+
+
+NULLS = {"csv.null-literal": "null"}
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value", "written"),
+    [  # Flink's CsvRowDataSerDeSchemaTest (testSerializeDeserialize), null literal 'null'
+        (STRING(), "This is a test.", '"This is a test."'),
+        (STRING(), "This is a test\n\r.", '"This is a test\n\r."'),
+        (BOOLEAN(), True, "true"),
+        (BIGINT(), None, "null"),
+        (BIGINT(), 12345678910, "12345678910"),
+        (FLOAT(), 0.33333334, "0.33333334"),
+        (DOUBLE(), 0.33333333332, "0.33333333332"),
+        (DECIMAL(38, 25), Decimal("1234.0000000000000000000000001"), '"1234.0000000000000000000000001"'),
+        (DECIMAL(38, 0), Decimal("123400000000000000000000000001"), '"123400000000000000000000000001"'),
+        (DATE(), dt.date(2018, 10, 12), "2018-10-12"),
+        (TIME(0), dt.time(12, 12, 12), "12:12:12"),
+        (TIME(3), dt.time(12, 12, 12, 232000), "12:12:12.232"),
+        (TIMESTAMP(0), dt.datetime(2018, 10, 12, 12, 12, 12), '"2018-10-12 12:12:12"'),
+        (
+            ROW([("f0", STRING()), ("f1", INT()), ("f2", BOOLEAN())]),
+            {"f0": "Hello", "f1": 42, "f2": False},
+            "Hello;42;false",
+        ),
+        (ARRAY(STRING()), ["a", "b", "c"], "a;b;c"),
+        (ARRAY(TINYINT()), [12, 4, None], "12;4;null"),
+        (BYTES(), bytes([107, 3, 11]), "awML"),
+    ],
+)
+def test_fields_as_flinks_serializer_writes_them(dtype, value, written) -> None:
+    fields = (Field("a", STRING()), Field("f1", dtype), Field("b", STRING()))
+    line = _lines(fields, [{"a": "BEGIN", "f1": value, "b": "END"}], **NULLS)
+    assert line == [f"BEGIN,{written},END"]
+
+
+@pytest.mark.parametrize(
+    ("dtype", "value", "written"),
+    [  # testSerializeDeserializeCustomizedProperties: quote ', escape *, array ':', delimiter ';'
+        (STRING(), "123'4*", "'123''4**'"),
+        (STRING(), "a;b'c", "'a;b''c'"),
+        (INT(), 12, "12"),
+        (ROW([("f0", STRING()), ("f1", STRING())]), {"f0": "1", "f1": "hello"}, "'1:hello'"),
+        (ROW([("f0", STRING()), ("f1", STRING())]), {"f0": "1", "f1": "hello world"}, "'1:hello world'"),
+        (STRING(), "null", "null"),  # no null literal set: just a string
+    ],
+)
+def test_customized_properties_as_flinks_serializer(dtype, value, written) -> None:
+    fields = (Field("a", STRING()), Field("f1", dtype), Field("b", STRING()))
+    options = {
+        "csv.quote-character": "'",
+        "csv.escape-character": "*",
+        "csv.array-element-delimiter": ":",
+        "csv.field-delimiter": ";",
+    }
+    assert _lines(fields, [{"a": "BEGIN", "f1": value, "b": "END"}], **options) == [f"BEGIN;{written};END"]
+
+
+def test_quote_character_and_disabled_quotes_as_flinks_serializer() -> None:
+    fields = (Field("f0", STRING()), Field("f1", INT()), Field("f2", STRING()))
+    row = [{"f0": "Test", "f1": 12, "f2": "2019-12-26 12:12:12"}]
+    assert _lines(fields, [{"f0": "Test", "f1": 12, "f2": "Hello"}]) == ["Test,12,Hello"]
+    assert _lines(fields, row, **{"csv.quote-character": "#"}) == ["Test,12,#2019-12-26 12:12:12#"]
+    assert _lines(fields, row, **{"csv.disable-quote-character": "true"}) == ["Test,12,2019-12-26 12:12:12"]
