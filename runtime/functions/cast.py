@@ -550,6 +550,7 @@ def timestamp_to_ltz(v: ArgValue, time_zone: str, target: pa.DataType) -> ArgVal
     return wall_to_instant(v, time_zone).cast(target, safe=False)
 
 
+_NANOS_RANGE = "TIMESTAMP(7..9) values before 1677-09-22 or after 2262-04-11 are not supported"
 _UNIT_PER_US = {"s": (1_000_000, 0), "ms": (1000, 0), "us": (1, 0), "ns": (0, 1000)}
 _US_PER_DAY = 86_400_000_000
 
@@ -611,7 +612,7 @@ def _units_from_micros(us: np.ndarray, nanos: np.ndarray, unit: str, mask: np.nd
     lo, hi = np.iinfo(np.int64).min // mul + 1, np.iinfo(np.int64).max // mul - 1
     out_of_range = ((us < lo) | (us > hi)) & ~mask
     if out_of_range.any():
-        raise EvaluationError("TIMESTAMP(7..9) values before 1677-09-22 or after 2262-04-11 are not supported")
+        raise EvaluationError(_NANOS_RANGE)
     return np.where(mask, 0, us) * mul + nanos
 
 
@@ -660,12 +661,14 @@ def _timestamp_to_timestamp(arr: pa.Array, src: DataType, dst: DataType, ctx: Ev
         arr = timestamp_to_ltz(arr, ctx.time_zone, pa.timestamp(arr.type.unit, tz="UTC"))
     unit = arr.type.unit
     tz = target.tz
-    if src_p <= dst_p:
+    if src_p > dst_p:
+        raw = to_numpy(pc.cast(arr, pa.int64()), 0).astype(np.int64)
+        cut = _truncate(raw, unit, dst_p, toward_zero=True)
+        arr = pa.array(cut, pa.int64(), mask=null_mask(arr))
+    try:
         return arr.cast(pa.timestamp(unit, tz=tz)).cast(target)
-    raw = to_numpy(pc.cast(arr, pa.int64()), 0).astype(np.int64)
-    cut = _truncate(raw, unit, dst_p, toward_zero=True)
-    wide = pa.array(cut, pa.int64(), mask=null_mask(arr)).cast(pa.timestamp(unit, tz=tz))
-    return wide.cast(target, safe=False)
+    except pa.ArrowInvalid:  # a finer unit than the value's range allows (ns: 1677..2262)
+        raise EvaluationError(_NANOS_RANGE) from None
 
 
 _PER_MS = {"s": 0, "ms": 1, "us": 1000, "ns": 1_000_000}
