@@ -89,7 +89,19 @@ _INT_RANGE = {
     "BIGINT": (-(2**63), 2**63 - 1),
     "INTERVAL_YEAR_MONTH": (-(2**31), 2**31 - 1),
 }
-_SEQUENCE_TYPES = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "CHAR", "VARCHAR")
+_SEQUENCE_TYPES = (
+    "TINYINT",
+    "SMALLINT",
+    "INT",
+    "BIGINT",
+    "FLOAT",
+    "DOUBLE",
+    "DECIMAL",
+    "CHAR",
+    "VARCHAR",
+    "BINARY",
+    "VARBINARY",
+)
 
 
 def _num(text: str | None, key: str, cast: type = float) -> Any:
@@ -190,6 +202,10 @@ class FieldGen:
             return pa.array((self.start + idx).astype(np.float64)).cast(t.to_arrow())
         if t.name == "DECIMAL":
             return pa.array(self.start + idx, pa.int64()).cast(pa.decimal128(38, 0)).cast(t.to_arrow())
+        if t.name in ("BINARY", "VARBINARY"):  # the value's 8 big-endian bytes, as Flink's Longs.toByteArray
+            raw = pa.py_buffer((self.start + idx).astype(">i8").tobytes())
+            eight = pa.FixedSizeBinaryArray.from_buffers(pa.binary(8), len(idx), [None, raw])
+            return eight.cast(pa.binary()).cast(t.to_arrow())
         return pc.cast(pa.array(self.start + idx, pa.int64()), pa.string())
 
     # ------------------------------------------------------------------ random

@@ -9,7 +9,7 @@ import pytest
 
 from runtime.connectors.base import SourceContext, get_connector
 from runtime.errors import ConnectorError
-from runtime.types import ARRAY, BIGINT, BOOLEAN, DECIMAL, DOUBLE, INT, STRING, TIMESTAMP, VARCHAR, Field
+from runtime.types import ARRAY, BIGINT, BOOLEAN, DECIMAL, DOUBLE, INT, STRING, TIMESTAMP, VARCHAR, DataType, Field
 
 SCHEMA = (
     Field("id", BIGINT()),
@@ -134,3 +134,11 @@ def test_millions_of_rows_in_full_batches():
     sizes = [b.num_rows for b in drain(reader, 500_000)]
     assert sum(sizes) == 2_000_000
     assert max(sizes) <= 500_000
+
+
+def test_binary_sequence_is_the_values_eight_big_endian_bytes():
+    """Flink's sequence generator for BINARY/VARBINARY: Longs.toByteArray(value)."""
+    schema = (Field("b", DataType("VARBINARY", precision=4)),)
+    source = make({"fields.b.kind": "sequence", "fields.b.start": "255", "fields.b.end": "257"}, schema)
+    rows = [r for split in source.splits() for b in drain(source.create_reader(split)) for r in b.to_pylist()]
+    assert [r["b"] for r in rows] == [(v).to_bytes(8, "big") for v in (255, 256, 257)]
