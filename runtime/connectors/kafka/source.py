@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from runtime.batch import DELETE, INSERT, ROW_KIND
 from runtime.connectors.base import (
@@ -671,7 +672,8 @@ class KafkaGroupReader(SplitGroupReader):
             else:
                 arrays.append(_metadata(ref, recs, src, names, code, offsets))
         fields = [pa.field(f.name, f.type.to_arrow()) for f in self.source.produced_schema]
-        arrays = [_conform(a, f.type) for a, f in zip(arrays, fields, strict=True)]
+        zone = self.source.ctx.time_zone
+        arrays = [_conform(a, f.type, zone) for a, f in zip(arrays, fields, strict=True)]
         if kinds is not None:
             arrays.append(pa.array(kinds, pa.int8()))
             fields.append(pa.field(ROW_KIND, pa.int8(), False))
@@ -711,9 +713,14 @@ def locate_of(locate: Callable[[int], str], index: np.ndarray) -> Callable[[int]
     return lambda i: locate(int(index[i]))
 
 
-def _conform(a: pa.Array, target: pa.DataType) -> pa.Array:
+def _conform(a: pa.Array, target: pa.DataType, time_zone: str = "UTC") -> pa.Array:
+    """A metadata value as its column's type. A TIMESTAMP_LTZ metadata value (the record's
+    'timestamp', a format's 'ingestion-timestamp') read into a TIMESTAMP column is its wall
+    clock in the session time zone, as Flink casts it."""
     if a.type == target:
         return a
+    if pa.types.is_timestamp(a.type) and a.type.tz and pa.types.is_timestamp(target) and not target.tz:
+        return pc.local_timestamp(a.cast(pa.timestamp(a.type.unit, tz=time_zone))).cast(target)
     try:
         return a.cast(target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
@@ -738,7 +745,7 @@ def _metadata(
         if key == "timestamp-type":
             return pa.array([_TIMESTAMP_TYPES[t] for t, _ in stamps], pa.string()).take(take)
         ms = pa.array([v if t else None for t, v in stamps], pa.int64())
-        return ms.take(take).cast(pa.timestamp("ms"))
+        return ms.take(take).cast(pa.timestamp("ms", tz="UTC"))  # TIMESTAMP_LTZ(3)
     if key == "headers":
         heads = [[(k, v) for k, v in (m.headers() or [])] for m in recs]
         return pa.array(heads, map_arrow_type(pa.string(), pa.binary())).take(take)

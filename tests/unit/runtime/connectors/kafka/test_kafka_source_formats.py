@@ -234,3 +234,28 @@ def test_canal_and_maxwell_changelogs(kafka: Kafka) -> None:
         kinds = [k.split(".")[-1] if "." in k else k for k, _ in changes]
         assert [row for _, row in changes] == [(1, 10), (2, 20), (1, 10), (1, 11), (2, 20)], fmt
         assert len(kinds) == 5
+
+
+def test_timestamp_metadata_into_a_timestamp_column_is_the_session_wall_clock(kafka: Kafka) -> None:
+    """'timestamp' is TIMESTAMP_LTZ(3); a TIMESTAMP(3) column holds it cast in the session
+    time zone (Flink's cast), as does a format's TIMESTAMP_LTZ metadata."""
+    topic = kafka.topic(1)
+    t0 = 1_700_000_000_000  # 2023-11-14 22:13:20 UTC
+    event = {"before": None, "after": {"id": 1}, "op": "c", "ts_ms": t0}
+    kafka.send(topic, [{"value": event, "timestamp": t0}])
+    env = kafka.env(batch=False, **{"table.local-time-zone": "Asia/Shanghai"})
+    kafka.table(
+        env,
+        "m",
+        "id INT, ts TIMESTAMP(3) METADATA FROM 'timestamp', ing TIMESTAMP(3) METADATA FROM "
+        "'value.ingestion-timestamp' VIRTUAL, ltz TIMESTAMP_LTZ(3) METADATA FROM 'timestamp'",
+        topic,
+        format="debezium-json",
+    )
+    got = [
+        tuple(r)
+        for r in env.execute_sql(
+            "SELECT id, CAST(ts AS STRING), CAST(ing AS STRING), CAST(ltz AS STRING) FROM m"
+        ).collect()
+    ]
+    assert got == [(1, "2023-11-15 06:13:20.000", "2023-11-15 06:13:20.000", "2023-11-15 06:13:20.000")]
