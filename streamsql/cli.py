@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import re
 import sys
 import time
 from typing import Any, TextIO
@@ -68,7 +69,70 @@ def build_parser() -> argparse.ArgumentParser:
         "--stats", action="store_true", help="after each job (or on Ctrl-C) print per-operator statistics to stderr"
     )
     p.add_argument("--version", action="store_true", help="print the version and exit")
+    _flink_client_options(p)
     return p
+
+
+# Flink's SQL client options with no counterpart here: (flags, metavar, why); each is
+# accepted so that a Flink command line runs, and a warning says it does nothing.
+_NO_EFFECT_OPTIONS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (("-j", "--jar"), "JAR file", "JAR files need a JVM; connectors and formats are built in"),
+    (("-l", "--library"), "JAR directory", "JAR files need a JVM; connectors and formats are built in"),
+    (("-pyarch", "--pyArchives"), "arg", "Python functions run in this process, with its interpreter"),
+    (("-pyexec", "--pyExecutable"), "arg", "Python functions run in this process, with its interpreter"),
+    (("-pyclientexec", "--pyClientExecutable"), "arg", "Python functions run in this process, with its interpreter"),
+    (("-pypath", "--pyPythonPath"), "arg", "Python functions run in this process, with its interpreter"),
+    (("-pyreq", "--pyRequirements"), "arg", "install the requirements into this Python environment (pip)"),
+)
+
+
+def _flink_client_options(p: argparse.ArgumentParser) -> None:
+    """The rest of Flink 2.x's `sql-client.sh` command line (its `--help`): the `embedded`
+    mode word, -s, -hist, -u, -pyfs, and the options of _NO_EFFECT_OPTIONS."""
+    p.add_argument(
+        "mode_word",
+        nargs="?",
+        choices=["embedded"],
+        metavar="embedded",
+        help="Flink's mode word (the default and only mode: jobs run in this process)",
+    )
+    p.add_argument(
+        "-s", "--session", metavar="ID", help="Flink's session identifier: accepted (one session per process)"
+    )
+    p.add_argument("-hist", "--history", metavar="FILE", help="the shell's history file (sql-client.history-file)")
+    p.add_argument(
+        "-u",
+        "--update",
+        dest="execute",
+        action="append",
+        metavar="SQL",
+        help="Flink's deprecated -u: run this statement (as -e)",
+    )
+    p.add_argument(
+        "-pyfs",
+        "--pyFiles",
+        metavar="FILES",
+        action="append",
+        default=[],
+        help="comma-separated .py/.zip/.whl files or directories added to the Python path (for Python functions)",
+    )
+    for flags, metavar, why in _NO_EFFECT_OPTIONS:
+        p.add_argument(*flags, action="append", default=[], metavar=metavar, help=f"accepted, no effect: {why}")
+
+
+def python_files(specs: list[str]) -> list[str]:
+    """-pyfs paths as entries of sys.path, as Flink adds them to the PYTHONPATH: a .py file's
+    directory, an archive or directory as it is."""
+    entries: list[str] = []
+    for spec in specs:
+        for item in (s.strip() for s in spec.split(",")):
+            if not item:
+                continue
+            path = os.path.abspath(item.removeprefix("file://"))
+            entry = os.path.dirname(path) if path.endswith(".py") else path
+            if entry not in entries:
+                entries.append(entry)
+    return entries
 
 
 class Runner:
@@ -76,8 +140,7 @@ class Runner:
 
     # The INSERTs of a `BEGIN STATEMENT SET;` given a statement at a time (None: no set open).
     _statement_set: list[Any] | None = None
-    # Running a file (-f, a script on stdin): each statement is echoed after Flink's prompt.
-    _echo = False
+    # A file ran (-f, a script on stdin): closing says so, as Flink's client does.
     _ran_file = False
 
     def __init__(self, args: argparse.Namespace, out: TextIO, err: TextIO) -> None:
@@ -112,6 +175,16 @@ class Runner:
         if args.master:
             conf[MASTER.key] = args.master
             conf.setdefault(TARGET.key, "spark")
+        if getattr(args, "history", None):
+            from streamsql.shell.options import HISTORY_FILE
+
+            conf[HISTORY_FILE.key] = args.history
+        for entry in reversed(python_files(getattr(args, "pyFiles", None) or [])):
+            if entry not in sys.path:
+                sys.path.insert(0, entry)  # -pyfs: where `CREATE FUNCTION ... LANGUAGE PYTHON` finds modules
+        for flags, _, why in _NO_EFFECT_OPTIONS:
+            if getattr(args, flags[1].lstrip("-"), None):
+                err.write(f"[WARN] {flags[0]}/{flags[1]} has no effect in streamsql: {why}.\n")
         settings = EnvironmentSettings.new_instance().with_configuration(conf).build()
         self.env = TableEnvironment.create(settings)
         self.format = args.format
@@ -147,24 +220,43 @@ class Runner:
 
     def run_file(self, text: str, source: str) -> int:
         """A script file (-f, or a script on stdin) as Flink's client runs one
-        (CliClient.executeFile): `[INFO] Executing SQL from file.`, then each statement
-        after a `Flink SQL> ` prompt (its later lines after `> `) followed by what it printed
-        and a blank line; after the last one a last prompt (Flink's reads the end of the
-        file there). A failed statement ends the file, as in Flink. `finish` says
+        (CliClient.executeFile): `[INFO] Executing SQL from file.`, then statement by
+        statement (a `BEGIN STATEMENT SET;` ... `END;` block too, as Flink reads it) the
+        statement after a `Flink SQL> ` prompt (its later lines after `> `), what it printed
+        and a blank line; after the last one a last prompt (where Flink's reads the end of
+        the file). A failed statement ends the file, as in Flink: the statements before it
+        have run. QUIT / EXIT end it too, HELP prints the commands. `finish` says
         `Shutting down the session...` / `done.` as Flink's client does when it exits."""
+        from planner.errors import SqlError
         from streamsql import client_output as co
+        from streamsql.shell.statements import HELP_TEXT, ShellCommandError, parse_shell_command
 
         self.info.write(co.INFO_EXECUTE_FILE)
         self._ran_file = True
-        self._echo = True
         try:
-            code = self.run_script(text, source)
-        finally:
-            self._echo = False
-        if code == EXIT_OK:
-            self.info.write("\n" + co.PROMPT + "\n")
+            statements = file_statements(text)
+        except SqlError as e:  # an unclosed string or comment: nothing runs
+            return self._sql_error(e, source)
+        for sql, line, column in statements:
+            self.info.write("\n" + co.echo(sql))
+            self.info.flush()
+            try:
+                command = parse_shell_command(sql)
+            except ShellCommandError:
+                command = None  # a malformed STOP JOB: the planner reports it
+            if command is not None and command.kind == "quit":
+                self.info.write(co.INFO_QUIT)
+                return EXIT_OK
+            if command is not None and command.kind == "help":
+                self.info.write(HELP_TEXT)
+                continue
+            # padded so that errors give the statement's line and column in the file
+            code = self.run_script("\n" * (line - 1) + " " * (column - 1) + sql + ";", source)
+            if code != EXIT_OK:
+                return code
+        self.info.write("\n" + co.PROMPT + "\n")
         self.info.flush()
-        return code
+        return EXIT_OK
 
     def run_script(self, text: str, source: str) -> int:
         from planner.errors import SqlError
@@ -181,9 +273,6 @@ class Runner:
         except SqlError as e:
             return self._sql_error(e, source)
         for stmt in statements:
-            if self._echo:
-                self.info.write("\n" + co.echo(getattr(stmt, "sql", "") or ""))
-                self.info.flush()
             try:
                 code = self._run_statement(stmt)
             except SqlError as e:
@@ -455,6 +544,30 @@ class Runner:
         assert isinstance(e, SqlError)
         self.err.write(sql_error_text(e, e.statement_line, source))
         return EXIT_SQL_ERROR
+
+
+def file_statements(text: str) -> list[tuple[str, int, int]]:
+    """A script's statements (text without the `;`, line, column) as Flink's client reads a
+    file: one at a time, also inside a `BEGIN STATEMENT SET;` ... `END;` block (which
+    `split_script` keeps whole, as the shell's input box does)."""
+    from planner.parse import split_script
+    from streamsql.shell.statements import BEGIN_SET
+
+    out: list[tuple[str, int, int]] = []
+    for sql, line, column in split_script(text):
+        head = re.match(r"\s*BEGIN\s+STATEMENT\s+SET\s*;", sql, re.IGNORECASE)
+        if head is None or BEGIN_SET.match(sql):
+            out.append((sql, line, column))
+            continue
+        out.append(("BEGIN STATEMENT SET", line, column))
+        rest = sql[head.end() :]
+        before = sql[: head.end()]
+        rest_line = line + before.count("\n")
+        rest_column = (column + len(before) if "\n" not in before else len(before) - before.rindex("\n")) + 0
+        for inner, inner_line, inner_column in split_script(rest + ";"):
+            first = inner_line == 1
+            out.append((inner, rest_line + inner_line - 1, (rest_column + inner_column - 1) if first else inner_column))
+    return out
 
 
 def _read(path: str) -> str:

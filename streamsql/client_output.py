@@ -22,6 +22,7 @@ INFO_SUBMITTING = "[INFO] Submitting SQL update statement to the cluster...\n"
 INFO_SUBMITTED = "[INFO] SQL update statement has been successfully submitted to the cluster:\n"
 INFO_COMPLETE = "[INFO] Complete execution of the SQL update statement.\n"
 INFO_EXECUTE_FILE = "[INFO] Executing SQL from file.\n"
+INFO_QUIT = "[INFO] Exiting Flink SQL CLI Client...\n"  # QUIT; / EXIT; in a script
 # What Flink's client prints when it closes its session (at exit, after a script too).
 SESSION_CLOSED = "Shutting down the session...\ndone.\n"
 PROMPT = "Flink SQL> "

@@ -99,3 +99,41 @@ def test_verbose_adds_the_traceback_of_a_failed_job() -> None:
     runner, _, err = _runner("--mode", "batch", "-D", "sql-client.verbose=true")
     runner.run_script(query, "-e #1")
     assert "Traceback (most recent call last)" in err.getvalue(), err.getvalue()
+
+
+def test_statements_before_a_bad_one_have_run() -> None:
+    """Flink's client reads a file a statement at a time: a statement it cannot parse
+    fails when it is reached, after the ones before it ran."""
+    runner, out, err = _runner()
+    code = runner.run_file("SET 'a.b' = 'c';\nSELEC 1;\nSET 'd.e' = 'f';\n", "job.sql")
+    assert code == EXIT_SQL_ERROR
+    assert runner.env.get_config().get("a.b") == "c"
+    assert runner.env.get_config().get("d.e") is None
+    assert "Flink SQL> SELEC 1;\n" in out.getvalue()
+    assert "line 2 of job.sql" in err.getvalue(), err.getvalue()
+
+
+def test_a_statement_set_block_runs_a_statement_at_a_time(tmp_path: object) -> None:
+    runner, out, _ = _runner("--mode", "batch", "-D", "table.dml-sync=true")
+    script = (
+        f"CREATE TABLE a (x INT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/a', 'format' = 'csv');\n"
+        "BEGIN STATEMENT SET;\n"
+        "INSERT INTO a VALUES (1);\n"
+        "INSERT INTO a\n  VALUES (2);\n"
+        "END;\n"
+    )
+    assert runner.run_file(script, "job.sql") == EXIT_OK
+    text = out.getvalue()
+    assert (
+        "Flink SQL> BEGIN STATEMENT SET;\n[INFO] Execute statement succeeded.\n\n"
+        "Flink SQL> INSERT INTO a VALUES (1);\n[INFO] Execute statement succeeded.\n\n"
+        "Flink SQL> INSERT INTO a\n>   VALUES (2);\n[INFO] Execute statement succeeded.\n\n"
+        "Flink SQL> END;\n[INFO] Complete execution of the SQL update statement.\n"
+    ) in text, text
+
+
+def test_quit_ends_the_file() -> None:
+    runner, out, _ = _runner()
+    assert runner.run_file("SET 'a.b' = 'c';\nQUIT;\nSET 'd.e' = 'f';\n", "job.sql") == EXIT_OK
+    assert out.getvalue().endswith("Flink SQL> QUIT;\n[INFO] Exiting Flink SQL CLI Client...\n")
+    assert runner.env.get_config().get("d.e") is None
