@@ -25,7 +25,7 @@ import json
 from collections.abc import Iterator
 from functools import cache
 
-from runtime.config.core import LOCAL_TIME_ZONE, session_time_zone
+from runtime.config.core import LOCAL_TIME_ZONE, session_time_zone, time_zone_name
 from runtime.config.options import ConfigOption
 from streamsql._options_index import DEFAULTS, MODULE_OF
 from streamsql.table_config_api import TableConfigApi
@@ -187,8 +187,13 @@ class TableConfig(TableConfigApi):
 
     # PyFlink's TableConfig helpers
     def get_local_timezone(self) -> str:
-        """The session zone ('default', Flink's default value, is the machine's zone)."""
+        """The session zone ('default', Flink's default value, is the machine's zone; a
+        `GMT+8` offset is named as Arrow reads it, `Etc/GMT-8`)."""
         return session_time_zone(self)
 
     def set_local_timezone(self, timezone_id: str) -> None:
+        """Checked at once, as Flink's `setLocalTimeZone` does (a SET is checked by the next
+        query)."""
+        if timezone_id.strip().lower() != "default":
+            time_zone_name(timezone_id)
         self.set(LOCAL_TIME_ZONE.key, timezone_id)

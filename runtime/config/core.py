@@ -7,7 +7,10 @@ planner/optimizer/mini_batch.py, ...)."""
 
 from __future__ import annotations
 
+import re
+
 from runtime.config.options import ConfigSource, key
+from runtime.errors import ConfigError
 
 RUNTIME_MODE = (
     key("execution.runtime-mode")
@@ -95,7 +98,8 @@ LOCAL_TIME_ZONE = (
     .default_value("UTC")
     .with_description(
         "Session time zone for TIMESTAMP_LTZ values and time functions: a zone name "
-        "('America/Los_Angeles') or an offset ('GMT-08:00'). UTC unless set, so a script gives the same "
+        "('America/Los_Angeles') or an offset ('GMT-08:00', 'GMT+8'); as in Flink, forms Java reads "
+        "two ways ('UTC+8', '+08:00', 'PST') are refused by the next query. UTC unless set, so a script gives the same "
         "result on every machine; Flink's default, 'default', is the machine's zone (the JVM's), and "
         "'default' set here means the machine's zone too."
     )
@@ -103,10 +107,63 @@ LOCAL_TIME_ZONE = (
 
 
 def session_time_zone(conf: ConfigSource | None) -> str:
-    """`table.local-time-zone` as a zone name: 'default' (Flink's default value) is the
-    machine's zone."""
+    """`table.local-time-zone` as a zone name Arrow and zoneinfo read: 'default' (Flink's
+    default value) is the machine's zone; anything else is checked as Flink checks it
+    (`time_zone_name`)."""
     zone = str(LOCAL_TIME_ZONE.get(conf))
-    return system_time_zone() if zone.strip().lower() == "default" else zone
+    return system_time_zone() if zone.strip().lower() == "default" else time_zone_name(zone)
+
+
+# Java's custom zone ids that Flink accepts: `GMT+8`, `GMT-08:00`, `GMT+0830`.
+_GMT_OFFSET = re.compile(r"GMT([+-])(\d{1,2})(?::?(\d{2}))?")
+
+INVALID_TIME_ZONE = (
+    "Invalid time zone. The value should be a Time Zone Database (TZDB) ID such as "
+    "'America/Los_Angeles' to include daylight saving time. Fixed offsets are supported using "
+    "'GMT-03:00' or 'GMT+03:00'. Or use 'UTC' without time zone and daylight saving time"
+)
+
+
+def time_zone_name(zone: str) -> str:
+    """A session zone as Flink accepts it (`TableConfigUtils.validateTimeZone`: a zone both
+    `java.util.TimeZone` and `java.time.ZoneId` read alike), named for Arrow: a TZDB id
+    ('Asia/Shanghai', 'UTC', 'GMT') as is, a `GMT+h[h][[:]mm]` offset as `Etc/GMT-h` (whole
+    hours: zoneinfo reads it too) or `+hh:mm`. Anything else (`UTC+8`, `+08:00`, `PST`, an
+    unknown name) is refused with Flink's message."""
+    m = _GMT_OFFSET.fullmatch(zone)
+    if m is not None:
+        sign, hours, minutes = m.group(1), int(m.group(2)), int(m.group(3) or 0)
+        if hours > 23 or minutes > 59:
+            raise ConfigError(LOCAL_TIME_ZONE.key, zone, INVALID_TIME_ZONE)
+        if hours == 0 and minutes == 0:
+            return "UTC"
+        if minutes == 0:  # the Etc zones' signs are POSIX's, the other way round
+            return f"Etc/GMT{'-' if sign == '+' else '+'}{hours}"
+        return f"{sign}{hours:02d}:{minutes:02d}"
+    if zone in ("UTC", "GMT") or _is_tzdb_zone(zone):
+        return zone
+    raise ConfigError(LOCAL_TIME_ZONE.key, zone, INVALID_TIME_ZONE)
+
+
+# Java's `ZoneId.SHORT_IDS`: java.util.TimeZone reads them as other zones than ZoneId does,
+# so Flink refuses them.
+_JAVA_SHORT_IDS = frozenset(
+    "ACT AET AGT ART AST BET BST CAT CNT CST CTT EAT ECT IET IST JST MIT NET NST PLT PNT PRT PST SST VST "
+    "EST MST HST".split()
+)
+
+
+def _is_tzdb_zone(zone: str) -> bool:
+    """A name in the time zone database that Flink accepts (not one of Java's short ids)."""
+    import zoneinfo
+
+    if zone in _JAVA_SHORT_IDS:
+        return False
+    try:
+        zoneinfo.ZoneInfo(zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
 
 
 def system_time_zone() -> str:

@@ -107,6 +107,51 @@ def test_timestamp_ltz_is_shown_in_the_session_zone(client: Callable[[str], str]
     )
 
 
+# ------------------------------------------------------------------ time zone usage
+
+
+def test_python_api_sets_the_session_zone() -> None:
+    """The page's Python tab: `t_env.get_config().set_local_timezone(...)`."""
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    shown = []
+    for zone in ("UTC", "Asia/Shanghai", "America/Los_Angeles"):
+        t_env.get_config().set_local_timezone(zone)
+        shown += [str(r[0]) for r in t_env.execute_sql("SELECT CAST(TO_TIMESTAMP_LTZ(4001, 3) AS STRING)").collect()]
+    assert shown == ["1970-01-01 00:00:04.001", "1970-01-01 08:00:04.001", "1969-12-31 16:00:04.001"]
+
+
+@pytest.mark.parametrize(
+    ("zone", "shown"),
+    [
+        ("GMT-08:00", "1969-12-31 16:00:04.001"),  # Flink's fixed offsets: GMT+h[h][[:]mm]
+        ("GMT+8", "1970-01-01 08:00:04.001"),
+        ("GMT+0530", "1970-01-01 05:30:04.001"),
+        ("GMT", "1970-01-01 00:00:04.001"),
+        ("Etc/GMT-8", "1970-01-01 08:00:04.001"),
+        ("CET", "1970-01-01 01:00:04.001"),
+    ],
+)
+def test_session_zone_forms(client: Callable[[str], str], zone: str, shown: str) -> None:
+    client("SET 'execution.runtime-mode' = 'batch'")
+    client(f"SET 'table.local-time-zone' = '{zone}'")
+    assert cells(client("SELECT CAST(TO_TIMESTAMP_LTZ(4001, 3) AS STRING)"))[1] == [shown]
+
+
+@pytest.mark.parametrize("zone", ["Foo/Bar", "UTC+8", "+08:00", "PST", "EST", "GMT+24"])
+def test_invalid_session_zone(zone: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Flink's `validateTimeZone`: a zone java.util.TimeZone and java.time.ZoneId read
+    alike, else its message; SET takes it, the next query is refused; the Python API's
+    `set_local_timezone` refuses it at once."""
+    monkeypatch.chdir(tmp_path)
+    run = sql_client()
+    run(f"SET 'table.local-time-zone' = '{zone}'")
+    out = run("SELECT TO_TIMESTAMP_LTZ(4001, 3)", errors=True)
+    assert "[ERROR]" in out and "Invalid time zone. The value should be a Time Zone Database (TZDB) ID" in out
+    assert "internal error" not in out
+    with pytest.raises(ValueError, match="Fixed offsets are supported using 'GMT-03:00' or 'GMT\\+03:00'"):
+        TableEnvironment.create(EnvironmentSettings.in_batch_mode()).get_config().set_local_timezone(zone)
+
+
 # ------------------------------------------------------------------ time functions
 
 
