@@ -30,6 +30,21 @@ class CheckpointError(JobError):
     """Checkpoints failed more often than `execution.checkpointing.tolerable-failed-checkpoints`."""
 
 
+@dataclass(frozen=True)
+class SnapshotRequest:
+    """A snapshot asked for from another thread (the REST API, STOP JOB, a job client),
+    served by the executor at its next batch boundary. `stop`: STOP WITH SAVEPOINT (the
+    job ends once it completed, and nothing after its barrier reaches a sink or the
+    caller); `drain`: with `stop`, the sources send MAX_WATERMARK before the barrier so
+    every window fires first (Flink's `--drain`)."""
+
+    kind: str
+    directory: str | None
+    stop: bool
+    drain: bool
+    future: Future[str]
+
+
 @dataclass
 class PendingSnapshot:
     """A snapshot whose state is being written: it completes once its upload has."""

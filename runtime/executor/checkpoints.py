@@ -8,8 +8,13 @@ operators get `notify_checkpoint_complete` (two-phase-commit sinks publish). A b
 job takes a final checkpoint after its input ended so that everything is committed.
 
 Requests (`trigger_checkpoint`, `trigger_savepoint`) come from other threads (the REST
-API, STOP WITH SAVEPOINT) and are served at the next batch boundary (`work`). The
-parallel executor's counterpart is runtime/executor/parallel/checkpoints.py.
+API, STOP WITH SAVEPOINT) and are served at the next batch boundary (`work`). A stop
+with savepoint is synchronous, as Flink's: the task processes nothing after its barrier
+(no source poll, no timer) until the savepoint completed, then the job ends, so no row
+after the barrier reaches a sink or the caller and a run restored from the savepoint
+continues exactly where the collected results stopped. Should the savepoint fail, the
+job runs on (with drain it fails: its windows were fired by MAX_WATERMARK). The parallel
+executor's counterpart is runtime/executor/parallel/checkpoints.py.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from typing import Any
 
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.config import CheckpointConfig
-from runtime.checkpoint.coordinator import CheckpointCoordinator, PendingSnapshot
+from runtime.checkpoint.coordinator import CheckpointCoordinator, CheckpointError, PendingSnapshot, SnapshotRequest
 from runtime.checkpoint.faults import fault_point
 from runtime.checkpoint.incremental import IncrementalCheckpoints, UploadPlan
 from runtime.checkpoint.metadata import CheckpointMetadata, OperatorState
@@ -31,11 +36,15 @@ from runtime.checkpoint.uid import fingerprint
 from runtime.config.core import MAX_PARALLELISM
 from runtime.executor.task import TaskRunner
 from runtime.executor.task_state import state_names
+from runtime.graph import BATCH
 from runtime.operators.sink import SinkOperator
 from runtime.state.options import backend_kind
 from runtime.state.slot_values import NativeSnapshot
 
-Request = tuple[str, str | None, bool, "Future[str]"]
+DRAIN_FAILED = (
+    "the savepoint of STOP ... WITH DRAIN failed after the sources sent MAX_WATERMARK (every window fired), "
+    "so the job cannot run on"
+)
 
 
 class LocalCheckpoints:
@@ -48,29 +57,39 @@ class LocalCheckpoints:
         self.config = config
         self.coordinator = CheckpointCoordinator(config, cfg)
         self.incremental = IncrementalCheckpoints(cfg)
-        self.requests: queue.Queue[Request] = queue.Queue()
+        self.requests: queue.Queue[SnapshotRequest] = queue.Queue()
         # A completed stop-with-savepoint asks the job to end.
         self.stop_requested = False
+        self.drained = False  # the request being served sent MAX_WATERMARK (drain)
         self._graph_doc: dict[str, Any] | None = None
 
-    def request(self, kind: str, directory: str | None = None, stop: bool = False) -> Future[str]:
+    def request(self, kind: str, directory: str | None = None, stop: bool = False, drain: bool = False) -> Future[str]:
         """Queue a snapshot request (thread-safe); the future resolves to its location."""
         f: Future[str] = Future()
-        self.requests.put((kind, directory, stop, f))
+        self.requests.put(SnapshotRequest(kind, directory, stop, drain, f))
         return f
 
     def work(self) -> None:
         """Between two source batches: serve requests, trigger periodic checkpoints and
         let operators know about completed ones."""
-        while not self.requests.empty():
-            kind, directory, stop, fut = self.requests.get_nowait()
+        while not self.requests.empty() and not self.stop_requested:
+            r = self.requests.get_nowait()
+            self.drained = False
             try:
                 self.task.check_checkpointable()
-                p = self.snapshot(kind, directory, stop)
+                p = self.snapshot(r.kind, r.directory, r.stop, r.drain)
             except Exception as e:  # noqa: BLE001 - reported to the requester
-                fut.set_exception(e)
+                r.future.set_exception(e)
+                if self.drained:
+                    raise CheckpointError(f"{DRAIN_FAILED}: {e}") from e
                 continue
-            p.result = fut
+            p.result = r.future
+            if r.stop:  # synchronous (module docstring): wait here, before any other work
+                self.complete(self.coordinator.completed(wait=True))
+                if not self.stop_requested and r.drain:
+                    raise CheckpointError(f"{DRAIN_FAILED}: {p.result.exception()}")
+        if self.stop_requested:
+            return
         if self.coordinator.due():
             self.snapshot("checkpoint")
         self.complete(self.coordinator.completed())
@@ -79,14 +98,14 @@ class LocalCheckpoints:
         """End of a bounded job: a final checkpoint commits what the sinks still hold."""
         if self.config.enabled and not stopped:
             self.snapshot("checkpoint")
-        while not self.requests.empty():
+        while not self.requests.empty() and not self.stop_requested:
             self.work()
         self.complete(self.coordinator.completed(wait=True))
 
     def fail_requests(self) -> None:
         """The attempt ended: requests not served yet fail."""
         while not self.requests.empty():
-            _, _, _, fut = self.requests.get_nowait()
+            fut = self.requests.get_nowait().future
             if not fut.done():
                 fut.set_exception(RuntimeError("the job ended before the snapshot could be taken"))
 
@@ -106,12 +125,18 @@ class LocalCheckpoints:
             if p.stop_after:
                 self.stop_requested = True
 
-    def snapshot(self, kind: str, directory: str | None = None, stop: bool = False) -> PendingSnapshot:
+    def snapshot(
+        self, kind: str, directory: str | None = None, stop: bool = False, drain: bool = False
+    ) -> PendingSnapshot:
         """The synchronous part: barrier through the task in topological order, then every
-        operator's state as bytes; the upload is handed to the coordinator."""
+        operator's state as bytes; the upload is handed to the coordinator. `drain`: the
+        sources first send MAX_WATERMARK (STREAMING), so every window fires before it."""
         task = self.task
         cid = self.coordinator.new_id()
         storage, rel = self.coordinator.target(cid, kind, directory)
+        if drain and self.graph.mode != BATCH:
+            self.drained = True
+            task.drain_sources()
         task.flush_before_barrier([n.id for n in task.order], cid)
         blobs: dict[str, bytes] = {}
         ops: list[OperatorState] = []

@@ -133,7 +133,8 @@ class LocalExecutor:
                     progressed |= task.poll_source(sid, active, self.batch_rows)
                     yield from self.results.take()
                     self._checkpoint_work()
-                    if self._stopped():
+                    if self._stopped():  # what came before the barrier (flushed, drained) still goes out
+                        yield from self.results.take()
                         return
                 if not progressed and active:
                     task.check_idle()
@@ -172,11 +173,14 @@ class LocalExecutor:
         to its location once complete."""
         return self.checkpoints.request("checkpoint")
 
-    def trigger_savepoint(self, directory: str | None = None, stop: bool = False) -> Future[str]:
+    def trigger_savepoint(self, directory: str | None = None, stop: bool = False, drain: bool = False) -> Future[str]:
         """Take a savepoint into `directory` (default `execution.checkpointing.savepoint-dir`)
         at the next batch boundary; with `stop`, the job then ends (STOP JOB ... WITH
-        SAVEPOINT). Thread-safe; the future resolves to the savepoint's path."""
-        return self.checkpoints.request("savepoint", directory, stop)
+        SAVEPOINT): nothing after the savepoint's barrier is processed, so the caller has
+        exactly the rows before it. `drain` (with `stop`): MAX_WATERMARK first, so every
+        window fires before the savepoint. Thread-safe; the future resolves to the
+        savepoint's path."""
+        return self.checkpoints.request("savepoint", directory, stop, drain and stop)
 
 
 def run_to_table(graph: JobGraph, stop_event: threading.Event | None = None) -> pa.Table | None:

@@ -385,6 +385,14 @@ class TaskRunner:
             self.drain(node.id, out)
 
     # ------------------------------------------------------------------ checkpoints
+    def drain_sources(self) -> None:
+        """STOP ... WITH SAVEPOINT WITH DRAIN (Flink's `--drain`): every source whose output
+        goes on sends MAX_WATERMARK, the end of event time, so every window and timer
+        fires before the savepoint's barrier."""
+        for sid in self.sources():
+            if sid not in self.output_ended:
+                self.deliver(sid, [], [MAX_WATERMARK])
+
     def flush_before_barrier(self, nodes: Iterable[int], checkpoint_id: int) -> None:
         """Every node flushes what it buffers (`prepare_snapshot_pre_barrier`): it is
         delivered before the barrier."""

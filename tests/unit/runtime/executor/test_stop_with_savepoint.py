@@ -1,0 +1,126 @@
+"""STOP WITH SAVEPOINT and what a collecting caller gets (runtime/executor/local.py,
+runtime/executor/parallel/): nothing after the savepoint's barrier reaches the caller, so
+the rows collected before the stop plus the rows of a run restored from the savepoint are
+exactly an uninterrupted run's, at parallelism 1 and 2; with drain the windows fire before
+the savepoint (Flink's `--drain`), so the restored run adds nothing for them."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runtime.checkpoint.restore import load_checkpoint
+from streamsql import EnvironmentSettings, TableEnvironment
+from streamsql.row import RowKind
+
+ROWS = 20_000
+DEADLINE_S = 300.0
+
+
+def _env(tmp: Path, parallelism: int, rate: int, restore: str | None = None) -> TableEnvironment:
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    settings = {
+        "parallelism.default": str(parallelism),
+        "table.exec.source.batch-rows": "20",
+        "execution.checkpointing.savepoint-dir": f"file://{tmp}/sp",
+    }
+    if restore is not None:
+        settings["execution.savepoint.path"] = restore
+    for k, v in settings.items():
+        env.get_config().set(k, v)
+    # ts: 10 ms of event time per row, so 1-second windows close every 100 rows
+    env.execute_sql(
+        "CREATE TABLE src (id BIGINT, ts AS TO_TIMESTAMP_LTZ(id * 10, 3), "
+        "WATERMARK FOR ts AS ts) WITH ('connector' = 'datagen', "
+        f"'rows-per-second' = '{rate}', 'fields.id.kind' = 'sequence', "
+        f"'fields.id.start' = '1', 'fields.id.end' = '{ROWS}')"
+    )
+    return env
+
+
+def _collect_then_stop(env: TableEnvironment, query: str, tmp: Path, drain: bool = False) -> tuple[list[Any], str]:
+    """Collect rows of `query` until some arrived, stop it with a savepoint (the executor's
+    request, as STOP JOB ... WITH SAVEPOINT and the job client's make it), collect what
+    the job still hands over until it ends; (rows, savepoint path)."""
+    result = env.execute_sql(query)
+    it = result.collect()
+    rows: list[Any] = []
+    future = None
+    deadline = time.monotonic() + DEADLINE_S
+    for row in it:
+        rows.append(row)
+        if future is None and len(rows) >= 50:
+            executor = result._executor()  # noqa: SLF001 - the running query's executor
+            assert executor is not None
+            future = executor.trigger_savepoint(str(tmp / "sp"), stop=True, **({"drain": True} if drain else {}))
+        assert time.monotonic() < deadline, "the job did not stop in time"
+    assert future is not None, "the job ended before the stop was requested"
+    return rows, str(future.result(timeout=DEADLINE_S))
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_collected_rows_after_stop_with_savepoint_and_restore_equal_an_uninterrupted_run(
+    tmp_path: Path, parallelism: int
+) -> None:
+    query = "SELECT id, id * 2 AS d FROM src"
+    before, path = _collect_then_stop(_env(tmp_path, parallelism, rate=2000), query, tmp_path)
+    assert load_checkpoint(path).metadata.kind == "savepoint"
+    assert len(before) < ROWS, "the stop should come mid-stream"
+    after = list(_env(tmp_path, parallelism, rate=10**9, restore=path).execute_sql(query).collect())
+    got = Counter(tuple(r) for r in before + after)
+    assert got == Counter((i, 2 * i) for i in range(1, ROWS + 1))
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_stop_with_savepoint_of_an_aggregate_restores_to_the_final_table(tmp_path: Path, parallelism: int) -> None:
+    """A changelog result: the changes collected before the stop and after the restore,
+    applied in order, give the uninterrupted run's final table."""
+    query = "SELECT id % 7 AS k, COUNT(*) AS c, SUM(id) AS s FROM src GROUP BY id % 7"
+    before, path = _collect_then_stop(_env(tmp_path, parallelism, rate=2000), query, tmp_path)
+    after = list(_env(tmp_path, parallelism, rate=10**9, restore=path).execute_sql(query).collect())
+    table: Counter[tuple[Any, ...]] = Counter()
+    for row in before + after:
+        kind = row.get_row_kind()
+        table[tuple(row)] += 1 if kind in (RowKind.INSERT, RowKind.UPDATE_AFTER) else -1
+    final = {r for r, n in table.items() if n}
+    assert all(n in (0, 1) for n in table.values()), "a change was applied twice"
+    ids = {k: range(k or 7, ROWS + 1, 7) for k in range(7)}
+    assert final == {(k, len(r), sum(r)) for k, r in ids.items()}
+
+
+WINDOWS = (
+    "SELECT window_start, COUNT(*) AS c FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' SECOND)) "
+    "GROUP BY window_start, window_end"
+)
+
+
+def _full_count(start: Any) -> int:
+    """Rows of the window starting at `start`: ts = id * 10 ms, ids 1..ROWS."""
+    first = max(1, int(start.timestamp() * 100))
+    return len(range(first, min(first + (100 if first > 1 else 99), ROWS + 1)))
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_stop_with_savepoint_keeps_open_windows_for_the_restored_run(tmp_path: Path, parallelism: int) -> None:
+    before, path = _collect_then_stop(_env(tmp_path, parallelism, rate=2000), WINDOWS, tmp_path)
+    before = [tuple(r) for r in before]
+    assert all(c == _full_count(w) for w, c in before), "only complete windows fire without drain"
+    after = [tuple(r) for r in _env(tmp_path, parallelism, rate=10**9, restore=path).execute_sql(WINDOWS).collect()]
+    assert (
+        sorted(before + after) == sorted((w, _full_count(w)) for w in {r[0] for r in before + after})
+        and sum(c for _, c in before + after) == ROWS
+    )
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_stop_with_savepoint_and_drain_fires_the_open_windows_first(tmp_path: Path, parallelism: int) -> None:
+    """Flink's `--drain`: MAX_WATERMARK before the savepoint, so the windows still open
+    fire (with the rows read so far) and reach the caller before the job stops."""
+    before, path = _collect_then_stop(_env(tmp_path, parallelism, rate=2000), WINDOWS, tmp_path, drain=True)
+    assert load_checkpoint(path).metadata.kind == "savepoint"
+    partial = [(w, c) for w, c in map(tuple, before) if c < _full_count(w)]
+    assert partial, "the drain should fire the window the sources were in"
