@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from runtime.config.options import key
-from runtime.errors import file_access_error
+from runtime.errors import JobError, file_access_error
 from runtime.state.keygroups import hash_rows
 
 MANAGED_MEMORY_SIZE = (
@@ -70,6 +70,24 @@ TMP_DIRS = (
         "Flink; one is picked per operator. Default: the system temp directory."
     )
 )
+
+
+class SpilledStateError(JobError):
+    """A snapshot (a savepoint taken by hand, mostly) of a BATCH operator whose state is
+    partly on disk or outside what `snapshot_state` writes: refused, never a snapshot that
+    would silently lose rows on restore. The snapshot fails; the job runs on."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"{what}, so it cannot be snapshotted (the snapshot would lose rows); hint: configure periodic "
+            "checkpoints ('execution.checkpointing.interval' and 'execution.checkpointing.dir') so BATCH "
+            "operators keep their state in memory, where snapshots hold it, or take no savepoint of this BATCH job"
+        )
+
+
+def spill_refusal(what: str) -> SpilledStateError:
+    """The refusal of a BATCH operator that wrote state to disk (`SpilledStateError`)."""
+    return SpilledStateError(f"{what} spilled state to disk (taskmanager.memory.managed.size)")
 
 
 def tmp_dir(config: Any) -> str:

@@ -496,7 +496,7 @@ def stop_job(env: TableEnvironment, stmt: StopJob) -> TableResult:
         handle.join(30)
         return TableResult.ok()
     try:
-        path = handle.stop_with_savepoint(SAVEPOINT_DIR.get(env.get_config()))
+        path = handle.stop_with_savepoint(SAVEPOINT_DIR.get(env.get_config()), drain=stmt.with_drain)
     except Exception as e:  # noqa: BLE001 - the job keeps running; say why
         raise _err(stmt, f"Could not stop job {stmt.job_id} with savepoint: {e}", SQL_EXECUTION_EXCEPTION) from None
     return _strings("savepoint path", [path])

@@ -520,9 +520,12 @@ class JobClient:
     def stop_with_savepoint(
         self, advance_to_end_of_event_time: bool = False, savepoint_directory: str | None = None
     ) -> CompletableFuture:
-        """Take a savepoint and stop; the future's value is the savepoint's path. (Draining
-        to the end of event time is not supported: the job stops at the savepoint.)"""
-        return CompletableFuture.of(lambda: self._handle.stop_with_savepoint(savepoint_directory))
+        """Take a savepoint and stop; the future's value is the savepoint's path. With
+        `advance_to_end_of_event_time` the sources send MAX_WATERMARK first, so every
+        window fires before the savepoint (Flink's `--drain`)."""
+        return CompletableFuture.of(
+            lambda: self._handle.stop_with_savepoint(savepoint_directory, drain=advance_to_end_of_event_time)
+        )
 
     def trigger_savepoint(self, savepoint_directory: str | None = None) -> CompletableFuture:
         return CompletableFuture.of(lambda: self._handle.trigger_savepoint(savepoint_directory))

@@ -94,14 +94,20 @@ class JobHandle:
         `execution.checkpointing.savepoint-dir`); returns its path once complete."""
         return self._savepoint(directory, stop=False, timeout=timeout)
 
-    def stop_with_savepoint(self, directory: str | None = None, timeout: float | None = 60.0) -> str:
+    def stop_with_savepoint(
+        self, directory: str | None = None, timeout: float | None = 60.0, drain: bool = False
+    ) -> str:
         """STOP JOB ... WITH SAVEPOINT: take a savepoint, commit the sinks up to it, stop
-        the job; returns the savepoint's path (`execution.savepoint.path` restores it)."""
-        path = self._savepoint(directory, stop=True, timeout=timeout)
+        the job (nothing after the savepoint's barrier is processed); returns the
+        savepoint's path (`execution.savepoint.path` restores it). `drain` (WITH DRAIN):
+        the sources send MAX_WATERMARK first, so every window fires before the savepoint
+        (for a job that ends for good: a run restored from it starts past the end of
+        event time)."""
+        path = self._savepoint(directory, stop=True, timeout=timeout, drain=drain)
         self._thread.join(timeout)
         return path
 
-    def _savepoint(self, directory: str | None, stop: bool, timeout: float | None) -> str:
+    def _savepoint(self, directory: str | None, stop: bool, timeout: float | None, drain: bool = False) -> str:
         deadline = time.monotonic() + (timeout or 60.0)
         executor = self._executor()
         while executor is None and self._thread.is_alive() and time.monotonic() < deadline:
@@ -109,7 +115,7 @@ class JobHandle:
             executor = self._executor()
         if executor is None or not self._thread.is_alive():
             raise RuntimeError(f"Job '{self.job_id}' is not running ({self.status}): no savepoint can be taken.")
-        future = executor.trigger_savepoint(directory, stop=stop)
+        future = executor.trigger_savepoint(directory, stop=stop, drain=drain)
         return str(future.result(timeout=max(0.0, deadline - time.monotonic()) if timeout else None))
 
     def metrics(self) -> list[dict[str, Any]]:

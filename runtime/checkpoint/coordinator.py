@@ -30,6 +30,13 @@ class CheckpointError(JobError):
     """Checkpoints failed more often than `execution.checkpointing.tolerable-failed-checkpoints`."""
 
 
+# Why a job fails when its STOP ... WITH DRAIN savepoint failed (both executors).
+DRAIN_FAILED = (
+    "the savepoint of STOP ... WITH DRAIN failed after the sources sent MAX_WATERMARK (every window fired), "
+    "so the job cannot run on"
+)
+
+
 @dataclass(frozen=True)
 class SnapshotRequest:
     """A snapshot asked for from another thread (the REST API, STOP JOB, a job client),

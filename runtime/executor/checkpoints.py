@@ -28,7 +28,13 @@ from typing import Any
 
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.config import CheckpointConfig
-from runtime.checkpoint.coordinator import CheckpointCoordinator, CheckpointError, PendingSnapshot, SnapshotRequest
+from runtime.checkpoint.coordinator import (
+    DRAIN_FAILED,
+    CheckpointCoordinator,
+    CheckpointError,
+    PendingSnapshot,
+    SnapshotRequest,
+)
 from runtime.checkpoint.faults import fault_point
 from runtime.checkpoint.incremental import IncrementalCheckpoints, UploadPlan
 from runtime.checkpoint.metadata import CheckpointMetadata, OperatorState
@@ -40,11 +46,6 @@ from runtime.graph import BATCH
 from runtime.operators.sink import SinkOperator
 from runtime.state.options import backend_kind
 from runtime.state.slot_values import NativeSnapshot
-
-DRAIN_FAILED = (
-    "the savepoint of STOP ... WITH DRAIN failed after the sources sent MAX_WATERMARK (every window fired), "
-    "so the job cannot run on"
-)
 
 
 class LocalCheckpoints:

@@ -130,6 +130,10 @@ class TaskRunner:
         # delivered a batch at a time before `end_input` returns.
         self.deferred: list[tuple[int, int, list[Iterator[pa.RecordBatch]]]] = []
         self.defer_output = False
+        # Nodes past the barrier of a stop-with-savepoint (a parallel worker's stages): no
+        # idle check or timer fires there until the savepoint completed (the job ends) or
+        # failed (runtime/executor/parallel/barriers.py).
+        self.frozen: set[int] = set()
 
     # ------------------------------------------------------------------ setup
     def build(self) -> None:
@@ -143,6 +147,7 @@ class TaskRunner:
         self.result_wm = MIN_WATERMARK
         self._opened = []
         self.deferred = []
+        self.frozen = set()
         here = {n.id for n in self.order}
         for node in self.order:
             op_cfg = {**cfg, "$internal.operator-uid": self.uids[node.id]}
@@ -373,13 +378,15 @@ class TaskRunner:
         """While sources have nothing to read: let multi-input operators advance past
         inputs that went idle (`idle_timeout_ms` / `table.exec.source.idle-timeout`)."""
         for node in self.order:
-            if len(node.inputs) > 1:
+            if len(node.inputs) > 1 and node.id not in self.frozen:
                 self.advance(node.id)
 
     def fire_timers(self) -> None:
         """While sources are idle: operators may flush what they buffer (`on_timer`: the
         MiniBatchAssigner's latency bound)."""
         for node in self.order:
+            if node.id in self.frozen:
+                continue
             out = Output()
             self.operators[node.id].on_timer(out)
             self.drain(node.id, out)

@@ -12,9 +12,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from runtime.errors import JobError
 from runtime.operators.rank_common import SortKey, sort_order, take_rows
-from runtime.spill import SpillFiles, tmp_dir
+from runtime.spill import SpillFiles, spill_refusal, tmp_dir
 
 # External sort: files per sorted run (the merge holds one file of each run at a time),
 # fewest rows per file, runs merged at once (more are merged into longer runs first), rows
@@ -74,11 +73,7 @@ class ExternalSort:
         """The rows held, for a checkpoint (a job with periodic checkpoints never spills; a
         savepoint triggered by hand after the sort spilled cannot include the runs)."""
         if self.runs:
-            raise JobError(
-                "a BATCH operator's sort spilled to disk (taskmanager.memory.managed.size) and cannot be "
-                "snapshotted; hint: enable periodic checkpoints (execution.checkpointing.interval and "
-                "execution.checkpointing.dir) so it keeps its input in memory, or take no savepoint in BATCH mode"
-            )
+            raise spill_refusal("a BATCH operator's sort (ORDER BY, OVER, Rank)")
         return self.buffer
 
     def restore(self, buffer: list[pa.RecordBatch | pa.Table]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import pyarrow as pa
@@ -27,7 +27,7 @@ from runtime.operators.spec import (
 )
 from runtime.plan_params import AggCallParams
 from runtime.plan_text import format_agg
-from runtime.spill import MANAGED_MEMORY_SIZE, HashPartitionedRows, SpillFiles, held_bytes, tmp_dir
+from runtime.spill import MANAGED_MEMORY_SIZE, HashPartitionedRows, SpillFiles, held_bytes, spill_refusal, tmp_dir
 from runtime.state import KeyedStateBackend, create_backend
 from runtime.state.hashmap import HashMapStateBackend
 from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
@@ -93,6 +93,9 @@ class GroupAggregateOperator(Operator):
     multisets only when an input may retract.
 
     Checkpoints: generic (key index by key group + the accumulators + TTL timestamps).
+    With checkpointing configured a BATCH aggregation never spills (its groups are the
+    snapshot); a snapshot after a spill (a savepoint taken by hand) is refused
+    (runtime.spill.SpilledStateError): the rows on disk are not in it.
 
     State TTL (streaming; `table.exec.state.ttl` or a STATE_TTL hint, runtime/state/ttl.py):
     a key not written for the TTL is dropped silently before the batch is applied; when it
@@ -115,14 +118,17 @@ class GroupAggregateOperator(Operator):
         self.ttl = StateTtl(self._ttl_ms)  # last-write time per slot
         # BATCH: the bound of the groups held in memory (0: never spill; a global aggregate
         # has one group), the spill directory and the rows written past the bound.
-        self.spill_bound = MANAGED_MEMORY_SIZE.get(ctx.config) if ctx.is_batch and self.grouping else 0
+        self.spill_bound = (
+            MANAGED_MEMORY_SIZE.get(ctx.config) if ctx.is_batch and self.grouping and not ctx.checkpointing else 0
+        )
         self.spill: SpillFiles | None = None
         self.overflow: HashPartitionedRows | None = None
         self.input_types: list[pa.DataType] = []
 
     def _aggset(self, batch: pa.RecordBatch) -> AggregateSet:
-        if self.aggset is None:
+        if not self.input_types:  # (also after a restore: the accumulators came back, not the types)
             self.input_types = [f.type for f in batch.schema]
+        if self.aggset is None:
             self.aggset = self.new_aggset(self.input_types)
         return self.aggset
 
@@ -251,6 +257,11 @@ class GroupAggregateOperator(Operator):
             chunk = slots[lo : lo + _CHUNK_ROWS]
             cols = state.key_arrays(chunk, types) + aggset.results(chunk)
             yield make_batch(self.node, cols, np.zeros(len(chunk), dtype=np.int8))
+
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        if self.spill is not None:
+            raise spill_refusal(f"the BATCH group aggregation ({self.node.label or self.node.operator})")
+        return super().snapshot_state(checkpoint_id)
 
     def close(self) -> None:
         """Remove the spill directory (also when the job failed before the end)."""

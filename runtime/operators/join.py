@@ -82,7 +82,7 @@ from runtime.operators.spec import (
     register_spec,
 )
 from runtime.plan_text import format_expr
-from runtime.spill import MANAGED_MEMORY_SIZE, SpillFiles, tmp_dir
+from runtime.spill import MANAGED_MEMORY_SIZE, SpillFiles, spill_refusal, tmp_dir
 from runtime.state import create_backend
 from runtime.state.hashmap import HashMapStateBackend
 from runtime.state.ttl import now_ms, operator_ttl
@@ -723,6 +723,8 @@ class JoinOperator(Operator):
         return out
 
     def snapshot_state(self, checkpoint_id: int) -> Any:
+        if self._grace is not None or self._waiting is not None:  # (only without checkpointing)
+            raise spill_refusal(f"the BATCH join ({self.node.label or self.node.operator})")
         return state_format.pack(
             {
                 "keys": self.key_state.snapshot(),

@@ -36,7 +36,7 @@ from runtime.operators.window_slicing import BoundedPartials, SlicedFold, can_sl
 from runtime.operators.window_slots import WindowSlotCache
 from runtime.plan_params import AggCallParams, WindowParams
 from runtime.plan_text import format_agg, format_window
-from runtime.spill import MANAGED_MEMORY_SIZE, tmp_dir
+from runtime.spill import MANAGED_MEMORY_SIZE, SpilledStateError, spill_refusal, tmp_dir
 from runtime.state import KeyedStateBackend, create_backend
 from runtime.state.ttl import now_ms as processing_time_ms
 
@@ -83,6 +83,10 @@ class WindowAggregateOperator(Operator):
     requested window properties.
 
     Checkpoints: generic (key index by key group + accumulators, timers, sessions).
+    BATCH's bounded partials (`window_slicing.BoundedPartials`, spilled or not) are not in
+    that snapshot: with checkpointing configured a BATCH job folds into the keyed state
+    instead (as STREAMING does, fired at the end of input), and a snapshot of a job without
+    it (a savepoint taken by hand) is refused (runtime.spill.SpilledStateError).
     """
 
     checkpointing = "generic"
@@ -120,6 +124,9 @@ class WindowAggregateOperator(Operator):
         # BATCH with sliced calls: the merged partial rows, emitted at end_input (no hash
         # index per (window, key): window_slicing.BoundedPartials)
         self.bounded: BoundedPartials | None = None
+        # Restored from a snapshot: BATCH goes on folding into the keyed state it restored
+        # (a group must not be split between that state and bounded partials).
+        self.restored = False
         # (window, key) -> slot in front of the state's lookup (one integer grouping key)
         unit = slice_unit(self.spec)
         self.slot_cache: WindowSlotCache | None = (
@@ -146,7 +153,8 @@ class WindowAggregateOperator(Operator):
                 self.sliced = SlicedFold(self.spec, self.calls, self.grouping)
         grouping = self.grouping
         row_wms = wms
-        if self.sliced is not None and self.ctx.is_batch:  # bounded: merge partials, emit at the end
+        if self.sliced is not None and self.ctx.is_batch and not self.ctx.checkpointing and not self.restored:
+            # bounded: merge partials, emit at the end
             partial, slice_start, _ = self.sliced.partials(data, ts, None, None, adaptive=True)
             if self.bounded is None:
                 conf = self.ctx.config
@@ -211,6 +219,14 @@ class WindowAggregateOperator(Operator):
     def timer_of(self, end: np.ndarray) -> np.ndarray:
         """The instant at which windows ending (wall clock) at `end` fire."""
         return wall_to_instant(end - 1, self.ctx.time_zone) if self.ltz else end - 1
+
+    def snapshot_state(self, checkpoint_id: int) -> Any:
+        if self.bounded is not None:  # (only without checkpointing)
+            what = f"the BATCH window aggregation ({self.node.label or self.node.operator})"
+            if self.bounded.spill is not None:
+                raise spill_refusal(what)
+            raise SpilledStateError(f"{what} holds its partial results outside its keyed state")
+        return super().snapshot_state(checkpoint_id)
 
     # ------------------------------------------------------------------ firing
     def on_watermark(self, watermark: int, out: Output) -> None:
@@ -337,6 +353,7 @@ class WindowAggregateOperator(Operator):
             self.session_input = None
 
     def after_restore(self) -> None:
+        self.restored = True
         if self.slot_cache is not None:  # the restored state's slots are not the cached ones
             self.slot_cache.clear()
         if self.sessions is not None:

@@ -251,6 +251,7 @@ class RestServer:
         else:
             directory = body.get("targetDirectory") or body.get("target-directory")
             stop = True
+        drain = stop and not savepoint_only and bool(body.get("drain", False))  # Flink's StopWithSavepointRequestBody
         if directory is not None:
             directory = self.savepoint_target(directory)
         if not h.is_running():
@@ -270,7 +271,7 @@ class RestServer:
                         op["status"] = {"id": "COMPLETED"}
                         return
                 if stop:
-                    path = h.stop_with_savepoint(directory)
+                    path = h.stop_with_savepoint(directory, drain=drain)
                 else:
                     path = h.trigger_savepoint(directory)
                 op["operation"] = {"location": path}

@@ -21,6 +21,20 @@ node (file, size, keys, state names, the executor's watermark bookkeeping).
 An ended channel counts as having delivered every barrier (it can send nothing more), so
 a job whose inputs ended still completes its final checkpoint. One checkpoint is aligned
 at a time (the parent triggers the next one only after this one was acknowledged).
+
+The stage holding the query's result node also sends the barrier to the parent on the
+result channel, behind the result batches before it. STOP WITH SAVEPOINT (`stop` in the
+trigger) is synchronous, as in Flink: a stage that snapshot is *frozen* (its sources are
+not polled, its input channels not consumed, its timers and idle checks do not fire), so
+nothing after the barrier reaches a sink, another stage or the caller; the parent ends
+the job once the savepoint completed and every worker's result barrier arrived (so the
+caller has every row before it), or sends ABORT when it failed (the stages run on).
+`drain` (Flink's `--drain`): on TRIGGER the worker's sources first send MAX_WATERMARK,
+so every window fires before the barrier.
+
+An operator whose state cannot be snapshotted right now (a BATCH operator that spilled:
+runtime.spill.SpilledStateError) declines: its entry in the acknowledgement carries the
+reason, alignment goes on as usual, and the parent fails the snapshot (not the job).
 """
 
 from __future__ import annotations
@@ -35,11 +49,12 @@ from runtime.checkpoint import format as state_format
 from runtime.checkpoint.faults import fault_point
 from runtime.checkpoint.storage import CheckpointStorage
 from runtime.executor.parallel import channels as ch
-from runtime.executor.parallel.plan import Edge, ParallelPlan
+from runtime.executor.parallel.plan import RESULT_EDGE, Edge, ParallelPlan
 from runtime.executor.task import TaskRunner
 from runtime.executor.task_state import state_names
 from runtime.graph import JobGraph
 from runtime.operators.sink import SinkOperator
+from runtime.spill import SpilledStateError
 
 SOURCES = (-1, -1)  # the pseudo input of a stage's source nodes
 
@@ -83,6 +98,8 @@ def worker_stages(graph: JobGraph, plan: ParallelPlan, order: list[int]) -> tupl
         st.nodes.append(nid)
         st.has_sources |= not graph.node(nid).inputs
         stage_of[nid] = st.id
+        if nid == graph.result_node:
+            st.outputs.append(RESULT_EDGE)
     for e in plan.edges:
         if e.src in stage_of:
             stages[stage_of[e.src]].outputs.append(e.id)
@@ -120,19 +137,26 @@ class BarrierHandler:
         self.blocked: set[tuple[int, int]] = set()  # (edge, sender) channels held back
         self.src_blocked: set[int] = set()  # stages whose sources wait for alignment
         self.entries: dict[int, dict[str, Any]] = {}
+        self.frozen: set[int] = set()  # stages past a stop-with-savepoint's barrier
         self._storages: dict[str, CheckpointStorage] = {}
         self.aligned_ns = 0  # time channels spent blocked (metrics: alignment duration)
 
     # ------------------------------------------------------------------ queries
     def source_blocked(self, sid: int) -> bool:
-        return self.stage_of[sid] in self.src_blocked
+        st = self.stage_of[sid]
+        return st in self.src_blocked or st in self.frozen
 
     def channel_blocked(self, eid: int, src: int) -> bool:
-        return (eid, src) in self.blocked
+        return (eid, src) in self.blocked or (
+            bool(self.frozen) and self.stage_of[self.plan.edges[eid].dst] in self.frozen
+        )
 
     # ------------------------------------------------------------------ events
     def on_trigger(self, info: dict[str, Any]) -> None:
-        """The parent's TRIGGER: the barrier reaches the sources of every stage."""
+        """The parent's TRIGGER: the barrier reaches the sources of every stage (after
+        MAX_WATERMARK with drain)."""
+        if info.get("drain"):
+            self.task.drain_sources()
         self._begin(info)
         for s in self.stages:
             if s.has_sources:
@@ -190,7 +214,11 @@ class BarrierHandler:
         blobs: dict[str, bytes] = {}
         for nid in s.nodes:
             op = task.operators[nid]
-            snap = op.snapshot_state(cid)
+            try:
+                snap = op.snapshot_state(cid)
+            except SpilledStateError as e:  # declined: the parent fails the snapshot, the job runs on
+                self.entries[nid] = {"declined": str(e)}
+                continue
             uid = task.uids[nid]
             entry: dict[str, Any] = {
                 "file": None,
@@ -214,6 +242,9 @@ class BarrierHandler:
             storage.write(f"{self.info['rel']}/{name}", data)
         self.blocked -= {k for k in self.blocked if k[0] in s.inputs}
         self.src_blocked.discard(s.id)
+        if self.info.get("stop"):  # nothing after the barrier (module docstring)
+            self.frozen.add(s.id)
+            self.task.frozen.update(s.nodes)
         if len(self.done) == len(self.stages):
             ch.send(self.parent, ch.ACK, self.index, pickle.dumps((cid, self.entries)))
             self.cid = None
@@ -231,3 +262,8 @@ class BarrierHandler:
             if isinstance(task.operators[node.id], SinkOperator):
                 fault_point("commit")
         ch.send(self.parent, ch.COMMITTED, cid)
+
+    def on_abort(self, cid: int) -> None:
+        """Stop-with-savepoint `cid` failed: the frozen stages run on."""
+        self.frozen.clear()
+        self.task.frozen.clear()

@@ -33,6 +33,7 @@ TRIGGER = 11  # parent -> worker: start checkpoint (same payload as BARRIER)
 ACK = 12  # worker -> parent: pickled (checkpoint id, {node id: state entry}) once all stages snapshot
 COMPLETE = 13  # parent -> worker: checkpoint `edge` is complete: commit (notify_checkpoint_complete)
 COMMITTED = 14  # worker -> parent: the worker's operators were notified of checkpoint `edge`
+ABORT = 15  # parent -> worker: stop-with-savepoint `edge` failed: the stages it froze run on
 
 _HEADER = struct.Struct("!BiQ")
 _INT = struct.Struct("!q")

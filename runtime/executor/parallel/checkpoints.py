@@ -17,6 +17,12 @@ two-phase-commit sinks publish and answer COMMITTED) and commits its own sinks; 
 savepoint's future resolves when every worker committed (so STOP WITH SAVEPOINT leaves
 nothing uncommitted).
 
+STOP WITH SAVEPOINT is synchronous (runtime/executor/parallel/barriers.py): the workers'
+stages freeze at its barrier; the job stops once it is committed and every worker's
+barrier on the result channel arrived (the caller then has every result row before the
+barrier, none after). When it fails the parent sends ABORT and the stages run on, except
+after drain (MAX_WATERMARK fired every window): then the job fails.
+
 One checkpoint is aligned at a time: the next trigger waits until the previous one was
 acknowledged by everyone (uploads may still overlap, in id order).
 """
@@ -35,7 +41,13 @@ from typing import Any
 
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.config import CheckpointConfig
-from runtime.checkpoint.coordinator import CheckpointCoordinator, PendingSnapshot
+from runtime.checkpoint.coordinator import (
+    DRAIN_FAILED,
+    CheckpointCoordinator,
+    CheckpointError,
+    PendingSnapshot,
+    SnapshotRequest,
+)
 from runtime.checkpoint.faults import fault_point
 from runtime.checkpoint.metadata import CheckpointMetadata, OperatorState, SubtaskState
 from runtime.checkpoint.restore import LoadedSnapshot
@@ -45,7 +57,7 @@ from runtime.config.core import MAX_PARALLELISM
 from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.plan import ParallelPlan
 from runtime.executor.task_state import check_claims, state_names
-from runtime.graph import JobGraph
+from runtime.graph import BATCH, JobGraph
 from runtime.operators.base import Operator, Output
 from runtime.state.keygroups import key_group_range
 from runtime.state.options import backend_kind
@@ -63,6 +75,7 @@ class InFlight:
     rel: str
     stop: bool
     future: Future[str] | None
+    drain: bool = False
     got: set[tuple[int, int]] = field(default_factory=set)  # parent channels that delivered the barrier
     acks: dict[int, dict[int, dict[str, Any]]] = field(default_factory=dict)
     parent_done: bool = False
@@ -82,7 +95,10 @@ class ParentCheckpoints:
         self.max_parallelism = MAX_PARALLELISM.get(cfg)
         self.exactly_once = self.config.mode == "EXACTLY_ONCE"
         self.parent_edges = [e for e in plan.edges if e.to_parent]
-        self.requests: queue.Queue[tuple[str, str | None, bool, Future[str]]] = queue.Queue()
+        self.requests: queue.Queue[SnapshotRequest] = queue.Queue()
+        # The query's result leaves the workers (not a parent-run sink): a stop waits for
+        # every worker's barrier on the result channel.
+        self.result_barriers_needed = graph.result_node is not None and graph.result_node not in plan.parent_nodes
         self.stop_requested = False
         self.final_cid: int | None = None
         self.final_committed = False
@@ -96,6 +112,9 @@ class ParentCheckpoints:
         self.held: dict[tuple[int, int], deque[Frame]] = {}
         self.committing: dict[int, tuple[PendingSnapshot, set[int]]] = {}
         self.final_cid, self.final_committed = None, False
+        self.result_barriers: dict[int, set[int]] = {}  # checkpoint id -> workers whose result barrier came
+        self.stopping: tuple[PendingSnapshot, bool] | None = None  # a stop-with-savepoint (and drain) in flight
+        self.stop_committed: int | None = None
 
     def start_attempt(self, socks: list[socket.socket], ops: dict[int, Operator], ends: dict[int, set[int]]) -> None:
         """A new run of the workers (first start or restart): forget in-flight work."""
@@ -113,24 +132,42 @@ class ParentCheckpoints:
         """Between two rounds of reading: serve requests, trigger periodic checkpoints
         (not once the workers are done: the final checkpoint follows) and complete the
         checkpoints whose upload finished."""
-        if self.inflight is None:
+        if self.inflight is None and self.stopping is None and self.stop_committed is None:
             if not self.requests.empty():
-                kind, directory, stop, fut = self.requests.get_nowait()
+                r = self.requests.get_nowait()
                 try:
-                    self.trigger(kind, directory, stop, fut)
+                    self.trigger(r.kind, r.directory, r.stop, r.future, r.drain)
                 except Exception as e:  # noqa: BLE001 - reported to the requester
-                    fut.set_exception(e)
+                    r.future.set_exception(e)
             elif not all_done and self.coordinator.due():
                 self.trigger("checkpoint")
         self._complete(self.coordinator.completed())
+        if self.stopping is not None and self.stopping[0].result.done() and self.stopping[0].result.exception():
+            self._stop_failed(self.stopping[0].checkpoint_id, self.stopping[1], self.stopping[0].result.exception())
+
+    def _stop_failed(self, cid: int, drain: bool, err: BaseException | None) -> None:
+        """A stop-with-savepoint failed: the workers' frozen stages run on (after drain
+        the job cannot: it fails)."""
+        self.stopping = None
+        if drain:
+            raise CheckpointError(f"{DRAIN_FAILED}: {err}")
+        for s in self.socks:
+            ch.send(s, ch.ABORT, cid)
 
     def trigger(
-        self, kind: str, directory: str | None = None, stop: bool = False, fut: Future[str] | None = None
+        self,
+        kind: str,
+        directory: str | None = None,
+        stop: bool = False,
+        fut: Future[str] | None = None,
+        drain: bool = False,
     ) -> int:
         cid = self.coordinator.new_id()
         storage, rel = self.coordinator.target(cid, kind, directory)
-        self.inflight = InFlight(cid, kind, storage, rel, stop, fut)
-        payload = pickle.dumps({"id": cid, "kind": kind, "uri": storage.uri, "rel": rel})
+        drain = drain and stop and self.graph.mode != BATCH
+        self.inflight = InFlight(cid, kind, storage, rel, stop, fut, drain)
+        info = {"id": cid, "kind": kind, "uri": storage.uri, "rel": rel, "stop": stop, "drain": drain}
+        payload = pickle.dumps(info)
         for s in self.socks:
             ch.send(s, ch.TRIGGER, 0, payload)
         self.try_parent()  # no live parent channel (none, or all ended): snapshot now
@@ -196,9 +233,28 @@ class ParentCheckpoints:
         if f is None or not f.parent_done or len(f.acks) < self.n:
             return
         self.inflight = None
+        declined = [e["declined"] for w in sorted(f.acks) for e in f.acks[w].values() if "declined" in e]
+        if declined:
+            self._declined(f, declined[0])
+            return
         p = self.coordinator.submit(self._metadata(f), f.blobs, f.storage, f.rel, stop_after=f.stop)
         if f.future is not None:
             p.result = f.future
+        if f.stop:
+            self.stopping = (p, f.drain)
+
+    def _declined(self, f: InFlight, reason: str) -> None:
+        """An operator declined the snapshot (runtime/executor/parallel/barriers.py): a
+        requested one fails (a stop's frozen stages run on), a periodic one fails the job
+        (operators keep what they snapshot in memory when checkpointing is configured)."""
+        err = CheckpointError(f"{f.kind} {f.cid} failed: {reason}")
+        f.storage.delete_dir(f.rel)  # the state files the workers wrote
+        if f.future is not None and not f.future.done():
+            f.future.set_exception(err)
+        if f.stop:
+            self._stop_failed(f.cid, f.drain, err)
+        elif f.future is None:
+            raise err
 
     def _metadata(self, f: InFlight) -> CheckpointMetadata:
         ops: list[OperatorState] = []
@@ -278,13 +334,32 @@ class ParentCheckpoints:
         if not p.result.done():
             p.result.set_result(p.location)
         if p.stop_after:
-            self.stop_requested = True
+            self.stopping = None
+            self.stop_committed = cid
+            self._maybe_stop()
         if cid == self.final_cid:
             self.final_committed = True
 
+    def on_result_barrier(self, w: int, payload: bytes) -> None:
+        """Worker `w`'s barrier on the result channel: every result row of `w` before the
+        checkpoint was read (and handed to the caller)."""
+        cid = int(pickle.loads(payload)["id"])
+        self.result_barriers.setdefault(cid, set()).add(w)
+        for old in [c for c in self.result_barriers if c < cid]:
+            del self.result_barriers[old]
+        self._maybe_stop()
+
+    def _maybe_stop(self) -> None:
+        """The stop-with-savepoint is committed and the caller has every row before it."""
+        cid = self.stop_committed
+        if cid is None:
+            return
+        if not self.result_barriers_needed or len(self.result_barriers.get(cid, ())) == self.n:
+            self.stop_requested = True
+
     def fail_requests(self) -> None:
         while not self.requests.empty():
-            _, _, _, fut = self.requests.get_nowait()
+            fut = self.requests.get_nowait().future
             if not fut.done():
                 fut.set_exception(RuntimeError("the job ended before the snapshot could be taken"))
         f = self.inflight

@@ -33,6 +33,7 @@ from typing import Any
 import pyarrow as pa
 
 from runtime.batch import MIN_WATERMARK
+from runtime.checkpoint.coordinator import SnapshotRequest
 from runtime.checkpoint.restart import run_with_restarts
 from runtime.checkpoint.restore import LoadedSnapshot
 from runtime.config.core import job_parallelism as configured_parallelism
@@ -124,14 +125,16 @@ class ParallelExecutor:
         """Take a checkpoint (thread-safe); the future resolves to its location once it is
         complete and every worker committed."""
         f: Future[str] = Future()
-        self.cp.requests.put(("checkpoint", None, False, f))
+        self.cp.requests.put(SnapshotRequest("checkpoint", None, False, False, f))
         return f
 
-    def trigger_savepoint(self, directory: str | None = None, stop: bool = False) -> Future[str]:
+    def trigger_savepoint(self, directory: str | None = None, stop: bool = False, drain: bool = False) -> Future[str]:
         """Take a savepoint into `directory` (default `execution.checkpointing.savepoint-dir`);
-        with `stop` the job then ends (STOP JOB ... WITH SAVEPOINT). Thread-safe."""
+        with `stop` the job then ends (STOP JOB ... WITH SAVEPOINT): nothing after the
+        savepoint's barrier is processed, so the caller has exactly the rows before it;
+        `drain` (with `stop`): MAX_WATERMARK first, every window fires before it. Thread-safe."""
         f: Future[str] = Future()
-        self.cp.requests.put(("savepoint", directory, stop, f))
+        self.cp.requests.put(SnapshotRequest("savepoint", directory, stop, drain and stop, f))
         return f
 
     def _stopped(self) -> bool:
@@ -266,6 +269,8 @@ class ParallelExecutor:
             return  # after this channel's barrier: waits for the parent's sinks to align
         if kind == ch.BATCH and edge == RESULT_EDGE:
             results.append((w, ch.batch_from_bytes(payload)))
+        elif kind == ch.BARRIER and edge == RESULT_EDGE:
+            self.cp.on_result_barrier(w, payload)
         elif kind == ch.BATCH:
             e = self.plan.edges[edge]
             self._sink_batch(e.dst, e.idx, ch.batch_from_bytes(payload))

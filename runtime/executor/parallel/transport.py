@@ -235,7 +235,11 @@ class ChannelTransport(Transport):
 
     # ------------------------------------------------------------------ sending
     def send_barrier(self, eid: int, info: dict[str, Any]) -> None:
-        """Forward a checkpoint barrier on routed edge `eid` (behind the data before it)."""
+        """Forward a checkpoint barrier on routed edge `eid`, or on the result channel
+        (RESULT_EDGE), behind the data before it."""
+        if eid == RESULT_EDGE:
+            self._enqueue(eid, ch.PARENT, ch.BARRIER, pickle.dumps(info))
+            return
         e = self.edges[eid]
         if e.to_parent:
             self._enqueue(eid, ch.PARENT, ch.BARRIER, pickle.dumps(info))

@@ -176,6 +176,8 @@ class WorkerEngine:
             self.transport.barriers.on_trigger(pickle.loads(payload))
         elif kind == ch.COMPLETE:
             self.transport.barriers.on_complete(edge)
+        elif kind == ch.ABORT:
+            self.transport.barriers.on_abort(edge)
         elif kind == ch.EXIT or (kind == ch.CLOSED and peer == ch.PARENT):
             self.exit = True  # the parent is done with us (or died: never outlive it)
 

@@ -17,7 +17,7 @@ from runtime.checkpoint.restore import load_checkpoint
 from streamsql import EnvironmentSettings, TableEnvironment
 from streamsql.row import RowKind
 
-ROWS = 20_000
+ROWS = 6_000
 DEADLINE_S = 300.0
 
 
@@ -42,8 +42,10 @@ def _env(tmp: Path, parallelism: int, rate: int, restore: str | None = None) -> 
     return env
 
 
-def _collect_then_stop(env: TableEnvironment, query: str, tmp: Path, drain: bool = False) -> tuple[list[Any], str]:
-    """Collect rows of `query` until some arrived, stop it with a savepoint (the executor's
+def _collect_then_stop(
+    env: TableEnvironment, query: str, tmp: Path, drain: bool = False, after: int = 50
+) -> tuple[list[Any], str]:
+    """Collect rows of `query` until `after` arrived, stop it with a savepoint (the executor's
     request, as STOP JOB ... WITH SAVEPOINT and the job client's make it), collect what
     the job still hands over until it ends; (rows, savepoint path)."""
     result = env.execute_sql(query)
@@ -53,7 +55,7 @@ def _collect_then_stop(env: TableEnvironment, query: str, tmp: Path, drain: bool
     deadline = time.monotonic() + DEADLINE_S
     for row in it:
         rows.append(row)
-        if future is None and len(rows) >= 50:
+        if future is None and len(rows) >= after:
             executor = result._executor()  # noqa: SLF001 - the running query's executor
             assert executor is not None
             future = executor.trigger_savepoint(str(tmp / "sp"), stop=True, **({"drain": True} if drain else {}))
@@ -67,7 +69,7 @@ def test_collected_rows_after_stop_with_savepoint_and_restore_equal_an_uninterru
     tmp_path: Path, parallelism: int
 ) -> None:
     query = "SELECT id, id * 2 AS d FROM src"
-    before, path = _collect_then_stop(_env(tmp_path, parallelism, rate=2000), query, tmp_path)
+    before, path = _collect_then_stop(_env(tmp_path, parallelism, rate=500), query, tmp_path)
     assert load_checkpoint(path).metadata.kind == "savepoint"
     assert len(before) < ROWS, "the stop should come mid-stream"
     after = list(_env(tmp_path, parallelism, rate=10**9, restore=path).execute_sql(query).collect())
@@ -80,7 +82,7 @@ def test_stop_with_savepoint_of_an_aggregate_restores_to_the_final_table(tmp_pat
     """A changelog result: the changes collected before the stop and after the restore,
     applied in order, give the uninterrupted run's final table."""
     query = "SELECT id % 7 AS k, COUNT(*) AS c, SUM(id) AS s FROM src GROUP BY id % 7"
-    before, path = _collect_then_stop(_env(tmp_path, parallelism, rate=2000), query, tmp_path)
+    before, path = _collect_then_stop(_env(tmp_path, parallelism, rate=500), query, tmp_path)
     after = list(_env(tmp_path, parallelism, rate=10**9, restore=path).execute_sql(query).collect())
     table: Counter[tuple[Any, ...]] = Counter()
     for row in before + after:
@@ -106,7 +108,7 @@ def _full_count(start: Any) -> int:
 
 @pytest.mark.parametrize("parallelism", [1, 2])
 def test_stop_with_savepoint_keeps_open_windows_for_the_restored_run(tmp_path: Path, parallelism: int) -> None:
-    before, path = _collect_then_stop(_env(tmp_path, parallelism, rate=2000), WINDOWS, tmp_path)
+    before, path = _collect_then_stop(_env(tmp_path, parallelism, rate=500), WINDOWS, tmp_path, after=2)
     before = [tuple(r) for r in before]
     assert all(c == _full_count(w) for w, c in before), "only complete windows fire without drain"
     after = [tuple(r) for r in _env(tmp_path, parallelism, rate=10**9, restore=path).execute_sql(WINDOWS).collect()]
@@ -120,7 +122,7 @@ def test_stop_with_savepoint_keeps_open_windows_for_the_restored_run(tmp_path: P
 def test_stop_with_savepoint_and_drain_fires_the_open_windows_first(tmp_path: Path, parallelism: int) -> None:
     """Flink's `--drain`: MAX_WATERMARK before the savepoint, so the windows still open
     fire (with the rows read so far) and reach the caller before the job stops."""
-    before, path = _collect_then_stop(_env(tmp_path, parallelism, rate=2000), WINDOWS, tmp_path, drain=True)
+    before, path = _collect_then_stop(_env(tmp_path, parallelism, rate=500), WINDOWS, tmp_path, drain=True, after=2)
     assert load_checkpoint(path).metadata.kind == "savepoint"
     partial = [(w, c) for w, c in map(tuple, before) if c < _full_count(w)]
     assert partial, "the drain should fire the window the sources were in"
