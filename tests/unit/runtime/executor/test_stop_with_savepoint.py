@@ -126,3 +126,27 @@ def test_stop_with_savepoint_and_drain_fires_the_open_windows_first(tmp_path: Pa
     assert load_checkpoint(path).metadata.kind == "savepoint"
     partial = [(w, c) for w, c in map(tuple, before) if c < _full_count(w)]
     assert partial, "the drain should fire the window the sources were in"
+
+
+def test_stop_job_with_savepoint_with_drain_statement(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The SQL statement's WITH DRAIN reaches the executor: the print sink shows the window
+    the sources were in (partial) before the job stops."""
+    env = _env(tmp_path, 1, rate=500)
+    env.execute_sql("CREATE TABLE out_w (w TIMESTAMP(3), c BIGINT) WITH ('connector' = 'print')")
+    job = env.execute_sql(
+        "INSERT INTO out_w SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), "
+        "INTERVAL '1' SECOND)) GROUP BY window_start, window_end"
+    ).job
+    assert job is not None
+    printed = ""
+    deadline = time.monotonic() + DEADLINE_S
+    while printed.count("+I") < 2:  # two windows closed: the job is mid-stream
+        assert time.monotonic() < deadline and job.is_running()
+        time.sleep(0.02)
+        printed += capsys.readouterr().out
+    (path,) = [r[0] for r in env.execute_sql(f"STOP JOB '{job.get_job_id()}' WITH SAVEPOINT WITH DRAIN").collect()]
+    assert load_checkpoint(path).metadata.kind == "savepoint"
+    job.join(DEADLINE_S)
+    printed += capsys.readouterr().out
+    counts = [int(line.rsplit(",", 1)[1].strip(" ]")) for line in printed.splitlines() if line.startswith("+I")]
+    assert counts[-1] < 100, f"the drain should fire the open window: {printed[-300:]}"
