@@ -220,14 +220,6 @@ class WindowAggregateOperator(Operator):
         """The instant at which windows ending (wall clock) at `end` fire."""
         return wall_to_instant(end - 1, self.ctx.time_zone) if self.ltz else end - 1
 
-    def snapshot_state(self, checkpoint_id: int) -> Any:
-        if self.bounded is not None:  # (only without checkpointing)
-            what = f"the BATCH window aggregation ({self.node.label or self.node.operator})"
-            if self.bounded.spill is not None:
-                raise spill_refusal(what)
-            raise SpilledStateError(f"{what} holds its partial results outside its keyed state")
-        return super().snapshot_state(checkpoint_id)
-
     # ------------------------------------------------------------------ firing
     def on_watermark(self, watermark: int, out: Output) -> None:
         self.fire(watermark, out)
@@ -342,7 +334,13 @@ class WindowAggregateOperator(Operator):
     def snapshot_state(self, checkpoint_id: int) -> Any:
         """The generic snapshot; a BATCH SESSION aggregation's sorted rows go to its
         sessions first (a hand-taken savepoint; refused with a hint once they spilled), which
-        hold the rows from then on."""
+        hold the rows from then on. BATCH bounded partials (only without checkpointing) are
+        outside the keyed state: refused (runtime.spill.SpilledStateError)."""
+        if self.bounded is not None:
+            what = f"the BATCH window aggregation ({self.node.label or self.node.operator})"
+            if self.bounded.spill is not None:
+                raise spill_refusal(what)
+            raise SpilledStateError(f"{what} holds its partial results outside its keyed state")
         self._unsort_sessions()
         return super().snapshot_state(checkpoint_id)
 
