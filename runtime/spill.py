@@ -79,7 +79,7 @@ class SpilledStateError(JobError):
 
     def __init__(self, what: str) -> None:
         super().__init__(
-            f"{what}, so it cannot be snapshotted (the snapshot would lose rows); hint: configure periodic "
+            f"{what}, so it cannot be snapshotted (the snapshot would lose rows); hint: enable periodic "
             "checkpoints ('execution.checkpointing.interval' and 'execution.checkpointing.dir') so BATCH "
             "operators keep their state in memory, where snapshots hold it, or take no savepoint of this BATCH job"
         )
@@ -87,7 +87,7 @@ class SpilledStateError(JobError):
 
 def spill_refusal(what: str) -> SpilledStateError:
     """The refusal of a BATCH operator that wrote state to disk (`SpilledStateError`)."""
-    return SpilledStateError(f"{what} spilled state to disk (taskmanager.memory.managed.size)")
+    return SpilledStateError(f"{what} spilled to disk (taskmanager.memory.managed.size)")
 
 
 def tmp_dir(config: Any) -> str:

@@ -14,7 +14,7 @@ The directory is `streamsql.jobs.dir`, else `$STREAMSQL_JOBS_DIR`, else
 `$XDG_RUNTIME_DIR/streamsql`, else `~/.streamsql/jobs`.
 
 Protocol: one JSON line per connection each way. Request `{"token", "op": "savepoint",
-"job", "dir", "stop", "timeout"}` → `{"ok": true, "path"}` or `{"ok": false, "error"}`.
+"job", "dir", "stop", "drain", "timeout"}` → `{"ok": true, "path"}` or `{"ok": false, "error"}`.
 Nothing here is imported on the `SELECT 1` path: the CLI imports it only for INSERT jobs
 in streaming mode and for the `list` / `savepoint` subcommands.
 """
@@ -220,7 +220,7 @@ class ControlServer:
         directory = request.get("dir") or None
         timeout = float(request.get("timeout") or 60.0)
         if request.get("stop"):
-            path = handle.stop_with_savepoint(directory, timeout=timeout)
+            path = handle.stop_with_savepoint(directory, timeout=timeout, drain=bool(request.get("drain")))
         else:
             path = handle.trigger_savepoint(directory, timeout=timeout)
         return {"ok": True, "path": path}
@@ -269,12 +269,17 @@ def request(entry: JobEntry, payload: dict[str, Any], timeout: float) -> dict[st
     return reply
 
 
-def trigger_savepoint(entry: JobEntry, directory: str | None, stop: bool = False, timeout: float = 120.0) -> str:
-    """Take a savepoint of a job of another process; returns the savepoint's path."""
+def trigger_savepoint(
+    entry: JobEntry, directory: str | None, stop: bool = False, timeout: float = 120.0, drain: bool = False
+) -> str:
+    """Take a savepoint of a job of another process (`stop`: then stop it, after
+    MAX_WATERMARK with `drain`); returns the savepoint's path."""
     if directory and "://" not in directory:
         directory = os.path.abspath(os.path.expanduser(directory))  # the job's cwd is not ours
     reply = request(
-        entry, {"op": "savepoint", "job": entry.job_id, "dir": directory, "stop": stop, "timeout": timeout}, timeout + 5
+        entry,
+        {"op": "savepoint", "job": entry.job_id, "dir": directory, "stop": stop, "drain": drain, "timeout": timeout},
+        timeout + 5,
     )
     if not reply.get("ok"):
         raise ControlError(str(reply.get("error")))

@@ -48,6 +48,12 @@ def savepoint_main(argv: list[str], out: TextIO, err: TextIO) -> int:
         help="target directory (default: the job's execution.checkpointing.savepoint-dir); with inspect: the snapshot",
     )
     p.add_argument("--stop", action="store_true", help="stop the job after the savepoint (STOP JOB ... WITH SAVEPOINT)")
+    p.add_argument(
+        "--drain",
+        action="store_true",
+        help="with --stop: the sources send MAX_WATERMARK first, so every window fires before the savepoint "
+        "(STOP JOB ... WITH SAVEPOINT WITH DRAIN, Flink's `flink stop --drain`)",
+    )
     p.add_argument("--pid", type=int, help="the job's process, when jobs of several processes have this id")
     p.add_argument("--jobs-dir", help="where running jobs register (default: see docs/cli.md)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds to wait for the savepoint (default 120)")
@@ -67,7 +73,9 @@ def savepoint_main(argv: list[str], out: TextIO, err: TextIO) -> int:
     try:
         entry = find_job(jobs_dir({JOBS_DIR.key: args.jobs_dir}), args.what, args.pid)
         err.write(f"Triggering savepoint for job {entry.job_id} (pid {entry.pid}).\n")
-        path = trigger_savepoint(entry, args.path, stop=args.stop, timeout=args.timeout)
+        if args.drain and not args.stop:
+            raise ControlError("--drain needs --stop (it ends the job: every window fires before the savepoint)")
+        path = trigger_savepoint(entry, args.path, stop=args.stop, timeout=args.timeout, drain=args.drain)
     except ControlError as e:
         err.write(f"[ERROR] {e}\n")
         return 1

@@ -73,7 +73,7 @@ class ExternalSort:
         """The rows held, for a checkpoint (a job with periodic checkpoints never spills; a
         savepoint triggered by hand after the sort spilled cannot include the runs)."""
         if self.runs:
-            raise spill_refusal("a BATCH operator's sort (ORDER BY, OVER, Rank)")
+            raise spill_refusal("a BATCH operator's sort")
         return self.buffer
 
     def restore(self, buffer: list[pa.RecordBatch | pa.Table]) -> None:

@@ -6,6 +6,7 @@ the savepoint (Flink's `--drain`), so the restored run adds nothing for them."""
 
 from __future__ import annotations
 
+import io
 import time
 from collections import Counter
 from pathlib import Path
@@ -148,5 +149,39 @@ def test_stop_job_with_savepoint_with_drain_statement(tmp_path: Path, capsys: py
     assert load_checkpoint(path).metadata.kind == "savepoint"
     job.join(DEADLINE_S)
     printed += capsys.readouterr().out
+    counts = [int(line.rsplit(",", 1)[1].strip(" ]")) for line in printed.splitlines() if line.startswith("+I")]
+    assert counts[-1] < 100, f"the drain should fire the open window: {printed[-300:]}"
+
+
+def test_savepoint_command_stop_with_drain(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`streamsql savepoint <job> --stop --drain` (through the job's control server)."""
+    from streamsql.control import find_job, register_job, unregister_job
+    from streamsql.savepoint_cli import savepoint_main
+
+    env = _env(tmp_path, 1, rate=500)
+    env.execute_sql("CREATE TABLE out_w (w TIMESTAMP(3), c BIGINT) WITH ('connector' = 'print')")
+    job = env.execute_sql(
+        "INSERT INTO out_w SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), "
+        "INTERVAL '1' SECOND)) GROUP BY window_start, window_end"
+    ).job
+    assert job is not None
+    jobs = tmp_path / "jobs"
+    register_job(job, {"streamsql.jobs.dir": str(jobs)})
+    try:
+        assert find_job(jobs, job.get_job_id()).job_id == job.get_job_id()
+        printed = ""
+        deadline = time.monotonic() + DEADLINE_S
+        while printed.count("+I") < 2:
+            assert time.monotonic() < deadline and job.is_running()
+            time.sleep(0.02)
+            printed += capsys.readouterr().out
+        out, err = io.StringIO(), io.StringIO()
+        args = [job.get_job_id(), str(tmp_path / "sp"), "--stop", "--drain", "--jobs-dir", str(jobs)]
+        assert savepoint_main(args, out, err) == 0, err.getvalue()
+        job.join(DEADLINE_S)
+    finally:
+        unregister_job(job.get_job_id())
+    printed += capsys.readouterr().out
+    assert "Savepoint completed" in out.getvalue()
     counts = [int(line.rsplit(",", 1)[1].strip(" ]")) for line in printed.splitlines() if line.startswith("+I")]
     assert counts[-1] < 100, f"the drain should fire the open window: {printed[-300:]}"
