@@ -13,6 +13,11 @@ Batches whose values already have the column's JSON type are first read by Arrow
 parser (json_fast.py); that path gives up on anything needing the rules above, and the
 batch is then read here, so rows and errors do not depend on which path ran.
 
+A line (or record) holding a top-level JSON array gives one row per element, as Flink
+reads it. Change events with a before/after envelope (Debezium's, and Ogg's for
+changelog_json.py) share the `_debezium` path; their metadata ('source.table', ...) is read
+by `read_event_metadata` in one DuckDB pass over a poll's payloads.
+
 Offsets are `{"byte": b, "line": n}`: where the next unread line starts.
 """
 
@@ -735,6 +740,7 @@ def read_event_metadata(
     return out
 
 
+# '{env}' stands for the event's root: '$', or '$.payload' with 'debezium-json.schema-include'.
 DEBEZIUM_METADATA: tuple[EventMetadata, ...] = (
     EventMetadata(
         "schema",
@@ -745,7 +751,7 @@ DEBEZIUM_METADATA: tuple[EventMetadata, ...] = (
     EventMetadata(
         "ingestion-timestamp",
         TIMESTAMP_META,
-        "{payload}" + json_millis("{env}.ts_ms"),
+        json_millis("{env}.ts_ms"),
         "When the connector processed the event (the event's 'ts_ms').",
     ),
     EventMetadata(
@@ -775,10 +781,7 @@ DEBEZIUM_METADATA: tuple[EventMetadata, ...] = (
 
 def _debezium_specs(schema_include: bool) -> tuple[EventMetadata, ...]:
     env = "$.payload" if schema_include else "$"
-    return tuple(
-        EventMetadata(m.key, m.type, m.sql.replace("{payload}", "").replace("{env}", env), m.description)
-        for m in DEBEZIUM_METADATA
-    )
+    return tuple(EventMetadata(m.key, m.type, m.sql.replace("{env}", env), m.description) for m in DEBEZIUM_METADATA)
 
 
 # ---------------------------------------------------------------------- writer
