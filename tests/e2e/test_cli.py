@@ -75,8 +75,9 @@ def test_script_file_problems_are_clean_errors_naming_the_file(tmp_path: Path) -
 
 
 def test_rows_skipped_by_ignore_parse_errors_are_counted_and_summarized(tmp_path: Path) -> None:
-    # rows with the wrong number of fields are skipped (a bad field alone becomes NULL, as in Flink)
-    (tmp_path / "in.csv").write_text("1,10\n2,20,99\n3,30\n4\n")
+    # rows with too many fields are skipped (a bad field alone becomes NULL, and so do the
+    # missing fields of a short row, as in Flink)
+    (tmp_path / "in.csv").write_text("1,10\n2,20,99\n3,30\n4,5,6\n")
     script = tmp_path / "job.sql"
     script.write_text(
         f"CREATE TABLE t (k INT, v INT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'in.csv'}', "

@@ -159,6 +159,7 @@ class CsvFileReader(FileReader):
         self._pending: list[pa.RecordBatch] = []
         self._invalid: list[tuple[int | None, int]] = []  # (record number, actual columns) of the first bad row
         self._invalid_text = False  # a malformed row was not UTF-8 either (`_quiet_invalid_row_text`)
+        self._short_row = False  # a row with too few fields under 'csv.ignore-parse-errors'
         self._text_skipped = 0  # rows skipped as not UTF-8 (of `skipped_rows`)
         self._fallback: Iterator[pa.RecordBatch] | None = None  # `_python_batches`, once Arrow cannot go on
         self._reader: Any = None
@@ -172,6 +173,7 @@ class CsvFileReader(FileReader):
         d = self.dialect
         self._fallback = None
         self._invalid_text = False
+        self._short_row = False
         names = [f"f{i}" for i in range(len(self.fields))]
         read_opts = pacsv.ReadOptions(column_names=names, use_threads=False, block_size=self._block_size)
         parse_opts = pacsv.ParseOptions(
@@ -215,6 +217,11 @@ class CsvFileReader(FileReader):
 
     def _on_invalid_row(self, row: Any) -> str:
         if self.dialect.ignore_errors:
+            if row.actual_columns < len(self.fields):
+                # Flink reads a short row's missing fields as NULL: Arrow cannot pad a row, so
+                # the rest of the file is read by `_python_batches`
+                self._short_row = True
+                return "error"
             self.skipped_rows += 1
             return "skip"
         self._invalid.append((row.number, row.actual_columns))
@@ -223,8 +230,9 @@ class CsvFileReader(FileReader):
     def _raise_invalid(self, error: Exception) -> None:
         """Fail the read for a malformed row, naming the file and line; with
         `csv.ignore-parse-errors`, a malformed row that is not UTF-8 either (Arrow cannot
-        hand it to `_on_invalid_row`) switches to `_python_batches` instead."""
-        if self._invalid_text and self.dialect.ignore_errors:
+        hand it to `_on_invalid_row`), or a row with too few fields (to be padded with NULLs),
+        switches to `_python_batches` instead."""
+        if (self._invalid_text or self._short_row) and self.dialect.ignore_errors:
             self._fallback = self._python_batches(self._raw_rows)
             return
         if self._invalid_text:
@@ -238,7 +246,8 @@ class CsvFileReader(FileReader):
             raise DataError(
                 f"Failed to deserialize CSV row: Row length mismatch. {len(self.fields)} fields expected but was "
                 f"{actual} (fields split at 'csv.field-delimiter' = {_option_literal(self.dialect.delimiter)}; "
-                "'csv.ignore-parse-errors' = 'true' skips such rows).",
+                "with 'csv.ignore-parse-errors' = 'true' a longer row is skipped and a shorter one's missing "
+                "fields are NULL).",
                 self.path,
                 line,
             ) from None
@@ -266,10 +275,11 @@ class CsvFileReader(FileReader):
 
     def _python_batches(self, skip: int) -> Iterator[pa.RecordBatch]:
         """What the Arrow reader would have returned after its first `skip` rows, parsed
-        with Python's csv module: the rows with the right field count as byte columns
-        (`_text_columns` then skips those that are not UTF-8), every other row skipped and
-        counted. Only used once a row both malformed and not UTF-8 stopped Arrow with
-        `csv.ignore-parse-errors` set (an error path: per-row Python is acceptable)."""
+        with Python's csv module: the rows as byte columns (`_text_columns` then skips those
+        that are not UTF-8), a row with too few fields padded with NULLs, a row with too many
+        skipped and counted. Only used with `csv.ignore-parse-errors` once a row with too few
+        fields, or one both malformed and not UTF-8, stopped Arrow (an error path: per-row
+        Python is acceptable)."""
         d = self.dialect
         text = self._source_bytes().decode("utf-8", "surrogateescape")  # bytes kept as they are
         self.skipped_rows = self._text_skipped  # malformed rows are recounted from the start
@@ -279,15 +289,19 @@ class CsvFileReader(FileReader):
         for row in pycsv.reader(io.StringIO(text, newline=""), **_python_csv_args(d)):
             if not row or row == [""]:
                 continue  # a blank line: Arrow ignores it too
-            if len(row) != width:
+            if len(row) > width:
                 self.skipped_rows += 1
                 continue
+            # Flink: a short row's missing fields are NULL ('csv.ignore-parse-errors')
+            values: list[str | None] = [*row, *([None] * (width - len(row)))]
             if skip:
                 skip -= 1
                 continue
             for out, i in zip(columns, self.projection, strict=True):
-                value = row[i]
-                out.append(None if value == d.null_literal else value.encode("utf-8", "surrogateescape"))
+                value = values[i]
+                out.append(
+                    None if value is None or value == d.null_literal else value.encode("utf-8", "surrogateescape")
+                )
             if len(columns[0]) >= _FALLBACK_BATCH_ROWS:
                 yield pa.RecordBatch.from_arrays([pa.array(c, pa.binary()) for c in columns], names=names)
                 columns = [[] for _ in self.projection]
@@ -539,7 +553,8 @@ class CsvDecoder(MessageDecoder):
     """Kafka record payloads, one CSV row each: parsed together by Arrow (the payloads
     joined by newlines), then typed column by column as in files. A payload that is not
     exactly one row of the right width fails naming its record (or, with
-    'csv.ignore-parse-errors', is skipped and counted)."""
+    'csv.ignore-parse-errors', is skipped and counted; a row with too few fields is read
+    with the missing ones NULL, as in Flink)."""
 
     def __init__(self, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
         self.fields = fields
@@ -593,8 +608,26 @@ class CsvDecoder(MessageDecoder):
                     raise pa.ArrowInvalid("not one row")
                 tables.append(one)
             except pa.ArrowInvalid:
-                bad[i] = True
+                short = self._short_row(t)
+                if short is None:
+                    bad[i] = True
+                else:
+                    tables.append(short)
         return (pa.concat_tables(tables) if tables else None), bad
+
+    def _short_row(self, text: str) -> pa.Table | None:
+        """With 'csv.ignore-parse-errors', a payload of one row with too few fields: its
+        missing fields are NULL, as in Flink (None: not such a payload)."""
+        d = self.dialect
+        if not d.ignore_errors:
+            return None
+        rows = list(pycsv.reader(io.StringIO(text, newline=""), **_python_csv_args(d)))
+        width = len(self.fields)
+        if len(rows) != 1 or not 0 < len(rows[0]) < width:
+            return None
+        values = [None if v == d.null_literal else v for v in rows[0]]
+        values += [None] * (width - len(values))
+        return pa.table({f"f{i}": pa.array([v], pa.string()) for i, v in enumerate(values)})
 
     def decode(self, payloads: pa.Array, locate: Callable[[int], str]) -> tuple[pa.RecordBatch, np.ndarray]:
         present = np.flatnonzero(np.asarray(payloads.is_valid().to_numpy(zero_copy_only=False), bool))

@@ -81,7 +81,9 @@ def test_null_literal_word(tmp_path):
     assert rows == [{"id": 1, "s": None}, {"id": None, "s": "x"}]
 
 
-def test_ignore_parse_errors_nulls_bad_fields_and_skips_bad_rows(tmp_path):
+def test_ignore_parse_errors_nulls_bad_fields_and_skips_long_rows(tmp_path):
+    """As Flink: a field that does not parse is NULL, a row with too few fields has NULL
+    for the missing ones, a row with too many is skipped."""
     path = tmp_path / "e.csv"
     path.write_text("1,a\nx,b\n3\n4,d,extra\n5,e\n")
     factory = get_connector("filesystem")
@@ -89,8 +91,8 @@ def test_ignore_parse_errors_nulls_bad_fields_and_skips_bad_rows(tmp_path):
     source = factory.create_source(opts, (Field("id", INT()), Field("s", STRING())), None, SourceContext("BATCH"))
     reader = source.create_reader(source.splits()[0])
     rows = reader.read(100).to_pylist()
-    assert rows == [{"id": 1, "s": "a"}, {"id": None, "s": "b"}, {"id": 5, "s": "e"}]
-    assert reader.skipped_rows == 2
+    assert rows == [{"id": 1, "s": "a"}, {"id": None, "s": "b"}, {"id": 3, "s": None}, {"id": 5, "s": "e"}]
+    assert reader.skipped_rows == 1
 
 
 def test_invalid_utf8_fails_naming_file_line_and_byte(tmp_path):
@@ -133,12 +135,18 @@ def test_a_row_both_malformed_and_not_utf8_is_skipped_with_ignore_parse_errors(t
     opts = {"path": str(path), "format": "csv", "csv.ignore-parse-errors": "true", "csv.null-literal": "NULL"}
     source = get_connector("filesystem").create_source(opts, schema, None, SourceContext("BATCH"))
     reader = source.create_reader(source.splits()[0])
-    rows = [{"id": 1, "s": "abc"}, {"id": 3, "s": "q,\nr"}, {"id": 6, "s": None}, {"id": 7, "s": "café"}]
+    rows = [
+        {"id": 1, "s": "abc"},
+        {"id": 3, "s": "q,\nr"},
+        {"id": 5, "s": None},  # one field of two: the other is NULL, as in Flink
+        {"id": 6, "s": None},
+        {"id": 7, "s": "café"},
+    ]
     got = []
     while (batch := reader.read(2)) is not None:
         got += batch.to_pylist()
     assert got == rows
-    assert reader.skipped_rows == 3  # row 2 (both), row 4 (not UTF-8), row 5 (one field)
+    assert reader.skipped_rows == 2  # row 2 (both), row 4 (not UTF-8)
     reader.seek({"records": 2})  # as a restore does: past rows 1 and 3
     assert reader.read(100).to_pylist() == rows[2:]
     with pytest.raises(DataError, match="not UTF-8") as err:

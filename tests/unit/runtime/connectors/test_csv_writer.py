@@ -10,7 +10,13 @@ from decimal import Decimal
 import pyarrow as pa
 import pytest
 
-from runtime.connectors.formats.csv_format import CsvRowEncoder, decimal_plain_text, decimal_scientific_text
+from runtime.connectors.base import SourceContext
+from runtime.connectors.formats.csv_format import (
+    CsvDecoder,
+    CsvRowEncoder,
+    decimal_plain_text,
+    decimal_scientific_text,
+)
 from runtime.errors import DataError
 from runtime.types import (
     ARRAY,
@@ -230,3 +236,29 @@ def test_quote_character_and_disabled_quotes_as_flinks_serializer() -> None:
     assert _lines(fields, [{"f0": "Test", "f1": 12, "f2": "Hello"}]) == ["Test,12,Hello"]
     assert _lines(fields, row, **{"csv.quote-character": "#"}) == ["Test,12,#2019-12-26 12:12:12#"]
     assert _lines(fields, row, **{"csv.disable-quote-character": "true"}) == ["Test,12,2019-12-26 12:12:12"]
+
+
+def test_ignore_parse_errors_reads_a_short_rows_missing_fields_as_null(tmp_path) -> None:
+    """Flink (Jackson maps the fields a row has; 'ignore-parse-errors' lets the converter
+    read the others as NULL): a shorter row is kept, a longer one skipped."""
+    fields = (Field("s", STRING()), Field("i", INT()), Field("t", STRING()))
+    (tmp_path / "f.csv").write_text("a,1,x\nTest\nb,2,y,extra\nc,3\nd,4,z\n")
+    options = {"connector": "filesystem", "path": str(tmp_path / "f.csv"), "format": "csv"}
+    with pytest.raises(DataError, match="Row length mismatch. 3 fields expected but was 1"):
+        read_all(options, fields)
+    rows = read_all({**options, "csv.ignore-parse-errors": "true"}, fields).to_pylist()
+    assert rows == [
+        {"s": "a", "i": 1, "t": "x"},
+        {"s": "Test", "i": None, "t": None},
+        {"s": "c", "i": 3, "t": None},
+        {"s": "d", "i": 4, "t": "z"},
+    ]
+
+
+def test_kafka_payload_with_too_few_fields_under_ignore_parse_errors() -> None:
+    fields = (Field("s", STRING()), Field("i", INT()), Field("t", STRING()))
+    decoder = CsvDecoder(fields, {"csv.ignore-parse-errors": "true"}, SourceContext("STREAMING"))
+    payloads = pa.array([b"a,1,x", b"Test", b"b,2,y,extra"], pa.binary())
+    batch, source = decoder.decode(payloads, lambda i: f"record {i}")
+    assert batch.to_pylist() == [{"s": "a", "i": 1, "t": "x"}, {"s": "Test", "i": None, "t": None}]
+    assert source.tolist() == [0, 1] and decoder.skipped_rows == 1
