@@ -122,17 +122,19 @@ class DataType:
         if n == "MAP":
             return f"MAP<{self.children[0]}, {self.children[1]}>"
         if n == "ROW":
-            descs = self.field_descriptions or (None,) * len(self.children)
-            inner = ", ".join(
-                f"`{fn}` {ft}" + ("" if d is None else " '" + d.replace("'", "''") + "'")
-                for fn, ft, d in zip(self.field_names, self.children, descs, strict=True)
-            )
-            return f"ROW<{inner}>"
+            return f"ROW<{', '.join(self._fields_text())}>"
         if n == "STRUCTURED":
-            parts = [f"'{self.class_name}'"]
-            parts += [f"`{fn}` {ft}" for fn, ft in zip(self.field_names, self.children, strict=True)]
+            parts = [f"'{self.class_name}'", *self._fields_text()]
             return f"STRUCTURED<{', '.join(parts)}>"
         return n
+
+    def _fields_text(self) -> list[str]:
+        """A ROW's / STRUCTURED's fields as Flink prints them: `` `n` TYPE ['description'] ``."""
+        descs = self.field_descriptions or (None,) * len(self.children)
+        return [
+            f"`{fn}` {ft}" + ("" if d is None else " '" + d.replace("'", "''") + "'")
+            for fn, ft, d in zip(self.field_names, self.children, descs, strict=True)
+        ]
 
     # ------------------------------------------------------------------ arrow
     def to_arrow(self) -> pa.DataType:
@@ -332,13 +334,20 @@ def ROW(  # noqa: N802
     )
 
 
-def STRUCTURED(class_name: str, fields: list[tuple[str, DataType]], nullable: bool = True) -> DataType:  # noqa: N802
+def STRUCTURED(  # noqa: N802
+    class_name: str,
+    fields: list[tuple[str, DataType]],
+    nullable: bool = True,
+    descriptions: tuple[str | None, ...] = (),
+) -> DataType:
+    """An inline structured type: a class name and named (optionally described) fields."""
     return DataType(
         "STRUCTURED",
         nullable,
         children=tuple(t for _, t in fields),
         field_names=tuple(n for n, _ in fields),
         class_name=class_name,
+        field_descriptions=descriptions if any(d is not None for d in descriptions) else (),
     )
 
 

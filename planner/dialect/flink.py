@@ -36,7 +36,7 @@ INTERVAL_UNITS = ("YEAR", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "M
 _UNIT_NORMALIZE = {u + "S": u for u in INTERVAL_UNITS} | {u: u for u in INTERVAL_UNITS}
 
 # Type keywords this module parses itself (nested types with NOT NULL, ROW, MULTISET).
-_NESTED_TYPE_NAMES = {"ROW", "MULTISET", "ARRAY", "MAP"}
+_NESTED_TYPE_NAMES = {"ROW", "MULTISET", "ARRAY", "MAP", "STRUCTURED"}
 
 
 def _unwrap_call(node: exp.Expression) -> exp.Expression:
@@ -486,7 +486,14 @@ class FlinkParser(BaseParser):
         self._advance()
         close = TokenType.GT if self._curr.token_type == TokenType.LT else TokenType.R_PAREN
         self._advance()
-        if upper == "ROW":
+        class_name = None
+        if upper == "STRUCTURED":  # STRUCTURED<'class', n0 t0 ['d0'], ...>: a ROW with a class
+            if not self._match(TokenType.STRING):
+                self.raise_error("Expecting the class name of a STRUCTURED type, a string literal")
+            class_name = self._prev.text
+            if not self._match(TokenType.COMMA) and not (self._curr and self._curr.token_type == close):
+                self.raise_error("Expecting ',' or '>'")
+        if upper in ("ROW", "STRUCTURED"):
             fields: list[exp.Expression] = []
             if not self._match(close):
                 while True:
@@ -505,7 +512,10 @@ class FlinkParser(BaseParser):
                         break
                 if not self._match(close):
                     self.raise_error(f"Expecting {'>' if close == TokenType.GT else ')'}")
-            return exp.DataType(this=exp.DataType.Type.STRUCT, expressions=fields, nested=True)
+            struct = exp.DataType(this=exp.DataType.Type.STRUCT, expressions=fields, nested=True)
+            if class_name is not None:
+                struct.meta["class_name"] = class_name
+            return struct
         elems = [self.parse_flink_type()]
         while self._match(TokenType.COMMA):
             elems.append(self.parse_flink_type())

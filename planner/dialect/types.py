@@ -72,8 +72,8 @@ def _convert(dt: exp.DataType) -> DataType:  # noqa: C901 - one branch per type 
         )
     if kind == T.INTERVAL or isinstance(kind, exp.Interval):
         raise UnknownTypeError(
-            f"Unsupported type '{dt.sql()}': an INTERVAL type cannot be declared (Flink's DDL refuses it "
-            "as a column type); INTERVAL values come from interval literals and expressions"
+            f"Unsupported type '{dt.sql()}': an INTERVAL type cannot be declared here (Flink's DDL refuses "
+            "it as a column type); INTERVAL values come from interval literals and expressions"
         )
     params = _params(dt) if not dt.args.get("nested") else []
     if kind in (T.DECIMAL, T.BIGDECIMAL):
@@ -107,6 +107,8 @@ def _convert(dt: exp.DataType) -> DataType:  # noqa: C901 - one branch per type 
                 descriptions.append(f.meta.get("description"))
             else:
                 raise UnknownTypeError(f"Invalid ROW field '{f.sql()}'")
+        if dt.meta.get("class_name") is not None:  # STRUCTURED<'class', ...>
+            return rt.STRUCTURED(dt.meta["class_name"], fields, descriptions=tuple(descriptions))
         return rt.ROW(fields, descriptions=tuple(descriptions))
     if kind == T.USERDEFINED:
         name = str(dt.args.get("kind") or "").upper()

@@ -93,6 +93,11 @@ DECLARATIONS: list[tuple[str, str]] = [
     ("ROW<n0 INT 'd0', n1 STRING 'd1'>", "ROW<`n0` INT 'd0', `n1` STRING 'd1'>"),
     ("ROW(n0 INT, n1 BOOLEAN)", "ROW<`n0` INT, `n1` BOOLEAN>"),
     ("ROW(n0 INT 'd0', n1 BOOLEAN 'it''s')", "ROW<`n0` INT 'd0', `n1` BOOLEAN 'it''s'>"),
+    # User-defined data types: inline structured types (FLIP-520)
+    (
+        "STRUCTURED<'com.myorg.User', name STRING, age INT NOT NULL 'years'>",
+        "STRUCTURED<'com.myorg.User', `name` STRING, `age` INT NOT NULL 'years'>",
+    ),
     # Other data types
     ("BOOLEAN", "BOOLEAN"),
     # The page's opening examples
@@ -155,7 +160,7 @@ def test_precision_above_the_maximum_is_lowered(client: Callable[..., str], decl
         ("TIMESTAMP WITH TIME ZONE", "Unsupported type 'TIMESTAMP WITH TIME ZONE': use TIMESTAMP_LTZ"),
         ("TIMESTAMP(3) WITH TIME ZONE", "Unsupported type 'TIMESTAMP WITH TIME ZONE': use TIMESTAMP_LTZ"),
         ("RAW('java.lang.String', 'AEdvcmcu')", "Unsupported type 'RAW'"),
-        ("INTERVAL DAY", "Unsupported type 'INTERVAL DAY': an INTERVAL type cannot be declared"),
+        ("INTERVAL DAY", "Unsupported type 'INTERVAL DAY': an INTERVAL type cannot be declared here"),
         ("INTERVAL YEAR(3) TO MONTH", "an INTERVAL type cannot be declared"),
     ],
 )
