@@ -203,12 +203,29 @@ class Runner:
         (`Successfully initialized from sql script: file:/...`)."""
         import io
 
+        from planner.errors import SqlError
+        from streamsql import client_output as co
+
         uri = "file:" + os.path.abspath(path)
         saved = (self.out, self.err, self.info)
         held = io.StringIO()
         self.out = self.err = self.info = held
         try:
-            code = self.run_script(text, path)
+            code = EXIT_OK
+            try:
+                statements = file_statements(text)
+            except SqlError as e:
+                statements, code = [], self._sql_error(e, path)
+            for sql, line, column in statements:
+                # Flink runs an init file through its gateway's configureSession: only
+                # statements that set the session up (no query, no INSERT, no CTAS).
+                refused = co.init_refusal(sql)
+                if refused is not None:
+                    code = self._set_error(refused)
+                    break
+                code = self.run_script("\n" * (line - 1) + " " * (column - 1) + sql + ";", path)
+                if code != EXIT_OK:
+                    break
         finally:
             self.out, self.err, self.info = saved
         if code != EXIT_OK:
@@ -363,6 +380,10 @@ class Runner:
         started = time.monotonic()
         result = self.env.execute_statement(stmt)  # type: ignore[arg-type]
         if isinstance(stmt, Query):
+            refusal = co.non_interactive_refusal(self.env)
+            if refusal is not None:  # Flink's client refuses a full-screen view in a script
+                result.cancel()
+                return self._set_error(refusal)
             self._print_result(result, started=started if co.print_time_cost(self.env) else None)
             self._print_stats(result)
         elif co.is_job_statement(stmt):

@@ -13,9 +13,11 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, TextIO
 
 from runtime.config.options import key
+from streamsql.shell.options import RESULT_MODE
 
 INFO_EXECUTED = "[INFO] Execute statement succeeded.\n"
 INFO_SUBMITTING = "[INFO] Submitting SQL update statement to the cluster...\n"
@@ -120,6 +122,18 @@ def max_column_width(env: Any) -> int:
     return int(CLIENT_MAX_COLUMN_WIDTH.get(env.get_config()))
 
 
+def non_interactive_refusal(env: Any) -> str | None:
+    """Flink's error for a query in a script (-f, -e: no terminal view) when
+    `sql-client.execution.result-mode` is table or changelog (full-screen views), else None."""
+    if RESULT_MODE.get(env.get_config()) == "tableau":
+        return None
+    return (
+        "org.apache.flink.table.client.gateway.SqlExecutionException: In non-interactive mode, it only "
+        f"supports to use TABLEAU as value of {RESULT_MODE.key} when execute query. Please add "
+        f"'SET {RESULT_MODE.key}=TABLEAU;' in the sql file."
+    )
+
+
 def print_time_cost(env: Any) -> bool:
     return bool(PRINT_TIME_COST.get(env.get_config()))
 
@@ -140,6 +154,32 @@ def echo(sql: str) -> str:
     the later lines after `> `, ended by the `;` that closed it."""
     lines = sql.strip().splitlines() or [""]
     return PROMPT + "\n".join([lines[0], *(CONTINUATION_PROMPT + line for line in lines[1:])]) + ";\n"
+
+
+# The statements Flink's SQL gateway runs to configure a session (an init file, -i): its
+# OperationExecutor.configureSession accepts SET, RESET and create / drop / use / alter
+# operations (not CREATE TABLE ... AS, which is a job), LOAD / UNLOAD MODULE and ADD JAR.
+_INIT_STATEMENT = re.compile(r"\s*(SET|RESET|CREATE|DROP|USE|ALTER|LOAD|UNLOAD|ADD)\b", re.IGNORECASE)
+# CREATE [OR REPLACE] TABLE ... AS <query>: a job, not a session set-up.
+_INIT_TABLE_AS = re.compile(
+    r"\s*CREATE\s+(OR\s+REPLACE\s+)?(TEMPORARY\s+)?TABLE\b.*\bAS\s*\(*\s*(SELECT|WITH|VALUES)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+_INIT_REFUSAL = (
+    "java.lang.UnsupportedOperationException: Unsupported statement for configuring session:{sql};\n"
+    "The configureSession API only supports to execute statement of type CREATE TABLE, DROP TABLE, "
+    "ALTER TABLE, CREATE DATABASE, DROP DATABASE, ALTER DATABASE, CREATE FUNCTION, DROP FUNCTION, "
+    "ALTER FUNCTION, CREATE CATALOG, DROP CATALOG, USE CATALOG, USE [CATALOG.]DATABASE, CREATE VIEW, "
+    "DROP VIEW, LOAD MODULE, UNLOAD MODULE, USE MODULE, ADD JAR."
+)
+
+
+def init_refusal(sql: str) -> str | None:
+    """Flink's error for a statement an init file (-i) may not hold, or None when it may:
+    "Notice it's not allowed to add query or insert into the init file" (its --help)."""
+    if _INIT_STATEMENT.match(sql) and not _INIT_TABLE_AS.match(sql):
+        return None
+    return _INIT_REFUSAL.format(sql=sql.strip())
 
 
 def submitted(job_id: str) -> str:

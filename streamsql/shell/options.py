@@ -12,9 +12,9 @@ RESULT_MODE = (
         "How the CLI shows query results: tableau prints rows as they come (with the op column "
         "in streaming mode); changelog and table open a full-screen view in the interactive shell "
         "(changelog: every change with its op; table: the materialized result, updated live). "
-        "Flink's default is table, which Flink's client refuses for a script (-f) and asks for tableau; "
-        "streamsql defaults to tableau so scripts and the shell print the same, and `-f`/`-e` print "
-        "tableau whatever the mode."
+        "Flink's default is table, which Flink's client refuses for a query in a script (-f) and asks for "
+        "tableau; streamsql defaults to tableau so that scripts run as they are. A script's query with "
+        "table or changelog fails with Flink's error."
     )
 )
 

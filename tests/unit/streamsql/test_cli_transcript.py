@@ -137,3 +137,16 @@ def test_quit_ends_the_file() -> None:
     assert runner.run_file("SET 'a.b' = 'c';\nQUIT;\nSET 'd.e' = 'f';\n", "job.sql") == EXIT_OK
     assert out.getvalue().endswith("Flink SQL> QUIT;\n[INFO] Exiting Flink SQL CLI Client...\n")
     assert runner.env.get_config().get("d.e") is None
+
+
+def test_a_scripts_query_needs_the_tableau_result_mode() -> None:
+    """Flink's client refuses a query in a script whose result mode is a full-screen view."""
+    runner, out, err = _runner()
+    code = runner.run_file("SET 'sql-client.execution.result-mode' = 'table';\nSELECT 1;\n", "job.sql")
+    assert code == EXIT_SQL_ERROR
+    assert err.getvalue() == (
+        "[ERROR] Could not execute SQL statement. Reason:\n"
+        "org.apache.flink.table.client.gateway.SqlExecutionException: In non-interactive mode, it only supports "
+        "to use TABLEAU as value of sql-client.execution.result-mode when execute query. Please add "
+        "'SET sql-client.execution.result-mode=TABLEAU;' in the sql file.\n"
+    )
