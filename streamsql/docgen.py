@@ -92,7 +92,8 @@ def formats_page() -> str:
         "given with the format's name as prefix (`'json.ignore-parse-errors'`); a Kafka key or value format's",
         "options carry the `'key.'` / `'value.'` prefix too (`'value.json.ignore-parse-errors'`). A format's",
         "metadata is read by the Kafka connectors as `METADATA FROM 'value.<key>'` (read-only: declare the",
-        "column `VIRTUAL` in a table that is written to).",
+        "column `VIRTUAL` in a table that is written to). A changelog format cannot be the key or value",
+        "format of an upsert table (its records are upserts and deletes already).",
     ]
     for name in format_names():
         f = get_format(name)

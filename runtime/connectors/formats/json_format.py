@@ -856,6 +856,8 @@ class JsonRowEncoder:
         offsets = offsets - offsets[0]
         entries = array.flatten()
         if dtype.name == "MAP":
+            if not dtype.children[0].is_string:
+                raise ConnectorError(f"JSON format doesn't support non-string as key type of map. The type is: {dtype}")
             keys, values = entries.flatten()
             parents = np.asarray(pc.list_parent_indices(array).to_numpy(zero_copy_only=False), np.int64)
             null_key = np.asarray(keys.is_null().to_numpy(zero_copy_only=False), bool)

@@ -504,3 +504,8 @@ def test_java_client_settings_librdkafka_names_otherwise() -> None:
     }
     with pytest.raises(ConnectorError, match=r"properties\.interceptor\.classes"):
         librdkafka_properties({"interceptor.classes": "com.example.Tracing"})
+
+
+def test_json_map_keys_must_be_strings_as_in_flink() -> None:
+    with pytest.raises(ConnectorError, match="doesn't support non-string as key type of map"):
+        encode("json", (Field("m", MAP(INT(), INT())),), [([(1, 2)],)])
