@@ -128,8 +128,9 @@ def gate(v: int) -> int:
 
 
 def test_parallel_worker_declines_a_savepoint_after_a_spill(tmp_path: Path) -> None:
-    """At parallelism 2 the spilled aggregation declines in its worker: the savepoint
-    fails with the reason, the job runs on to the uninterrupted result."""
+    """At parallelism 2 the spilled aggregation declines a stop-with-savepoint in its
+    worker: the savepoint fails with the reason, the parent's ABORT un-freezes the stages,
+    and the job runs on to the uninterrupted result."""
     query = "SELECT g % 1000 AS k, COUNT(*) AS c, SUM(g) AS s FROM (SELECT gate(id) AS g FROM src) GROUP BY g % 1000"
     env = _env(tmp_path, **{"parallelism.default": "2", "taskmanager.memory.managed.size": "1 kb"})
     env.create_temporary_function("gate", gate)
@@ -146,7 +147,8 @@ def test_parallel_worker_declines_a_savepoint_after_a_spill(tmp_path: Path) -> N
     while not GATE[1].exists():  # the aggregation has most of its input, and spilled
         assert time.monotonic() < deadline and reader.is_alive()
         time.sleep(0.01)
-    future = executor.trigger_savepoint(str(tmp_path / "sp"))
+    # a stop: the workers freeze at the barrier; the refusal (ABORT) lets them run on
+    future = executor.trigger_savepoint(str(tmp_path / "sp"), stop=True)
     while executor.cp.inflight is None and not future.done():  # the workers got the trigger
         assert time.monotonic() < deadline
         time.sleep(0.01)
