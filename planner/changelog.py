@@ -165,6 +165,15 @@ def require_update_before(plan: PhysicalNode, mode: str, root_wants_update_befor
     return plan
 
 
+def _drop_update_before(scan: PhysicalNode) -> PhysicalNode:
+    """A CDC source's changelog without its -U rows, as Flink puts a DropUpdateBefore above a
+    source that has them where no consumer wants them."""
+    from runtime.operators.drop_update_before import DropUpdateBeforeParams
+
+    node = PhysicalNode.of(DropUpdateBeforeParams(), (scan,), scan.fields)
+    return node.with_mode(_without_ub(scan.changelog_mode), (scan,))
+
+
 class _UpdateBeforeVisitor:
     """One top-down pass: `visit(node, ub)` is `node` with its subtree's modes settled so
     that its output carries -U iff `ub` (and it has updates), or None when it cannot."""
@@ -231,6 +240,8 @@ class _UpdateBeforeVisitor:
             except PlanRefusedError:
                 return None
         if _updates(out_mode) and "UB" in _flags(out_mode) and not ub:
+            if isinstance(n.params, TableSourceScanParams):
+                return _drop_update_before(n)
             if spec is None or not spec.drops_update_before:
                 return None
             out_mode = _without_ub(out_mode)

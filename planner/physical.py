@@ -192,7 +192,7 @@ def _scan(planner: PhysicalPlanner, node: LogicalTableScan) -> PhysicalNode:
         _has_updates(mode) and t.primary_key and SOURCE_CDC_EVENTS_DUPLICATE.get(planner.config)
     )
     if not upsert:
-        return PhysicalNode.of(params, (), node.fields, info={"path": t.path})
+        return PhysicalNode.of(params, (), node.fields, info={"path": t.path, "primary_key": t.primary_key})
     return _normalized_scan(planner, node, params, mode)
 
 

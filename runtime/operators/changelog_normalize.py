@@ -278,9 +278,9 @@ class ChangelogNormalizeSpec(OperatorSpec[ChangelogNormalizeParams]):
     def input_update_before(
         self, node: PlanView, input_index: int, emit_update_before: bool, input_keys: UpsertKeys
     ) -> tuple[bool, ...]:
-        """Its input as the source writes it: an upsert source has no -U; a CDC source (with
-        `table.exec.source.cdc-events-duplicate`) has them and cannot leave them out."""
-        return ("UB" in node.inputs[input_index].changelog_mode.split(","),)
+        """Never -U (Flink: ONLY_UPDATE_AFTER): an upsert source has none; a CDC source (with
+        `table.exec.source.cdc-events-duplicate`) has them left out by a DropUpdateBefore."""
+        return (False,)
 
     def upsert_keys(self, node: PlanView, inputs: Sequence[UpsertKeys]) -> UpsertKeys:
         """The PRIMARY KEY it normalizes on."""

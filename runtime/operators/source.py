@@ -18,7 +18,7 @@ from runtime.errors import ConnectorError
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
-from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, UpsertKeys, register_spec
 from runtime.types import Field
 
 # Config key a parallel subtask passes to its Source: how many splits to list (a source
@@ -376,6 +376,15 @@ class TableSourceScanSpec(OperatorSpec[TableSourceScanParams]):
         "split, read with psycopg in Spark's Python workers (no JDBC jar; docs/connectors/jdbc.md). `postgres-cdc` "
         "and Kafka are refused.",
     )
+
+    def upsert_keys(self, node: PlanView, inputs: Sequence[UpsertKeys]) -> UpsertKeys:
+        """The table's PRIMARY KEY, when the scan reads all its columns (the planner leaves
+        the key's names in `info`)."""
+        names = [f.name for f in node.fields]
+        pk = node.info.get("primary_key") or ()
+        if not pk or not all(k in names for k in pk):
+            return None
+        return frozenset({frozenset(names.index(k) for k in pk)})
 
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
         p = self.params(node)

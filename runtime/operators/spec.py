@@ -278,7 +278,8 @@ def explain_line(node: PlanView, changelog: bool = False) -> str:
     if changelog:
         mode = spec.explain_changelog(node) if spec is not None else node.changelog_mode
         parts.append(f"changelogMode=[{mode}]")
-    return f"{node.operator}({', '.join(parts)})"
+    # Calcite's RelWriter: no parentheses around no attributes (`DropUpdateBefore`)
+    return f"{node.operator}({', '.join(parts)})" if parts else node.operator
 
 
 def producer_line(node: PlanView) -> str:

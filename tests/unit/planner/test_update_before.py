@@ -4,6 +4,7 @@ shows them, and that the runtime operators then emit none."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,8 @@ CREATE TABLE top_rn (grp STRING, id INT, rn BIGINT, PRIMARY KEY (grp, rn) NOT EN
 CREATE TABLE joined (grp STRING, n BIGINT, w BIGINT, PRIMARY KEY (grp) NOT ENFORCED)
   WITH ('connector' = 'upsert-kafka', 'topic' = 't', 'properties.bootstrap.servers' = 'h:1', 'key.format' = 'json', 'value.format' = 'json');
 CREATE TABLE hole (grp STRING, n BIGINT) WITH ('connector' = 'blackhole');
+CREATE TABLE cdc (id INT, grp STRING, PRIMARY KEY (id) NOT ENFORCED)
+  WITH ('connector' = 'filesystem', 'path' = 'c.json', 'format' = 'debezium-json');
 CREATE TABLE printed (grp STRING, n BIGINT) WITH ('connector' = 'print');
 """
 
@@ -132,7 +135,7 @@ def test_an_explained_query_prefers_no_update_before_and_a_collected_one_keeps_t
     assert planned.changelog_mode == "I,UB,UA"
 
 
-def _sink_input_changelog(sql: str, tmp_path: Path) -> list[str]:
+def _sink_input_changelog(sql: str, tmp_path: Path, data: str = "x.json") -> list[str]:
     """Plan the INSERT and run it with the sink's input as the job's result: the changelog
     the sink would get, as the runtime operators emit it."""
     (tmp_path / "x.json").write_text(
@@ -142,7 +145,7 @@ def _sink_input_changelog(sql: str, tmp_path: Path) -> list[str]:
     catalog = Catalog()
     # a batch per row: each row's change is emitted on its own
     planner = Planner(catalog, {"execution.runtime-mode": "streaming", "table.exec.source.batch-rows": "1"})
-    for st in parse_script(DDL.replace("'x.json'", f"'{tmp_path / 'x.json'}'") + sql + ";"):
+    for st in parse_script(DDL.replace(f"'{data}'", f"'{tmp_path / data}'") + sql + ";"):
         if isinstance(st, CreateTable):
             catalog.create_table(st)
         else:
@@ -171,3 +174,30 @@ def test_top_n_emits_no_update_before_into_an_upsert_sink(tmp_path: Path) -> Non
     )
     # a: id 0 ranked 1, then id 2 takes rank 1 (+U) and id 0 moves to rank 2 (+I)
     assert _sink_input_changelog(sql, tmp_path) == ["+I", "+I", "+U", "+I"]
+
+
+def test_a_cdc_source_into_an_upsert_sink_keyed_like_it_drops_its_update_before() -> None:
+    # Flink: a DropUpdateBefore right above the source
+    assert _modes("INSERT INTO by_id SELECT id, grp FROM cdc") == [
+        "Sink [NONE]",
+        "Exchange [I,UA,D]",  # table.exec.sink.keyed-shuffle
+        "DropUpdateBefore [I,UA,D]",
+        "TableSourceScan [I,UB,UA,D]",
+    ]
+    # into a retract sink the -U stay
+    assert _modes("INSERT INTO printed SELECT grp, CAST(id AS BIGINT) FROM cdc") == [
+        "Sink [NONE]",
+        "Calc [I,UB,UA,D]",
+        "TableSourceScan [I,UB,UA,D]",
+    ]
+
+
+def test_drop_update_before_at_run_time(tmp_path: Path) -> None:
+    events = [
+        {"before": None, "after": {"id": 1, "grp": "a"}, "op": "c"},
+        {"before": {"id": 1, "grp": "a"}, "after": {"id": 1, "grp": "b"}, "op": "u"},
+        {"before": {"id": 1, "grp": "b"}, "after": None, "op": "d"},
+    ]
+    (tmp_path / "c.json").write_text("".join(json.dumps(e) + "\n" for e in events))
+    sql = "INSERT INTO by_id SELECT id, grp FROM cdc"
+    assert _sink_input_changelog(sql, tmp_path, "c.json") == ["+I", "+U", "-D"]
