@@ -20,6 +20,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.styles import Style
 
 from runtime.config.core import RUNTIME_MODE, TARGET, job_parallelism
+from streamsql.client_output import INFO_QUIT
 from streamsql.shell.completion import CatalogSource, make_completer
 from streamsql.shell.highlight import STYLE, SqlLexer
 from streamsql.shell.history import history_path, open_history
@@ -143,7 +144,7 @@ class Shell:
             except KeyboardInterrupt:
                 continue  # Ctrl-C at the prompt: drop the input, never the shell
             except EOFError:
-                self.out.write("[INFO] Exiting streamsql.\n")
+                self.out.write(INFO_QUIT)
                 return 0
             if not text.strip():
                 continue

@@ -138,7 +138,7 @@ class ShellSession:
     # ------------------------------------------------------------------ shell commands
     def _command(self, cmd: ShellCommand) -> bool:
         if cmd.kind == "quit":
-            self._write("[INFO] Exiting streamsql.\n")
+            self._write(co.INFO_QUIT)
             return False
         self._write(HELP_TEXT)  # "help"; STOP JOB runs as a SQL statement (StopJob)
         return True

@@ -37,7 +37,7 @@ def test_multi_line_statement_runs_at_semicolon(shell: Any) -> None:
     out = d.text()
     assert re.search(r"\| \+I \|\s+1 \|\s+x \|", out), out
     assert "Received a total of 1 row" in out
-    assert d.code == 0 and out.rstrip().endswith("[INFO] Exiting streamsql.")
+    assert d.code == 0 and out.rstrip().endswith("[INFO] Exiting Flink SQL CLI Client...")
 
 
 def test_no_semicolon_no_run_and_semicolon_in_string_does_not_submit(shell: Any) -> None:
