@@ -59,10 +59,13 @@ def number_literal(text: str) -> Literal:
     if "e" in text.lower():
         return Literal(float(text), DOUBLE(nullable=False))
     if "." in text:
+        # Calcite's `SqlLiteral.createExactNumeric`: every digit written counts toward the
+        # precision, a leading zero too (`0.011` is DECIMAL(4, 3), as Flink's Data Types page
+        # notes), the scale is the digits after the point
         d = Decimal(text)
-        digits = text.lstrip("-+").replace(".", "").lstrip("0") or "0"
-        scale = len(text.split(".", 1)[1])
-        precision = max(len(digits), scale, 1)
+        whole, fraction = text.lstrip("-+").split(".", 1)
+        scale = len(fraction)
+        precision = max(len(whole) + scale, 1) if fraction else max(len(whole), 1)
         return Literal(str(d), DECIMAL(precision, scale, nullable=False))
     v = int(text)
     if -(2**31) <= v < 2**31:

@@ -175,7 +175,7 @@ def test_literal_types(client: Callable[..., str]) -> None:
         "CREATE VIEW L AS SELECT 'abc', X'0102', 1.5, 1, 10000000000, 1e0, TRUE, DATE '2020-01-01', "
         "TIME '12:00:00', TIMESTAMP '2020-01-01 00:00:00.123', ARRAY[1, 2], MAP['a', 1], ROW(1, 'a'), "
         "CAST(NULL AS INT), INTERVAL '1' DAY, INTERVAL '50' MONTH, INTERVAL '1-2' YEAR TO MONTH, "
-        "INTERVAL '10 00:00:00.004' DAY TO SECOND"
+        "INTERVAL '10 00:00:00.004' DAY TO SECOND, 0.011"
     )
     assert [r[1:3] for r in cells(client("DESC L"))[1:]] == [
         ["CHAR(3)", "FALSE"],
@@ -196,6 +196,7 @@ def test_literal_types(client: Callable[..., str]) -> None:
         ["INTERVAL MONTH", "FALSE"],
         ["INTERVAL MONTH", "FALSE"],
         ["INTERVAL SECOND(3)", "FALSE"],
+        ["DECIMAL(4, 3)", "FALSE"],  # the page's note: 0.011 is DECIMAL(4, 3) in SQL (the leading 0 counts)
     ]
 
 
