@@ -34,7 +34,9 @@ so every window fires before the barrier.
 
 An operator whose state cannot be snapshotted right now (a BATCH operator that spilled:
 runtime.spill.SpilledStateError) declines: its entry in the acknowledgement carries the
-reason, alignment goes on as usual, and the parent fails the snapshot (not the job).
+reason, alignment goes on as usual, and the parent fails the snapshot (not the job). A
+savepoint whose files cannot be written (the target directory refused) is declined the
+same way.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from typing import Any
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.faults import fault_point
 from runtime.checkpoint.storage import CheckpointStorage
+from runtime.errors import file_access_error, is_file_error
 from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.plan import RESULT_EDGE, Edge, ParallelPlan
 from runtime.executor.task import TaskRunner
@@ -237,9 +240,16 @@ class BarrierHandler:
         fault_point("snapshot")
         for eid in s.outputs:  # behind everything the stage emitted before it
             self.send_barrier(eid, self.info)
-        storage = self._storage(str(self.info["uri"]))
-        for name, data in blobs.items():
-            storage.write(f"{self.info['rel']}/{name}", data)
+        try:
+            storage = self._storage(str(self.info["uri"]))
+            for name, data in blobs.items():
+                storage.write(f"{self.info['rel']}/{name}", data)
+        except OSError as e:
+            if self.info.get("kind") != "savepoint":
+                raise  # a checkpoint's storage failing fails the job (restart strategy)
+            # a savepoint's target refused: the savepoint fails, not the job (as the local executor)
+            err = file_access_error(e, "write savepoint file") if is_file_error(e) else e
+            self.entries[s.nodes[0]] = {"declined": f"{type(err).__name__}: {err}"}
         self.blocked -= {k for k in self.blocked if k[0] in s.inputs}
         self.src_blocked.discard(s.id)
         if self.info.get("stop"):  # nothing after the barrier (module docstring)

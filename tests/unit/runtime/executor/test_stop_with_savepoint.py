@@ -185,3 +185,27 @@ def test_savepoint_command_stop_with_drain(tmp_path: Path, capsys: pytest.Captur
     assert "Savepoint completed" in out.getvalue()
     counts = [int(line.rsplit(",", 1)[1].strip(" ]")) for line in printed.splitlines() if line.startswith("+I")]
     assert counts[-1] < 100, f"the drain should fire the open window: {printed[-300:]}"
+
+
+@pytest.mark.parametrize("parallelism", [1, 2])
+def test_a_stop_whose_savepoint_fails_leaves_the_job_running(tmp_path: Path, parallelism: int) -> None:
+    """The savepoint's target cannot be written: the request fails with the file's error
+    and the job runs on (the stages frozen at the barrier resume), as in Flink."""
+    (tmp_path / "a-file").write_text("not a directory")
+    result = _env(tmp_path, parallelism, rate=500).execute_sql("SELECT id FROM src")
+    future = None
+    after_failure = 0
+    deadline = time.monotonic() + DEADLINE_S
+    with result.collect() as rows:
+        for n, _ in enumerate(rows):
+            if n == 50:
+                executor = result._executor()  # noqa: SLF001 - the running query's executor
+                future = executor.trigger_savepoint(str(tmp_path / "a-file" / "sp"), stop=True)
+            if future is not None and future.done():
+                after_failure += 1
+                if after_failure == 100:
+                    break
+            assert time.monotonic() < deadline, "the job did not go on after the failed savepoint"
+    assert future is not None and after_failure == 100
+    err = future.exception()
+    assert err is not None and "a-file" in str(err)
