@@ -39,8 +39,10 @@ Jobs (the same file, the same query in each engine):
   columns); `session`: COUNT(*) and SUM(v) per SESSION window of `k` with a 2-second gap
   (sessions of ~7 rows; the SESSION window aggregation, which holds its rows); `window_join`:
   the TUMBLE 10-second windows of the input joined with themselves on `id` (the window
-  join, which holds both inputs). BATCH only, not in the default --jobs:
-  `--jobs window_topn,window_dedup,session,window_join --engines batch,batch-spill,duckdb`.
+  join, which holds both inputs); `interval_join`: the input joined with itself on `k`
+  within the 100 ms before each row (~1.1 partners a row; the interval join, which holds
+  both inputs). BATCH only, not in the default --jobs: `--jobs
+  window_topn,window_dedup,session,window_join,interval_join --engines batch,batch-spill,duckdb`.
 
 Engines: `streaming` and `batch` (streamsql's two modes, default settings), `batch-spill`
 (BATCH with `taskmanager.memory.managed.size` = --spill-memory and `io.tmp.dirs` under
@@ -197,6 +199,18 @@ JOBS["window_join"] = {
         "SELECT a.id, a.v, b.k, a.window_start FROM (SELECT *, time_bucket(INTERVAL 10 SECOND, ts) AS window_start "
         "FROM src) AS a JOIN (SELECT *, time_bucket(INTERVAL 10 SECOND, ts) AS window_start FROM src) AS b "
         "ON a.window_start = b.window_start AND a.id = b.id"
+    ),
+    "updating_key": "",
+}
+JOBS["interval_join"] = {
+    "input": "uniform",
+    "flink": (
+        "SELECT a.id, b.id AS bid, b.v FROM src AS a JOIN src AS b ON a.k = b.k "
+        "AND b.ts BETWEEN a.ts - INTERVAL '0.1' SECOND AND a.ts"
+    ),
+    "duckdb": (
+        "SELECT a.id, b.id AS bid, b.v FROM src AS a JOIN src AS b ON a.k = b.k "
+        "AND b.ts BETWEEN a.ts - INTERVAL 100 MILLISECOND AND a.ts"
     ),
     "updating_key": "",
 }

@@ -3,7 +3,8 @@
 A BATCH operator whose state follows its input (the window aggregation's (window, key)
 groups when every group holds a few rows: one group per input row at worst; the group
 aggregation's groups; a sort's, an OVER aggregation's and a Rank's rows; a SESSION window's
-and a window join's rows; MATCH_RECOGNIZE's rows; a regular join's build side) keeps that state in memory up to `taskmanager.memory.managed.size` and writes
+and a window join's rows; MATCH_RECOGNIZE's and an interval join's rows; a regular join's
+build side) keeps that state in memory up to `taskmanager.memory.managed.size` and writes
 the rest to Arrow IPC files under `io.tmp.dirs`, read back a part at a time when it emits. So a job's resident memory is the
 operators' in-memory state plus this bound, whatever the input size. Flink's batch
 operators spill their managed memory the same way; unlike Flink, the size is each spilling
@@ -41,8 +42,8 @@ MANAGED_MEMORY_SIZE = (
         "rest to disk under `io.tmp.dirs`: the window aggregation's (window, key) groups (one per input row "
         "at worst), the group aggregation's groups (GROUP BY, GROUPING SETS, SELECT DISTINCT), ORDER BY's "
         "rows, an OVER aggregation's or Rank / Top-N's rows (window Top-N and window deduplication included), "
-        "a SESSION window aggregation's or SESSION window table function's rows, a window join's and a "
-        "MATCH_RECOGNIZE's rows and a "
+        "a SESSION window aggregation's or SESSION window table function's rows, a window join's, an "
+        "interval join's and a MATCH_RECOGNIZE's rows and a "
         "regular join's input rows held while its build (right) input is "
         "open. Past it the window "
         "aggregation writes its earliest groups to disk; the group aggregation keeps "
@@ -52,7 +53,9 @@ MANAGED_MEMORY_SIZE = (
         "partition is held whole) and Rank ranks the merged rows as they come; SESSION windows sort the same "
         "way by their keys and rowtime and process a few complete sessions at a time; the window join sorts "
         "both inputs by window and joins the windows complete on both sides as it reads them; MATCH_RECOGNIZE "
-        "sorts by partition and ORDER BY keys and matches a few complete partitions at a time; the join "
+        "sorts by partition and ORDER BY keys and matches a few complete partitions at a time; the interval "
+        "join sorts both inputs by time and sweeps them side by side, holding a time band of its bounds' "
+        "width; the join "
         "writes both inputs to disk in hash partitions of the join key and joins one partition at a time (a "
         "partition still too big is split again, a key too big is joined a block of build rows at a time). Per "
         "spilling operator (Flink divides a TaskManager's managed "

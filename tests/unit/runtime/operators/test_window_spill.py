@@ -10,6 +10,8 @@
 - MATCH_RECOGNIZE held its rows until the end: past the bound they are sorted by
   (partition, ORDER BY, arrival) and a few complete partitions are matched at a time
   (runtime/operators/match.py).
+- The interval join held both inputs: past the bound each is sorted by time and the two
+  are swept side by side, holding a band of the bounds' width (interval_join.py).
 - Window Top-N and window deduplication are planned as BATCH Rank (sorted by window_start,
   window_end, keys, order keys, arrival through the same sort, ranked as the merged rows
   come).
@@ -56,6 +58,7 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 "v": pa.array((ids * 13 % 101).astype(np.int64), mask=ids % 11 == 0),
                 "s": pa.array([f"s{i % 17}" for i in range(ROWS)]),
                 "ts": ts,
+                "tn": pa.array(ts, mask=ids % 43 == 0),  # the interval join's rowtime, NULL in some rows
             }
         ),
         path,
@@ -77,6 +80,10 @@ def _env(path: Path, settings: dict[str, str]) -> TableEnvironment:
     env.execute_sql(
         "CREATE TABLE src (id BIGINT, k INT, f DOUBLE, v BIGINT, s STRING, ts TIMESTAMP(3), "
         "WATERMARK FOR ts AS ts) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'parquet')"
+    )
+    env.execute_sql(
+        "CREATE TABLE srcn (id BIGINT, k INT, v BIGINT, tn TIMESTAMP(3), WATERMARK FOR tn AS tn) "
         f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'parquet')"
     )
     return env
@@ -162,9 +169,27 @@ MATCH_QUERIES = {
     "match_no_partition": f"SELECT * FROM src MATCH_RECOGNIZE (ORDER BY ts {MATCH.format(after='PAST LAST ROW')})",
 }
 QUERIES.update(MATCH_QUERIES)
+IL = "(SELECT * FROM srcn WHERE id % 2 = 0)"
+IR = "(SELECT * FROM srcn WHERE id % 3 = 0)"
+BAND = "L.k = R.k AND R.tn BETWEEN L.tn - INTERVAL '3' SECOND AND L.tn + INTERVAL '1' SECOND"
+INTERVAL_QUERIES = {
+    # interval joins: both inputs sorted by time, swept side by side
+    f"interval_join_{kind.lower()}": f"SELECT L.id, R.id AS rid FROM {IL} L {kind} JOIN {IR} R ON {BAND}"
+    for kind in ("INNER", "LEFT", "RIGHT", "FULL")
+}
+INTERVAL_QUERIES.update(
+    {
+        "interval_join_ahead": f"SELECT L.id, R.id AS rid FROM {IL} L FULL JOIN {IR} R ON L.k = R.k "
+        "AND R.tn BETWEEN L.tn + INTERVAL '2' SECOND AND L.tn + INTERVAL '6' SECOND AND L.v < R.v",
+        "interval_join_behind": f"SELECT L.id, R.id AS rid FROM {IL} L LEFT JOIN {IR} R ON L.k = R.k "
+        "AND R.tn BETWEEN L.tn - INTERVAL '9' SECOND AND L.tn - INTERVAL '4' SECOND",
+    }
+)
+QUERIES.update(INTERVAL_QUERIES)
 # rows each query's spilling operator takes (every one goes through a sorted run)
 INPUT_ROWS = {name: ROWS for name in QUERIES} | {name: ROWS // 2 + ROWS // 3 for name in JOIN_QUERIES}
 INPUT_ROWS["window_join_hop"] = 4 * (ROWS // 2 + ROWS // 5)  # HOP: every row in 4 windows
+INPUT_ROWS |= {name: (ROWS // 2 + ROWS // 3) * 42 // 43 for name in INTERVAL_QUERIES}  # rows with a time
 
 
 def _rows(table: pa.Table) -> list[tuple[Any, ...]]:
@@ -230,8 +255,9 @@ def test_empty_input(source: Path, tmp_path: Path, spill_writes: Any) -> None:
         f"INTERVAL '30' SECOND))) L JOIN {RW} R ON {ON}",
         "SELECT * FROM (SELECT fail_last(id) AS i, k, v, ts FROM src) MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts "
         "MEASURES A.i AS ai PATTERN (A) DEFINE A AS A.v > 10)",
+        f"SELECT L.i, R.id FROM (SELECT fail_last(id) AS i, * FROM srcn) L JOIN {IR} R ON {BAND}",
     ],
-    ids=["session_agg", "session_tvf", "window_join", "match"],
+    ids=["session_agg", "session_tvf", "window_join", "match", "interval_join"],
 )
 def test_spill_directory_removed_when_the_job_fails(
     query: str, source: Path, tmp_path: Path, spill_writes: Any
@@ -245,10 +271,10 @@ def test_spill_directory_removed_when_the_job_fails(
 
 
 class _SavepointAt:
-    """A local executor that takes a savepoint after the 3rd source batch and stops there."""
+    """A local executor that takes a savepoint after the `at`th source batch and stops there."""
 
     @staticmethod
-    def make(graph: Any, path: Path) -> Any:
+    def make(graph: Any, path: Path, at: int = 3) -> Any:
         from runtime.executor.local import LocalExecutor
 
         class SavepointAt(LocalExecutor):
@@ -257,7 +283,7 @@ class _SavepointAt:
 
             def _checkpoint_work(self) -> None:
                 self.calls += 1
-                if self.calls != 3:
+                if self.calls != at:
                     super()._checkpoint_work()
                     return
                 p = self.checkpoints.snapshot("savepoint", str(path), stop=True)
@@ -275,7 +301,7 @@ def _graph(env: TableEnvironment, query: str, **conf: str) -> Any:
     return dataclasses.replace(g, config={**(g.config or {}), **conf})
 
 
-@pytest.mark.parametrize("name", ["session_agg", "session_tvf", "window_join_full", "match"])
+@pytest.mark.parametrize("name", ["session_agg", "session_tvf", "window_join_full", "match", "interval_join_full"])
 def test_checkpointed_batch_job_holds_its_input_in_the_snapshot(
     name: str, source: Path, tmp_path: Path, spill_writes: Any
 ) -> None:
@@ -297,16 +323,49 @@ def test_checkpointed_batch_job_holds_its_input_in_the_snapshot(
     assert _rows(got.select(list(range(data_width(got.to_batches()[0]))))) == expected
 
 
-@pytest.mark.parametrize("name", ["session_agg", "session_tvf", "window_join_inner", "match"])
-def test_savepoint_after_a_spill_fails_with_a_hint(name: str, source: Path, tmp_path: Path, spill_writes: Any) -> None:
+@pytest.mark.parametrize(
+    ("name", "at"),
+    # (the interval join's inputs are smaller: both have spilled after 12 source batches)
+    [("session_agg", 3), ("session_tvf", 3), ("window_join_inner", 3), ("match", 3), ("interval_join_left", 12)],
+)
+def test_savepoint_after_a_spill_fails_with_a_hint(
+    name: str, at: int, source: Path, tmp_path: Path, spill_writes: Any
+) -> None:
     """A savepoint taken by hand in BATCH mode after the sorted runs were written cannot
     include them: refused with a hint (never a snapshot silently missing rows)."""
     from runtime.errors import JobError
 
     tmp = tmp_path / "spill"
     env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp)})
-    job = _SavepointAt.make(_graph(env, QUERIES[name]), tmp_path / "sp")
+    job = _SavepointAt.make(_graph(env, QUERIES[name]), tmp_path / "sp", at)
     with pytest.raises(JobError, match="spilled to disk.*hint: enable periodic checkpoints"):
         list(job.run())
     assert spill_writes.rows
     assert not any(tmp.iterdir())
+
+
+@pytest.mark.parametrize("name", list(INTERVAL_QUERIES))
+def test_interval_join_sweep_equals_the_whole_join(
+    name: str, source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In memory too, the BATCH interval join sweeps its time-sorted inputs (here ~100 rows
+    a piece): the same rows as joining the whole inputs at once (what it does with
+    checkpointing, where its inputs are its snapshot)."""
+    from runtime.operators import interval_join
+
+    whole_join: list[int] = []
+    join = interval_join.IntervalJoinOperator._pairs
+
+    def counted(self: interval_join.IntervalJoinOperator, side: int, rows: Any, *args: Any) -> Any:
+        whole_join.append(rows.num_rows)
+        return join(self, side, rows, *args)
+
+    monkeypatch.setattr(interval_join.IntervalJoinOperator, "_pairs", counted)
+    periodic = {"execution.checkpointing.interval": "1 h", "execution.checkpointing.dir": str(tmp_path / "cp")}
+    expected = _env(source, periodic).execute_sql(QUERIES[name]).to_arrow()
+    assert len(whole_join) == 1  # one join of all left rows
+    whole_join.clear()
+    monkeypatch.setattr(interval_join, "_SWEEP_ROWS", 97)
+    swept = _env(source, {}).execute_sql(QUERIES[name]).to_arrow()
+    assert len(whole_join) > 5 and max(whole_join) < ROWS // 4
+    assert expected.num_rows > 0 and _rows(swept) == _rows(expected)
