@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from runtime.batch import DELETE, ROW_KIND, UPDATE_BEFORE, data_columns, row_kinds
+from runtime.batch import INSERT, ROW_KIND, UPDATE_BEFORE, data_columns, row_kinds
 from runtime.connectors.base import Sink, SourceContext
 from runtime.errors import ConnectorError
 from runtime.types import Field
@@ -74,10 +74,13 @@ class TransactionalTableSink(Sink):
 
     # ------------------------------------------------------------------ writing
     def _refuse_changes(self, batch: pa.RecordBatch) -> None:
-        """Without a key the table can only append: update/delete rows fail the job."""
+        """Without a key the table can only append: update/delete rows fail the job. Any
+        kind but INSERT counts: an updating input may reach the sink without its -U rows
+        (the planner drops UPDATE_BEFORE where no consumer needs it), so +U alone is an
+        update too."""
         if not self.key and batch.schema.get_field_index(ROW_KIND) >= 0:
             kinds = row_kinds(batch)
-            if np.any((kinds == UPDATE_BEFORE) | (kinds == DELETE)):
+            if np.any(kinds != INSERT):
                 raise ConnectorError(
                     f"The '{self.connector}' sink table '{self.table}' has no PRIMARY KEY, so it can only append; "
                     f"the input contains update/delete changes. {self.no_key_hint}"

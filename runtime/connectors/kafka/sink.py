@@ -313,7 +313,7 @@ class RecordEncoder:
                 batch = batch.filter(pa.array(keep))
                 kinds = kinds[keep]
         elif kinds is not None and not self.value_changelog:
-            if ((kinds == UPDATE_BEFORE) | (kinds == DELETE)).any():
+            if (kinds != INSERT).any():  # (+U alone is an update too: -U may have been left out)
                 raise ConnectorError(
                     "The 'kafka' sink with an insert-only value format got update/delete changes: use "
                     "'upsert-kafka' (with a PRIMARY KEY) or a changelog format such as 'debezium-json'."
