@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from runtime.connectors.base import ConfigOption, SourceContext, parse_size
-from runtime.connectors.formats import FileFormat, FileReader, FileWriter, register_format
+from runtime.connectors.formats import FileFormat, FileWriter, register_format
+from runtime.connectors.formats.columnar import ColumnarFileReader
 from runtime.errors import ConnectorError, DataError
 from runtime.map_values import external_type, has_map, to_external
 from runtime.types import Field
@@ -69,7 +69,9 @@ def _orc() -> Any:
     return orc
 
 
-class OrcFileReader(FileReader):
+class OrcFileReader(ColumnarFileReader):
+    format_name = "ORC"
+
     def __init__(
         self,
         path: str,
@@ -78,9 +80,7 @@ class OrcFileReader(FileReader):
         options: dict[str, str],
         ctx: SourceContext,
     ) -> None:
-        self.path = path
-        self.fields = [fields[i] for i in (range(len(fields)) if projection is None else projection)]
-        self.schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in self.fields])
+        super().__init__(path, fields, projection)
         try:
             self._file = _orc().ORCFile(path)
             names = set(self._file.schema.names)
@@ -88,9 +88,6 @@ class OrcFileReader(FileReader):
             raise DataError(f"Cannot read ORC file: {e}", path) from None
         self._columns = [f.name for f in self.fields if f.name in names]
         self._stripe = 0
-        self._rows = 0
-        self._pending: pa.RecordBatch | None = None
-        self.skipped_rows = 0
 
     def _next(self) -> pa.RecordBatch | None:
         if self._stripe >= self._file.nstripes:
@@ -101,36 +98,6 @@ class OrcFileReader(FileReader):
             raise DataError(f"Cannot read ORC stripe {self._stripe}: {e}", self.path) from None
         self._stripe += 1
         return batch
-
-    def _cast(self, raw: pa.RecordBatch) -> pa.RecordBatch:
-        arrays = []
-        for f in self.fields:
-            target = f.type.to_arrow()
-            idx = raw.schema.get_field_index(f.name)
-            if idx < 0:
-                arrays.append(pa.nulls(raw.num_rows, target))
-                continue
-            col = raw.column(idx)
-            try:
-                arrays.append(col if col.type == target else pc.cast(col, target))
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-                raise DataError(
-                    f"Cannot read ORC column '{f.name}' of type {col.type} as {f.type}: {e}", self.path
-                ) from None
-        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
-
-    def read(self, max_rows: int) -> pa.RecordBatch | None:
-        while self._pending is None or self._pending.num_rows == 0:
-            self._pending = self._next()
-            if self._pending is None:
-                return None
-        head = self._pending.slice(0, max_rows)
-        self._pending = self._pending.slice(head.num_rows)
-        self._rows += head.num_rows
-        return self._cast(head)
-
-    def offset(self) -> Any:
-        return {"rows": self._rows}
 
     def seek(self, offset: Any) -> None:
         target = int(offset["rows"]) if isinstance(offset, dict) else int(offset)

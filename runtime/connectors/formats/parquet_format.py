@@ -25,7 +25,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from runtime.connectors.base import ConfigOption, SourceContext
-from runtime.connectors.formats import FileFormat, FileReader, FileWriter, register_format
+from runtime.connectors.formats import FileFormat, FileWriter, register_format
+from runtime.connectors.formats.columnar import ColumnarFileReader
 from runtime.errors import ConnectorError, DataError
 from runtime.map_values import external_type, has_map, to_external
 from runtime.types import Field
@@ -176,7 +177,9 @@ class _ReadAhead:
         self._done = True
 
 
-class ParquetFileReader(FileReader):
+class ParquetFileReader(ColumnarFileReader):
+    format_name = "Parquet"
+
     def __init__(
         self,
         path: str,
@@ -185,9 +188,7 @@ class ParquetFileReader(FileReader):
         options: dict[str, str],
         ctx: SourceContext,
     ) -> None:
-        self.path = path
-        self.fields = [fields[i] for i in (range(len(fields)) if projection is None else projection)]
-        self.schema = pa.schema([pa.field(f.name, f.type.to_arrow()) for f in self.fields])
+        super().__init__(path, fields, projection)
         try:
             # pre_buffer off: pyarrow's pre-buffer cache keeps every row group read until the
             # reader closes (apache/arrow#39808), so memory grew with the file's compressed size
@@ -199,11 +200,8 @@ class ParquetFileReader(FileReader):
         self._columns = [f.name for f in self.fields if f.name in names]
         utc = options.get("parquet.utc-timezone", "false").strip().lower() == "true"
         self._zone = "UTC" if utc else local_zone()
-        self._rows = 0
-        self._pending: pa.RecordBatch | None = None
         self._iter: Any = None
         self._ahead: _ReadAhead | None = None
-        self.skipped_rows = 0
         self._start(0)
 
     def _start(self, row_group: int) -> None:
@@ -221,37 +219,8 @@ class ParquetFileReader(FileReader):
     def _next(self) -> pa.RecordBatch | None:
         return self._ahead.next() if self._ahead is not None else next(self._iter, None)
 
-    def _cast(self, raw: pa.RecordBatch) -> pa.RecordBatch:
-        arrays = []
-        for f in self.fields:
-            target = f.type.to_arrow()
-            idx = raw.schema.get_field_index(f.name)
-            if idx < 0:
-                arrays.append(pa.nulls(raw.num_rows, target))
-                continue
-            col = raw.column(idx)
-            if _is_timestamp(col.type):
-                col = from_stored_instant(col, self._zone)
-            try:
-                arrays.append(col if col.type == target else pc.cast(col, target))
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-                raise DataError(
-                    f"Cannot read Parquet column '{f.name}' of type {col.type} as {f.type}: {e}", self.path
-                ) from None
-        return pa.RecordBatch.from_arrays(arrays, schema=self.schema)
-
-    def read(self, max_rows: int) -> pa.RecordBatch | None:
-        if self._pending is None or self._pending.num_rows == 0:
-            self._pending = self._next()
-            if self._pending is None:
-                return None
-        head = self._pending.slice(0, max_rows)
-        self._pending = self._pending.slice(head.num_rows)
-        self._rows += head.num_rows
-        return self._cast(head)
-
-    def offset(self) -> Any:
-        return {"rows": self._rows}
+    def _stored(self, column: pa.Array) -> pa.Array:
+        return from_stored_instant(column, self._zone) if _is_timestamp(column.type) else column
 
     def seek(self, offset: Any) -> None:
         target = int(offset["rows"]) if isinstance(offset, dict) else int(offset)
