@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from spillkit import batch_env, sorted_rows
 
 from runtime import spill
 from runtime.errors import UserFunctionError
@@ -74,9 +75,7 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _env(path: Path, settings: dict[str, str]) -> TableEnvironment:
-    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
-    for k, v in settings.items():
-        env.execute_sql(f"SET '{k}' = '{v}'")
+    env = batch_env(settings)
     env.create_temporary_function("concat_v", udaf(Concat(), result_type=DataTypes.STRING()))
     env.create_temporary_function("fail_on", udaf(FailOn(), result_type=DataTypes.INT()))
     env.execute_sql(
@@ -84,12 +83,6 @@ def _env(path: Path, settings: dict[str, str]) -> TableEnvironment:
         f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'parquet')"
     )
     return env
-
-
-def _sorted(env: TableEnvironment, query: str) -> list[tuple[object, ...]]:
-    table = env.execute_sql(query).to_arrow()
-    rows = [tuple(r.values()) for r in table.to_pylist()]
-    return sorted(rows, key=lambda r: tuple((v is None, str(v)) for v in r))
 
 
 QUERIES = {
@@ -107,21 +100,21 @@ QUERIES = {
 def test_spilled_group_aggregate_equals_in_memory(name: str, source: Path, tmp_path: Path, spill_writes: Any) -> None:
     query = QUERIES[name]
     tmp = tmp_path / "spill"
-    spilled = _sorted(_env(source, {**SPILL, "io.tmp.dirs": str(tmp)}), query)
+    spilled = sorted_rows(_env(source, {**SPILL, "io.tmp.dirs": str(tmp)}), query)
     assert len(spill_writes.rows) >= 8 and sum(spill_writes.rows) > ROWS // 2  # most rows went to disk
     if name in ("filter", "grouping_sets"):  # 6,000+ groups: partitions were split again, and again
         assert max(spill_writes.partitions) >= 16 + 16 * 16
     assert tmp.is_dir() and not any(tmp.iterdir())  # the operator's directory is gone
     spill_writes.clear()
-    in_memory = _sorted(_env(source, {}), query)
+    in_memory = sorted_rows(_env(source, {}), query)
     assert not spill_writes.rows
     assert spilled == in_memory and len(in_memory) > 1000
 
 
 def test_empty_input_spills_nothing(source: Path, tmp_path: Path, spill_writes: Any) -> None:
     env = _env(source, {**SPILL, "io.tmp.dirs": str(tmp_path / "spill")})
-    assert _sorted(env, "SELECT k, COUNT(*) FROM src WHERE id < 0 GROUP BY k") == []
-    assert _sorted(env, "SELECT COUNT(*), SUM(v) FROM src WHERE id < 0") == [(0, None)]
+    assert sorted_rows(env, "SELECT k, COUNT(*) FROM src WHERE id < 0 GROUP BY k") == []
+    assert sorted_rows(env, "SELECT COUNT(*), SUM(v) FROM src WHERE id < 0") == [(0, None)]
     assert not spill_writes.rows
 
 
@@ -188,7 +181,7 @@ def test_spilled_changelog_input_applies_its_retractions(tmp_path: Path, spill_w
             "CREATE TABLE c (id INT, g INT, v INT) "
             f"WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'debezium-json')"
         )
-        return _sorted(env, query)
+        return sorted_rows(env, query)
 
     tmp = tmp_path / "spill"
     spilled = run({**SPILL, "io.tmp.dirs": str(tmp)})

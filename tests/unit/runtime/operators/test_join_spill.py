@@ -13,11 +13,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from spillkit import batch_env, sorted_rows
 
 from runtime import spill
 from runtime.errors import FileAccessError, UserFunctionError
 from runtime.operators import join_spill
-from streamsql import DataTypes, EnvironmentSettings, TableEnvironment
+from streamsql import DataTypes, TableEnvironment
 from streamsql.udf import udf
 
 LEFT_ROWS = 3000
@@ -68,9 +69,7 @@ def _fail_on(x: int) -> int:
 
 
 def _env(paths: tuple[Path, Path], settings: dict[str, str]) -> TableEnvironment:
-    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
-    for k, v in settings.items():
-        env.execute_sql(f"SET '{k}' = '{v}'")
+    env = batch_env(settings)
     left, right = paths
     env.execute_sql(
         "CREATE TABLE l (id BIGINT, k INT, v INT, s STRING) "
@@ -82,12 +81,6 @@ def _env(paths: tuple[Path, Path], settings: dict[str, str]) -> TableEnvironment
     )
     env.create_temporary_function("fail_on", udf(_fail_on, result_type=DataTypes.BIGINT()))
     return env
-
-
-def _sorted(env: TableEnvironment, query: str) -> list[tuple[object, ...]]:
-    table = env.execute_sql(query).to_arrow()
-    rows = [tuple(r.values()) for r in table.to_pylist()]
-    return sorted(rows, key=lambda r: tuple((v is None, str(v)) for v in r))
 
 
 COLS = "l.id, l.k, l.v, l.s, r.rid, r.k, r.w, r.t"
@@ -131,7 +124,7 @@ def test_spilled_join_equals_in_memory(
     monkeypatch.setattr(join_spill.GraceHashJoin, "_join_blocks", counted)
     query = QUERIES[name]
     tmp = tmp_path / "spill"
-    spilled = _sorted(_env(sources, {**SPILL, "io.tmp.dirs": str(tmp)}), query)
+    spilled = sorted_rows(_env(sources, {**SPILL, "io.tmp.dirs": str(tmp)}), query)
     assert spill_writes.rows  # rows went to disk
     if name not in ("small_right", "right_empty", "left_empty"):
         assert sum(spill_writes.rows) > RIGHT_ROWS // 2
@@ -142,7 +135,7 @@ def test_spilled_join_equals_in_memory(
         assert max(spill_writes.partitions) > 2 * join_spill.FANOUT and blocks
     assert tmp.is_dir() and not any(tmp.iterdir())  # the operator's directory is gone
     spill_writes.clear()
-    in_memory = _sorted(_env(sources, {}), query)
+    in_memory = sorted_rows(_env(sources, {}), query)
     assert not spill_writes.rows
     assert spilled == in_memory
     if name not in ("left_empty", "right_empty"):
@@ -153,7 +146,7 @@ def test_outer_join_emits_null_keys_and_unmatched_rows_once(
     sources: tuple[Path, Path], tmp_path: Path, spill_writes: Any
 ) -> None:
     env = _env(sources, {**SPILL, "io.tmp.dirs": str(tmp_path)})
-    rows = _sorted(env, "SELECT l.id, r.rid FROM l FULL JOIN r ON l.k = r.k")
+    rows = sorted_rows(env, "SELECT l.id, r.rid FROM l FULL JOIN r ON l.k = r.k")
     assert spill_writes.rows
     lefts = [r[0] for r in rows if r[1] is None]
     rights = [r[1] for r in rows if r[0] is None]
@@ -169,9 +162,9 @@ def test_cross_join_with_a_condition_spills_by_blocks(
 ) -> None:
     """No equi-key: hashing cannot split, the right side is joined a block at a time."""
     query = "SELECT l.id, r.rid FROM l LEFT JOIN r ON l.id * 3 = r.rid + 1"
-    spilled = _sorted(_env(sources, {**SPILL, "io.tmp.dirs": str(tmp_path / "spill")}), query)
+    spilled = sorted_rows(_env(sources, {**SPILL, "io.tmp.dirs": str(tmp_path / "spill")}), query)
     assert spill_writes.rows and not any((tmp_path / "spill").iterdir())
-    assert spilled == _sorted(_env(sources, {}), query) and len(spilled) == LEFT_ROWS
+    assert spilled == sorted_rows(_env(sources, {}), query) and len(spilled) == LEFT_ROWS
 
 
 def test_spill_directory_removed_when_the_job_fails(

@@ -29,10 +29,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from spillkit import batch_env
 
 from runtime.errors import UserFunctionError
-from streamsql import DataTypes, EnvironmentSettings, TableEnvironment
-from streamsql.udf import udf
+from streamsql import TableEnvironment
 
 ROWS = 3000
 # a few KB: many sorted runs of source batches of 256 rows
@@ -66,17 +66,8 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _fail_last(i: int) -> int:
-    if i == ROWS - 1:
-        raise ValueError("boom at the last row")
-    return i
-
-
 def _env(path: Path, settings: dict[str, str]) -> TableEnvironment:
-    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
-    for k, v in settings.items():
-        env.execute_sql(f"SET '{k}' = '{v}'")
-    env.create_temporary_function("fail_last", udf(_fail_last, result_type=DataTypes.BIGINT()))
+    env = batch_env(settings, ROWS - 1)
     env.execute_sql(
         "CREATE TABLE src (id BIGINT, k INT, f DOUBLE, v BIGINT, s STRING, ts TIMESTAMP(3), "
         "WATERMARK FOR ts AS ts) "
