@@ -146,6 +146,24 @@ class ExternalSort:
         yield from self._merge_runs(spill, runs, width)
         self.close()
 
+    def sorted_pieces(self, piece_rows: int | None = None) -> Iterator[pa.Table]:
+        """All rows in order, data columns only (no `SORT_SEQ`): the merge when spilled,
+        else the buffer sorted in memory, cut into pieces of at most `piece_rows` rows (one
+        table without it). Emptied as `merged` and `take_buffer` empty the sort."""
+        if self.spilled:
+            for piece in self.merged():
+                yield piece.drop_columns([SORT_SEQ])
+            return
+        table = self.take_buffer()
+        if table is None:
+            return
+        cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]
+        idx = sort_order(cols, self.order, None, np.arange(table.num_rows))
+        del cols
+        step = piece_rows or max(len(idx), 1)
+        for lo in range(0, len(idx), step):
+            yield table.take(pa.array(idx[lo : lo + step]))
+
     def _merge_runs(self, spill: SpillFiles, runs: dict[int, int], width: int) -> Iterator[pa.Table]:
         """Merge these runs (run -> its files): their rows with `SORT_SEQ`, in order, in
         tables of up to `_MERGE_CHUNK_ROWS` rows; each file is deleted once read."""

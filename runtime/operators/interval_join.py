@@ -70,8 +70,8 @@ from runtime.operators._join_util import (
     residual_mask,
 )
 from runtime.operators.base import Operator, OperatorContext, Output
-from runtime.operators.external_sort import SORT_SEQ, ExternalSort
-from runtime.operators.rank_common import SortKey, sort_order
+from runtime.operators.external_sort import ExternalSort
+from runtime.operators.rank_common import SortKey
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.plan_text import format_expr
 from runtime.spill import MANAGED_MEMORY_SIZE
@@ -325,19 +325,8 @@ class IntervalJoinOperator(Operator):
         """One input's rows and time column sorted by time (then arrival), in pieces: the
         merge of a spilled sort, or the buffer sorted in memory."""
         sorter = self.sorters[side]
-        if sorter is None:
-            return
-        if sorter.spilled:
-            for piece in sorter.merged():
-                yield piece.drop_columns([SORT_SEQ])
-            return
-        table = sorter.take_buffer()
-        if table is not None:
-            cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]
-            idx = sort_order(cols, sorter.order, None, np.arange(table.num_rows))
-            del cols
-            for lo in range(0, len(idx), _SWEEP_ROWS):
-                yield table.take(pa.array(idx[lo : lo + _SWEEP_ROWS]))
+        if sorter is not None:
+            yield from sorter.sorted_pieces(_SWEEP_ROWS)
 
     def _sorted_join(self) -> Iterator[pa.RecordBatch]:
         """Sweep both time-sorted inputs (module docstring): read the left side while no

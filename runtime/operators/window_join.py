@@ -46,8 +46,8 @@ from runtime.operators._join_util import (
     residual_mask,
 )
 from runtime.operators.base import Operator, OperatorContext, Output
-from runtime.operators.external_sort import SORT_SEQ, ExternalSort
-from runtime.operators.rank_common import SortKey, sort_order
+from runtime.operators.external_sort import ExternalSort
+from runtime.operators.rank_common import SortKey
 from runtime.operators.spec import KEYED, OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.operators.window_assign import wall_to_instant
 from runtime.plan_params import WindowParams
@@ -196,16 +196,8 @@ class WindowJoinOperator(Operator):
         """One input's rows (and window columns) sorted by (window_start, window_end,
         arrival): the merge of a spilled sort, or the buffer sorted in memory."""
         sorter = self.sorters[side]
-        if sorter is None:
-            return
-        if sorter.spilled:
-            for piece in sorter.merged():
-                yield piece.drop_columns([SORT_SEQ])
-            return
-        table = sorter.take_buffer()
-        if table is not None:
-            cols = [table.column(i).combine_chunks() for i in range(table.num_columns)]
-            yield table.take(pa.array(sort_order(cols, sorter.order, None, np.arange(table.num_rows))))
+        if sorter is not None:
+            yield from sorter.sorted_pieces()
 
     def _spilled_join(self) -> Iterator[pa.RecordBatch]:
         """Both sorted inputs read side by side: each step reads a piece of the side behind
