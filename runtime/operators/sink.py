@@ -284,7 +284,7 @@ class SinkSpec(OperatorSpec[SinkParams]):
     spark = SparkCapability(
         True,
         True,
-        "`filesystem` (csv / json / parquet, timestamps in csv / json written as the local runner writes them; streaming: exactly-once file sink in append mode with the "
+        "`filesystem` (csv / json / parquet, timestamps in csv / json written as the local runner writes them; csv quoted by Spark's writer, only values holding the delimiter, a quote or a line break, where the local runner follows Flink's (Jackson's) rule and also quotes values with a space or longer than 24 characters; streaming: exactly-once file sink in append mode with the "
         "checkpoint location from `execution.checkpointing.dir`; a job killed and restarted with the same "
         "directory commits the output of an uninterrupted run), `print` (every row kind), `blackhole` "
         "(Spark's `noop`), `jdbc` (append or upsert with psycopg, one transaction per job or per micro-batch "

@@ -3,6 +3,7 @@ Spark partitions, so a filesystem sink writes one part file per writer, every ro
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 from pathlib import Path
 
@@ -54,5 +55,8 @@ def test_file_sink_writes_timestamps_as_the_local_runner(tmp_path: Path, fmt: st
         env.execute_sql("INSERT INTO snk SELECT ts, CAST(ts AS TIMESTAMP_LTZ(3)), i FROM src").wait()
         files = [f for f in out.rglob("*") if f.is_file() and not f.name.startswith((".", "_"))]
         lines[runner] = sorted(line for f in files for line in f.read_text().splitlines() if line.strip())
-    assert lines["spark"] == lines["local"]
+    if fmt == "csv":  # the fields' text; the quoting differs (docs/spark.md: Spark's CSV writer)
+        assert sorted(csv.reader(lines["spark"])) == sorted(csv.reader(lines["local"]))
+    else:
+        assert lines["spark"] == lines["local"]
     assert any("00:00:10," in line or '00:00:10"' in line for line in lines["spark"])
