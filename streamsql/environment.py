@@ -28,7 +28,6 @@ from planner.statements import (
     Statement,
     StatementSet,
 )
-from planner.table_as import merge_table_as
 from runtime.checkpoint.options import JOB_ID
 from runtime.config.core import QUERY_START_KEY, RUNTIME_MODE, TARGET, job_parallelism
 from runtime.config.options import key
@@ -489,6 +488,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         RTAS): the table with the columns the planner merges from the two parts
         (planner/table_as.py), then an INSERT job that fills it, by column name."""
         from planner.catalog_objects import quoted
+        from planner.table_as import merge_table_as
 
         if stmt.temporary:
             raise UnsupportedSqlError(

@@ -80,6 +80,25 @@ def test_cli_select_does_not_import_pandas(tmp_path: Path) -> None:
     assert "loaded: [] exit: 0" in run.stdout, run.stdout
 
 
+# What `from streamsql import TableEnvironment` must not load: the planner's binder, logical
+# plan and the runtime's functions come with the first statement (TableEnvironment.create or
+# the first query), not with the import (benchmarks/startup.py's "import" row).
+NOT_ON_IMPORT = ("pandas", "planner.binder", "planner.logical", "runtime.functions.registry", "runtime.aggregates")
+
+
+def test_importing_the_table_environment_loads_no_planner_binder(tmp_path: Path) -> None:
+    run = _run(
+        f"""
+        import sys
+        from streamsql import TableEnvironment
+        print("loaded:", [m for m in {NOT_ON_IMPORT!r} if m in sys.modules])
+        """,
+        tmp_path,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "loaded: []" in run.stdout, run.stdout
+
+
 def test_split_distinct_runs_without_pandas(tmp_path: Path) -> None:
     # HASH_CODE buckets split-distinct aggregation; it used pandas' hash, which the guard
     # refuses to streamsql's own code, so such a job failed in any process that had not
