@@ -106,13 +106,16 @@ def end_process(code: int) -> NoReturn:
     sys.exit(code)
 
 
+_BUFFERED_FILES = (io.TextIOWrapper, io.BufferedWriter, io.BufferedRandom)
+
+
 def _flush_unclosed_files() -> None:
     """Flush the buffered files still open, as their collection during the teardown would.
     Only the objects allocated since start-up are looked at (`gc.freeze` put start-up's in
     the permanent generation, which `gc.get_objects` leaves out): a few thousand objects
     after a short job, against the teardown's freeing of every object."""
     for obj in gc.get_objects():
-        if isinstance(obj, io.TextIOWrapper | io.BufferedWriter | io.BufferedRandom) and not obj.closed:
+        if isinstance(obj, _BUFFERED_FILES) and not obj.closed:
             try:
                 obj.flush()
             except (OSError, ValueError):

@@ -1,11 +1,13 @@
-"""What the readers of columnar files (Parquet, ORC) share: the file yields Arrow batches (a
+"""What the readers and writers of columnar files (Parquet, ORC) share. Reading: the file yields Arrow batches (a
 row group or stripe at a time), `read` cuts them to the batch size the source asks for, and
 each column is cast to the table's declared type (a column the file lacks reads as NULL).
 The offset a checkpoint records is the number of rows read; each format seeks to it its own
-way (row-group or stripe metadata)."""
+way (row-group or stripe metadata). Writing: MAP columns go out in their external layout
+(`external_columns`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -13,6 +15,7 @@ import pyarrow.compute as pc
 
 from runtime.connectors.formats import FileReader
 from runtime.errors import DataError
+from runtime.map_values import has_map, to_external
 from runtime.types import Field
 
 
@@ -66,3 +69,12 @@ class ColumnarFileReader(FileReader):
 
     def offset(self) -> Any:
         return {"rows": self._rows}
+
+
+def external_columns(batch: pa.RecordBatch, fields: Sequence[Field], where: str) -> list[pa.Array]:
+    """The batch's first `len(fields)` columns as a columnar file stores them: a column
+    holding a MAP in its external layout (`where` names the file in a conversion error)."""
+    return [
+        to_external(c, f.type, f"{where}, column '{f.name}'") if has_map(f.type) else c
+        for c, f in zip(batch.columns[: len(fields)], fields, strict=True)
+    ]

@@ -15,9 +15,9 @@ import pyarrow as pa
 
 from runtime.connectors.base import ConfigOption, SourceContext, parse_size
 from runtime.connectors.formats import FileFormat, FileWriter, register_format
-from runtime.connectors.formats.columnar import ColumnarFileReader
+from runtime.connectors.formats.columnar import ColumnarFileReader, external_columns
 from runtime.errors import ConnectorError, DataError
-from runtime.map_values import external_type, has_map, to_external
+from runtime.map_values import external_type
 from runtime.types import Field
 
 # ORC's codecs as Hive names them; LZO is ORC's too but pyarrow cannot write it.
@@ -143,10 +143,7 @@ class OrcFileWriter(FileWriter):
     def write(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:
             return
-        cols = [
-            to_external(c, f.type, f"ORC file {self._path}, column '{f.name}'") if has_map(f.type) else c
-            for c, f in zip(batch.columns[: len(self.schema)], self.fields, strict=True)
-        ]
+        cols = external_columns(batch, self.fields, f"ORC file {self._path}")
         data = pa.Table.from_batches([pa.RecordBatch.from_arrays(cols, schema=self.schema)])
         self._writer.write(data)
         self.bytes_written += data.nbytes

@@ -26,9 +26,9 @@ import pyarrow.parquet as pq
 
 from runtime.connectors.base import ConfigOption, SourceContext
 from runtime.connectors.formats import FileFormat, FileWriter, register_format
-from runtime.connectors.formats.columnar import ColumnarFileReader
+from runtime.connectors.formats.columnar import ColumnarFileReader, external_columns
 from runtime.errors import ConnectorError, DataError
-from runtime.map_values import external_type, has_map, to_external
+from runtime.map_values import external_type
 from runtime.types import Field
 
 OPTIONS: tuple[ConfigOption[Any], ...] = (
@@ -285,10 +285,7 @@ class ParquetFileWriter(FileWriter):
     def write(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:
             return
-        cols = [
-            to_external(c, f.type, f"Parquet file {self._path}, column '{f.name}'") if has_map(f.type) else c
-            for c, f in zip(batch.columns[: len(self.schema)], self.fields, strict=True)
-        ]
+        cols = external_columns(batch, self.fields, f"Parquet file {self._path}")
         cols = [to_stored_instant(c, self._zone) if _is_timestamp(c.type) else c for c in cols]
         if self._nanos:
             cols = [c.cast(pa.timestamp("ns", tz=c.type.tz)) if _is_timestamp(c.type) else c for c in cols]
