@@ -136,6 +136,13 @@ class Sink:
     def write(self, batch: pa.RecordBatch) -> None:
         raise NotImplementedError
 
+    def write_for(self, batch: pa.RecordBatch, subtask: int) -> None:
+        """Write `batch` on behalf of writer subtask `subtask`: one instance writes for every
+        subtask of the job when its sink runs once (in the parallel executor's parent
+        process), and a sink whose output names its subtask (the print sink's `id:N>`)
+        tells them apart here. Default: `write`."""
+        self.write(batch)
+
     def flush(self) -> None:
         pass
 
@@ -202,8 +209,8 @@ SCAN_PARALLELISM: ConfigOption[int] = ConfigOption(
 )
 
 
-# Internal config key of a sink's context with 'sink.parallelism': how many writer subtasks
-# the sink has (the print sink numbers its lines by writer then, as Flink's does).
+# Internal config key of a sink's context: how many writer subtasks the sink has ('sink.parallelism',
+# else the job's parallelism); the print sink numbers its lines by writer above 1, as Flink's does.
 SINK_SUBTASKS = "$internal.sink-subtasks"
 
 

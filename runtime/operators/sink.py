@@ -20,7 +20,7 @@ import pyarrow as pa
 from runtime.batch import ROW_KIND, data_width
 from runtime.checkpoint.rescale import OldStates, load_state
 from runtime.checkpoint.twophase import is_two_phase
-from runtime.config.core import MAX_PARALLELISM
+from runtime.config.core import MAX_PARALLELISM, job_parallelism
 from runtime.connectors.base import SINK_SUBTASKS, SUBTASK_INDEX, Sink, SourceContext, get_connector
 from runtime.errors import ConnectorError, file_access_error, is_file_error
 from runtime.graph import Node
@@ -44,6 +44,10 @@ APPEND_ONLY_SINKS = ("filesystem",)
 # subtask, or nothing); the others (print: one stdout; memory: rows for this process;
 # duckdb: one writer) run once.
 PARALLEL_SINKS = ("filesystem", "blackhole", "kafka", "upsert-kafka")
+# Schema metadata key the parallel executor's parent process puts on a batch it received
+# from a worker for a sink that runs once there: the worker's subtask index, so that the
+# sink writes it on behalf of that subtask (`Sink.write_for`: the print sink's `id:N>`).
+ORIGIN_SUBTASK = b"streamsql.origin-subtask"
 
 
 @dataclass(frozen=True)
@@ -112,8 +116,10 @@ class SinkOperator(Operator):
             config = dict(self.ctx.config)
             config["$internal.sink-id"] = config.get("$internal.operator-uid", "") or str(self.node.id)
             config[SUBTASK_INDEX] = str(j)
-            if p.parallelism is not None:
-                config[SINK_SUBTASKS] = str(p.parallelism)
+            # Without 'sink.parallelism' the sink has the job's parallelism, also when it
+            # runs once in the parent process of a parallel run (ctx.parallelism 1 there).
+            subtasks = p.parallelism or max(self.ctx.parallelism, job_parallelism(self.ctx.config))
+            config[SINK_SUBTASKS] = str(subtasks)
             config["subtask.index"] = str(j)  # what the filesystem sink names its part files by
             sctx = SourceContext(mode=self.ctx.mode, time_zone=self.ctx.time_zone, config=config)
             sink = factory.create_sink(options, self.fields, sctx)
@@ -133,9 +139,13 @@ class SinkOperator(Operator):
             cols.append(kinds)
             names.append(ROW_KIND)
         rows = pa.RecordBatch.from_arrays(cols, names=names)
+        origin = (batch.schema.metadata or {}).get(ORIGIN_SUBTASK)
         with _sink_files():
-            for sink, part in self._route(rows):
-                sink.write(part)
+            if origin is not None and len(self.writers) == 1:
+                self.writers[0][1].write_for(rows, int(origin))
+            else:
+                for sink, part in self._route(rows):
+                    sink.write(part)
         self.ctx.metrics.rows_out += batch.num_rows
 
     def _route(self, rows: pa.RecordBatch) -> list[tuple[Sink, pa.RecordBatch]]:

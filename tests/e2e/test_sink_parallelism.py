@@ -51,6 +51,25 @@ def test_print_sink_numbers_its_writers_as_flink(capsys: pytest.CaptureFixture[s
     assert len({line.split(">")[0] for line in lines if line.endswith("+I[1]")}) == 1  # one writer per key
 
 
+@pytest.mark.parametrize(("identifier", "expected"), [("out", {"out:1", "out:2"}), ("", {"1", "2"})])
+def test_print_sink_at_job_parallelism_names_its_subtask(
+    capsys: pytest.CaptureFixture[str], identifier: str, expected: set[str]
+) -> None:
+    """Without 'sink.parallelism' the print sink has the job's parallelism: at 2 every line
+    names the subtask that wrote it ('out:1> ', or '1> ' without an identifier), as Flink's
+    PrintSinkOutputWriter does; it runs once in the parent process, which tells the workers'
+    rows apart."""
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    env.get_config().set("parallelism.default", "2")
+    with_id = f", 'print-identifier' = '{identifier}'" if identifier else ""
+    env.execute_sql(f"CREATE TABLE p (k INT, n BIGINT) WITH ('connector' = 'print'{with_id})")
+    rows = ", ".join(f"({k})" for k in range(12))
+    env.execute_sql(f"INSERT INTO p SELECT k, COUNT(*) FROM (VALUES {rows}) AS t(k) GROUP BY k").wait()
+    lines = capsys.readouterr().out.splitlines()
+    assert sorted(line.split("> ")[1] for line in lines) == sorted(f"+I[{k}, 1]" for k in range(12))
+    assert {line.split(">")[0] for line in lines} == expected  # both subtasks' rows, each named
+
+
 RESTORE_JOB = """
 SET 'table.exec.source.batch-rows' = '50';
 SET 'execution.checkpointing.interval' = '50 ms';

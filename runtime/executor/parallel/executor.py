@@ -46,6 +46,7 @@ from runtime.executor.task import TaskRunner, Transport
 from runtime.executor.task_state import restore_task
 from runtime.graph import JobGraph
 from runtime.operators.base import Metrics, Operator
+from runtime.operators.sink import ORIGIN_SUBTASK
 from runtime.state.options import backend_kind
 from runtime.state.rocksdb import RocksDBForkError
 from runtime.state.rocksdb import threads_started_here as rocksdb_threads_started_here
@@ -273,7 +274,7 @@ class ParallelExecutor:
             self.cp.on_result_barrier(w, payload)
         elif kind == ch.BATCH:
             e = self.plan.edges[edge]
-            self._sink_batch(e.dst, e.idx, ch.batch_from_bytes(payload))
+            self._sink_batch(e.dst, e.idx, ch.batch_from_bytes(payload), w)
             ch.send(socks[w], ch.CREDIT, edge, ch.int_payload(1))
         elif kind == ch.END:
             got = self._ends.setdefault(edge, set())
@@ -297,8 +298,10 @@ class ParallelExecutor:
         elif kind == ch.ERROR:
             self._raise_worker_error(w, payload)
 
-    def _sink_batch(self, nid: int, idx: int, batch: pa.RecordBatch) -> None:
-        self.parent_task.push(nid, idx, [batch], [])
+    def _sink_batch(self, nid: int, idx: int, batch: pa.RecordBatch, worker: int) -> None:
+        """A sink run here writes `batch` on behalf of the subtask (worker) it came from."""
+        tagged = batch.replace_schema_metadata({**(batch.schema.metadata or {}), ORIGIN_SUBTASK: str(worker).encode()})
+        self.parent_task.push(nid, idx, [tagged], [])
 
     def _sink_end(self, nid: int, idx: int) -> None:
         self.parent_task.end_input(nid, idx)
