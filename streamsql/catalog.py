@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from planner.catalog import query_text
+from planner.expanded_sql import expanded_query
 from runtime.types import ROW, DataType, Field
 from streamsql.catalog_statistics import (
     CatalogColumnStatistics,
@@ -621,12 +623,25 @@ class Catalog:
     def get_table(self, table_path: ObjectPath) -> CatalogBaseTable:
         if not self.table_exists(table_path):
             raise CatalogException(f"Table (or view) {table_path} does not exist in Catalog {self._name}.")
-        is_view = table_path.get_object_name() in self.list_views(table_path.get_database_name())
+        # The stored definition, as Flink's catalog returns it: a table's options, comment,
+        # partition keys and primary key; a view's query (a copy made with `create_table`
+        # keeps them; a table without its options could not be read).
+        obj = self._env.catalog.get_path((self._name, table_path.get_database_name(), table_path.get_object_name()))
         columns: list[Field] = list(self._env.from_path(self._obj(table_path)).get_schema())
-        schema = ResolvedSchema.physical([c.name for c in columns], [c.type for c in columns])
-        if is_view:
-            return CatalogBaseTable.create_view("", "", schema, {})
-        return CatalogBaseTable.create_table(schema)
+        if obj is not None and obj.kind == "VIEW":
+            schema = ResolvedSchema.physical([c.name for c in columns], [c.type for c in columns])
+            expanded = expanded_query(obj.query, self._env.catalog)
+            return CatalogBaseTable.create_view(query_text(obj.query), expanded, schema, {}, obj.comment)
+        pk = obj.primary_key if obj is not None else None
+        schema = ResolvedSchema(
+            [Column.physical(c.name, c.type) for c in columns],
+            primary_key=UniqueConstraint.primary_key(obj.constraint_name or "PK_" + "_".join(pk), list(pk))
+            if pk
+            else None,
+        )
+        if obj is None:
+            return CatalogBaseTable.create_table(schema)
+        return CatalogBaseTable.create_table(schema, list(obj.partitioned_by), dict(obj.options), obj.comment)
 
     def create_table(self, table_path: ObjectPath, table: CatalogBaseTable, ignore_if_exists: bool) -> None:
         from streamsql.descriptors import Schema
@@ -640,6 +655,9 @@ class Catalog:
             parts = schema.ddl_parts()
         else:
             parts = [f"{quote(c.name)} {c.data_type}" for c in schema.get_columns()]
+            if schema.get_primary_key() is not None:
+                keys = ", ".join(quote(k) for k in schema.get_primary_key().get_columns())
+                parts.append(f"PRIMARY KEY ({keys}) NOT ENFORCED")
         text = f"CREATE TABLE {ine}{self._obj(table_path)} (\n  " + ",\n  ".join(parts) + "\n)"
         if table.get_comment():
             text += f" COMMENT {_sql_string(table.get_comment())}"

@@ -43,6 +43,7 @@ from runtime.connectors.base import get_connector
 from runtime.functions.registry import function_names, lookup
 from runtime.types import BOOLEAN, STRING, Field
 from streamsql import models
+from streamsql.catalog_stores import remove_catalog, store_catalog
 from streamsql.pipeline import run_plan_statement
 from streamsql.result import TableResult
 
@@ -87,6 +88,7 @@ def create_catalog(env: TableEnvironment, stmt: CreateCatalog) -> TableResult:
         store = create_catalog_store(stmt.name, stmt.options, stmt.comment)
     except SqlValidationError as e:  # at the statement, keeping the catalog type's hint
         raise _err(stmt, e.message, hint=e.hint) from None
+    store_catalog(env.get_config(), stmt.name, stmt.options)
     cat.add_catalog(store)
     return TableResult.ok()
 
@@ -103,6 +105,7 @@ def drop_catalog(env: TableEnvironment, stmt: DropCatalog) -> TableResult:
             "Cannot drop a catalog which is currently in use.",
             "org.apache.flink.table.catalog.exceptions.CatalogException",
         )
+    remove_catalog(env.get_config(), stmt.name)
     cat.catalogs.pop(stmt.name).close()
     return TableResult.ok()
 
@@ -147,6 +150,7 @@ def alter_catalog(env: TableEnvironment, stmt: AlterCatalog) -> TableResult:
         factory.validate(options)
     except SqlValidationError as e:
         raise _err(stmt, e.message) from None
+    store_catalog(env.get_config(), stmt.name, options, replace=True)
     if options.get("path") != store.options.get("path"):  # a persistent catalog moved: open the new file
         store.close()
         cat.add_catalog(create_catalog_store(stmt.name, options, store.comment))

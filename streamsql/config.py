@@ -47,6 +47,7 @@ OPTION_MODULES: tuple[str, ...] = (
     "runtime.sink_constraints",
     "runtime.spill",
     "streamsql.environment",
+    "streamsql.catalog_stores",
     "streamsql.materialized_options",
     "streamsql.printing",
     "streamsql.client_output",

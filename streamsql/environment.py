@@ -143,6 +143,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
     def __init__(self, settings: EnvironmentSettings | None = None) -> None:
         with gc_paused():  # the first environment loads the planner (streamsql/start_up.py)
             from planner.catalog import Catalog
+            from streamsql.catalog_stores import open_store
 
             # pyarrow would import pandas (~0.3 s) at the session's first conversion of Python
             # values; pandas comes only with an `import pandas` or to_pandas()
@@ -150,6 +151,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             settings = settings or EnvironmentSettings.in_streaming_mode()
             self._config = TableConfig(settings.to_configuration())
             self._catalog = Catalog(BUILTIN_CATALOG.get(self._config), BUILTIN_DATABASE.get(self._config))
+            open_store(self._catalog, self._config)
             self.jobs: dict[str, JobHandle] = {}
             # Loaded modules in resolution order, with whether each is used (SHOW FULL MODULES).
             self.modules: list[tuple[str, bool]] = [("core", True)]

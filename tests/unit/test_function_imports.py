@@ -144,6 +144,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("streamsql/client_output.py", "streamsql.result"): (1, _DEFERRED),
     ("streamsql/environment.py", "planner.api"): (1, _START_UP),
     ("streamsql/environment.py", "planner.catalog"): (1, _START_UP),
+    ("streamsql/environment.py", "streamsql.catalog_stores"): (1, _START_UP),
     ("streamsql/environment.py", "planner.table_as"): (1, _START_UP),
     ("streamsql/environment.py", "planner.catalog_objects"): (2, _START_UP),
     ("streamsql/environment.py", "planner.functions_catalog"): (1, _START_UP),
