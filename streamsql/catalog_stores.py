@@ -47,7 +47,7 @@ CATALOG_STORE_FILE_PATH = (
 
 KINDS = ("generic_in_memory", "file")
 _EXTENSION = ".yaml"
-_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9._-]*")
+_PLAIN = r"[A-Za-z_][A-Za-z0-9._-]*"  # a key Flink's YAML mapper writes unquoted
 
 
 def store_directory(conf: ConfigSource | None) -> str | None:
@@ -86,7 +86,7 @@ def store_directory(conf: ConfigSource | None) -> str | None:
 def _dump(options: dict[str, str]) -> str:
     # A flat YAML map as Flink's YAML mapper writes it: plain keys (quoted when they need it),
     # double-quoted values (a JSON string is a valid YAML one).
-    return "".join(f"{k if _PLAIN.fullmatch(k) else json.dumps(k)}: {json.dumps(v)}\n" for k, v in options.items())
+    return "".join(f"{k if re.fullmatch(_PLAIN, k) else json.dumps(k)}: {json.dumps(v)}\n" for k, v in options.items())
 
 
 def _scalar(text: str) -> str:
