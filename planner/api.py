@@ -10,8 +10,6 @@ inference → lower. The runtime mode comes from `execution.runtime-mode`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from planner.binder import bind_insert, bind_query
 from planner.catalog import Catalog
 from planner.changelog import infer_changelog_modes, require_update_before
@@ -26,11 +24,12 @@ from planner.optimizer.two_phase_agg import local_global_advice
 from planner.physical import PhysicalNode
 from planner.statements import Explain, InsertInto, Query, StatementSet
 from runtime.config.core import RUNTIME_MODE
+from runtime.frozen import frozen_dataclass
 from runtime.graph import BATCH, STREAMING, JobGraph
 from runtime.types import Field
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class PlannedQuery:
     """A query planned for running: the job, the result's columns and whether it is
     insert-only or an updating changelog (the printers and collectors need it)."""

@@ -7,7 +7,7 @@ each other's module.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -15,6 +15,7 @@ from sqlglot import exp
 from planner.logical import TableInfo
 from runtime.connectors.base import METADATA_COLUMNS, PRIMARY_KEY, TableDescription
 from runtime.expr.ir import Expr
+from runtime.frozen import frozen_dataclass
 from runtime.types import DataType, Field, plain
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def full_path(name: tuple[str, ...] | list[str] | str) -> Path:
     return (parts[-3], parts[-2], parts[-1])
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ResolvedColumn:
     """A table's column with its type resolved (and a computed column's expression bound)."""
 
@@ -50,7 +51,7 @@ class ResolvedColumn:
     expr: Expr | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class MaterializedDefinition:
     """What makes a table a materialized table (Flink's CatalogMaterializedTable): the
     definition query (its table names fully qualified), the freshness, the refresh mode."""
@@ -64,7 +65,7 @@ class MaterializedDefinition:
     explicit_schema: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CatalogTable:
     """A table of the catalog, resolved from its CREATE TABLE: what a scan or a sink of it needs."""
 
@@ -155,7 +156,7 @@ class CatalogTable:
         )
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CatalogView:
     """A view of the catalog: its query (expanded where it is read) and its output columns."""
 

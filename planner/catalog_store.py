@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import SqlValidationError
+from runtime.frozen import frozen_dataclass
 from runtime.plugins import register_plugins
 
 if TYPE_CHECKING:
@@ -398,7 +399,7 @@ class SqliteCatalogStore(CatalogStore):
 
 
 # ---------------------------------------------------------------------- factories
-@dataclass(frozen=True)
+@frozen_dataclass
 class CatalogFactory:
     """How `CREATE CATALOG ... WITH ('type' = name, ...)` makes a catalog: its declared
     options (validated before `create` runs) and the store class."""

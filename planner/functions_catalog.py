@@ -18,13 +18,13 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 from planner.dialect.types import UnknownTypeError, to_data_type
 from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.parse_cursor import Cursor
 from runtime.aggregates.types import AGGREGATE_FUNCTIONS
+from runtime.frozen import frozen_dataclass
 from runtime.functions.registry import lookup as builtin
 from runtime.types import DataType
 from runtime.udf_registry import UdfSpec, import_object, make_reference, register, spec_of, unregister
@@ -42,7 +42,7 @@ def _import_function(name: str, identifier: str, sql: str | None = None) -> Any:
         raise SqlValidationError(f"Cannot instantiate user-defined function '{name}': {e}", **where) from None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class FunctionDef:
     """A user function of the catalog (CREATE FUNCTION or the Table API's registration):
     its kind, the reference that imports it, and the types it declares."""

@@ -9,15 +9,16 @@ input's fields. Node names follow Calcite/Flink (`LogicalProject`, ...) because 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from runtime.expr.ir import Expr, InputRef, Literal, input_refs, remap_refs
+from runtime.frozen import frozen_dataclass
 from runtime.plan_params import AggCallParams, WindowParams
 from runtime.types import DataType, Field
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class AggCall:
     """One aggregate call: `args` and `filter` index the aggregate's input columns."""
 
@@ -35,7 +36,7 @@ class AggCall:
         return AggCallParams(self.name, tuple(self.args), self.type, self.distinct, self.filter, dict(self.params))
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class WindowSpec:
     """A window as the runtime sees it (docs: WindowSpec)."""
 
@@ -54,7 +55,7 @@ class WindowSpec:
         )
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TableInfo:
     """What a scan or sink needs to know about a catalog table."""
 
@@ -80,7 +81,7 @@ Mapping = dict[int, int]
 Prune = Callable[["LogicalNode", set[int]], tuple["LogicalNode", Mapping]]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalNode:
     """A node of the bound query plan: its output `fields`, and how it prunes columns.
     Rewritten by the optimizer's rules, then converted to physical nodes (planner/physical.py)."""
@@ -108,7 +109,7 @@ class LogicalNode:
         return node, {i: i for i in range(len(node.fields))}
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class _Single(LogicalNode):
     """A node with one input (`input`, keyword-only so subclasses keep their own field order)."""
 
@@ -122,7 +123,7 @@ class _Single(LogicalNode):
         return replace(self, input=inputs[0])
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalTableScan(LogicalNode):
     """Reads a table's physical columns; `projection` (indices into the physical schema)
     is filled by projection pushdown."""
@@ -139,7 +140,7 @@ class LogicalTableScan(LogicalNode):
         return replace(self, fields=fields, projection=None if full else proj), {c: i for i, c in enumerate(cols)}
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalValues(LogicalNode):
     """Rows of literals: VALUES, and the one-row input of a SELECT without FROM."""
 
@@ -170,7 +171,7 @@ def _prune_calc(
     }
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalProject(_Single):
     """One expression per output column over its input's columns."""
 
@@ -180,7 +181,7 @@ class LogicalProject(_Single):
         return _prune_calc(self, self.exprs, None, required, prune)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalFilter(_Single):
     """Keeps the rows whose condition is TRUE (not FALSE, not NULL)."""
 
@@ -191,7 +192,7 @@ class LogicalFilter(_Single):
         return _prune_calc(self, ident, self.condition, required, prune)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalCalc(_Single):
     """Project + optional filter (what the optimizer fuses Project/Filter into)."""
 
@@ -202,7 +203,7 @@ class LogicalCalc(_Single):
         return _prune_calc(self, self.exprs, self.condition, required, prune)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalWatermarkAssigner(_Single):
     """A table's WATERMARK FOR: the rowtime column and the watermark expression over its row."""
 
@@ -242,7 +243,7 @@ def _remap_window(w: WindowSpec, m: Mapping) -> WindowSpec:
     return replace(w, partition_keys=tuple(m[k] for k in w.partition_keys))
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalAggregate(_Single):
     """GROUP BY: output = grouping columns, then one column per aggregate call."""
 
@@ -258,7 +259,7 @@ class LogicalAggregate(_Single):
         return new, {i: i for i in range(len(self.fields))}
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalWindowTableFunction(_Single):
     """TUMBLE/HOP/CUMULATE/SESSION TVF: input columns + window_start, window_end, window_time."""
 
@@ -279,7 +280,7 @@ class LogicalWindowTableFunction(_Single):
         return replace(self, fields=fields, input=child, time_index=m[self.time_index], window=window), out
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalWindowAggregate(_Single):
     """Windowed GROUP BY: output = grouping columns, aggregates, then `window_props`."""
 
@@ -304,7 +305,7 @@ class LogicalWindowAggregate(_Single):
         return new, {i: i for i in range(len(self.fields))}
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalUnion(LogicalNode):
     """UNION ALL of its children (UNION, INTERSECT and EXCEPT are `LogicalSetOp`, planner/rules/setops.py)."""
 
@@ -319,7 +320,7 @@ class LogicalUnion(LogicalNode):
         return replace(self, children=inputs)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalJoin(LogicalNode):
     """Bound so names resolve (and errors point at the right column); not executable yet."""
 
@@ -359,7 +360,7 @@ class LogicalJoin(LogicalNode):
         return new, (lm if semi else combined)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalSink(_Single):
     """Writes its input into a table (INSERT INTO): the plan's root for an INSERT."""
 

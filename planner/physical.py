@@ -7,7 +7,7 @@ them. The optimizer's "physical" phase is `planner.optimizer.physical_rules.to_p
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 from planner.errors import SqlValidationError, UnsupportedSqlError
@@ -32,6 +32,7 @@ from runtime.config.core import SOURCE_CDC_EVENTS_DUPLICATE, SOURCE_IDLE_TIMEOUT
 from runtime.connectors.base import SINK_PARALLELISM, get_connector
 from runtime.errors import ConnectorError
 from runtime.expr.ir import Expr, InputRef, remap_refs
+from runtime.frozen import frozen_dataclass
 from runtime.graph import BATCH, STREAMING
 from runtime.operators.calc import CalcParams
 from runtime.operators.sink import SinkParams
@@ -47,7 +48,7 @@ from runtime.types import Field
 # they load: aggregate functions, window slicing, state restore).
 
 
-@dataclass(frozen=True, eq=False)
+@frozen_dataclass(eq=False)
 class PhysicalNode:
     """One physical operator: `params` are exactly the JobGraph node's params, the typed
     params dataclass of the operator's kind (runtime/operators/spec.py). Build one with

@@ -7,14 +7,15 @@ point at the right line and column.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from sqlglot import exp
 
+from runtime.frozen import frozen_dataclass
 from runtime.types import DataType
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Statement:
     """A statement of a script. Every kind keeps its own text and where it starts, so an
     error found later (by the binder, the planner or a connector) points at its line.
@@ -28,7 +29,7 @@ class Statement:
     column: int = field(default=1, kw_only=True)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ColumnDef:
     """One column of CREATE TABLE: physical, computed (`AS expr`) or metadata (`METADATA`)."""
 
@@ -41,7 +42,7 @@ class ColumnDef:
     comment: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class WatermarkDef:
     """`WATERMARK FOR column AS expr`: the binder checks the expression and the column's type."""
 
@@ -49,7 +50,7 @@ class WatermarkDef:
     expr: exp.Expression
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LikeClause:
     """`LIKE source (INCLUDING ALL ...)`: merged with the source table by the catalog, as Flink merges."""
 
@@ -58,7 +59,7 @@ class LikeClause:
     options: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Distribution:
     """`DISTRIBUTED BY [HASH | RANGE] (keys) [INTO n BUCKETS]` / `DISTRIBUTED INTO n BUCKETS`
     (Flink's TableDistribution). Catalog metadata for the connector: streamsql's connectors
@@ -78,7 +79,7 @@ class Distribution:
         return f"DISTRIBUTED BY {kind}({keys})" + (f" INTO {self.buckets} BUCKETS" if self.buckets else "")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CreateTable(Statement):
     """CREATE [TEMPORARY] TABLE, with CREATE TABLE AS / REPLACE TABLE AS when `as_query` is set."""
 
@@ -101,7 +102,7 @@ class CreateTable(Statement):
     distribution: Distribution | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CreateView(Statement):
     """CREATE [TEMPORARY] VIEW: the query stays text-like (sqlglot) until a query reads the view."""
 
@@ -113,7 +114,7 @@ class CreateView(Statement):
     comment: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Drop(Statement):
     """DROP TABLE / DROP VIEW (other kinds of DROP have their own statements)."""
 
@@ -123,7 +124,7 @@ class Drop(Statement):
     temporary: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SetOption(Statement):
     """`SET 'key' = 'value'` (a session option), or `SET;` listing the options set."""
 
@@ -131,21 +132,21 @@ class SetOption(Statement):
     value: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ResetOption(Statement):
     """`RESET 'key'` (back to its default), or `RESET;` for all of them."""
 
     key: str | None = None  # None: reset all
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Query(Statement):
     """A query run for its rows: SELECT, VALUES, set operations, WITH ... ."""
 
     query: exp.Expression  # exp.Select / exp.Union / exp.Values / ... (flink dialect)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class InsertInto(Statement):
     """INSERT INTO / INSERT OVERWRITE a table (its own job, or one of a statement set's)."""
 
@@ -160,14 +161,14 @@ class InsertInto(Statement):
     sink_options: dict[str, str] = field(default_factory=dict, hash=False)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class StatementSet(Statement):
     """`EXECUTE STATEMENT SET BEGIN ... END`: its INSERTs planned and run as one job."""
 
     inserts: tuple[InsertInto, ...]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Show(Statement):
     """SHOW <what>: the listing statements, with their scope and LIKE filters."""
 
@@ -182,7 +183,7 @@ class Show(Statement):
     partition: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Describe(Statement):
     """DESCRIBE / DESC [EXTENDED] a table or view."""
 
@@ -190,7 +191,7 @@ class Describe(Statement):
     extended: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Explain(Statement):
     """EXPLAIN [details] of a query, an INSERT or a statement set."""
 

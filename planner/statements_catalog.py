@@ -19,7 +19,7 @@ ANALYZE TABLE t [PARTITION (k [= v], ...)] COMPUTE STATISTICS [FOR COLUMNS c, ..
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from sqlglot import exp
 from sqlglot.tokens import TokenType
@@ -28,9 +28,10 @@ from planner.ddl import parse_column, parse_distribution, parse_options, parse_p
 from planner.errors import SqlParseError
 from planner.parse_cursor import Cursor
 from planner.statements import ColumnDef, Distribution, Statement, WatermarkDef
+from runtime.frozen import frozen_dataclass
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CreateCatalog(Statement):
     name: str
     options: dict[str, str] = field(default_factory=dict, hash=False)
@@ -38,18 +39,18 @@ class CreateCatalog(Statement):
     if_not_exists: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class DropCatalog(Statement):
     name: str
     if_exists: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class UseCatalog(Statement):
     name: str
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class AlterCatalog(Statement):
     name: str
     set_options: dict[str, str] | None = field(default=None, hash=False)
@@ -57,13 +58,13 @@ class AlterCatalog(Statement):
     comment: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class DescribeCatalog(Statement):
     name: str
     extended: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CreateDatabase(Statement):
     name: tuple[str, ...]
     comment: str | None = None
@@ -71,38 +72,38 @@ class CreateDatabase(Statement):
     if_not_exists: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class DropDatabase(Statement):
     name: tuple[str, ...]
     if_exists: bool = False
     cascade: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class UseDatabase(Statement):
     name: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class AlterDatabase(Statement):
     name: tuple[str, ...]
     options: dict[str, str] = field(default_factory=dict, hash=False)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ShowCreate(Statement):
     kind: str  # TABLE | VIEW | CATALOG
     name: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ColumnPosition:
     column: ColumnDef
     position: str | None = None  # None | "FIRST" | "AFTER"
     after: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class AlterTable(Statement):
     """One ALTER TABLE; `action` says which form and which fields matter."""
 
@@ -126,33 +127,33 @@ class AlterTable(Statement):
     partitions: tuple[tuple[tuple[str, str], ...], ...] = ()
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class AlterView(Statement):
     name: tuple[str, ...]
     new_name: tuple[str, ...] | None = None
     query: exp.Expression | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ModuleStatement(Statement):
     action: str  # LOAD | UNLOAD | USE
     names: tuple[str, ...]
     options: dict[str, str] = field(default_factory=dict, hash=False)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class JvmStatement(Statement):
     """A statement that needs a JVM (ADD JAR, REMOVE JAR, ...): answered with a clear error."""
 
     what: str
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TruncateTable(Statement):
     name: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class AnalyzeTable(Statement):
     """ANALYZE TABLE: `partition` holds (key, value or None for "every value") as written;
     `column_positions` the (line, column) of each FOR COLUMNS name, for errors."""

@@ -12,16 +12,15 @@ COMPILE AND EXECUTE PLAN 'file' FOR <INSERT | STATEMENT SET>
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from planner.parse_cursor import Cursor
 from planner.statements import InsertInto, Statement, StatementSet
+from runtime.frozen import frozen_dataclass
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CompilePlan(Statement):
     """COMPILE [AND EXECUTE] PLAN 'file' [IF NOT EXISTS] FOR an INSERT or a STATEMENT SET:
     its plan (streamsql's JobGraph JSON, see streamsql/pipeline.py) written to the file."""
@@ -37,27 +36,27 @@ class CompilePlan(Statement):
         return s.inserts if isinstance(s, StatementSet) else (s,)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ExecutePlan(Statement):
     """EXECUTE PLAN 'file': run a plan COMPILE PLAN wrote."""
 
     path: str
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Delete(Statement):
     table: tuple[str, ...]
     where: exp.Expression | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Update(Statement):
     table: tuple[str, ...]
     assignments: tuple[tuple[str, exp.Expression], ...]
     where: exp.Expression | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Call(Statement):
     procedure: tuple[str, ...]
     arguments: tuple[exp.Expression, ...] = ()
@@ -65,7 +64,7 @@ class Call(Statement):
     name_position: tuple[int, int] = (1, 1)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class AlterFunction(Statement):
     name: tuple[str, ...]
     identifier: str
@@ -75,12 +74,12 @@ class AlterFunction(Statement):
     if_exists: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class DescribeJob(Statement):
     job_id: str
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class StopJob(Statement):
     job_id: str
     with_savepoint: bool = False

@@ -12,16 +12,17 @@ importable Python object, `pkg.module.name` (a function decorated with
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from sqlglot.tokens import TokenType
 
 from planner.ddl import parse_options
 from planner.parse_cursor import Cursor
 from planner.statements import Statement
+from runtime.frozen import frozen_dataclass
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CreateFunction(Statement):
     name: tuple[str, ...]
     identifier: str  # 'pkg.module.name'
@@ -34,7 +35,7 @@ class CreateFunction(Statement):
     options: dict[str, str] = field(default_factory=dict, hash=False)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class DropFunction(Statement):
     name: tuple[str, ...]
     temporary: bool = False
@@ -96,7 +97,7 @@ def parse_drop_function(cur: Cursor, pos: dict) -> DropFunction:
     return DropFunction(name=name, temporary=temporary, system=system, if_exists=if_exists, **pos)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class DescribeFunction(Statement):
     name: tuple[str, ...]
     extended: bool = False

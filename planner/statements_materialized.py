@@ -19,7 +19,7 @@ validates it (its messages are ValidationExceptions, not parse errors).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from sqlglot import exp
 from sqlglot.tokens import TokenType
@@ -28,12 +28,13 @@ from planner.ddl import name_only, parse_column, parse_options, parse_primary_ke
 from planner.parse_cursor import Cursor
 from planner.statements import ColumnDef, Statement, WatermarkDef
 from planner.statements_catalog import AlterTable, _string_list, parse_schema_change
+from runtime.frozen import frozen_dataclass
 
 _UNITS = ("SECOND", "MINUTE", "HOUR", "DAY")
 _UNIT_MS = {"SECOND": 1000, "MINUTE": 60_000, "HOUR": 3_600_000, "DAY": 86_400_000}
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Freshness:
     """`INTERVAL '<text>' <unit>` as written (`negative`: `INTERVAL -'30' SECOND`)."""
 
@@ -62,7 +63,7 @@ class Freshness:
         return f"INTERVAL '{self.interval}' {self.base_unit}"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CreateMaterializedTable(Statement):
     name: tuple[str, ...]
     query: exp.Expression
@@ -79,7 +80,7 @@ class CreateMaterializedTable(Statement):
     refresh_mode: str | None = None  # CONTINUOUS | FULL | None (derived from the freshness)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class AlterMaterializedTable(Statement):
     name: tuple[str, ...]
     action: str  # SUSPEND | RESUME | REFRESH | AS | SET | RESET | SCHEMA | DISTRIBUTION
@@ -91,7 +92,7 @@ class AlterMaterializedTable(Statement):
     change: AlterTable | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class DropMaterializedTable(Statement):
     name: tuple[str, ...]
     if_exists: bool = False

@@ -13,16 +13,17 @@ with it (ML_PREDICT) needs Flink's model providers on the JVM and is refused.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from sqlglot.tokens import TokenType
 
 from planner.ddl import parse_column, parse_options
 from planner.parse_cursor import Cursor
 from planner.statements import ColumnDef, Statement
+from runtime.frozen import frozen_dataclass
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CreateModel(Statement):
     name: tuple[str, ...]
     input_columns: tuple[ColumnDef, ...] = ()
@@ -33,14 +34,14 @@ class CreateModel(Statement):
     temporary: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class DropModel(Statement):
     name: tuple[str, ...]
     if_exists: bool = False
     temporary: bool = False
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class AlterModel(Statement):
     name: tuple[str, ...]
     action: str  # SET | RESET | RENAME
@@ -50,12 +51,12 @@ class AlterModel(Statement):
     new_name: tuple[str, ...] | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class DescribeModel(Statement):
     name: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ShowCreateModel(Statement):
     name: tuple[str, ...]
 

@@ -10,9 +10,10 @@ The JSON carries `format_version`; `from_json` refuses any other version.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from runtime.frozen import frozen_dataclass
 from runtime.operators.spec import GRAPH_FORMAT_VERSION, OperatorSpec, decode_untyped, encode_value, spec_for
 from runtime.types import Field
 
@@ -20,7 +21,7 @@ STREAMING = "STREAMING"
 BATCH = "BATCH"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Node:
     """One operator of the job. `id`s are unique and inputs refer to earlier ids."""
 
@@ -43,7 +44,7 @@ class Node:
         return self.operator == spec.name
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class JobGraph:
     """The planner's output and the runtime's input: the operator DAG, the mode and the
     job's configuration (the only thing that crosses from planner to runtime)."""

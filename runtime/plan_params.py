@@ -5,15 +5,16 @@ by `runtime.operators.spec` like every operator's params (field name = JSON key)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from runtime.checkpoint.format import register_state_type
+from runtime.frozen import frozen_dataclass
 from runtime.types import DataType
 
 
 @register_state_type  # operator state holds them (an aggregate set's calls, ...)
-@dataclass(frozen=True)
+@frozen_dataclass
 class WindowParams:
     """A window as the runtime assigns it (times in ms). `kind` is TUMBLE | HOP | CUMULATE
     | SESSION; `partition_keys` are input column indexes (a SESSION window's PARTITION BY)."""
@@ -28,7 +29,7 @@ class WindowParams:
 
 
 @register_state_type
-@dataclass(frozen=True)
+@frozen_dataclass
 class AggCallParams:
     """One aggregate call: function `name` over input columns `args`, optionally DISTINCT
     and FILTERed by a BOOLEAN input column; `type` is the result type; `params` holds the

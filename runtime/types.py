@@ -6,12 +6,13 @@ planner may import the runtime: one definition of a type serves both sides and t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
 import pyarrow as pa
 
 from runtime.checkpoint.format import register_state_type
+from runtime.frozen import frozen_dataclass
 from runtime.map_values import map_arrow_type
 
 MAX_VARCHAR = 2147483647
@@ -37,7 +38,7 @@ _DEFAULT_PRECISION = {"TIMESTAMP": 6, "TIMESTAMP_LTZ": 6, "TIME": 0, "DECIMAL": 
 
 
 @register_state_type
-@dataclass(frozen=True)
+@frozen_dataclass
 class DataType:
     """One Flink logical type.
 
@@ -355,7 +356,7 @@ def NULL() -> DataType:  # noqa: N802
     return DataType("NULL", True)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Field:
     """A named column of a schema."""
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from planner.catalog import query_text
 from planner.expanded_sql import expanded_query
+from runtime.frozen import frozen_dataclass
 from runtime.types import ROW, DataType, Field
 from streamsql.catalog_statistics import (
     CatalogColumnStatistics,
@@ -320,7 +321,7 @@ class CatalogPartitionSpec:
 
 
 # ---------------------------------------------------------------------- resolved schema
-@dataclass(frozen=True)
+@frozen_dataclass
 class Column:
     """A resolved column: physical, computed (an expression) or metadata."""
 
@@ -402,7 +403,7 @@ class MetadataColumn(Column):
         return self.virtual
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class WatermarkSpec:
     rowtime_attribute: str
     watermark_expression: str

@@ -15,8 +15,10 @@ restarts without knowing these classes.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, field, fields, replace
 from typing import Any, ClassVar
+
+from runtime.frozen import frozen_dataclass
 
 __all__ = [
     "CatalogColumnStatistics",
@@ -82,7 +84,7 @@ class CatalogTableStatistics:
         return f"CatalogTableStatistics(rowCount={r}, fileCount={f}, totalSize={t}, rawDataSize={s})"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Date:
     """A DATE statistic: days since 1970-01-01 (Flink's stats.Date)."""
 
@@ -139,7 +141,7 @@ class _LengthGetters:
         return self.avg_length
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CatalogColumnStatisticsDataBoolean(CatalogColumnStatisticsDataBase):
     """BOOLEAN columns."""
 
@@ -156,7 +158,7 @@ class CatalogColumnStatisticsDataBoolean(CatalogColumnStatisticsDataBase):
         return self.false_count
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CatalogColumnStatisticsDataLong(_RangeGetters, CatalogColumnStatisticsDataBase):
     """Integer columns, and the time types as numbers: TIMESTAMP in epoch seconds,
     TIMESTAMP_LTZ in epoch milliseconds, TIME in nanoseconds of the day (as Flink's
@@ -170,7 +172,7 @@ class CatalogColumnStatisticsDataLong(_RangeGetters, CatalogColumnStatisticsData
     properties: dict[str, str] = field(default_factory=dict, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CatalogColumnStatisticsDataDouble(_RangeGetters, CatalogColumnStatisticsDataBase):
     """FLOAT, DOUBLE and DECIMAL columns."""
 
@@ -182,7 +184,7 @@ class CatalogColumnStatisticsDataDouble(_RangeGetters, CatalogColumnStatisticsDa
     properties: dict[str, str] = field(default_factory=dict, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CatalogColumnStatisticsDataDate(_RangeGetters, CatalogColumnStatisticsDataBase):
     """DATE columns."""
 
@@ -194,7 +196,7 @@ class CatalogColumnStatisticsDataDate(_RangeGetters, CatalogColumnStatisticsData
     properties: dict[str, str] = field(default_factory=dict, compare=False)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CatalogColumnStatisticsDataString(_LengthGetters, CatalogColumnStatisticsDataBase):
     """CHAR and VARCHAR columns: lengths in characters."""
 
@@ -209,7 +211,7 @@ class CatalogColumnStatisticsDataString(_LengthGetters, CatalogColumnStatisticsD
         return self.ndv
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CatalogColumnStatisticsDataBinary(_LengthGetters, CatalogColumnStatisticsDataBase):
     """BINARY and VARBINARY columns (Flink's ANALYZE TABLE fills only the null count)."""
 

@@ -31,11 +31,11 @@ import socketserver
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from runtime.config.options import key
+from runtime.frozen import frozen_dataclass
 
 JOBS_DIR = (
     key("streamsql.jobs.dir")
@@ -64,7 +64,7 @@ def jobs_dir(config: Mapping[str, str | None] | None = None) -> Path:
 
 
 # ---------------------------------------------------------------------- registry entries
-@dataclass(frozen=True)
+@frozen_dataclass
 class JobEntry:
     job_id: str
     name: str

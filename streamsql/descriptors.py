@@ -16,9 +16,10 @@ A descriptor renders to the CREATE TABLE statement it stands for (`to_ddl`), so
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any
 
+from runtime.frozen import frozen_dataclass
 from runtime.types import ROW, DataType, Field
 from streamsql.expressions import Expression, RenderCtx, quote, type_sql
 
@@ -33,7 +34,7 @@ def _string(v: str) -> str:
     return "'" + str(v).replace("'", "''") + "'"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Schema:
     """Columns (physical, computed, metadata), watermark and primary key of a table."""
 
@@ -117,7 +118,7 @@ class Schema:
             return self._schema
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class FormatDescriptor:
     """A format and its options (`csv` with `field-delimiter` → 'csv.field-delimiter')."""
 
@@ -153,7 +154,7 @@ def _option_value(v: Any) -> str:
     return str(v)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TableDescriptor:
     """Everything a CREATE TABLE says: connector and format options, schema, partitioning."""
 

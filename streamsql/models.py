@@ -13,7 +13,6 @@ file keeps them). Predicting with a model (`ML_PREDICT`) runs Flink's model prov
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from planner.catalog import _options_text, like_pattern, serializable_type, type_text
@@ -21,6 +20,7 @@ from planner.catalog_objects import quoted
 from planner.catalog_store import CatalogError, CatalogStore
 from planner.statements import ColumnDef, Show
 from planner.statements_models import AlterModel, CreateModel, DescribeModel, DropModel, ShowCreateModel
+from runtime.frozen import frozen_dataclass
 from runtime.types import BOOLEAN, STRING, DataType, Field
 from streamsql.result import TableResult
 
@@ -31,14 +31,14 @@ VALIDATION = "org.apache.flink.table.api.ValidationException"
 Path = tuple[str, str, str]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ModelColumn:
     name: str
     type: DataType
     comment: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ModelDefinition:
     """A model's catalog entry (Flink's CatalogModel)."""
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from runtime.frozen import frozen_dataclass
 from streamsql.expressions import Expression, RenderCtx, quote
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ def fresh_alias() -> str:
     return f"_t{next(_aliases)}"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SelectSpec:
     """One SELECT block, or a complete query text (`raw`: set operations, sql_query)."""
 

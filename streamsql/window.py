@@ -12,10 +12,11 @@ to the same WindowAggregate as the window TVFs. Over windows lower to `OVER (PAR
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from planner.errors import UnsupportedSqlError
+from runtime.frozen import frozen_dataclass
 from streamsql.expressions import CURRENT_ROW, UNBOUNDED_RANGE, Expression, RenderCtx, col
 
 __all__ = ["GroupWindow", "Over", "OverWindow", "Session", "Slide", "Tumble"]
@@ -33,7 +34,7 @@ def _interval_sql(e: Expression, what: str) -> str:
     return e._render(RenderCtx())
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class GroupWindow:
     """A tumbling/sliding/session window over a time attribute, named by `alias`."""
 
@@ -83,7 +84,7 @@ class Session:
         return GroupWindow("SESSION", (gap,))
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class OverWindow:
     """An over window: partitioning, order (a time attribute), preceding/following bounds."""
 

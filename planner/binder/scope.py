@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from planner.errors import SqlError, SqlValidationError, did_you_mean
 from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.frozen import frozen_dataclass
 from runtime.types import STRING, DataType, Field
 
 
@@ -43,7 +44,7 @@ def error(cls: type[SqlError], message: str, node: exp.Expression | None, sql: s
     return err
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ScopeColumn:
     """A column a name can resolve to: its table qualifier, name, index in the row and type."""
 

@@ -5,15 +5,16 @@ input is (row semantics: no Exchange)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from planner.logical import LogicalNode
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
+from runtime.frozen import frozen_dataclass
 from runtime.operators.process_table_function import ProcessTableFunctionParams, invocation_text
 from runtime.plan_text import type_name
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalChangelogFunction(LogicalNode):
     """`function(TABLE input, ...)`: `params` are the runtime's (op column, mapping and the
     arguments' EXPLAIN text); `fields` the function's output row."""

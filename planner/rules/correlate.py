@@ -8,14 +8,15 @@ table function (UDTF). Output = left columns, then the function's columns.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from planner.logical import LogicalNode
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
+from runtime.frozen import frozen_dataclass
 from runtime.operators.correlate import CorrelateFunction, CorrelateParams, invocation
 
 
-@dataclass(frozen=True, eq=False)
+@frozen_dataclass(eq=False)
 class LogicalCorrelate(LogicalNode):
     input: LogicalNode
     function: CorrelateFunction

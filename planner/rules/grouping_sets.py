@@ -8,15 +8,16 @@ when the key is *not* in the grouping set (so it equals GROUPING_ID over all key
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from planner.logical import LogicalNode
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Expr
+from runtime.frozen import frozen_dataclass
 from runtime.operators.expand import ExpandParams, projects_text
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalExpand(LogicalNode):
     """Each input row becomes one row per entry of `projects` (a list of expressions over
     the input, one per output field)."""

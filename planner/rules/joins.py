@@ -19,7 +19,7 @@ Physical: `Join` with the equality conjuncts between a left and a right column a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from planner.binder.scope import uniquify
 from planner.binder.types import common_type, plain
@@ -27,6 +27,7 @@ from planner.exprs import conjunction, is_deterministic
 from planner.logical import LogicalFilter, LogicalJoin, LogicalNode, transform_up
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Call, Expr, InputRef, input_refs, remap_refs
+from runtime.frozen import frozen_dataclass
 from runtime.operators.calc import CALC, CalcParams
 from runtime.operators.group_agg import GROUP_AGGREGATE, GroupAggregateParams
 from runtime.operators.join import JoinParams
@@ -35,7 +36,7 @@ from runtime.operators.watermark import WATERMARK_ASSIGNER
 from runtime.types import Field
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalScalarJoin(LogicalJoin):
     """A LEFT join with a scalar subquery's result (planner.binder.subqueries):
     `single_row` makes the runtime fail when the subquery returns more than one row."""
@@ -130,7 +131,7 @@ def key_pair(c: Expr, nl: int, null_safe: bool = True) -> tuple[Expr, Expr, bool
     return None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class JoinKeys:
     """A join condition split for a hash join. Key sides that are expressions, not columns,
     are computed by a Calc appended to their input (`left_exprs` / `right_exprs`, after the

@@ -11,17 +11,18 @@ pure data and lets the runtime compute each slot for many partial matches at onc
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from planner.logical import LogicalNode
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Expr
+from runtime.frozen import frozen_dataclass
 from runtime.graph import STREAMING
 from runtime.operators.match import MatchAfter, MatchOrderKey, MatchParams, match_explain_parts
 from runtime.operators.match_nfa import MatchSlot, PatternElement
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalMatch(LogicalNode):
     """MATCH_RECOGNIZE (ONE ROW PER MATCH): output = partition columns, then measures."""
 

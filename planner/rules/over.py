@@ -12,12 +12,12 @@ rejects them in STREAMING).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from planner.errors import UnsupportedSqlError
 from planner.logical import _Single
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
+from runtime.frozen import frozen_dataclass
 from runtime.graph import STREAMING
 from runtime.operators.over import OFFSET_FUNCTIONS, RANKING_FUNCTIONS, OverAggregateParams, over_call_text
 from runtime.operators.over_frames import OverFrame
@@ -28,7 +28,7 @@ from runtime.types import DataType
 __all__ = ["OFFSET_FUNCTIONS", "RANKING_FUNCTIONS", "OverFrame"]  # the binder builds the logical node
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class OverCall:
     """One OVER function call: an aggregate (as AggCall), a ranking function or LAG/LEAD
     (`params`: offset, default Literal). `args` index the OverAggregate's input columns."""
@@ -43,7 +43,7 @@ class OverCall:
         return AggCallParams(self.name, self.args, self.type, self.distinct, None, dict(self.params))
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class OverGroup:
     partition: tuple[int, ...]
     order: tuple[tuple[int, bool, bool], ...]  # (input idx, ascending, nulls first)
@@ -51,7 +51,7 @@ class OverGroup:
     calls: tuple[OverCall, ...]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalOverAggregate(_Single):
     """Input columns, then the calls of every group in order."""
 

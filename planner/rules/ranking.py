@@ -19,7 +19,7 @@ a window TVF's window_start/window_end), `SortLimit`, `Limit`, `TemporalSort`; b
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from planner.errors import UnsupportedSqlError
@@ -34,6 +34,7 @@ from planner.logical import (
 )
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.frozen import frozen_dataclass
 from runtime.graph import BATCH
 from runtime.operators.rank import RankParams, SortLimitParams
 from runtime.operators.rank_common import SortKey
@@ -49,7 +50,7 @@ RANK_TYPES = ("ROW_NUMBER", "RANK", "DENSE_RANK")
 NOT_TIME_ORDERED = "OVER windows' ordering in stream mode must be defined on a time attribute."
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalRank(_Single):
     """A ranking function over partitions; `rank_end` None = unbounded."""
 
@@ -103,7 +104,7 @@ class LogicalRank(_Single):
         return node, out
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalSort(_Single):
     """ORDER BY / OFFSET / FETCH; `order` empty for a plain LIMIT."""
 

@@ -22,11 +22,12 @@ followed by a distinct aggregate; here they share the counting plan above (same 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from planner.logical import AggCall, LogicalNode
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.frozen import frozen_dataclass
 from runtime.operators.calc import CalcParams
 from runtime.operators.group_agg import GroupAggregateParams
 from runtime.operators.setops import ReplicateRowsParams
@@ -36,7 +37,7 @@ from runtime.types import BIGINT, BOOLEAN, INT, Field
 _LOGICAL_NAMES = {"UNION": "LogicalUnion", "INTERSECT": "LogicalIntersect", "EXCEPT": "LogicalMinus"}
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalSetOp(LogicalNode):
     """`left <kind> [ALL] right`; both children already cast to `fields`' types."""
 

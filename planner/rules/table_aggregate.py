@@ -15,7 +15,7 @@ Changelog: retract (-D of the rows a key emitted before, +I of its new rows).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from planner.binder import bind_query
@@ -27,12 +27,13 @@ from planner.logical import LogicalNode
 from planner.parse import parse_statement
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
 from planner.statements import Query
+from runtime.frozen import frozen_dataclass
 from runtime.operators.group_table_agg import GroupTableAggregateParams, TableAggregateFunction, call_text
 from runtime.types import DataType, Field
 from runtime.udf_registry import UdfSpec, make_reference, register
 
 
-@dataclass(frozen=True, eq=False)
+@frozen_dataclass(eq=False)
 class LogicalTableAggregate(LogicalNode):
     input: LogicalNode
     grouping: tuple[int, ...]
@@ -72,7 +73,7 @@ def _to_physical(planner: PhysicalPlanner, node: LogicalTableAggregate) -> Physi
 
 
 # ---------------------------------------------------------------------- the catalog view
-@dataclass(frozen=True)
+@frozen_dataclass
 class TableAggregateView(CatalogView):
     """A view whose plan is its query's plan under a LogicalTableAggregate."""
 

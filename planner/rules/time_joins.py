@@ -41,6 +41,7 @@ from planner.logical import (
 from planner.physical import PhysicalNode, PhysicalPlanner
 from planner.rules.joins import JoinKeys, conjuncts, drop_computed_keys, join_keys, widen
 from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.frozen import frozen_dataclass
 from runtime.graph import BATCH
 from runtime.operators.interval_join import IntervalJoinParams
 from runtime.operators.window_join import WindowJoinParams
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
     from planner.physical import PhysicalPlanner
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LogicalSnapshot(_Single):
     """`right FOR SYSTEM_TIME AS OF period`: `period` is an InputRef to a time attribute of
     the enclosing join's left side; `primary_key` indexes this node's fields."""
@@ -283,7 +284,7 @@ def window_join_shape(node: LogicalJoin) -> WindowJoinShape | None:
 
 
 # ---------------------------------------------------------------------- conversion
-@dataclass(frozen=True)
+@frozen_dataclass
 class KeyedInputs:
     """A time-bounded join's inputs keyed as a regular join's are (planner.rules.joins):
     equalities between an expression of each side are keys, a side that is an expression

@@ -24,6 +24,7 @@ from runtime.checkpoint.incremental import collect_garbage
 from runtime.checkpoint.metadata import CheckpointMetadata
 from runtime.checkpoint.storage import METADATA, CheckpointStorage
 from runtime.errors import JobError, file_access_error, is_file_error
+from runtime.frozen import frozen_dataclass
 
 
 class CheckpointError(JobError):
@@ -37,7 +38,7 @@ DRAIN_FAILED = (
 )
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SnapshotRequest:
     """A snapshot asked for from another thread (the REST API, STOP JOB, a job client),
     served by the executor at its next batch boundary. `stop`: STOP WITH SAVEPOINT (the

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, Generic, Protocol, TypeVar
 
 from runtime.config import parsers
 from runtime.errors import ConfigError
+from runtime.frozen import frozen_dataclass
 
 T = TypeVar("T")
 U = TypeVar("U")
@@ -42,7 +43,7 @@ class ConfigSource(Protocol):
     def get(self, key: str, /) -> str | None: ...
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class OptionType:
     """A value type: its name in the docs, its parser and how a typed value is written."""
 
@@ -69,7 +70,7 @@ TYPES: dict[str, OptionType] = {
 }
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ConfigOption(Generic[T]):
     """One declared key. `T` is what `get` returns (None when unset and no default)."""
 

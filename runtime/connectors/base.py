@@ -24,6 +24,7 @@ import pyarrow as pa
 from runtime.config import parsers
 from runtime.config.options import ConfigOption as ConfigOption  # connectors declare WITH options with it
 from runtime.errors import ConnectorError
+from runtime.frozen import frozen_dataclass
 from runtime.plugins import import_submodules, register_plugins
 from runtime.types import Field
 
@@ -159,7 +160,7 @@ class Sink:
         pass
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class MetadataColumn:
     """A metadata key a connector offers (`col TYPE METADATA FROM 'key'`): its Flink data
     type (SQL text), whether a sink can write it (else the column must be VIRTUAL in a
@@ -220,7 +221,7 @@ def metadata_columns(options: Mapping[str, str]) -> dict[str, str]:
     return dict(json.loads(text)) if text else {}
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TableDescription:
     """What a factory's `validate` sees of a table the planner is about to read or write."""
 
@@ -239,7 +240,7 @@ class TableDescription:
 UPSERT_SINK = "I,UA,D"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ConnectorFactory:
     """How `'connector' = name` builds sources and sinks.
 

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
+
+from runtime.frozen import frozen_dataclass
 
 FIRST_PERSON_ID = 1000
 FIRST_AUCTION_ID = 1000
@@ -107,7 +108,7 @@ def _unit(h: np.ndarray) -> np.ndarray:
     return (h >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class NexmarkConfig:
     """The generator's parameters (the connector parses them from the WITH options)."""
 

@@ -17,19 +17,19 @@ import io
 import re
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.errors import ConnectorError
+from runtime.frozen import frozen_dataclass
 from runtime.types import DataType, Field
 
 # --------------------------------------------------------------------------- connections
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Endpoint:
     """Where a table lives: libpq connection parameters."""
 
@@ -204,7 +204,7 @@ def pg_type_of(t: DataType) -> str:
     raise ConnectorError(f"type {t} has no PostgreSQL counterpart in Flink's JDBC Postgres dialect")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class PgColumn:
     name: str
     typname: str

@@ -7,13 +7,13 @@ so a JobGraph holding expressions serializes to JSON and back unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from runtime.frozen import frozen_dataclass
 from runtime.types import DataType
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class InputRef:
     """The value of data column `index` of the input batch."""
 
@@ -24,7 +24,7 @@ class InputRef:
         return f"${self.index}"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Literal:
     """A constant.
 
@@ -46,7 +46,7 @@ class Literal:
         return str(self.value)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Call:
     """A function call. `name` is the registry's canonical lower-case name; `type` is the
     result type the binder inferred (CAST / TRY_CAST carry their target type here)."""

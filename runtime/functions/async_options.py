@@ -5,9 +5,8 @@ these declarations, and the runner's asyncio (~10 ms) loads only with an async f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from runtime.config.options import ConfigSource, key
+from runtime.frozen import frozen_dataclass
 
 MAX_CONCURRENT_OPERATIONS = (
     key("table.exec.async-scalar.max-concurrent-operations")
@@ -43,7 +42,7 @@ MAX_ATTEMPTS = (
 )
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class AsyncOptions:
     max_concurrent: int = 10
     timeout_ms: int = 180_000

@@ -27,6 +27,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.frozen import frozen_dataclass
+
 MS_PER_DAY = 86_400_000
 MONTHS = [
     "January",
@@ -47,7 +49,7 @@ DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Satur
 _NUMERIC = set("yYuMLdDHhKkmsSFwWG")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Token:
     letter: str  # '' for literal text
     count: int
@@ -276,7 +278,7 @@ def format_wall(ms: np.ndarray, valid: np.ndarray, pattern: str, zone: str = "UT
 # ---------------------------------------------------------------------- parsing
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class _Parser:
     regex: str
     groups: tuple[tuple[str, str, int], ...]  # (group name, letter, count)

@@ -16,12 +16,13 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
 
+from runtime.frozen import frozen_dataclass
 from runtime.functions._index import MODULE_OF
 from runtime.plugins import import_submodules
 from runtime.types import DataType
@@ -34,7 +35,7 @@ class FunctionTypeError(Exception):
     validation error with the call's line and column."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class EvalContext:
     """What a kernel may need besides its arguments: row count, time zone, statement time, configuration."""
 
@@ -68,7 +69,7 @@ InferWithLiterals = Callable[[list[DataType], list[object]], DataType]
 Kernel = Callable[[list[ArgValue], list[DataType], DataType, EvalContext], ArgValue]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ScalarFunction:
     """A built-in scalar function: its typing (`infer`) and its kernel, declared together."""
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -12,6 +11,7 @@ import pyarrow.compute as pc
 from runtime.batch import ROW_KIND, ROW_SPLIT, ROW_WATERMARK, data_columns, row_watermarks
 from runtime.expr.evaluator import evaluate, evaluate_many
 from runtime.expr.ir import Call, Expr, InputRef, Literal, input_refs
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -19,7 +19,7 @@ from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, Spark
 from runtime.plan_text import format_expr
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CalcParams(OperatorParams):
     """Output column i is `projections[i]` over the input row; rows where `condition` is
     not TRUE are dropped first."""

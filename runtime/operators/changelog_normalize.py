@@ -26,7 +26,6 @@ not written for the TTL.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -45,6 +44,7 @@ from runtime.checkpoint.rescale import (
     plan_slots,
     take_slot_array,
 )
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import emits_update_before, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -63,7 +63,7 @@ from runtime.state import KeyedStateBackend, create_backend
 from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ChangelogNormalizeParams(OperatorParams):
     """`keys`: the input columns of the PRIMARY KEY the changelog is normalized on."""
 

@@ -11,7 +11,6 @@ Output rows keep their input row's `__op` / `__wm`, so a changelog passes throug
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,6 +21,7 @@ from runtime.batch import data_columns, data_width
 from runtime.errors import JobError, user_code
 from runtime.expr.evaluator import evaluate, evaluate_many
 from runtime.expr.ir import Expr
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.map_values import python_column
 from runtime.operators._common import eval_context, make_batch
@@ -36,7 +36,7 @@ UNNEST = "unnest"
 UDTF = "udtf"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CorrelateFunction:
     """The function of each row: `kind` "unnest" (of `expr`, an ARRAY / MAP / MULTISET;
     `element` "scalar" / "row" / "map" / "multiset"; `ordinality` adds the position) or
@@ -52,7 +52,7 @@ class CorrelateFunction:
     func_type: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CorrelateParams(OperatorParams):
     """Join each input row with the rows `function` produces; `join_type` INNER / LEFT."""
 

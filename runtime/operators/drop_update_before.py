@@ -10,18 +10,18 @@ row-wise: the other rows pass unchanged, with their system columns.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import ROW_KIND, ROW_WATERMARK, UPDATE_BEFORE, data_width
+from runtime.frozen import frozen_dataclass
 from runtime.operators._common import make_batch, system_column
 from runtime.operators.base import Operator, Output
 from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, UpsertKeys, register_spec
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class DropUpdateBeforeParams(OperatorParams):
     """No parameters."""
 

@@ -4,7 +4,6 @@ Flink's StreamExecExpand / BatchExecExpand)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -12,6 +11,7 @@ import pyarrow as pa
 from runtime.batch import ROW_KIND, ROW_WATERMARK, data_columns
 from runtime.expr.evaluator import evaluate_many
 from runtime.expr.ir import Expr, InputRef, Literal
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -19,7 +19,7 @@ from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, Spark
 from runtime.plan_text import format_expr
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ExpandParams(OperatorParams):
     """One projection list per output copy of each row (one Expr per output column);
     `expand_id_index` is the output column holding Flink's expand id (`$e`)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -13,6 +12,7 @@ import pyarrow.compute as pc
 from runtime.aggregates.aggset import AggregateSet, empty_results
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
 from runtime.distinct import first_appearance, sorted_distinct_inverse
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import emits_update_before, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -57,7 +57,7 @@ _MAX_SPILL_LEVEL = 4
 _CHUNK_ROWS = 1 << 16
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class GroupAggregateParams(OperatorParams):
     """GROUP BY the input columns `grouping`, computing `aggs` (none: SELECT DISTINCT);
     `state_ttl_ms` is a STATE_TTL hint (None: `table.exec.state.ttl` applies)."""

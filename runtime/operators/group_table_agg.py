@@ -24,7 +24,6 @@ vectorized state backend and output columns are built with one `pa.array` per co
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,6 +32,7 @@ import pyarrow as pa
 from runtime.batch import DELETE, INSERT, UPDATE_BEFORE, data_columns, row_kinds
 from runtime.distinct import sorted_distinct_first
 from runtime.errors import JobError, user_code
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.map_values import python_column
 from runtime.operators._common import make_batch
@@ -57,7 +57,7 @@ def as_values(r: Any, width: int, name: str) -> tuple[Any, ...]:
     return values
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TableAggregateFunction:
     """A Python table aggregate function: `udf` its reference (runtime/udf_registry.py)."""
 
@@ -65,7 +65,7 @@ class TableAggregateFunction:
     name: str = "table aggregate"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class GroupTableAggregateParams(OperatorParams):
     """GROUP BY `grouping`, calling `function` with input columns `args` (or, `row_arg`,
     the whole row as a Row with field names `input_names`)."""

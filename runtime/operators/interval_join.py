@@ -45,7 +45,6 @@ vectorized hash join + range filter over the whole cache.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -55,6 +54,7 @@ from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import OldStates, in_key_group_range, key_groups_of, load_state, max_parallelism_of
 from runtime.expr.ir import Expr
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._join_util import (
     EMPTY,
@@ -78,7 +78,7 @@ from runtime.spill import MANAGED_MEMORY_SIZE
 from runtime.state.ttl import now_ms
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class IntervalJoinParams(OperatorParams):
     """`kind` INNER | LEFT | RIGHT | FULL; equi-keys `left_keys` / `right_keys`; the rowtime
     columns `left_time` / `right_time` (the right one indexes the right input) with

@@ -41,7 +41,6 @@ key index holds the right side's keys only.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
@@ -66,6 +65,7 @@ from runtime.checkpoint.restore import RestoreError
 from runtime.errors import JobError
 from runtime.expr.evaluator import evaluate
 from runtime.expr.ir import Expr
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import conform, emits_update_before, eval_context, make_batch
 from runtime.operators._join_util import join_type_name
@@ -97,7 +97,7 @@ class SingleRowError(JobError):
     """A scalar subquery produced more than one row."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class JoinParams(OperatorParams):
     """A regular join. `join_type` INNER | LEFT | RIGHT | FULL | SEMI | ANTI; `left_keys` /
     `right_keys` the equi-key columns of each input (empty: every row has the same key);

@@ -11,7 +11,6 @@ Metrics: `extra["lookup_cache_hits"]`, `extra["lookup_cache_misses"]`, `extra["l
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,6 +20,7 @@ from runtime.batch import data_columns, row_kinds
 from runtime.connectors.lookup import LookupCache, LookupSource, open_lookup
 from runtime.expr.evaluator import evaluate
 from runtime.expr.ir import Expr
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import eval_context
 from runtime.operators._join_util import (
@@ -37,7 +37,7 @@ from runtime.plan_text import format_expr
 from runtime.types import Field
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LookupJoinParams(OperatorParams):
     """`kind` INNER | LEFT against lookup table `table` (`connector`, its `options`,
     `physical_schema`, scan `projection`): the probe's `left_keys` equal the looked-up

@@ -24,7 +24,7 @@ partitions of one flush and over each partition's rows is in Python (see there).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -45,6 +45,7 @@ from runtime.checkpoint.rescale import (
     renumber,
 )
 from runtime.expr.ir import Expr
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -79,7 +80,7 @@ def _as_int64(arr: pa.Array) -> np.ndarray:
     return np.asarray(pc.fill_null(arr.cast(pa.int64()), np.iinfo(np.int64).min).to_numpy(zero_copy_only=False))
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class MatchOrderKey:
     """An ORDER BY key of MATCH_RECOGNIZE (the first is the time attribute)."""
 
@@ -87,7 +88,7 @@ class MatchOrderKey:
     desc: bool
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class MatchAfter:
     """AFTER MATCH SKIP: `kind` PAST_LAST_ROW | TO_NEXT_ROW | TO_FIRST | TO_LAST (`var`)."""
 
@@ -95,7 +96,7 @@ class MatchAfter:
     var: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class MatchParams(OperatorParams):
     """MATCH_RECOGNIZE, ONE ROW PER MATCH: rows of each partition (`partition_keys`) in
     `order_keys` order (the first one the time attribute `time_index`, a proctime when

@@ -33,13 +33,14 @@ from runtime.checkpoint.format import register_state_type
 from runtime.errors import JobError
 from runtime.expr.evaluator import evaluate
 from runtime.expr.ir import Expr, input_refs
+from runtime.frozen import frozen_dataclass
 from runtime.functions.registry import EvalContext
 from runtime.plan_params import AggCallParams
 from runtime.types import DataType
 
 
 @register_state_type
-@dataclass(frozen=True)
+@frozen_dataclass
 class PatternElement:
     """One pattern variable with its quantifier: `max` None = unbounded."""
 
@@ -67,7 +68,7 @@ class PatternElement:
         return self.var + q + ("" if self.greedy or not q else "?")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class MatchSlot:
     """A navigation slot: DEFINE / MEASURES expressions read slot j as column `n + j` of an
     extended row. `kind` prev | first | last | rowtime | agg; `var` the pattern variable
@@ -101,7 +102,7 @@ class MatchSlot:
 
 
 @register_state_type
-@dataclass(frozen=True)
+@frozen_dataclass
 class Thread:
     """A partial (or complete) match: rows (store ids) and the element each row maps to."""
 

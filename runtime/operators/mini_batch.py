@@ -22,10 +22,10 @@ assigner only marks batches and holds no row) has them on time.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import pyarrow as pa
 
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, register_spec
@@ -34,7 +34,7 @@ PROC_TIME = "ProcTime"
 ROW_TIME = "RowTime"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class MiniBatchAssignerParams(OperatorParams):
     """Flush after `allow_latency_ms` (0: every batch) or `size` rows (<= 0: no bound);
     `mode` ("ProcTime" / "RowTime") is shown by EXPLAIN only; `hold` False: every batch is

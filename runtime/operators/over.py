@@ -33,7 +33,6 @@ The output is the input columns followed by one column per call; insert-only.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -53,6 +52,7 @@ from runtime.checkpoint.rescale import (
 )
 from runtime.distinct import sorted_distinct
 from runtime.expr.ir import Literal
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -81,7 +81,7 @@ def _concat(tables: list[pa.Table]) -> pa.Table:
     return pa.concat_tables(tables, promote_options="permissive")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class OverAggregateParams(OperatorParams):
     """One window group: `partition` (input columns), `order`, `frame` and the `calls`
     (aggregates, ranking functions, LAG / LEAD with `params` offset / default, NTILE with

@@ -19,19 +19,19 @@ Flink semantics that differ:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.expr.ir import Literal
+from runtime.frozen import frozen_dataclass
 from runtime.operators.rank_common import SortKey
 from runtime.plan_params import AggCallParams
 from runtime.types import DataType
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class OverFrame:
     """ROWS or RANGE frame. Bounds are offsets from the current row (negative = PRECEDING,
     0 = CURRENT ROW, positive = FOLLOWING; in ms for a RANGE over a time column, in order-key

@@ -22,13 +22,13 @@ per subtask wherever their input is. The function names are declared here once
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import DELETE, INSERT, ROW_WATERMARK, UPDATE_AFTER, UPDATE_BEFORE, data_columns, row_kinds
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import make_batch, system_column
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -64,7 +64,7 @@ ROW_KIND_BY_NAME: dict[str, int] = {
 DEFAULT_MAPPING: tuple[tuple[str, str], ...] = tuple((name, name) for name in ROW_KIND_BY_NAME)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ProcessTableFunctionParams(OperatorParams):
     """A built-in changelog PTF call. `op_column`: TO_CHANGELOG: the output index of the op
     column; FROM_CHANGELOG: the input index of the op column (removed from the output).

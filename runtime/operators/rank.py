@@ -26,7 +26,6 @@ rows in range in sorted order (which is the ORDER BY order for SortLimit).
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,6 +35,7 @@ from runtime.batch import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, data_colu
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import OldStates, load_state, max_parallelism_of, merge_ttl, merged_keyed, plan_slots
 from runtime.distinct import sorted_distinct, sorted_distinct_first
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import emits_update_before, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -60,7 +60,7 @@ _PART, _SEQ, _RANK = "__part", "__seq", "__rank"
 BIG = np.iinfo(np.int64).max
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class RankParams(OperatorParams):
     """`rank_type` (ROW_NUMBER | RANK | DENSE_RANK) over the rows of each partition
     (`partition_keys`, input columns) sorted by `order`; the rows ranked `rank_start` ..
@@ -75,7 +75,7 @@ class RankParams(OperatorParams):
     output_rank: bool
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SortLimitParams(OperatorParams):
     """ORDER BY `order` OFFSET `offset` FETCH `fetch` (None = no limit): a ROW_NUMBER Top-N
     over one partition, ranks offset+1 .. offset+fetch, without the rank number."""

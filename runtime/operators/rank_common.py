@@ -11,14 +11,16 @@ columns: a null indicator (0/1, placing NULLs first or last) and the value.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.frozen import frozen_dataclass
 
-@dataclass(frozen=True)
+
+@frozen_dataclass
 class SortKey:
     """One ORDER BY key over the operator's input: column, direction, null placement (the
     binder resolves Flink's default: ASC NULLS FIRST, DESC NULLS LAST). Part of the typed

@@ -23,7 +23,6 @@ arrival), so the changelog has at most one change per key per batch.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,6 +41,7 @@ from runtime.checkpoint.rescale import (
     take_slot_array,
 )
 from runtime.errors import JobError
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import emits_update_before, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -61,7 +61,7 @@ from runtime.state import KeyedStateBackend, create_backend
 from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class DeduplicateParams(RankParams):
     """The Rank it replaces (ROW_NUMBER, range [1, 1], one order key: the time attribute
     `order[0]`; these fields also shape the operator uid), plus `time_kind` (ROWTIME |

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,6 +24,7 @@ import pyarrow as pa
 from runtime.batch import MAX_WATERMARK, row_watermarks
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import OldStates, key_group_zero_state
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators._join_util import insert_only
@@ -45,14 +45,14 @@ from runtime.operators.window_assign import rowtime_ms
 from runtime.spill import MANAGED_MEMORY_SIZE
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SortParams(OperatorParams):
     """ORDER BY `order` (batch: the whole input, emitted sorted at its end)."""
 
     order: tuple[SortKey, ...]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LimitParams(OperatorParams):
     """OFFSET `offset` FETCH `fetch` (None = no limit) without ORDER BY: rows in arrival order."""
 
@@ -60,7 +60,7 @@ class LimitParams(OperatorParams):
     fetch: int | None = None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TemporalSortParams(OperatorParams):
     """Streaming ORDER BY `order`, whose first key is a time attribute (`time_kind`
     ROWTIME | PROCTIME) ascending: rows are emitted sorted as the watermark passes them."""

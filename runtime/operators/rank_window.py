@@ -13,7 +13,6 @@ the first arrived; keep last: DESC, ties keep the last arrived, as Flink's dedup
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,6 +22,7 @@ from runtime.batch import INSERT, MAX_WATERMARK, data_columns, row_kinds, row_wa
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import OldStates, exchange_keys, load_state, operator_max_parallelism, owned_rows
 from runtime.errors import JobError
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -37,7 +37,7 @@ from runtime.state.backend import encode_rows
 BIG = np.iinfo(np.int64).max
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class WindowRankParams(RankParams):
     """A Top-N per window: `partition_keys` include the window columns `window_start_index`
     and `window_end_index` (input columns) of `window` (the window TVF's or window
@@ -48,7 +48,7 @@ class WindowRankParams(RankParams):
     window_end_index: int
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class WindowDeduplicateParams(WindowRankParams):
     """A window Top-1 on the rowtime (ROW_NUMBER, range [1, 1], `order[0]` the rowtime:
     ascending keeps the first row, descending the last)."""

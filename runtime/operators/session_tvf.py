@@ -22,7 +22,6 @@ time (session_sort.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -30,6 +29,7 @@ import pyarrow as pa
 
 from runtime.batch import MAX_WATERMARK
 from runtime.checkpoint.format import register_state_type
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -53,7 +53,7 @@ from runtime.state import KeyedStateBackend, create_backend
 _PROPS = ["window_start", "window_end", "window_time"]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SessionWindowTableFunctionParams(OperatorParams):
     """SESSION window `window` (gap, partition keys) over the time column `time_index`."""
 

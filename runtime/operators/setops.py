@@ -4,18 +4,17 @@ with its row kind, so a -U/+U of a count becomes that many -U/+U rows."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, data_columns, row_kinds
+from runtime.frozen import frozen_dataclass
 from runtime.operators._common import make_batch, system_column
 from runtime.operators.base import Operator, Output
 from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ReplicateRowsParams(OperatorParams):
     """Emit input columns `columns` of each row as many times as column `count_index` says."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import pyarrow as pa
@@ -23,6 +23,7 @@ from runtime.checkpoint.twophase import is_two_phase
 from runtime.config.core import MAX_PARALLELISM, job_parallelism
 from runtime.connectors.base import SINK_SUBTASKS, SUBTASK_INDEX, Sink, SourceContext, get_connector
 from runtime.errors import ConnectorError, file_access_error, is_file_error
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import system_column
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -50,7 +51,7 @@ PARALLEL_SINKS = ("filesystem", "blackhole", "kafka", "upsert-kafka")
 ORIGIN_SUBTASK = b"streamsql.origin-subtask"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SinkParams(OperatorParams):
     """Write to table `table` through `connector` with its `options`; `schema` is the sink
     table's columns, `primary_key` its declared PRIMARY KEY (upsert sinks key on it),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import numpy as np
@@ -15,6 +15,7 @@ from runtime.batch import ROW_KIND, ROW_SPLIT
 from runtime.checkpoint.rescale import OldStates, load_state
 from runtime.connectors.base import Source, SourceContext, SplitGroupReader, SplitReader, get_connector
 from runtime.errors import ConnectorError
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -26,7 +27,7 @@ from runtime.types import Field
 SOURCE_PARALLELISM = "$internal.source.parallelism"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TableSourceScanParams(OperatorParams):
     """Read table `table` through `connector` with its `options` (a PARTITIONED BY table's
     carry `$internal.partition-keys`); `physical_schema` is every physical column,

@@ -30,10 +30,10 @@ import dataclasses
 import types
 import typing
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 from runtime.expr.ir import Call, InputRef, Literal, expr_from_json, expr_to_json
+from runtime.frozen import frozen_dataclass
 from runtime.plugins import import_submodules
 from runtime.types import DataType, Field
 
@@ -55,7 +55,7 @@ _P = TypeVar("_P", bound="OperatorParams")
 UpsertKeys = frozenset[frozenset[int]] | None
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class OperatorParams:
     """Base class of every kind's typed parameters (frozen dataclass subclasses)."""
 
@@ -90,7 +90,7 @@ class PlanRefusedError(Exception):
     planner reports it as an UnsupportedSqlError with this message."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SparkCapability:
     """Whether the Spark runner runs the kind, per mode, and the note docs/spark.md prints.
     Checks that depend on the params are in runtime/executor/spark/capabilities.py."""

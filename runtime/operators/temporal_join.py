@@ -17,7 +17,6 @@ filter, then the last version per probe row by a lexsort.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,6 +34,7 @@ from runtime.checkpoint.rescale import (
     plan_slots,
 )
 from runtime.expr.ir import Expr
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._join_util import (
     EMPTY,
@@ -63,7 +63,7 @@ from runtime.state import create_backend
 _KINDS_I8 = np.zeros(0, dtype=np.int8)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class TemporalJoinParams(OperatorParams):
     """`kind` INNER | LEFT; the probe's keys `left_keys` match the versioned table's primary
     key `right_keys`; `left_time` the probe's rowtime column, `right_time` the versions'

@@ -12,7 +12,6 @@ MIN of mins, MAX of maxes, and the key's liveness from the summed `count1$`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,6 +21,7 @@ import pyarrow.compute as pc
 from runtime.aggregates.aggset import AggregateSet
 from runtime.batch import data_columns, row_kinds
 from runtime.checkpoint.format import register_state_type
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -37,7 +37,7 @@ from runtime.plan_text import format_agg
 from runtime.types import BIGINT, Field
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LocalGroupAggregateParams(OperatorParams):
     """The local phase: group by `grouping`, partial accumulators of `aggs` (the original
     calls) in the output columns `partials[i]` for call i, the signed row count in column
@@ -49,7 +49,7 @@ class LocalGroupAggregateParams(OperatorParams):
     count1: int
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class GlobalGroupAggregateParams(GroupAggregateParams):
     """The global phase: a GroupAggregate (`grouping` = the local phase's key columns)
     merging the partial columns `partials[i]` of call i and the row counts in `count1`."""

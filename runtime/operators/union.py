@@ -4,13 +4,13 @@ carries its combined watermark into its rows' `__wm`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from runtime.batch import MIN_WATERMARK, ROW_KIND, ROW_WATERMARK, data_width
+from runtime.frozen import frozen_dataclass
 from runtime.operators._common import make_batch, system_column
 from runtime.operators.base import Operator, Output
 from runtime.operators.spec import (
@@ -40,12 +40,12 @@ def rebalance_slices(num_rows: int, targets: int, turn: int) -> list[tuple[int, 
     return [((turn + i) % targets, bounds[i], bounds[i + 1] - bounds[i]) for i in range(k)]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class UnionParams(OperatorParams):
     """UNION ALL of the inputs (same schema); no parameters."""
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ExchangeParams(OperatorParams):
     """How rows are distributed to the consumer's subtasks: `distribution` is "hash" (on
     the input columns `keys`), "single", "forward" or "rebalance". `parallelism`: the

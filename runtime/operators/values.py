@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import pyarrow as pa
 
 from runtime.expr.evaluator import evaluate, literal_value_to_py
 from runtime.expr.ir import Expr, Literal
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -16,7 +16,7 @@ from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, Spark
 from runtime.plan_text import format_expr, format_literal
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ValuesParams(OperatorParams):
     """The rows, each a tuple of constant expressions (literals, or constants the binder
     did not fold such as `-7`), one per output column."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,6 +13,7 @@ from runtime.batch import MAX_WATERMARK, MIN_WATERMARK, ROW_KIND, ROW_SPLIT, dat
 from runtime.config.core import AUTO_WATERMARK_INTERVAL, SOURCE_IDLE_TIMEOUT
 from runtime.expr.evaluator import evaluate
 from runtime.expr.ir import Expr
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import eval_context, make_batch, system_column
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -21,7 +21,7 @@ from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, Spark
 from runtime.plan_text import format_expr
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class WatermarkAssignerParams(OperatorParams):
     """The rowtime column `rowtime_index`, the WATERMARK expression over the input row, and
     the source idle timeout (ms; None: `table.exec.source.idle-timeout`)."""

@@ -4,7 +4,6 @@ SESSION (see session.py) over insert-only input."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -12,6 +11,7 @@ import pyarrow as pa
 
 from runtime.aggregates.aggset import AggregateSet
 from runtime.batch import MAX_WATERMARK
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -44,7 +44,7 @@ from runtime.state.ttl import now_ms as processing_time_ms
 WINDOW_PROPERTIES = {"window_start": "start", "window_end": "end", "window_time": "rowtime"}
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class WindowAggregateParams(OperatorParams):
     """Aggregate `aggs` per window `window` (over the time column `time_index`) and the
     grouping columns `grouping`; the output ends with the `window_props` (a subset of

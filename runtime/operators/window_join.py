@@ -21,7 +21,6 @@ spill.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,6 +30,7 @@ from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
 from runtime.checkpoint import format as state_format
 from runtime.checkpoint.rescale import OldStates, exchange_keys, load_state, operator_max_parallelism, owned_rows
 from runtime.expr.ir import Expr
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._join_util import (
     EMPTY,
@@ -55,7 +55,7 @@ from runtime.plan_text import format_expr, format_window
 from runtime.spill import MANAGED_MEMORY_SIZE
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class WindowJoinParams(OperatorParams):
     """`kind` INNER | LEFT | RIGHT | FULL | SEMI | ANTI; equi-keys `left_keys` /
     `right_keys`; `left_window` / `right_window` the (window_start, window_end) columns of

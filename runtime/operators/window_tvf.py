@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import pyarrow as pa
 
 from runtime.batch import ROW_KIND, ROW_WATERMARK, data_columns
 from runtime.errors import JobError
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import make_batch, system_column
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -20,7 +20,7 @@ from runtime.plan_text import format_window
 _PROPS = ["window_start", "window_end", "window_time"]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class WindowTableFunctionParams(OperatorParams):
     """Window `window` over the time column `time_index`."""
 

@@ -20,13 +20,13 @@ and windows fire on watermarks exactly as in WindowAggregate. Same checkpoint st
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 import pyarrow as pa
 
 from runtime.batch import data_columns, row_watermarks
+from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import make_batch
 from runtime.operators.base import Operator, OperatorContext, Output
@@ -52,7 +52,7 @@ from runtime.plan_text import format_agg, format_window
 from runtime.types import Field
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LocalWindowAggregateParams(OperatorParams):
     """The local phase: per (slice of `window`, `grouping` keys) the partial accumulators of
     `aggs` in output columns `partials[i]`, the row count in `count1`, the slice end in
@@ -67,7 +67,7 @@ class LocalWindowAggregateParams(OperatorParams):
     slice_end: int
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class GlobalWindowAggregateParams(WindowAggregateParams):
     """The global phase: a WindowAggregate over partial rows (`time_index` = `slice_end`,
     the partial rows' slice end column; `partials` / `count1` as in the local phase;

@@ -29,6 +29,7 @@ from typing import Any, cast
 import numpy as np
 
 from runtime.checkpoint import format as state_format
+from runtime.frozen import frozen_dataclass
 
 _CONTAINERS: list[type] = []
 
@@ -42,7 +43,7 @@ def register_slot_container(*types: type) -> None:
         state_format.register_state_type(t)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SlotArrayRef:
     """Placeholder for a slot array inside a residual: its position and dtype."""
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from runtime.frozen import frozen_dataclass
 from streamsql.shell.vocabulary import KEYWORDS, SHOW_TARGETS, TABLE_CONTEXT, TYPES
 
 _WORD_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_$]*)?$")
@@ -54,7 +54,7 @@ _NOT_ALIAS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Candidate:
     text: str
     start: int  # negative offset from the cursor where the replaced text starts

@@ -8,7 +8,8 @@ does). `is_submittable` decides when Enter runs the input instead of starting a 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from runtime.frozen import frozen_dataclass
 
 _QUIT = re.compile(r"^\s*(QUIT|EXIT)\s*;?\s*$", re.IGNORECASE)
 _HELP = re.compile(r"^\s*HELP\s*;?\s*$", re.IGNORECASE)
@@ -23,7 +24,7 @@ BEGIN_SET = re.compile(r"^\s*BEGIN\s+STATEMENT\s+SET\s*;?\s*$", re.IGNORECASE)
 END_SET = re.compile(r"^\s*END\s*;?\s*$", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ShellCommand:
     """A parsed shell command: kind is "quit", "help" or "stop"."""
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import codecs
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,6 +19,7 @@ import pyarrow as pa
 
 from runtime.connectors.base import ConfigOption, MetadataColumn, SourceContext
 from runtime.errors import ConnectorError
+from runtime.frozen import frozen_dataclass
 from runtime.plugins import import_submodules
 from runtime.types import Field
 
@@ -100,7 +100,7 @@ DecoderFactory = Callable[[tuple[Field, ...], dict[str, str], SourceContext], Me
 EncoderFactory = Callable[[tuple[Field, ...], dict[str, str], SourceContext], MessageEncoder]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class FileFormat:
     """A file format ('csv', 'json', 'parquet', ...): its options and how to read and write it."""
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -48,6 +47,7 @@ from runtime.connectors.formats.convert import ISO, ISO_OFFSET, SQL, convert_str
 from runtime.connectors.formats.json_fast import FastJsonReader
 from runtime.connectors.formats.text import format_text_column, format_timestamp
 from runtime.errors import ConnectorError, DataError
+from runtime.frozen import frozen_dataclass
 from runtime.functions._text_common import join_skip
 from runtime.map_values import from_arrow_map, map_array
 from runtime.types import ARRAY, MAP, STRING, TIMESTAMP_LTZ, DataType, Field
@@ -390,7 +390,7 @@ class _LineFile:
         self._f.close()
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Envelope:
     """A before/after change event: which field holds the operation and which values
     mean insert, update and delete (Debezium's {"before","after","op"}, Ogg's
@@ -671,7 +671,7 @@ def _utf8_lines(payloads: pa.Array, fail: Callable[[str, int], None]) -> pa.Arra
 
 
 # ---------------------------------------------------------------------- event metadata
-@dataclass(frozen=True)
+@frozen_dataclass
 class EventMetadata:
     """A metadata key of a change-event format: its type and the DuckDB expression that
     reads it from the event (`j`, the payload as JSON)."""

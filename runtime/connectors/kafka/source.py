@@ -21,7 +21,6 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,6 +41,7 @@ from runtime.connectors.kafka import options as o
 from runtime.connectors.kafka.offsets import parse_specific_offsets
 from runtime.connectors.kafka.options import value_format
 from runtime.errors import ConnectorError
+from runtime.frozen import frozen_dataclass
 from runtime.map_values import map_arrow_type
 from runtime.types import Field
 
@@ -70,7 +70,7 @@ def parse_split(split: str) -> tuple[str, int]:
     return topic, int(partition)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Layout:
     """Where each produced column comes from: ('value', i) / ('key', i) into the decoded
     batches, or ('meta', key)."""

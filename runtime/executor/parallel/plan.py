@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from runtime.errors import JobError
+from runtime.frozen import frozen_dataclass
 from runtime.graph import JobGraph, Node
 from runtime.operators.spec import SINGLE, spec_for
 from runtime.operators.union import EXCHANGE, FORWARD, HASH, REBALANCE, SINGLE_DISTRIBUTION, ExchangeParams
@@ -29,7 +30,7 @@ from runtime.operators.union import EXCHANGE, FORWARD, HASH, REBALANCE, SINGLE_D
 RESULT_EDGE = -1
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Edge:
     """A routed edge `src -> dst` (input `idx` of dst). `dist` "hash" (by `keys`) or
     "single" (all rows to subtask 0), as the Exchange says; `to_parent`: dst runs in the

@@ -22,10 +22,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
 
 from runtime.checkpoint.restore import RestoreError
 from runtime.checkpoint.uid import fingerprint, operator_uids
+from runtime.frozen import frozen_dataclass
 from runtime.graph import JobGraph
 from runtime.operators.sink import SINK, SinkParams
 
@@ -36,7 +36,7 @@ PLAN_FILE = "_streamsql_plan.json"
 RESULT_QUERY = "result"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Entry:
     """One operator whose progress or state a Spark query keeps."""
 

@@ -12,6 +12,7 @@ from runtime.checkpoint import CheckpointStorage, find_latest, load_checkpoint
 from runtime.checkpoint.config import CheckpointConfig
 from runtime.checkpoint.restart import RestartBackoff
 from runtime.checkpoint.restore import RestoreError
+from runtime.frozen import frozen_dataclass
 from runtime.operators.base import CheckpointingNotSupportedError
 from runtime.operators.values import ValuesParams
 from streamsql.environment import TableEnvironment
@@ -122,7 +123,6 @@ def test_savepoint_restore_continues_and_refuses_changed_sql(tmp_path: Path) -> 
 
 
 def test_unsupported_operator_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from dataclasses import dataclass
 
     from runtime.executor.local import LocalExecutor
     from runtime.graph import JobGraph, Node
@@ -131,7 +131,7 @@ def test_unsupported_operator_is_refused_by_name(tmp_path: Path, monkeypatch: py
     from runtime.operators.spec import OperatorParams, OperatorSpec
     from runtime.types import BIGINT, Field
 
-    @dataclass(frozen=True)
+    @frozen_dataclass
     class UndeclaredParams(OperatorParams):
         pass
 
