@@ -20,9 +20,9 @@ from typing import Any
 from planner.errors import UnsupportedSqlError
 from planner.physical import PhysicalNode
 from runtime.graph import BATCH
-from runtime.operators.sink import SINK, SinkParams, sink_changelog_mode
+from runtime.operators.sink import SINK, SinkParams, sink_changelog_mode, sink_update_hint
 from runtime.operators.source import TableSourceScanParams
-from runtime.operators.spec import OperatorSpec, PlanRefusedError, UpsertKeys, spec_for
+from runtime.operators.spec import OperatorSpec, PlanRefusedError, UpsertKeys, producer_line, spec_for
 
 _ORDER = ("I", "UB", "UA", "D")
 
@@ -81,6 +81,8 @@ def _infer_batch(n: PhysicalNode, inputs: tuple[PhysicalNode, ...]) -> str:
 
 
 def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
+    if n.is_kind(SINK):
+        check_sink_changelog(n, inputs[0])
     if mode == BATCH:
         return _infer_batch(n, inputs)
     op = n.operator
@@ -92,6 +94,31 @@ def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
         except PlanRefusedError as e:
             raise UnsupportedSqlError(str(e)) from None
     return in_modes[0] if in_modes else "I"
+
+
+# Flink's ModifyKind of each row kind, in the order its messages list them.
+_MODIFY_KINDS = (("insert", {"I"}), ("update", {"UB", "UA"}), ("delete", {"D"}))
+
+
+def check_sink_changelog(sink: PhysicalNode, child: PhysicalNode) -> None:
+    """Refuse, when the job is planned, an input with changes the sink's connector does not
+    take (its declared `sink_changelog_mode`), with Flink's message naming the sink and the
+    node that produces them (FlinkChangelogModeInferenceProgram), and the connector's hint."""
+    p = SinkParams.of(sink)
+    accepted = sink_changelog_mode(p)
+    if accepted is None or is_insert_only(child.changelog_mode):
+        return
+    have, takes = _flags(child.changelog_mode), _flags(accepted)
+    missing = [name for name, kinds in _MODIFY_KINDS if have & kinds and not takes & kinds]
+    if not missing:
+        return
+    table = ".".join(sink.info.get("path") or (p.table,))
+    raise UnsupportedSqlError(
+        f"Table sink '{table}' doesn't support consuming {' and '.join(missing)} changes which is produced by "
+        f"node {producer_line(child)}",
+        hint=sink_update_hint(p) or None,
+        flink_class="org.apache.flink.table.api.TableException",
+    )
 
 
 # ---------------------------------------------------------------------- UPDATE_BEFORE
@@ -123,7 +150,7 @@ def sink_wants_update_before(sink: PhysicalNode) -> tuple[bool, ...]:
     sink (upsert-kafka, jdbc, blackhole) prefers none, unless it has a PRIMARY KEY that is not
     an upsert key of its input (then only -U keep the rows right)."""
     p = SinkParams.of(sink)
-    accepted = sink_changelog_mode(p.connector, p.options)
+    accepted = sink_changelog_mode(p)
     if accepted is None or "UB" in _flags(accepted) or accepted == "I":
         return (True,)
     if p.primary_key:

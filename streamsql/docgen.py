@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from planner.statements import Query
 from runtime.aggregates.types import AGGREGATE_NAMES
@@ -73,9 +74,33 @@ def connector_page(name: str) -> str:
         'Any other option fails when a query uses the table ("Unsupported options found for '
         f"'{name}'\", with the supported list), as do a missing required option and a value of the wrong type.",
     ]
+    if f.create_sink is not None:
+        lines += ["", _sink_changelog_text(f)]
     if f.guide:
         lines += ["", f.guide.strip()]
     return "\n".join(lines) + "\n"
+
+
+_KINDS_TEXT = {
+    "I": "inserts only: an updating query into it is refused when the job is planned",
+    "I,UA,D": "inserts, updates and deletes applied by key (upsert, no -U rows needed)",
+    "I,UB,UA,D": "every row kind",
+}
+
+
+def _sink_changelog_text(f: Any) -> str:
+    """What the connector's sink takes, from its declared `sink_changelog_mode` (with the
+    default options, without and with a PRIMARY KEY), and its hint for an updating query."""
+    if f.sink_changelog_mode is None:
+        return "Sink changelog: every row kind (+I, -U, +U, -D)."
+    plain, keyed = f.sink_changelog_mode({}, ()), f.sink_changelog_mode({}, ("k",))
+    text = f"Sink changelog: {_KINDS_TEXT.get(plain, plain)}"
+    if keyed != plain:
+        text += f"; with a PRIMARY KEY, {_KINDS_TEXT.get(keyed, keyed)}"
+    text += "."
+    if f.sink_update_hint:
+        text += f" {f.sink_update_hint}"
+    return text
 
 
 def formats_page() -> str:

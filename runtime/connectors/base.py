@@ -277,13 +277,18 @@ class ConnectorFactory:
     # The scan's changelog mode given these options: 'I' (insert-only), 'I,UB,UA,D'
     # (a CDC format) or 'I,UA,D' (upsert: the planner normalizes it by the primary key).
     changelog_mode: Callable[[dict[str, str]], str] = lambda options: "I"
-    # The changes the sink can write given these options (Flink's DynamicTableSink
-    # getChangelogMode): 'I' refuses an updating input at planning time (as Flink's
-    # append-only sinks do); UPSERT_SINK ('I,UA,D') applies updates by key and does without
-    # -U rows (the planner then leaves them out where the input's upsert key is the sink's
-    # PRIMARY KEY, planner/changelog.py); None: any changelog, -U rows included (a retract
-    # sink, as print).
-    sink_changelog_mode: Callable[[dict[str, str]], str] | None = None
+    # The changes the sink can write given its options and the table's declared PRIMARY KEY
+    # (Flink's DynamicTableSink getChangelogMode): 'I' (append-only) makes the planner refuse
+    # an updating input when it plans the job (planner/changelog.py `check_sink_changelog`,
+    # Flink's "Table sink '...' doesn't support consuming update changes ..."); UPSERT_SINK
+    # ('I,UA,D') applies updates by key and does without -U rows (the planner then leaves
+    # them out where the input's upsert key is the sink's PRIMARY KEY, and puts Flink's
+    # SinkUpsertMaterializer in front where it is not); None: any changelog, -U rows
+    # included (a retract sink, as print).
+    sink_changelog_mode: Callable[[dict[str, str], tuple[str, ...]], str] | None = None
+    # What to do instead, shown under the planner's refusal of an updating input into a sink
+    # whose `sink_changelog_mode` does not take it (e.g. "declare a PRIMARY KEY").
+    sink_update_hint: str = ""
     # The source reads its splits together and the table's watermark is generated per
     # split (Kafka: per partition); the planner then asks the scan to tag rows with their
     # split (runtime/batch.py `__split`).

@@ -27,6 +27,6 @@ FACTORY = register_connector(
         description="Discards every row; useful to measure a query without the cost of writing results.",
         options=OPTIONS,
         create_sink=BlackholeSink,
-        sink_changelog_mode=lambda options: UPSERT_SINK,  # as Flink's: every kind but -U
+        sink_changelog_mode=lambda options, primary_key: UPSERT_SINK,  # as Flink's: every kind but -U
     )
 )

@@ -147,6 +147,38 @@ def _create_sink(options: dict[str, str], schema: tuple[Field, ...], ctx: Source
     return DuckDBSink(options, schema, ctx)
 
 
+def sink_changelog_mode(options: dict[str, str], primary_key: tuple[str, ...]) -> str:
+    """Upserts on a key: the table's PRIMARY KEY, 'sink.primary-key', or the PRIMARY KEY of
+    the DuckDB table when it exists already (the sink takes that one at open); appends
+    otherwise, and the planner refuses an updating input. A file that cannot be read now
+    (another writer holds it) counts as keyed: the sink refuses updates when it runs."""
+    if primary_key or (options.get("sink.primary-key") or "").strip():
+        return UPSERT_SINK
+    return UPSERT_SINK if _existing_table_has_key(options) is not False else "I"
+
+
+def _existing_table_has_key(options: dict[str, str]) -> bool | None:
+    """Whether the sink's existing DuckDB table has a PRIMARY KEY (False when the file or
+    the table is not there; None when it cannot be told)."""
+    path, table = options.get("path"), options.get("table-name")
+    if not path or not table or not os.path.exists(os.path.expanduser(path)):
+        return False
+    import duckdb  # only for an updating query into a duckdb table declared without a key
+
+    try:
+        con = duckdb.connect(os.path.expanduser(path), read_only=True)
+    except duckdb.Error:
+        return None
+    try:
+        rows = con.execute(
+            "SELECT count(*) FROM duckdb_constraints() WHERE table_name = ? AND constraint_type = 'PRIMARY KEY'",
+            [table.split(".")[-1]],
+        ).fetchone()
+    finally:
+        con.close()
+    return bool(rows and rows[0])
+
+
 FACTORY = register_connector(
     ConnectorFactory(
         name="duckdb",
@@ -157,7 +189,9 @@ FACTORY = register_connector(
         options=OPTIONS,
         create_source=_create_source,
         create_sink=_create_sink,
-        sink_changelog_mode=lambda options: UPSERT_SINK,
+        sink_changelog_mode=sink_changelog_mode,
+        sink_update_hint="Declare a PRIMARY KEY (...) NOT ENFORCED (or 'sink.primary-key') on the sink table to "
+        "upsert on it.",
         create_lookup=lambda options, schema, config: DuckDBLookup(options, schema),
     )
 )

@@ -433,6 +433,11 @@ FACTORY = register_connector(
         lookup_when=lambda options: any(k.startswith("lookup.") for k in options),
         is_bounded=is_bounded,
         changelog_mode=changelog_mode,
+        # part files take rows: an updating input is refused when the job is planned (Flink
+        # writes a changelog format's records to files; streamsql's file writers do not)
+        sink_changelog_mode=lambda options, primary_key: "I",
+        sink_update_hint="The filesystem sink only appends rows: write an insert-only query into it, or write the "
+        "updating result to an upsert sink (jdbc or duckdb with a PRIMARY KEY, upsert-kafka).",
         formats=FORMATS,
         prepare_overwrite=prepare_overwrite,
         list_partitions=list_partitions,

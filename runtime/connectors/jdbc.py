@@ -433,7 +433,10 @@ FACTORY = register_connector(
         options=OPTIONS,
         create_source=_create_source,
         create_sink=_create_sink,
-        sink_changelog_mode=lambda options: UPSERT_SINK,
+        # Flink's JdbcDynamicTableSink: upserts with a PRIMARY KEY, an updating input refused without one
+        sink_changelog_mode=lambda options, primary_key: UPSERT_SINK if primary_key else "I",
+        sink_update_hint="Declare PRIMARY KEY (...) NOT ENFORCED on the sink table to upsert on it (Flink's JDBC "
+        "sink: 'please declare primary key for sink table when query contains update/delete record.').",
         create_lookup=lambda options, schema, config: JdbcLookup(options, schema),
         validate=check_table,
         guide=GUIDE,

@@ -30,7 +30,6 @@ from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.spec import (
     OperatorParams,
     OperatorSpec,
-    PlanRefusedError,
     PlanView,
     SparkCapability,
     register_spec,
@@ -39,8 +38,6 @@ from runtime.operators.union import rebalance_slices
 from runtime.state.keygroups import key_groups_of_rows
 from runtime.types import Field
 
-# Connectors whose sink only appends (an update stream into one is refused, as in Flink).
-APPEND_ONLY_SINKS = ("filesystem",)
 # Sinks every subtask may write on its own (part files per subtask, a Kafka producer per
 # subtask, or nothing); the others (print: one stdout; memory: rows for this process;
 # duckdb: one writer) run once.
@@ -305,13 +302,8 @@ class SinkSpec(OperatorSpec[SinkParams]):
     )
 
     def changelog_mode(self, node: PlanView, inputs: Sequence[PlanView]) -> str:
-        p = self.params(node)
-        append_only = p.connector in APPEND_ONLY_SINKS or sink_changelog_mode(p.connector, p.options) == "I"
-        if append_only and inputs[0].changelog_mode != "I":
-            raise PlanRefusedError(
-                f"Table sink '{p.table}' doesn't support consuming update changes which is produced "
-                f"by node {inputs[0].operator}"
-            )
+        """The input's: whether the connector takes it is the planner's check
+        (planner/changelog.py `check_sink_changelog`, from `sink_changelog_mode`)."""
         return inputs[0].changelog_mode
 
     def explain(self, node: PlanView) -> list[str]:
@@ -325,13 +317,23 @@ class SinkSpec(OperatorSpec[SinkParams]):
         return params.connector.lower() not in PARALLEL_SINKS
 
 
-def sink_changelog_mode(connector: str, options: dict[str, str]) -> str | None:
-    """The changes a sink's connector can write given these options (None: any)."""
+def sink_changelog_mode(params: SinkParams) -> str | None:
+    """The changes a sink's connector can write given its options and PRIMARY KEY (None: any)."""
     try:
-        factory = get_connector(connector)
+        factory = get_connector(params.connector)
     except ConnectorError:
         return None
-    return None if factory.sink_changelog_mode is None else factory.sink_changelog_mode(options)
+    if factory.sink_changelog_mode is None:
+        return None
+    return factory.sink_changelog_mode(dict(params.options), tuple(params.primary_key))
+
+
+def sink_update_hint(params: SinkParams) -> str:
+    """The connector's advice for an updating input it cannot take ("" when none)."""
+    try:
+        return get_connector(params.connector).sink_update_hint
+    except ConnectorError:
+        return ""
 
 
 SINK = register_spec(SinkSpec())

@@ -214,6 +214,8 @@ KAFKA = register_connector(
         format_metadata=format_metadata,
         changelog_mode=changelog_mode,
         sink_changelog_mode=sink_changelog_mode,
+        sink_update_hint="The 'kafka' sink appends records: use the 'upsert-kafka' connector with a PRIMARY KEY for an "
+        "updating result, or a changelog value format ('debezium-json', 'canal-json', 'maxwell-json', 'ogg-json').",
         split_watermarks=True,
         validate=_validate,
     )
@@ -244,7 +246,7 @@ UPSERT_KAFKA = register_connector(
         metadata=o.METADATA,
         format_metadata=format_metadata,
         changelog_mode=_upsert_changelog_mode,
-        sink_changelog_mode=lambda options: UPSERT_SINK,
+        sink_changelog_mode=lambda options, primary_key: UPSERT_SINK,
         split_watermarks=True,
         validate=_validate_upsert,
     )

@@ -225,7 +225,7 @@ def validate_sink(t: TableDescription, upsert: bool) -> None:
             )
 
 
-def sink_changelog_mode(options: Mapping[str, str]) -> str:
+def sink_changelog_mode(options: Mapping[str, str], primary_key: tuple[str, ...] = ()) -> str:
     """The changes a `kafka` sink can write: every kind with a changelog value format
     (debezium-json, ...), inserts only otherwise (Flink refuses an updating result then)."""
     name = options.get("value.format") or options.get("format") or ""
