@@ -363,7 +363,10 @@ def test_security_examples(docs: Docs) -> None:
   'properties.sasl.jaas.config' = 'org.apache.kafka.common.security.plain.PlainLoginModule required username=\\"username\\" password=\\"password\\";'
 , 'format' = 'json')"""
     env = streaming()
-    env.execute_sql(docs.elided(plain).replace("\n, 'format'", ", 'format'"))
+    # (the page's `...` elides the startup mode too: without 'properties.group.id' the default
+    # 'group-offsets' is refused, as Flink does)
+    plain = plain.replace("\n, 'format'", ", 'scan.startup.mode' = 'earliest-offset', 'format'")
+    env.execute_sql(docs.elided(plain))
     assert "TableSourceScan" in env.explain_sql("SELECT * FROM KafkaTable")
     conf = client_config(
         {

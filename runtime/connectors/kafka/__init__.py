@@ -114,6 +114,30 @@ def _check_common(t: TableDescription, upsert: bool) -> None:
         _check_modes(opts)
     p = o.PROPERTIES_PREFIX
     o.librdkafka_properties({k[len(p) :]: v for k, v in opts.items() if k.startswith(p)})  # Java-only settings fail
+    if not t.sink:  # last: Flink's KafkaSourceBuilder checks after the table factory's checks
+        _check_group(opts, upsert)
+
+
+def _check_group(opts: Mapping[str, str], upsert: bool) -> None:
+    """What Flink's KafkaSourceBuilder refuses without 'properties.group.id' (its messages,
+    in its order): an offset commit asked for explicitly ('properties.enable.auto.commit' or
+    'properties.commit.offsets.on.checkpoint' = 'true'), then a committed-offsets start or
+    stop ('group-offsets'; upsert-kafka always starts at the earliest offset). Without a
+    group id and without those, the source reads under a generated group and commits
+    nothing (runtime.connectors.kafka.source)."""
+    if o.GROUP_ID.is_set(opts):
+        return
+    p = o.PROPERTIES_PREFIX
+    asked = (f"{p}enable.auto.commit", o.COMMIT_OFFSETS_ON_CHECKPOINT.key)
+    if any(str(opts.get(k, "")).strip().lower() == "true" for k in asked):
+        raise ConnectorError("Property group.id is required when offset commit is enabled")
+    modes = () if upsert else (o.SCAN_STARTUP_MODE.get(opts), o.SCAN_BOUNDED_MODE.get(opts))
+    if "group-offsets" in modes:
+        raise ConnectorError(
+            "Property group.id is required when using committed offset for offsets initializer "
+            "('scan.startup.mode' and 'scan.bounded.mode' 'group-offsets' read the consumer group's committed "
+            "offsets: set 'properties.group.id', or another mode such as 'earliest-offset')"
+        )
 
 
 def _check_modes(opts: Mapping[str, str]) -> None:
@@ -186,9 +210,10 @@ KAFKA = register_connector(
             "Source: one split per partition (partitions spread over the subtasks at parallelism > 1); a poll's "
             "records are decoded into one Arrow batch. The partitions' offsets are part of every checkpoint and a "
             "restore resumes from them; when a checkpoint completes they are committed to the consumer group "
-            "('properties.commit.offsets.on.checkpoint'). With a WATERMARK the watermark is generated per "
-            "partition and the source's is their minimum, a partition idle for 'scan.watermark.idle-timeout' "
-            "(or 'table.exec.source.idle-timeout') excluded. A payload that does not parse fails the job naming "
+            "of 'properties.group.id' ('properties.commit.offsets.on.checkpoint'; without a group id nothing is "
+            "committed, and the default startup mode 'group-offsets' is refused, as in Flink). With a WATERMARK "
+            "the watermark is generated per partition and the source's is their minimum, a partition idle for "
+            "'scan.watermark.idle-timeout' (or 'table.exec.source.idle-timeout') excluded. A payload that does not parse fails the job naming "
             "its topic, partition and offset, or is skipped and counted with '<format>.ignore-parse-errors'.\n\n"
             "Key and value: 'value.format' (or 'format') decodes the value; 'key.format' with 'key.fields' the "
             "key columns; 'value.fields-include' = 'EXCEPT_KEY' leaves them out of the value. Formats: "

@@ -37,15 +37,20 @@ BOOTSTRAP_SERVERS: ConfigOption[str] = ConfigOption(
 )
 GROUP_ID: ConfigOption[str] = ConfigOption(
     "properties.group.id",
-    description="Consumer group of the source: needed by 'group-offsets' startup/bounded modes and for "
-    "committing offsets on checkpoints; without it a source uses a generated group id and commits nothing.",
+    description="Consumer group of the source: its committed offsets are where 'group-offsets' starts (the "
+    "default startup mode) or stops, and where checkpoints commit. Without it, as in Flink, 'group-offsets' "
+    "fails at planning ('Property group.id is required when using committed offset for offsets initializer'), "
+    "so does an explicit 'properties.commit.offsets.on.checkpoint' or 'properties.enable.auto.commit' = 'true' "
+    "('... when offset commit is enabled'), and otherwise nothing is committed (the client reads under a "
+    "generated group 'KafkaSource-<random>' it never joins).",
 )
 COMMIT_OFFSETS_ON_CHECKPOINT: ConfigOption[bool] = ConfigOption(
     "properties.commit.offsets.on.checkpoint",
     type="boolean",
     default="true",
     description="When a checkpoint completes, commit the offsets it recorded to the consumer group (for lag "
-    "monitoring; restore uses the checkpoint's offsets, not the committed ones). Needs 'properties.group.id'.",
+    "monitoring; restore uses the checkpoint's offsets, not the committed ones). Off without "
+    "'properties.group.id' (set to 'true' without one, the table is refused, as in Flink).",
 )
 # `properties.*` keys Flink's Kafka source reads itself: never handed to the client.
 FLINK_PROPERTIES = (

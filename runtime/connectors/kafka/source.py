@@ -214,7 +214,11 @@ class KafkaGroupReader(SplitGroupReader):
         opts = source.options
         self.opts = opts
         conf: dict[str, Any] = {
-            "group.id": f"streamsql-{uuid.uuid4().hex[:12]}",
+            # Without 'properties.group.id' Flink's consumer has no group and commits nothing
+            # (KafkaSourceBuilder), naming its client 'KafkaSource-<random long>'; librdkafka
+            # needs a group id, so that name is the group's: it is never joined (partitions
+            # are assigned) and never committed to.
+            "group.id": f"KafkaSource-{uuid.uuid4().int >> 65}",
             "enable.auto.commit": False,
             "enable.auto.offset.store": False,
             "enable.partition.eof": True,
@@ -222,6 +226,7 @@ class KafkaGroupReader(SplitGroupReader):
             "auto.offset.reset": "earliest",
         }
         conf.update(client_config(opts))
+        self.group_id = str(conf["group.id"])
         self.has_group = o.GROUP_ID.is_set(opts)
         self.commit_on_checkpoint = bool(o.COMMIT_OFFSETS_ON_CHECKPOINT.get(opts)) and self.has_group
         self.consumer = Consumer(conf)

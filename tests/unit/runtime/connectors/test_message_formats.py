@@ -345,7 +345,10 @@ def _plan(ddl: str) -> None:
     env.explain_sql("SELECT * FROM t")
 
 
-KAFKA = "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = '127.0.0.1:9'"
+KAFKA = (
+    "'connector' = 'kafka', 'topic' = 'x', 'properties.bootstrap.servers' = '127.0.0.1:9', "
+    "'scan.startup.mode' = 'earliest-offset'"
+)
 
 
 @pytest.mark.parametrize("fmt", ["avro-confluent", "debezium-avro-confluent"])

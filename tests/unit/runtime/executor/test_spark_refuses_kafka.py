@@ -14,7 +14,11 @@ def test_kafka_tables_are_refused_with_the_reason(connector: str) -> None:
     from runtime.executor.spark.types import SparkUnsupportedError
 
     env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    fmt = "'format' = 'json'" if connector == "kafka" else "'key.format' = 'json', 'value.format' = 'json'"
+    fmt = (
+        "'format' = 'json', 'scan.startup.mode' = 'earliest-offset'"
+        if connector == "kafka"
+        else "'key.format' = 'json', 'value.format' = 'json'"
+    )
     env.execute_sql(
         f"CREATE TABLE k (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = '{connector}', "
         f"'topic' = 't', 'properties.bootstrap.servers' = '127.0.0.1:1', {fmt})"

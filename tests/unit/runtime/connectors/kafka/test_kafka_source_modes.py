@@ -120,6 +120,15 @@ def test_batch_mode_refuses_an_unbounded_table(kafka: Kafka) -> None:
         ),
         ({"value.format": "json"}, "Option 'format' and 'value.format' shouldn't be set together."),
         ({"scan.startup.mode": "sometime"}, "Invalid value for option 'scan.startup.mode'"),
+        # Flink's KafkaSourceBuilder without 'properties.group.id': the default startup mode
+        # is 'group-offsets', which reads the group's committed offsets
+        ({"scan.startup.mode": None}, "Property group.id is required when using committed offset for offsets"),
+        ({"scan.bounded.mode": "group-offsets"}, "Property group.id is required when using committed offset"),
+        (
+            {"properties.commit.offsets.on.checkpoint": "true", "scan.startup.mode": None},
+            "Property group.id is required when offset commit is enabled",
+        ),
+        ({"properties.enable.auto.commit": "true"}, "Property group.id is required when offset commit is enabled"),
     ],
 )
 def test_option_checks(kafka: Kafka, options: dict[str, str], message: str) -> None:
@@ -127,6 +136,38 @@ def test_option_checks(kafka: Kafka, options: dict[str, str], message: str) -> N
     kafka.table(env, "k", COLS, "t", **options)
     with pytest.raises(SqlValidationError, match=re.escape(message)):
         env.execute_sql("SELECT * FROM k").collect()
+
+
+def test_without_a_group_id_nothing_is_committed(kafka: Kafka) -> None:
+    """Without 'properties.group.id' Flink turns 'commit.offsets.on.checkpoint' off; the
+    consumer's generated group ('KafkaSource-<n>', as Flink names its client) never gets an
+    offset. With a group id the same commit reaches the group."""
+    from confluent_kafka import Consumer, TopicPartition
+
+    topic = _fill(kafka, partitions=1, n=5)
+
+    def read_and_commit(options: dict[str, str]) -> str:
+        source = read_source(kafka, topic, options)
+        reader = source.create_group_reader(source.splits())
+        while reader.read(100) is not None:
+            pass
+        reader.commit({s: {"offset": 5, "stop": None} for s in source.splits()})
+        reader.close()
+        return str(reader.group_id)
+
+    def committed(group: str) -> int:
+        c = Consumer({"bootstrap.servers": kafka.bootstrap, "group.id": group})
+        try:
+            return int(c.committed([TopicPartition(topic, 0)], timeout=30)[0].offset)
+        finally:
+            c.close()
+
+    generated = read_and_commit({})
+    assert re.fullmatch(r"KafkaSource-\d+", generated)
+    assert committed(generated) < 0  # no offset committed
+    group = f"given-{topic}"
+    assert read_and_commit({"properties.group.id": group}) == group
+    assert committed(group) == 5
 
 
 def test_missing_topic_names_it(kafka: Kafka) -> None:
