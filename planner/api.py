@@ -18,6 +18,7 @@ from planner.explain import explain_text
 from planner.logical import LogicalNode
 from planner.lower import lower
 from planner.optimizer import optimize_logical
+from planner.optimizer.phases import NON_DETERMINISTIC_UPDATE
 from planner.optimizer.physical_rules import to_physical
 from planner.optimizer.sink_keyed_shuffle import keyed_sink_shuffle
 from planner.optimizer.two_phase_agg import local_global_advice
@@ -69,7 +70,12 @@ class Planner:
             logical = optimize_logical(plan, self.config, self.mode)
             physical = to_physical(logical, self.mode, self.config)
             modes = require_update_before(infer_changelog_modes(physical, self.mode), self.mode, collected)
-            return keyed_sink_shuffle(modes, self.config, self.mode)
+            planned = keyed_sink_shuffle(modes, self.config, self.mode)
+            if self.mode == STREAMING and NON_DETERMINISTIC_UPDATE.get(self.config) == "TRY_RESOLVE":
+                from planner.optimizer.non_deterministic_update import check_non_deterministic_updates
+
+                check_non_deterministic_updates(planned, collected)
+            return planned
         except SqlError as e:
             if e.sql is None and sql:
                 e.with_source(sql)

@@ -142,7 +142,7 @@ MODULE_OF: dict[str, str] = {
     "table.optimizer.join-reorder-enabled": "runtime.config.flink_compat",
     "table.optimizer.join.broadcast-threshold": "runtime.config.flink_compat",
     "table.optimizer.multiple-input-enabled": "runtime.config.flink_compat",
-    "table.optimizer.non-deterministic-update.strategy": "runtime.config.flink_compat",
+    "table.optimizer.non-deterministic-update.strategy": "planner.optimizer.phases",
     "table.optimizer.reuse-optimize-block-with-digest-enabled": "runtime.config.flink_compat",
     "table.optimizer.reuse-source-enabled": "runtime.config.flink_compat",
     "table.optimizer.reuse-sub-plan-enabled": "runtime.config.flink_compat",

@@ -54,6 +54,20 @@ DISABLED_RULES = (
     )
 )
 
+NON_DETERMINISTIC_UPDATE = (
+    key("table.optimizer.non-deterministic-update.strategy")
+    .enum_type("TRY_RESOLVE", "IGNORE")
+    .default_value("IGNORE")
+    .with_description(
+        "As in Flink: `TRY_RESOLVE` checks a streaming plan, after optimization, for updates whose "
+        "rows a consumer matches by columns that a non-deterministic function computes (NOW(), "
+        "RAND(), UUID(), a non-deterministic UDF) and fails the statement with Flink's message and "
+        "the related plan (planner/optimizer/non_deterministic_update.py); `IGNORE` (the default) "
+        "does not check. Flink's TRY_RESOLVE also materializes a lookup join over updates whose "
+        "looked-up columns are needed downstream; streamsql refuses such a plan instead."
+    )
+)
+
 LOGICAL_PHASES: list[tuple[str, list[Rule]]] = [
     ("subquery/view expansion", [remove_identity_project]),
     ("batch time attributes", [remove_watermark_assigners]),

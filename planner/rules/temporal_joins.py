@@ -325,11 +325,27 @@ def _lookup_join(
         condition=and_all(residual),
         left_width=width,
     )
+    # The looked-up table's PRIMARY KEY as join output columns, when the lookup is by it (each
+    # probe row then meets at most one row: the probe's upsert keys stay keys, and a need for
+    # determinism on these columns is met; Flink's getOutputIndexesOfTemporalTablePrimaryKey).
+    scan_names = [f.name for f in snap.fields]
+    pk_scan = [scan_names.index(c) for c in t.primary_key if c in scan_names]
+    by_pk = bool(t.primary_key) and len(pk_scan) == len(t.primary_key) and set(pk_scan) <= set(table_keys)
+    pk_outputs = tuple(
+        width + j
+        for j, e in enumerate(right_exprs)
+        if isinstance(e, InputRef) and e.index in pk_scan and (chain or j == e.index)
+    )
     joined = PhysicalNode.of(
         params,
         (left,),
         left.fields + fields[nl:] if computed else fields,
-        info={"condition": node.condition, "right_fields": list(node.right.fields)},
+        info={
+            "condition": node.condition,
+            "right_fields": list(node.right.fields),
+            "lookup_by_primary_key": by_pk,
+            "primary_key_outputs": pk_outputs if by_pk else (),
+        },
     )
     if not computed:
         return joined

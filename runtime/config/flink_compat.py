@@ -340,16 +340,6 @@ MULTIPLE_INPUT = (
     .default_value(True)
     .with_description(f"Flink's batch multiple-input operators. {_NO_CODEGEN}")
 )
-NON_DETERMINISTIC_UPDATE = (
-    key("table.optimizer.non-deterministic-update.strategy")
-    .enum_type("TRY_RESOLVE", "IGNORE")
-    .default_value("IGNORE")
-    .with_check(lambda v: v == "IGNORE", "IGNORE (streamsql does not analyse non-deterministic updates)")
-    .with_description(
-        "Flink's TRY_RESOLVE checks a changelog pipeline for non-deterministic updates and materializes "
-        "lookup joins; only IGNORE (Flink's default: no check) is implemented."
-    )
-)
 REUSE_OPTIMIZE_BLOCK = (
     key("table.optimizer.reuse-optimize-block-with-digest-enabled")
     .boolean_type()

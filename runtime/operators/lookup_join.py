@@ -11,6 +11,7 @@ Metrics: `extra["lookup_cache_hits"]`, `extra["lookup_cache_misses"]`, `extra["l
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,14 @@ from runtime.operators._join_util import (
     unique_names,
 )
 from runtime.operators.base import Operator, OperatorContext, Output
-from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
+from runtime.operators.spec import (
+    OperatorParams,
+    OperatorSpec,
+    PlanView,
+    SparkCapability,
+    UpsertKeys,
+    register_spec,
+)
 from runtime.plan_text import format_expr
 from runtime.types import Field
 
@@ -200,6 +208,14 @@ class LookupJoinSpec(OperatorSpec[LookupJoinParams]):
     parallel = True
     rescalable = True
     spark = SparkCapability(False, False, "Not mapped.")
+
+    def upsert_keys(self, node: PlanView, inputs: Sequence[UpsertKeys]) -> UpsertKeys:
+        """A lookup by the looked-up table's PRIMARY KEY meets at most one row per probe row:
+        the probe's upsert keys stay keys of the output (its columns come first), as Flink's
+        FlinkRelMdUpsertKeys keeps them. Otherwise none is known."""
+        if node.info.get("lookup_by_primary_key") and inputs[0]:
+            return inputs[0]
+        return None
 
     def explain(self, node: PlanView) -> list[str]:
         p = self.params(node)

@@ -76,6 +76,8 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("planner/catalog.py", "planner.statements_materialized"): (1, _START_UP),
     # logical rules of rule modules, run for a plan that has their nodes
     ("planner/optimizer/phases.py", "planner.rules.joins"): (1, _START_UP),
+    # the non-deterministic update check and the operator specs it visits: TRY_RESOLVE only
+    ("planner/api.py", "planner.optimizer.non_deterministic_update"): (1, _START_UP),
     ("planner/optimizer/phases.py", "planner.rules.ranking"): (1, _START_UP),
     ("planner/optimizer/window_rewrite.py", "planner.rules.grouping_sets"): (1, _START_UP),
     # the operator modules of aggregations, windows and normalized scans: loaded by the physical
