@@ -6,8 +6,8 @@ Each runs as the page runs it (the SQL client's statement path in process, or th
 and is compared with what the page prints. Where the page departs from Flink 2.3, the test
 follows Flink and says so:
 
-- Dynamic Tables' `clicks` declares a column `user`; USER is one of Flink's reserved keywords,
-  so Flink's parser wants it quoted (`` `user` ``); the tests quote it (streamsql accepts it
+- Dynamic Tables' `clicks` declares a column `user`, a word on Flink's reserved keyword list;
+  the tests quote it (`` `user` ``), which every SQL dialect accepts (streamsql takes it
   unquoted too).
 - Time Attributes' TIMESTAMP_LTZ example computes `time_ltz AS TO_TIMESTAMP_LTZ(time_ltz, 3)`,
   a column from itself: Flink refuses it (the column is not found); the epoch column is `ts`.
