@@ -415,9 +415,18 @@ class TaskRunner:
     def restore_executor_state(self, nid: int, state: dict[str, Any]) -> None:
         """Put back what `executor_state` recorded (ignored when the inputs changed)."""
         if len(state.get("input_wm", [])) == len(self.graph.node(nid).inputs):
-            self.input_wm[nid] = [int(w) for w in state["input_wm"]]
-            self.node_wm[nid] = int(state.get("node_wm", MIN_WATERMARK))
-            self.ended[nid] = {int(i) for i in state.get("ended", [])}
+            ended = {int(i) for i in state.get("ended", [])}
+            wms = [int(w) for w in state["input_wm"]]
+            # MAX_WATERMARK on an input that did not end: a drained savepoint's end of event
+            # time, forgotten (Operator.forget_drained_watermark) so the restored run's own
+            # watermarks advance the node again
+            drained = [i for i, w in enumerate(wms) if w == MAX_WATERMARK and i not in ended]
+            for i in drained:
+                wms[i] = MIN_WATERMARK
+            self.input_wm[nid] = wms
+            node_wm = int(state.get("node_wm", MIN_WATERMARK))
+            self.node_wm[nid] = MIN_WATERMARK if drained else node_wm
+            self.ended[nid] = ended
 
 
 def topological(graph: JobGraph) -> list[Node]:

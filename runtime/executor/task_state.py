@@ -59,7 +59,8 @@ def restore_task(task: TaskRunner, snap: LoadedSnapshot, index: int, parallelism
     """Restore the (open) operators of `task` as subtask `index` of `parallelism` from a
     snapshot of any parallelism: the uid/fingerprint match report first, then every
     operator's state re-split to the subtask's key-group range and the runner's watermark
-    bookkeeping (the minimum over the old subtasks)."""
+    bookkeeping (the minimum over the old subtasks). A watermark restored as MAX_WATERMARK
+    (a drained savepoint) is forgotten, as Flink does: the restored run's count."""
     meta = snap.metadata
     mine = {task.uids[n.id]: n for n in task.graph.nodes}  # a worker runs a part of them
     bad = check_claims(snap, mine, task.graph, ignore_unclaimed)
@@ -71,6 +72,7 @@ def restore_task(task: TaskRunner, snap: LoadedSnapshot, index: int, parallelism
         if o.file is not None or any(st.file for st in o.subtasks):  # any parallelism: re-split
             op = task.operators[node.id]
             op.restore_state(rescale_operator_states(op, snap.subtask_states(o.uid), groups, index, parallelism))
+            op.forget_drained_watermark()
         ex = o.executor or {}
         if isinstance(ex.get("subtasks"), list):  # per-subtask bookkeeping: the minimum
             ex = merge_executor_state(ex["subtasks"])

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
+from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
 from runtime.checkpoint import format as state_format
 from runtime.graph import BATCH, Node
 from runtime.operators.slot_state import native_snapshot, restore_native
@@ -135,6 +136,9 @@ class Operator:
     # How each of `state_attributes` merges when a "generic" operator is restored with
     # another parallelism ({attribute: kind}, kinds in runtime.checkpoint.rescale.GENERIC_KINDS).
     state_merge: ClassVar[dict[str, str]] = {}
+    # The attributes holding the last watermark the operator saw, which its snapshot keeps
+    # (`forget_drained_watermark` resets them after a restore).
+    watermark_attributes: ClassVar[tuple[str, ...]] = ()
 
     # The keyed state backend a stateful operator keeps its keys in (the generic snapshot
     # and `state_size` read it); None for operators without keyed state.
@@ -244,6 +248,17 @@ class Operator:
 
     def after_restore(self) -> None:
         """Re-link restored attributes to this operator (the generic restore calls it)."""
+
+    def forget_drained_watermark(self) -> None:
+        """Called after a restore: a `watermark_attributes` value restored as MAX_WATERMARK
+        (a savepoint taken after STOP ... WITH DRAIN sent the end of event time) goes back
+        to MIN_WATERMARK, so the restored run's watermarks, derived again from its sources,
+        count and its rows are not all late. Flink's window operator skips a restored
+        MAX_WATERMARK the same way (WindowAggOperator.initializeState); its other operators
+        keep no watermark in their state."""
+        for name in self.watermark_attributes:
+            if getattr(self, name) == MAX_WATERMARK:
+                setattr(self, name, MIN_WATERMARK)
 
     def notify_checkpoint_complete(self, checkpoint_id: int) -> None:
         """Checkpoint `checkpoint_id` is complete (durable): two-phase-commit sinks publish

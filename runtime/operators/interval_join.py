@@ -133,6 +133,7 @@ _SWEEP_ROWS = 1 << 16
 
 class IntervalJoinOperator(Operator):
     checkpointing = "custom"
+    watermark_attributes = ("wm",)
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)

@@ -119,6 +119,7 @@ class MatchParams(OperatorParams):
 
 class MatchOperator(Operator):
     checkpointing = "custom"  # partition index, NFA threads, row store, pending rows
+    watermark_attributes = ("watermark",)
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)

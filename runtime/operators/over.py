@@ -99,6 +99,7 @@ class OverAggregateParams(OperatorParams):
 
 class OverAggregateOperator(Operator):
     checkpointing = "custom"
+    watermark_attributes = ("watermark",)
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)

@@ -135,6 +135,7 @@ class WatermarkAssignerOperator(Operator):
 
     checkpointing = "generic"
     state_attributes = ("current", "pending")
+    watermark_attributes = ("current", "pending")
     # restore with another parallelism: the lowest watermark
     state_merge = {"current": "min", "pending": "min"}
 

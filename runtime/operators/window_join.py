@@ -107,6 +107,7 @@ class _Buffer:
 
 class WindowJoinOperator(Operator):
     checkpointing = "custom"
+    watermark_attributes = ("wm",)
 
     def __init__(self, node: Node, ctx: OperatorContext) -> None:
         super().__init__(node, ctx)

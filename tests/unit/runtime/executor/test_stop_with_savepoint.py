@@ -2,7 +2,8 @@
 runtime/executor/parallel/): nothing after the savepoint's barrier reaches the caller, so
 the rows collected before the stop plus the rows of a run restored from the savepoint are
 exactly an uninterrupted run's, at parallelism 1 and 2; with drain the windows fire before
-the savepoint (Flink's `--drain`), so the restored run adds nothing for them."""
+the savepoint (Flink's `--drain`), and a run restored from it goes on with the later rows
+(the window the sources were in fires again with the rest of its rows, as in Flink)."""
 
 from __future__ import annotations
 
@@ -127,6 +128,17 @@ def test_stop_with_savepoint_and_drain_fires_the_open_windows_first(tmp_path: Pa
     assert load_checkpoint(path).metadata.kind == "savepoint"
     partial = [(w, c) for w, c in map(tuple, before) if c < _full_count(w)]
     assert partial, "the drain should fire the window the sources were in"
+    # The restored run derives its watermarks from the sources again (Flink's window
+    # operator ignores a restored MAX_WATERMARK, its other operators start from none): the
+    # later rows are not late; the drained window fires again with the rest of its rows.
+    after = [tuple(r) for r in _env(tmp_path, parallelism, rate=10**9, restore=path).execute_sql(WINDOWS).collect()]
+    assert sum(c for _, c in after) == ROWS - sum(c for _, c in map(tuple, before)), "rows dropped as late"
+    drained = {w for w, _ in partial}
+    assert all(c == _full_count(w) for w, c in after if w not in drained)
+    per_window = Counter[Any]()
+    for w, c in [*map(tuple, before), *after]:
+        per_window[w] += c
+    assert all(c == _full_count(w) for w, c in per_window.items())
 
 
 def test_stop_job_with_savepoint_with_drain_statement(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
