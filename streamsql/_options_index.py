@@ -117,7 +117,7 @@ MODULE_OF: dict[str, str] = {
     "table.exec.sink.upsert-materialize-strategy.adaptive.threshold.low": "runtime.config.flink_compat",
     "table.exec.sink.upsert-materialize-strategy.type": "runtime.config.flink_compat",
     "table.exec.sort.async-merge-enabled": "runtime.config.flink_compat",
-    "table.exec.sort.default-limit": "runtime.config.flink_compat",
+    "table.exec.sort.default-limit": "planner.rules.ranking",
     "table.exec.sort.max-num-file-handles": "runtime.config.flink_compat",
     "table.exec.source.batch-rows": "runtime.config.core",
     "table.exec.source.cdc-events-duplicate": "runtime.config.core",

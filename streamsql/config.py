@@ -44,6 +44,7 @@ OPTION_MODULES: tuple[str, ...] = (
     "planner.optimizer.two_phase_agg",
     "planner.optimizer.split_distinct",
     "planner.optimizer.phases",
+    "planner.rules.ranking",
     "runtime.sink_constraints",
     "runtime.spill",
     "streamsql.environment",

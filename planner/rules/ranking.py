@@ -33,6 +33,7 @@ from planner.logical import (
     transform_up,
 )
 from planner.physical import PhysicalNode, PhysicalPlanner, register_physical
+from runtime.config.options import key
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.frozen import frozen_dataclass
 from runtime.graph import BATCH
@@ -47,6 +48,16 @@ from runtime.types import BIGINT, BOOLEAN, Field
 __all__ = ["SortKey"]  # re-exported: the binder builds the logical nodes' keys
 
 RANK_TYPES = ("ROW_NUMBER", "RANK", "DENSE_RANK")
+
+SORT_DEFAULT_LIMIT = (
+    key("table.exec.sort.default-limit")
+    .int_type()
+    .default_value(-1)
+    .with_description(
+        "BATCH: an ORDER BY without LIMIT and OFFSET gets this LIMIT when it is above 0 (-1, 0: none), as "
+        "Flink's batch sort conversion adds it (the plan shows a SortLimit). STREAMING ignores it."
+    )
+)
 NOT_TIME_ORDERED = "OVER windows' ordering in stream mode must be defined on a time attribute."
 
 
@@ -344,6 +355,11 @@ def _sort_physical(planner: PhysicalPlanner, node: LogicalSort) -> PhysicalNode:
         return PhysicalNode.distributed(LimitParams(node.offset, node.fetch), (child,), node.fields, info=batch)
     if planner.mode == BATCH:
         if node.fetch is None and not node.offset:
+            default_limit = int(SORT_DEFAULT_LIMIT.get(planner.config))
+            if default_limit > 0:  # Flink's FlinkLogicalSortBatchConverter: offset 0, fetch the default
+                return PhysicalNode.distributed(
+                    SortLimitParams(order, 0, default_limit), (child,), node.fields, info=batch
+                )
             return PhysicalNode.distributed(SortParams(order), (child,), node.fields, info=batch)
         return PhysicalNode.distributed(
             SortLimitParams(order, node.offset, node.fetch), (child,), node.fields, info=batch

@@ -245,13 +245,6 @@ SORT_ASYNC_MERGE = (
     .default_value(True)
     .with_description(f"Flink's external sort. {_NO_BATCH_TUNING}")
 )
-SORT_DEFAULT_LIMIT = (
-    key("table.exec.sort.default-limit")
-    .int_type()
-    .default_value(-1)
-    .with_check(lambda v: v == -1, "-1 (a default LIMIT for ORDER BY is not implemented)")
-    .with_description("BATCH: the LIMIT an ORDER BY without one gets (-1: none); only -1 is implemented.")
-)
 SORT_MAX_FILE_HANDLES = (
     key("table.exec.sort.max-num-file-handles")
     .int_type()

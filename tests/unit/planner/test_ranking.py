@@ -169,6 +169,30 @@ def test_order_by_limit_operators() -> None:
     assert ts.changelog_mode == "I"
 
 
+@pytest.mark.parametrize("limit", ["-1", "0", "2"])
+def test_sort_default_limit_gives_a_batch_order_by_without_limit_a_limit(limit: str) -> None:
+    """'table.exec.sort.default-limit' > 0: a BATCH ORDER BY without LIMIT and OFFSET gets
+    that LIMIT (Flink's FlinkLogicalSortBatchConverter); one with LIMIT or OFFSET keeps its
+    own, and STREAMING ignores it (Flink's stream converter does not read it)."""
+    from streamsql import EnvironmentSettings, TableEnvironment
+
+    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    env.get_config().set("table.exec.sort.default-limit", limit)
+    env.execute_sql("CREATE TEMPORARY VIEW t AS SELECT * FROM (VALUES (3), (1), (4), (1), (5)) AS v(x)")
+    got = [r[0] for r in env.execute_sql("SELECT x FROM t ORDER BY x DESC").collect()]
+    assert got == ([5, 4, 3, 1, 1] if int(limit) <= 0 else [5, 4])
+    plan = env.explain_sql("SELECT x FROM t ORDER BY x DESC")
+    assert ("SortLimit(" in plan) == (int(limit) > 0)
+    assert [r[0] for r in env.execute_sql("SELECT x FROM t ORDER BY x LIMIT 3").collect()] == [1, 1, 3]
+    assert [r[0] for r in env.execute_sql("SELECT x FROM t ORDER BY x OFFSET 1 ROWS").collect()] == [1, 3, 4, 5]
+    # STREAMING: a non-time ORDER BY still needs a LIMIT (the option does not give it one)
+    streaming = _planner("streaming")
+    streaming.config["table.exec.sort.default-limit"] = limit
+    (st,) = [s for s in parse_script("SELECT k FROM s ORDER BY v") if isinstance(s, Query)]
+    with pytest.raises(SqlError, match="non-time-attribute"):
+        streaming.optimize(streaming.bind(st), st.sql)
+
+
 def test_order_by_resolution() -> None:
     # ordinal, alias, and a column that is not selected (hidden, projected away after the sort)
     root = physical("SELECT id AS x, k FROM s ORDER BY 2 DESC, x, v LIMIT 1", "batch")

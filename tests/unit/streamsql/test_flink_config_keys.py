@@ -232,7 +232,6 @@ def test_default_time_zone_is_the_machines(monkeypatch: pytest.MonkeyPatch) -> N
     ("name", "value"),
     [
         ("table.exec.legacy-cast-behaviour", "ENABLED"),
-        ("table.exec.sort.default-limit", "10"),
         ("table.dynamic-table-options.enabled", "false"),
         ("table.optimizer.ignore-query-hints", "true"),
         ("table.column-expansion-strategy", "EXCLUDE_DEFAULT_VIRTUAL_METADATA_COLUMNS"),
