@@ -25,11 +25,11 @@ import json
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import SqlValidationError
-from runtime.frozen import frozen_dataclass
+from runtime.frozen import frozen_dataclass, mutable_dataclass
 from runtime.plugins import register_plugins
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class CatalogError(SqlValidationError):
         super().__init__(message, flink_class=flink_class, **kw)
 
 
-@dataclass
+@mutable_dataclass
 class DatabaseInfo:
     """A database of a catalog: its name, COMMENT and WITH properties."""
 

@@ -13,12 +13,12 @@ still lets us report where that statement starts, and so the interactive shell c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from runtime.frozen import mutable_dataclass
 
 __all__ = ["split_script", "is_complete", "Chunk"]
 
 
-@dataclass
+@mutable_dataclass
 class Chunk:
     """One statement's text and where it starts (1-based line/column in the script)."""
 
@@ -27,7 +27,7 @@ class Chunk:
     column: int
 
 
-@dataclass
+@mutable_dataclass
 class _ScanResult:
     """What one scan of a script found: its statements' text, and the state at the end
     (the shell uses it to tell a finished statement from one that goes on)."""

@@ -1,22 +1,25 @@
-"""`frozen_dataclass`: `@frozen_dataclass` without compiling code for every class.
+"""`frozen_dataclass` and `mutable_dataclass`: `@dataclass(frozen=True)` and `@dataclass`
+without compiling code for every class.
 
 Why this exists: Python 3.11's dataclasses write the source of `__init__`, `__repr__`,
 `__eq__`, `__hash__`, `__setattr__` and `__delattr__` for each class and compile it with
-`exec`, ~0.6-1 ms a class. The ~100 plan nodes, types, specs and options that
-`streamsql -e "SELECT 1"` loads spent ~60 ms of its start-up doing that (Python 3.13 halves it
-by compiling once per class; this removes it). Here the six methods are closures over the
+`exec`, ~0.6-1 ms a class. The ~120 plan nodes, types, specs, options and state holders that
+`streamsql -e "SELECT 1"` loads spent ~70 ms of its start-up doing that (Python 3.13 halves it
+by compiling once per class; this removes it). Here the methods are closures over the
 class's field names, made without compiling anything.
 
-What stays the same as `@frozen_dataclass`: the class *is* a dataclass
+What stays the same as the stdlib decorator: the class *is* a dataclass
 (`dataclasses.fields`, `replace`, `asdict`, `is_dataclass` and `__match_args__` work, because the
 fields are collected by `dataclasses.dataclass` itself); fields with defaults, `default_factory`
-and `kw_only`; `compare`, `hash` and `repr` per field; `__post_init__`; assigning or deleting a
-field raises `FrozenInstanceError`; `==` compares the fields of instances of the same class,
-`hash` hashes the compared fields, `repr` prints `QualName(a=1, b='x')`; methods the class
-defines itself are kept, as dataclasses keeps them. What differs: `__dataclass_params__` reads
-`frozen=False` (dataclasses refuses to mix frozen and non-frozen classes in one hierarchy, so
-every frozen class in streamsql uses this decorator, which tests/unit/test_code_quality.py
-checks) and an instance takes ~1 µs longer to create (no plan node is created per row).
+and `kw_only`; `compare`, `hash` and `repr` per field; `__post_init__`; `==` compares the
+fields of instances of the same class; `repr` prints `QualName(a=1, b='x')`; methods the class
+defines itself are kept, as dataclasses keeps them. Frozen: assigning or deleting a field raises
+`FrozenInstanceError` and `hash` hashes the compared fields; mutable: `__hash__` is None, as
+dataclasses makes it. What differs: `__dataclass_params__` reads `frozen=False` for both
+(dataclasses refuses to mix frozen and non-frozen classes in one hierarchy, so every dataclass
+in streamsql's packages uses these decorators, which tests/unit/runtime/test_frozen.py checks);
+`init=False` fields are not offered; an instance takes ~1 µs longer to create (none is created
+per row).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from collections.abc import Callable
 from operator import attrgetter
 from typing import Any, TypeVar, dataclass_transform, overload
 
-__all__ = ["frozen_dataclass"]
+__all__ = ["frozen_dataclass", "mutable_dataclass"]
 
 _T = TypeVar("_T", bound=type)
 _MISSING = dataclasses.MISSING
@@ -43,17 +46,24 @@ def frozen_dataclass(*, eq: bool = True) -> Callable[[_T], _T]: ...
 
 @dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
 def frozen_dataclass(cls: Any = None, /, *, eq: bool = True) -> Any:
-    """Make `cls` a frozen dataclass, as `@frozen_dataclass` (or `frozen=True, eq=False`)."""
+    """Make `cls` a frozen dataclass, as `@dataclass(frozen=True)` (or `frozen=True, eq=False`)."""
     if cls is None:
-        return lambda c: _build(c, eq)
-    return _build(cls, eq)
+        return lambda c: _build(c, eq, frozen=True)
+    return _build(cls, eq, frozen=True)
 
 
-def _build(cls: _T, eq: bool) -> _T:
+@dataclass_transform(field_specifiers=(dataclasses.field, dataclasses.Field))
+def mutable_dataclass(cls: _T, /) -> _T:
+    """Make `cls` a dataclass whose fields can be assigned, as `@dataclass`."""
+    return _build(cls, True, frozen=False)
+
+
+def _build(cls: _T, eq: bool, frozen: bool) -> _T:
     own = cls.__dict__
-    for name in ("__setattr__", "__delattr__"):
-        if name in own:
-            raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
+    if frozen:
+        for name in ("__setattr__", "__delattr__"):
+            if name in own:
+                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
     documented = bool(own.get("__doc__"))
     if not documented:
         cls.__doc__ = cls.__name__  # keeps dataclasses from computing inspect.signature(cls)
@@ -74,12 +84,15 @@ def _build(cls: _T, eq: bool) -> _T:
         add_hash = explicit_hash is _MISSING or (explicit_hash is None and "__eq__" in own)
         if "__eq__" not in own:
             _put(cls, "__eq__", _eq(compared))
-        if add_hash:
+        if add_hash and not frozen:
+            cls.__hash__ = None  # type: ignore[assignment]  # a mutable value is unhashable
+        elif add_hash:
             hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
             _put(cls, "__hash__", _hash(hashed))
-    field_names = frozenset(names)
-    _put(cls, "__setattr__", _setattr(cls, field_names))
-    _put(cls, "__delattr__", _delattr(cls, field_names))
+    if frozen:
+        field_names = frozenset(names)
+        _put(cls, "__setattr__", _setattr(cls, field_names))
+        _put(cls, "__delattr__", _delattr(cls, field_names))
     return cls
 
 
@@ -103,7 +116,7 @@ def _init(cls: type, fields: tuple[dataclasses.Field[Any], ...]) -> Callable[...
     }
     for f in fields:
         if not f.init:
-            raise TypeError(f"{cls.__name__}.{f.name}: frozen_dataclass has no init=False fields")
+            raise TypeError(f"{cls.__name__}.{f.name}: init=False fields are not offered (give it a default)")
     seen_default = False
     for name in positional:
         if name in fill:

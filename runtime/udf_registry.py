@@ -20,10 +20,10 @@ import importlib
 import itertools
 import json
 import threading
-from dataclasses import dataclass
 from typing import Any
 
 from runtime.errors import user_code, user_traceback
+from runtime.frozen import mutable_dataclass
 
 SPEC_ATTR = "_streamsql_udf_spec"
 
@@ -31,7 +31,7 @@ KINDS = ("scalar", "table", "aggregate")
 FUNC_TYPES = ("general", "pandas", "arrow")
 
 
-@dataclass
+@mutable_dataclass
 class UdfSpec:
     """One Python UDF.
 

@@ -15,12 +15,12 @@ themselves, models and procedures are not: those methods raise `CatalogException
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any
 
 from planner.catalog import query_text
 from planner.expanded_sql import expanded_query
-from runtime.frozen import frozen_dataclass
+from runtime.frozen import frozen_dataclass, mutable_dataclass
 from runtime.types import ROW, DataType, Field
 from streamsql.catalog_statistics import (
     CatalogColumnStatistics,
@@ -538,7 +538,7 @@ class Procedure:
 
 
 # ---------------------------------------------------------------------- the catalog
-@dataclass
+@mutable_dataclass
 class Catalog:
     """A catalog of a TableEnvironment, by name: its methods are SQL on that catalog."""
 

@@ -18,10 +18,11 @@ import datetime
 import decimal
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from typing import Any, Protocol, runtime_checkable
 
+from runtime.frozen import mutable_dataclass
 from runtime.types import DataType
 from streamsql.expression_enums import JsonOnNull, TimeIntervalUnit, TimePointUnit
 from streamsql.expression_methods import FunctionMethods
@@ -90,7 +91,7 @@ __all__ = [
 ]
 
 
-@dataclass
+@mutable_dataclass
 class RenderCtx:
     """What an expression's SQL depends on besides itself (see the module docstring)."""
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -46,6 +46,7 @@ from planner.statements_materialized import (
 )
 from runtime.checkpoint.options import CHECKPOINTING_INTERVAL, SAVEPOINT_DIR, SAVEPOINT_PATH
 from runtime.config.core import RUNTIME_MODE, TARGET
+from runtime.frozen import mutable_dataclass
 from runtime.types import MAP, STRING, DataType, Field
 from streamsql.materialized_options import (
     DEFAULT_FRESHNESS_CONTINUOUS,
@@ -73,7 +74,7 @@ def _error(stmt: Any, message: str, flink_class: str = SQL_EXECUTION_EXCEPTION) 
 
 
 # ---------------------------------------------------------------------- refresh pipelines
-@dataclass
+@mutable_dataclass
 class Pipeline:
     """A materialized table's refresh pipeline in this session."""
 
@@ -86,7 +87,7 @@ class Pipeline:
     dynamic_options: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass
+@mutable_dataclass
 class _Schedule:
     """The embedded workflow scheduler of one FULL materialized table: a thread that runs a
     batch refresh at every multiple of the freshness (Flink's cron schedule)."""

@@ -8,7 +8,6 @@ reference to that key; any other column reference is "not being grouped".
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 from sqlglot import exp
 
@@ -22,13 +21,14 @@ from planner.functions_catalog import lookup_function
 from planner.logical import AggCall, LogicalAggregate, LogicalNode, LogicalProject, LogicalWindowAggregate, WindowSpec
 from runtime.aggregates.types import infer_aggregate, is_aggregate
 from runtime.expr.ir import Call, Expr, InputRef, Literal, remap_refs
+from runtime.frozen import mutable_dataclass
 from runtime.functions.registry import FunctionTypeError
 from runtime.types import BIGINT, DataType, Field
 
 WINDOW_PROPS = ("window_start", "window_end", "window_time")
 
 
-@dataclass
+@mutable_dataclass
 class LegacyWindow:
     """`GROUP BY TUMBLE(ts, size)` & co: the window, its time column (over the FROM scope)."""
 

@@ -18,7 +18,7 @@ runtime/state/ttl.py.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from sqlglot import exp
 
@@ -28,6 +28,7 @@ from planner.errors import SqlValidationError
 from planner.logical import LogicalAggregate, LogicalFilter, LogicalJoin, LogicalNode
 from runtime.config import duration_ms
 from runtime.connectors.validation import ConnectorOptionError, validate_table_options
+from runtime.frozen import mutable_dataclass
 
 HINT_NAME = "STATE_TTL"
 
@@ -52,7 +53,7 @@ def _option_key(node: exp.Expression) -> str | None:
     return None
 
 
-@dataclass
+@mutable_dataclass
 class StateTtlHint:
     """The STATE_TTL options of one query block and which of them matched an input."""
 

@@ -13,7 +13,6 @@ as Calcite does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -25,6 +24,7 @@ from planner.errors import SqlValidationError, UnsupportedSqlError
 from planner.logical import LogicalNode, LogicalProject
 from runtime.aggregates.types import infer_aggregate, is_aggregate
 from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.frozen import mutable_dataclass
 from runtime.functions.registry import FunctionTypeError
 from runtime.types import BIGINT, DOUBLE, INT, DataType, Field
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 _HIDDEN_PREFIX = "w"
 
 
-@dataclass
+@mutable_dataclass
 class _OverScope(Scope):
     """The FROM scope plus the OVER output columns, which `*` does not expand to."""
 

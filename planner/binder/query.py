@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -37,6 +37,7 @@ from planner.table_options import check_table_options
 from runtime.connectors.base import get_connector
 from runtime.errors import ConnectorError
 from runtime.expr.ir import Call, Expr, InputRef, Literal
+from runtime.frozen import mutable_dataclass
 from runtime.types import INT, Field
 
 if TYPE_CHECKING:
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from planner.catalog_objects import CatalogTable
 
 
-@dataclass
+@mutable_dataclass
 class BindContext:
     """What binding one statement needs besides the query: the catalog, the text for
     positions in errors, the runtime mode, WITH clauses in scope and the views being expanded."""

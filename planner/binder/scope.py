@@ -7,13 +7,13 @@ offending node as the parser recorded it in `meta` (relative to the statement).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from sqlglot import exp
 
 from planner.errors import SqlError, SqlValidationError, did_you_mean
 from runtime.expr.ir import Call, Expr, InputRef, Literal
-from runtime.frozen import frozen_dataclass
+from runtime.frozen import frozen_dataclass, mutable_dataclass
 from runtime.types import STRING, DataType, Field
 
 
@@ -57,7 +57,7 @@ class ScopeColumn:
     qualified_only: bool = False
 
 
-@dataclass
+@mutable_dataclass
 class Scope:
     """The columns visible in a clause: those of the FROM relation(s), in row order."""
 

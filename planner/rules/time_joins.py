@@ -20,7 +20,7 @@ Conditions are IR over the join's concatenated row (left columns first).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from planner.binder.scope import uniquify
@@ -41,7 +41,7 @@ from planner.logical import (
 from planner.physical import PhysicalNode, PhysicalPlanner
 from planner.rules.joins import JoinKeys, conjuncts, drop_computed_keys, join_keys, widen
 from runtime.expr.ir import Call, Expr, InputRef, Literal
-from runtime.frozen import frozen_dataclass
+from runtime.frozen import frozen_dataclass, mutable_dataclass
 from runtime.graph import BATCH
 from runtime.operators.interval_join import IntervalJoinParams
 from runtime.operators.window_join import WindowJoinParams
@@ -150,7 +150,7 @@ def _time_operand(e: Expr) -> tuple[int, int, str] | None:
     return None
 
 
-@dataclass
+@mutable_dataclass
 class IntervalBounds:
     """`lower <= r.ts - l.ts <= upper` (ms, inclusive) on left column `left_time` and
     right column `right_time` (index within the right side)."""
@@ -241,7 +241,7 @@ def window_origin(node: LogicalNode, index: int) -> tuple[str, WindowSpec, int] 
             return None
 
 
-@dataclass
+@mutable_dataclass
 class WindowJoinShape:
     left_window: tuple[int, int]  # (window_start, window_end) columns of the left side
     right_window: tuple[int, int]

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from runtime.checkpoint import options as opts
+from runtime.frozen import mutable_dataclass
 
 
-@dataclass
+@mutable_dataclass
 class CheckpointConfig:
     """What `execution.checkpointing.*`, `state.checkpoints.*`, `execution.savepoint.*` and
     `restart-strategy.*` ask for."""

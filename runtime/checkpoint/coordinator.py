@@ -16,7 +16,7 @@ import shutil
 import time
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from runtime.checkpoint.config import CheckpointConfig
 from runtime.checkpoint.faults import fault_point
@@ -24,7 +24,7 @@ from runtime.checkpoint.incremental import collect_garbage
 from runtime.checkpoint.metadata import CheckpointMetadata
 from runtime.checkpoint.storage import METADATA, CheckpointStorage
 from runtime.errors import JobError, file_access_error, is_file_error
-from runtime.frozen import frozen_dataclass
+from runtime.frozen import frozen_dataclass, mutable_dataclass
 
 
 class CheckpointError(JobError):
@@ -53,7 +53,7 @@ class SnapshotRequest:
     future: Future[str]
 
 
-@dataclass
+@mutable_dataclass
 class PendingSnapshot:
     """A snapshot whose state is being written: it completes once its upload has."""
 

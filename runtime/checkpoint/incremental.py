@@ -28,11 +28,12 @@ import os
 import shutil
 import tempfile
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from runtime.checkpoint.metadata import CheckpointMetadata
 from runtime.checkpoint.options import INCREMENTAL
 from runtime.checkpoint.storage import METADATA, CheckpointStorage, SnapshotCorruptError
+from runtime.frozen import mutable_dataclass
 from runtime.state.options import ROCKSDB_LOCAL_DIR, backend_kind
 from runtime.state.slot_values import NativeSnapshot
 
@@ -50,7 +51,7 @@ def incremental_enabled(config: dict[str, str]) -> bool:
     return INCREMENTAL.get(config) and native_checkpoints(config)
 
 
-@dataclass
+@mutable_dataclass
 class UploadPlan:
     """What one operator's incremental checkpoint uploads."""
 

@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any
+
+from runtime.frozen import mutable_dataclass
 
 FORMAT = "streamsql-snapshot"
 # 2: state files in runtime/checkpoint/format.py, checksums; 1 (pickled state) is refused.
 VERSION = 2
 
 
-@dataclass
+@mutable_dataclass
 class SubtaskState:
     """One parallel subtask's share of an operator's state (parallelism > 1)."""
 
@@ -35,7 +37,7 @@ class SubtaskState:
     checksum: str = ""  # "sha256:<hex>" of `file` (runtime.checkpoint.format.digest)
 
 
-@dataclass
+@mutable_dataclass
 class OperatorState:
     """One operator's entry in a snapshot's `_metadata`: which file holds its state, and its digest."""
 
@@ -58,7 +60,7 @@ class OperatorState:
     checksum: str = ""  # "sha256:<hex>" of `file` (runtime.checkpoint.format.digest)
 
 
-@dataclass
+@mutable_dataclass
 class CheckpointMetadata:
     """A snapshot's `_metadata`: what restoring needs to find and verify every state file."""
 

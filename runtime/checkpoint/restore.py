@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from runtime.checkpoint import format as state_format
@@ -28,6 +28,7 @@ from runtime.checkpoint.incremental import download, resolve_path
 from runtime.checkpoint.metadata import CheckpointMetadata
 from runtime.checkpoint.storage import METADATA, CheckpointStorage, SnapshotCorruptError
 from runtime.errors import JobError, file_access_error
+from runtime.frozen import mutable_dataclass
 from runtime.state.slot_values import NativeSnapshot
 
 
@@ -35,7 +36,7 @@ class RestoreError(JobError):
     """The snapshot cannot be used for this job (missing, corrupt, or state that no longer maps)."""
 
 
-@dataclass
+@mutable_dataclass
 class LoadedSnapshot:
     """A snapshot chosen for a restore, verified, with the operators' state read on demand."""
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import pyarrow as pa
@@ -24,12 +24,12 @@ import pyarrow as pa
 from runtime.config import parsers
 from runtime.config.options import ConfigOption as ConfigOption  # connectors declare WITH options with it
 from runtime.errors import ConnectorError
-from runtime.frozen import frozen_dataclass
+from runtime.frozen import frozen_dataclass, mutable_dataclass
 from runtime.plugins import import_submodules, register_plugins
 from runtime.types import Field
 
 
-@dataclass
+@mutable_dataclass
 class SourceContext:
     """What a connector learns of the job: runtime mode, session time zone, job configuration."""
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 import os
 import time
 import uuid
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -49,10 +48,11 @@ from runtime.connectors.filesystem_partitions import (
 from runtime.connectors.filesystem_paths import resolve_path
 from runtime.connectors.formats import FileWriter, get_format
 from runtime.errors import ConnectorError
+from runtime.frozen import mutable_dataclass
 from runtime.types import Field
 
 
-@dataclass
+@mutable_dataclass
 class _OpenFile:
     writer: FileWriter
     in_progress: str

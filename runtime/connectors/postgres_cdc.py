@@ -42,7 +42,6 @@ from __future__ import annotations
 import re
 import struct
 import time
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -72,6 +71,7 @@ from runtime.connectors.postgres import (
     table_columns,
 )
 from runtime.errors import ConnectorError
+from runtime.frozen import mutable_dataclass
 from runtime.graph import BATCH
 from runtime.types import Field
 
@@ -214,7 +214,7 @@ def lsn_text(value: int) -> str:
     return f"{value >> 32:X}/{value & 0xFFFFFFFF:X}"
 
 
-@dataclass
+@mutable_dataclass
 class _Relation:
     schema: str
     name: str

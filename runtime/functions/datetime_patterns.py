@@ -20,14 +20,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from runtime.frozen import frozen_dataclass
+from runtime.frozen import frozen_dataclass, mutable_dataclass
 
 MS_PER_DAY = 86_400_000
 MONTHS = [
@@ -125,7 +124,7 @@ def days_in_month(y: np.ndarray, m: np.ndarray) -> np.ndarray:
     return days_from_civil(y, m + 1, np.ones_like(m)) - days_from_civil(y, m, np.ones_like(m))
 
 
-@dataclass
+@mutable_dataclass
 class Fields:
     """Calendar fields of wall-clock epoch milliseconds (all int64 numpy arrays)."""
 

@@ -15,13 +15,14 @@ custom state `snapshot_state` / `restore_state` / `rescale_snapshots`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
 from runtime.batch import MAX_WATERMARK, MIN_WATERMARK
 from runtime.checkpoint import format as state_format
+from runtime.frozen import mutable_dataclass
 from runtime.graph import BATCH, Node
 from runtime.operators.slot_state import native_snapshot, restore_native
 from runtime.operators.spec import spec_for
@@ -68,7 +69,7 @@ class Output:
         return b, w
 
 
-@dataclass
+@mutable_dataclass
 class Metrics:
     """Counters an operator keeps; the executor reads them for --stats and the REST API."""
 
@@ -79,7 +80,7 @@ class Metrics:
     extra: dict[str, int] = field(default_factory=dict)
 
 
-@dataclass
+@mutable_dataclass
 class OperatorContext:
     """What an operator gets at open time."""
 

@@ -22,7 +22,7 @@ through the shared `AggregateSet` (so types and semantics equal GROUP BY's).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 import pyarrow as pa
@@ -33,7 +33,7 @@ from runtime.checkpoint.format import register_state_type
 from runtime.errors import JobError
 from runtime.expr.evaluator import evaluate
 from runtime.expr.ir import Expr, input_refs
-from runtime.frozen import frozen_dataclass
+from runtime.frozen import frozen_dataclass, mutable_dataclass
 from runtime.functions.registry import EvalContext
 from runtime.plan_params import AggCallParams
 from runtime.types import DataType
@@ -115,7 +115,7 @@ class Thread:
 
 
 @register_state_type
-@dataclass
+@mutable_dataclass
 class PartitionState:
     threads: list[Thread] = field(default_factory=list)
     held: list[Thread] = field(default_factory=list)

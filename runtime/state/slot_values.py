@@ -23,13 +23,13 @@ per-row Python work, and only for dirty slots at checkpoint time.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, cast
 
 import numpy as np
 
 from runtime.checkpoint import format as state_format
-from runtime.frozen import frozen_dataclass
+from runtime.frozen import frozen_dataclass, mutable_dataclass
 
 _CONTAINERS: list[type] = []
 
@@ -189,7 +189,7 @@ def decode_rows(blobs: list[bytes], layout: list[str]) -> tuple[np.ndarray, list
     return seq, out
 
 
-@dataclass
+@mutable_dataclass
 class NativeSnapshot:
     """What a generic operator returns for an incremental (rocksdb) checkpoint.
 

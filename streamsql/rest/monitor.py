@@ -20,15 +20,17 @@ import sys
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from runtime.frozen import mutable_dataclass
 
 SAMPLE_INTERVAL_S = 0.05
 RATE_WINDOW_S = 2.0
 HISTORY_SIZE = 50
 
 
-@dataclass
+@mutable_dataclass
 class CheckpointRecord:
     """One checkpoint or savepoint as Flink's `/jobs/:id/checkpoints` history lists it."""
 
@@ -62,7 +64,7 @@ class CheckpointRecord:
         }
 
 
-@dataclass
+@mutable_dataclass
 class NodeStats:
     """Sampled statistics of one node (operator) of a job."""
 

@@ -44,7 +44,7 @@ from __future__ import annotations
 import pickle
 import socket
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from runtime.checkpoint import format as state_format
@@ -55,6 +55,7 @@ from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.plan import RESULT_EDGE, Edge, ParallelPlan
 from runtime.executor.task import TaskRunner
 from runtime.executor.task_state import state_names
+from runtime.frozen import mutable_dataclass
 from runtime.graph import JobGraph
 from runtime.operators.sink import SinkOperator
 from runtime.spill import SpilledStateError
@@ -62,7 +63,7 @@ from runtime.spill import SpilledStateError
 SOURCES = (-1, -1)  # the pseudo input of a stage's source nodes
 
 
-@dataclass
+@mutable_dataclass
 class Stage:
     """Nodes of one worker joined by forward edges; `inputs`: routed edges into it;
     `outputs`: routed edges out of it (to workers or the parent)."""

@@ -36,7 +36,7 @@ import socket
 import time
 from collections import deque
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from runtime.checkpoint import format as state_format
@@ -57,6 +57,7 @@ from runtime.config.core import MAX_PARALLELISM
 from runtime.executor.parallel import channels as ch
 from runtime.executor.parallel.plan import ParallelPlan
 from runtime.executor.task_state import check_claims, state_names
+from runtime.frozen import mutable_dataclass
 from runtime.graph import BATCH, JobGraph
 from runtime.operators.base import Operator, Output
 from runtime.state.keygroups import key_group_range
@@ -65,7 +66,7 @@ from runtime.state.options import backend_kind
 Frame = tuple[int, int, int, bytes]  # (worker, kind, edge, payload)
 
 
-@dataclass
+@mutable_dataclass
 class InFlight:
     """A checkpoint triggered and not yet acknowledged by every participant."""
 

@@ -18,10 +18,10 @@ single one; a graph where it is not cannot run at parallelism > 1 and is refused
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from runtime.errors import JobError
-from runtime.frozen import frozen_dataclass
+from runtime.frozen import frozen_dataclass, mutable_dataclass
 from runtime.graph import JobGraph, Node
 from runtime.operators.spec import SINGLE, spec_for
 from runtime.operators.union import EXCHANGE, FORWARD, HASH, REBALANCE, SINGLE_DISTRIBUTION, ExchangeParams
@@ -53,7 +53,7 @@ class Edge:
         return n if self.parallelism is None else max(1, min(self.parallelism, n))
 
 
-@dataclass
+@mutable_dataclass
 class ParallelPlan:
     """The routed edges, the nodes run by the parent, and for every node the routed
     edges its output reaches before crossing a process boundary (a batch consumed at
