@@ -144,6 +144,27 @@ def upsert_keys(node: PhysicalNode) -> UpsertKeys:
     return visit(node)
 
 
+def upsert_materialize(sink: PhysicalNode, setting: str) -> tuple[bool, tuple[int, ...]]:
+    """Whether the sink gets a SinkMaterializer (`table.exec.sink.upsert-materialize` =
+    `setting`), as Flink's analyzeUpsertMaterializeStrategy decides: FORCE, for a sink with a
+    PRIMARY KEY; AUTO, also only for an updating input none of whose upsert keys lies within
+    the PRIMARY KEY (a join's, or a projection that drops the updates' key); NONE never. With
+    it, the input's smallest upsert key (by which the materializer matches rows; () for none)."""
+    p = SinkParams.of(sink)
+    child = sink.inputs[0]
+    names = [f.name for f in p.schema]
+    if setting == "NONE" or not p.primary_key or not all(k in names for k in p.primary_key):
+        return False, ()
+    keys = upsert_keys(child) or frozenset()
+    smallest = min(keys, key=lambda k: (len(k), sorted(k)), default=frozenset())
+    if setting == "AUTO":
+        pk = {names.index(k) for k in p.primary_key}
+        accepted = sink_changelog_mode(p)
+        if is_insert_only(child.changelog_mode) or accepted == "I" or any(k <= pk for k in keys):
+            return False, ()
+    return True, tuple(sorted(smallest))
+
+
 def sink_wants_update_before(sink: PhysicalNode) -> tuple[bool, ...]:
     """What a sink asks of its updating input, in order of preference (Flink's
     inferSinkRequiredTraits): a retract sink (print, a changelog format) wants -U; an upsert

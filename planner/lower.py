@@ -10,6 +10,7 @@ from planner.physical import PhysicalNode
 from runtime.config.core import job_parallelism
 from runtime.connectors.base import get_connector
 from runtime.graph import JobGraph, Node
+from runtime.operators.sink import SinkParams
 from runtime.operators.source import TableSourceScanParams
 
 
@@ -29,6 +30,8 @@ def lower(
         if id(n) in ids:
             return ids[id(n)]
         inputs = tuple(visit(i) for i in n.inputs)
+        if isinstance(n.params, SinkParams) and n.params.upsert_materialize and n.inputs[0].changelog_mode != "I":
+            inputs = (visit(_materializer(n)),)
         nid = len(nodes)
         nodes.append(
             Node(
@@ -50,6 +53,20 @@ def lower(
     _check_exclusive_readers(nodes)
     result = ids[id(result_root)] if result_root is not None else None
     return JobGraph(nodes=tuple(nodes), mode=mode, config=dict(config), result_node=result, name=name)
+
+
+def _materializer(sink: PhysicalNode) -> PhysicalNode:
+    """The SinkMaterializer between a Sink planned with `upsert_materialize` and its input:
+    Flink builds it inside the sink's transformation (EXPLAIN shows only the Sink's
+    `upsertMaterialize=[true]`); here it is a node of its own, keyed on the PRIMARY KEY."""
+    from runtime.operators.sink_materializer import SinkMaterializerParams
+
+    p = SinkParams.of(sink)
+    child = sink.inputs[0]
+    names = [f.name for f in p.schema]
+    params = SinkMaterializerParams(tuple(names.index(k) for k in p.primary_key), p.upsert_key)
+    node = PhysicalNode.of(params, (child,), child.fields)
+    return node.with_mode("I,UA,D", (child,))
 
 
 def _check_exclusive_readers(nodes: list[Node]) -> None:

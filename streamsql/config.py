@@ -46,6 +46,7 @@ OPTION_MODULES: tuple[str, ...] = (
     "planner.optimizer.phases",
     "planner.rules.ranking",
     "runtime.sink_constraints",
+    "runtime.operators.sink",
     "runtime.spill",
     "streamsql.environment",
     "streamsql.catalog_stores",

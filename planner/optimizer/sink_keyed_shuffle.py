@@ -22,6 +22,12 @@ parallelism, so the executors send its rows to that many writers. The input's pa
 is the job's (`parallelism.default`): streamsql runs every other operator at it. The same
 rules hold in BATCH mode.
 
+`table.exec.sink.upsert-materialize` (runtime/operators/sink.py): where Flink plans a
+SinkUpsertMaterializer (planner/changelog.py `upsert_materialize`), the Sink's params say
+so (EXPLAIN: `upsertMaterialize=[true]`), its input is hashed on exactly the PRIMARY KEY
+(unless it is distributed so already), and planner/lower.py puts the SinkMaterializer node
+(runtime/operators/sink_materializer.py) between that input and the Sink.
+
 Why here and not in the Sink's spec: whether the shuffle is needed depends on the input's
 changelog mode, known only after inference.
 """
@@ -30,13 +36,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from planner.changelog import upsert_materialize
 from planner.errors import SqlValidationError
 from planner.physical import PhysicalNode
 from runtime.config.core import SINK_KEYED_SHUFFLE, job_parallelism
 from runtime.expr.ir import Call, Expr, InputRef
 from runtime.graph import STREAMING
 from runtime.operators.calc import CalcParams
-from runtime.operators.sink import SINK, SinkParams
+from runtime.operators.sink import SINK, SINK_UPSERT_MATERIALIZE, SinkParams
 from runtime.operators.spec import ANY, spec_for
 from runtime.operators.union import EXCHANGE, FORWARD, REBALANCE, ExchangeParams
 
@@ -45,6 +52,7 @@ def keyed_sink_shuffle(plan: PhysicalNode, config: dict[str, str], mode: str) ->
     """`plan` with the keyed shuffles in front of its PRIMARY KEY sinks, and the Exchange in
     front of a sink whose 'sink.parallelism' differs from its input's (module docstring)."""
     setting = SINK_KEYED_SHUFFLE.get(config)
+    materialize = SINK_UPSERT_MATERIALIZE.get(config)
     input_parallelism = job_parallelism(config)
     memo: dict[int, PhysicalNode] = {}
 
@@ -54,11 +62,23 @@ def keyed_sink_shuffle(plan: PhysicalNode, config: dict[str, str], mode: str) ->
         inputs = tuple(visit(i) for i in n.inputs)
         out = replace(n, inputs=inputs) if inputs != n.inputs else n
         if n.is_kind(SINK):
+            if mode == STREAMING:
+                out = _with_upsert_materialize(out, materialize)
             out = _sink_exchange(out, setting, mode, input_parallelism)
         memo[id(n)] = out
         return out
 
     return visit(plan)
+
+
+def _with_upsert_materialize(sink: PhysicalNode, setting: str) -> PhysicalNode:
+    """The sink with `upsert_materialize` set where Flink plans a SinkUpsertMaterializer
+    (planner/changelog.py `upsert_materialize`; STREAMING only, as in Flink)."""
+    on, upsert_key = upsert_materialize(sink, setting)
+    if not on:
+        return sink
+    params = replace(SinkParams.of(sink), upsert_materialize=True, upsert_key=upsert_key)
+    return replace(sink, params=params)
 
 
 def _sink_exchange(sink: PhysicalNode, setting: str, mode: str, input_parallelism: int) -> PhysicalNode:
@@ -79,8 +99,12 @@ def _sink_exchange(sink: PhysicalNode, setting: str, mode: str, input_parallelis
                 "parallelism and the changelog mode is not insert-only, a primary key is required but could not be "
                 "found."
             )
+    # the SinkMaterializer keys its state on the PRIMARY KEY: rows hashed on exactly it (Flink keys by it always)
+    materialized = p.upsert_materialize and child.changelog_mode != "I"
     if differs:  # Flink: keyed unless NONE or one writer (AUTO and FORCE alike, as the parallelisms differ)
-        keyed = has_key and setting != "NONE" and p.parallelism != 1
+        keyed = has_key and (setting != "NONE" or materialized) and p.parallelism != 1
+    elif materialized:
+        keyed = distribution_columns(child) != {names.index(k) for k in p.primary_key}
     else:
         keyed = has_key and mode == STREAMING and _update_stream_needs_key(child, p, setting)
     if keyed:

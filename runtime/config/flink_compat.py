@@ -211,33 +211,32 @@ SINK_ROWTIME_INSERTER = (
         "record timestamp besides their columns (Kafka's `timestamp` metadata column sets it): no effect."
     )
 )
-SINK_UPSERT_MATERIALIZE = (
-    key("table.exec.sink.upsert-materialize")
-    .enum_type("NONE", "AUTO", "FORCE")
-    .default_value("AUTO")
-    .with_description(
-        "Flink adds a SinkUpsertMaterializer when shuffles may reorder a key's changes before an upsert sink. "
-        "streamsql keeps a key's changes in order up to the sink (table.exec.sink.keyed-shuffle), so it needs "
-        "none: no effect."
-    )
-)
 SINK_UPSERT_MATERIALIZE_HIGH = (
     key("table.exec.sink.upsert-materialize-strategy.adaptive.threshold.high")
     .long_type()
     .no_default_value()
-    .with_description("Flink's SinkUpsertMaterializer state layout; streamsql has no such operator: no effect.")
+    .with_description(
+        "Flink's SinkUpsertMaterializer state layout. streamsql's SinkMaterializer keeps one layout (each key's "
+        "rows in an Arrow table; the results are the same): no effect."
+    )
 )
 SINK_UPSERT_MATERIALIZE_LOW = (
     key("table.exec.sink.upsert-materialize-strategy.adaptive.threshold.low")
     .long_type()
     .no_default_value()
-    .with_description("Flink's SinkUpsertMaterializer state layout; streamsql has no such operator: no effect.")
+    .with_description(
+        "Flink's SinkUpsertMaterializer state layout. streamsql's SinkMaterializer keeps one layout (each key's "
+        "rows in an Arrow table; the results are the same): no effect."
+    )
 )
 SINK_UPSERT_MATERIALIZE_STRATEGY = (
     key("table.exec.sink.upsert-materialize-strategy.type")
     .enum_type("LEGACY", "MAP", "VALUE", "ADAPTIVE")
     .default_value("LEGACY")
-    .with_description("Flink's SinkUpsertMaterializer state layout; streamsql has no such operator: no effect.")
+    .with_description(
+        "Flink's SinkUpsertMaterializer state layout. streamsql's SinkMaterializer keeps one layout (each key's "
+        "rows in an Arrow table; the results are the same): no effect."
+    )
 )
 SORT_ASYNC_MERGE = (
     key("table.exec.sort.async-merge-enabled")

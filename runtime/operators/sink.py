@@ -21,6 +21,7 @@ from runtime.batch import ROW_KIND, data_width
 from runtime.checkpoint.rescale import OldStates, load_state
 from runtime.checkpoint.twophase import is_two_phase
 from runtime.config.core import MAX_PARALLELISM, job_parallelism
+from runtime.config.options import key
 from runtime.connectors.base import SINK_SUBTASKS, SUBTASK_INDEX, Sink, SourceContext, get_connector
 from runtime.errors import ConnectorError, file_access_error, is_file_error
 from runtime.frozen import frozen_dataclass
@@ -52,7 +53,11 @@ ORIGIN_SUBTASK = b"streamsql.origin-subtask"
 class SinkParams(OperatorParams):
     """Write to table `table` through `connector` with its `options`; `schema` is the sink
     table's columns, `primary_key` its declared PRIMARY KEY (upsert sinks key on it),
-    `parallelism` its 'sink.parallelism' (None: one writer per subtask of the job)."""
+    `parallelism` its 'sink.parallelism' (None: one writer per subtask of the job).
+    `upsert_materialize`: a SinkMaterializer keyed on the PRIMARY KEY runs in front of the
+    writer (runtime/operators/sink_materializer.py; planned as Flink plans it,
+    `SINK_UPSERT_MATERIALIZE`), comparing rows by `upsert_key` (input columns of the
+    input's smallest upsert key; empty: the whole row)."""
 
     table: str
     connector: str
@@ -60,6 +65,23 @@ class SinkParams(OperatorParams):
     schema: tuple[Field, ...]
     primary_key: tuple[str, ...] = ()
     parallelism: int | None = None
+    upsert_materialize: bool = False
+    upsert_key: tuple[int, ...] = ()
+
+
+SINK_UPSERT_MATERIALIZE = (
+    key("table.exec.sink.upsert-materialize")
+    .enum_type("NONE", "AUTO", "FORCE")
+    .default_value("AUTO")
+    .with_description(
+        "Flink's SinkUpsertMaterializer in front of a sink with a PRIMARY KEY (STREAMING). It keeps, per key, "
+        "the input rows that back the sink's row, so that a -U/-D of one of them does not delete a row another "
+        "one still backs (a join or a projection whose updates are keyed otherwise than the sink). `AUTO`: when "
+        "the input is an update stream and none of its upsert keys lies within the PRIMARY KEY, as Flink decides; "
+        "`FORCE`: for every update stream into a sink with a PRIMARY KEY; `NONE`: never (each change is applied "
+        "by key as it comes). EXPLAIN shows `upsertMaterialize=[true]` on the Sink."
+    )
+)
 
 
 def writer_subtasks(parallelism: int | None, subtask_index: int, subtask_count: int) -> list[int]:
@@ -308,7 +330,10 @@ class SinkSpec(OperatorSpec[SinkParams]):
 
     def explain(self, node: PlanView) -> list[str]:
         in_names = [f.name for f in node.inputs[0].fields]
-        return [f"table=[{self.params(node).table}]", f"fields=[{', '.join(in_names)}]"]
+        out = [f"table=[{self.params(node).table}]", f"fields=[{', '.join(in_names)}]"]
+        if self.params(node).upsert_materialize:
+            out.append("upsertMaterialize=[true]")  # Flink's StreamPhysicalSink
+        return out
 
     def explain_changelog(self, node: PlanView) -> str:
         return "NONE"

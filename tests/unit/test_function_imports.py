@@ -89,6 +89,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("planner/physical.py", "runtime.operators.session_tvf"): (1, _START_UP),
     ("planner/optimizer/mini_batch.py", "runtime.operators.mini_batch"): (1, _START_UP),
     ("planner/changelog.py", "runtime.operators.drop_update_before"): (1, _START_UP),
+    ("planner/lower.py", "runtime.operators.sink_materializer"): (1, _START_UP),  # upsert sinks keyed otherwise
     ("planner/optimizer/sink_keyed_shuffle.py", "runtime.operators.changelog_normalize"): (1, _START_UP),
     ("planner/optimizer/sink_keyed_shuffle.py", "runtime.operators.group_agg"): (1, _START_UP),
     ("planner/optimizer/split_distinct.py", "runtime.operators.expand"): (1, _START_UP),
