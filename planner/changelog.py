@@ -81,10 +81,10 @@ def _infer_batch(n: PhysicalNode, inputs: tuple[PhysicalNode, ...]) -> str:
 
 
 def _infer(n: PhysicalNode, inputs: tuple[PhysicalNode, ...], mode: str) -> str:
+    if mode == BATCH:  # (a changelog reaching a BATCH sink is refused as a source's, as Flink does)
+        return _infer_batch(n, inputs)
     if n.is_kind(SINK):
         check_sink_changelog(n, inputs[0])
-    if mode == BATCH:
-        return _infer_batch(n, inputs)
     op = n.operator
     in_modes = [i.changelog_mode for i in inputs]
     spec = spec_for(op)
