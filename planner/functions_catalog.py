@@ -292,8 +292,20 @@ class FunctionCatalog:
             self._loaded[key] = definition_of(name, _import_function(name, found[0]), False, False, found[0])
         return self._loaded[key]
 
-    def names(self) -> list[str]:
-        return sorted(set(self._system) | set(self._temporary) | set(self._permanent) | self._stored_names())
+    def names(self, database: tuple[str, str] | None = None) -> list[str]:
+        """The user functions' names: temporary system and temporary ones, and the permanent
+        ones of the current database or, given, of (catalog, database) (SHOW FUNCTIONS FROM)."""
+        current = self._catalogs is not None and database == (
+            self._catalogs.current_catalog,
+            self._catalogs.current_database,
+        )
+        if database is None or current:
+            stored = set(self._permanent) | self._stored_names()
+        else:
+            store = self._catalogs.catalogs.get(database[0]) if self._catalogs is not None else None
+            found = store is not None and store.get_database(database[1]) is not None
+            stored = set(store.list_functions(database[1])) if found else set()
+        return sorted(set(self._system) | set(self._temporary) | stored)
 
 
 _CURRENT: contextvars.ContextVar[FunctionCatalog | None] = contextvars.ContextVar("streamsql_functions", default=None)

@@ -674,17 +674,32 @@ class Catalog:
     def rename_table(self, table_path: ObjectPath, new_table_name: str, ignore_if_not_exists: bool) -> None:
         if ignore_if_not_exists and not self.table_exists(table_path):
             return
+        is_view = table_path.get_object_name() in self.list_views(table_path.get_database_name())
         new_path = ObjectPath(table_path.get_database_name(), new_table_name)
-        self._run(f"ALTER TABLE {self._obj(table_path)} RENAME TO {self._obj(new_path)}")
+        kind = "VIEW" if is_view else "TABLE"
+        self._run(f"ALTER {kind} {self._obj(table_path)} RENAME TO {self._obj(new_path)}")
 
     def alter_table(self, table_path: ObjectPath, new_table: CatalogBaseTable, ignore_if_not_exists: bool) -> None:
-        if ignore_if_not_exists and not self.table_exists(table_path):
-            return
-        options = new_table.get_options()
-        if options:
-            self._run(
-                f"ALTER TABLE {self._obj(table_path)} SET ({', '.join(f'{_sql_string(k)} = {_sql_string(v)}' for k, v in options.items())})"
+        """Replaces the table's or view's definition with `new_table` (Flink's
+        GenericInMemoryCatalog.alterTable: schema, options, comment, partition keys; a view's
+        query), which must be of the same kind."""
+        if not self.table_exists(table_path):
+            if ignore_if_not_exists:
+                return
+            raise CatalogException(f"Table (or view) {table_path} does not exist in Catalog {self._name}.")
+        existing = (
+            "VIEW" if table_path.get_object_name() in self.list_views(table_path.get_database_name()) else "TABLE"
+        )
+        kind = new_table.get_table_kind()
+        if existing != kind:
+            raise CatalogException(
+                f"Table types don't match. Existing table is '{existing}' and new table is '{kind}'."
             )
+        if kind == "VIEW":
+            self._run(f"ALTER VIEW {self._obj(table_path)} AS {new_table._d['query']}")
+            return
+        self._run(f"DROP TABLE {self._obj(table_path)}")
+        self.create_table(table_path, new_table, False)
 
     # functions
     def list_functions(self, database_name: str) -> list[str]:

@@ -602,11 +602,12 @@ HANDLERS: dict[type, Callable[[Any, Any], TableResult]] = {
 def show_functions(env: TableEnvironment, stmt: Show) -> TableResult:
     """SHOW [USER] FUNCTIONS [FROM|IN [c.]db] [[NOT] [I]LIKE p]: built-ins (not for USER)
     and the user functions, lower-case and sorted, as Flink lists them."""
+    scope: tuple[str, str] | None = None
     if stmt.scope:
-        catalog, database = _database_path(env.catalog, stmt, stmt.scope)
-        if env.catalog.catalogs[catalog].get_database(database) is None:
-            raise _err(stmt, f"Database `{catalog}`.`{database}` doesn't exist.")
-    user = set(env._functions().names())  # noqa: SLF001 - the session's function catalog
+        scope = _database_path(env.catalog, stmt, stmt.scope)
+        if env.catalog.catalogs[scope[0]].get_database(scope[1]) is None:
+            raise _err(stmt, f"Database `{scope[0]}`.`{scope[1]}` doesn't exist.")
+    user = set(env._functions().names(scope))  # noqa: SLF001 - the session's function catalog
     names = user if stmt.what == "USER FUNCTIONS" else set(function_names()) | user
     return _strings("function name", _filter(sorted(names), stmt))
 

@@ -391,6 +391,78 @@ def test_catalog_api_databases_tables_views(tmp_path: Path) -> None:
     assert not catalog.table_exists(ObjectPath("mydb", "copy2"))
 
 
+def test_catalog_api_views_and_alter(tmp_path: Path) -> None:
+    """The page's view operations (create_view, alter_table, rename_table, drop_table) and
+    alter_table of a table, which replaces the definition as Flink's in-memory catalog does
+    (before: a view was not altered, nor renamed, and a table's new options were merged into
+    the old ones)."""
+    from streamsql import DataTypes, Schema
+    from streamsql.catalog import CatalogBaseTable, CatalogException
+
+    t_env = _catalog_env()
+    t_env.execute_sql("CREATE DATABASE mycat.mydb")
+    catalog = t_env.get_catalog("mycat")
+    t_env.execute_sql(
+        "CREATE TABLE mycat.mydb.mytable (name STRING, age INT) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{tmp_path}', 'format' = 'csv')"
+    )
+    schema = Schema.new_builder().column("name", DataTypes.STRING()).column("age", DataTypes.INT()).build()
+    view = CatalogBaseTable.create_view(
+        original_query="select * from mycat.mydb.mytable",
+        expanded_query="select * from mycat.mydb.mytable",
+        schema=schema,
+        properties={},
+        comment="This is a view",
+    )
+    catalog.create_table(ObjectPath("mydb", "myview"), view, False)
+    narrower = CatalogBaseTable.create_view(
+        "select name from mycat.mydb.mytable", "select name from mycat.mydb.mytable", schema, {}, "v2"
+    )
+    catalog.alter_table(ObjectPath("mydb", "myview"), narrower, False)
+    assert [f.name for f in t_env.from_path("mycat.mydb.myview").get_schema()] == ["name"]
+    catalog.rename_table(ObjectPath("mydb", "myview"), "my_new_view", False)
+    assert catalog.list_views("mydb") == ["my_new_view"]
+    with pytest.raises(CatalogException, match="Table types don't match. Existing table is 'VIEW'"):
+        catalog.alter_table(ObjectPath("mydb", "my_new_view"), CatalogBaseTable.create_table(schema), False)
+    catalog.drop_table(ObjectPath("mydb", "my_new_view"), False)
+    assert catalog.list_views("mydb") == []
+    replaced = CatalogBaseTable.create_table(schema=schema, properties={"connector": "datagen"}, comment="my comment")
+    catalog.alter_table(ObjectPath("mydb", "mytable"), replaced, False)
+    table = catalog.get_table(ObjectPath("mydb", "mytable"))
+    assert table.get_options() == {"connector": "datagen"} and table.get_comment() == "my comment"
+    catalog.alter_table(ObjectPath("mydb", "missing"), replaced, True)  # ignore_if_not_exists
+    with pytest.raises(CatalogException, match="does not exist in Catalog mycat"):
+        catalog.alter_table(ObjectPath("mydb", "missing"), replaced, False)
+
+
+def test_catalog_api_functions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page's function operations; list_functions / function_exists (SHOW USER FUNCTIONS
+    FROM db) listed the current database's functions instead of the named one's."""
+    from streamsql.catalog import CatalogFunction
+
+    (tmp_path / "page_udfs.py").write_text(
+        "from streamsql import DataTypes\nfrom streamsql.udf import udf\n\n\n"
+        "@udf(result_type=DataTypes.STRING())\ndef shout(s):\n    return s.upper()\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    t_env = _catalog_env()
+    t_env.execute_sql("CREATE DATABASE mycat.mydb")
+    catalog = t_env.get_catalog("mycat")
+    catalog.create_function(ObjectPath("mydb", "myfunc"), CatalogFunction.create_instance("page_udfs.shout"), False)
+    assert catalog.function_exists(ObjectPath("mydb", "myfunc"))
+    assert catalog.list_functions("mydb") == ["myfunc"]
+    assert catalog.get_function(ObjectPath("mydb", "myfunc")).get_class_name() == "page_udfs.shout"
+    assert [tuple(r) for r in t_env.execute_sql("SELECT mycat.mydb.myfunc('a')").collect()] == [("A",)]
+    assert cells_of(t_env, "SHOW USER FUNCTIONS FROM mycat.mydb") == ["myfunc"]
+    assert cells_of(t_env, "SHOW USER FUNCTIONS") == []  # the current database has none
+    catalog.drop_function(ObjectPath("mydb", "myfunc"), False)
+    assert not catalog.function_exists(ObjectPath("mydb", "myfunc"))
+
+
+def cells_of(t_env: TableEnvironment, sql: str) -> list[str]:
+    return [str(r[0]) for r in t_env.execute_sql(sql).collect()]
+
+
 def test_file_catalog_store_keeps_catalogs_across_sessions(tmp_path: Path) -> None:
     """`table.catalog-store.kind` = file: CREATE CATALOG writes `<name>.yaml` (its options),
     the next session registers it, DROP CATALOG removes the file."""
