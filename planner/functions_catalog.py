@@ -303,8 +303,9 @@ class FunctionCatalog:
             stored = set(self._permanent) | self._stored_names()
         else:
             store = self._catalogs.catalogs.get(database[0]) if self._catalogs is not None else None
-            found = store is not None and store.get_database(database[1]) is not None
-            stored = set(store.list_functions(database[1])) if found else set()
+            stored = set()
+            if store is not None and store.get_database(database[1]) is not None:
+                stored = set(store.list_functions(database[1]))
         return sorted(set(self._system) | set(self._temporary) | stored)
 
 
