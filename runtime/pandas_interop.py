@@ -156,3 +156,33 @@ def arrow_input(values: Any) -> Any:
     ):
         return values.to_numpy()
     return values
+
+
+def pandas_argument(array: pa.Array) -> Any:
+    """A pandas function's argument as PyFlink passes it: a Series, and for a ROW a
+    DataFrame with one column per field (so `x.name` of the whole-row argument of a pandas
+    `map` or `aggregate` works). A nested ROW field stays a Series of dicts, as in PyFlink."""
+    if not pa.types.is_struct(array.type):
+        return to_series(array)
+    pd = import_pandas()
+    columns = [to_series(f).rename(array.type.field(i).name) for i, f in enumerate(array.flatten())]
+    if not columns:
+        return pd.DataFrame(index=range(len(array)))
+    return pd.concat(columns, axis=1)
+
+
+def is_data_frame(values: Any) -> bool:
+    """Whether a function returned a pandas DataFrame (without importing pandas for it)."""
+    return type(values).__name__ == "DataFrame" and type(values).__module__.startswith("pandas")
+
+
+def struct_from_frame(frame: Any, target: pa.DataType) -> pa.Array:
+    """A pandas function's DataFrame result for a ROW type: its columns, by position, are
+    the ROW's fields (PyFlink's row-based `map` with a pandas function returns one)."""
+    if frame.shape[1] != target.num_fields:
+        raise TypeError(f"a DataFrame of {frame.shape[1]} columns for a ROW of {target.num_fields} fields")
+    arrays = [
+        pa.array(arrow_input(frame.iloc[:, i]), type=target.field(i).type, from_pandas=True)
+        for i in range(target.num_fields)
+    ]
+    return pa.StructArray.from_arrays(arrays, fields=list(target))

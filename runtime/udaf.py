@@ -26,7 +26,7 @@ from runtime.checkpoint.format import register_state_type
 from runtime.data_view import ListView, MapView
 from runtime.errors import JobError, user_code
 from runtime.map_values import python_column
-from runtime.pandas_interop import import_pandas
+from runtime.pandas_interop import import_pandas, pandas_argument
 from runtime.plan_params import AggCallParams
 from runtime.row import Row, RowKind, arrow_value, python_values
 from runtime.types import DataType
@@ -142,16 +142,76 @@ class PandasUdafAcc(_UdafBase):
     def results(self, slots: np.ndarray) -> pa.Array:
         pd = import_pandas()  # pandas UDAF: the session's pandas guard ends (runtime/pandas_interop.py)
 
-        fn = self.spec.call_target()
+        fn = self.spec.func
+        call = _pandas_aggregate_call(fn) if implements(fn, "accumulate") else self.spec.call_target()
+        types = self._argument_types()
         out = []
         with user_code(self.name, "on a group"):
             for s in slots.tolist():  # one vectorized call per group
                 rows = self.state[s] or []
-                series = [
-                    pd.Series([r[j] for r in rows], dtype=object).infer_objects() for j in range(len(self.arg_types))
-                ]
-                out.append(fn(*series))
+                series = [_group_column(pd, [r[j] for r in rows], types[j]) for j in range(len(self.arg_types))]
+                out.append(call(*series))
         return self._result_array(out)
+
+    def _argument_types(self) -> list[DataType | None]:
+        recorded = self.params.get("arg_types")
+        types: list[DataType | None] = [DataType.from_json(t) for t in json.loads(recorded)] if recorded else []
+        return types if len(types) == len(self.arg_types) else [None] * len(self.arg_types)
+
+
+def _group_column(pd: Any, values: list[Any], data_type: DataType | None) -> Any:
+    """A group's values of one argument as PyFlink's pandas aggregate functions get them: a
+    Series, and for a ROW (the whole row of a bare function in `aggregate`) a DataFrame with
+    a column per field."""
+    if data_type is not None and data_type.name == "ROW":
+        columns = list(data_type.field_names)
+        frame = pd.DataFrame([tuple(v) if v is not None else (None,) * len(columns) for v in values], columns=columns)
+        return frame.infer_objects()
+    return pd.Series(values, dtype=object).infer_objects()
+
+
+def _pandas_aggregate_call(fn: Any) -> Any:
+    """An AggregateFunction given to `udaf(..., func_type="pandas")`: PyFlink calls
+    `accumulate(acc, *series)` once with the group's columns, then `get_value(acc)`."""
+
+    def call(*series: Any) -> Any:
+        acc = fn.create_accumulator()
+        fn.accumulate(acc, *series)
+        return fn.get_value(acc)
+
+    return call
+
+
+def frame_aggregate(call: AggCallParams, args: list[pa.Array], lo: np.ndarray, hi: np.ndarray) -> pa.Array:
+    """A Python aggregate function in an OVER window: for each row i, the function over the
+    rows lo[i]..hi[i] (inclusive) of `args` (the arguments in partition-then-order
+    sequence). A pandas function gets the frame's columns as Series (a ROW as a DataFrame),
+    a general one accumulates the frame's rows. Rows with the same frame share one call (an
+    unbounded frame is one call per partition)."""
+    acc = create_udaf_accumulator(call, [a.type for a in args], retract=False)
+    assert isinstance(acc, _UdafBase)
+    spec, name = acc.spec, acc.name
+    fn = spec.func
+    out: list[Any] = []
+    done: dict[tuple[int, int], Any] = {}
+    if spec.func_type == "pandas":
+        call_fn = _pandas_aggregate_call(fn) if implements(fn, "accumulate") else spec.call_target()
+        with user_code(name, "on a window frame"):
+            for a, b in zip(lo.tolist(), hi.tolist(), strict=True):  # one vectorized call per distinct frame
+                if (a, b) not in done:
+                    done[(a, b)] = call_fn(*(pandas_argument(c.slice(a, b - a + 1)) for c in args))
+                out.append(done[(a, b)])
+        return acc._result_array(out)
+    cols = acc._python_args(args)
+    with user_code(name, "on a window frame"):
+        for a, b in zip(lo.tolist(), hi.tolist(), strict=True):  # per frame: a Python AggregateFunction
+            if (a, b) not in done:
+                state = fn.create_accumulator()
+                for r in range(a, b + 1):
+                    fn.accumulate(state, *(c[r] for c in cols))
+                done[(a, b)] = fn.get_value(state)
+            out.append(done[(a, b)])
+    return acc._result_array(out)
 
 
 def create_udaf_accumulator(call: AggCallParams, arg_types: list[pa.DataType], retract: bool) -> Accumulator:

@@ -24,6 +24,8 @@ from typing import Any
 
 from runtime.errors import user_code, user_traceback
 from runtime.frozen import mutable_dataclass
+from runtime.udf_metrics import MetricGroup
+from runtime.udf_options import GLOBAL_JOB_PARAMETERS, METRIC_ENABLED
 
 SPEC_ATTR = "_streamsql_udf_spec"
 
@@ -61,8 +63,9 @@ class UdfSpec:
 
 class FunctionContext:
     """What a function's `open(function_context)` receives (PyFlink's FunctionContext):
-    global job parameters and the task it runs in. Metrics are not collected for Python
-    functions, so `get_metric_group` raises as PyFlink does with metrics disabled."""
+    the global job parameters (`pipeline.global-job-parameters`), the task it runs in and a
+    metric group (runtime.udf_metrics: kept in this process, not exported), or none when
+    `python.metric.enabled` is false (`get_metric_group` then raises as PyFlink does)."""
 
     def __init__(
         self,
@@ -86,7 +89,9 @@ class FunctionContext:
 
     def get_metric_group(self) -> Any:
         if self._base_metric_group is None:
-            raise RuntimeError("Metrics are not collected for Python functions in streamsql.")
+            raise RuntimeError(
+                "Metric has not been enabled. You can enable metric with the 'python.metric.enabled' configuration."
+            )
         return self._base_metric_group
 
     def get_job_parameter(self, key: str, default_value: str) -> str:
@@ -111,14 +116,29 @@ class FunctionContext:
         return self._attempt_number
 
 
+def job_parameters(config: dict[str, str]) -> dict[str, str]:
+    """`pipeline.global-job-parameters` (Flink's map form `k1:v1,k2:v2`) as a dict."""
+    text = GLOBAL_JOB_PARAMETERS.get(config) or ""
+    out: dict[str, str] = {}
+    for item in text.split(","):
+        k, sep, v = item.partition(":")
+        if sep and k.strip():
+            out[k.strip().strip("'\"")] = v.strip().strip("'\"")
+    return out
+
+
 def _open(spec: UdfSpec) -> None:
     """Call the function object's `open(FunctionContext)` once, before its first use (as
-    PyFlink does per task)."""
+    PyFlink does per task), with the running job's parameters and a metric group."""
     opener = getattr(spec.func, "open", None)
     if callable(opener) and not isinstance(spec.func, type):
         name = spec.name or "udf"
+        config = _JOB_CONFIG
+        metrics = METRIC_ENABLED.get(config)
         opener(
             FunctionContext(
+                base_metric_group=MetricGroup() if metrics else None,
+                job_parameters=job_parameters(config),
                 task_name=name,
                 task_name_with_subtasks=f"{name} (1/1)",
                 number_of_parallel_subtasks=1,
@@ -218,14 +238,19 @@ def import_object(path: str) -> Any:
 
 
 _ACTIVE_TASKS = 0
+# The configuration of the job whose tasks run in this process: what `open()` hands a
+# function (job parameters, whether metrics are on).
+_JOB_CONFIG: dict[str, str] = {}
 
 
-def task_started() -> None:
+def task_started(config: dict[str, str] | None = None) -> None:
     """A task of a job starts in this process (`TaskRunner.open`): functions it resolves
-    stay open until every task of the process has ended."""
-    global _ACTIVE_TASKS
+    stay open until every task of the process has ended. `config`: the job's configuration."""
+    global _ACTIVE_TASKS, _JOB_CONFIG
     with _LOCK:
         _ACTIVE_TASKS += 1
+        if config is not None:
+            _JOB_CONFIG = dict(config)
 
 
 def task_ended() -> None:

@@ -35,6 +35,7 @@ OPTION_MODULES: tuple[str, ...] = (
     "runtime.config.core",
     "runtime.config.flink_compat",
     "runtime.functions.async_options",
+    "runtime.udf_options",
     "runtime.checkpoint.options",
     "runtime.state.options",
     "runtime.state.ttl",

@@ -265,6 +265,19 @@ class TableSchema(tuple):  # noqa: SLOT001 - a tuple of Fields, with PyFlink's T
         return None
 
     def __str__(self) -> str:
+        """Flink's (legacy) TableSchema text, as PyFlink prints `table.get_schema()`."""
+        return "root\n" + "".join(f" |-- {f.name}: {f.type}\n" for f in self)
+
+    def resolved(self) -> ResolvedTableSchema:
+        """The same columns printing as Flink's ResolvedSchema (`get_resolved_schema()`)."""
+        return ResolvedTableSchema(self)
+
+
+class ResolvedTableSchema(TableSchema):
+    """What `get_resolved_schema()` returns: prints as Flink's ResolvedSchema does (the
+    text of `Table.print_schema()`)."""
+
+    def __str__(self) -> str:
         lines = [f"  `{f.name}` {f.type}" for f in self]
         return "(\n" + ",\n".join(lines) + "\n)"
 

@@ -544,12 +544,17 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
 
     def create_temporary_function(self, path: str, function: Any) -> None:
         """Register a Python UDF (made with streamsql.udf.udf / udtf / udaf) under `path`;
-        replaces a temporary function of the same name. See docs/udf.md."""
-        self._functions().create(path.split(".")[-1], function, temporary=True)
+        replaces a temporary function of the same name. See docs/udf.md. A bare
+        AggregateFunction / TableAggregateFunction object is wrapped by its own types."""
+        from streamsql.udf import wrap_function_object
+
+        self._functions().create(path.split(".")[-1], wrap_function_object(function), temporary=True)
 
     def create_temporary_system_function(self, name: str, function: Any) -> None:
         """Like create_temporary_function, but shadows built-in functions of the same name."""
-        self._functions().create(name, function, temporary=True, system=True)
+        from streamsql.udf import wrap_function_object
+
+        self._functions().create(name, wrap_function_object(function), temporary=True, system=True)
 
     def drop_temporary_function(self, path: str) -> bool:
         return bool(self._functions().drop(path.split(".")[-1], temporary=True, if_exists=True))

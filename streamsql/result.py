@@ -211,8 +211,11 @@ class TableResult:
     def get_result_kind(self) -> ResultKind:
         return self.kind
 
-    def get_table_schema(self) -> tuple[Field, ...]:
-        return self.fields
+    def get_table_schema(self) -> TableSchema:
+        """The result's columns (PyFlink's TableSchema; still a tuple of Fields)."""
+        from streamsql.descriptors import TableSchema
+
+        return TableSchema(self.fields)
 
     def get_job_client(self) -> JobClient | None:
         """PyFlink's JobClient of the job behind this result (None for DDL and queries that
@@ -224,7 +227,7 @@ class TableResult:
     def get_resolved_schema(self) -> TableSchema:
         from streamsql.descriptors import TableSchema
 
-        return TableSchema(self.fields)
+        return TableSchema(self.fields).resolved()
 
     def wait(self, timeout_ms: int | None = None) -> None:
         if self.job is not None:

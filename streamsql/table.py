@@ -226,6 +226,7 @@ class Table:
         return self._join(right, "FULL JOIN", join_predicate)
 
     def _lateral(self, call: Expression, left: bool, condition: Any) -> Table:
+        call = self._whole_row_call(call)
         inner = call._inner if call._names and call._inner is not None else call
         fn = inner._render(self._ctx())
         alias = f" AS {quote(fresh_alias())}({', '.join(quote(n) for n in call._names)})" if call._names else ""
@@ -283,28 +284,51 @@ class Table:
         ]
         return self._derive(self._spec.wrapped().with_select(items))
 
-    def _row_argument(self) -> Expression:
-        """All columns as one named ROW value: what a bare UDF given to map / flat_map takes
-        (PyFlink passes the whole row)."""
-        fields = self._fields()
-        ctor = ", ".join(quote(f.name) for f in fields)
-        typ = ", ".join(f"{quote(f.name)} {type_sql(f.type)}" for f in fields)
+    def _row_argument(self, flatten_rows: bool = False) -> Expression:
+        """All columns as one named ROW value: what a bare UDF given to map / flat_map /
+        join_lateral / aggregate takes (PyFlink passes the whole row). `flatten_rows`: a
+        ROW column's fields take its place, as PyFlink's pandas functions see the row (one
+        DataFrame column per field: `x.c` of a column `b ROW<c, d>`)."""
+        items: list[tuple[str, str, Any]] = []
+        for f in self._fields():
+            if flatten_rows and f.type.name == "ROW":
+                items += [
+                    (f"{quote(f.name)}.{quote(n)}", n, t)
+                    for n, t in zip(f.type.field_names, f.type.children, strict=True)
+                ]
+            else:
+                items.append((quote(f.name), f.name, f.type))
+        ctor = ", ".join(text for text, _, _ in items)
+        typ = ", ".join(f"{quote(n)} {type_sql(t)}" for _, n, t in items)
         text = f"CAST(ROW({ctor}) AS ROW<{typ}>)"
         return Expression(lambda c: text)
+
+    def _whole_row_call(self, func: Any) -> Any:
+        """A bare UDF (not called) as PyFlink's row-based operations take it: called with
+        the whole input row (a `Row`, or one pandas DataFrame for a pandas function) and
+        named by the wrapper's `alias(...)`. Anything else is returned as it is."""
+        from runtime.udf_registry import spec_of
+
+        if isinstance(func, Expression):
+            return func
+        spec = spec_of(func)
+        if spec is None:
+            return func
+        call = udf_call(func, (self._row_argument(flatten_rows=spec.func_type == "pandas"),))
+        names = tuple(getattr(func, "_alias_names", ()))
+        return call.alias(*names) if names else call
 
     # ------------------------------------------------------------------ Python functions
     def map(self, func: Any) -> Table:
         """A scalar function applied to each row; a ROW result becomes the columns. A bare
         UDF (not called) receives the whole row as a `Row`."""
-        if not isinstance(func, Expression):
-            func = udf_call(func, (self._row_argument(),))
+        func = self._whole_row_call(func)
         return _flatten(self, self.select(func.alias("_r") if not func._names else func), func)
 
     def flat_map(self, func: Any) -> Table:
         """A table function applied to each row; its rows (only) form the result. A bare
         UDTF (not called) receives the whole row as a `Row`."""
-        if not isinstance(func, Expression):
-            func = udf_call(func, (self._row_argument(),))
+        func = self._whole_row_call(func)
         names = list(func._names) or _udtf_names(func)
         alias = fresh_alias()
         inner = func._inner if func._names and func._inner is not None else func
@@ -314,7 +338,9 @@ class Table:
         return self._derive(SelectSpec(from_=from_, select=tuple(f"{quote(alias)}.{quote(n)}" for n in names)))
 
     def aggregate(self, func: Expression) -> AggregatedTable:
-        return AggregatedTable(self, [], func)
+        """An aggregate function over the whole table; finish with `select(...)`. A bare
+        UDAF receives the whole row (a pandas one a DataFrame)."""
+        return AggregatedTable(self, [], self._whole_row_call(func))
 
     def flat_aggregate(self, func: Any) -> Table:
         """A Python table aggregate function (udtaf) over the whole table: its rows."""
@@ -385,10 +411,11 @@ class Table:
     def get_schema(self) -> TableSchema:
         return TableSchema(self._fields())
 
-    get_resolved_schema = get_schema
+    def get_resolved_schema(self) -> TableSchema:
+        return self.get_schema().resolved()
 
     def print_schema(self) -> None:
-        print(str(self.get_schema()))
+        print(str(self.get_resolved_schema()))
 
     def to_pandas(self) -> Any:
         return self.execute().to_pandas()
@@ -446,6 +473,39 @@ def _flatten(source: Table, projected: Table, func: Expression) -> Table:
     return projected
 
 
+def _aggregate_column(func: Expression) -> tuple[Expression, tuple[str, ...]]:
+    """The aggregate call of `aggregate(...)` under one column name, and the names its
+    result takes: the aliases (`agg.alias('c', 'd')`), else `f0` / a ROW type's field names."""
+    names = tuple(func._names)
+    inner = func._inner if names and func._inner is not None else func
+    return inner.alias("_agg$"), names
+
+
+def _flatten_last(table: Table, names: tuple[str, ...]) -> Table:
+    """Flink flattens the result of a row-based `aggregate`: a ROW value becomes one column
+    per field (named by the aliases, else the fields' names); a scalar keeps one column."""
+    fields = table._fields()
+    last = fields[-1]
+    keep = [quote(f.name) for f in fields[:-1]]
+    r = quote(last.name)
+    if last.type.name == "ROW":
+        out = names or tuple(last.type.field_names)
+        if len(out) != len(last.type.field_names):
+            raise SqlValidationError(
+                "List of column aliases must have same degree as table; the aggregate function returns "
+                f"{len(last.type.field_names)} columns, whereas the alias list has {len(out)} columns"
+            )
+        items = [f"{r}.{quote(f)} AS {quote(n)}" for f, n in zip(last.type.field_names, out, strict=True)]
+    else:
+        if len(names) > 1:
+            raise SqlValidationError(
+                f"List of column aliases must have same degree as table; the aggregate function returns 1 column, "
+                f"whereas the alias list has {len(names)} columns"
+            )
+        items = [f"{r} AS {quote(names[0] if names else 'f0')}"]
+    return table._derive(table._spec.wrapped().with_select([*keep, *items]))
+
+
 class GroupedTable:
     """`table.group_by(keys)`: finish with `select(...)` or `aggregate(udaf(...))`."""
 
@@ -460,7 +520,9 @@ class GroupedTable:
         return t._derive(t._spec.with_group(render_all(self._keys, ctx), items))
 
     def aggregate(self, func: Expression) -> AggregatedTable:
-        return AggregatedTable(self._table, self._keys, func)
+        """An aggregate function per group; a bare UDAF receives the whole row, grouping
+        keys included, as PyFlink passes it."""
+        return AggregatedTable(self._table, self._keys, self._table._whole_row_call(func))
 
     def flat_aggregate(self, func: Any) -> Table:
         """A Python table aggregate function (udtaf) per group: the keys and its rows."""
@@ -476,11 +538,11 @@ class AggregatedTable:
         self._table, self._keys, self._func = table, keys, func
 
     def select(self, *fields: Any) -> Table:
-        func = self._func if self._func._names else self._func.alias("f0")
+        func, names = _aggregate_column(self._func)
         grouped = GroupedTable(self._table, self._keys).select(*self._keys, func) if self._keys else None
         if grouped is None:
             grouped = self._table.select(func)
-        return grouped.select(*fields)
+        return _flatten_last(grouped, names).select(*fields)
 
 
 class GroupWindowedTable:
@@ -500,7 +562,7 @@ class WindowGroupedTable:
 
     def aggregate(self, func: Expression) -> WindowAggregatedTable:
         """An aggregate function (udaf) per window and key: finish with `select(...)`."""
-        return WindowAggregatedTable(self, func)
+        return WindowAggregatedTable(self, self._table._whole_row_call(func))
 
     def select(self, *fields: Any) -> Table:
         t = self._table
@@ -537,7 +599,7 @@ class WindowAggregatedTable:
         self._grouped, self._func = grouped, func
 
     def select(self, *fields: Any) -> Table:
-        func = self._func if self._func._names else self._func.alias("f0")
+        func, names = _aggregate_column(self._func)
         window = self._grouped._window.name
         keys = [k for k in self._grouped._keys if k._column != window]
-        return self._grouped.select(*keys, func).select(*fields)
+        return _flatten_last(self._grouped.select(*keys, func), names).select(*fields)

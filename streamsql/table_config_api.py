@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from runtime.config.options import key
 from runtime.state.ttl import STATE_TTL
+from runtime.udf_options import EXECUTABLE as PYTHON_EXECUTABLE
 from streamsql.common import Configuration
 from streamsql.modes import SqlDialect
 
@@ -38,15 +39,6 @@ PLAN_FORCE_RECOMPILE = (
     .with_description(
         "COMPILE PLAN overwrites an existing plan file (otherwise it fails, as in Flink); COMPILE AND "
         "EXECUTE PLAN compiles again instead of running the file's plan."
-    )
-)
-PYTHON_EXECUTABLE = (
-    key("python.executable")
-    .string_type()
-    .no_default_value()
-    .with_description(
-        "PyFlink's interpreter for Python functions; accepted for compatibility: streamsql runs functions "
-        "in its own process."
     )
 )
 
@@ -112,7 +104,8 @@ class TableConfigApi:
         self.set(MAX_GENERATED_CODE_LENGTH.key, str(int(max_generated_code_length)))
 
     def get_python_executable(self) -> str | None:
-        return PYTHON_EXECUTABLE.get(self)  # type: ignore[arg-type]
+        found = PYTHON_EXECUTABLE.find(self)  # type: ignore[arg-type]
+        return None if found is None else found[1]  # PyFlink: None unless set
 
     def set_python_executable(self, python_exec: str) -> None:
         self.set(PYTHON_EXECUTABLE.key, python_exec)

@@ -37,7 +37,7 @@ def _unpack(func: Any) -> tuple[Any, list[Expression] | None, tuple[str, ...]]:
         return wrapper, list(args), names
     if spec_of(func) is None:
         raise SqlValidationError("flat_aggregate takes a table aggregate function (streamsql.udf.udtaf)")
-    return func, None, names
+    return func, None, tuple(getattr(func, "_alias_names", ()))  # `udtaf(...).alias('b')`, as PyFlink names it
 
 
 def flat_aggregate(table: Table, keys: list[Expression], func: Any) -> Table:

@@ -145,8 +145,11 @@ def render_ctx(env: TableEnvironment, **kw: Any) -> RenderCtx:
 def register_udf(env: TableEnvironment, wrapper: Any) -> str:
     """The name `wrapper` is called by in `env`: its own name when that is free (or already
     this function), else the name with a numeric suffix. Registered on first use."""
-    names: dict[int, str] = env.__dict__.setdefault("_table_api_udfs", {})
-    known = names.get(id(wrapper))
+    # by id, holding the wrapper: a dead wrapper's id may be reused by a new one, which must
+    # not inherit its name (it would call the other function)
+    names: dict[int, tuple[Any, str]] = env.__dict__.setdefault("_table_api_udfs", {})
+    entry = names.get(id(wrapper))
+    known = entry[1] if entry is not None and entry[0] is wrapper else None
     if known is not None and env._functions().lookup(known) is not None:
         return known
     from planner.binder.expressions import AGGREGATE_FUNCTIONS
@@ -163,7 +166,7 @@ def register_udf(env: TableEnvironment, wrapper: Any) -> str:
         n += 1
         name = f"{base}_{n}"
     env.create_temporary_function(name, wrapper)
-    names[id(wrapper)] = name
+    names[id(wrapper)] = (wrapper, name)
     return name
 
 

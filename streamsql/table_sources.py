@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from runtime import types as t_
 from runtime.map_values import has_map, pairs_form
+from runtime.row import arrow_value
 from runtime.types import DataType, Field, arrow_schema
 from streamsql.descriptors import Schema, TableDescriptor
 from streamsql.row import Row
@@ -66,7 +67,8 @@ def datatype_of_arrow(at: pa.DataType) -> DataType:
 
 def _schema_fields(schema: Any, data: pa.Table) -> tuple[list[Field], Schema | None]:
     """The physical fields for `data` given PyFlink's schema forms: None (inferred), a list
-    of names, a ROW DataType, or a Schema (may add computed columns and a watermark)."""
+    of names, a list of DataTypes (from_pandas: the data's names), a ROW DataType, or a
+    Schema (may add computed columns and a watermark)."""
     if schema is None:
         return [Field(n, datatype_of_arrow(f.type)) for n, f in zip(data.column_names, data.schema, strict=True)], None
     if isinstance(schema, Schema):
@@ -79,7 +81,14 @@ def _schema_fields(schema: Any, data: pa.Table) -> tuple[list[Field], Schema | N
         if len(schema) != data.num_columns:
             raise ValueError(f"{len(schema)} names for {data.num_columns} columns")
         return [Field(n, datatype_of_arrow(f.type)) for n, f in zip(schema, data.schema, strict=True)], None
-    raise TypeError(f"unsupported schema {schema!r}: use a list of names, DataTypes.ROW([...]) or a Schema")
+    if isinstance(schema, (list, tuple)) and schema and all(isinstance(s, DataType) for s in schema):
+        # from_pandas(pdf, [DataTypes.DOUBLE(), ...]): the DataFrame's column names, these types
+        if len(schema) != data.num_columns:
+            raise ValueError(f"{len(schema)} types for {data.num_columns} columns")
+        return [Field(n, t) for n, t in zip(data.column_names, schema, strict=True)], None
+    raise TypeError(
+        f"unsupported schema {schema!r}: use a list of names, a list of DataTypes, DataTypes.ROW([...]) or a Schema"
+    )
 
 
 def elements_to_arrow(elements: list[Any], schema: Any) -> pa.Table:
@@ -109,6 +118,8 @@ def elements_to_arrow(elements: list[Any], schema: Any) -> pa.Table:
         names = [f"_{i + 1}" for i in range(width)]  # PyFlink's default names
     columns = [[r[i] for r in tuples] for i in range(width)]
     for i, t in enumerate(dtypes):
+        if t.name == "ROW" or any(isinstance(v, Row) for v in columns[i][:1]):
+            columns[i] = [arrow_value(v) for v in columns[i]]  # nested Rows as tuples
         if has_map(t):  # dicts → the MAP layout's (key, value) pairs (runtime/map_values.py)
             columns[i] = [pairs_form(v, t) for v in columns[i]]
     arrays = [pa.array(c, type=types[i] if types else None) for i, c in enumerate(columns)]

@@ -306,3 +306,18 @@ def udtaf(
         )
 
     return _decorate(f, make)
+
+
+def wrap_function_object(function: Any) -> Any:
+    """What `create_temporary_function` & co. register for `function`: PyFlink also takes a
+    bare AggregateFunction / TableAggregateFunction object and wraps it with `udaf` /
+    `udtaf` by its own `get_result_type()` / `get_accumulator_type()`, named after its
+    class. Anything else is returned as it is."""
+    if getattr(function, SPEC_ATTR, None) is not None:
+        return function
+    name = type(function).__name__
+    if isinstance(function, AggregateFunction):
+        return udaf(function, name=name)
+    if isinstance(function, TableAggregateFunction):
+        return udtaf(function, name=name)
+    return function

@@ -20,7 +20,9 @@ from sqlglot import exp
 from planner.binder.expressions import ExprBinder, function_args, function_name, interval_ms, is_aggregate_call
 from planner.binder.scope import Scope, ScopeColumn, error
 from planner.binder.types import plain
+from planner.binder.udf_calls import udaf_params
 from planner.errors import SqlValidationError, UnsupportedSqlError
+from planner.functions_catalog import lookup_function
 from planner.logical import LogicalNode, LogicalProject
 from runtime.aggregates.types import infer_aggregate, is_aggregate
 from runtime.expr.ir import Call, Expr, InputRef, Literal
@@ -191,6 +193,11 @@ class _OverBinder:
                     )
                 params.append(("default", d))
             return OverCall(name, (col,), vt, params=tuple(params))
+        udaf = lookup_function(name, "aggregate")
+        if udaf is not None and udaf.result_type is not None:  # a Python aggregate function (general or pandas)
+            cols = tuple(self._column(a) for a in args)
+            udf_params = udaf_params(udaf, [self.pre[c] for c in cols])
+            return OverCall(name, cols, udaf.result_type.with_nullable(True), params=udf_params)
         if isinstance(fn, exp.Count) or is_aggregate(name):
             distinct = False
             if len(args) == 1 and isinstance(args[0], exp.Distinct):

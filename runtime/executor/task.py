@@ -183,7 +183,7 @@ class TaskRunner:
     def open(self) -> None:
         """Open every operator in topological order."""
         if not self._udf_task:
-            udf_registry.task_started()
+            udf_registry.task_started({k: str(v) for k, v in (self.graph.config or {}).items()})
             self._udf_task = True
         for node in self.order:
             op = self.operators[node.id]

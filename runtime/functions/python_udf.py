@@ -3,7 +3,8 @@
 The first argument is the function's JobGraph reference (a string literal the binder
 puts there, see planner.binder.udf_calls); the result type is the call's type.
 - func_type "pandas": the function gets each argument as a pandas Series (the whole
-  batch) and returns a Series / array / list of the batch's length. Vectorized.
+  batch; a ROW argument as a DataFrame, one column per field) and returns a Series /
+  array / list of the batch's length (a DataFrame for a ROW result). Vectorized.
 - func_type "arrow": the same with pyarrow arrays.
 - func_type "general": called once per row with Python values (NULL = None). Convenient
   but slow (a Python call per row); prefer pandas/arrow for large inputs.
@@ -20,9 +21,10 @@ from runtime.errors import JobError, user_code
 from runtime.functions.async_options import async_options
 from runtime.functions.registry import ArgValue, EvalContext, FunctionTypeError, document, scalar
 from runtime.map_values import has_map, pairs_form
-from runtime.pandas_interop import arrow_input, to_series
+from runtime.pandas_interop import arrow_input, is_data_frame, pandas_argument, struct_from_frame
 from runtime.row import arrow_value, has_row, python_values
 from runtime.types import DataType
+from runtime.udf_options import ARROW_BATCH_SIZE
 from runtime.udf_registry import resolve
 
 
@@ -40,6 +42,11 @@ def _result(values: Any, result_type: DataType, n: int, name: str) -> pa.Array:
     target = result_type.to_arrow()
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
+    if is_data_frame(values) and pa.types.is_struct(target):
+        try:
+            values = struct_from_frame(values, target)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError) as e:
+            raise JobError(f"Python function {name} returned a DataFrame that is not {result_type}: {e}") from None
     if isinstance(values, pa.Array):
         arr = values if values.type == target else values.cast(target)
     else:
@@ -67,10 +74,16 @@ def python_udf(args: list[ArgValue], types: list[DataType], result_type: DataTyp
     # the user's calls run inside `user_code` (once per batch): what they raise fails the job
     # naming the function, with the user's traceback (runtime/errors.py)
     if spec.func_type == "pandas":
-        series = [to_series(c) for c in cols]
-        with user_code(name, "on a batch"):
-            values = fn(*series) if series else fn()
-        return _result(values, result_type, n, name)
+        # slices of at most python.fn-execution.arrow.batch.size rows, as PyFlink's Arrow batches
+        size = ARROW_BATCH_SIZE.get(ctx.config)
+        parts = []
+        for start in range(0, n, size) if n else [0]:
+            length = min(size, n - start)
+            series = [pandas_argument(c.slice(start, length)) for c in cols]  # a ROW as a DataFrame
+            with user_code(name, "on a batch"):
+                values = fn(*series) if series else fn()
+            parts.append(_result(values, result_type, length, name))
+        return parts[0] if len(parts) == 1 else pa.concat_arrays(parts)
     if spec.func_type == "arrow":
         with user_code(name, "on a batch"):
             values = fn(*cols)

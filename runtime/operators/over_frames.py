@@ -29,6 +29,7 @@ from runtime.frozen import frozen_dataclass
 from runtime.operators.rank_common import SortKey
 from runtime.plan_params import AggCallParams
 from runtime.types import DataType
+from runtime.udaf import frame_aggregate
 
 
 @frozen_dataclass
@@ -208,21 +209,59 @@ class OverComputer:
         exprs: list[str] = []
         spans: list[tuple[int, int]] = []
         for call in self.calls:
-            sql = self._call_sql(call, order_cols, types)
+            sql = [] if "udf" in call.params else self._call_sql(call, order_cols, types)
             spans.append((len(exprs), len(sql)))
             exprs.extend(sql)
         tbl = pa.table(cols)
         self.con.register("__over_input", tbl)
         try:
-            select = ", ".join(f"{e} AS r{i}" for i, e in enumerate(exprs))
-            res = self.con.sql(f"SELECT {select} FROM __over_input ORDER BY {_q(_RID)}").to_arrow_table()
+            res = None
+            if exprs:
+                select = ", ".join(f"{e} AS r{i}" for i, e in enumerate(exprs))
+                res = self.con.sql(f"SELECT {select} FROM __over_input ORDER BY {_q(_RID)}").to_arrow_table()
+            frames = self._frames(order_cols) if any("udf" in c.params for c in self.calls) else None
         finally:
             self.con.unregister("__over_input")
         out = []
         for call, (start, count) in zip(self.calls, spans, strict=True):
+            if "udf" in call.params:
+                assert frames is not None
+                out.append(self._python_aggregate(call, tbl, *frames))
+                continue
+            assert res is not None
             parts = [res.column(start + k).combine_chunks() for k in range(count)]
             out.append(_finish(call, parts))
         return out
+
+    # ------------------------------------------------------------------ Python aggregate functions
+    def _frames(self, order_cols: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For a Python aggregate function: the rows in partition-then-order sequence
+        (`order`, row ids), and each row's frame as [lo, hi] positions in that sequence. A
+        frame is contiguous in it (ROWS frames break ties by arrival, RANGE frames hold
+        whole peer groups), so DuckDB's MIN/MAX of the position over the frame bound it."""
+        keys = [
+            f"{_q(n)} {'DESC' if k.descending else 'ASC'} NULLS {'FIRST' if k.nulls_first else 'LAST'}"
+            for k, n in zip(self.order, order_cols, strict=True)
+        ]
+        global_order = ", ".join([*(f"{_q(f'c{i}')} ASC NULLS FIRST" for i in self.partition), *keys, f"{_q(SEQ)} ASC"])
+        win = self._window(order_cols, self.frame.kind == "ROWS", self._frame_sql())
+        sql = (
+            f"WITH p AS (SELECT *, ROW_NUMBER() OVER (ORDER BY {global_order}) - 1 AS __gpos FROM __over_input) "
+            f"SELECT {_q(_RID)}, __gpos, MIN(__gpos) OVER {win} AS __lo, MAX(__gpos) OVER {win} AS __hi "
+            f"FROM p ORDER BY {_q(_RID)}"
+        )
+        res = self.con.sql(sql).to_arrow_table()
+        gpos = res.column("__gpos").to_numpy()
+        order = np.empty(len(gpos), dtype=np.int64)
+        order[gpos] = np.arange(len(gpos), dtype=np.int64)  # sequence position -> row id
+        return order, res.column("__lo").to_numpy(), res.column("__hi").to_numpy()
+
+    def _python_aggregate(
+        self, call: AggCallParams, table: pa.Table, order: np.ndarray, lo: np.ndarray, hi: np.ndarray
+    ) -> pa.Array:
+        ordered = pa.array(order)
+        args = [table.column(f"c{i}").combine_chunks().take(ordered) for i in call.args]
+        return frame_aggregate(call, args, lo, hi)
 
 
 def _arrow(t: DataType) -> pa.DataType:
