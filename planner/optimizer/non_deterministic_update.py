@@ -34,15 +34,19 @@ from collections.abc import Iterable
 from planner.errors import SqlValidationError
 from planner.explain import render_tree
 from planner.physical import PhysicalNode
+from runtime.connectors.base import metadata_columns
 from runtime.expr.ir import Call, Expr, input_refs
 from runtime.functions import registry
 from runtime.operators.calc import CALC, CalcParams
+from runtime.operators.changelog_normalize import CHANGELOG_NORMALIZE
 from runtime.operators.correlate import CORRELATE, CorrelateParams
+from runtime.operators.drop_update_before import DROP_UPDATE_BEFORE
 from runtime.operators.expand import EXPAND, ExpandParams
 from runtime.operators.interval_join import INTERVAL_JOIN
 from runtime.operators.join import JOIN
 from runtime.operators.lookup_join import LOOKUP_JOIN, LookupJoinParams
 from runtime.operators.sink import SINK, SinkParams
+from runtime.operators.source import TABLE_SOURCE_SCAN, TableSourceScanParams
 from runtime.operators.spec import UpsertKeys, explain_line, spec_for
 from runtime.operators.temporal_join import TEMPORAL_JOIN
 from runtime.operators.window_join import WINDOW_JOIN
@@ -121,7 +125,9 @@ class _Visitor:
 
     def visit(self, n: PhysicalNode, need: Need) -> None:
         op = n.operator
-        if not n.inputs:  # a source (a CDC source's metadata columns are not checked)
+        if not n.inputs:
+            if op == TABLE_SOURCE_SCAN.name and need:
+                self.source(n, need)
             return
         if op == SINK.name:
             self.sink(n)
@@ -133,13 +139,15 @@ class _Visitor:
             self.lookup_join(n, need)
         elif op == CORRELATE.name:
             self.correlate(n, need)
+        elif op == CHANGELOG_NORMALIZE.name:  # normalized by key: the source's metadata is deterministic
+            self.transmit(n, [_NONE])
         elif op == EXPAND.name:
             p = ExpandParams.of(n)
             self.transmit(n, [need - {p.expand_id_index}])
         elif op == WINDOW_TABLE_FUNCTION.name:
             width = len(n.inputs[0].fields)
             self.transmit(n, [frozenset(i for i in need if i < width) if not self.insert_only(n) else _NONE])
-        elif self.forwarding(n):  # Exchange, WatermarkAssigner, Union, ...: the need passes on
+        elif self.forwarding(n) or op == DROP_UPDATE_BEFORE.name:  # Exchange, Union, ...: the need passes on
             self.transmit(n, [need] * len(n.inputs))
         elif self.insert_only(n):
             self.transmit(n, [_NONE] * len(n.inputs))
@@ -166,6 +174,22 @@ class _Visitor:
         # column is matched
         by_key = bool(pk) and any(k <= pk for k in keys)
         self.transmit(n, [pk if by_key else frozenset(range(len(names)))])
+
+    def source(self, n: PhysicalNode, need: Need) -> None:
+        """A CDC source's metadata columns (system columns, not the row's) differ between a
+        change and its retraction unless a ChangelogNormalize (above) rebuilds the rows."""
+        if n.changelog_mode == "I":
+            return
+        metadata = metadata_columns(TableSourceScanParams.of(n).options)
+        wrong = [f.name for i, f in enumerate(n.fields) if i in need and f.name in metadata]
+        if wrong:
+            raise SqlValidationError(
+                f"The metadata column(s): '{', '.join(wrong)}' in cdc source may cause wrong result or error on "
+                "downstream operators, please consider removing these columns or use a non-cdc source that only "
+                "has insert messages.\nsource node:\n" + self.related_plan(n).removeprefix("\nrelated rel plan:\n"),
+                flink_class=TABLE_EXCEPTION,
+                hint="leave the metadata column(s) out of the query, or read them where the changes are keyed",
+            )
 
     def calc(self, n: PhysicalNode, need: Need) -> None:
         if self.insert_only(n) or not need:
