@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from operator import attrgetter
+from threading import get_ident
 from typing import Any, TypeVar, dataclass_transform, overload
 
 __all__ = ["frozen_dataclass", "mutable_dataclass"]
@@ -192,8 +193,19 @@ _FACTORY = _Factory()  # what the signature shows for a default_factory, as data
 
 
 def _repr(names: tuple[str, ...]) -> Callable[[Any], str]:
+    """`QualName(a=1, b='x')`; an instance met again inside its own repr (a scope whose
+    field holds itself) prints `...`, as dataclasses' repr does."""
+    running: set[tuple[int, int]] = set()
+
     def repr_(self: Any) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        key = (id(self), get_ident())
+        if key in running:
+            return "..."
+        running.add(key)
+        try:
+            shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        finally:
+            running.discard(key)
         return f"{self.__class__.__qualname__}({shown})"
 
     return repr_

@@ -215,6 +215,20 @@ def test_error_messages_name_the_class_and_argument() -> None:
         plain(1).a = 2  # type: ignore[misc]
 
 
+def test_a_value_inside_its_own_repr_prints_dots() -> None:
+    decorators: tuple[Any, ...] = (mutable_dataclass, dataclass)
+    for deco in decorators:
+
+        class Node:
+            name: str
+            children: list[Any] = field(default_factory=list)
+
+        made: Any = deco(Node)
+        node = made("a")
+        node.children.append(node)
+        assert repr(node).endswith("(name='a', children=[...])")
+
+
 def test_instances_pickle_and_copy() -> None:
     obj = PickledChild("n", 2, (1, 2))
     assert pickle.loads(pickle.dumps(obj)) == obj
