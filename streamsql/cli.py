@@ -315,9 +315,11 @@ class Runner:
 
     def _statement_set_step(self, text: str, source: str, pending: list[Any] | None) -> int:
         """One statement of a statement set given a statement at a time, as Flink's client
-        takes them: BEGIN opens the set, each INSERT is added, END submits them as one job."""
+        takes them: BEGIN opens the set, each INSERT (or CREATE TABLE ... AS, Flink's gateway
+        takes those too) is added, END creates the CTAS tables and submits the INSERTs as
+        one job."""
         from planner.errors import SqlError
-        from planner.statements import InsertInto, StatementSet
+        from planner.statements import StatementSet
         from streamsql import client_output as co
         from streamsql.shell.statements import BEGIN_SET, END_SET
 
@@ -336,7 +338,11 @@ class Runner:
                 return EXIT_OK
             sql = "\n".join(i.sql + ";" for i in pending)
             try:
-                return self._run_statement(StatementSet(inserts=tuple(pending), sql=sql))
+                inserts = self.env.statement_set_inserts(pending)
+                if not inserts:  # only CTAS IF NOT EXISTS of existing tables
+                    self.info.write(co.INFO_EXECUTED)
+                    return EXIT_OK
+                return self._run_statement(StatementSet(inserts=tuple(inserts), sql=sql))
             except SqlError as e:
                 return self._sql_error(e, source)
         assert pending is not None
@@ -345,7 +351,7 @@ class Runner:
         except SqlError as e:
             return self._sql_error(e, source)
         for stmt in statements:
-            if not isinstance(stmt, InsertInto):
+            if not self.env.in_statement_set(stmt):
                 return self._set_error(co.SET_ONLY_INSERTS)
             pending.append(stmt)
             self.info.write(co.INFO_EXECUTED)

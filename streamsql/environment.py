@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -489,6 +489,38 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         """[CREATE OR] REPLACE TABLE / CREATE TABLE t [(...)] WITH (...) AS query (CTAS /
         RTAS): the table with the columns the planner merges from the two parts
         (planner/table_as.py), then an INSERT job that fills it, by column name."""
+        insert = self._table_as_insert(stmt)
+        return TableResult.ok() if insert is None else self._run_inserts([insert])
+
+    @staticmethod
+    def in_statement_set(stmt: object) -> bool:
+        """Whether the SQL client's `BEGIN STATEMENT SET;` takes `stmt`: an INSERT or a
+        CREATE TABLE ... AS (Flink's gateway: "Only 'INSERT/CREATE TABLE AS' statement is
+        allowed in Statement Set"); not [CREATE OR] REPLACE TABLE ... AS."""
+        if isinstance(stmt, InsertInto):
+            return True
+        return (
+            isinstance(stmt, CreateTable) and stmt.as_query is not None and not (stmt.or_replace or stmt.replace_only)
+        )
+
+    def statement_set_inserts(self, items: Sequence[InsertInto | CreateTable]) -> list[InsertInto]:
+        """The INSERTs of a statement set whose items may be CTAS / RTAS (the Table API's
+        `StatementSet.add_insert_sql`, the SQL client's `BEGIN STATEMENT SET;`): as Flink's
+        executeInternal does, each CTAS creates its table now (not atomically) and gives the
+        INSERT that fills it; the caller plans all of them as one job."""
+        inserts: list[InsertInto] = []
+        for item in items:
+            if isinstance(item, CreateTable):
+                insert = self._table_as_insert(item)
+                if insert is not None:
+                    inserts.append(insert)
+            else:
+                inserts.append(item)
+        return inserts
+
+    def _table_as_insert(self, stmt: CreateTable) -> InsertInto | None:
+        """Create a CTAS / RTAS statement's table; the INSERT that fills it (None: IF NOT
+        EXISTS and the table exists, nothing to do)."""
         from planner.catalog_objects import quoted
         from planner.table_as import merge_table_as
 
@@ -511,7 +543,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
                 column=1,
             )
         if stmt.if_not_exists and exists and not stmt.or_replace:
-            return TableResult.ok()
+            return None
         create = dataclasses.replace(stmt, columns=columns, as_query=None, or_replace=False)
         # As Flink's non-atomic CTAS / RTAS: the table is created first, then the INSERT is
         # planned and run; a failure of either leaves the table (e.g. a distributed table no
@@ -519,7 +551,7 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
         if stmt.or_replace and exists:
             self._catalog.drop(Drop(kind="TABLE", name=path, if_exists=True, sql=stmt.sql))
         self._catalog.create_table(create)
-        insert = InsertInto(
+        return InsertInto(
             table=path,
             query=stmt.as_query,
             columns=tuple(names),
@@ -527,7 +559,6 @@ class TableEnvironment(TableApiMixin, CatalogApiMixin):
             line=stmt.line,
             column=stmt.column,
         )
-        return self._run_inserts([insert])
 
     # ------------------------------------------------------------------ catalog helpers
     def list_tables(self) -> list[str]:

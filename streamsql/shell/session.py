@@ -70,7 +70,7 @@ class ShellSession:
         """One statement of a statement set typed a statement at a time (Flink's client)."""
         from planner.errors import SqlError
         from planner.parse import parse_statement
-        from planner.statements import InsertInto, StatementSet
+        from planner.statements import StatementSet
 
         if BEGIN_SET.match(text):
             if self._statement_set is not None:
@@ -89,7 +89,11 @@ class ShellSession:
                 return True
             sql = "\n".join(i.sql + ";" for i in inserts)
             try:
-                self._statement(StatementSet(inserts=tuple(inserts), sql=sql))
+                planned = self.env.statement_set_inserts(inserts)  # creates the CTAS tables
+                if planned:
+                    self._statement(StatementSet(inserts=tuple(planned), sql=sql))
+                else:
+                    self._write(co.INFO_EXECUTED)
             except SqlError as e:
                 self._sql_error(e, sql)
             return True
@@ -101,7 +105,7 @@ class ShellSession:
         except SqlError as e:
             self._sql_error(e, sql)
             return True
-        if not isinstance(stmt, InsertInto):
+        if not self.env.in_statement_set(stmt):
             self._write(co.ERROR_HEAD + co.SET_ONLY_INSERTS + "\n")
             return True
         assert self._statement_set is not None

@@ -132,6 +132,31 @@ def test_a_statement_set_block_runs_a_statement_at_a_time(tmp_path: object) -> N
     ) in text, text
 
 
+def test_a_statement_set_block_takes_create_table_as(tmp_path: object) -> None:
+    """Flink's gateway takes CREATE TABLE ... AS in `BEGIN STATEMENT SET;`: END creates the
+    table, then runs its INSERT with the others as one job; REPLACE TABLE ... AS is refused."""
+    runner, out, err = _runner("--mode", "batch", "-D", "table.dml-sync=true")
+    script = (
+        f"CREATE TABLE a (x INT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/a', 'format' = 'csv');\n"
+        "BEGIN STATEMENT SET;\n"
+        f"CREATE TABLE c WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/c', 'format' = 'csv') "
+        "AS SELECT x * 10 AS y FROM (VALUES (1), (2)) AS v(x);\n"
+        "INSERT INTO a VALUES (7);\n"
+        "END;\n"
+        "SET 'sql-client.display.print-time-cost' = 'false';\n"
+        "SELECT * FROM c;\n"
+        "BEGIN STATEMENT SET;\n"
+        f"REPLACE TABLE c WITH ('connector' = 'filesystem', 'path' = '{tmp_path}/c', 'format' = 'csv') AS SELECT 1;\n"
+    )
+    assert runner.run_file(script, "job.sql") == EXIT_SQL_ERROR
+    text = out.getvalue()
+    assert "AS v(x);\n[INFO] Execute statement succeeded.\n\n" in text, text
+    assert "Flink SQL> END;\n[INFO] Complete execution of the SQL update statement.\n" in text, text
+    assert "| 10 |\n| 20 |\n" in text, text
+    assert (tmp_path / "a").is_dir()  # type: ignore[operator]
+    assert "Only 'INSERT/CREATE TABLE AS' statement is allowed in Statement Set" in err.getvalue()
+
+
 def test_quit_ends_the_file() -> None:
     runner, out, _ = _runner()
     assert runner.run_file("SET 'a.b' = 'c';\nQUIT;\nSET 'd.e' = 'f';\n", "job.sql") == EXIT_OK

@@ -313,15 +313,18 @@ def test_statement_set_typed_one_statement_at_a_time(shell: Any, tmp_path: Path)
         + "INSERT INTO a VALUES (1);\r"
         + "SELECT 1;\r"
         + "INSERT INTO a VALUES (2), (3);\r"
+        + f"CREATE TABLE c WITH ('connector'='filesystem', 'path'='{tmp_path / 'c'}', 'format'='csv') AS SELECT 41 AS m;\r"
         + "END;\r"
         + "END;\r"
         + "SELECT COUNT(*) AS n FROM a;\r"
+        + "SELECT m + 1 AS m FROM c;\r"
     )
     d = shell(keys, env=TableEnvironment.create({"execution.runtime-mode": "batch"}))
     out = d.text()
     # Flink 2.x's client (its SQL gateway) answers BEGIN and each INSERT with "Execute statement succeeded."
-    assert out.count("[INFO] Execute statement succeeded.\n") >= 5, out
+    assert out.count("[INFO] Execute statement succeeded.\n") >= 6, out
     assert "Only 'INSERT/CREATE TABLE AS' statement is allowed in Statement Set" in out
     assert "[INFO] Complete execution of the SQL update statement.\n" in out
     assert "No Statement Set to submit" in out
     assert re.search(r"\|\s+n \|\n\+-+\+\n\|\s+3 \|", out), out
+    assert re.search(r"\|\s+m \|\n\+-+\+\n\|\s+42 \|", out), out  # the CTAS of the set ran too
