@@ -120,6 +120,12 @@ class SubqueryTable(Protocol):
     def _sql_for(self, ctx: RenderCtx | None = None) -> str: ...
 
 
+# A RenderCtx group window of this kind renders `w.start` / `w.end` / `w.rowtime` /
+# `w.proctime` as a column `<time_sql><property>` of the input: the select after a window
+# `aggregate(...)` reads the properties the windowed select computed (streamsql.table).
+WINDOW_PROPERTY_COLUMNS = "$columns"
+
+
 class Expression(FunctionMethods):
     """A Table API expression. Operators build new expressions; `_render(ctx)` gives SQL."""
 
@@ -473,6 +479,8 @@ class Expression(FunctionMethods):
                     "of this table (use .window(Tumble...alias('w')).group_by(col('w'), ...))."
                 )
             kind, time_sql, intervals = w
+            if kind == WINDOW_PROPERTY_COLUMNS:  # computed below and passed up as columns `<prefix><suffix>`
+                return quote(f"{time_sql}{fn_suffix.lower()}")
             return f"{kind}_{fn_suffix}({time_sql}, {', '.join(intervals)})"
 
         return Expression(render, names=(), column=None)

@@ -17,6 +17,7 @@ from planner.statements import Explain, Query
 from runtime.operators.source import TableSourceScanParams
 from streamsql.descriptors import TableDescriptor, TableSchema
 from streamsql.expressions import (
+    WINDOW_PROPERTY_COLUMNS,
     Expression,
     RenderCtx,
     col,
@@ -599,7 +600,23 @@ class WindowAggregatedTable:
         self._grouped, self._func = grouped, func
 
     def select(self, *fields: Any) -> Table:
+        """The window's keys and the aggregate's columns; `col('w').start` / `end` /
+        `rowtime` / `proctime` of the window may be selected too (Flink's row-based window
+        aggregate): they are computed with the aggregate and read from there."""
         func, names = _aggregate_column(self._func)
-        window = self._grouped._window.name
+        window = self._grouped._window.name or ""
         keys = [k for k in self._grouped._keys if k._column != window]
-        return _flatten_last(self._grouped.select(*keys, func), names).select(*fields)
+        exprs = with_default_names(to_expressions(fields, self._grouped._table._names))
+        prefix = f"_{window}$"
+        t = self._grouped._table
+        probe = t._ctx(group_windows={window: (WINDOW_PROPERTY_COLUMNS, prefix, [])})
+        used = {
+            p for e in exprs for p in ("start", "end", "rowtime", "proctime") if quote(prefix + p) in e._render(probe)
+        }
+        props = [
+            getattr(col(window), p).alias(prefix + p) for p in ("start", "end", "rowtime", "proctime") if p in used
+        ]
+        flat = _flatten_last(self._grouped.select(*keys, *props, func), names)
+        return flat._derive(
+            flat._spec.wrapped().with_select(render_all(exprs, flat._ctx(group_windows=probe.group_windows)))
+        )

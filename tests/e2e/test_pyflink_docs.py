@@ -866,3 +866,80 @@ def test_table_environment_configuration_and_dependencies(tmp_path: Any) -> None
     )
     assert scope["helped"] == 42 and scope["parallelism"] == "8"
     assert scope["schema"] == "root\n |-- one: INT NOT NULL\n"
+
+
+def test_window_aggregate_with_window_properties() -> None:
+    """PyFlink's test_window_aggregate_with_pandas_udaf (the Table API page's row-based
+    window aggregate): the bare pandas function gets the rows of each window as a DataFrame,
+    and the select after `aggregate` reads the window's rowtime."""
+    _, scope = run(
+        """
+        import datetime
+        from pyflink.table import EnvironmentSettings, TableEnvironment, DataTypes
+        from pyflink.table import expressions as expr
+        from pyflink.table.expressions import col
+        from pyflink.table.udf import udaf
+        from pyflink.table.window import Tumble
+        t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+        t = t_env.from_elements(
+            [
+                (1, 2, 3, datetime.datetime(2018, 3, 11, 3, 10, 0, 0)),
+                (3, 2, 4, datetime.datetime(2018, 3, 11, 3, 10, 0, 0)),
+                (2, 1, 2, datetime.datetime(2018, 3, 11, 3, 10, 0, 0)),
+                (1, 3, 1, datetime.datetime(2018, 3, 11, 3, 40, 0, 0)),
+                (1, 8, 5, datetime.datetime(2018, 3, 11, 4, 20, 0, 0)),
+                (2, 3, 6, datetime.datetime(2018, 3, 11, 3, 30, 0, 0))
+            ],
+            DataTypes.ROW(
+                [DataTypes.FIELD("a", DataTypes.TINYINT()),
+                 DataTypes.FIELD("b", DataTypes.SMALLINT()),
+                 DataTypes.FIELD("c", DataTypes.INT()),
+                 DataTypes.FIELD("rowtime", DataTypes.TIMESTAMP(3))]))
+        pandas_udaf = udaf(lambda pd: (pd.b.mean(), pd.b.max()),
+                           result_type=DataTypes.ROW(
+                               [DataTypes.FIELD("a", DataTypes.FLOAT()),
+                                DataTypes.FIELD("b", DataTypes.INT())]),
+                           func_type="pandas")
+        tumble_window = Tumble.over(expr.lit(1).hours) \\
+            .on(expr.col("rowtime")) \\
+            .alias("w")
+        rows = [tuple(r) for r in t.select(t.b, t.rowtime) \\
+            .window(tumble_window) \\
+            .group_by(col("w")) \\
+            .aggregate(pandas_udaf.alias("d", "e")) \\
+            .select(col("w").rowtime, col("d"), col("e")).execute().collect()]
+        """
+    )
+    # PyFlink's expected rows: +I[2018-03-11 03:59:59.999, 2.2, 3], +I[2018-03-11 04:59:59.999, 8.0, 8]
+    got = sorted((str(ts), round(d, 4), e) for ts, d, e in scope["rows"])
+    assert got == [("2018-03-11 03:59:59.999000", 2.2, 3), ("2018-03-11 04:59:59.999000", 8.0, 8)]
+
+
+def test_general_aggregate_function_in_an_over_window() -> None:
+    _, scope = run(
+        """
+        from pyflink.common import Row
+        from pyflink.table import AggregateFunction, DataTypes, EnvironmentSettings, TableEnvironment
+        class WeightedAvg(AggregateFunction):
+            def create_accumulator(self):
+                return Row(0, 0)
+            def get_value(self, accumulator):
+                return None if accumulator[1] == 0 else accumulator[0] / accumulator[1]
+            def accumulate(self, accumulator, value, weight):
+                accumulator[0] += value * weight
+                accumulator[1] += weight
+            def get_result_type(self):
+                return DataTypes.DOUBLE()
+        t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+        t_env.execute_sql(\"\"\"CREATE TABLE src (k INT, v BIGINT, w BIGINT, ts AS TO_TIMESTAMP_LTZ(v * 1000, 3))
+            WITH ('connector'='datagen', 'number-of-rows'='5', 'fields.k.kind'='sequence', 'fields.k.start'='1',
+            'fields.k.end'='5', 'fields.v.kind'='sequence', 'fields.v.start'='1', 'fields.v.end'='5',
+            'fields.w.kind'='sequence', 'fields.w.start'='1', 'fields.w.end'='5')\"\"\")
+        t_env.create_temporary_function("wavg", WeightedAvg())
+        rows = sorted(tuple(r) for r in t_env.execute_sql(
+            "SELECT k % 2, v, wavg(v, w) OVER (PARTITION BY k % 2 ORDER BY ts "
+            "ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM src").collect())
+        """
+    )
+    # odd k: v 1, 3, 5 -> 1, (1+9)/4, (9+25)/8; even k: v 2, 4 -> 2, (4+16)/6
+    assert scope["rows"] == [(0, 2, 2.0), (0, 4, 20 / 6), (1, 1, 1.0), (1, 3, 2.5), (1, 5, 34 / 8)]
