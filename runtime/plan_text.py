@@ -114,6 +114,12 @@ def format_window(w: WindowParams | dict[str, Any] | Any, time_col: str) -> str:
     return f"{kind}({', '.join(parts)})"
 
 
+def agg_display_name(name: str) -> str:
+    """An aggregate function's name as Flink's plans print it: upper case, and Calcite's
+    `$SUM0` (SUM that is 0 over no rows: split distinct's final COUNT) with its `$`."""
+    return "$SUM0" if name.lower() == "sum0" else name.upper()
+
+
 def format_agg(a: AggCallParams | dict[str, Any] | Any, names: list[str], out_name: str | None) -> str:
     """An aggregate call Flink-style: `COUNT(DISTINCT v) FILTER f AS cnt`. `a` is an
     AggCallParams, a dataclass with its fields (the planner's AggCall) or its JSON dict."""
@@ -122,7 +128,7 @@ def format_agg(a: AggCallParams | dict[str, Any] | Any, names: list[str], out_na
     inner = ", ".join(args) if args else ("*" if d["name"] == "count" else "")
     if d["distinct"]:
         inner = "DISTINCT " + inner
-    text = f"{d['name'].upper()}({inner})"
+    text = f"{agg_display_name(d['name'])}({inner})"
     if d["filter"] is not None:
         text += f" FILTER {names[d['filter']]}"
     extra = dict(d.get("params") or {})

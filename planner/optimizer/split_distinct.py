@@ -39,7 +39,9 @@ ENABLED = (
     .with_description(
         "STREAMING: split a GroupAggregate with COUNT/SUM(DISTINCT x) into a partial aggregate per "
         "(key, MOD(HASH_CODE(x), bucket-num)) and a final one that adds the partials up, spreading a "
-        "hot key's distinct state; several distinct columns use an Expand. The final table is unchanged."
+        "hot key's distinct state; several distinct columns use an Expand. The final table is unchanged. "
+        "EXPLAIN marks the two aggregates `partialFinalType=[PARTIAL]` / `[FINAL]` and the final COUNT "
+        "as `$SUM0`, as Flink prints them."
     )
 )
 BUCKET_NUM = (

@@ -151,7 +151,8 @@ def _split(agg: PhysicalNode) -> PhysicalNode | None:
     count1 = Field("count1$", BIGINT(False))
     local_fields = tuple(key_fields + partial_fields + [count1])
     lparams = LocalGroupAggregateParams(grouping, calls, tuple(layout), len(local_fields) - 1)
-    local = PhysicalNode.of(lparams, (child,), local_fields, info={"source_fields": child.fields})
+    split = {"split": agg.info["split"]} if "split" in agg.info else {}  # split distinct's phase
+    local = PhysicalNode.of(lparams, (child,), local_fields, info={"source_fields": child.fields, **split})
     keys = tuple(range(len(grouping)))
     # The global phase holds the state: a STATE_TTL hint goes with it.
     gparams = GlobalGroupAggregateParams(keys, calls, p.state_ttl_ms, tuple(layout), len(local_fields) - 1)

@@ -380,7 +380,15 @@ def explain_group_aggregate(node: PlanView, grouping: Sequence[int], aggs: Seque
     g = [in_names[i] for i in grouping]
     calls = [format_agg(a, in_names, f.name) for a, f in zip(aggs, node.fields[len(g) :], strict=True)]
     parts = [f"groupBy=[{', '.join(g)}]"] if g else []
-    return [*parts, f"select=[{', '.join(g + calls)}]"]
+    return [*parts, *partial_final_type(node), f"select=[{', '.join(g + calls)}]"]
+
+
+def partial_final_type(node: PlanView) -> list[str]:
+    """`partialFinalType=[PARTIAL]` / `[FINAL]` for the two aggregates split distinct makes
+    (planner/optimizer/split_distinct.py marks them in `info["split"]`), as Flink prints them;
+    nothing for an aggregate that is not split."""
+    split = node.info.get("split")
+    return [f"partialFinalType=[{split}]"] if split else []
 
 
 class GroupAggregateSpec(OperatorSpec[GroupAggregateParams]):

@@ -29,11 +29,12 @@ from runtime.operators.group_agg import (
     GroupAggregateOperator,
     GroupAggregateParams,
     GroupAggregateSpec,
+    partial_final_type,
     signs_of,
 )
 from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.plan_params import AggCallParams
-from runtime.plan_text import format_agg
+from runtime.plan_text import agg_display_name, format_agg
 from runtime.types import BIGINT, Field
 
 
@@ -215,6 +216,7 @@ class LocalGroupAggregateSpec(OperatorSpec[LocalGroupAggregateParams]):
         aggs = [format_agg(c, names, None) for c in p.aggs]
         out = [f.name for f in node.fields]
         parts = [f"groupBy=[{', '.join(keys)}]"] if keys else []
+        parts += partial_final_type(node)
         partial = [f"{a} AS ({', '.join(out[j] for j in lay)})" for a, lay in zip(aggs, p.partials, strict=True)]
         return [*parts, f"select=[{', '.join(keys + partial + ['COUNT(*) AS count1$'])}]"]
 
@@ -238,11 +240,12 @@ class GlobalGroupAggregateSpec(GroupAggregateSpec):
         in_names = [f.name for f in node.inputs[0].fields]
         keys = [in_names[g] for g in p.grouping]
         merged = [
-            f"{c.name.upper()}({', '.join(in_names[j] for j in lay)}) AS {f.name}"
+            f"{agg_display_name(c.name)}({', '.join(in_names[j] for j in lay)}) AS {f.name}"
             for c, lay, f in zip(p.aggs, p.partials, node.fields[len(keys) :], strict=True)
         ]
         parts = [f"groupBy=[{', '.join(keys)}]"] if keys else []
-        return [*parts, "partialFinalType=[NONE]", f"select=[{', '.join(keys + merged)}]"]
+        split = node.info.get("split", "NONE")  # always printed by the global phase
+        return [*parts, f"partialFinalType=[{split}]", f"select=[{', '.join(keys + merged)}]"]
 
 
 LOCAL_GROUP_AGGREGATE = register_spec(LocalGroupAggregateSpec())
