@@ -6,6 +6,7 @@ re-split by key group."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,9 +25,9 @@ from runtime.types import INT, STRING, Field
 SCHEMA = (Field("k", INT(False)), Field("id", INT()), Field("v", STRING()))
 
 
-def make(upsert_key: tuple[int, ...] = ()) -> Operator:
+def make(upsert_key: tuple[int, ...] = (), config: dict[str, str] | None = None) -> Operator:
     node = Node(0, SINK_MATERIALIZER.name, (1,), SCHEMA, SinkMaterializerParams((0,), upsert_key))
-    return create_operator(node, OperatorContext(mode=STREAMING, config={}))
+    return create_operator(node, OperatorContext(mode=STREAMING, config=config or {}))
 
 
 Row = tuple[str, int, int, Any]
@@ -122,10 +123,12 @@ def test_any_batching_gives_the_row_at_a_time_result(by_id: bool) -> None:
         assert got == want, cut
 
 
-def test_snapshot_restore_keeps_each_keys_list() -> None:
-    op = make((1,))
+@pytest.mark.parametrize("backend", ["hashmap", "rocksdb"])
+def test_snapshot_restore_keeps_each_keys_list(tmp_path: Path, backend: str) -> None:
+    config = {"state.backend.type": backend, "state.backend.rocksdb.localdir": str(tmp_path)}
+    op = make((1,), config)
     op.process_batch(batch([("+I", 1, 10, "a"), ("+I", 1, 20, "b"), ("+I", 2, 30, "c")]), 0, Output())
-    restored = make((1,))
+    restored = make((1,), config)
     restored.restore_state(op.snapshot_state(1))
     restored.process_batch(batch([("-D", 1, 20, "b"), ("-D", 2, 30, "c")]), 0, out := Output())
     assert changes(out) == [("+U", (1, 10, "a")), ("-D", (2, 30, "c"))]
