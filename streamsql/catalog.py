@@ -211,8 +211,16 @@ class CatalogDatabase(_Described):
         return CatalogDatabase((self._properties, self._comment))
 
 
+# Creating, altering or dropping a partition: the catalogs keep no partition metadata.
+_PARTITION_METADATA = (
+    "Partition metadata (create / alter / drop a partition: a partition exists once rows are written into it, "
+    "INSERT INTO t PARTITION (k = 'v') ...; list them with list_partitions or SHOW PARTITIONS)"
+)
+
+
 class CatalogPartition(_Described):
-    """A partition's properties (streamsql's catalogs keep no partitions)."""
+    """A partition's properties (streamsql's catalogs keep no partition metadata: the
+    partitions are the ones the connector stores, SHOW PARTITIONS)."""
 
     def __init__(self, j_catalog_partition: tuple[dict[str, str], str | None]) -> None:
         self._properties, self._comment = dict(j_catalog_partition[0]), j_catalog_partition[1]
@@ -741,27 +749,45 @@ class Catalog:
     def _none(self, what: str) -> Any:
         raise CatalogException(f"{what} are not kept by streamsql's catalogs")
 
-    def list_partitions(self, table_path: ObjectPath, partition_spec: CatalogPartitionSpec | None = None) -> Any:
-        return self._none("Partitions")
-
-    def get_partition(self, table_path: ObjectPath, partition_spec: CatalogPartitionSpec) -> Any:
-        return self._none("Partitions")
+    def list_partitions(
+        self, table_path: ObjectPath, partition_spec: CatalogPartitionSpec | None = None
+    ) -> list[CatalogPartitionSpec]:
+        """The partitions the table's connector stores (SHOW PARTITIONS: the filesystem's
+        `k=v/` directories), those within `partition_spec` if given."""
+        where = ""
+        if partition_spec is not None and partition_spec.get_partition_spec():
+            pairs = ", ".join(f"{quote(k)} = {_sql_string(v)}" for k, v in partition_spec.get_partition_spec().items())
+            where = f" PARTITION ({pairs})"
+        specs = []
+        for text in self._names(f"SHOW PARTITIONS {self._obj(table_path)}{where}"):
+            specs.append(CatalogPartitionSpec(dict(part.split("=", 1) for part in text.split("/") if part)))
+        return specs
 
     def partition_exists(self, table_path: ObjectPath, partition_spec: CatalogPartitionSpec) -> bool:
-        return bool(self._none("Partitions"))
+        wanted = partition_spec.get_partition_spec()
+        return any(p.get_partition_spec() == wanted for p in self.list_partitions(table_path))
+
+    def get_partition(self, table_path: ObjectPath, partition_spec: CatalogPartitionSpec) -> CatalogPartition:
+        """A stored partition (its properties are empty: catalogs keep no partition metadata)."""
+        if not self.partition_exists(table_path, partition_spec):
+            raise CatalogException(
+                f"Partition {partition_spec.get_partition_spec()} of table {table_path} in catalog {self._name} "
+                "does not exist."
+            )
+        return CatalogPartition.create_instance({}, None)
 
     def create_partition(
         self, table_path: ObjectPath, partition_spec: Any, partition: Any, ignore_if_exists: bool
     ) -> None:
-        self._none("Partitions")
+        self._none(_PARTITION_METADATA)
 
     def drop_partition(self, table_path: ObjectPath, partition_spec: Any, ignore_if_not_exists: bool) -> None:
-        self._none("Partitions")
+        self._none(_PARTITION_METADATA)
 
     def alter_partition(
         self, table_path: ObjectPath, partition_spec: Any, new_partition: Any, ignore_if_not_exists: bool
     ) -> None:
-        self._none("Partitions")
+        self._none(_PARTITION_METADATA)
 
     # statistics (ANALYZE TABLE's results; Flink's in-memory catalog's rules)
     def _table_entry(self, table_path: ObjectPath, ignore_if_not_exists: bool = False) -> Any:

@@ -459,6 +459,36 @@ def test_catalog_api_functions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     assert not catalog.function_exists(ObjectPath("mydb", "myfunc"))
 
 
+def test_catalog_api_partitions(tmp_path: Path) -> None:
+    """The page's partition operations: list / exists / get read the partitions the
+    filesystem table stores (they raised before); create / alter / drop are refused, as
+    ALTER TABLE ... ADD / DROP PARTITION is (the catalogs keep no partition metadata)."""
+    from streamsql.catalog import CatalogException, CatalogPartition, CatalogPartitionSpec
+
+    t_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    t_env.execute_sql(
+        "CREATE TABLE mytable (name STRING, age INT, third STRING, second STRING) PARTITIONED BY (third, second) "
+        f"WITH ('connector' = 'filesystem', 'path' = '{tmp_path}', 'format' = 'csv')"
+    )
+    t_env.execute_sql("INSERT INTO mytable VALUES ('a', 1, '2010', 'bob'), ('b', 2, '2011', 'liz')").wait()
+    catalog = t_env.get_catalog("default_catalog")
+    path = ObjectPath("default_database", "mytable")
+    spec = CatalogPartitionSpec({"third": "2010", "second": "bob"})
+    assert [p.get_partition_spec() for p in catalog.list_partitions(path)] == [
+        {"third": "2010", "second": "bob"},
+        {"third": "2011", "second": "liz"},
+    ]
+    assert [p.get_partition_spec() for p in catalog.list_partitions(path, CatalogPartitionSpec({"third": "2011"}))] == [
+        {"third": "2011", "second": "liz"}
+    ]
+    assert catalog.partition_exists(path, spec)
+    assert catalog.get_partition(path, spec).get_properties() == {}
+    with pytest.raises(CatalogException, match="does not exist"):
+        catalog.get_partition(path, CatalogPartitionSpec({"third": "1999", "second": "x"}))
+    with pytest.raises(CatalogException, match="a partition exists once rows are written into it"):
+        catalog.create_partition(path, spec, CatalogPartition.create_instance({}, "my partition"), False)
+
+
 def cells_of(t_env: TableEnvironment, sql: str) -> list[str]:
     return [str(r[0]) for r in t_env.execute_sql(sql).collect()]
 
