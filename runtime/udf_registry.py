@@ -24,8 +24,6 @@ from typing import Any
 
 from runtime.errors import user_code, user_traceback
 from runtime.frozen import mutable_dataclass
-from runtime.udf_metrics import MetricGroup
-from runtime.udf_options import GLOBAL_JOB_PARAMETERS, METRIC_ENABLED
 
 SPEC_ATTR = "_streamsql_udf_spec"
 
@@ -118,6 +116,8 @@ class FunctionContext:
 
 def job_parameters(config: dict[str, str]) -> dict[str, str]:
     """`pipeline.global-job-parameters` (Flink's map form `k1:v1,k2:v2`) as a dict."""
+    from runtime.udf_options import GLOBAL_JOB_PARAMETERS  # start-up: loads with the first function's open()
+
     text = GLOBAL_JOB_PARAMETERS.get(config) or ""
     out: dict[str, str] = {}
     for item in text.split(","):
@@ -132,6 +132,9 @@ def _open(spec: UdfSpec) -> None:
     PyFlink does per task), with the running job's parameters and a metric group."""
     opener = getattr(spec.func, "open", None)
     if callable(opener) and not isinstance(spec.func, type):
+        from runtime.udf_metrics import MetricGroup  # start-up: loads with the first function's open()
+        from runtime.udf_options import METRIC_ENABLED
+
         name = spec.name or "udf"
         config = _JOB_CONFIG
         metrics = METRIC_ENABLED.get(config)

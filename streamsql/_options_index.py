@@ -31,7 +31,7 @@ MODULE_OF: dict[str, str] = {
     "pipeline.name": "streamsql.environment",
     "python.archives": "runtime.udf_options",
     "python.client.executable": "runtime.udf_options",
-    "python.executable": "streamsql.table_config_api",
+    "python.executable": "runtime.udf_options",
     "python.execution-mode": "runtime.udf_options",
     "python.files": "runtime.udf_options",
     "python.fn-execution.arrow.batch.size": "runtime.udf_options",

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from runtime.config.options import key
 from runtime.state.ttl import STATE_TTL
-from runtime.udf_options import EXECUTABLE as PYTHON_EXECUTABLE
 from streamsql.common import Configuration
 from streamsql.modes import SqlDialect
 
@@ -104,11 +103,15 @@ class TableConfigApi:
         self.set(MAX_GENERATED_CODE_LENGTH.key, str(int(max_generated_code_length)))
 
     def get_python_executable(self) -> str | None:
-        found = PYTHON_EXECUTABLE.find(self)  # type: ignore[arg-type]
+        from runtime.udf_options import EXECUTABLE  # start-up: the python.* keys load when used
+
+        found = EXECUTABLE.find(self)  # type: ignore[arg-type]
         return None if found is None else found[1]  # PyFlink: None unless set
 
     def set_python_executable(self, python_exec: str) -> None:
-        self.set(PYTHON_EXECUTABLE.key, python_exec)
+        from runtime.udf_options import EXECUTABLE
+
+        self.set(EXECUTABLE.key, python_exec)
 
     def get_sql_dialect(self) -> SqlDialect:
         return SqlDialect[SQL_DIALECT.get(self).strip().upper()]  # type: ignore[arg-type]
