@@ -50,7 +50,7 @@ def main() -> None:
         produced += sum(x.num_rows for x in out.drain()[0])
     seconds = time.perf_counter() - start
     rows = sum(b.num_rows for b in batches)
-    kept = op.state_size()["entries"]  # type: ignore[attr-defined]
+    kept = op.state_size()["rows"]  # type: ignore[attr-defined]
     print("| rows in | keys | ids per key | batch | rows out | entries kept | seconds | rows in/s |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     print(

@@ -27,7 +27,8 @@ a batch usually needs one round per change of its busiest key. The entries match
 are found by one dense id per (sink key, compared columns) (`encode_rows` over the working
 set and the batch). State: the keyed backend's slots for the sink keys and an Arrow table of
 the live entries with their slot and arrival sequence, checkpointed and re-split by key
-group on restore with another parallelism.
+group on restore with another parallelism. State TTL (`table.exec.state.ttl`) forgets the
+list of a key not written for the TTL, as Flink's state TTL does.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import pyarrow as pa
 
 from runtime.batch import DELETE, INSERT, UPDATE_AFTER, data_columns, row_kinds
 from runtime.checkpoint import format as state_format
-from runtime.checkpoint.rescale import OldStates, load_state, max_parallelism_of, merged_keyed, plan_slots
+from runtime.checkpoint.rescale import OldStates, load_state, max_parallelism_of, merge_ttl, merged_keyed, plan_slots
 from runtime.frozen import frozen_dataclass
 from runtime.graph import Node
 from runtime.operators._common import make_batch
@@ -48,6 +49,7 @@ from runtime.operators.base import Operator, OperatorContext, Output
 from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, UpsertKeys, register_spec
 from runtime.state import KeyedStateBackend, create_backend
 from runtime.state.backend import encode_rows
+from runtime.state.ttl import StateTtl, now_ms, operator_ttl, state_bytes
 
 
 @frozen_dataclass
@@ -89,11 +91,14 @@ class SinkMaterializerOperator(Operator):
         self.e_seq = np.zeros(0, dtype=np.int64)  # its place in its key's list (arrival order)
         self.e_alive = np.zeros(0, dtype=bool)
         self.next_seq = 0
+        self._ttl_ms = operator_ttl(ctx.config, None)
+        self.ttl = StateTtl(self._ttl_ms)  # a key's list expires when not written for the TTL, as in Flink
 
     def state_size(self) -> dict[str, int]:
-        """Live entries (input rows backing a sink row) and their keys (metrics)."""
+        """Sink keys, the rows backing them and approximate bytes (metrics)."""
         alive = int(self.e_alive.sum())
-        return {"entries": alive, "keys": len(np.unique(self.e_slot[self.e_alive])) if alive else 0}
+        keys = len(np.unique(self.e_slot[self.e_alive])) if alive else 0
+        return {"keys": keys, "rows": alive, "bytes": state_bytes(self.e_slot, self.e_seq, self.e_alive, self.store)}
 
     # ------------------------------------------------------------------ processing
     def process_batch(self, batch: pa.RecordBatch, input_index: int, out: Output) -> None:
@@ -103,6 +108,9 @@ class SinkMaterializerOperator(Operator):
             return
         kinds = row_kinds(batch)
         acc = (kinds == INSERT) | (kinds == UPDATE_AFTER)
+        now = now_ms() if self.ttl.enabled else 0
+        if self.ttl.enabled:
+            self._expire(now)
         slots = self.state.lookup([data.column(i) for i in self.keys], n)
         keys = np.unique(slots)
         # the working set: the live entries of the batch's keys, then the batch's rows
@@ -189,6 +197,21 @@ class SinkMaterializerOperator(Operator):
             take = pa.array(out_src[emitted], pa.int64())
             out.emit(make_batch(self.node, [_plain(c).take(take) for c in rows.columns], out_kind[emitted]))
         self._write_back(w_old, rows, w_key, w_seq, w_src, w_alive, used, keys, count)
+        if self.ttl.enabled:
+            self.ttl.touch(keys[count > 0], now)
+            self.ttl.forget(keys[count == 0])
+
+    def _expire(self, now: int) -> None:
+        """State TTL: forget the lists of keys not written for the TTL."""
+        slots = self.ttl.expired(now)
+        if len(slots):
+            slots = slots[self.state.contains(slots)]
+        if not len(slots):
+            return
+        self.e_alive &= ~np.isin(self.e_slot, slots)
+        self.state.remove(slots)
+        extra = self.ctx.metrics.extra
+        extra["state_ttl_expired_keys"] = extra.get("state_ttl_expired_keys", 0) + len(slots)
 
     @staticmethod
     def _refresh_last(
@@ -248,6 +271,7 @@ class SinkMaterializerOperator(Operator):
                 "slot": self.e_slot,
                 "seq": self.e_seq,
                 "next_seq": self.next_seq,
+                "ttl": self.ttl,
             }
         )
 
@@ -259,6 +283,8 @@ class SinkMaterializerOperator(Operator):
         self.e_seq = np.asarray(d["seq"], dtype=np.int64)
         self.e_alive = np.ones(len(self.e_slot), dtype=bool)
         self.next_seq = int(d["next_seq"])
+        self.ttl = d.get("ttl") or StateTtl(self._ttl_ms)
+        self.ttl.reconfigure(self._ttl_ms)
 
     def rescale_snapshots(self, old: OldStates, new_range: tuple[int, int], index: int, parallelism: int) -> Any:
         """The keys of `new_range` with their entries (each key's list comes from the one
@@ -275,15 +301,16 @@ class SinkMaterializerOperator(Operator):
                 stores.append(s["store"].filter(pa.array(keep)))
                 slots.append(new[keep])
                 seqs.append(np.asarray(s["seq"], dtype=np.int64)[keep])
-        return state_format.pack(
-            {
-                "keys": merged_keyed(plans, max_parallelism_of(self.state)),
-                "store": pa.concat_tables(stores).combine_chunks() if stores else None,
-                "slot": np.concatenate(slots) if slots else np.zeros(0, dtype=np.int64),
-                "seq": np.concatenate(seqs) if seqs else np.zeros(0, dtype=np.int64),
-                "next_seq": max((int(s["next_seq"]) for s in snaps), default=0),
-            }
-        )
+        result = {
+            "keys": merged_keyed(plans, max_parallelism_of(self.state)),
+            "store": pa.concat_tables(stores).combine_chunks() if stores else None,
+            "slot": np.concatenate(slots) if slots else np.zeros(0, dtype=np.int64),
+            "seq": np.concatenate(seqs) if seqs else np.zeros(0, dtype=np.int64),
+            "next_seq": max((int(s["next_seq"]) for s in snaps), default=0),
+        }
+        if any(s.get("ttl") is not None for s in snaps):
+            result["ttl"] = merge_ttl([s.get("ttl") for s in snaps], plans, self.ttl)
+        return state_format.pack(result)
 
 
 class SinkMaterializerSpec(OperatorSpec[SinkMaterializerParams]):
@@ -296,6 +323,7 @@ class SinkMaterializerSpec(OperatorSpec[SinkMaterializerParams]):
     operator_class = SinkMaterializerOperator
     parallel = True
     rescalable = True
+    state_ttl = True
     spark = SparkCapability(
         False,
         False,

@@ -19,6 +19,7 @@ from runtime.graph import STREAMING, Node
 from runtime.operators.base import Operator, OperatorContext, Output, create_operator
 from runtime.operators.sink_materializer import SINK_MATERIALIZER, SinkMaterializerParams
 from runtime.state.keygroups import key_group_range
+from runtime.state.ttl import set_clock
 from runtime.types import INT, STRING, Field
 
 # (sink key k, input row id, value v): the sink's PRIMARY KEY is k, the input's upsert key id
@@ -148,3 +149,23 @@ def test_rescale_splits_the_lists_by_key_group() -> None:
         assert 0 < len(got) < 30  # only its own keys
         shown += got
     assert sorted(shown) == sorted(("+U", (k, 0, f"v{k}.0")) for k in range(30))
+
+
+def test_state_ttl_forgets_a_key_not_written_for_the_ttl() -> None:
+    """As Flink's state TTL on the materializer's list: after the TTL a key starts afresh
+    (its +I is an INSERT again, a retraction of a forgotten row is ignored); a key written
+    within the TTL keeps its list, also through a snapshot."""
+    clock = [1_000_000]
+    prev = set_clock(lambda: clock[0])
+    try:
+        op = make((1,), {"table.exec.state.ttl": "1 h"})
+        op.process_batch(batch([("+I", 1, 10, "a"), ("+I", 2, 20, "b"), ("+I", 2, 21, "c")]), 0, Output())
+        clock[0] += 3_000_000
+        op.process_batch(batch([("+U", 2, 22, "d")]), 0, Output())  # key 2 written again
+        clock[0] += 1_000_000  # key 1: 4_000_000 ms since its write; key 2: 1_000_000
+        restored = make((1,), {"table.exec.state.ttl": "1 h"})
+        restored.restore_state(op.snapshot_state(1))
+        restored.process_batch(batch([("-D", 1, 10, "a"), ("-D", 2, 22, "d"), ("+I", 1, 11, "e")]), 0, out := Output())
+        assert changes(out) == [("+U", (2, 21, "c")), ("+I", (1, 11, "e"))]
+    finally:
+        set_clock(prev)
