@@ -224,8 +224,26 @@ def local_time(array: pa.Array, time_zone: str) -> pa.Array:
 
 def _render_time(array: pa.Array, dtype: DataType) -> pa.Array:
     p = dtype.precision or 0
-    text = pc.cast(array, pa.string())  # HH:mm:ss.fff
+    ms = pc.cast(array, pa.time32("ms")).cast(pa.int32())
+    outside = pc.or_(pc.less(ms, 0), pc.greater_equal(ms, 86_400_000))
+    if pc.any(outside).as_py():
+        text = _time_beyond_a_day(ms)
+    else:
+        text = pc.cast(array, pa.string())  # HH:mm:ss.fff
     return pc.utf8_slice_codeunits(text, 0, 8 + (p + 1 if p > 0 else 0))
+
+
+def _time_beyond_a_day(ms: pa.Array) -> pa.Array:
+    """HH:mm:ss.fff of TIME values outside a day, as Flink's DateTimeUtils.formatTimestampMillis
+    prints them: a negative value gets days added until it is not, the hour is not cut to a
+    day and shows its last two digits (CAST('123' AS TIME), 123 hours, prints 23:00:00)."""
+    raw = pc.fill_null(ms, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    t = np.where(raw < 0, np.mod(raw, 86_400_000), raw).astype(np.int64)
+    fields = (t // 3_600_000 % 100, t // 60_000 % 60, t // 1000 % 60, t % 1000)
+    parts = [pc.utf8_lpad(pa.array(f).cast(pa.string()), w, "0") for f, w in zip(fields, (2, 2, 2, 3), strict=True)]
+    text = pc.binary_join_element_wise(parts[0], parts[1], parts[2], ":")
+    text = pc.binary_join_element_wise(text, parts[3], ".")
+    return pc.if_else(ms.is_valid(), text, pa.scalar(None, pa.string()))
 
 
 def _day_time(ms: int) -> str:

@@ -540,7 +540,13 @@ _CAST_RULES = [
     "- **Text to DATE/TIME/TIMESTAMP**: `yyyy-MM-dd[ HH:mm[:ss[.fffffffff]]]` (or `T` for the "
     "space); a DATE may leave out the month and day (`'123'` is 0123-01-01) and ignores a time "
     "after it; a TIMESTAMP_LTZ is read in the session time zone (`table.local-time-zone`). "
-    "Invalid dates (`'2024-02-30'`) fail.",
+    "Invalid dates (`'2024-02-30'`) fail. A TIME is read as Flink's `DateTimeUtils.parseTime` reads it: "
+    "`h[:m[:s[.fraction]]]`, each number any digits with spaces around it and no range check (the parts "
+    "add up: `'12:60'` is 13:00:00, `'123'` is 123 hours and prints `23:00:00`, the hour's last two "
+    "digits, as Flink prints it), the fraction's first three digits rounded by the fourth, then an "
+    "optional `-h[:m]` / `+h[:m]` subtracted / added (`'10:00:00-01:00'` is 09:00:00); anything else "
+    "fails (`'2021-09-27'`). A `TIME '...'` literal is checked as Calcite checks it (`TIME '24:00:00'` "
+    "is refused).",
     "- **Text to BINARY/VARBINARY**: the UTF-8 bytes, cut to n bytes; a BINARY(n) is padded "
     "with zero bytes. **Bytes to text**: decoded as UTF-8, a malformed byte becoming U+FFFD.",
     "- **Numbers between themselves**: integers wrap as Java's casts do (`CAST(300 AS TINYINT)` "

@@ -232,7 +232,7 @@ def interval_ms(node: exp.Interval, sql: str | None) -> Literal:
 # Typed literal formats Calcite accepts (pattern, the format its error message names).
 _TYPED_LITERAL_FORMATS = {
     "DATE": (r"[+-]?\d{1,4}-\d{1,2}-\d{1,2}", "yyyy-MM-dd"),
-    "TIME": (r"\d{1,2}:\d{1,2}:\d{1,2}(?:\.(?P<f>\d*))?", "HH:mm:ss"),
+    "TIME": (r"(?P<h>\d{1,2}):(?P<mi>\d{1,2}):(?P<s>\d{1,2})(?:\.(?P<f>\d*))?", "HH:mm:ss"),
     "TIMESTAMP": (
         r"\d{1,4}-\d{1,2}-\d{1,2} \d{1,2}:\d{1,2}:\d{1,2}(?:\.(?P<f>\d*))?",
         "yyyy-MM-dd HH:mm:ss",
@@ -702,7 +702,12 @@ class ExprBinder:
             return target
         pattern, shown = fmt
         m = re.fullmatch(pattern, text.strip())
-        if m is None or (target.name == "DATE" and _in_gregorian_gap(text.strip())):
+        # Calcite's TimeString checks the fields' ranges too (CAST from a string does not:
+        # runtime.functions.cast `_parse_time` takes '24:00:00')
+        out_of_range = (
+            target.name == "TIME" and m is not None and (int(m["h"]) > 23 or int(m["mi"]) > 59 or int(m["s"]) > 59)
+        )
+        if m is None or out_of_range or (target.name == "DATE" and _in_gregorian_gap(text.strip())):
             raise self.err(f"Illegal {kind} literal '{text}': not in format '{shown}'", node)
         if target.name == "DATE":
             return target

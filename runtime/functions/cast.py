@@ -69,7 +69,16 @@ _TS_RE = (
     r"^(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})"
     r"(?:[ T](?P<h>\d{1,2}):(?P<mi>\d{1,2})(?::(?P<s>\d{1,2})(?:\.(?P<f>\d{0,9}))?)?)?$"
 )
-_TIME_RE = r"^(?P<h>\d{1,2}):(?P<mi>\d{1,2})(?::(?P<s>\d{1,2})(?:\.(?P<f>\d{0,9}))?)?$"
+# Flink's DateTimeUtils.parseTime (CAST(string AS TIME)): `h[:m[:s[.fraction]]]`, each number
+# digits only with Java's trim around it, any number of digits and no range check (its
+# milliseconds add up, so '123' is 123 hours), then an optional zone `-h[:m]` or `+h[:m]`
+# that is subtracted / added. `_TIME_SPLIT_*` cut the zone off at the first '-' (else the
+# first '+'); `_TIME_MAIN_RE` / `_TIME_ZONE_RE` parse the two parts.
+_W = r"[\x00-\x20]*"
+_TIME_SPLIT_MINUS = r"^(?P<main>[^-]*)-(?P<zone>.*)$"
+_TIME_SPLIT_PLUS = r"^(?P<main>[^+]*)\+(?P<zone>.*)$"
+_TIME_MAIN_RE = rf"^{_W}(?P<h>\d+){_W}(?::{_W}(?P<mi>\d+){_W}(?::{_W}(?P<s>\d+){_W}(?:\.(?P<f>.*))?)?)?$"
+_TIME_ZONE_RE = rf"^{_W}(?P<h>\d+){_W}(?::{_W}(?P<mi>\d+){_W})?$"
 _TRUE_WORDS = ["t", "true", "y", "yes", "1"]
 _FALSE_WORDS = ["f", "false", "n", "no", "0"]
 
@@ -741,16 +750,80 @@ def _to_date(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, stri
     raise EvaluationError(f"Unsupported cast from {src} to {dst}")
 
 
+def _parse_time(arr: pa.Array, dst: DataType, strict: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Strings → (milliseconds as Flink's DateTimeUtils.parseTime computes them, bad-or-null
+    mask). Not cut to a day: '123' is 123 hours (Flink prints it '23:00:00', the last two
+    digits of the hour, `runtime.render`), '12:60' is 13:00; the sum wraps as Java's int."""
+    text = arr.cast(pa.string())
+    nulls = null_mask(arr)
+    minus = pc.extract_regex(text, _TIME_SPLIT_MINUS)
+    has_minus = minus.is_valid()
+    plus = pc.extract_regex(text, _TIME_SPLIT_PLUS)
+    has_plus = pc.and_(pc.invert(has_minus), plus.is_valid())
+    main = pc.if_else(has_minus, minus.field("main"), pc.if_else(has_plus, plus.field("main"), text))
+    zone = pc.if_else(has_minus, minus.field("zone"), pc.if_else(has_plus, plus.field("zone"), pa.scalar("0")))
+    sign = np.where(to_numpy(has_minus, False), -1, 1).astype(np.int64)
+    m_parts = pc.extract_regex(main, _TIME_MAIN_RE)
+    z_parts = pc.extract_regex(zone, _TIME_ZONE_RE)
+    ok = to_numpy(pc.and_(m_parts.is_valid(), z_parts.is_valid()), False)
+    # Flink looks for the colons and the dot in the whole text: one that lies in the zone
+    # part while the time part still lacks it makes a number span the sign (refused).
+    zone_colon = to_numpy(pc.match_substring(zone, ":"), False)
+    zone_dot = to_numpy(pc.match_substring(zone, "."), False)
+    # (a group that took no part in the match reads as "")
+    has_s = to_numpy(pc.greater(pc.utf8_length(pc.fill_null(m_parts.field("s"), "")), 0), False)
+    has_f = has_s & to_numpy(pc.match_substring(main, "."), False)
+    ok &= ~(zone_colon & ~has_s) & ~(zone_dot & has_s & ~has_f)
+
+    def num(parts: pa.StructArray, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """The digits as a number, and where they overflow Java's int (Integer.parseInt fails)."""
+        digits = pc.fill_null(parts.field(name), "0")
+        digits = pc.replace_substring_regex(digits, r"^0+(\d)", r"\1")
+        digits = pc.if_else(pc.equal(digits, ""), pa.scalar("0"), digits)
+        too_long = to_numpy(pc.greater(pc.utf8_length(digits), 10), False)
+        digits = pc.if_else(too_long, pa.scalar("0"), digits)
+        values = to_numpy(pc.cast(digits, pa.int64()), 0).astype(np.int64)
+        return values, too_long | (values > 2**31 - 1)
+
+    h, over_h = num(m_parts, "h")
+    mi, over_mi = num(m_parts, "mi")
+    sec, over_s = num(m_parts, "s")
+    zh, over_zh = num(z_parts, "h")
+    zm, over_zm = num(z_parts, "mi")
+    ok &= ~(over_h | over_mi | over_s | over_zh | over_zm)
+    milli = _parse_fraction(m_parts.field("f"))
+    total = (h + sign * zh) * 3_600_000 + (mi + sign * zm) * 60_000 + sec * 1000 + milli
+    total = (total + 2**31) % 2**32 - 2**31  # Java int arithmetic
+    bad = ~ok & ~nulls
+    _fail(strict, bad, arr, dst, "value")
+    return np.where(ok, total, 0), nulls | bad
+
+
+def _parse_fraction(frac: pa.Array) -> np.ndarray:
+    """Milliseconds of the text after the dot, as Flink's DateTimeUtils.parseFraction: Java's
+    trim, then the first three characters as hundreds, tens and ones (a non-digit counts 0),
+    plus one when the fourth is '5' or above (any character from '5' up, as Flink compares)."""
+    text = pc.replace_substring_regex(pc.fill_null(frac, ""), _JAVA_TRIM, "")
+    padded = pc.utf8_rpad(text, 4, "\x00")
+    total = np.zeros(len(frac), dtype=np.int64)
+    for i, weight in enumerate((100, 10, 1)):  # three characters, not a loop over rows
+        ch = pc.utf8_slice_codeunits(padded, i, i + 1)
+        digit = pc.if_else(pc.match_substring_regex(ch, r"^[0-9]$"), ch, pa.scalar("0"))
+        total += to_numpy(pc.cast(digit, pa.int64()), 0).astype(np.int64) * weight
+    fourth = pc.utf8_slice_codeunits(padded, 3, 4)
+    total += to_numpy(pc.greater_equal(fourth, "5"), False).astype(np.int64)
+    return total
+
+
 def _to_time(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
     """The time of day in milliseconds, cut to the target's precision (a TIME(0) holds whole
     seconds: CAST('12:34:56.789' AS TIME) = TIME '12:34:56')."""
     name = src.name
     step = 10 ** (3 - min(3, 0 if dst.precision is None else dst.precision))
     if src.is_string:
-        text = pc.binary_join_element_wise(pa.scalar("1970-01-01 "), _strings(arr), "")
-        us, _, mask = _parse_timestamp(text, dst, strict)
-        ms = (us // 1000 // step) * step
-        return pa.array(ms.astype(np.int32), pa.time32("ms"), mask=mask | null_mask(arr))
+        raw, mask = _parse_time(arr, dst, strict)
+        ms = java_div(raw, step) * step
+        return pa.array(ms.astype(np.int32), pa.time32("ms"), mask=mask)
     if name == "TIMESTAMP_LTZ":
         arr = local_time(arr, ctx.time_zone)
         name = "TIMESTAMP"

@@ -212,7 +212,10 @@ VALUES: list[tuple[Any, ...]] = [
     ("cast", STRING(), "12:34:56.123456789", TIME(0), "12:34:56"),  # IT
     ("cast", STRING(), "12:34", TIME(0), "12:34:00"),  # CORPUS
     ("cast", STRING(), "2021-09-27", TIME(0), FAIL),  # IT
-    ("cast", STRING(), "25:00:00", TIME(0), FAIL),
+    ("cast", STRING(), "25:00:00", TIME(0), "25:00:00"),  # RULE DateTimeUtils.parseTime: no range check
+    ("cast", STRING(), "123", TIME(0), "23:00:00"),  # IT (123 hours; the hour prints its last two digits)
+    ("cast", STRING(), "123:45", TIME(0), "23:45:00"),  # IT
+    ("cast", STRING(), "2021-09-27 12:34:56", TIME(0), FAIL),  # IT
     ("cast", STRING(), "2021-09-27", TIMESTAMP(9), "2021-09-27 00:00:00.000000000"),  # IT
     ("cast", STRING(), "2021-09-27 12:34:56.123456789", TIMESTAMP(9), "2021-09-27 12:34:56.123456789"),  # IT
     ("cast", STRING(), "2024-01-01T10:00:00", TIMESTAMP(3), "2024-01-01 10:00:00.000"),

@@ -21,6 +21,7 @@ from runtime.types import (
     DOUBLE,
     INT,
     STRING,
+    TIME,
     TIMESTAMP,
     TIMESTAMP_LTZ,
     TINYINT,
@@ -144,6 +145,53 @@ def test_timestamp_precision_and_iso_t() -> None:
         "2024-01-02 03:04:00.000000000",
     ]
     assert run(call("cast", s, type=TIMESTAMP(0)), cols) == ["2024-01-02 03:04:05", "2024-01-02 03:04:00"]
+
+
+def test_string_to_time_follows_flinks_parse_time() -> None:
+    """Flink's DateTimeUtils.parseTime: h[:m[:s[.f]]] with any number of digits and no range
+    check (the milliseconds add up; the hour prints as its last two digits, so '123' shows
+    23:00:00), Java's trim around each number, three fraction digits rounded by the fourth,
+    a zone '-h[:m]' / '+h[:m]' subtracted / added; anything else fails (TRY_CAST: NULL)."""
+    texts = [
+        "123",
+        "12:34",
+        " 1 : 2 :3 ",
+        "12:60",
+        "25:00:00",
+        "12:34:56.9999",
+        "12:34:56.5x7",
+        "10:00:00-01:00",
+        "10-01",
+        "10:00+02:00",
+        "abc",
+        "",
+        "-5",
+        None,
+    ]
+    cols = [(texts, STRING())]
+    (s,) = refs(cols)
+    assert run(call("try_cast", s, type=TIME(3)), cols) == [
+        "23:00:00.000",
+        "12:34:00.000",
+        "01:02:03.000",
+        "13:00:00.000",
+        "25:00:00.000",
+        "12:34:57.000",
+        "12:34:56.507",
+        "09:00:00.000",
+        "09:00:00.000",
+        None,  # the minutes would span the zone's sign: Flink refuses it too
+        None,
+        None,
+        None,
+        None,
+    ]
+    assert run(call("cast", call("cast", s, type=TIME(0)), type=STRING()), [([*texts[:2]], STRING())]) == [
+        "23:00:00",
+        "12:34:00",
+    ]
+    with pytest.raises(EvaluationError, match=r"DateTimeException: For input string: '10:00\+02:00'\."):
+        run(call("cast", s, type=TIME(0)), cols)
 
 
 def test_to_varchar_and_char_length() -> None:
