@@ -3,8 +3,10 @@ Flink's types and defaults so a PyFlink program that sets them runs unchanged, e
 what it does here. streamsql runs Python functions in the engine's own process, a batch of
 Arrow columns at a time: there is no Python worker to launch, size, ship files to or
 profile, so most keys have nothing to act on ("no effect" in their description). Acting:
-`python.fn-execution.arrow.batch.size` (the rows a pandas function gets per call) and
-`python.metric.enabled` (whether `FunctionContext.get_metric_group()` works).
+`python.fn-execution.arrow.batch.size` (the rows a pandas function gets per call),
+`python.metric.enabled` (whether `FunctionContext.get_metric_group()` works) and the
+dependency keys `python.files` / `python.archives` / `python.requirements` (applied when
+set, streamsql.table_env_catalog.apply_python_dependencies).
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ ARCHIVES = (
     .string_type()
     .no_default_value()
     .with_description(
-        "PyFlink's archives to extract into the Python worker's working directory. No worker here: "
-        "`add_python_archive` extracts at once into this process's working directory; the key itself has no effect."
+        "Archives (`path[#target_dir]`, comma-separated) to extract for Python functions: setting the key "
+        "extracts them at once into this process's working directory, as `add_python_archive` does."
     )
 )
 CLIENT_EXECUTABLE = (
@@ -48,8 +50,8 @@ FILES = (
     .string_type()
     .no_default_value()
     .with_description(
-        "PyFlink's files added to the Python worker's PYTHONPATH. No worker here: `add_python_file` puts a "
-        "file's directory on this process's sys.path at once; the key itself has no effect."
+        "Python files or directories (comma-separated) for Python functions: setting the key puts them on "
+        "this process's sys.path at once, as `add_python_file` does."
     )
 )
 ARROW_BATCH_SIZE = (
@@ -132,8 +134,8 @@ REQUIREMENTS = (
     .string_type()
     .no_default_value()
     .with_description(
-        "PyFlink's requirements installed for the Python worker. No worker here: `set_python_requirements` checks "
-        "this process has them; the key itself has no effect."
+        "A requirements.txt (`path[#cache_dir]`) for Python functions: setting the key checks this process "
+        "has them installed, as `set_python_requirements` does (nothing is installed: there is no worker)."
     )
 )
 STATE_CACHE_SIZE = (

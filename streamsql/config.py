@@ -29,6 +29,7 @@ from runtime.config.core import LOCAL_TIME_ZONE, session_time_zone, time_zone_na
 from runtime.config.options import ConfigOption
 from streamsql._options_index import DEFAULTS, MODULE_OF
 from streamsql.table_config_api import TableConfigApi
+from streamsql.table_env_catalog import apply_python_dependencies
 
 # Modules declaring configuration options (module-level ConfigOption attributes).
 OPTION_MODULES: tuple[str, ...] = (
@@ -159,6 +160,8 @@ class TableConfig(TableConfigApi):
 
     def set(self, key: str, value: str) -> TableConfig:
         self._values[key] = check_value(key, str(value))
+        if key.startswith("python."):  # python.files / archives / requirements act at once, as their methods
+            apply_python_dependencies(key, self._values[key])
         return self
 
     def get(self, key: str, default_value: str | None = None) -> str | None:

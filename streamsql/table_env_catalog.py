@@ -34,6 +34,57 @@ def add_python_file(file_path: str) -> None:
         sys.path.insert(0, entry)
 
 
+def add_python_archive(archive_path: str, target_dir: str | None = None) -> None:
+    """Unpack an archive into this process's working directory (as PyFlink does into the
+    workers'), under `target_dir` or the archive's file name."""
+    import shutil
+
+    dest = os.path.abspath(target_dir or os.path.basename(archive_path))
+    shutil.unpack_archive(archive_path, dest)
+
+
+def check_python_requirements(requirements_file_path: str) -> None:
+    """Functions run in this process: its environment must already hold the requirements.
+    Checks that each one is installed and names the missing ones."""
+    from importlib import metadata
+
+    missing = []
+    with open(requirements_file_path, encoding="utf-8") as f:
+        for line in f:
+            name = line.split("#", 1)[0].strip()
+            for sep in ("==", ">=", "<=", "~=", ">", "<", "[", ";", " "):
+                name = name.split(sep, 1)[0]
+            if name:
+                try:
+                    metadata.version(name)
+                except metadata.PackageNotFoundError:
+                    missing.append(name)
+    if missing:
+        raise ImportError(
+            f"Python requirements not installed in this environment: {', '.join(missing)} "
+            f"(streamsql runs functions in this process: pip install -r {requirements_file_path})"
+        )
+
+
+def apply_python_dependencies(key: str, value: str) -> None:
+    """PyFlink's dependency keys set in the configuration act as their methods do:
+    `python.files` (comma-separated) as add_python_file, `python.archives`
+    (`path[#target_dir]`, comma-separated) as add_python_archive, `python.requirements`
+    (`path[#cache_dir]`) as set_python_requirements. Other keys: nothing."""
+    from runtime.udf_options import ARCHIVES, FILES, REQUIREMENTS  # start-up: with the first python.* key set
+
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if key == FILES.key:
+        for path in items:
+            add_python_file(path)
+    elif key == ARCHIVES.key:
+        for item in items:
+            path, _, target = item.partition("#")
+            add_python_archive(path, target or None)
+    elif key == REQUIREMENTS.key and value.strip():
+        check_python_requirements(value.partition("#")[0].strip())
+
+
 class CatalogApiMixin:
     """TableEnvironment methods for catalogs, databases, modules, functions and plans."""
 
@@ -198,34 +249,10 @@ class CatalogApiMixin:
         add_python_file(file_path)
 
     def add_python_archive(self, archive_path: str, target_dir: str | None = None) -> None:
-        """Unpack an archive next to this process's working directory (as PyFlink does on
-        the workers), under `target_dir` or the archive's name."""
-        import shutil
-
-        dest = os.path.abspath(target_dir or os.path.basename(archive_path))
-        shutil.unpack_archive(archive_path, dest)
+        add_python_archive(archive_path, target_dir)
 
     def set_python_requirements(self, requirements_file_path: str, requirements_cache_dir: str | None = None) -> None:
-        """Functions run in this process: its environment must already hold the requirements.
-        Checks that each one is installed and names the missing ones."""
-        from importlib import metadata
-
-        missing = []
-        with open(requirements_file_path, encoding="utf-8") as f:
-            for line in f:
-                name = line.split("#", 1)[0].strip()
-                for sep in ("==", ">=", "<=", "~=", ">", "<", "[", ";", " "):
-                    name = name.split(sep, 1)[0]
-                if name:
-                    try:
-                        metadata.version(name)
-                    except metadata.PackageNotFoundError:
-                        missing.append(name)
-        if missing:
-            raise ImportError(
-                f"Python requirements not installed in this environment: {', '.join(missing)} "
-                f"(streamsql runs functions in this process: pip install -r {requirements_file_path})"
-            )
+        check_python_requirements(requirements_file_path)
 
     # ------------------------------------------------------------------ compiled plans
     def compile_plan_sql(self, stmt: str) -> CompiledPlan:

@@ -943,3 +943,30 @@ def test_general_aggregate_function_in_an_over_window() -> None:
     )
     # odd k: v 1, 3, 5 -> 1, (1+9)/4, (9+25)/8; even k: v 2, 4 -> 2, (4+16)/6
     assert scope["rows"] == [(0, 2, 2.0), (0, 4, 20 / 6), (1, 1, 1.0), (1, 3, 2.5), (1, 5, 34 / 8)]
+
+
+def test_dependency_keys_act_as_their_methods(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dependency Management page: `python.files` and `python.archives` in the configuration
+    do what add_python_file / add_python_archive do (functions run in this process)."""
+    import zipfile
+
+    (tmp_path / "doc_udf_module.py").write_text(
+        "from streamsql.udf import udf\nfrom streamsql import DataTypes\n\n"
+        "@udf(result_type=DataTypes.BIGINT())\ndef twice(x):\n    return x * 2\n"
+    )
+    with zipfile.ZipFile(tmp_path / "py_env.zip", "w") as z:
+        z.writestr("py_env/data/data.txt", "hello")
+    monkeypatch.chdir(tmp_path)
+    _, scope = run(
+        f"""
+        from pyflink.table import EnvironmentSettings, TableEnvironment
+        table_env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+        table_env.get_config().set("python.files", {str(tmp_path / "doc_udf_module.py")!r})
+        table_env.execute_sql("CREATE TEMPORARY FUNCTION twice AS 'doc_udf_module.twice' LANGUAGE PYTHON")
+        doubled = [tuple(r) for r in table_env.execute_sql("SELECT twice(CAST(21 AS BIGINT))").collect()]
+        table_env.get_config().set("python.archives", {str(tmp_path / "py_env.zip")!r} + "#myenv")
+        with open("myenv/py_env/data/data.txt") as f:
+            data = f.read()
+        """
+    )
+    assert scope["doubled"] == [(42,)] and scope["data"] == "hello"

@@ -150,6 +150,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("runtime/udf_registry.py", "runtime.udf_options"): (2, _START_UP),  # a function's open() reads the job's
     ("runtime/udf_registry.py", "runtime.udf_metrics"): (1, _START_UP),  # parameters and metric settings
     ("streamsql/table_config_api.py", "runtime.udf_options"): (2, _START_UP),
+    ("streamsql/table_env_catalog.py", "runtime.udf_options"): (1, _START_UP),
     ("streamsql/environment.py", "planner.catalog"): (1, _START_UP),
     ("streamsql/environment.py", "streamsql.catalog_stores"): (1, _START_UP),
     ("streamsql/environment.py", "planner.table_as"): (1, _START_UP),
