@@ -9,8 +9,9 @@ its whole content (no upsert key), a column recomputed by a non-deterministic fu
 and the retraction misses: wrong results or runtime errors. The check walks the optimized
 plan from each sink, carrying the set of columns that must be deterministic, as Flink does:
 
-- a sink over updates needs its PRIMARY KEY (when an upsert key of its input lies within
-  it) or else every column; a query's collected result needs every column;
+- a sink over updates needs its PRIMARY KEY, or every column when it has none or a
+  SinkUpsertMaterializer in front (`upsertMaterialize=[true]`); a query's collected result
+  needs every column;
 - a Calc over updates must compute the needed columns and its filter deterministically and
   needs the input columns they read; a group or window aggregate, a Top-N / deduplication,
   an OVER aggregate, a table function or a PTF over updates needs every input column; a
@@ -165,15 +166,12 @@ class _Visitor:
         if child.changelog_mode == "I":
             self.transmit(n, [_NONE])
             return
-        names = [f.name for f in child.fields]
         p = SinkParams.of(n)
-        pk = frozenset(names.index(c) for c in p.primary_key if c in names)
-        keys = self.upsert_keys(child) or frozenset()
-        # an upsert sink keyed by an upsert key of its input updates by key; otherwise (no
-        # key, or a key the updates are not keyed by: materialized by the whole row) every
-        # column is matched
-        by_key = bool(pk) and any(k <= pk for k in keys)
-        self.transmit(n, [pk if by_key else frozenset(range(len(names)))])
+        pk = frozenset(i for i, f in enumerate(p.schema) if f.name in p.primary_key)  # the sink's columns
+        # an upsert sink updates by its key; without one, or with a SinkUpsertMaterializer
+        # (which matches the input's rows whole), every column is matched (Flink's rule)
+        by_key = bool(pk) and not p.upsert_materialize
+        self.transmit(n, [pk if by_key else frozenset(range(len(child.fields)))])
 
     def source(self, n: PhysicalNode, need: Need) -> None:
         """A CDC source's metadata columns (system columns, not the row's) differ between a

@@ -8,11 +8,12 @@ becomes
 The local phase pre-aggregates each (mini-)batch per key into partial accumulators
 (signed counts, sums, min/max) before the exchange, so skewed keys ship one row per batch;
 the global phase merges partials into the per-key state. Only mergeable calls are split:
-COUNT, SUM and $SUM0 over integer/floating types, and MIN/MAX over an insert-only input, none
-DISTINCT. With any other call the aggregate stays one-phase (AUTO and TWO_PHASE alike).
+COUNT, SUM, $SUM0 and AVG over integer/floating types, and MIN/MAX over an insert-only input,
+none DISTINCT. With any other call the aggregate stays one-phase (AUTO and TWO_PHASE alike).
 
 Partial columns per call, in order (`params.partials` describes them for the runtime):
-COUNT -> `count$i`; SUM -> `sum$i`, `count$i` (non-null values, for SUM's NULL); $SUM0 -> `sum$i`;
+COUNT -> `count$i`; SUM -> `sum$i`, `count$i` (non-null values, for SUM's NULL); AVG -> `sum$i`
+(BIGINT over integers, DOUBLE over floats), `count$i`; $SUM0 -> `sum$i`;
 MIN/MAX -> `min$i`/`max$i`; then `count1$` (the signed row count: key liveness).
 """
 
@@ -26,7 +27,7 @@ from runtime.config.options import key
 from runtime.operators.spec import spec_for
 from runtime.operators.union import EXCHANGE, UNION
 from runtime.plan_params import AggCallParams
-from runtime.types import BIGINT, Field
+from runtime.types import BIGINT, DOUBLE, Field
 
 AGG_PHASE_STRATEGY = (
     key("table.optimizer.agg-phase-strategy")
@@ -34,7 +35,7 @@ AGG_PHASE_STRATEGY = (
     .default_value("AUTO")
     .with_description(
         "Two-phase (local-global) GroupAggregate: with mini-batch enabled, AUTO and TWO_PHASE split "
-        "aggregates whose calls are mergeable (COUNT, SUM over integer/floating types, MIN/MAX over "
+        "aggregates whose calls are mergeable (COUNT, SUM and AVG over integer/floating types, MIN/MAX over "
         "insert-only input, none DISTINCT) into LocalGroupAggregate -> Exchange -> GlobalGroupAggregate; "
         "ONE_PHASE never splits. Window aggregates (rowtime TUMBLE / HOP / CUMULATE with COUNT, integer SUM, "
         "MIN / MAX) split into LocalWindowAggregate -> Exchange -> GlobalWindowAggregate with TWO_PHASE, and "
@@ -68,6 +69,12 @@ def _partials(call: AggCallParams, i: int, in_fields: tuple[Field, ...], insert_
         if not (t.is_integer or t.name in ("FLOAT", "DOUBLE")):
             return None
         return [Field(f"sum${i}", call.type.with_nullable(True)), Field(f"count${i}", BIGINT(False))]
+    if name == "avg":  # a sum (BIGINT / DOUBLE, as Flink's AVG accumulates) and a count
+        t = in_fields[call.args[0]].type
+        if not (t.is_integer or t.name in ("FLOAT", "DOUBLE")):
+            return None
+        total = BIGINT() if t.is_integer else DOUBLE()
+        return [Field(f"sum${i}", total), Field(f"count${i}", BIGINT(False))]
     if name == "sum0":  # split-distinct's final COUNT: never NULL, so no count is needed
         t = in_fields[call.args[0]].type
         if not (t.is_integer or t.name in ("FLOAT", "DOUBLE")):

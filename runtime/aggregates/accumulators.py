@@ -119,6 +119,29 @@ class CountAcc(Accumulator):
         self.counts[slots] = 0
 
 
+def average(sums: np.ndarray, counts: np.ndarray, empty: np.ndarray, result_type: DataType) -> pa.Array:
+    """AVG of per-slot `sums` (int64, float64 or Decimal objects) over `counts` of
+    non-NULL values, NULL where `empty`, as Flink divides: integers truncate toward zero like
+    Java's long division, DECIMALs round half up to the result's scale. Shared by the
+    one-phase AVG and the global phase of a two-phase AVG."""
+    safe = np.where(empty, 1, counts)
+    arrow_type = result_type.to_arrow()
+    if sums.dtype.kind in "iu":
+        # Java long division truncates toward zero: avg(-2, -3, -2) = -7 / 3 = -2.
+        q = np.abs(sums) // safe * np.sign(sums)
+        return pa.array(q, mask=empty).cast(arrow_type, safe=False)
+    if sums.dtype.kind == "f":
+        return pa.array(sums / safe, mask=empty).cast(arrow_type)
+    scale = result_type.scale or 0
+    quantum = decimal.Decimal(1).scaleb(-scale)
+    ctx = decimal.Context(prec=76, rounding=decimal.ROUND_HALF_UP)
+    out = [
+        None if e else (s / decimal.Decimal(c)).quantize(quantum, context=ctx)
+        for s, c, e in zip(sums.tolist(), counts.tolist(), empty.tolist(), strict=True)
+    ]
+    return pa.array(out, type=arrow_type)
+
+
 class SumAcc(Accumulator):
     """SUM, SUM0 and AVG: a running sum and a count of non-NULL values per slot.
 
@@ -178,21 +201,7 @@ class SumAcc(Accumulator):
         return pa.array(sums, mask=mask).cast(self.arrow_type)
 
     def _avg(self, sums: np.ndarray, counts: np.ndarray, empty: np.ndarray) -> pa.Array:
-        safe = np.where(empty, 1, counts)
-        if self.num == "int":
-            # Java long division truncates toward zero: avg(-2, -3, -2) = -7 / 3 = -2.
-            q = np.abs(sums) // safe * np.sign(sums)
-            return pa.array(q, mask=empty).cast(self.arrow_type, safe=False)
-        if self.num == "float":
-            return pa.array(sums / safe, mask=empty).cast(self.arrow_type)
-        scale = self.result_type.scale or 0
-        quantum = decimal.Decimal(1).scaleb(-scale)
-        ctx = decimal.Context(prec=76, rounding=decimal.ROUND_HALF_UP)
-        out = [
-            None if e else (s / decimal.Decimal(c)).quantize(quantum, context=ctx)
-            for s, c, e in zip(sums.tolist(), counts.tolist(), empty.tolist(), strict=True)
-        ]
-        return pa.array(out, type=self.arrow_type)
+        return average(sums, counts, empty, self.result_type)
 
     def reset(self, slots: np.ndarray) -> None:
         self.sums[slots] = self.zero

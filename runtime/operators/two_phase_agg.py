@@ -7,7 +7,8 @@ computed with one Arrow hash aggregation. It keeps no state.
 
 GlobalGroupAggregate: the GroupAggregate operator over the partial rows, whose aggregate
 set merges partials: SUM0 of counts, SUM of sums (NULL while no non-null value is left),
-MIN of mins, MAX of maxes, and the key's liveness from the summed `count1$`."""
+MIN of mins, MAX of maxes, AVG as the summed sum over the summed count (as the one-phase AVG
+divides), and the key's liveness from the summed `count1$`."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from runtime.aggregates.accumulators import average
 from runtime.aggregates.aggset import AggregateSet
 from runtime.batch import data_columns, row_kinds
 from runtime.checkpoint.format import register_state_type
@@ -35,7 +37,7 @@ from runtime.operators.group_agg import (
 from runtime.operators.spec import OperatorParams, OperatorSpec, PlanView, SparkCapability, register_spec
 from runtime.plan_params import AggCallParams
 from runtime.plan_text import agg_display_name, format_agg
-from runtime.types import BIGINT, Field
+from runtime.types import BIGINT, DOUBLE, Field
 
 
 @frozen_dataclass
@@ -84,14 +86,16 @@ class LocalGroupAggregateOperator(Operator):
             if c.filter is not None:
                 valid &= pc.fill_null(data.column(c.filter), False).to_numpy(zero_copy_only=False).astype(bool)
             name = c.name.lower()
-            if name in ("count", "sum", "sum0"):
+            if name in ("count", "sum", "sum0", "avg"):
                 nonnull = valid.copy()
                 for a in args:
                     if a.null_count:
                         nonnull &= a.is_valid().to_numpy(zero_copy_only=False)
                 cols[f"c{i}"] = pa.array(np.where(nonnull, signs, 0))
-                if name in ("sum", "sum0"):
+                if name in ("sum", "sum0", "avg"):
                     x = args[0]
+                    if name == "avg":  # AVG accumulates in BIGINT / DOUBLE
+                        x = x.cast(pa.float64() if pa.types.is_floating(x.type) else pa.int64())
                     ok = pa.array(nonnull)
                     signed = pc.multiply(x, pa.array(signs).cast(x.type, safe=False))
                     cols[f"s{i}"] = pc.if_else(ok, signed, pa.nulls(n, signed.type))
@@ -111,7 +115,7 @@ class LocalGroupAggregateOperator(Operator):
         res = [grouped.column(k).combine_chunks() for k in keys]
         for i, c in enumerate(self.calls):
             name = c.name.lower()
-            if name == "sum":
+            if name in ("sum", "avg"):
                 res += [grouped.column(f"s{i}_sum").combine_chunks(), grouped.column(f"c{i}_sum").combine_chunks()]
             elif name == "count":
                 res.append(grouped.column(f"c{i}_sum").combine_chunks())
@@ -146,6 +150,10 @@ class MergedAggregateSet(AggregateSet):
             elif name == "sum":
                 merge_calls.append(_call("sum", cols[0], c.type))
                 merge_calls.append(_call("sum0", cols[1], BIGINT(False)))
+            elif name == "avg":  # the partial sums are BIGINT / DOUBLE (the local phase's)
+                total = DOUBLE() if pa.types.is_floating(input_types[cols[0]]) else BIGINT()
+                merge_calls.append(_call("sum", cols[0], total))
+                merge_calls.append(_call("sum0", cols[1], BIGINT(False)))
             elif name == "sum0":
                 merge_calls.append(_call("sum0", cols[0], c.type))
             else:
@@ -153,6 +161,7 @@ class MergedAggregateSet(AggregateSet):
             self.final.append((name, list(range(base, len(merge_calls)))))
         super().__init__(merge_calls, input_types, retract=False)
         self.count1 = count1
+        self.result_types = [c.type for c in calls]
 
     def fold(self, slots: np.ndarray, signs: np.ndarray, batch: pa.RecordBatch) -> None:
         if not len(slots):
@@ -173,9 +182,18 @@ class MergedAggregateSet(AggregateSet):
                 out.append(
                     pc.if_else(empty, pa.nulls(len(total), total.type), total) if pc.any(empty).as_py() else total
                 )
+            elif name == "avg":
+                out.append(self._average(merged[idx[0]], merged[idx[1]], len(out)))
             else:
                 out.append(merged[idx[0]])
         return out
+
+    def _average(self, total: pa.Array, count: pa.Array, i: int) -> pa.Array:
+        """AVG from the merged sum and count, as the one-phase AVG computes it."""
+        sums = pc.fill_null(total, 0).to_numpy(zero_copy_only=False)  # NULL only where the count is 0
+        counts = count.to_numpy(zero_copy_only=False).astype(np.int64)
+        empty = counts <= 0
+        return average(sums, counts, empty, self.result_types[i])
 
 
 def _call(name: str, col: int, dtype: Any) -> AggCallParams:

@@ -280,6 +280,11 @@ TUNING_ROWS = """1,red,2024-01-01,u1,android
 
 TUNING_QUERIES = {
     "local-global": ("SELECT color, sum(id) FROM T GROUP BY color", [["blue", "8"], ["red", "13"]]),
+    # the page: local-global serves "general aggregation, such as SUM, COUNT, MAX, MIN, AVG"
+    "general": (
+        "SELECT color, AVG(id), MIN(id), MAX(id), COUNT(*), AVG(CAST(id AS DOUBLE)) FROM T GROUP BY color",
+        [["blue", "4", "3", "5", "2", "4.0"], ["red", "3", "1", "6", "4", "3.25"]],
+    ),
     "split-distinct": (
         "SELECT `day`, COUNT(DISTINCT user_id) FROM T GROUP BY `day`",
         [["2024-01-01", "2"], ["2024-01-02", "2"]],
@@ -342,7 +347,7 @@ def test_tuning_options_keep_the_results(tmp_path: Path, options: str) -> None:
     query, shown = {
         "none": ("split-distinct", "GroupAggregate(groupBy=[day], select=[day, COUNT(DISTINCT user_id) AS EXPR$1])"),
         "mini-batch": ("split-distinct", "MiniBatchAssigner(interval=[5000ms], mode=[ProcTime])"),
-        "local-global": ("local-global", "LocalGroupAggregate(groupBy=[color], select=[color, SUM(id) AS"),
+        "local-global": ("general", "LocalGroupAggregate(groupBy=[color], select=[color, AVG(id) AS (sum$0, count$0)"),
         "split-distinct": ("split-distinct", "MOD(HASH_CODE(user_id), 1024)"),
     }[options]
     assert shown in t_env.explain_sql(TUNING_QUERIES[query][0])
