@@ -783,6 +783,20 @@ def test_pandas_conversions() -> None:
     ]
 
 
+def test_to_pandas_of_a_changelog_table() -> None:
+    """`to_pandas()` of an updating table gives the rows it ends with (updates applied)."""
+    out, _ = run(
+        """
+        from pyflink.table import EnvironmentSettings, TableEnvironment
+        from pyflink.table.expressions import col
+        t_env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+        t = t_env.from_elements([("a", 1), ("b", 2), ("a", 3)], ["k", "v"])
+        print(t.group_by(col("k")).select(col("k"), col("v").sum.alias("s")).to_pandas().sort_values("k"))
+        """
+    )
+    assert frame_lines(out) == ["k s", "0 a 4", "1 b 2"]
+
+
 # ---------------------------------------------------------------------------- Metrics, job parameters
 def test_metrics_and_job_parameters() -> None:
     _, scope = run(
