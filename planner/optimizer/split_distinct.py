@@ -24,11 +24,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from planner.exprs import is_deterministic, substitute
 from planner.optimizer.util import rewrite_keyed
 from planner.physical import PhysicalNode
 from runtime.config.options import key
 from runtime.expr.ir import Call, InputRef, Literal
-from runtime.operators.calc import CalcParams
+from runtime.operators.calc import CALC, CalcParams
 from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, BOOLEAN, INT, Field
 
@@ -107,7 +108,13 @@ def _split(agg: PhysicalNode, buckets: int) -> PhysicalNode | None:
         # One distinct column: bucket it; the other calls are computed per bucket too.
         bucket = _bucket(refs[dcols[0]], buckets)
         fields = (*child.fields, Field(bucket_name, bucket.type))
-        pre = PhysicalNode.of(CalcParams((*idents, bucket)), (child,), fields)
+        if child.is_kind(CALC) and all(is_deterministic(e) for e in CalcParams.of(child).projections):
+            # one Calc computes the input's projections and the bucket, as Flink's merged Calc
+            below = CalcParams.of(child)
+            over_input = substitute(bucket, below.projections)
+            pre = PhysicalNode.of(CalcParams((*below.projections, over_input), below.condition), child.inputs, fields)
+        else:
+            pre = PhysicalNode.of(CalcParams((*idents, bucket)), (child,), fields)
         p_keys = [*grouping, n]
         partial_calls: list[AggCallParams] = list(calls)
     else:
