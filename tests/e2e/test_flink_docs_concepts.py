@@ -211,6 +211,41 @@ WHERE rownum = 1"""
     assert "Deduplicate(keep=[LastRow], key=[currency], order=[ROWTIME])" in plan
 
 
+def test_event_time_temporal_join_against_a_versioned_view(client: Callable[..., str]) -> None:
+    """Joins in Continuous Queries: each order gets the rate valid at its order time (the
+    page's output; its SQL's typos — `values.source.timestamp`, VIRTURAL, `FOR SYSTEM TIME`,
+    a trailing comma — are fixed, and the rates come from the versioned view above)."""
+    (Path.cwd() / "orders.csv").write_text("o_001,11.11,EUR,2024-01-01 12:00:00\no_002,12.51,EUR,2024-01-01 12:06:00\n")
+    (Path.cwd() / "rates.csv").write_text("EUR,1.14,2024-01-01 11:50:00\nEUR,1.10,2024-01-01 12:05:00\n")
+    client(
+        "CREATE TABLE orders (order_id STRING, price DECIMAL(32,2), currency STRING, order_time TIMESTAMP(3), "
+        "WATERMARK FOR order_time AS order_time) "
+        "WITH ('connector' = 'filesystem', 'path' = 'orders.csv', 'format' = 'csv')"
+    )
+    client(
+        "CREATE TABLE rates_log (currency STRING, conversion_rate DECIMAL(32, 2), update_time TIMESTAMP(3), "
+        "WATERMARK FOR update_time AS update_time) "
+        "WITH ('connector' = 'filesystem', 'path' = 'rates.csv', 'format' = 'csv')"
+    )
+    client(
+        "CREATE VIEW currency_rates AS SELECT currency, conversion_rate, update_time FROM ("
+        "SELECT *, ROW_NUMBER() OVER (PARTITION BY currency ORDER BY update_time DESC) AS rownum FROM rates_log) "
+        "WHERE rownum = 1"
+    )
+    got = cells(
+        client(
+            "SELECT order_id, price, orders.currency, conversion_rate, order_time FROM orders "
+            "LEFT JOIN currency_rates FOR SYSTEM_TIME AS OF orders.order_time "
+            "ON orders.currency = currency_rates.currency"
+        )
+    )
+    assert got == [
+        ["order_id", "price", "currency", "conversion_rate", "order_time"],
+        ["o_001", "11.11", "EUR", "1.14", "2024-01-01 12:00:00.000"],
+        ["o_002", "12.51", "EUR", "1.10", "2024-01-01 12:06:00.000"],
+    ]
+
+
 # ------------------------------------------------------------------ Determinism
 
 
