@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from runtime.errors import ConfigError
+from runtime.state.ttl import set_clock
 from streamsql import EnvironmentSettings, TableEnvironment
 from streamsql.catalog import ObjectPath
 from tests.e2e.flink_docs_client import cells, sql_client
@@ -260,15 +261,45 @@ def _determinism_clicks(client: Callable[..., str]) -> None:
     )
 
 
+def _at(text: str) -> Callable[[], int]:
+    """A processing-time clock stopped at UTC wall clock `text` (epoch ms)."""
+    import datetime as dt
+
+    ms = int(dt.datetime.fromisoformat(text + "+00:00").timestamp() * 1000)
+    return lambda: ms
+
+
+def test_batch_time_filter_depends_on_when_it_runs(client: Callable[..., str]) -> None:
+    """Query 1 of the page: submitted at 12:02:00 it returns all 6 rows, a minute later 3."""
+    _determinism_clicks(client)
+    client("SET 'execution.runtime-mode' = 'batch'")
+    query = "SELECT * FROM clicks WHERE cTime BETWEEN TIMESTAMPADD(MINUTE, -2, CURRENT_TIMESTAMP) AND CURRENT_TIMESTAMP"
+    previous = set_clock(_at("2022-08-22 12:02:00"))
+    try:
+        assert len(cells(client(query))) == 7
+        set_clock(_at("2022-08-22 12:03:00"))
+        assert cells(client(query))[1:] == [
+            ["Liz", "2022-08-22 12:01:00.000", "/home"],
+            ["Mary", "2022-08-22 12:01:30.000", "/cart"],
+            ["Bob", "2022-08-22 12:01:35.000", "/prod?id=3"],
+        ]
+    finally:
+        set_clock(previous)
+
+
 def test_batch_current_timestamp_is_one_value_uuid_is_per_row(client: Callable[..., str]) -> None:
     _determinism_clicks(client)
     client("SET 'execution.runtime-mode' = 'batch'")
-    stamped = cells(client("SELECT CURRENT_TIMESTAMP, * FROM clicks"))
+    previous = set_clock(_at("2022-08-23 17:25:46.831"))
+    try:
+        stamped = cells(client("SELECT CURRENT_TIMESTAMP, * FROM clicks"))
+    finally:
+        set_clock(previous)
     assert stamped[0] == ["CURRENT_TIMESTAMP", "uid", "cTime", "url"]
-    assert len(stamped) == 7 and len({r[0] for r in stamped[1:]}) == 1
+    assert [r[0] for r in stamped[1:]] == ["2022-08-23 17:25:46.831"] * 6  # the page's table
     uuids = cells(client("SELECT UUID() AS uuid, * FROM clicks LIMIT 3"))
     assert uuids[0] == ["uuid", "uid", "cTime", "url"] and len(uuids) == 4
-    assert len({r[0] for r in uuids[1:]}) == 3
+    assert len({r[0] for r in uuids[1:]}) == 3  # a new value per row, and per run
 
 
 def test_try_resolve_refuses_the_pages_non_deterministic_update(client: Callable[..., str]) -> None:
