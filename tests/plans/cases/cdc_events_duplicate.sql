@@ -10,6 +10,7 @@ CREATE TABLE products (
   'topic' = 'products',
   'properties.bootstrap.servers' = '127.0.0.1:9092',
   'scan.bounded.mode' = 'latest-offset',
+  'properties.group.id' = 'explain',
   'format' = 'debezium-json'
 );
 
