@@ -330,6 +330,8 @@ class LogicalJoin(LogicalNode):
     condition: Expr | None
     # STATE_TTL hint (ms) per side (left, right; None: not hinted); planner/binder/hints.py.
     state_ttl_ms: tuple[int | None, int | None] | None = None
+    # The hint's values as written ('1d'), for EXPLAIN's `stateTtlHints` (Flink prints them).
+    state_ttl_text: tuple[str | None, str | None] | None = None
 
     @property
     def inputs(self) -> tuple[LogicalNode, ...]:

@@ -60,6 +60,7 @@ class StateTtlHint:
     sql: str
     node: exp.Expression
     options: dict[str, int]
+    texts: dict[str, str] = field(default_factory=dict)  # the values as written
     used: set[str] = field(default_factory=set)
     applicable: bool = False  # the block has a join or aggregate the hint can apply to
 
@@ -69,6 +70,7 @@ class StateTtlHint:
         if not isinstance(hint, exp.Hint):
             return None
         options: dict[str, int] = {}
+        texts: dict[str, str] = {}
         found: exp.Expression | None = None
         for h in hint.expressions:
             if not (isinstance(h, exp.Anonymous) and str(h.this).upper() == HINT_NAME):
@@ -85,19 +87,23 @@ class StateTtlHint:
                         kv,
                         sql,
                     )
+                texts[key] = str(value.this)
                 try:
                     options[key] = int(duration_ms(str(value.this), HINT_NAME) or 0)
                 except ValueError as e:
                     raise error(SqlValidationError, f"Invalid STATE_TTL hint value: {e}", value, sql) from None
         if found is None:
             return None
-        return cls(sql, found, options)
+        return cls(sql, found, options, texts)
 
     def _ttl(self, name: str | None) -> int | None:
         if name is None or name not in self.options:
             return None
         self.used.add(name)
         return self.options[name]
+
+    def _text(self, name: str | None, ttl: int | None) -> str | None:
+        return self.texts.get(name) if name is not None and ttl is not None else None
 
     def apply_joins(self, plan: LogicalNode, from_item: exp.Expression | None, joins: list[exp.Join]) -> LogicalNode:
         """Set the TTL of the block's regular joins (the left-deep spine of `plan`)."""
@@ -117,7 +123,9 @@ class StateTtlHint:
             left = self._ttl(_name_of(from_item)) if i == 0 and first_is_from else None
             right = self._ttl(_name_of(clause.this))
             ttl = None if left is None and right is None else (left, right)
-            rebuilt = replace(join, left=rebuilt, state_ttl_ms=ttl)
+            names = (_name_of(from_item) if i == 0 and first_is_from else None, _name_of(clause.this))
+            text = None if ttl is None else (self._text(names[0], left), self._text(names[1], right))
+            rebuilt = replace(join, left=rebuilt, state_ttl_ms=ttl, state_ttl_text=text)
         return rebuilt
 
     def apply_aggregate(

@@ -20,6 +20,7 @@ Physical: `Join` with the equality conjuncts between a left and a right column a
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from planner.binder.scope import uniquify
 from planner.binder.types import common_type, plain
@@ -272,12 +273,14 @@ def convert_join(planner: PhysicalPlanner, node: LogicalJoin) -> PhysicalNode:
         single_row_right=isinstance(node, LogicalScalarJoin) and node.single_row,
         state_ttl_ms=ttl if ttl is not None and any(t is not None for t in ttl) else None,
     )
-    info = {
+    info: dict[str, Any] = {
         "condition": keys.condition,
         "names": names,
         "left_spec": _input_spec(left, list(keys.left)),
         "right_spec": _input_spec(right, list(keys.right)),
     }
+    if params.state_ttl_ms is not None and node.state_ttl_text is not None:
+        info["state_ttl_text"] = node.state_ttl_text
     joined = PhysicalNode.distributed(params, (left, right), fields, info=info)
     out = uniquify([f.name for f in node.left.fields] + [f.name for f in node.right.fields])
     out_fields = tuple(Field(n, f.type) for n, f in zip(out, node.fields, strict=False))

@@ -816,6 +816,10 @@ class JoinSpec(OperatorSpec[JoinParams]):
         parts.append(f"rightInputSpec=[{info['right_spec']}]")
         if p.single_row_right:
             parts.append("singleRowRight=[true]")
+        texts = info.get("state_ttl_text")  # the STATE_TTL hint's values as written, per side
+        if texts is not None:
+            sides = ", ".join(f"{side}={t}" for side, t in zip(("LEFT", "RIGHT"), texts, strict=True) if t is not None)
+            parts.append(f"stateTtlHints=[[[STATE_TTL options:{{{sides}}}]]]")
         return parts
 
 

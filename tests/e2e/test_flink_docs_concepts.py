@@ -172,6 +172,21 @@ def test_processing_time_defined_in_ddl(client: Callable[..., str]) -> None:
     assert [r[1] for r in got[1:]] == ["2"]
 
 
+def test_ordinary_timestamps_are_not_time_attributes(client: Callable[..., str]) -> None:
+    """ "Ordinary timestamps cannot be used in place of, or be converted to, time attributes":
+    a window over a TIMESTAMP column without a WATERMARK, or over a computed timestamp."""
+    client(
+        "CREATE TABLE plain (user_name STRING, data STRING, ts TIMESTAMP(3)) "
+        "WITH ('connector' = 'filesystem', 'path' = 'clicks.csv', 'format' = 'csv')"
+    )
+    _clicks(client)
+    for sql in [
+        "SELECT COUNT(*) FROM plain GROUP BY TUMBLE(ts, INTERVAL '10' MINUTE)",
+        "SELECT COUNT(*) FROM clicks GROUP BY TUMBLE(cTime + INTERVAL '1' SECOND, INTERVAL '10' MINUTE)",
+    ]:
+        assert "Window can only be defined over a time attribute column." in client(sql, errors=True)
+
+
 # ------------------------------------------------------------------ Versioned Tables
 
 

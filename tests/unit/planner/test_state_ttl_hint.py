@@ -151,3 +151,31 @@ def test_join_hint_naming_no_input_is_refused() -> None:
     assert "`orders` in `broadcast`\n`t8, t9` in `shuffle_merge`" in str(e.value)
     with pytest.raises(SqlValidationError, match="`Customers` in `lookup`"):
         _plan("SELECT /*+ LOOKUP('table'='Customers') */ o.oid FROM orders o JOIN customers c ON o.cid = c.cid")
+
+
+@pytest.mark.parametrize(
+    ("hint", "shown"),
+    [
+        # the cases of Flink's StateTtlHintTest, and its physical Join lines
+        ("STATE_TTL('items' = '2d', 'orders' = '1d')", ["stateTtlHints=[[[STATE_TTL options:{LEFT=1d, RIGHT=2d}]]]"]),
+        ("STATE_TTL('items' = '2d')", ["stateTtlHints=[[[STATE_TTL options:{RIGHT=2d}]]]"]),
+        ("STATE_TTL('items' = '2d', 'items' = '12 h')", ["stateTtlHints=[[[STATE_TTL options:{RIGHT=12 h}]]]"]),
+    ],
+)
+def test_explain_shows_the_hint_on_the_join(hint: str, shown: list[str]) -> None:
+    """EXPLAIN's Join line ends with `stateTtlHints=[[[STATE_TTL options:{LEFT=.., RIGHT=..}]]]`,
+    the values as written, as Flink's physical Join prints them."""
+    catalog = Catalog()
+    planner = Planner(catalog, {"execution.runtime-mode": "streaming"})
+    sql = f"EXPLAIN SELECT /*+ {hint} */ * FROM orders JOIN items ON orders.oid = items.oid"
+    for st in parse_script(DDL + sql + ";"):
+        if isinstance(st, CreateTable):
+            catalog.create_table(st)
+        elif isinstance(st, CreateView):
+            catalog.create_view(st)
+        else:
+            plan = planner.explain(st)
+    joins = [line for line in plan.split("== Optimized Execution Plan ==")[1].splitlines() if "Join(" in line]
+    assert [line[line.index("stateTtlHints") :].rstrip(")") for line in joins] == shown
+    no_hint = planner.explain(parse_script("EXPLAIN SELECT * FROM orders JOIN items ON orders.oid = items.oid;")[0])
+    assert "stateTtlHints" not in no_hint
