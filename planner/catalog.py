@@ -603,6 +603,16 @@ class Catalog:
                     watermark.expr,
                     sql,
                 )
+            if col.type.time_attr == "PROCTIME":
+                err = error(
+                    SqlValidationError,
+                    "A watermark can not be defined for a processing-time attribute.",
+                    watermark.expr,
+                    sql,
+                )
+                err.hint = "declare the WATERMARK on a TIMESTAMP(3) / TIMESTAMP_LTZ(3) column of the data"
+                err.flink_class = "org.apache.flink.table.api.ValidationException"  # Flink's schema resolver
+                raise err
             row_scope = Scope.of([Field(c.name, c.type) for c in resolved], None, sql)
             wm_expr = ExprBinder(row_scope, sql, clause="WATERMARK").bind(watermark.expr)
             if wm_expr.type.name not in ("TIMESTAMP", "TIMESTAMP_LTZ"):

@@ -187,6 +187,18 @@ def test_ordinary_timestamps_are_not_time_attributes(client: Callable[..., str])
         assert "Window can only be defined over a time attribute column." in client(sql, errors=True)
 
 
+def test_no_watermark_on_a_processing_time_attribute(client: Callable[..., str]) -> None:
+    """Flink's schema resolver refuses it (streamsql accepted it before)."""
+    out = client(
+        "CREATE TABLE user_actions (user_name STRING, user_action_time AS PROCTIME(), "
+        "WATERMARK FOR user_action_time AS user_action_time) WITH ('connector' = 'datagen')",
+        errors=True,
+    )
+    assert "org.apache.flink.table.api.ValidationException: A watermark can not be defined for a processing-time " in (
+        out
+    )
+
+
 # ------------------------------------------------------------------ Versioned Tables
 
 
