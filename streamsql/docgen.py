@@ -537,10 +537,13 @@ _CAST_RULES = [
     "(`CAST('12345.6789' AS DECIMAL(8, 4))`).",
     "- **Text to BOOLEAN**: `true`/`t`/`yes`/`y`/`1` and `false`/`f`/`no`/`n`/`0`, any case, "
     "nothing else (not even with spaces around it).",
-    "- **Text to DATE/TIME/TIMESTAMP**: `yyyy-MM-dd[ HH:mm[:ss[.fffffffff]]]` (or `T` for the "
-    "space); a DATE may leave out the month and day (`'123'` is 0123-01-01) and ignores a time "
-    "after it; a TIMESTAMP_LTZ is read in the session time zone (`table.local-time-zone`). "
-    "Invalid dates (`'2024-02-30'`) fail. A TIME is read as Flink's `DateTimeUtils.parseTime` reads it: "
+    "- **Text to DATE/TIME/TIMESTAMP**: a DATE is `yyyy[-M[-d]]` with spaces around the numbers, may "
+    "leave out the month and day (`'123'` is 0123-01-01) and ignores a time after it; invalid dates "
+    "(`'2024-02-30'`) fail. A TIMESTAMP is read as Flink's DEFAULT_TIMESTAMP_FORMATTER reads it: "
+    "`yyyy-M-d[ H:m:s[.fffffffff]]` (one or two digits each; one space, no `T`; both colons; not "
+    "trimmed), resolved as java.time's SMART resolver does: a day past the month's end becomes its last "
+    "day (`'2024-02-30'` is 2024-02-29), `24:00:00` is the next midnight; a "
+    "TIMESTAMP_LTZ is read in the session time zone (`table.local-time-zone`). A TIME is read as Flink's `DateTimeUtils.parseTime` reads it: "
     "`h[:m[:s[.fraction]]]`, each number any digits with spaces around it and no range check (the parts "
     "add up: `'12:60'` is 13:00:00, `'123'` is 123 hours and prints `23:00:00`, the hour's last two "
     "digits, as Flink prints it), the fraction's first three digits rounded by the fourth, then an "

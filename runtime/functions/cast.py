@@ -69,6 +69,15 @@ _TS_RE = (
     r"^(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})"
     r"(?:[ T](?P<h>\d{1,2}):(?P<mi>\d{1,2})(?::(?P<s>\d{1,2})(?:\.(?P<f>\d{0,9}))?)?)?$"
 )
+# CAST(string AS TIMESTAMP / TIMESTAMP_LTZ): the text as Flink's DateTimeUtils
+# DEFAULT_TIMESTAMP_FORMATTER reads it: `yyyy-[MM][M]-[dd][d]`, then optionally
+# ` [HH][H]:[mm][m]:[ss][s]` and a fraction of up to nine digits: one space (no 'T'), both
+# colons, each time number of up to two digits (possibly none: 0), no trimming. (The Spark
+# runner's CAST reads `_TS_RE`, the lenient form, runtime/executor/spark/text_time.py.)
+_CAST_TS_RE = (
+    r"^(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})"
+    r"(?: (?P<h>\d{0,2}):(?P<mi>\d{0,2}):(?P<s>\d{0,2})(?:\.(?P<f>\d{0,9}))?)?$"
+)
 # Flink's DateTimeUtils.parseTime (CAST(string AS TIME)): `h[:m[:s[.fraction]]]`, each number
 # digits only with Java's trim around it, any number of digits and no range check (its
 # milliseconds add up, so '123' is 123 hours), then an optional zone `-h[:m]` or `+h[:m]`
@@ -564,53 +573,6 @@ _UNIT_PER_US = {"s": (1_000_000, 0), "ms": (1000, 0), "us": (1, 0), "ns": (0, 10
 _US_PER_DAY = 86_400_000_000
 
 
-def _parse_timestamp(
-    arr: pa.Array, dst: DataType, strict: bool, regex: str = _TS_RE
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Strings 'yyyy-MM-dd[ HH:mm[:ss[.fffffffff]]]' → (microseconds since epoch, the
-    nanoseconds below the microsecond, bad-or-null mask).
-
-    Microseconds in int64 cover Flink's whole TIMESTAMP range 0000-01-01 ..
-    9999-12-31 23:59:59.999999999 (nanoseconds would overflow before 1677 and after
-    2262); the sub-microsecond digits are kept apart for TIMESTAMP(7..9)."""
-    text = _strings(arr)
-    nulls = null_mask(arr)
-    parts = pc.extract_regex(text, regex)
-    ok = parts.is_valid().to_numpy(zero_copy_only=False)
-    bad = ~ok & ~nulls
-
-    def num(name: str) -> np.ndarray:
-        col = pc.fill_null(parts.field(name), "0")
-        col = pc.if_else(pc.equal(col, ""), "0", col)
-        return to_numpy(pc.cast(col, pa.int64()), 0).astype(np.int64)
-
-    names = parts.type.names if hasattr(parts.type, "names") else [f.name for f in parts.type]
-    y = num("y")
-    mo = num("mo") if "mo" in names else num("m")
-    d = num("d")
-    h = num("h") if "h" in names else np.zeros(len(arr), np.int64)
-    mi = num("mi") if "mi" in names else np.zeros(len(arr), np.int64)
-    s = num("s") if "s" in names else np.zeros(len(arr), np.int64)
-    if "f" in names:
-        f_text = pc.fill_null(parts.field("f"), "")
-        f_text = pc.utf8_rpad(f_text, width=9, padding="0")
-        frac = to_numpy(pc.cast(f_text, pa.int64()), 0).astype(np.int64)
-    else:
-        frac = np.zeros(len(arr), np.int64)
-    valid = ok & (mo >= 1) & (mo <= 12) & (d >= 1) & (h < 24) & (mi < 60) & (s < 60)
-    # numpy's datetime64 is proleptic Gregorian with a year 0, like java.time
-    month_start = (np.clip(y, 0, 9999) - 1970) * 12 + np.clip(mo, 1, 12) - 1
-    ms = month_start.astype("datetime64[M]")
-    days_in_month = ((ms + 1).astype("datetime64[D]") - ms.astype("datetime64[D]")).astype(np.int64)
-    valid &= d <= days_in_month
-    bad |= ~valid & ok & ~nulls
-    kind = "value"
-    _fail(strict, bad, arr, dst, kind)
-    days = ms.astype("datetime64[D]").astype(np.int64) + d - 1
-    us = days * _US_PER_DAY + ((h * 60 + mi) * 60 + s) * 1_000_000 + frac // 1000
-    return us, frac % 1000, nulls | bad
-
-
 def _units_from_micros(us: np.ndarray, nanos: np.ndarray, unit: str, mask: np.ndarray) -> np.ndarray:
     """Microseconds (+ sub-microsecond nanos) → int64 in an Arrow timestamp unit (floor).
     Arrow's nanosecond timestamps only reach 1677..2262, so TIMESTAMP(7..9) values
@@ -625,13 +587,47 @@ def _units_from_micros(us: np.ndarray, nanos: np.ndarray, unit: str, mask: np.nd
     return np.where(mask, 0, us) * mul + nanos
 
 
+def _parse_cast_timestamp(arr: pa.Array, dst: DataType, strict: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Strings → (microseconds since epoch, nanoseconds below the microsecond, bad-or-null
+    mask), as Flink's CAST parses them (`_CAST_TS_RE`) and java.time's SMART resolver then
+    resolves them: years 0000..9999 (Flink's TIMESTAMP range; java.time's year-of-era would
+    refuse 0000, not verified against Flink), a day past the month's end but not past 31 becomes its
+    last day ('2024-02-30' is 2024-02-29), 24:00:00 is midnight of the next day; an hour
+    above 23 (else), a minute or second above 59 fails."""
+    text = arr.cast(pa.string())
+    nulls = null_mask(arr)
+    parts = pc.extract_regex(text, _CAST_TS_RE)
+    ok = to_numpy(parts.is_valid(), False)
+
+    def num(name: str) -> np.ndarray:
+        col = pc.fill_null(parts.field(name), "0")
+        col = pc.if_else(pc.equal(col, ""), "0", col)
+        return to_numpy(pc.cast(col, pa.int64()), 0).astype(np.int64)
+
+    y, mo, d, h, mi, sec = (num(n) for n in ("y", "mo", "d", "h", "mi", "s"))
+    f_text = pc.utf8_rpad(pc.fill_null(parts.field("f"), ""), width=9, padding="0")
+    frac = to_numpy(pc.cast(f_text, pa.int64()), 0).astype(np.int64)
+    end_of_day = (h == 24) & (mi == 0) & (sec == 0) & (frac == 0)
+    ok &= (y >= 0) & (mo >= 1) & (mo <= 12) & (d >= 1) & (d <= 31) & ((h <= 23) | end_of_day)
+    ok &= (mi <= 59) & (sec <= 59)
+    month = ((np.clip(y, 0, 9999) - 1970) * 12 + np.clip(mo, 1, 12) - 1).astype("datetime64[M]")
+    days_in_month = ((month + 1).astype("datetime64[D]") - month.astype("datetime64[D]")).astype(np.int64)
+    d = np.minimum(d, days_in_month)  # SMART: the previous valid day
+    bad = ~ok & ~nulls
+    _fail(strict, bad, arr, dst, "value")
+    days = month.astype("datetime64[D]").astype(np.int64) + d - 1 + end_of_day
+    h = np.where(end_of_day, 0, h)
+    us = days * _US_PER_DAY + ((h * 60 + mi) * 60 + sec) * 1_000_000 + frac // 1000
+    return np.where(ok, us, 0), frac % 1000, nulls | bad
+
+
 def _to_timestamp(arr: pa.Array, src: DataType, dst: DataType, ctx: EvalContext, strict: bool) -> pa.Array:
     target = dst.to_arrow()
     naive = pa.timestamp(target.unit)
     name = src.name
     precision = 6 if dst.precision is None else dst.precision
     if src.is_string:
-        us, nanos, mask = _parse_timestamp(arr, dst, strict)
+        us, nanos, mask = _parse_cast_timestamp(arr, dst, strict)
         raw = _units_from_micros(us, nanos, target.unit, mask)
         # the fraction beyond the precision is cut off (DateTimeUtils.parseTimestampData)
         local = pa.array(_truncate(raw, target.unit, precision, toward_zero=False), pa.int64(), mask=mask).cast(naive)

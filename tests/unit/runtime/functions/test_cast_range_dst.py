@@ -66,10 +66,18 @@ def test_timestamp_ltz_range_uses_local_mean_time() -> None:
 
 
 def test_invalid_year_zero_dates_and_out_of_range_text() -> None:
-    cols = [(["0000-02-29 00:00:00", "0000-02-30 00:00:00", "10000-01-01 00:00:00"], STRING())]
+    """A day past the month's end but not past 31 is the month's last day (java.time's SMART
+    resolver behind Flink's DEFAULT_TIMESTAMP_FORMATTER; year 0 is a leap year); day 32 and
+    a five-digit year fail."""
+    cols = [(["0000-02-29 00:00:00", "0000-02-30 00:00:00", "0000-02-32 00:00:00", "10000-01-01 00:00:00"], STRING())]
     (s,) = refs(cols)
-    assert run(call("try_cast", s, type=TIMESTAMP(3)), cols) == ["0000-02-29 00:00:00.000", None, None]
-    bad = [(["0000-02-30 00:00:00"], STRING())]
+    assert run(call("try_cast", s, type=TIMESTAMP(3)), cols) == [
+        "0000-02-29 00:00:00.000",
+        "0000-02-29 00:00:00.000",
+        None,
+        None,
+    ]
+    bad = [(["0000-02-32 00:00:00"], STRING())]
     with pytest.raises(EvaluationError):
         run(call("cast", refs(bad)[0], type=TIMESTAMP(3)), bad)
 

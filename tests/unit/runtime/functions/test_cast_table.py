@@ -218,7 +218,9 @@ VALUES: list[tuple[Any, ...]] = [
     ("cast", STRING(), "2021-09-27 12:34:56", TIME(0), FAIL),  # IT
     ("cast", STRING(), "2021-09-27", TIMESTAMP(9), "2021-09-27 00:00:00.000000000"),  # IT
     ("cast", STRING(), "2021-09-27 12:34:56.123456789", TIMESTAMP(9), "2021-09-27 12:34:56.123456789"),  # IT
-    ("cast", STRING(), "2024-01-01T10:00:00", TIMESTAMP(3), "2024-01-01 10:00:00.000"),
+    ("cast", STRING(), "2024-01-01T10:00:00", TIMESTAMP(3), FAIL),  # RULE DEFAULT_TIMESTAMP_FORMATTER: ' ' only
+    ("cast", STRING(), "2024-01-01 10:00", TIMESTAMP(3), FAIL),  # RULE: both colons
+    ("cast", STRING(), "2024-02-30", TIMESTAMP(3), "2024-02-29 00:00:00.000"),  # RULE: SMART resolver
     ("cast", STRING(), "2024-01-01 10:00:00.9999", TIMESTAMP(3), "2024-01-01 10:00:00.999"),  # truncates
     ("cast", STRING(), "123", TIMESTAMP(9), FAIL),  # IT
     ("cast", STRING(), "2021/09/27", TIMESTAMP(9), FAIL),  # IT

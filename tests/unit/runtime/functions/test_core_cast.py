@@ -137,14 +137,42 @@ def test_timestamp_ltz_conversions_use_session_zone() -> None:
     ]
 
 
-def test_timestamp_precision_and_iso_t() -> None:
-    cols = [(["2024-01-02T03:04:05.123456789", "2024-01-02 03:04"], STRING())]
-    (s,) = refs(cols)
-    assert run(call("cast", s, type=TIMESTAMP(9)), cols) == [
+def test_string_to_timestamp_reads_flinks_default_timestamp_formatter() -> None:
+    """Flink's DateTimeUtils DEFAULT_TIMESTAMP_FORMATTER (`yyyy-[MM][M]-[dd][d]` then
+    optionally ` [HH][H]:[mm][m]:[ss][s]` and up to nine fraction digits, not trimmed) with
+    java.time's SMART resolver: no 'T', both colons, a day past the month's end is its last
+    day, 24:00:00 the next midnight, hour 25 fails."""
+    texts = [
         "2024-01-02 03:04:05.123456789",
-        "2024-01-02 03:04:00.000000000",
+        "2024-1-2 3:4:5",
+        "2024-01-02",
+        "2024-01-02 10:00:",
+        "2024-02-30",
+        "2024-02-29 24:00:00",
+        "2024-01-02T03:04:05",
+        "2024-01-02 03:04",
+        " 2024-01-02",
+        "2024-02-29 25:00:00",
+        "2024-02-32",
     ]
-    assert run(call("cast", s, type=TIMESTAMP(0)), cols) == ["2024-01-02 03:04:05", "2024-01-02 03:04:00"]
+    cols = [(texts, STRING())]
+    (s,) = refs(cols)
+    assert run(call("try_cast", s, type=TIMESTAMP(9)), cols) == [
+        "2024-01-02 03:04:05.123456789",
+        "2024-01-02 03:04:05.000000000",
+        "2024-01-02 00:00:00.000000000",
+        "2024-01-02 10:00:00.000000000",
+        "2024-02-29 00:00:00.000000000",
+        "2024-03-01 00:00:00.000000000",
+        None,
+        None,
+        None,
+        None,
+        None,
+    ]
+    assert run(call("cast", s, type=TIMESTAMP(0)), [(texts[:1], STRING())]) == ["2024-01-02 03:04:05"]
+    with pytest.raises(EvaluationError, match="Text '2024-01-02T03:04:05' could not be parsed"):
+        run(call("cast", s, type=TIMESTAMP(3)), cols)
 
 
 def test_string_to_time_follows_flinks_parse_time() -> None:
