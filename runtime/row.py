@@ -42,11 +42,18 @@ class Row:
     rows collected from a result compare with tuples in tests and notebooks.
     """
 
-    __slots__ = ("_fields", "_kind", "_values")
+    __slots__ = ("_anonymous", "_fields", "_kind", "_values")
+    # The slots a checkpoint writes (runtime/udaf.py registers Row with them): `_anonymous`
+    # is not state, a row restored from state reads as not anonymous.
+    STATE_FIELDS = ("_fields", "_kind", "_values")
 
     _fields: tuple[str, ...] | None
     _kind: RowKind
     _values: list[Any]
+    # A row from `TableResult.collect()`: PyFlink's have no field names, so it prints,
+    # compares and answers `in` as an unnamed row; the names stay readable (row.name,
+    # row['name']) as an extension.
+    _anonymous: bool
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if args and kwargs:
@@ -58,16 +65,26 @@ class Row:
             self._fields = None
             self._values = list(args)
         self._kind = RowKind.INSERT
+        self._anonymous = False
 
     @classmethod
     def of(
-        cls, values: tuple[Any, ...] | list[Any], names: tuple[str, ...] | None, kind: RowKind = RowKind.INSERT
+        cls,
+        values: tuple[Any, ...] | list[Any],
+        names: tuple[str, ...] | None,
+        kind: RowKind = RowKind.INSERT,
+        anonymous: bool = False,
     ) -> Row:
         row = cls.__new__(cls)
         row._values = list(values)
         row._fields = names
         row._kind = kind
+        row._anonymous = anonymous
         return row
+
+    def _shown_fields(self) -> tuple[str, ...] | None:
+        """The names PyFlink's row would have: none for an anonymous (collected) row."""
+        return None if getattr(self, "_anonymous", False) else self._fields
 
     @staticmethod
     def of_kind(row_kind: RowKind, *args: Any, **kwargs: Any) -> Row:
@@ -89,6 +106,7 @@ class Row:
 
     def set_field_names(self, field_names: list[str]) -> None:
         self._fields = tuple(field_names)
+        self._anonymous = False
 
     def get_fields_by_names(self, names: list[str]) -> list[Any]:
         if self._fields is None or list(names) == list(self._fields):
@@ -142,8 +160,9 @@ class Row:
         raise AttributeError(name)
 
     def __contains__(self, item: object) -> bool:
-        if self._fields is not None:
-            return item in self._fields
+        fields = self._shown_fields()
+        if fields is not None:
+            return item in fields
         return item in self._values
 
     def __iter__(self) -> Iterator[Any]:
@@ -154,12 +173,13 @@ class Row:
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Row):
-            if (self._fields is None) != (other._fields is None) or self._kind != other._kind:
+            mine, theirs = self._shown_fields(), other._shown_fields()
+            if (mine is None) != (theirs is None) or self._kind != other._kind:
                 return False
-            if self._fields is not None and other._fields is not None:
-                if sorted(self._fields) != sorted(other._fields):
+            if mine is not None and theirs is not None:
+                if sorted(mine) != sorted(theirs):
                     return False
-                return all(self[n] == other[n] for n in self._fields)
+                return all(self[n] == other[n] for n in mine)
             return self._values == other._values
         if isinstance(other, tuple):
             return tuple(self._values) == other
@@ -172,12 +192,13 @@ class Row:
         return tuple(self._values) < tuple(other)  # type: ignore[call-overload,arg-type]
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Row.of, (tuple(self._values), self._fields, self._kind))
+        return (Row.of, (tuple(self._values), self._fields, self._kind, getattr(self, "_anonymous", False)))
 
     def __repr__(self) -> str:
-        # PyFlink's text: named rows as Row(a=1, b='x'), others as <Row(1, 'x')>.
-        if self._fields:
-            return "Row(" + ", ".join(f"{n}={v!r}" for n, v in zip(self._fields, self._values, strict=True)) + ")"
+        # PyFlink's text: named rows as Row(a=1, b='x'), others (collected rows too) as <Row(1, 'x')>.
+        fields = self._shown_fields()
+        if fields:
+            return "Row(" + ", ".join(f"{n}={v!r}" for n, v in zip(fields, self._values, strict=True)) + ")"
         return "<Row(" + ", ".join(repr(v) for v in self._values) + ")>"
 
 

@@ -35,7 +35,8 @@ from runtime.udf_registry import UdfSpec, implements, resolve
 # What a general UDAF's accumulator may hold besides plain data (lists, dicts, tuples,
 # numbers, strings, ...): PyFlink's Row (with its RowKind) and DataViews. Registered as
 # state types, a checkpoint writes them field by field and a restore rebuilds them.
-for _state_type in (Row, RowKind, ListView, MapView):
+register_state_type(Row, fields=Row.STATE_FIELDS)
+for _state_type in (RowKind, ListView, MapView):
     register_state_type(_state_type)
 
 

@@ -273,7 +273,7 @@ class TableResult:
                         values = tuple(
                             pairs_form(v, self.fields[i].type) if i in maps else v for i, v in enumerate(values)
                         )
-                    yield Row.of(values, names, RowKind(int(kind)))
+                    yield Row.of(values, names, RowKind(int(kind)), anonymous=True)  # PyFlink's have no names
 
         return CloseableIterator(rows(), self.cancel)
 
