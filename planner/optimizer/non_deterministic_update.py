@@ -30,13 +30,14 @@ STREAMING plans are checked (a batch plan has no updates).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 from planner.errors import SqlValidationError
 from planner.explain import render_tree
 from planner.physical import PhysicalNode
 from runtime.connectors.base import metadata_columns
-from runtime.expr.ir import Call, Expr, input_refs
+from runtime.expr.ir import Call, Expr, Literal, input_refs
 from runtime.functions import registry
 from runtime.operators.calc import CALC, CalcParams
 from runtime.operators.changelog_normalize import CHANGELOG_NORMALIZE
@@ -53,8 +54,10 @@ from runtime.operators.temporal_join import TEMPORAL_JOIN
 from runtime.operators.window_join import WINDOW_JOIN
 from runtime.operators.window_tvf import WINDOW_TABLE_FUNCTION
 from runtime.plan_text import format_expr
+from runtime.udf_registry import resolve as resolve_udf
 
 TABLE_EXCEPTION = "org.apache.flink.table.api.TableException"
+PYTHON_UDF = "python_udf"  # the IR call of a Python scalar UDF (planner/binder/udf_calls.py)
 
 _JOINS = (JOIN.name, INTERVAL_JOIN.name, TEMPORAL_JOIN.name, WINDOW_JOIN.name)
 
@@ -63,9 +66,19 @@ _NONE: Need = frozenset()
 
 
 def non_deterministic_call(e: Expr | None) -> str | None:
-    """The name (as Flink prints it: upper case) of the first non-deterministic function `e` calls."""
+    """The name (as Flink prints it: upper case, a UDF by its name) of the first
+    non-deterministic function `e` calls. A Python UDF is deterministic unless declared
+    otherwise (`udf(..., deterministic=False)`), as in PyFlink."""
     if isinstance(e, Call):
-        if not registry.is_deterministic(e.name):
+        if e.name == PYTHON_UDF and e.args and isinstance(e.args[0], Literal):
+            ref = str(e.args[0].value)
+            try:
+                deterministic = resolve_udf(ref).deterministic
+            except (LookupError, ImportError, ValueError):  # not loadable here: PyFlink's default
+                deterministic = True
+            if not deterministic:
+                return str(json.loads(ref).get("name") or PYTHON_UDF)
+        elif not registry.is_deterministic(e.name):
             return e.name.upper()
         for a in e.args:
             found = non_deterministic_call(a)
