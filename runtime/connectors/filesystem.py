@@ -1,4 +1,5 @@
-"""The 'filesystem' connector: files in csv, json, debezium-json, parquet or orc format.
+"""The 'filesystem' connector: files in csv, json, parquet or orc format, or a changelog JSON
+format's change events (debezium-json, canal-json, maxwell-json, ogg-json; one per line).
 
 Source: `path` is a file or a directory (relative paths resolve against the current
 working directory). A directory is read file by file in name order, recursively,
@@ -11,7 +12,9 @@ A `PARTITIONED BY` table is read from Hive-style `k=v/` directories: the partiti
 columns come from the directory names (runtime/connectors/filesystem_partitions.py).
 
 Sink: part files in `path` (or its partition directories), exactly-once with
-checkpoints: runtime/connectors/filesystem_sink.py.
+checkpoints: runtime/connectors/filesystem_sink.py. With a changelog format the sink takes
+every row kind and writes each row as the format's change event (as Flink's file sink does
+with a format whose changelog mode is not insert-only); any other format takes inserts only.
 """
 
 from __future__ import annotations
@@ -44,13 +47,13 @@ from runtime.connectors.filesystem_partitions import (
 )
 from runtime.connectors.filesystem_paths import list_files, resolve_path
 from runtime.connectors.filesystem_sink import FilesystemSink
-from runtime.connectors.formats import FileReader, all_format_options, get_format
+from runtime.connectors.formats import FileReader, all_format_options, format_changelog_mode, get_format
 from runtime.connectors.lookup import LOOKUP_OPTIONS, LookupSource, semi_join
 from runtime.errors import ConnectorError, file_access_error
 from runtime.graph import STREAMING
 from runtime.types import Field
 
-FORMATS = ("csv", "json", "debezium-json", "parquet", "orc")
+FORMATS = ("csv", "json", "debezium-json", "canal-json", "maxwell-json", "ogg-json", "parquet", "orc")
 
 OPTIONS: tuple[ConfigOption[Any], ...] = (
     ConfigOption(
@@ -213,9 +216,16 @@ def is_bounded(options: dict[str, str]) -> bool:
 
 
 def changelog_mode(options: dict[str, str]) -> str:
-    """The scan's changelog mode: 'I' or, for 'debezium-json', 'I,UB,UA,D'."""
+    """The scan's changelog mode: 'I' or, for a changelog format (debezium-json, ...), 'I,UB,UA,D'."""
     name = options.get("format", "")
-    return "I,UB,UA,D" if name in FORMATS and get_format(name).changelog else "I"
+    return format_changelog_mode(name) if name in FORMATS else "I"
+
+
+def sink_changelog_mode(options: dict[str, str], primary_key: tuple[str, ...]) -> str:
+    """The changes the sink writes: every kind with a changelog format (each row becomes the
+    format's change event: Flink's file sink takes the format's changelog mode), inserts
+    only otherwise (an updating query is refused when the job is planned, as Flink does)."""
+    return changelog_mode(options)
 
 
 class FileSplitReader(SplitReader):
@@ -414,7 +424,12 @@ FACTORY = register_connector(
     ConnectorFactory(
         name="filesystem",
         description=(
-            "Reads and writes files in a local directory (csv, json, debezium-json, parquet, orc).\n\n"
+            "Reads and writes files in a local directory (csv, json, parquet, orc, and the changelog formats "
+            "debezium-json, canal-json, maxwell-json and ogg-json, one change event per line).\n\n"
+            "With a changelog format the sink writes an updating query's changes as that format's events, as "
+            "Flink does: -U and -D as deletions, +I and +U as insertions (canal-json `DELETE` / `INSERT`, "
+            "debezium-json op `d` / `c`); reading the files back with the same format replays them. With csv, "
+            "json, parquet or orc the sink takes inserts only.\n\n"
             "A `PARTITIONED BY (dt, hr)` table is laid out as Flink lays it out: "
             "`<path>/dt=<v>/hr=<v>/part-<uuid>-<subtask>-<n>.<ext>`. The partition columns are not written "
             "into the files (every format); values are escaped as Hive path names (`/` → `%2F`, ...), a NULL "
@@ -433,11 +448,10 @@ FACTORY = register_connector(
         lookup_when=lambda options: any(k.startswith("lookup.") for k in options),
         is_bounded=is_bounded,
         changelog_mode=changelog_mode,
-        # part files take rows: an updating input is refused when the job is planned (Flink
-        # writes a changelog format's records to files; streamsql's file writers do not)
-        sink_changelog_mode=lambda options, primary_key: "I",
-        sink_update_hint="The filesystem sink only appends rows: write an insert-only query into it, or write the "
-        "updating result to an upsert sink (jdbc or duckdb with a PRIMARY KEY, upsert-kafka).",
+        sink_changelog_mode=sink_changelog_mode,
+        sink_update_hint="With csv, json, parquet or orc the filesystem sink only appends rows: write an insert-only "
+        "query into it, use a changelog format ('format' = 'canal-json' or 'debezium-json') to write the changes, or "
+        "write the updating result to an upsert sink (jdbc or duckdb with a PRIMARY KEY, upsert-kafka).",
         formats=FORMATS,
         prepare_overwrite=prepare_overwrite,
         list_partitions=list_partitions,

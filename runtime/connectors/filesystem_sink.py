@@ -12,8 +12,9 @@ two-phase-commit sink (runtime.checkpoint.twophase): at the barrier every open f
 closed and becomes *pending* (still hidden), it is published (renamed) only when the
 checkpoint completes, and a restore publishes the restored checkpoint's pending files
 and deletes every other hidden file of this sink, in every partition directory (work of
-checkpoints that never completed): exactly-once. Append-only: a changelog input with
-update/delete rows is rejected.
+checkpoints that never completed): exactly-once. With a changelog format (canal-json,
+debezium-json, ...) every row kind is written, as the format's change event (the batches
+handed to its writer keep `__op`); with any other format the sink appends inserts only.
 
 Partition commit (Flink's `sink.partition-commit.*`): with the policy `success-file`, a
 partition gets an empty `_SUCCESS` file (`sink.partition-commit.success-file.name`) once
@@ -176,24 +177,31 @@ class FilesystemSink(Sink):
         return f
 
     def write(self, batch: pa.RecordBatch) -> None:
-        if batch.schema.get_field_index(ROW_KIND) >= 0:
-            kinds = row_kinds(batch)
-            if np.any(kinds != 0):
-                raise ConnectorError(
-                    f"The 'filesystem' sink at '{self.options.get('path')}' is append-only and doesn't support "
-                    "consuming update and delete changes (the input contains -U/+U/-D rows)."
-                )
+        kinds: pa.Array | None = None
+        if self.format.changelog:  # every row kind: the format's writer turns each into its event
+            kinds = pa.array(row_kinds(batch), pa.int8())
+        elif batch.schema.get_field_index(ROW_KIND) >= 0 and np.any(row_kinds(batch) != 0):
+            raise ConnectorError(
+                f"The 'filesystem' sink at '{self.options.get('path')}' is append-only with format "
+                f"'{self.format.name}' and doesn't support consuming update and delete changes (the input contains "
+                "-U/+U/-D rows)."
+            )
         data = data_columns(batch)
         if data.num_rows == 0:
             return
         self.rows_written += data.num_rows
-        if not self.part_idx:
+        if not self.part_idx and kinds is None:
             self._write_to("", data)
             return
+        columns, names = [data.column(i) for i in self.data_idx], [data.schema.names[i] for i in self.data_idx]
+        if kinds is not None:
+            columns.append(kinds)
+            names.append(ROW_KIND)
+        rows = pa.RecordBatch.from_arrays(columns, names=names)
+        if not self.part_idx:
+            self._write_to("", rows)
+            return
         dirs = partition_dirs(data, self.part_idx, self.schema, self.default_partition, self.ctx.time_zone)
-        rows = pa.RecordBatch.from_arrays(
-            [data.column(i) for i in self.data_idx], names=[data.schema.names[i] for i in self.data_idx]
-        )
         for partition, part_rows in split_by_partition(rows, dirs):  # a loop over the batch's partitions
             self._write_to(partition, part_rows)
 

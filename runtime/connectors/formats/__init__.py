@@ -167,6 +167,15 @@ def get_format(name: str) -> FileFormat:
         ) from None
 
 
+def format_changelog_mode(name: str) -> str:
+    """The row kinds a format carries, as a connector declares them (its scan's and its
+    sink's changelog mode): every kind for a changelog format (debezium-json, canal-json,
+    ...: its records say what they are), inserts only for any other (or an unknown) name."""
+    _ensure_loaded()
+    fmt = _FORMATS.get(name)
+    return "I,UB,UA,D" if fmt is not None and fmt.changelog else "I"
+
+
 def format_names() -> list[str]:
     _ensure_loaded()
     return sorted(_FORMATS)

@@ -1,6 +1,7 @@
 """The 'canal-json', 'maxwell-json' and 'ogg-json' change-event formats (Canal's, Maxwell's
 and Oracle GoldenGate's JSON messages → +I/-U/+U/-D rows), with their metadata ('value.table'
-...). Message connectors only (Kafka)."""
+...). Message connectors (Kafka) read and write one event per record; the filesystem
+connector one event per line."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pyarrow.compute as pc
 
 from runtime.batch import DELETE, INSERT, ROW_KIND, UPDATE_AFTER, UPDATE_BEFORE
 from runtime.connectors.base import ConfigOption, SourceContext
-from runtime.connectors.formats import FileFormat, MessageDecoder, messages_only, register_format
+from runtime.connectors.formats import FileFormat, MessageDecoder, register_format
 from runtime.connectors.formats.json_format import (
     OGG,
     STRING_LIST_META,
@@ -23,6 +24,8 @@ from runtime.connectors.formats.json_format import (
     JsonRows,
     _utf8_lines,
     change_event_encoder,
+    event_lines_reader,
+    event_lines_writer,
     json_millis,
     json_string_list,
     json_string_map,
@@ -296,7 +299,8 @@ register_format(
         extension="json",
         description="Canal's JSON change events (INSERT / UPDATE / DELETE with 'data' and 'old' arrays).",
         options=CANAL_OPTIONS,
-        open_reader=messages_only("canal-json"),
+        open_reader=event_lines_reader(_canal),
+        open_writer=event_lines_writer(change_event_encoder("canal-json")),
         open_decoder=_canal,
         open_encoder=change_event_encoder("canal-json"),
         changelog=True,
@@ -309,7 +313,8 @@ register_format(
         extension="json",
         description="Maxwell's JSON change events (insert / update / delete with 'data' and 'old').",
         options=MAXWELL_OPTIONS,
-        open_reader=messages_only("maxwell-json"),
+        open_reader=event_lines_reader(_maxwell),
+        open_writer=event_lines_writer(change_event_encoder("maxwell-json")),
         open_decoder=_maxwell,
         open_encoder=change_event_encoder("maxwell-json"),
         changelog=True,
@@ -322,7 +327,8 @@ register_format(
         extension="json",
         description="Oracle GoldenGate's JSON change events ({before, after, op_type}: I / U / D).",
         options=OGG_OPTIONS,
-        open_reader=messages_only("ogg-json"),
+        open_reader=event_lines_reader(OggDecoder),
+        open_writer=event_lines_writer(change_event_encoder("ogg-json")),
         open_decoder=OggDecoder,
         open_encoder=change_event_encoder("ogg-json"),
         changelog=True,

@@ -34,12 +34,15 @@ import pyarrow.compute as pc
 from runtime.batch import DELETE, INSERT, ROW_KIND, UPDATE_AFTER, UPDATE_BEFORE
 from runtime.connectors.base import ConfigOption, MetadataColumn, SourceContext
 from runtime.connectors.formats import (
+    DecoderFactory,
     EncoderFactory,
     FileFormat,
     FileReader,
     FileWriter,
     MessageDecoder,
     MessageEncoder,
+    ReaderFactory,
+    WriterFactory,
     opt_bool,
     register_format,
 )
@@ -1003,6 +1006,97 @@ def change_event_encoder(style: str) -> EncoderFactory:
     return open_encoder
 
 
+class EventLinesWriter(FileWriter):
+    """A changelog format's part file (filesystem sink): one change event per line, as
+    Flink's file sink writes a serialization format's records (each followed by a newline).
+    The batch carries `__op`; the format's encoder turns each row into its event."""
+
+    def __init__(self, encoder: MessageEncoder, path: str) -> None:
+        self.encoder = encoder
+        self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
+        self.bytes_written = 0
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if batch.num_rows == 0:
+            return
+        payload = join_lines(self.encoder.encode(batch).cast(pa.string()))
+        self._file.write(payload)
+        self.bytes_written += len(payload)
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+
+
+class EventLinesReader(FileReader):
+    """A file of change events, one per line (what `EventLinesWriter` writes), read through
+    the format's message decoder: rows of the projected fields plus `__op`. Blank lines are
+    skipped; a bad event names the file and its line."""
+
+    def __init__(self, path: str, decoder: MessageDecoder) -> None:
+        self.path = path
+        self.decoder = decoder
+        self.file = _LineFile(path)
+        self._numbers = np.zeros(0, np.int64)  # line numbers of the lines being decoded
+
+    @property
+    def skipped_rows(self) -> int:  # type: ignore[override]
+        return self.decoder.skipped_rows
+
+    def read(self, max_rows: int) -> pa.RecordBatch | None:
+        while True:
+            got = self.file.take(max(1, max_rows // 2))  # an update event gives two rows
+            if got is None:
+                return None
+            lines, numbers = got
+            present = np.asarray(
+                pc.greater(pc.utf8_length(pc.utf8_trim_whitespace(lines)), 0).to_numpy(zero_copy_only=False), bool
+            )
+            if not present.all():
+                lines, numbers = lines.filter(pa.array(present)), numbers[present]
+            if len(lines) == 0:
+                continue
+            self._numbers = numbers
+            batch, _ = self.decoder.decode(lines.cast(pa.binary()), self._locate)
+            if batch.num_rows:
+                return batch
+
+    def _locate(self, i: int) -> str:
+        """Where the decoder's i-th event of the current lines is (for its error message)."""
+        return f"file {self.path}, line {int(self._numbers[i])}"
+
+    def offset(self) -> Any:
+        return {"byte": self.file.pos, "line": self.file.line}
+
+    def seek(self, offset: Any) -> None:
+        self.file.seek(int(offset["byte"]), int(offset["line"]))
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def event_lines_writer(open_encoder: EncoderFactory) -> WriterFactory:
+    """The `open_writer` of a changelog format: its encoder's events, one per line."""
+
+    def open_writer(path: str, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> FileWriter:
+        return EventLinesWriter(open_encoder(fields, options, ctx), path)
+
+    return open_writer
+
+
+def event_lines_reader(open_decoder: DecoderFactory) -> ReaderFactory:
+    """The `open_reader` of a changelog format: its decoder over the file's lines, given
+    only the projected fields (the decoder reads each field by name)."""
+
+    def open_reader(
+        path: str, fields: tuple[Field, ...], projection: list[int] | None, options: dict[str, str], ctx: SourceContext
+    ) -> FileReader:
+        wanted = fields if projection is None else tuple(fields[i] for i in projection)
+        return EventLinesReader(path, open_decoder(wanted, options, ctx))
+
+    return open_reader
+
+
 def _validate_json(options: dict[str, str]) -> None:
     """Flink's JsonFormatOptionsUtil checks of the options that go together."""
     if opt_bool(options, "json.fail-on-missing-field") and opt_bool(options, "json.ignore-parse-errors"):
@@ -1044,6 +1138,7 @@ register_format(
         options=DEBEZIUM_OPTIONS,
         open_reader=_open_debezium,
         changelog=True,
+        open_writer=event_lines_writer(change_event_encoder("debezium-json")),
         open_encoder=change_event_encoder("debezium-json"),
         open_decoder=_debezium_decoder,
         metadata=tuple(m.column() for m in DEBEZIUM_METADATA),

@@ -62,7 +62,7 @@ from runtime.connectors.base import (
     TableDescription,
     metadata_columns,
 )
-from runtime.connectors.formats import MessageEncoder, format_options_view, get_format
+from runtime.connectors.formats import MessageEncoder, format_changelog_mode, format_options_view, get_format
 from runtime.connectors.kafka import options as o
 from runtime.errors import ConnectorError
 from runtime.map_values import map_keys, map_values
@@ -229,7 +229,7 @@ def sink_changelog_mode(options: Mapping[str, str], primary_key: tuple[str, ...]
     """The changes a `kafka` sink can write: every kind with a changelog value format
     (debezium-json, ...), inserts only otherwise (Flink refuses an updating result then)."""
     name = options.get("value.format") or options.get("format") or ""
-    return "I,UB,UA,D" if name in o.FORMATS and get_format(name).changelog else "I"
+    return format_changelog_mode(name) if name in o.FORMATS else "I"
 
 
 # ---------------------------------------------------------------------- encoding
