@@ -97,6 +97,14 @@ def _sink_changelog_text(f: Any) -> str:
     text = f"Sink changelog: {_KINDS_TEXT.get(plain, plain)}"
     if keyed != plain:
         text += f"; with a PRIMARY KEY, {_KINDS_TEXT.get(keyed, keyed)}"
+    by_format: dict[str, list[str]] = {}  # a format that changes what the sink takes (a changelog format)
+    for name in f.formats:
+        mode = f.sink_changelog_mode({"format": name}, ())
+        if mode != plain:
+            by_format.setdefault(mode, []).append(f"`{name}`")
+    for mode, names in by_format.items():
+        which = "the format" if len(names) == 1 else "one of the formats"
+        text += f"; with {which} {', '.join(names)}, {_KINDS_TEXT.get(mode, mode)}"
     text += "."
     if f.sink_update_hint:
         text += f" {f.sink_update_hint}"
