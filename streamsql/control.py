@@ -159,10 +159,11 @@ class _Server(socketserver.ThreadingTCPServer):
 
 
 class ControlServer:
-    """One per process: serves the savepoint requests of the jobs it registered."""
+    """One per process: serves the savepoint requests of the jobs it registered. Each job's
+    entry goes to the jobs directory of that job's own configuration (two environments of
+    one program may name different ones)."""
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
+    def __init__(self) -> None:
         self.token = secrets.token_hex(16)
         self.jobs: dict[str, Any] = {}  # job id -> JobHandle
         self.entries: dict[str, Path] = {}
@@ -173,9 +174,9 @@ class ControlServer:
         threading.Thread(target=self._server.serve_forever, name="streamsql-control", daemon=True).start()
         atexit.register(self.close)
 
-    def register(self, handle: Any) -> Path:
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        path = self.directory / f"{os.getpid()}-{handle.job_id}.json"
+    def register(self, handle: Any, directory: Path) -> Path:
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path = directory / f"{os.getpid()}-{handle.job_id}.json"
         entry = {
             "job_id": handle.job_id,
             "name": handle.name,
@@ -242,9 +243,9 @@ def register_job(handle: Any, config: Mapping[str, str | None] | None = None) ->
     global _server
     with _server_lock:
         if _server is None:
-            _server = ControlServer(jobs_dir(config))
+            _server = ControlServer()
         server = _server
-    server.register(handle)
+    server.register(handle, jobs_dir(config))
     return server
 
 
