@@ -73,7 +73,7 @@ _TS_RE = (
 # DEFAULT_TIMESTAMP_FORMATTER reads it: `yyyy-[MM][M]-[dd][d]`, then optionally
 # ` [HH][H]:[mm][m]:[ss][s]` and a fraction of up to nine digits: one space (no 'T'), both
 # colons, each time number of up to two digits (possibly none: 0), no trimming. (The Spark
-# runner's CAST reads `_TS_RE`, the lenient form, runtime/executor/spark/text_time.py.)
+# runner's CAST reads this same regex, runtime/executor/spark/text_time.py.)
 _CAST_TS_RE = (
     r"^(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})"
     r"(?: (?P<h>\d{0,2}):(?P<mi>\d{0,2}):(?P<s>\d{0,2})(?:\.(?P<f>\d{0,9}))?)?$"

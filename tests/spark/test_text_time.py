@@ -35,6 +35,22 @@ ROWS = [
     "-5-01-01",
     "2024-01-05 7:8:9.5",
     "1969-12-31 23:59:59.999",
+    # CAST to TIMESTAMP as Flink's DEFAULT_TIMESTAMP_FORMATTER + SMART resolver (cast.py)
+    "2024-01-01T10:00:00",
+    "2024-04-31 10:00:00",
+    "2024-01-32 10:00:00",
+    "2024-02-30 24:00:00",
+    "2024-12-31 24:00:00",
+    "2024-01-05 24:00:01",
+    "2024-01-05 23:60:00",
+    "2024-01-05 10:00",
+    "2024-01-05 :5:",
+    " 2024-01-05",
+    "2024-01-05 ",
+    "0000-01-01 00:00:00",
+    "9999-12-31 23:59:59.999999999",
+    "+12-01-01",
+    "\t2024-1-2\x0b",
 ]
 DDL = "CREATE TABLE t (id INT, s STRING) WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');\n"
 QUERY = DDL + (
@@ -64,7 +80,7 @@ def test_text_to_time_matches_local_runner(spark: Any, tmp_path: Path) -> None:
 
 def test_cast_of_bad_text_fails_on_both_runners_and_valid_text_casts(spark: Any, tmp_path: Path) -> None:
     good = DDL + "SELECT id, CAST(s AS TIMESTAMP(3)), CAST(s AS DATE), CAST(s AS TIMESTAMP_LTZ(3)) FROM t"
-    _write(tmp_path, [" 2024-02-29 10:00:00.5 ", "2024-1-2", "1999-12-31 23:59:59"])
+    _write(tmp_path, ["2024-02-29 10:00:00.5", "2024-1-2", "1999-12-31 23:59:59", "2024-02-29 24:00:00"])
     conf = {"table.local-time-zone": "America/New_York"}
     local = run_script(good, "batch", "local", tmp_path, conf)
     assert final_table(run_script(good, "batch", "spark", tmp_path, conf)) == final_table(local)
@@ -72,6 +88,10 @@ def test_cast_of_bad_text_fails_on_both_runners_and_valid_text_casts(spark: Any,
     for runner in ("local", "spark"):
         with pytest.raises(Exception, match="2023-02-29"):
             run_script(DDL + "SELECT CAST(s AS DATE) FROM t", "batch", runner, tmp_path)
+    _write(tmp_path, ["2024-01-01 10:00:00", "2024-01-01T10:00:00"])
+    for runner in ("local", "spark"):
+        with pytest.raises(Exception, match="DateTimeParseException: Text '2024-01-01T10:00:00' could not be parsed"):
+            run_script(DDL + "SELECT CAST(s AS TIMESTAMP(3)) FROM t", "batch", runner, tmp_path)
 
 
 def test_pattern_the_spark_runner_does_not_parse_is_refused(spark: Any, tmp_path: Path) -> None:
@@ -80,3 +100,17 @@ def test_pattern_the_spark_runner_does_not_parse_is_refused(spark: Any, tmp_path
     _write(tmp_path, ["2024-01-05"])
     with pytest.raises(SqlError, match="'yyyy-ww'.*letters w"):
         run_script(DDL + "SELECT TO_DATE(s, 'yyyy-ww') FROM t", "batch", "spark", tmp_path)
+
+
+def test_cast_of_text_to_time_is_refused_before_the_job_runs(spark: Any, tmp_path: Path) -> None:
+    """Spark has no TIME type: CAST / TRY_CAST of a string to TIME (Flink's parseTime: '123' is
+    123 hours, '12:60' is 13:00) is refused naming the type, also inside another expression,
+    rather than giving other values than the local runner."""
+    from planner.errors import SqlError
+
+    _write(tmp_path, ["123", "12:60", "10:00:00"])
+    local = run_script(DDL + "SELECT CAST(CAST(s AS TIME) AS STRING) FROM t", "batch", "local", tmp_path)
+    assert sorted(r["row"][0] for r in local) == ["10:00:00", "13:00:00", "23:00:00"]
+    for query in ("SELECT CAST(s AS TIME) FROM t", "SELECT CAST(TRY_CAST(s AS TIME(3)) AS STRING) FROM t"):
+        with pytest.raises(SqlError, match="TIME"):
+            run_script(DDL + query, "batch", "spark", tmp_path)

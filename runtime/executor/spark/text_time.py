@@ -24,7 +24,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from runtime.functions import datetime_patterns as dp
-from runtime.functions.cast import _TS_RE
+from runtime.functions.cast import _CAST_TS_RE, _JAVA_TRIM, _LENIENT_DATE_RE
 from runtime.types import DataType
 
 if TYPE_CHECKING:
@@ -86,35 +86,47 @@ def _int(col: Any, default: int = 0) -> Any:
 
 
 def _trim(x: Any) -> Any:
-    """Unicode whitespace off both ends (Arrow's utf8_trim_whitespace)."""
-    return _f().regexp_replace(x, r"(?U)^\s+|\s+$", "")
+    """Java's String.trim(): every char up to U+0020 off both ends (cast.py `_JAVA_TRIM`)."""
+    return _f().regexp_replace(x, _JAVA_TRIM, "")
 
 
 def _bad_text(x: Any, dst: DataType, spark_t: Any) -> Any:
+    """Fails the job on text CAST cannot read; for a timestamp with the text of Flink's
+    DateTimeParseException, as the local runner words it (cast.py `_fail`)."""
     F = _f()  # noqa: N806
-    return F.raise_error(F.concat(F.lit("Cannot cast '"), x, F.lit(f"' to {dst}"))).cast(spark_t)
+    if spark_t == "timestamp":
+        head, tail = "java.time.format.DateTimeParseException: Text '", "' could not be parsed"
+    else:
+        head, tail = "Cannot cast '", f"' to {dst}"
+    return F.raise_error(F.concat(F.lit(head), x, F.lit(tail))).cast(spark_t)
 
 
 # ----------------------------------------------------------------------------- CAST
 def cast_to_timestamp(x: Any, dst: DataType, ctx: Ctx, strict: bool) -> Any:
-    """CAST(text AS TIMESTAMP(p) / TIMESTAMP_LTZ(p)): 'yyyy-M-d[( |T)H:m[:s[.f{0,9}]]]'
-    after trimming; the fraction is truncated to the precision."""
+    """CAST(text AS TIMESTAMP(p) / TIMESTAMP_LTZ(p)) as the local runner (cast.py
+    `_parse_cast_timestamp`, Flink's DEFAULT_TIMESTAMP_FORMATTER): `_CAST_TS_RE` on the
+    untrimmed text (one space before the time, no 'T', both colons, an empty time number
+    reads 0), then java.time's SMART resolver: a day 1..31 past the month's end is its last
+    day ('2024-02-30' is 2024-02-29), 24:00:00 is the next midnight, an hour above 23 or a
+    minute / second above 59 is invalid. The fraction is truncated to the precision."""
     F = _f()  # noqa: N806
-    rx = java_regex(_TS_RE)
-    t = _trim(x)
+    rx = java_regex(_CAST_TS_RE)
 
     def g(i: int) -> Any:
-        return F.regexp_extract(t, rx, i)
+        return F.regexp_extract(x, rx, i)
 
     y, mo, d, h, mi, s = (_int(g(i)) for i in range(1, 7))
     frac9 = _int(F.rpad(g(7), 9, "0"))
     unit = dst.to_arrow().unit
     per = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 10**3}[unit]  # Spark carries microseconds
-    ok = t.rlike(rx) & (mo >= 1) & (mo <= 12) & (d >= 1) & (h < 24) & (mi < 60) & (s < 60)
-    yc = F.least(F.greatest(y, F.lit(1)), F.lit(9999))  # the local runner clips the year (0000 → 0001)
-    ok = ok & (d <= days_in_month(yc, F.least(F.greatest(mo, F.lit(1)), F.lit(12))))
-    days = days_from_civil(yc, mo, d)
-    micros = days * 86_400_000_000 + ((h * 60 + mi) * 60 + s) * 1_000_000 + _div(frac9, per) * (per // 1000)
+    end_of_day = (h == 24) & (mi == 0) & (s == 0) & (frac9 == 0)
+    ok = x.rlike(rx) & (mo >= 1) & (mo <= 12) & (d >= 1) & (d <= 31) & ((h <= 23) | end_of_day)
+    ok = ok & (mi <= 59) & (s <= 59)
+    mc = F.least(F.greatest(mo, F.lit(1)), F.lit(12))
+    day = F.least(d, days_in_month(y, mc))  # SMART: the month's last day
+    days = days_from_civil(y, mc, day) + F.when(end_of_day, F.lit(1)).otherwise(F.lit(0))
+    hour = F.when(end_of_day, F.lit(0)).otherwise(h)
+    micros = days * 86_400_000_000 + ((hour * 60 + mi) * 60 + s) * 1_000_000 + _div(frac9, per) * (per // 1000)
     ts = F.timestamp_micros(micros)
     if dst.name == "TIMESTAMP_LTZ":
         ts = F.to_utc_timestamp(ts, ctx.time_zone)
@@ -124,19 +136,20 @@ def cast_to_timestamp(x: Any, dst: DataType, ctx: Ctx, strict: bool) -> Any:
     return out
 
 
-_DATE_RE = r"^\s*([+-]?\d+)\s*(?:-\s*(\d+)\s*(?:-\s*(\d+)\s*)?)?\z"
+_DATE_RE = java_regex(_LENIENT_DATE_RE)
 
 
 def cast_to_date(x: Any, dst: DataType, strict: bool) -> Any:
-    """CAST(text AS DATE) as Flink's DateTimeUtils.parseDate: text after a space is ignored,
-    month and day may be left out ('12' is 0012-01-01), years 1..9999."""
+    """CAST(text AS DATE) as Flink's DateTimeUtils.parseDate (cast.py `_parse_date`): text
+    after a space is ignored, month and day may be left out ('12' is 0012-01-01), no sign,
+    years 0..9999 (proleptic Gregorian, year 0 a leap year)."""
     F = _f()  # noqa: N806
     t = F.regexp_replace(_trim(x), r"^(\S[^ ]*) .*$", "$1")
 
     def g(i: int) -> Any:
         return F.regexp_extract(t, _DATE_RE, i)
 
-    y = g(1).cast("long")  # '+12' is 12; beyond a long: NULL, invalid
+    y = g(1).cast("long")  # beyond a long: NULL, invalid
     mo = F.when(g(2) == F.lit(""), F.lit(1).cast("long")).otherwise(g(2).cast("long"))
     d = F.when(g(3) == F.lit(""), F.lit(1).cast("long")).otherwise(g(3).cast("long"))
     ok = (
@@ -144,13 +157,13 @@ def cast_to_date(x: Any, dst: DataType, strict: bool) -> Any:
         & y.isNotNull()
         & mo.isNotNull()
         & d.isNotNull()
-        & (y >= 1)
+        & (y >= 0)
         & (y <= 9999)
         & (mo >= 1)
         & (mo <= 12)
         & (d >= 1)
     )
-    yc = F.coalesce(F.least(F.greatest(y, F.lit(1)), F.lit(9999)), F.lit(1).cast("long"))
+    yc = F.coalesce(F.least(F.greatest(y, F.lit(0)), F.lit(9999)), F.lit(0).cast("long"))
     mc = F.coalesce(F.least(F.greatest(mo, F.lit(1)), F.lit(12)), F.lit(1).cast("long"))
     ok = ok & (d <= days_in_month(yc, mc))
     out = F.when(ok, F.date_from_unix_date(days_from_civil(yc, mc, F.coalesce(d, F.lit(1))).cast("int")))
