@@ -31,7 +31,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import enum
-import hashlib
 import struct
 import threading
 from decimal import Decimal
@@ -694,4 +693,6 @@ def unpack_key(data: bytes) -> tuple[Any, ...]:
 
 def digest(data: bytes | bytearray | memoryview) -> str:
     """The checksum `_metadata` records for a file: "sha256:<hex>"."""
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+    from hashlib import sha256  # here, not at import: hashlib loads OpenSSL (~4 ms of every start)
+
+    return "sha256:" + sha256(data).hexdigest()

@@ -23,7 +23,6 @@ reads keys and values back from it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import tempfile
@@ -121,7 +120,9 @@ class IncrementalCheckpoints:
 
 def file_digest(path: str) -> str:
     """SHA-256 of a local file, as `runtime.checkpoint.format.digest` gives for bytes."""
-    h = hashlib.sha256()
+    from hashlib import sha256  # here, not at import: hashlib loads OpenSSL (~4 ms of every start)
+
+    h = sha256()
     with open(path, "rb") as f:
         while chunk := f.read(1 << 20):
             h.update(chunk)
@@ -139,10 +140,11 @@ def resolve_path(storage: CheckpointStorage, chk_rel: str, rel: str) -> str:
 def download(storage: CheckpointStorage, chk_rel: str, snap: NativeSnapshot, local_base: str | None = None) -> None:
     """Fetch the RocksDB checkpoint of `snap` into a fresh local directory (`snap.local_dir`),
     checking every file against the digest the snapshot recorded for it."""
+    from hashlib import sha256  # here, not at import: hashlib loads OpenSSL (~4 ms of every start)
 
     target = tempfile.mkdtemp(prefix="streamsql-restore-", dir=local_base)
     for name, rel in snap.files.items():
-        h = hashlib.sha256()
+        h = sha256()
         with storage.fs.open_input_stream(resolve_path(storage, chk_rel, rel)) as src:
             with open(os.path.join(target, name), "wb") as dst:
                 while chunk := src.read(1 << 20):

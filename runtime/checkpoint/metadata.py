@@ -13,7 +13,6 @@ state is restored (`runtime.checkpoint.restore`).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import asdict, field
 from typing import Any
@@ -124,6 +123,8 @@ class CheckpointMetadata:
 
 def _self_digest(d: dict[str, Any]) -> str:
     """SHA-256 of the canonical JSON of a `_metadata` document without its own checksum."""
+    from hashlib import sha256  # here, not at import: hashlib loads OpenSSL (~4 ms of every start)
+
     body = {k: v for k, v in d.items() if k != "metadata_checksum"}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return "sha256:" + hashlib.sha256(text.encode("ascii")).hexdigest()
+    return "sha256:" + sha256(text.encode("ascii")).hexdigest()

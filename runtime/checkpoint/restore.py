@@ -18,7 +18,6 @@ naming each one: it never silently starts over, which would duplicate output.
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from dataclasses import field
 from typing import Any
@@ -127,10 +126,11 @@ class LoadedSnapshot:
 
 def verify_native(storage: CheckpointStorage, rel: str, snap: NativeSnapshot) -> None:
     """Check the RocksDB files of an incremental handle against the digests it recorded."""
+    from hashlib import sha256  # here, not at import: hashlib loads OpenSSL (~4 ms of every start)
 
     for name, path in snap.files.items():
         want = snap.digests.get(name, "")
-        h = hashlib.sha256()
+        h = sha256()
         try:
             with storage.fs.open_input_stream(resolve_path(storage, rel, path)) as f:
                 while chunk := f.read(1 << 20):

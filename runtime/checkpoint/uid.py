@@ -10,9 +10,13 @@ schemas) detects a uid whose state no longer fits.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
+
+try:  # CPython's built-in SHA-1: hashlib's is OpenSSL's, whose loading is ~4 ms of every job's start
+    from _sha1 import sha1
+except ImportError:  # an interpreter built without it
+    from hashlib import sha1
 
 from runtime.graph import JobGraph, Node
 from runtime.operators.spec import plain_params
@@ -58,11 +62,11 @@ def operator_uids(graph: JobGraph) -> dict[int, str]:
         n = nodes[nid]
         ins = [uid(i) for i in n.inputs]
         text = json.dumps([n.operator, _signature(n), ins], sort_keys=True, default=str)
-        h = hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+        h = sha1(text.encode("utf-8")).hexdigest()[:16]
         k = seen.get(h, 0)
         seen[h] = k + 1
         if k:
-            h = hashlib.sha1(f"{h}#{k}".encode()).hexdigest()[:16]
+            h = sha1(f"{h}#{k}".encode()).hexdigest()[:16]
         out[nid] = h
         return h
 
@@ -75,4 +79,4 @@ def fingerprint(graph: JobGraph, node: Node) -> str:
     """The shape of an operator's state: its input schemas and its output schema."""
     parts = [[str(f.type) for f in graph.node(i).schema] for i in node.inputs]
     parts.append([str(f.type) for f in node.schema])
-    return hashlib.sha1(json.dumps(parts).encode("utf-8")).hexdigest()[:16]
+    return sha1(json.dumps(parts).encode("utf-8")).hexdigest()[:16]
