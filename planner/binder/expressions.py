@@ -27,7 +27,6 @@ from runtime.aggregates.types import AGGREGATE_FUNCTIONS
 from runtime.expr.ir import Call, Expr, InputRef, Literal
 from runtime.functions._common import calcite_name
 from runtime.functions.cast import cast_hint, cast_refusal
-from runtime.functions.json_functions import mark_nested_json
 from runtime.functions.registry import FunctionTypeError, lookup
 from runtime.types import (
     BOOLEAN,
@@ -752,6 +751,8 @@ class ExprBinder:
                 # Calcite: a JSON_OBJECT key must be NOT NULL (a nullable column is refused)
                 raise self.err(f"Argument to function '{kv.this.sql()}' must not be NULL", node)
             args += [key, self._json_value(kv.expression)]
+        from runtime.functions.json_functions import mark_nested_json
+
         return self.call("json_object", list(mark_nested_json(args)), node)
 
     def _json_value(self, node: exp.Expression) -> Expr:
@@ -826,6 +827,8 @@ class ExprBinder:
         values = list(node.expressions) if isinstance(node, exp.JSONArray) else args_nodes
         args: list[Expr] = [Literal(mode, CHAR(len(mode), nullable=False))]
         args += [self._json_value(v) for v in values]
+        from runtime.functions.json_functions import mark_nested_json
+
         return self.call("json_array", list(mark_nested_json(args)), node)
 
     def _aggregate(self, call: exp.Expression, node: exp.Expression, filter_node: exp.Expression | None) -> Expr:

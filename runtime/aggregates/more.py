@@ -21,7 +21,6 @@ import pyarrow.compute as pc
 from runtime.aggregates.accumulators import Accumulator, _drop_nulls, _grow
 from runtime.distinct import sorted_distinct, sorted_distinct_first
 from runtime.errors import EvaluationError
-from runtime.functions.json_functions import json_text
 from runtime.functions.registry import FunctionTypeError
 from runtime.plan_params import AggCallParams
 from runtime.types import BIGINT, BOOLEAN, DOUBLE, FLOAT, STRING, DataType
@@ -295,6 +294,8 @@ class JsonAggAcc(Accumulator):
         self.values[slots] = None
 
     def update(self, slots: np.ndarray, signs: np.ndarray, args: list[pa.Array]) -> None:
+        from runtime.functions.json_functions import json_text
+
         self._no_retraction(signs, "json_objectagg" if self.object else "json_arrayagg")
         v = args[-1]
         text = pc.fill_null(json_text(v, getattr(self, "value_type", None) or _arrow_to_type(v.type)), "null")

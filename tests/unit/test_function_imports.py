@@ -56,6 +56,8 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("runtime/executor/spark/stateful.py", "runtime.connectors.formats"): (1, _SPARK_WORKER),
     ("runtime/executor/spark/stateful.py", "runtime.state.options"): (1, _SPARK_WORKER),
     ("planner/binder/select.py", "planner.binder.match_recognize"): (1, _START_UP),  # MATCH_RECOGNIZE
+    ("runtime/aggregates/more.py", "runtime.functions.json_functions"): (1, _START_UP),  # JSON_OBJECTAGG/ARRAYAGG
+    ("planner/binder/expressions.py", "runtime.functions.json_functions"): (2, _START_UP),  # JSON_OBJECT/ARRAY
     # a binder form builds its rule module's logical node (the rule module imports its operators)
     ("planner/binder/changelog_ptf.py", "planner.rules.changelog_ptf"): (1, _START_UP),
     ("planner/binder/changelog_ptf.py", "runtime.operators.process_table_function"): (5, _START_UP),
