@@ -102,15 +102,26 @@ def test_pattern_the_spark_runner_does_not_parse_is_refused(spark: Any, tmp_path
         run_script(DDL + "SELECT TO_DATE(s, 'yyyy-ww') FROM t", "batch", "spark", tmp_path)
 
 
-def test_cast_of_text_to_time_is_refused_before_the_job_runs(spark: Any, tmp_path: Path) -> None:
-    """Spark has no TIME type: CAST / TRY_CAST of a string to TIME (Flink's parseTime: '123' is
-    123 hours, '12:60' is 13:00) is refused naming the type, also inside another expression,
-    rather than giving other values than the local runner."""
+def test_cast_of_text_to_time_matches_local_runner(spark: Any, tmp_path: Path) -> None:
+    """CAST / TRY_CAST(text AS TIME) read as Flink's parseTime ('123' is 123 hours and prints
+    23:00:00, '12:60' is 13:00, a -h:m / +h zone, the fraction rounded by its fourth digit),
+    as text; Spark has no TIME type, so a TIME value used otherwise is refused."""
     from planner.errors import SqlError
 
-    _write(tmp_path, ["123", "12:60", "10:00:00"])
-    local = run_script(DDL + "SELECT CAST(CAST(s AS TIME) AS STRING) FROM t", "batch", "local", tmp_path)
-    assert sorted(r["row"][0] for r in local) == ["10:00:00", "13:00:00", "23:00:00"]
-    for query in ("SELECT CAST(s AS TIME) FROM t", "SELECT CAST(TRY_CAST(s AS TIME(3)) AS STRING) FROM t"):
-        with pytest.raises(SqlError, match="TIME"):
-            run_script(DDL + query, "batch", "spark", tmp_path)
+    times = ["123", "12:60", "10:00:00", " 7 : 8 : 9 . 1239", "10:00-01:30", "1+2", "25:00:00.5", "12:00:", "x"]
+    times += ["-1", "99999999999", "2147483647", "10:20:30.12345", "1:2:3-4"]
+    _write(tmp_path, times)
+    query = DDL + (
+        "SELECT id, CAST(TRY_CAST(s AS TIME) AS STRING), CAST(TRY_CAST(s AS TIME(3)) AS STRING),\n"
+        "  CAST(TRY_CAST(s AS TIME(1)) AS VARCHAR(20)) FROM t"
+    )
+    local = run_script(query, "batch", "local", tmp_path)
+    assert final_table(run_script(query, "batch", "spark", tmp_path)) == final_table(local)
+    by_id = {r["row"][0]: r["row"][1:] for r in local}
+    assert by_id["0"][0] == "23:00:00" and by_id["1"][0] == "13:00:00" and by_id["8"] == [None] * 3
+    _write(tmp_path, ["10:00", "12:x"])
+    for runner in ("local", "spark"):
+        with pytest.raises(Exception, match="For input string: '12:x'"):
+            run_script(DDL + "SELECT CAST(CAST(s AS TIME) AS STRING) FROM t", "batch", runner, tmp_path)
+    with pytest.raises(SqlError, match="TIME"):
+        run_script(DDL + "SELECT CAST(s AS TIME) FROM t", "batch", "spark", tmp_path)

@@ -1,4 +1,4 @@
-"""Text → DATE / TIMESTAMP on Spark with the local runner's (Flink's) rules.
+"""Text → DATE / TIMESTAMP / TIME on Spark with the local runner's (Flink's) rules.
 
 Spark's own parsers (`CAST`, `to_timestamp`, `to_date`) accept other text than Flink's
 (ISO 'T' forms, trailing zones, different leniency) and read Java patterns with
@@ -12,7 +12,8 @@ text, whitespace) by construction.
 
 - `cast_to_timestamp` / `cast_to_date`: CAST (invalid text fails the job naming the value,
   as Flink's CAST does) and TRY_CAST (NULL); TIMESTAMP_LTZ reads the wall clock in
-  `table.local-time-zone`.
+  `table.local-time-zone`. `cast_to_time` / `time_to_string`: CAST(CAST(text AS TIME) AS
+  STRING), the TIME carried as milliseconds (Spark has no TIME type).
 - `parse_pattern`: a Java date pattern (SimpleDateFormat lenient for TO_DATE and
   DATE_FORMAT of a string, strict for TO_TIMESTAMP), wall-clock epoch milliseconds + validity.
 """
@@ -24,7 +25,15 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from runtime.functions import datetime_patterns as dp
-from runtime.functions.cast import _CAST_TS_RE, _JAVA_TRIM, _LENIENT_DATE_RE
+from runtime.functions.cast import (
+    _CAST_TS_RE,
+    _JAVA_TRIM,
+    _LENIENT_DATE_RE,
+    _TIME_MAIN_RE,
+    _TIME_SPLIT_MINUS,
+    _TIME_SPLIT_PLUS,
+    _TIME_ZONE_RE,
+)
 from runtime.types import DataType
 
 if TYPE_CHECKING:
@@ -91,13 +100,13 @@ def _trim(x: Any) -> Any:
 
 
 def _bad_text(x: Any, dst: DataType, spark_t: Any) -> Any:
-    """Fails the job on text CAST cannot read; for a timestamp with the text of Flink's
-    DateTimeParseException, as the local runner words it (cast.py `_fail`)."""
+    """Fails the job on text CAST cannot read, with the text of Flink's exception as the local
+    runner words it (cast.py `_fail`)."""
     F = _f()  # noqa: N806
     if spark_t == "timestamp":
         head, tail = "java.time.format.DateTimeParseException: Text '", "' could not be parsed"
     else:
-        head, tail = "Cannot cast '", f"' to {dst}"
+        head, tail = "java.time.DateTimeException: For input string: '", "'."
     return F.raise_error(F.concat(F.lit(head), x, F.lit(tail))).cast(spark_t)
 
 
@@ -170,6 +179,68 @@ def cast_to_date(x: Any, dst: DataType, strict: bool) -> Any:
     if strict:
         return F.when(x.isNotNull() & ~F.coalesce(ok, F.lit(False)), _bad_text(x, dst, "date")).otherwise(out)
     return out
+
+
+def cast_to_time(x: Any, dst: DataType, strict: bool) -> Any:
+    """CAST(text AS TIME(p)) as the local runner (cast.py `_parse_time`, Flink's
+    DateTimeUtils.parseTime): milliseconds as an int column, not cut to a day ('123' is 123
+    hours, '12:60' is 13:00), truncated to the precision. Spark has no TIME type, so this
+    column only ever feeds `time_to_string` (expressions.check_expr allows nothing else)."""
+    F = _f()  # noqa: N806
+    minus_rx, plus_rx = java_regex(_TIME_SPLIT_MINUS), java_regex(_TIME_SPLIT_PLUS)
+    main_rx, zone_rx = java_regex(_TIME_MAIN_RE), java_regex(_TIME_ZONE_RE)
+    has_minus = x.rlike(minus_rx)
+    has_plus = ~has_minus & x.rlike(plus_rx)
+    main = F.when(has_minus, F.regexp_extract(x, minus_rx, 1)).when(has_plus, F.regexp_extract(x, plus_rx, 1))
+    main = main.otherwise(x)
+    zone = F.when(has_minus, F.regexp_extract(x, minus_rx, 2)).when(has_plus, F.regexp_extract(x, plus_rx, 2))
+    zone = zone.otherwise(F.lit("0"))
+    sign = F.when(has_minus, F.lit(-1)).otherwise(F.lit(1)).cast("long")
+    ok = main.rlike(main_rx) & zone.rlike(zone_rx)
+    # a colon / dot of the zone part while the time part lacks it spans the sign (refused)
+    has_s = F.length(F.regexp_extract(main, main_rx, 3)) > 0
+    has_f = has_s & main.contains(".")
+    ok = ok & ~(zone.contains(":") & ~has_s) & ~(zone.contains(".") & has_s & ~has_f)
+
+    def num(text: Any, rx: str, i: int) -> tuple[Any, Any]:
+        """The digits as a long, and whether they overflow Java's int (Integer.parseInt)."""
+        d = F.regexp_replace(F.regexp_extract(text, rx, i), r"^0+(\d)", "$1")
+        too_long = F.length(d) > 10
+        v = F.when((d == F.lit("")) | too_long, F.lit(0)).otherwise(d).cast("long")
+        return v, too_long | (v > F.lit(2**31 - 1))
+
+    (h, oh), (mi, om), (sec, os_) = (num(main, main_rx, i) for i in (1, 2, 3))
+    (zh, ozh), (zm, ozm) = (num(zone, zone_rx, i) for i in (1, 2))
+    ok = ok & ~(oh | om | os_ | ozh | ozm)
+    # the fraction as Flink's parseFraction: Java trim, three characters as hundreds, tens and
+    # ones (a non-digit counts 0), plus one when the fourth is '5' or above
+    frac = F.rpad(F.regexp_replace(F.regexp_extract(main, main_rx, 4), _JAVA_TRIM, ""), 4, "\x00")
+    milli: Any = F.lit(0).cast("long")
+    for i, weight in enumerate((100, 10, 1), start=1):
+        ch = F.substring(frac, i, 1)
+        milli = milli + F.when(ch.rlike("^[0-9]$"), ch.cast("long")).otherwise(F.lit(0)) * weight
+    milli = milli + F.when(F.substring(frac, 4, 1) >= F.lit("5"), F.lit(1)).otherwise(F.lit(0))
+    total = (h + sign * zh) * 3_600_000 + (mi + sign * zm) * 60_000 + sec * 1000 + milli
+    total = F.pmod(total + F.lit(2**31), F.lit(2**32)) - F.lit(2**31)  # Java int arithmetic
+    step = 10 ** (3 - min(3, 0 if dst.precision is None else dst.precision))
+    ms = (total - total % F.lit(step)).cast("int")  # Spark's % keeps the sign: toward zero
+    out = F.when(ok, ms)
+    if strict:
+        return F.when(x.isNotNull() & ~F.coalesce(ok, F.lit(False)), _bad_text(x, dst, "int")).otherwise(out)
+    return out
+
+
+def time_to_string(ms: Any, src: DataType) -> Any:
+    """CAST(TIME(p) AS STRING) of `cast_to_time`'s milliseconds as runtime.render prints a
+    TIME (Flink's formatTimestampMillis): a negative value gets a day added, the hour shows
+    its last two digits ('123' hours print 23), then p fraction digits (at most 3)."""
+    F = _f()  # noqa: N806
+    t = F.when(ms < 0, F.pmod(ms, F.lit(MS_PER_DAY))).otherwise(ms).cast("long")
+    fields = (_div(t, 3_600_000) % 100, _div(t, 60_000) % 60, _div(t, 1000) % 60, t % 1000)
+    h, m, s, f = (F.lpad(c.cast("string"), w, "0") for c, w in zip(fields, (2, 2, 2, 3), strict=True))
+    text = F.concat(h, F.lit(":"), m, F.lit(":"), s, F.lit("."), f)
+    p = src.precision or 0
+    return F.substring(text, 1, 8 + (p + 1 if p > 0 else 0))
 
 
 # ----------------------------------------------------------------------------- patterns
