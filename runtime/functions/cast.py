@@ -65,10 +65,6 @@ _NUMBER_RE = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
 # empty or a bare sign
 _INTEGER_RE = r"^[+-]?\d*(\.\d*)?$"
 _JAVA_TRIM = r"^[\x00-\x20]+|[\x00-\x20]+$"
-_TS_RE = (
-    r"^(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})"
-    r"(?:[ T](?P<h>\d{1,2}):(?P<mi>\d{1,2})(?::(?P<s>\d{1,2})(?:\.(?P<f>\d{0,9}))?)?)?$"
-)
 # CAST(string AS TIMESTAMP / TIMESTAMP_LTZ): the text as Flink's DateTimeUtils
 # DEFAULT_TIMESTAMP_FORMATTER reads it: `yyyy-[MM][M]-[dd][d]`, then optionally
 # ` [HH][H]:[mm][m]:[ss][s]` and a fraction of up to nine digits: one space (no 'T'), both
