@@ -927,24 +927,37 @@ def join_lines(lines: pa.Array) -> bytes:
     return whole[0].as_py().encode("utf-8") + b"\n"
 
 
-class JsonFileWriter(FileWriter):
-    """One JSON object per line (JsonRowEncoder)."""
+class _LinesWriter(FileWriter):
+    """A part file of one text line per row; subclasses say what a batch's lines are."""
 
-    def __init__(self, path: str, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
-        self.encoder = JsonRowEncoder(fields, options)
+    def __init__(self, path: str) -> None:
         self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
         self.bytes_written = 0
+
+    def lines(self, batch: pa.RecordBatch) -> pa.Array:
+        raise NotImplementedError
 
     def write(self, batch: pa.RecordBatch) -> None:
         if batch.num_rows == 0:
             return
-        payload = join_lines(self.encoder.objects(batch))
+        payload = join_lines(self.lines(batch))
         self._file.write(payload)
         self.bytes_written += len(payload)
 
     def close(self) -> None:
         if not self._file.closed:
             self._file.close()
+
+
+class JsonFileWriter(_LinesWriter):
+    """One JSON object per line (JsonRowEncoder)."""
+
+    def __init__(self, path: str, fields: tuple[Field, ...], options: dict[str, str], ctx: SourceContext) -> None:
+        super().__init__(path)
+        self.encoder = JsonRowEncoder(fields, options)
+
+    def lines(self, batch: pa.RecordBatch) -> pa.Array:
+        return self.encoder.objects(batch)
 
 
 class JsonEncoder(MessageEncoder):
@@ -1006,26 +1019,17 @@ def change_event_encoder(style: str) -> EncoderFactory:
     return open_encoder
 
 
-class EventLinesWriter(FileWriter):
+class EventLinesWriter(_LinesWriter):
     """A changelog format's part file (filesystem sink): one change event per line, as
     Flink's file sink writes a serialization format's records (each followed by a newline).
     The batch carries `__op`; the format's encoder turns each row into its event."""
 
     def __init__(self, encoder: MessageEncoder, path: str) -> None:
+        super().__init__(path)
         self.encoder = encoder
-        self._file = open(path, "wb")  # noqa: SIM115 - closed in close()
-        self.bytes_written = 0
 
-    def write(self, batch: pa.RecordBatch) -> None:
-        if batch.num_rows == 0:
-            return
-        payload = join_lines(self.encoder.encode(batch).cast(pa.string()))
-        self._file.write(payload)
-        self.bytes_written += len(payload)
-
-    def close(self) -> None:
-        if not self._file.closed:
-            self._file.close()
+    def lines(self, batch: pa.RecordBatch) -> pa.Array:
+        return self.encoder.encode(batch).cast(pa.string())
 
 
 class EventLinesReader(FileReader):
