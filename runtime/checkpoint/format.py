@@ -691,8 +691,24 @@ def unpack_key(data: bytes) -> tuple[Any, ...]:
     return tuple(_unpack(data))
 
 
+class Digest:
+    """The checksum `_metadata` records for a file, "sha256:<hex>", computed over chunks
+    (a file streamed from checkpoint storage)."""
+
+    def __init__(self) -> None:
+        from hashlib import sha256  # here, not at import: hashlib loads OpenSSL (~4 ms of every start)
+
+        self._h = sha256()
+
+    def update(self, chunk: bytes | bytearray | memoryview) -> None:
+        self._h.update(chunk)
+
+    def text(self) -> str:
+        return "sha256:" + self._h.hexdigest()
+
+
 def digest(data: bytes | bytearray | memoryview) -> str:
     """The checksum `_metadata` records for a file: "sha256:<hex>"."""
-    from hashlib import sha256  # here, not at import: hashlib loads OpenSSL (~4 ms of every start)
-
-    return "sha256:" + sha256(data).hexdigest()
+    d = Digest()
+    d.update(data)
+    return d.text()

@@ -29,6 +29,7 @@ import tempfile
 import uuid
 from dataclasses import field
 
+from runtime.checkpoint.format import Digest
 from runtime.checkpoint.metadata import CheckpointMetadata
 from runtime.checkpoint.options import INCREMENTAL
 from runtime.checkpoint.storage import METADATA, CheckpointStorage, SnapshotCorruptError
@@ -120,13 +121,11 @@ class IncrementalCheckpoints:
 
 def file_digest(path: str) -> str:
     """SHA-256 of a local file, as `runtime.checkpoint.format.digest` gives for bytes."""
-    from hashlib import sha256  # here, not at import: hashlib loads OpenSSL (~4 ms of every start)
-
-    h = sha256()
+    h = Digest()
     with open(path, "rb") as f:
         while chunk := f.read(1 << 20):
             h.update(chunk)
-    return "sha256:" + h.hexdigest()
+    return h.text()
 
 
 def resolve_path(storage: CheckpointStorage, chk_rel: str, rel: str) -> str:
@@ -140,17 +139,15 @@ def resolve_path(storage: CheckpointStorage, chk_rel: str, rel: str) -> str:
 def download(storage: CheckpointStorage, chk_rel: str, snap: NativeSnapshot, local_base: str | None = None) -> None:
     """Fetch the RocksDB checkpoint of `snap` into a fresh local directory (`snap.local_dir`),
     checking every file against the digest the snapshot recorded for it."""
-    from hashlib import sha256  # here, not at import: hashlib loads OpenSSL (~4 ms of every start)
-
     target = tempfile.mkdtemp(prefix="streamsql-restore-", dir=local_base)
     for name, rel in snap.files.items():
-        h = sha256()
+        h = Digest()
         with storage.fs.open_input_stream(resolve_path(storage, chk_rel, rel)) as src:
             with open(os.path.join(target, name), "wb") as dst:
                 while chunk := src.read(1 << 20):
                     h.update(chunk)
                     dst.write(chunk)
-        if "sha256:" + h.hexdigest() != snap.digests.get(name):
+        if h.text() != snap.digests.get(name):
             shutil.rmtree(target, ignore_errors=True)
             raise SnapshotCorruptError(f"RocksDB file {rel} does not match its checksum")
     snap.local_dir = target

@@ -17,6 +17,7 @@ import json
 from dataclasses import asdict, field
 from typing import Any
 
+from runtime.checkpoint.format import digest
 from runtime.frozen import mutable_dataclass
 
 FORMAT = "streamsql-snapshot"
@@ -123,8 +124,6 @@ class CheckpointMetadata:
 
 def _self_digest(d: dict[str, Any]) -> str:
     """SHA-256 of the canonical JSON of a `_metadata` document without its own checksum."""
-    from hashlib import sha256  # here, not at import: hashlib loads OpenSSL (~4 ms of every start)
-
     body = {k: v for k, v in d.items() if k != "metadata_checksum"}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return "sha256:" + sha256(text.encode("ascii")).hexdigest()
+    return digest(text.encode("ascii"))

@@ -322,6 +322,20 @@ def _wrong_type(types: pa.Array, expected: str, null_is_bad: bool = False) -> np
     return ~np.asarray(ok.to_numpy(zero_copy_only=False), dtype=bool)
 
 
+def _drop_blank(lines: pa.Array, numbers: np.ndarray) -> tuple[pa.Array, np.ndarray]:
+    """The lines (and their numbers) that hold more than whitespace: blank and null lines carry
+    no event or row."""
+    present = np.asarray(
+        pc.fill_null(pc.greater(pc.utf8_length(pc.utf8_trim_whitespace(lines)), 0), False).to_numpy(
+            zero_copy_only=False
+        ),
+        bool,
+    )
+    if present.all():
+        return lines, numbers
+    return lines.filter(pa.array(present)), numbers[present]
+
+
 class _LineFile:
     """A text file cut into lines in chunks, remembering each line's number and offset."""
 
@@ -593,12 +607,7 @@ class JsonFileReader(JsonRows, FileReader):
             got = self.file.take(want)
             if got is None:
                 return None
-            lines, numbers = got
-            present = np.asarray(
-                pc.greater(pc.utf8_length(pc.utf8_trim_whitespace(lines)), 0).to_numpy(zero_copy_only=False), bool
-            )
-            if not present.all():
-                lines, numbers = lines.filter(pa.array(present)), numbers[present]
+            lines, numbers = _drop_blank(*got)
             lines, numbers = self.explode_arrays(lines, numbers)
             if len(lines) == 0:
                 continue
@@ -637,15 +646,7 @@ class JsonDecoder(JsonRows, MessageDecoder):
     def decode(self, payloads: pa.Array, locate: Callable[[int], str]) -> tuple[pa.RecordBatch, np.ndarray]:
         self._locate = locate
         numbers = np.arange(len(payloads), dtype=np.int64)
-        lines = _utf8_lines(payloads, self.fail)
-        present = np.asarray(
-            pc.fill_null(pc.greater(pc.utf8_length(pc.utf8_trim_whitespace(lines)), 0), False).to_numpy(
-                zero_copy_only=False
-            ),
-            bool,
-        )
-        if not present.all():
-            lines, numbers = lines.filter(pa.array(present)), numbers[present]
+        lines, numbers = _drop_blank(_utf8_lines(payloads, self.fail), numbers)
         lines, numbers = self.explode_arrays(lines, numbers)
         if len(lines) == 0:
             return pa.RecordBatch.from_pylist([], schema=self.schema), numbers
@@ -1052,12 +1053,7 @@ class EventLinesReader(FileReader):
             got = self.file.take(max(1, max_rows // 2))  # an update event gives two rows
             if got is None:
                 return None
-            lines, numbers = got
-            present = np.asarray(
-                pc.greater(pc.utf8_length(pc.utf8_trim_whitespace(lines)), 0).to_numpy(zero_copy_only=False), bool
-            )
-            if not present.all():
-                lines, numbers = lines.filter(pa.array(present)), numbers[present]
+            lines, numbers = _drop_blank(*got)
             if len(lines) == 0:
                 continue
             self._numbers = numbers
